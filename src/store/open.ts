@@ -1,0 +1,54 @@
+// Opening a store: create the file private (0600), set pragmas, apply drizzle-kit migrations.
+import { closeSync, existsSync, openSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import Database from "better-sqlite3";
+import { type BetterSQLite3Database, drizzle } from "drizzle-orm/better-sqlite3";
+import { migrate } from "drizzle-orm/better-sqlite3/migrator";
+import { FlagtrailError } from "../errors.ts";
+import * as schema from "./schema.ts";
+
+export type Db = BetterSQLite3Database<typeof schema>;
+
+export interface Store {
+  readonly path: string;
+  readonly sqlite: Database.Database;
+  readonly db: Db;
+  close(): void;
+}
+
+const migrationsFolder = fileURLToPath(new URL("../../drizzle", import.meta.url));
+
+export interface OpenOptions {
+  /** Open without writing anything: no migrations, a connection SQLite itself keeps read-only. */
+  readonly?: boolean;
+}
+
+export function openStore(path: string, options: OpenOptions = {}): Store {
+  const inMemory = path === ":memory:";
+  if (options.readonly) {
+    if (!inMemory && !existsSync(path)) {
+      throw new FlagtrailError(`No flagtrail database at ${path}. Run \`flagtrail sync\` first.`);
+    }
+  } else if (!inMemory && !existsSync(path)) {
+    // Audit history names people and their emails: the file is readable by its owner only.
+    closeSync(openSync(path, "a", 0o600));
+  }
+
+  const sqlite = new Database(path, { readonly: options.readonly ?? false, fileMustExist: !inMemory });
+  sqlite.pragma("busy_timeout = 5000");
+  sqlite.pragma("foreign_keys = ON");
+  if (!options.readonly) {
+    if (!inMemory) sqlite.pragma("journal_mode = WAL");
+    // WAL + NORMAL is durable against process crashes (kill -9), which is what resumable sync needs.
+    sqlite.pragma("synchronous = NORMAL");
+  }
+  const db = drizzle(sqlite, { schema });
+  if (!options.readonly) migrate(db, { migrationsFolder });
+
+  return {
+    path,
+    sqlite,
+    db,
+    close: () => sqlite.close(),
+  };
+}

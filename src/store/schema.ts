@@ -1,0 +1,202 @@
+// The SQLite schema, the source of drizzle-kit's migrations in drizzle/.
+// It is a public interface for ad hoc SQL (see README "Schema"): columns may be added, never renamed.
+import { sql } from "drizzle-orm";
+import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+
+/** One row per audit log record, first version as received. Never updated once written. */
+export const auditLogs = sqliteTable(
+  "audit_logs",
+  {
+    id: text("id").primaryKey(),
+    name: text("name").notNull(),
+    actionType: text("action_type").notNull(),
+    changeLog: text("change_log"),
+    updatedBy: text("updated_by"),
+    updatedByUserId: text("updated_by_user_id"),
+    /** A string as sent, or the JSON text when the service sent an object. */
+    modifierEmail: text("modifier_email"),
+    /** Epoch ms UTC parsed from date_text + time_text; NULL when they could not be parsed. */
+    occurredAt: integer("occurred_at"),
+    /** The record's calendar day in the server's zone (YYYY-MM-DD), from its own `date` text. */
+    serverDay: text("server_day"),
+    dateText: text("date_text").notNull(),
+    timeText: text("time_text").notNull(),
+    /** JSON array or NULL when the record had no tags. */
+    tags: text("tags"),
+    /** JSON object. */
+    changes: text("changes").notNull(),
+    /** JSON of the record exactly as received. */
+    raw: text("raw").notNull(),
+    /** SHA-256 (hex) of the record's canonical JSON. */
+    recordHash: text("record_hash").notNull(),
+    /** Insertion order; the hash chain runs over it. */
+    seq: integer("seq").notNull(),
+    /** SHA-256 of (previous chain_hash + record_hash): tampering with any earlier row breaks it. */
+    chainHash: text("chain_hash").notNull(),
+    firstSeenAt: integer("first_seen_at").notNull(),
+    syncRunId: integer("sync_run_id"),
+  },
+  (t) => [
+    index("audit_logs_occurred_at_idx").on(t.occurredAt),
+    index("audit_logs_server_day_idx").on(t.serverDay),
+    index("audit_logs_action_type_idx").on(t.actionType, t.occurredAt),
+    index("audit_logs_name_idx").on(t.name),
+    uniqueIndex("audit_logs_seq_idx").on(t.seq),
+  ],
+);
+
+/** Later versions of a record whose id was already stored with other content (a mutation). */
+export const auditLogRevisions = sqliteTable(
+  "audit_log_revisions",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    auditLogId: text("audit_log_id").notNull(),
+    raw: text("raw").notNull(),
+    recordHash: text("record_hash").notNull(),
+    seenAt: integer("seen_at").notNull(),
+    syncRunId: integer("sync_run_id"),
+  },
+  (t) => [uniqueIndex("audit_log_revisions_id_hash_idx").on(t.auditLogId, t.recordHash)],
+);
+
+/** Records that failed validation: kept whole, with every zod issue, never dropped. */
+export const quarantine = sqliteTable(
+  "quarantine",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    /** The record's id when it had a usable one. */
+    recordId: text("record_id"),
+    raw: text("raw").notNull(),
+    rawHash: text("raw_hash").notNull(),
+    /** JSON array of zod issues. */
+    issues: text("issues").notNull(),
+    requestPath: text("request_path"),
+    receivedAt: integer("received_at").notNull(),
+    syncRunId: integer("sync_run_id"),
+  },
+  (t) => [uniqueIndex("quarantine_raw_hash_idx").on(t.rawHash)],
+);
+
+/** One row per `flagtrail sync` (and per daemon cycle). */
+export const syncRuns = sqliteTable(
+  "sync_runs",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    startedAt: integer("started_at").notNull(),
+    finishedAt: integer("finished_at"),
+    /** running | ok | failed | interrupted */
+    outcome: text("outcome").notNull().default("running"),
+    /** Identifies the filter set (action types) whose checkpoint the run advances. */
+    filterKey: text("filter_key").notNull(),
+    /** JSON of the run's parameters (range, action types, page size…). Never holds the key. */
+    params: text("params").notNull(),
+    fetched: integer("fetched").notNull().default(0),
+    inserted: integer("inserted").notNull().default(0),
+    duplicates: integer("duplicates").notNull().default(0),
+    mutations: integer("mutations").notNull().default(0),
+    quarantined: integer("quarantined").notNull().default(0),
+    warnings: integer("warnings").notNull().default(0),
+    requests: integer("requests").notNull().default(0),
+    throttled: integer("throttled").notNull().default(0),
+    error: text("error"),
+    pid: integer("pid"),
+  },
+  (t) => [index("sync_runs_started_at_idx").on(t.startedAt)],
+);
+
+/** Newest record id seen per filter set: sent as latestID on the next incremental run. */
+export const checkpoints = sqliteTable("checkpoints", {
+  filterKey: text("filter_key").primaryKey(),
+  latestId: text("latest_id").notNull(),
+  latestOccurredAt: integer("latest_occurred_at"),
+  updatedAt: integer("updated_at").notNull(),
+  syncRunId: integer("sync_run_id"),
+});
+
+/** Progress through the date windows of a range, so that a killed run resumes where it stopped. */
+export const syncWindows = sqliteTable(
+  "sync_windows",
+  {
+    filterKey: text("filter_key").notNull(),
+    startDate: text("start_date").notNull(),
+    endDate: text("end_date").notNull(),
+    /** pending | done */
+    status: text("status").notNull().default("pending"),
+    /** Next page to request (1-based) while pending. */
+    nextPage: integer("next_page").notNull().default(1),
+    updatedAt: integer("updated_at").notNull(),
+    syncRunId: integer("sync_run_id"),
+  },
+  (t) => [primaryKey({ columns: [t.filterKey, t.startDate, t.endDate] })],
+);
+
+/** Per server day: how many records the server says exist and how many the store holds. */
+export const coverage = sqliteTable(
+  "coverage",
+  {
+    filterKey: text("filter_key").notNull(),
+    day: text("day").notNull(),
+    serverTotal: integer("server_total").notNull(),
+    localCount: integer("local_count").notNull(),
+    checkedAt: integer("checked_at").notNull(),
+    syncRunId: integer("sync_run_id"),
+  },
+  (t) => [primaryKey({ columns: [t.filterKey, t.day] })],
+);
+
+/** Leases: one sync and one daemon per database. A lease past expires_at is free to take. */
+export const leases = sqliteTable("leases", {
+  name: text("name").primaryKey(),
+  holder: text("holder").notNull(),
+  pid: integer("pid").notNull(),
+  acquiredAt: integer("acquired_at").notNull(),
+  expiresAt: integer("expires_at").notNull(),
+});
+
+/** One row per changed rule field, derived from changes.rules.old → new. */
+export const ruleChanges = sqliteTable(
+  "rule_changes",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    auditLogId: text("audit_log_id")
+      .notNull()
+      .references(() => auditLogs.id),
+    ruleId: text("rule_id").notNull(),
+    ruleName: text("rule_name"),
+    /** added | removed | modified | moved */
+    change: text("change").notNull(),
+    /** Field path for `modified` rows, e.g. percentagePass, condition[1].value, returnValueJSON $.color */
+    field: text("field"),
+    oldValue: text("old_value"),
+    newValue: text("new_value"),
+    oldPosition: integer("old_position"),
+    newPosition: integer("new_position"),
+  },
+  (t) => [
+    index("rule_changes_audit_log_id_idx").on(t.auditLogId),
+    index("rule_changes_rule_id_idx").on(t.ruleId),
+  ],
+);
+
+/** The one-line human summary of a record's rule diff; its presence marks the record as diffed. */
+export const ruleDiffSummaries = sqliteTable("rule_diff_summaries", {
+  auditLogId: text("audit_log_id")
+    .primaryKey()
+    .references(() => auditLogs.id),
+  summary: text("summary").notNull(),
+  /** Bumped when the diff code changes, so that stored diffs are recomputed. */
+  diffVersion: integer("diff_version").notNull(),
+});
+
+/** Category of each action type (experiment_state | config_edit | …), written from code at open. */
+export const actionTypeCategories = sqliteTable("action_type_categories", {
+  actionType: text("action_type").primaryKey(),
+  category: text("category").notNull(),
+});
+
+/** Store-level facts: hash chain head, server time zone seen, schema notes. */
+export const meta = sqliteTable("meta", {
+  key: text("key").primaryKey(),
+  value: text("value").notNull(),
+  updatedAt: integer("updated_at").notNull().default(sql`(unixepoch() * 1000)`),
+});
