@@ -1,0 +1,92 @@
+// Turns an audit log record's `date` + `time` texts into an instant. The service writes them with
+// JavaScript's Date#toDateString()/toTimeString() in its own zone (or the spec's long form), so the
+// offset inside the time text is the only authority: never UTC by assumption, never the process zone.
+import { tz } from "@date-fns/tz";
+import { format, isValid, parse } from "date-fns";
+
+export interface ParsedAuditTime {
+  /** The instant, epoch milliseconds UTC. */
+  occurredAt: number;
+  /** YYYY-MM-DD of the record's own date text: the server's local calendar day. */
+  serverDay: string;
+  /** Offset of the server's zone from UTC at that instant, in minutes (east positive). */
+  offsetMinutes: number;
+}
+
+// All date-fns work happens in UTC so the process's zone cannot leak into the fields.
+const inUtc = tz("UTC");
+const REFERENCE = new Date(0);
+
+/** `Mon Sep 26 2022` (toDateString) and `Monday, September 26, 2022` (the spec's long form). */
+const DATE_FORMATS = ["EEE MMM d yyyy", "EEEE, MMMM d, yyyy"] as const;
+/** `23:46:14` (toTimeString) and `11:46:14 PM` (12-hour clock). */
+const CLOCK_FORMATS = ["HH:mm:ss", "h:mm:ss a"] as const;
+
+// Clock, then `GMT±hhmm` (a colon is tolerated), then an optional zone name in parentheses whose
+// content is free text (it is localised and sometimes absent).
+const TIME_PATTERN =
+  /^(\d{1,2}:\d{2}:\d{2}(?: ?[AaPp]\.?[Mm]\.?)?) ?(?:GMT|UTC) ?([+-])(\d{2}):?(\d{2})(?: ?\(.*\))?$/;
+
+/** Largest real offsets are +14:00 (Kiribati) and -12:00; anything beyond is not a zone. */
+const MAX_OFFSET_MINUTES = 14 * 60;
+
+// Intl output uses narrow/no-break spaces before AM/PM; collapse all whitespace to one space.
+function normalizeSpaces(text: string): string {
+  return text.replace(/[\s\u00a0\u202f]+/g, " ").trim();
+}
+
+function parseFirst(text: string, formats: readonly string[]): Date | null {
+  for (const pattern of formats) {
+    const parsed = parse(text, pattern, REFERENCE, { in: inUtc });
+    if (isValid(parsed)) return parsed;
+  }
+  return null;
+}
+
+/**
+ * The calendar day of a date text, or null. date-fns ignores a weekday that contradicts the date,
+ * so it is checked here: a contradiction means the text is not what we think it is.
+ */
+function parseServerDay(dateText: string): Date | null {
+  const text = normalizeSpaces(dateText);
+  const day = parseFirst(text, DATE_FORMATS);
+  if (day === null) return null;
+  const weekday = /^[A-Za-z]+/.exec(text)?.[0]?.toLowerCase();
+  const expected = weekday !== undefined && weekday.length > 3 ? "EEEE" : "EEE";
+  if (format(day, expected, { in: inUtc }).toLowerCase() !== weekday) return null;
+  return day;
+}
+
+/**
+ * Parses an audit record's `date` and `time` texts. Returns null when either is unparseable or they
+ * carry no explicit offset; the caller stores NULL and counts a warning.
+ */
+export function parseAuditTime(dateText: string, timeText: string): ParsedAuditTime | null {
+  const day = parseServerDay(dateText);
+  if (day === null) return null;
+
+  const match = TIME_PATTERN.exec(normalizeSpaces(timeText));
+  if (match === null) return null;
+  const [, clockText, sign, hourText, minuteText] = match;
+  if (clockText === undefined || sign === undefined || hourText === undefined || minuteText === undefined) {
+    return null;
+  }
+  const clock = parseFirst(clockText.replace(/\./g, "").toUpperCase(), CLOCK_FORMATS);
+  if (clock === null) return null;
+
+  const offsetHours = Number(hourText);
+  const offsetMins = Number(minuteText);
+  if (offsetMins >= 60) return null;
+  const magnitude = offsetHours * 60 + offsetMins;
+  if (magnitude > MAX_OFFSET_MINUTES) return null;
+  // `-0000` is the same zone as `+0000`; avoid handing callers a negative zero.
+  const offsetMinutes = magnitude === 0 ? 0 : sign === "-" ? -magnitude : magnitude;
+
+  // Wall-clock fields of the server's zone, as if they were UTC, then shifted by the offset.
+  const wallClockAsUtc = day.getTime() + (clock.getTime() - REFERENCE.getTime());
+  return {
+    occurredAt: wallClockAsUtc - offsetMinutes * 60_000,
+    serverDay: format(day, "yyyy-MM-dd", { in: inUtc }),
+    offsetMinutes,
+  };
+}

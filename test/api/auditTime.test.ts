@@ -1,0 +1,198 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { parseAuditTime } from "../../src/api/auditTime.ts";
+
+const iso = (ms: number | undefined) => (ms === undefined ? undefined : new Date(ms).toISOString());
+
+describe("parseAuditTime: table of samples", () => {
+  const cases: Array<[date: string, time: string, instant: string, serverDay: string, offset: number]> = [
+    // The service's own samples (toDateString/toTimeString).
+    [
+      "Mon Sep 26 2022",
+      "23:46:14 GMT+0000 (Coordinated Universal Time)",
+      "2022-09-26T23:46:14.000Z",
+      "2022-09-26",
+      0,
+    ],
+    [
+      "Wed Jul 12 2023",
+      "10:44:27 GMT-0700 (Pacific Daylight Time)",
+      "2023-07-12T17:44:27.000Z",
+      "2023-07-12",
+      -420,
+    ],
+    // Long form with a 12-hour clock.
+    [
+      "Monday, September 26, 2022",
+      "11:46:14 PM GMT-0700 (Pacific Daylight Time)",
+      "2022-09-27T06:46:14.000Z",
+      "2022-09-26",
+      -420,
+    ],
+    ["Monday, September 26, 2022", "12:05:00 AM GMT+0000 (UTC)", "2022-09-26T00:05:00.000Z", "2022-09-26", 0],
+    ["Monday, September 26, 2022", "12:05:00 PM GMT+0000", "2022-09-26T12:05:00.000Z", "2022-09-26", 0],
+    // Either clock with either date form.
+    ["Mon Sep 26 2022", "1:02:03 pm GMT+0200 (CEST)", "2022-09-26T11:02:03.000Z", "2022-09-26", 120],
+    ["Monday, September 26, 2022", "13:02:03 GMT+0200", "2022-09-26T11:02:03.000Z", "2022-09-26", 120],
+    // Fractional and extreme offsets.
+    [
+      "Sat Jan 14 2023",
+      "09:15:00 GMT+0530 (India Standard Time)",
+      "2023-01-14T03:45:00.000Z",
+      "2023-01-14",
+      330,
+    ],
+    [
+      "Sat Jan 14 2023",
+      "09:15:00 GMT+1345 (Chatham Daylight Time)",
+      "2023-01-13T19:30:00.000Z",
+      "2023-01-14",
+      825,
+    ],
+    ["Sat Jan 14 2023", "09:15:00 GMT-0930 (Marquesas Time)", "2023-01-14T18:45:00.000Z", "2023-01-14", -570],
+    [
+      "Sat Jan 14 2023",
+      "09:15:00 GMT+14:00 (Line Islands Time)",
+      "2023-01-13T19:15:00.000Z",
+      "2023-01-14",
+      840,
+    ],
+    ["Sat Jan 14 2023", "09:15:00 GMT-0000", "2023-01-14T09:15:00.000Z", "2023-01-14", 0],
+    // The DST-switch night in America/Los_Angeles: 01:30 happens twice, the offset tells which.
+    [
+      "Sun Nov 06 2022",
+      "01:30:00 GMT-0700 (Pacific Daylight Time)",
+      "2022-11-06T08:30:00.000Z",
+      "2022-11-06",
+      -420,
+    ],
+    [
+      "Sun Nov 06 2022",
+      "01:30:00 GMT-0800 (Pacific Standard Time)",
+      "2022-11-06T09:30:00.000Z",
+      "2022-11-06",
+      -480,
+    ],
+    ["Sunday, March 13, 2022", "03:00:00 AM GMT-0700 (PDT)", "2022-03-13T10:00:00.000Z", "2022-03-13", -420],
+    [
+      "Sun Mar 13 2022",
+      "01:59:59 GMT-0800 (Pacific Standard Time)",
+      "2022-03-13T09:59:59.000Z",
+      "2022-03-13",
+      -480,
+    ],
+    // The UTC date differs from the server's date, both ways; serverDay is the text's own day.
+    [
+      "Sat Dec 31 2022",
+      "23:30:00 GMT-0500 (Eastern Standard Time)",
+      "2023-01-01T04:30:00.000Z",
+      "2022-12-31",
+      -300,
+    ],
+    [
+      "Sun Jan 01 2023",
+      "00:30:00 GMT+0900 (Japan Standard Time)",
+      "2022-12-31T15:30:00.000Z",
+      "2023-01-01",
+      540,
+    ],
+    // Leap day, unpadded day, zone names that are missing, empty, localised or odd.
+    [
+      "Thu Feb 29 2024",
+      "12:00:00 GMT+0100 (Mitteleuropäische Normalzeit)",
+      "2024-02-29T11:00:00.000Z",
+      "2024-02-29",
+      60,
+    ],
+    ["Tue Sep 6 2022", "00:00:00 GMT+0000 ()", "2022-09-06T00:00:00.000Z", "2022-09-06", 0],
+    ["Tue Sep 06 2022", "00:00:00 GMT+0000 (a (nested) name)", "2022-09-06T00:00:00.000Z", "2022-09-06", 0],
+    // Intl's narrow no-break space before PM, and stray spacing.
+    [
+      "  Monday,  September 26, 2022 ",
+      "11:46:14\u202fPM  GMT-0700",
+      "2022-09-27T06:46:14.000Z",
+      "2022-09-26",
+      -420,
+    ],
+  ];
+
+  it.each(cases)("%s + %s", (date, time, instant, serverDay, offset) => {
+    const parsed = parseAuditTime(date, time);
+    expect(parsed).not.toBeNull();
+    expect(iso(parsed?.occurredAt)).toBe(instant);
+    expect(parsed?.serverDay).toBe(serverDay);
+    expect(parsed?.offsetMinutes).toBe(offset);
+  });
+});
+
+describe("parseAuditTime: garbage", () => {
+  const garbage: Array<[string, string]> = [
+    ["", ""],
+    ["Mon Sep 26 2022", ""],
+    ["", "23:46:14 GMT+0000"],
+    ["Mon Sep 26 2022", "23:46:14"], // no offset: never assume UTC
+    ["Mon Sep 26 2022", "23:46:14 (Coordinated Universal Time)"],
+    ["Mon Sep 26 2022", "23:46:14 GMT+0000 trailing"],
+    ["Mon Sep 26 2022", "24:00:00 GMT+0000"],
+    ["Mon Sep 26 2022", "23:60:00 GMT+0000"],
+    ["Mon Sep 26 2022", "13:00:00 PM GMT+0000"],
+    ["Mon Sep 26 2022", "23:46:14 GMT+1500"],
+    ["Mon Sep 26 2022", "23:46:14 GMT+0575"],
+    ["Mon Sep 26 2022", "23:46 GMT+0000"],
+    ["Tue Sep 26 2022", "23:46:14 GMT+0000"], // weekday contradicts the date
+    ["Mon Feb 30 2022", "23:46:14 GMT+0000"],
+    ["2022-09-26", "23:46:14 GMT+0000"],
+    ["Sep 26 2022", "23:46:14 GMT+0000"],
+    ["Mon Sep 26 2022 extra", "23:46:14 GMT+0000"],
+    ["Invalid Date", "Invalid Date"],
+    ["Monday September 26 2022", "23:46:14 GMT+0000"],
+    ["Mon Sep 26 2022", "2022-09-26T23:46:14Z"],
+  ];
+
+  it.each(garbage)("%j + %j is null", (date, time) => {
+    expect(parseAuditTime(date, time)).toBeNull();
+  });
+});
+
+describe("parseAuditTime: round trip with JavaScript's own Date strings", () => {
+  const originalTz = process.env.TZ;
+  afterEach(() => {
+    process.env.TZ = originalTz;
+    if (originalTz === undefined) delete process.env.TZ;
+  });
+
+  // Node honours a TZ change at run time, so Date#toDateString/toTimeString produce exactly what a
+  // server in that zone sends. Instants step across DST switches and day boundaries.
+  const zones = [
+    "America/Los_Angeles",
+    "Asia/Kolkata",
+    "Pacific/Chatham",
+    "Pacific/Marquesas",
+    "Australia/Lord_Howe",
+    "UTC",
+  ];
+  const start = Date.UTC(2022, 2, 12, 0, 0, 0);
+  const stepMs = 37 * 60_000 + 13_000; // odd step so that many clock values are visited
+  const instants = Array.from({ length: 600 }, (_, i) => start + i * stepMs);
+  instants.push(Date.UTC(2022, 10, 6, 8, 30), Date.UTC(2022, 10, 6, 9, 30), Date.UTC(2022, 3, 2, 15, 0));
+
+  it.each(zones)("server in %s", (zone) => {
+    process.env.TZ = zone;
+    for (const instant of instants) {
+      const when = new Date(instant);
+      const parsed = parseAuditTime(when.toDateString(), when.toTimeString());
+      expect(parsed, `${when.toDateString()} ${when.toTimeString()}`).not.toBeNull();
+      expect(parsed?.occurredAt).toBe(instant);
+      expect(parsed?.offsetMinutes).toBe(0 - when.getTimezoneOffset() || 0);
+      const localDay = `${when.getFullYear()}-${String(when.getMonth() + 1).padStart(2, "0")}-${String(when.getDate()).padStart(2, "0")}`;
+      expect(parsed?.serverDay).toBe(localDay);
+    }
+  });
+
+  it("does not depend on the process zone", () => {
+    const results = ["Asia/Tokyo", "America/Los_Angeles", "Europe/London"].map((zone) => {
+      process.env.TZ = zone;
+      return parseAuditTime("Sun Nov 06 2022", "01:30:00 GMT-0800 (Pacific Standard Time)");
+    });
+    for (const result of results) expect(iso(result?.occurredAt)).toBe("2022-11-06T09:30:00.000Z");
+  });
+});
