@@ -51,7 +51,7 @@ export async function runWorker(deps: WorkerDeps, options: WorkerOptions, stop: 
   const tick = async () => {
     if (stop.aborted) return;
     if (current) {
-      // noOverlap already prevents this; kept so a manual execute() cannot overlap either.
+      // Our own overlap guard rather than node-cron's noOverlap, which prints unstructured warnings.
       log.warn("tick.skipped", { reason: "the previous cycle is still running" });
       return;
     }
