@@ -1,0 +1,309 @@
+// Bookkeeping of syncs in the store: run rows, per-filter-set checkpoints, the current plan and its
+// window progress, coverage. Functions that advance progress are meant to run inside the page
+// transaction (see writes.ts), so that rows and progress commit together.
+import { z } from "zod";
+import type { Store } from "./open.ts";
+import type { PageCounts } from "./writes.ts";
+
+// ---- sync runs -------------------------------------------------------------------------------------
+
+export type RunOutcome = "running" | "ok" | "failed" | "interrupted";
+
+export interface RunCounters extends PageCounts {
+  requests: number;
+  throttled: number;
+}
+
+export function startRun(
+  store: Store,
+  run: { filterKey: string; params: Record<string, unknown>; now: number },
+): number {
+  const info = store.sqlite
+    .prepare(
+      "INSERT INTO sync_runs (started_at, outcome, filter_key, params, pid) VALUES (?, 'running', ?, ?, ?)",
+    )
+    .run(run.now, run.filterKey, JSON.stringify(run.params), process.pid);
+  return Number(info.lastInsertRowid);
+}
+
+export function updateRunCounters(store: Store, runId: number, counters: RunCounters): void {
+  store.sqlite
+    .prepare(
+      `UPDATE sync_runs SET fetched = ?, inserted = ?, duplicates = ?, mutations = ?, quarantined = ?,
+         warnings = ?, requests = ?, throttled = ? WHERE id = ?`,
+    )
+    .run(
+      counters.fetched,
+      counters.inserted,
+      counters.duplicates,
+      counters.mutations,
+      counters.quarantined,
+      counters.warnings,
+      counters.requests,
+      counters.throttled,
+      runId,
+    );
+}
+
+export function finishRun(
+  store: Store,
+  runId: number,
+  outcome: Exclude<RunOutcome, "running">,
+  counters: RunCounters,
+  error: string | null,
+  now: number,
+): void {
+  updateRunCounters(store, runId, counters);
+  store.sqlite
+    .prepare("UPDATE sync_runs SET outcome = ?, finished_at = ?, error = ? WHERE id = ?")
+    .run(outcome, now, error, runId);
+}
+
+/**
+ * Runs still marked `running` while we hold the sync lease belong to processes that died (kill -9,
+ * power loss): mark them interrupted so that status tells the truth.
+ */
+export function markOrphanRunsInterrupted(store: Store, now: number): number {
+  return store.sqlite
+    .prepare(
+      `UPDATE sync_runs SET outcome = 'interrupted', finished_at = ?,
+         error = coalesce(error, 'the process ended before the run finished')
+       WHERE outcome = 'running'`,
+    )
+    .run(now).changes;
+}
+
+// ---- checkpoints -----------------------------------------------------------------------------------
+
+export interface Checkpoint {
+  filterKey: string;
+  latestId: string;
+  latestOccurredAt: number | null;
+  /** The checkpoint record's server day, when the record is stored and its date parsed. */
+  serverDay: string | null;
+  updatedAt: number;
+}
+
+export function readCheckpoint(store: Store, filterKey: string): Checkpoint | undefined {
+  const row = store.sqlite
+    .prepare<
+      [string],
+      {
+        filter_key: string;
+        latest_id: string;
+        latest_occurred_at: number | null;
+        updated_at: number;
+        server_day: string | null;
+      }
+    >(
+      `SELECT c.filter_key, c.latest_id, c.latest_occurred_at, c.updated_at, a.server_day
+       FROM checkpoints c LEFT JOIN audit_logs a ON a.id = c.latest_id WHERE c.filter_key = ?`,
+    )
+    .get(filterKey);
+  if (!row) return undefined;
+  return {
+    filterKey: row.filter_key,
+    latestId: row.latest_id,
+    latestOccurredAt: row.latest_occurred_at,
+    serverDay: row.server_day,
+    updatedAt: row.updated_at,
+  };
+}
+
+export function listCheckpoints(store: Store): Checkpoint[] {
+  const keys = store.sqlite
+    .prepare<[], string>("SELECT filter_key FROM checkpoints ORDER BY filter_key")
+    .pluck();
+  return keys
+    .all()
+    .map((key) => readCheckpoint(store, key))
+    .filter((c): c is Checkpoint => c !== undefined);
+}
+
+export function writeCheckpoint(
+  store: Store,
+  checkpoint: {
+    filterKey: string;
+    latestId: string;
+    latestOccurredAt: number | null;
+    runId: number;
+    now: number;
+  },
+): void {
+  store.sqlite
+    .prepare(
+      `INSERT INTO checkpoints (filter_key, latest_id, latest_occurred_at, updated_at, sync_run_id)
+       VALUES (?, ?, ?, ?, ?)
+       ON CONFLICT(filter_key) DO UPDATE SET latest_id = excluded.latest_id,
+         latest_occurred_at = excluded.latest_occurred_at, updated_at = excluded.updated_at,
+         sync_run_id = excluded.sync_run_id`,
+    )
+    .run(
+      checkpoint.filterKey,
+      checkpoint.latestId,
+      checkpoint.latestOccurredAt,
+      checkpoint.now,
+      checkpoint.runId,
+    );
+}
+
+// ---- plans and window progress ---------------------------------------------------------------------
+
+/** What a resumed run must reuse exactly: the same windows, page size and latestID as when it began. */
+export const syncPlanSchema = z.object({
+  filterKey: z.string(),
+  actionTypes: z.array(z.string()),
+  since: z.string(),
+  until: z.string(),
+  pageSize: z.number().int().positive(),
+  /** latestID sent in the window that holds the checkpoint's day; null on full or explicit ranges. */
+  latestId: z.string().nullable(),
+  latestIdWindowStart: z.string().nullable(),
+  /** Newest record of the plan (page 1 of the newest window): the next checkpoint. */
+  headId: z.string().nullable(),
+  headOccurredAt: z.number().nullable(),
+  headFetched: z.boolean(),
+  startedAt: z.number(),
+  runId: z.number(),
+});
+export type SyncPlan = z.infer<typeof syncPlanSchema>;
+
+export interface SyncWindow {
+  startDate: string;
+  endDate: string;
+  status: "pending" | "done";
+  nextPage: number;
+}
+
+const planKey = (filterKey: string) => `sync_plan:${filterKey}`;
+
+export function readPlan(store: Store, filterKey: string): SyncPlan | undefined {
+  const value = store.sqlite
+    .prepare<[string], string>("SELECT value FROM meta WHERE key = ?")
+    .pluck()
+    .get(planKey(filterKey));
+  if (value === undefined) return undefined;
+  const parsed = syncPlanSchema.safeParse(JSON.parse(value));
+  // A plan this version cannot read is dropped: the next run re-plans (dedupe makes that safe).
+  return parsed.success ? parsed.data : undefined;
+}
+
+export function savePlan(store: Store, plan: SyncPlan, now: number): void {
+  store.sqlite
+    .prepare(
+      `INSERT INTO meta (key, value, updated_at) VALUES (?, ?, ?)
+       ON CONFLICT(key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at`,
+    )
+    .run(planKey(plan.filterKey), JSON.stringify(plan), now);
+}
+
+/** Replaces the filter set's windows with a fresh plan (one transaction with savePlan). */
+export function createPlan(
+  store: Store,
+  plan: SyncPlan,
+  windows: readonly { startDate: string; endDate: string }[],
+  now: number,
+): void {
+  store.sqlite
+    .transaction(() => {
+      store.sqlite.prepare("DELETE FROM sync_windows WHERE filter_key = ?").run(plan.filterKey);
+      const insert = store.sqlite.prepare(
+        `INSERT INTO sync_windows (filter_key, start_date, end_date, status, next_page, updated_at, sync_run_id)
+         VALUES (?, ?, ?, 'pending', 1, ?, ?)`,
+      );
+      for (const w of windows) insert.run(plan.filterKey, w.startDate, w.endDate, now, plan.runId);
+      savePlan(store, plan, now);
+    })
+    .immediate();
+}
+
+export function readWindows(store: Store, filterKey: string): SyncWindow[] {
+  return store.sqlite
+    .prepare<[string], { start_date: string; end_date: string; status: string; next_page: number }>(
+      "SELECT start_date, end_date, status, next_page FROM sync_windows WHERE filter_key = ? ORDER BY start_date DESC",
+    )
+    .all(filterKey)
+    .map((row) => ({
+      startDate: row.start_date,
+      endDate: row.end_date,
+      status: row.status === "done" ? "done" : "pending",
+      nextPage: row.next_page,
+    }));
+}
+
+export function advanceWindow(
+  store: Store,
+  filterKey: string,
+  window: { startDate: string; endDate: string },
+  progress: { nextPage: number; done: boolean; runId: number; now: number },
+): void {
+  store.sqlite
+    .prepare(
+      `UPDATE sync_windows SET next_page = ?, status = ?, updated_at = ?, sync_run_id = ?
+       WHERE filter_key = ? AND start_date = ? AND end_date = ?`,
+    )
+    .run(
+      progress.nextPage,
+      progress.done ? "done" : "pending",
+      progress.now,
+      progress.runId,
+      filterKey,
+      window.startDate,
+      window.endDate,
+    );
+}
+
+/** The plan is finished: its windows and plan row go away (so later plans never skip a window). */
+export function dropPlan(store: Store, filterKey: string): void {
+  store.sqlite.prepare("DELETE FROM sync_windows WHERE filter_key = ?").run(filterKey);
+  store.sqlite.prepare("DELETE FROM meta WHERE key = ?").run(planKey(filterKey));
+}
+
+export function listPlans(store: Store): SyncPlan[] {
+  return store.sqlite
+    .prepare<[], string>("SELECT value FROM meta WHERE key LIKE 'sync\\_plan:%' ESCAPE '\\' ORDER BY key")
+    .pluck()
+    .all()
+    .map((value) => syncPlanSchema.safeParse(JSON.parse(value)))
+    .flatMap((parsed) => (parsed.success ? [parsed.data] : []));
+}
+
+// ---- coverage --------------------------------------------------------------------------------------
+
+/** Records stored for a server day, restricted to the filter set's action types when it has any. */
+export function localCountForDay(store: Store, day: string, actionTypes: readonly string[]): number {
+  if (actionTypes.length === 0) {
+    return store.sqlite
+      .prepare<[string], number>("SELECT count(*) FROM audit_logs WHERE server_day = ?")
+      .pluck()
+      .get(day)!;
+  }
+  const placeholders = actionTypes.map(() => "?").join(", ");
+  return store.sqlite
+    .prepare<unknown[], number>(
+      `SELECT count(*) FROM audit_logs WHERE server_day = ? AND action_type IN (${placeholders})`,
+    )
+    .pluck()
+    .get(day, ...actionTypes)!;
+}
+
+export function writeCoverage(
+  store: Store,
+  row: {
+    filterKey: string;
+    day: string;
+    serverTotal: number;
+    localCount: number;
+    runId: number;
+    now: number;
+  },
+): void {
+  store.sqlite
+    .prepare(
+      `INSERT INTO coverage (filter_key, day, server_total, local_count, checked_at, sync_run_id)
+       VALUES (?, ?, ?, ?, ?, ?)
+       ON CONFLICT(filter_key, day) DO UPDATE SET server_total = excluded.server_total,
+         local_count = excluded.local_count, checked_at = excluded.checked_at, sync_run_id = excluded.sync_run_id`,
+    )
+    .run(row.filterKey, row.day, row.serverTotal, row.localCount, row.now, row.runId);
+}

@@ -1,0 +1,245 @@
+// The write side of the store: one page of records goes in as ONE transaction, together with whatever
+// progress it advances (window page, counters). Records are deduplicated on id; an id seen again with
+// other content becomes a revision (the first version stays); invalid records go to quarantine.
+import type Database from "better-sqlite3";
+import type { z } from "zod";
+import { type ParsedAuditTime, parseAuditTime } from "../api/auditTime.ts";
+import { type AuditLogRecord, auditLogRecordSchema } from "../api/schemas.ts";
+import { CHAIN_GENESIS, chainLink, recordHash } from "./hash.ts";
+import { type InsertedRecord, onRecordsInserted } from "./insertHooks.ts";
+import type { Store } from "./open.ts";
+
+export type TimeParser = (dateText: string, timeText: string) => ParsedAuditTime | null;
+
+export const CHAIN_HEAD_SEQ_KEY = "chain_head_seq";
+export const CHAIN_HEAD_HASH_KEY = "chain_head_hash";
+
+export type RecordOutcome =
+  | { kind: "inserted"; id: string; seq: number }
+  | { kind: "duplicate"; id: string; seq: number }
+  | { kind: "mutation"; id: string; seq: number }
+  | { kind: "quarantined"; id: string | null; fresh: boolean };
+
+export interface PageCounts {
+  fetched: number;
+  inserted: number;
+  duplicates: number;
+  mutations: number;
+  quarantined: number;
+  warnings: number;
+}
+
+export interface PageWriteResult extends PageCounts {
+  /** One entry per record of the page, in page order. */
+  outcomes: RecordOutcome[];
+  warningMessages: string[];
+}
+
+export interface PageContext {
+  syncRunId: number | null;
+  /** Path and query of the request that returned the page (stored with quarantined records). */
+  requestPath?: string | undefined;
+  now?: number | undefined;
+}
+
+export function emptyCounts(): PageCounts {
+  return { fetched: 0, inserted: 0, duplicates: 0, mutations: 0, quarantined: 0, warnings: 0 };
+}
+
+export function addCounts(into: PageCounts, from: PageCounts): void {
+  into.fetched += from.fetched;
+  into.inserted += from.inserted;
+  into.duplicates += from.duplicates;
+  into.mutations += from.mutations;
+  into.quarantined += from.quarantined;
+  into.warnings += from.warnings;
+}
+
+export interface RecordWriter {
+  /**
+   * Stores one page. `alsoInTransaction` runs inside the same transaction after the records (advance
+   * window progress, checkpoints, run counters): either all of it commits or none of it.
+   */
+  writePage(
+    records: readonly unknown[],
+    context: PageContext,
+    alsoInTransaction?: (result: PageWriteResult) => void,
+  ): PageWriteResult;
+  /** The current head of the hash chain (GENESIS at seq 0 on an empty store). */
+  chainHead(): { seq: number; hash: string };
+}
+
+interface ExistingRow {
+  seq: number;
+  record_hash: string;
+}
+
+function jsonOrNull(value: unknown): string | null {
+  return value === undefined || value === null ? null : JSON.stringify(value);
+}
+
+function modifierEmailText(value: AuditLogRecord["modifierEmail"]): string | null {
+  if (value === undefined || value === null) return null;
+  return typeof value === "string" ? value : JSON.stringify(value);
+}
+
+function recordIdOf(raw: unknown): string | null {
+  if (raw !== null && typeof raw === "object" && "id" in raw) {
+    const id = (raw as { id: unknown }).id;
+    if (typeof id === "string" && id.length > 0) return id;
+  }
+  return null;
+}
+
+function issuesJson(issues: readonly z.core.$ZodIssue[]): string {
+  return JSON.stringify(
+    issues.map((issue) => ({ code: issue.code, path: issue.path.map(String), message: issue.message })),
+  );
+}
+
+export function createRecordWriter(store: Store, options: { parseTime?: TimeParser } = {}): RecordWriter {
+  const { sqlite } = store;
+  const parseTime = options.parseTime ?? parseAuditTime;
+
+  const selectExisting = sqlite.prepare<[string], ExistingRow>(
+    "SELECT seq, record_hash FROM audit_logs WHERE id = ?",
+  );
+  const selectHead = sqlite.prepare<[], { seq: number; chain_hash: string }>(
+    "SELECT seq, chain_hash FROM audit_logs ORDER BY seq DESC LIMIT 1",
+  );
+  const insertRecord = sqlite.prepare(
+    `INSERT INTO audit_logs (id, name, action_type, change_log, updated_by, updated_by_user_id,
+       modifier_email, occurred_at, server_day, date_text, time_text, tags, changes, raw, record_hash,
+       seq, chain_hash, first_seen_at, sync_run_id)
+     VALUES (@id, @name, @actionType, @changeLog, @updatedBy, @updatedByUserId, @modifierEmail,
+       @occurredAt, @serverDay, @dateText, @timeText, @tags, @changes, @raw, @recordHash, @seq,
+       @chainHash, @firstSeenAt, @syncRunId)`,
+  );
+  const insertRevision = sqlite.prepare(
+    `INSERT OR IGNORE INTO audit_log_revisions (audit_log_id, raw, record_hash, seen_at, sync_run_id)
+     VALUES (?, ?, ?, ?, ?)`,
+  );
+  const insertQuarantine = sqlite.prepare(
+    `INSERT OR IGNORE INTO quarantine (record_id, raw, raw_hash, issues, request_path, received_at, sync_run_id)
+     VALUES (?, ?, ?, ?, ?, ?, ?)`,
+  );
+  const upsertMeta = sqlite.prepare(
+    `INSERT INTO meta (key, value, updated_at) VALUES (?, ?, ?)
+     ON CONFLICT(key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at`,
+  );
+
+  function chainHead(): { seq: number; hash: string } {
+    // audit_logs is the authority; meta mirrors it for readers that only want the head.
+    const row = selectHead.get();
+    return row ? { seq: row.seq, hash: row.chain_hash } : { seq: 0, hash: CHAIN_GENESIS };
+  }
+
+  function storePage(
+    records: readonly unknown[],
+    context: PageContext,
+    alsoInTransaction?: (result: PageWriteResult) => void,
+  ): PageWriteResult {
+    const now = context.now ?? Date.now();
+    const result: PageWriteResult = { ...emptyCounts(), outcomes: [], warningMessages: [] };
+    const inserted: InsertedRecord[] = [];
+    let head = chainHead();
+
+    for (const raw of records) {
+      result.fetched += 1;
+      const rawJson = JSON.stringify(raw ?? null);
+      const hash = recordHash(raw ?? null);
+      const parsed = auditLogRecordSchema.safeParse(raw);
+
+      if (!parsed.success) {
+        const fresh =
+          insertQuarantine.run(
+            recordIdOf(raw),
+            rawJson,
+            hash,
+            issuesJson(parsed.error.issues),
+            context.requestPath ?? null,
+            now,
+            context.syncRunId,
+          ).changes > 0;
+        // A quarantined record seen again (page overlap, lookback) is a duplicate, not a new problem.
+        if (fresh) result.quarantined += 1;
+        else result.duplicates += 1;
+        result.outcomes.push({ kind: "quarantined", id: recordIdOf(raw), fresh });
+        continue;
+      }
+
+      const record = parsed.data;
+      const existing = selectExisting.get(record.id);
+      if (existing) {
+        if (existing.record_hash === hash) {
+          result.duplicates += 1;
+          result.outcomes.push({ kind: "duplicate", id: record.id, seq: existing.seq });
+        } else {
+          // An audit log must not change: keep the first version, file this one as a revision.
+          const fresh = insertRevision.run(record.id, rawJson, hash, now, context.syncRunId).changes > 0;
+          if (fresh) result.mutations += 1;
+          else result.duplicates += 1;
+          result.outcomes.push({ kind: fresh ? "mutation" : "duplicate", id: record.id, seq: existing.seq });
+        }
+        continue;
+      }
+
+      const time = parseTime(record.date, record.time);
+      if (time === null) {
+        result.warnings += 1;
+        result.warningMessages.push(
+          `record ${record.id}: could not parse date/time ${JSON.stringify(record.date)} ${JSON.stringify(record.time)}; stored with occurred_at NULL`,
+        );
+      }
+      const seq = head.seq + 1;
+      const chainHash = chainLink(head.hash, hash);
+      insertRecord.run({
+        id: record.id,
+        name: record.name,
+        actionType: record.actionType,
+        changeLog: record.changeLog ?? null,
+        updatedBy: record.updatedBy ?? null,
+        updatedByUserId: record.updatedByUserID ?? null,
+        modifierEmail: modifierEmailText(record.modifierEmail),
+        occurredAt: time?.occurredAt ?? null,
+        serverDay: time?.serverDay ?? null,
+        dateText: record.date,
+        timeText: record.time,
+        tags: jsonOrNull(record.tags),
+        changes: JSON.stringify(record.changes ?? {}),
+        raw: rawJson,
+        recordHash: hash,
+        seq,
+        chainHash,
+        firstSeenAt: now,
+        syncRunId: context.syncRunId,
+      });
+      head = { seq, hash: chainHash };
+      result.inserted += 1;
+      result.outcomes.push({ kind: "inserted", id: record.id, seq });
+      inserted.push({ id: record.id, record, seq });
+    }
+
+    if (inserted.length > 0) {
+      upsertMeta.run(CHAIN_HEAD_SEQ_KEY, String(head.seq), now);
+      upsertMeta.run(CHAIN_HEAD_HASH_KEY, head.hash, now);
+      onRecordsInserted(store, inserted);
+    }
+    alsoInTransaction?.(result);
+    return result;
+  }
+
+  // IMMEDIATE: take the write lock up front so a concurrent reader-turned-writer cannot deadlock us.
+  const pageTransaction = sqlite.transaction(storePage);
+
+  return {
+    writePage: (records, context, alsoInTransaction) =>
+      pageTransaction.immediate(records, context, alsoInTransaction),
+    chainHead,
+  };
+}
+
+/** Runs `fn` in one IMMEDIATE transaction on the store's connection. */
+export function inTransaction<T>(sqlite: Database.Database, fn: () => T): T {
+  return sqlite.transaction(fn).immediate();
+}

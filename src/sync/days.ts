@@ -1,0 +1,48 @@
+// Calendar days as YYYY-MM-DD strings. The API's startDate/endDate are days in the server's zone, so
+// days are handled as plain dates (UTC arithmetic, no local zone) and never as instants.
+const DAY_MS = 86_400_000;
+const DAY_PATTERN = /^(\d{4})-(\d{2})-(\d{2})$/;
+
+/** Epoch ms of the day's UTC midnight, or null when the text is not a real calendar day. */
+export function dayToUtcMs(day: string): number | null {
+  const match = DAY_PATTERN.exec(day);
+  if (!match) return null;
+  const [, y, m, d] = match;
+  const ms = Date.UTC(Number(y), Number(m) - 1, Number(d));
+  // Date.UTC rolls 2024-02-30 over to March: reject days that do not round-trip.
+  return utcMsToDay(ms) === day ? ms : null;
+}
+
+export function isDay(text: string): boolean {
+  return dayToUtcMs(text) !== null;
+}
+
+export function utcMsToDay(ms: number): string {
+  return new Date(ms).toISOString().slice(0, 10);
+}
+
+function mustParse(day: string): number {
+  const ms = dayToUtcMs(day);
+  if (ms === null) throw new RangeError(`not a YYYY-MM-DD day: ${day}`);
+  return ms;
+}
+
+export function addDays(day: string, count: number): string {
+  return utcMsToDay(mustParse(day) + count * DAY_MS);
+}
+
+/** Whole days from `from` to `to` (negative when `to` is earlier). */
+export function daysBetween(from: string, to: string): number {
+  return Math.round((mustParse(to) - mustParse(from)) / DAY_MS);
+}
+
+/** Every day from `since` to `until`, both included. */
+export function eachDay(since: string, until: string): string[] {
+  const days: string[] = [];
+  for (let day = since; day <= until; day = addDays(day, 1)) days.push(day);
+  return days;
+}
+
+export function todayUtc(now: number = Date.now()): string {
+  return utcMsToDay(now);
+}

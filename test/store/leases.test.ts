@@ -1,0 +1,55 @@
+import { spawnSync } from "node:child_process";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { LockedError } from "../../src/errors.ts";
+import { acquireLease, leaseHolder, readLease, releaseLease, renewLease } from "../../src/store/leases.ts";
+import { openStore } from "../../src/store/open.ts";
+
+function tempDb() {
+  return join(mkdtempSync(join(tmpdir(), "flagtrail-lease-")), "t.db");
+}
+
+describe("leases", () => {
+  it("refuses a held lease and frees it on release", () => {
+    const path = tempDb();
+    const a = openStore(path);
+    const b = openStore(path);
+    acquireLease(a, "sync", leaseHolder("a"), 60_000, 1000);
+    expect(() => acquireLease(b, "sync", leaseHolder("b"), 60_000, 2000)).toThrow(LockedError);
+    expect(readLease(b, "sync")?.holder).toBe(leaseHolder("a"));
+    expect(releaseLease(a, "sync", leaseHolder("a"))).toBe(true);
+    expect(acquireLease(b, "sync", leaseHolder("b"), 60_000, 3000).lease.holder).toBe(leaseHolder("b"));
+    a.close();
+    b.close();
+  });
+
+  it("lets an expired lease be taken over, and the old holder can no longer renew it", () => {
+    const store = openStore(":memory:");
+    acquireLease(store, "sync", "otherhost/1/a", 1000, 0);
+    const result = acquireLease(store, "sync", "otherhost/2/b", 1000, 5000);
+    expect(result.tookOver?.holder).toBe("otherhost/1/a");
+    expect(() => renewLease(store, "sync", "otherhost/1/a", 1000, 5001)).toThrow(LockedError);
+    expect(renewLease(store, "sync", "otherhost/2/b", 1000, 5001).expiresAt).toBe(6001);
+  });
+
+  it("lets a lease whose process is dead on this host be taken over before it expires", () => {
+    const store = openStore(":memory:");
+    const dead = spawnSync(process.execPath, ["-e", "process.pid"]).pid!;
+    store.sqlite
+      .prepare("INSERT INTO leases (name, holder, pid, acquired_at, expires_at) VALUES (?, ?, ?, ?, ?)")
+      .run("sync", leaseHolder("sync", dead), dead, 0, Date.now() + 3_600_000);
+    expect(acquireLease(store, "sync", leaseHolder("sync"), 1000).tookOver?.pid).toBe(dead);
+  });
+
+  it("does not take a live lease of another host before expiry", () => {
+    const store = openStore(":memory:");
+    store.sqlite
+      .prepare("INSERT INTO leases (name, holder, pid, acquired_at, expires_at) VALUES (?, ?, ?, ?, ?)")
+      .run("sync", "elsewhere/999999/sync", 999999, 0, 10_000);
+    expect(() => acquireLease(store, "sync", leaseHolder("sync"), 1000, 5000)).toThrow(
+      /Another sync is running/,
+    );
+  });
+});
