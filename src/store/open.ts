@@ -5,6 +5,7 @@ import Database from "better-sqlite3";
 import { type BetterSQLite3Database, drizzle } from "drizzle-orm/better-sqlite3";
 import { migrate } from "drizzle-orm/better-sqlite3/migrator";
 import { FlagtrailError } from "../errors.ts";
+import { writeActionTypeCategories } from "./categories.ts";
 import * as schema from "./schema.ts";
 
 export type Db = BetterSQLite3Database<typeof schema>;
@@ -43,7 +44,10 @@ export function openStore(path: string, options: OpenOptions = {}): Store {
     sqlite.pragma("synchronous = NORMAL");
   }
   const db = drizzle(sqlite, { schema });
-  if (!options.readonly) migrate(db, { migrationsFolder });
+  if (!options.readonly) {
+    migrate(db, { migrationsFolder });
+    writeActionTypeCategories(sqlite);
+  }
 
   return {
     path,

@@ -1,0 +1,86 @@
+// Value helpers shared by the rule diff: deep equality, JSON paths, readable short renderings.
+import microdiff from "microdiff";
+import { canonicalJson } from "../store/hash.ts";
+
+export function sameValue(a: unknown, b: unknown): boolean {
+  return canonicalJson(a) === canonicalJson(b);
+}
+
+/** What a rule_changes row stores: JSON text, so that 10 and "10" stay different; NULL for absent. */
+export function encodeValue(value: unknown): string | null {
+  return value === undefined ? null : JSON.stringify(value);
+}
+
+const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
+
+/** `$`-less path suffix: `.color`, `[0]`, `["two words"]`. */
+export function pathSuffix(path: readonly (string | number)[]): string {
+  return path
+    .map((part) =>
+      typeof part === "number"
+        ? `[${part}]`
+        : IDENTIFIER.test(part)
+          ? `.${part}`
+          : `[${JSON.stringify(part)}]`,
+    )
+    .join("");
+}
+
+const SHORT_LIMIT = 60;
+
+/** A value as the one-line summary shows it: JSON, cut to a readable length. */
+export function shortValue(value: unknown): string {
+  if (value === undefined) return "none";
+  const text = JSON.stringify(value) ?? String(value);
+  return text.length > SHORT_LIMIT ? `${text.slice(0, SHORT_LIMIT - 1)}…` : text;
+}
+
+export interface PathChange {
+  /** Path below the compared value, e.g. `.color` or `[0].percent`; "" for the value itself. */
+  path: string;
+  oldValue: unknown;
+  newValue: unknown;
+}
+
+function isContainer(value: unknown): value is Record<string, unknown> | unknown[] {
+  return value !== null && typeof value === "object";
+}
+
+/**
+ * Changes between two values, by path when both are objects (or both arrays), else one change of the
+ * whole value. Equal values give no change.
+ */
+export function pathChanges(oldValue: unknown, newValue: unknown): PathChange[] {
+  if (sameValue(oldValue, newValue)) return [];
+  if (isContainer(oldValue) && isContainer(newValue) && Array.isArray(oldValue) === Array.isArray(newValue)) {
+    return microdiff(oldValue, newValue).map((difference) => ({
+      path: pathSuffix(difference.path),
+      oldValue: difference.type === "CREATE" ? undefined : difference.oldValue,
+      newValue: difference.type === "REMOVE" ? undefined : difference.value,
+    }));
+  }
+  return [{ path: "", oldValue, newValue }];
+}
+
+/** `a → b`, `+b` (created) or `-a` (removed). */
+export function arrow(change: { oldValue: unknown; newValue: unknown }): string {
+  if (change.oldValue === undefined) return `+${shortValue(change.newValue)}`;
+  if (change.newValue === undefined) return `-${shortValue(change.oldValue)}`;
+  return `${shortValue(change.oldValue)} → ${shortValue(change.newValue)}`;
+}
+
+/** Multiset difference of two lists: what the new list gained and what it lost. */
+export function listDelta(
+  oldList: readonly unknown[],
+  newList: readonly unknown[],
+): { added: unknown[]; removed: unknown[] } {
+  const remaining = oldList.map((value) => canonicalJson(value));
+  const added: unknown[] = [];
+  for (const value of newList) {
+    const at = remaining.indexOf(canonicalJson(value));
+    if (at >= 0) remaining[at] = "\u0000taken";
+    else added.push(value);
+  }
+  const removed = oldList.filter((_, index) => remaining[index] !== "\u0000taken");
+  return { added, removed };
+}

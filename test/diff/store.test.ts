@@ -1,0 +1,104 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { DIFF_VERSION } from "../../src/diff/rules.ts";
+import { backfillRuleDiffs, storeRuleDiffs } from "../../src/diff/store.ts";
+import { openStore, type Store } from "../../src/store/open.ts";
+import { exampleRule, insertRecords, makeRecord } from "../report/fixtures.ts";
+
+const T0 = Date.UTC(2022, 8, 26, 23, 46, 14);
+let store: Store;
+afterEach(() => store?.close());
+
+function ruleRecord(id: string, percent: number) {
+  return makeRecord({
+    id,
+    at: T0,
+    name: "test_gate_1",
+    actionType: "gate_update",
+    changes: { rules: { old: [exampleRule()], new: [exampleRule({ percentagePass: percent })] } },
+  });
+}
+
+function rows(id: string) {
+  return store.sqlite
+    .prepare("SELECT rule_id, change, field, old_value, new_value FROM rule_changes WHERE audit_log_id = ?")
+    .all(id);
+}
+
+describe("storeRuleDiffs", () => {
+  it("stores rows and a summary once, however often it runs", () => {
+    store = openStore(":memory:");
+    const record = ruleRecord("25KPZcLjTY7AS1uZdBolPZ", 50);
+    insertRecords(store, [record]);
+    storeRuleDiffs(store, record.id, record.changes);
+    storeRuleDiffs(store.sqlite, record.id, JSON.stringify(record.changes));
+    storeRuleDiffs(store.db, record.id, record.changes);
+    expect(rows(record.id)).toEqual([
+      {
+        rule_id: "BfGswoMDcsZ4y9Le1d9O",
+        change: "modified",
+        field: "percentagePass",
+        old_value: "100",
+        new_value: "50",
+      },
+    ]);
+    expect(store.sqlite.prepare("SELECT * FROM rule_diff_summaries").all()).toEqual([
+      { audit_log_id: record.id, summary: 'rule "test": pass 100% → 50%', diff_version: DIFF_VERSION },
+    ]);
+  });
+
+  it("writes nothing for a record without rules", () => {
+    store = openStore(":memory:");
+    const record = makeRecord({ at: T0, name: "check_employee", actionType: "config_remove_tag" });
+    insertRecords(store, [record]);
+    expect(storeRuleDiffs(store, record.id, record.changes)).toBeNull();
+    expect(store.sqlite.prepare("SELECT count(*) FROM rule_diff_summaries").pluck().get()).toBe(0);
+  });
+});
+
+describe("backfillRuleDiffs", () => {
+  it("diffs records without a summary or with an older diff version, and only those", () => {
+    store = openStore(":memory:");
+    const fresh = ruleRecord("AAAAAAAAAAAAAAAAAAAAA1", 10);
+    const stale = ruleRecord("AAAAAAAAAAAAAAAAAAAAA2", 20);
+    const current = ruleRecord("AAAAAAAAAAAAAAAAAAAAA3", 30);
+    const plain = makeRecord({ id: "AAAAAAAAAAAAAAAAAAAAA4", at: T0, name: "x", actionType: "gate_create" });
+    const nullRules = makeRecord({
+      id: "AAAAAAAAAAAAAAAAAAAAA5",
+      at: T0,
+      name: "x",
+      actionType: "gate_update",
+      changes: { rules: null },
+    });
+    insertRecords(store, [fresh, stale, current, plain, nullRules]);
+    storeRuleDiffs(store, stale.id, stale.changes);
+    storeRuleDiffs(store, current.id, current.changes);
+    store.sqlite
+      .prepare("UPDATE rule_diff_summaries SET diff_version = ?, summary = 'old' WHERE audit_log_id = ?")
+      .run(DIFF_VERSION - 1, stale.id);
+    store.sqlite
+      .prepare("UPDATE rule_diff_summaries SET summary = 'kept' WHERE audit_log_id = ?")
+      .run(current.id);
+
+    expect(backfillRuleDiffs(store)).toEqual({ diffed: 2 });
+    const summaries = store.sqlite
+      .prepare("SELECT audit_log_id, summary FROM rule_diff_summaries ORDER BY audit_log_id")
+      .all();
+    expect(summaries).toEqual([
+      { audit_log_id: fresh.id, summary: 'rule "test": pass 100% → 10%' },
+      { audit_log_id: stale.id, summary: 'rule "test": pass 100% → 20%' },
+      { audit_log_id: current.id, summary: "kept" },
+    ]);
+    expect(rows(stale.id)).toHaveLength(1);
+    expect(backfillRuleDiffs(store)).toEqual({ diffed: 0 });
+  });
+
+  it("works through more records than one batch", () => {
+    store = openStore(":memory:");
+    const records = Array.from({ length: 1203 }, (_, i) =>
+      ruleRecord(`B${String(i).padStart(21, "0")}`, i % 100),
+    );
+    insertRecords(store, records);
+    expect(backfillRuleDiffs(store)).toEqual({ diffed: 1203 });
+    expect(store.sqlite.prepare("SELECT count(*) FROM rule_diff_summaries").pluck().get()).toBe(1203);
+  });
+});

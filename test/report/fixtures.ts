@@ -1,0 +1,113 @@
+// Test fixture: builds audit log records shaped like the specification's example and inserts them
+// the way the sync's writer does (seq order, record_hash of the raw record, chain_hash linked from
+// CHAIN_GENESIS), without depending on the sync code.
+import { CHAIN_GENESIS, chainLink, recordHash } from "../../src/store/hash.ts";
+import type { Store } from "../../src/store/open.ts";
+
+export type RawRecord = Record<string, unknown> & { id: string };
+
+const MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
+const DAYS = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"];
+
+/** `date`/`time` texts as the service writes them (Date#toDateString / toTimeString in UTC). */
+export function auditTimeTexts(epochMs: number): { date: string; time: string } {
+  const d = new Date(epochMs);
+  const pad = (n: number) => String(n).padStart(2, "0");
+  return {
+    date: `${DAYS[d.getUTCDay()]} ${MONTHS[d.getUTCMonth()]} ${pad(d.getUTCDate())} ${d.getUTCFullYear()}`,
+    time: `${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())}:${pad(d.getUTCSeconds())} GMT+0000 (Coordinated Universal Time)`,
+  };
+}
+
+let counter = 0;
+/** A 22-character id, deterministic per test run. */
+export function fixtureId(prefix = "r"): string {
+  counter += 1;
+  return `${prefix}${String(counter).padStart(21 - prefix.length + 1, "0")}`.slice(0, 22);
+}
+
+export function makeRecord(
+  fields: Partial<RawRecord> & { at: number; actionType: string; name: string },
+): RawRecord {
+  const { at, ...rest } = fields;
+  return {
+    id: rest.id ?? fixtureId(),
+    changeLog: "",
+    updatedBy: "Jane Doe",
+    updatedByUserID: "4eoDlYj7svJixZfDsYSn",
+    modifierEmail: "jane@example.com",
+    changes: {},
+    tags: [],
+    ...auditTimeTexts(at),
+    ...rest,
+  } as RawRecord;
+}
+
+function str(value: unknown): string | null {
+  return typeof value === "string" ? value : null;
+}
+
+/** Inserts records after the current chain head; returns the seq of each. */
+export function insertRecords(store: Store, records: readonly RawRecord[], firstSeenAt = 0): number[] {
+  const head = store.sqlite
+    .prepare("SELECT seq, chain_hash AS hash FROM audit_logs ORDER BY seq DESC LIMIT 1")
+    .get() as { seq: number; hash: string } | undefined;
+  let seq = head?.seq ?? 0;
+  let chain = head?.hash ?? CHAIN_GENESIS;
+  const insert = store.sqlite.prepare(
+    `INSERT INTO audit_logs (id, name, action_type, change_log, updated_by, updated_by_user_id,
+       modifier_email, occurred_at, server_day, date_text, time_text, tags, changes, raw, record_hash,
+       seq, chain_hash, first_seen_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  );
+  const seqs: number[] = [];
+  store.sqlite.transaction(() => {
+    for (const record of records) {
+      const date = String(record.date);
+      const time = String(record.time);
+      const occurredAt = Date.parse(`${date} ${time.split(" (")[0]}`);
+      const day = new Date(occurredAt).toISOString().slice(0, 10);
+      const hash = recordHash(record);
+      seq += 1;
+      chain = chainLink(chain, hash);
+      insert.run(
+        record.id,
+        String(record.name),
+        String(record.actionType),
+        str(record.changeLog),
+        str(record.updatedBy),
+        str(record.updatedByUserID),
+        str(record.modifierEmail),
+        Number.isNaN(occurredAt) ? null : occurredAt,
+        Number.isNaN(occurredAt) ? null : day,
+        date,
+        time,
+        record.tags === undefined || record.tags === null ? null : JSON.stringify(record.tags),
+        JSON.stringify(record.changes ?? {}),
+        JSON.stringify(record),
+        hash,
+        seq,
+        chain,
+        firstSeenAt,
+      );
+      seqs.push(seq);
+    }
+  })();
+  return seqs;
+}
+
+/** The first rule of the OpenAPI example of GET /console/v1/audit_logs. */
+export function exampleRule(overrides: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    groupName: "test",
+    percentagePass: 100,
+    conditionJSON: [{ conditionType: 1, operator: 0, value: ["1"], extraConfig: {} }],
+    returnValueJSON: "true",
+    id: "BfGswoMDcsZ4y9Le1d9O",
+    salt: "8df8n90p-d9bj-1l23-c9bl-1m022n9bzps8",
+    environment: "production",
+    rollouts: [],
+    enabledEnvironments: ["development", "staging", "production"],
+    ...overrides,
+  };
+}
