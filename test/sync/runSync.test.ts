@@ -1,0 +1,264 @@
+import { describe, expect, it } from "vitest";
+import type { AuditLogQuery } from "../../src/api/client.ts";
+import { ApiError, LockedError } from "../../src/errors.ts";
+import { acquireLease } from "../../src/store/leases.ts";
+import { openStore, type Store } from "../../src/store/open.ts";
+import { readCheckpoint, readPlan, readWindows } from "../../src/store/syncState.ts";
+import { runSync, type SyncOptions } from "../../src/sync/runSync.ts";
+import { makeRecord } from "../helpers/auditRecords.ts";
+import { FakeConsoleClient } from "../helpers/fakeConsoleClient.ts";
+
+const DAY = 86_400_000;
+const NOW = Date.UTC(2024, 5, 30, 12, 0, 0); // today = 2024-06-30
+const base: SyncOptions = { now: () => NOW, pageSize: 10, concurrency: 2 };
+
+/** `count` records spread evenly over the `days` days before NOW. */
+function history(count: number, days: number, start = NOW - days * DAY) {
+  const step = Math.floor((days * DAY) / count);
+  return Array.from({ length: count }, (_, i) => {
+    const at = start + i * step;
+    return { at, record: makeRecord(at) };
+  });
+}
+
+function storedIds(store: Store): string[] {
+  return (store.sqlite.prepare("SELECT id FROM audit_logs").pluck().all() as string[]).sort();
+}
+
+function runRows(store: Store) {
+  return store.sqlite
+    .prepare("SELECT outcome, filter_key, inserted, error FROM sync_runs ORDER BY id")
+    .all() as {
+    outcome: string;
+    filter_key: string;
+    inserted: number;
+    error: string | null;
+  }[];
+}
+
+describe("runSync", () => {
+  it("backfills a range longer than 90 days in windows with explicit dates and sets the checkpoint", async () => {
+    const store = openStore(":memory:");
+    const entries = history(300, 200);
+    const client = new FakeConsoleClient(entries);
+    const summary = await runSync(store, client, { ...base, since: "2023-12-01" });
+
+    expect(storedIds(store)).toEqual(client.ids().sort());
+    expect(summary).toMatchObject({
+      outcome: "ok",
+      fetched: expect.any(Number),
+      inserted: 300,
+      mutations: 0,
+    });
+    expect(summary.windows).toBeGreaterThanOrEqual(7);
+    expect(summary.range).toEqual({ since: "2023-12-01", until: "2024-06-30" });
+    const pageQueries = client.queries.filter((q) => q.limit !== 1);
+    expect(pageQueries.every((q) => q.startDate && q.endDate && q.latestID === undefined)).toBe(true);
+    const newest = entries.at(-1)!.record.id;
+    expect(readCheckpoint(store, "all")?.latestId).toBe(newest);
+    expect(readPlan(store, "all")).toBeUndefined();
+    expect(readWindows(store, "all")).toEqual([]);
+    expect(runRows(store)).toEqual([{ outcome: "ok", filter_key: "all", inserted: 300, error: null }]);
+    // Coverage: one limit=1 probe per day of the range, no gaps.
+    expect(client.queries.filter((q) => q.limit === 1)).toHaveLength(summary.coverageDays);
+    expect(summary.coverageGaps).toEqual([]);
+  });
+
+  it("defaults a first run to the last 90 days and says so", async () => {
+    const store = openStore(":memory:");
+    const notices: string[] = [];
+    const client = new FakeConsoleClient(history(50, 120));
+    const summary = await runSync(store, client, {
+      ...base,
+      onEvent: (e) => {
+        if (e.type === "notice") notices.push(e.message);
+      },
+    });
+    expect(summary.range).toEqual({ since: "2024-04-01", until: "2024-06-30" });
+    expect(notices.join("\n")).toContain("last 90 days (2024-04-01 to 2024-06-30)");
+    expect(Math.min(...client.queries.map((q) => Date.parse(q.startDate)))).toBe(Date.parse("2024-04-01"));
+  });
+
+  it("fetches only new records on an incremental run (latestID, lookback, stop at the checkpoint)", async () => {
+    const store = openStore(":memory:");
+    const client = new FakeConsoleClient(history(100, 60));
+    await runSync(store, client, { ...base, since: "2024-04-01" });
+    const checkpoint = readCheckpoint(store, "all")!;
+    expect(checkpoint.serverDay).toBe("2024-06-29");
+    const fresh = [makeRecord(NOW + 1000), makeRecord(NOW + 2000), makeRecord(NOW + 3000)];
+    for (const [i, r] of fresh.entries()) client.add(NOW + 1000 * (i + 1), r);
+    client.queries.length = 0;
+
+    const summary = await runSync(store, client, { ...base, coverage: false });
+    expect(summary).toMatchObject({ inserted: 3, duplicates: 0, fetched: 3 });
+    expect(client.queries).toHaveLength(1);
+    expect(client.queries[0]).toMatchObject({
+      startDate: "2024-06-27", // the checkpoint's day (2024-06-29) minus 2 lookback days
+      endDate: "2024-06-30",
+      latestID: checkpoint.latestId,
+      page: 1,
+    });
+    expect(readCheckpoint(store, "all")?.latestId).toBe(fresh[2]!.id);
+  });
+
+  it("stops at the checkpoint id even when the server ignores latestID", async () => {
+    const store = openStore(":memory:");
+    const client = new FakeConsoleClient(history(40, 2));
+    await runSync(store, client, { ...base, since: "2024-06-27", coverage: false });
+    for (let i = 1; i <= 3; i++) client.add(NOW + i * 1000, makeRecord(NOW + i * 1000));
+    const ignoring = Object.assign(Object.create(client), {
+      listAuditLogs: (q: AuditLogQuery, s?: AbortSignal) =>
+        client.listAuditLogs({ ...q, latestID: undefined }, s),
+    }) as FakeConsoleClient;
+    client.queries.length = 0;
+    const summary = await runSync(store, ignoring, { ...base, coverage: false });
+    expect(summary.inserted).toBe(3);
+    expect(client.queries).toHaveLength(1); // the first page held the checkpoint: no page 2
+  });
+
+  it("loses nothing when records are inserted at the head while paging", async () => {
+    const store = openStore(":memory:");
+    let inserted = 0;
+    const client = new FakeConsoleClient(history(95, 5), {
+      beforeRequest: (q) => {
+        // Before every page after the first, two new records arrive at the head.
+        if (q.page > 1 && inserted < 20) {
+          for (let i = 0; i < 2; i++) {
+            inserted += 1;
+            client.add(NOW + inserted * 1000, makeRecord(NOW + inserted * 1000));
+          }
+        }
+      },
+    });
+    const first = await runSync(store, client, {
+      ...base,
+      since: "2024-06-20",
+      concurrency: 1,
+      coverage: false,
+    });
+    expect(first.duplicates).toBeGreaterThan(0); // pages shifted: re-read records were deduplicated
+    const original = client.ids().slice(0, 95);
+    expect(storedIds(store)).toEqual(expect.arrayContaining(original));
+    await runSync(store, client, { ...base, coverage: false });
+    expect(storedIds(store)).toEqual(client.ids().sort());
+  });
+
+  it("pages 1000 records of one second across page boundaries, with a clamped page size", async () => {
+    const store = openStore(":memory:");
+    const second = NOW - 3600_000;
+    const client = new FakeConsoleClient(
+      Array.from({ length: 1000 }, () => ({ at: second, record: makeRecord(second) })),
+      { maxLimit: 30 },
+    );
+    const summary = await runSync(store, client, { ...base, pageSize: 100, since: "2024-06-30" });
+    expect(storedIds(store)).toEqual(client.ids().sort());
+    expect(summary.duplicates).toBe(0);
+    const pages = client.queries.filter((q) => q.limit === 100).map((q) => q.page);
+    expect(Math.max(...pages)).toBe(34); // 1000 / 30 rounded up: the clamped size drives paging
+  });
+
+  it("keeps per-filter-set checkpoints: a filtered run never moves the unfiltered checkpoint", async () => {
+    const store = openStore(":memory:");
+    const entries = history(30, 10);
+    const client = new FakeConsoleClient(entries);
+    const tail = NOW + 5000;
+    client.add(tail, makeRecord(tail, { actionType: "experiment_start" }));
+    await runSync(store, client, { ...base, since: "2024-06-10", actionTypes: ["experiment_start"] });
+    expect(readCheckpoint(store, "types:experiment_start")).toBeDefined();
+    expect(readCheckpoint(store, "all")).toBeUndefined();
+    const all = await runSync(store, client, { ...base, since: "2024-06-10" });
+    expect(all.inserted).toBe(30);
+    expect(client.queries.some((q) => q.actionTypes?.includes("experiment_start"))).toBe(true);
+  });
+
+  it("records a failure, keeps every committed page, and resumes without re-reading finished windows", async () => {
+    const store = openStore(":memory:");
+    let failAt: number | null = 9;
+    const client = new FakeConsoleClient(history(200, 150), {
+      beforeRequest: (_q, index) => {
+        if (index === failAt) throw new ApiError("connection reset after retries", undefined);
+      },
+    });
+    await expect(runSync(store, client, { ...base, since: "2024-01-15", concurrency: 1 })).rejects.toThrow(
+      "connection reset",
+    );
+    const kept = storedIds(store).length;
+    expect(kept).toBeGreaterThan(0);
+    expect(runRows(store)[0]).toMatchObject({ outcome: "failed", error: "connection reset after retries" });
+    const windows = readWindows(store, "all");
+    const done = windows.filter((w) => w.status === "done");
+    expect(done.length).toBeGreaterThan(0);
+
+    failAt = null;
+    client.queries.length = 0;
+    const summary = await runSync(store, client, { ...base, since: "2024-01-15", concurrency: 1 });
+    expect(summary.resumed).toBe(true);
+    expect(storedIds(store)).toEqual(client.ids().sort());
+    // The resumed plan did not request page 1 of a window finished before the failure.
+    const resumedPart = client.queries.filter((q) => q.limit === 10);
+    for (const w of done) {
+      const again = resumedPart.filter((q) => q.startDate === w.startDate && q.endDate === w.endDate);
+      expect(again.filter((q) => q.latestID === undefined && q.page === 1).length).toBeLessThanOrEqual(1);
+    }
+    expect(runRows(store).map((r) => r.outcome)).toEqual(["failed", "ok"]);
+  });
+
+  it("stops on abort: the run is interrupted and the next run finishes the plan", async () => {
+    const store = openStore(":memory:");
+    const controller = new AbortController();
+    const client = new FakeConsoleClient(history(120, 100), {
+      beforeRequest: (_q, index) => {
+        if (index === 4) controller.abort();
+      },
+    });
+    const summary = await runSync(
+      store,
+      client,
+      { ...base, since: "2024-03-01", concurrency: 1 },
+      controller.signal,
+    );
+    expect(summary.outcome).toBe("interrupted");
+    expect(runRows(store)[0]?.outcome).toBe("interrupted");
+    expect(readPlan(store, "all")).toBeDefined();
+    const requestsAfterAbort = client.queries.length;
+    expect(requestsAfterAbort).toBe(5);
+
+    const next = await runSync(store, client, { ...base, concurrency: 1 });
+    expect(next.resumed).toBe(true);
+    expect(storedIds(store)).toEqual(client.ids().sort());
+  });
+
+  it("refuses a second sync while the lease is held and writes nothing", async () => {
+    const store = openStore(":memory:");
+    acquireLease(store, "sync", "otherhost/4242/sync", 60_000);
+    const client = new FakeConsoleClient(history(5, 2));
+    await expect(runSync(store, client, base)).rejects.toBeInstanceOf(LockedError);
+    expect(client.queries).toHaveLength(0);
+    expect(store.sqlite.prepare("SELECT count(*) FROM sync_runs").pluck().get()).toBe(0);
+  });
+
+  it("re-reads a day whose server total exceeds the local count, and reports days still short", async () => {
+    const store = openStore(":memory:");
+    const client = new FakeConsoleClient(history(20, 4));
+    await runSync(store, client, { ...base, since: "2024-06-25" });
+    // A record arrives late, dated two days ago: older than the checkpoint, so latestID skips it.
+    const late = NOW - 2 * DAY;
+    const lateRecord = makeRecord(late);
+    client.add(late, lateRecord);
+    const summary = await runSync(store, client, base);
+    expect(storedIds(store)).toContain(lateRecord.id);
+    expect(summary.coverageGaps).toEqual([]);
+    const row = store.sqlite
+      .prepare("SELECT server_total, local_count FROM coverage WHERE day = '2024-06-28'")
+      .get();
+    expect(row).toEqual({ server_total: 6, local_count: 6 }); // five on time, one late
+
+    const noRepair = new FakeConsoleClient(history(8, 2));
+    const other = openStore(":memory:");
+    const gapDay = new Date(NOW - DAY).toISOString().slice(0, 10);
+    noRepair.add(NOW - DAY, { id: "x".repeat(22) }); // invalid: quarantined, so the day stays short
+    const s2 = await runSync(other, noRepair, { ...base, since: "2024-06-28" });
+    expect(s2.quarantined).toBe(1);
+    expect(s2.coverageGaps.map((g) => g.day)).toContain(gapDay);
+  });
+});
