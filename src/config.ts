@@ -79,3 +79,73 @@ export function resolveSyncConfig(flags: ConnectionFlags, env: Env = process.env
   const text = issue?.message ?? "invalid connection settings";
   throw new UsageError(`${text.charAt(0).toUpperCase()}${text.slice(1)}.`);
 }
+
+/**
+ * Optional tuning of the API client from the environment (tests and unusual deployments):
+ * FLAGTRAIL_RATE_LIMITS="100/10000,900/900000" (requests/window ms), FLAGTRAIL_RETRY_BASE_MS,
+ * FLAGTRAIL_RETRY_THROTTLED_BASE_MS, FLAGTRAIL_RETRY_MAX_DELAY_MS, FLAGTRAIL_RETRY_MAX_ATTEMPTS,
+ * FLAGTRAIL_TIMEOUT_MS. Unset variables leave the client's defaults.
+ */
+export interface ClientTuning {
+  rateLimits?: { limit: number; windowMs: number }[];
+  baseDelayMs?: number;
+  throttledBaseDelayMs?: number;
+  maxDelayMs?: number;
+  maxAttempts?: number;
+  timeoutMs?: number;
+}
+
+const nonNegativeInt = (name: string) =>
+  z
+    .string()
+    .regex(/^\d+$/, { message: `${name} must be a whole number` })
+    .transform(Number)
+    .optional();
+
+const rateLimitsText = z
+  .string()
+  .regex(/^\d+\/\d+(,\d+\/\d+)*$/, {
+    message: "FLAGTRAIL_RATE_LIMITS must look like 100/10000,900/900000 (requests/window ms)",
+  })
+  .transform((text) =>
+    text.split(",").map((part) => {
+      const [limit, windowMs] = part.split("/").map(Number);
+      return { limit: limit ?? 1, windowMs: windowMs ?? 1 };
+    }),
+  )
+  .refine((windows) => windows.every((w) => w.limit > 0 && w.windowMs > 0), {
+    message: "FLAGTRAIL_RATE_LIMITS values must be positive",
+  })
+  .optional();
+
+const tuningSchema = z.object({
+  FLAGTRAIL_RATE_LIMITS: rateLimitsText,
+  FLAGTRAIL_RETRY_BASE_MS: nonNegativeInt("FLAGTRAIL_RETRY_BASE_MS"),
+  FLAGTRAIL_RETRY_THROTTLED_BASE_MS: nonNegativeInt("FLAGTRAIL_RETRY_THROTTLED_BASE_MS"),
+  FLAGTRAIL_RETRY_MAX_DELAY_MS: nonNegativeInt("FLAGTRAIL_RETRY_MAX_DELAY_MS"),
+  FLAGTRAIL_RETRY_MAX_ATTEMPTS: nonNegativeInt("FLAGTRAIL_RETRY_MAX_ATTEMPTS"),
+  FLAGTRAIL_TIMEOUT_MS: nonNegativeInt("FLAGTRAIL_TIMEOUT_MS"),
+});
+
+export function resolveClientTuning(env: Env = process.env): ClientTuning {
+  const pick = (key: keyof z.input<typeof tuningSchema>) => (env[key] === "" ? undefined : env[key]);
+  const result = tuningSchema.safeParse({
+    FLAGTRAIL_RATE_LIMITS: pick("FLAGTRAIL_RATE_LIMITS"),
+    FLAGTRAIL_RETRY_BASE_MS: pick("FLAGTRAIL_RETRY_BASE_MS"),
+    FLAGTRAIL_RETRY_THROTTLED_BASE_MS: pick("FLAGTRAIL_RETRY_THROTTLED_BASE_MS"),
+    FLAGTRAIL_RETRY_MAX_DELAY_MS: pick("FLAGTRAIL_RETRY_MAX_DELAY_MS"),
+    FLAGTRAIL_RETRY_MAX_ATTEMPTS: pick("FLAGTRAIL_RETRY_MAX_ATTEMPTS"),
+    FLAGTRAIL_TIMEOUT_MS: pick("FLAGTRAIL_TIMEOUT_MS"),
+  });
+  if (!result.success) throw new UsageError(`${result.error.issues[0]?.message ?? "invalid tuning"}.`);
+  const t = result.data;
+  const tuning: ClientTuning = {};
+  if (t.FLAGTRAIL_RATE_LIMITS) tuning.rateLimits = t.FLAGTRAIL_RATE_LIMITS;
+  if (t.FLAGTRAIL_RETRY_BASE_MS !== undefined) tuning.baseDelayMs = t.FLAGTRAIL_RETRY_BASE_MS;
+  if (t.FLAGTRAIL_RETRY_THROTTLED_BASE_MS !== undefined)
+    tuning.throttledBaseDelayMs = t.FLAGTRAIL_RETRY_THROTTLED_BASE_MS;
+  if (t.FLAGTRAIL_RETRY_MAX_DELAY_MS !== undefined) tuning.maxDelayMs = t.FLAGTRAIL_RETRY_MAX_DELAY_MS;
+  if (t.FLAGTRAIL_RETRY_MAX_ATTEMPTS !== undefined) tuning.maxAttempts = t.FLAGTRAIL_RETRY_MAX_ATTEMPTS;
+  if (t.FLAGTRAIL_TIMEOUT_MS !== undefined) tuning.timeoutMs = t.FLAGTRAIL_TIMEOUT_MS;
+  return tuning;
+}

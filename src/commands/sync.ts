@@ -1,11 +1,184 @@
+// `flagtrail sync`: validate the options, resolve connection settings, run the sync engine under the
+// "sync" lease, print a summary (text or JSON) on stdout and progress on stderr when it is a TTY.
 import type { Command } from "commander";
-import { FlagtrailError } from "../errors.ts";
+import { distance } from "fastest-levenshtein";
+import { z } from "zod";
+import { AUDIT_ACTION_TYPES } from "../api/actionTypes.ts";
+import { resolveClientTuning, resolveSyncConfig } from "../config.ts";
+import { AbortedError, UsageError } from "../errors.ts";
+import { openStore } from "../store/open.ts";
+import { createSyncClient } from "../sync/client.ts";
+import { isDay, todayUtc } from "../sync/days.ts";
+import { runSync, SYNC_DEFAULTS, type SyncEvent, type SyncSummary } from "../sync/runSync.ts";
+import { parseOptions } from "./options.ts";
+
+// parseOptions prefixes the flag name (e.g. "--since: …"), so messages start with what is wrong.
+const day = z.string().refine(isDay, { message: "expected a calendar date YYYY-MM-DD" }).optional();
+
+const intText = (min: number) =>
+  z
+    .string()
+    .regex(/^\d+$/, { message: "expected a whole number" })
+    .transform(Number)
+    .refine((n) => n >= min, { message: `must be at least ${min}` });
+
+const syncOptionsSchema = z
+  .object({
+    since: day,
+    until: day,
+    actionType: z.array(z.string().trim().min(1)).default([]),
+    allowUnknownActionTypes: z.boolean().default(false),
+    db: z.string().optional(),
+    pageSize: intText(1).default(SYNC_DEFAULTS.pageSize),
+    concurrency: intText(1).default(SYNC_DEFAULTS.concurrency),
+    lookbackDays: intText(0).default(SYNC_DEFAULTS.lookbackDays),
+    full: z.boolean().default(false),
+    baseUrl: z.string().optional(),
+    apiKey: z.string().optional(),
+    authHeader: z.string().optional(),
+    json: z.boolean().default(false),
+    quiet: z.boolean().default(false),
+  })
+  .refine((o) => o.since === undefined || o.since <= (o.until ?? todayUtc()), {
+    message: "--since must not be after --until.",
+    path: [],
+  });
+
+type SyncCliOptions = z.infer<typeof syncOptionsSchema>;
+
+const KNOWN_TYPES = new Set<string>(AUDIT_ACTION_TYPES);
+
+/** Unknown action types are usage errors naming the closest valid ones (unless allowed). */
+export function checkActionTypes(types: readonly string[], allowUnknown: boolean): void {
+  if (allowUnknown) return;
+  for (const type of types) {
+    if (KNOWN_TYPES.has(type)) continue;
+    const suggestions = AUDIT_ACTION_TYPES.map((candidate) => ({ candidate, d: distance(type, candidate) }))
+      .sort((a, b) => a.d - b.d || a.candidate.localeCompare(b.candidate))
+      .slice(0, 3)
+      .map((n) => n.candidate);
+    throw new UsageError(
+      `Unknown action type "${type}"; closest valid: ${suggestions.join(", ")} (or pass --allow-unknown-action-types).`,
+    );
+  }
+}
+
+export function formatSummary(summary: SyncSummary): string {
+  const filter = summary.actionTypes.length > 0 ? summary.actionTypes.join(", ") : "all action types";
+  const verb = summary.outcome === "ok" ? "Synced" : "Interrupted sync of";
+  const lines = [
+    `${verb} ${summary.range.since} .. ${summary.range.until} (${filter}) in ${summary.seconds} s${summary.resumed ? ", resumed an interrupted run" : ""}`,
+    `  fetched ${summary.fetched}, new ${summary.inserted}, duplicates ${summary.duplicates}, mutations ${summary.mutations}, quarantined ${summary.quarantined}, warnings ${summary.warnings}`,
+    `  requests ${summary.requests}, 429s received ${summary.throttled}, windows ${summary.windows}, coverage ${summary.coverageDays} days, days with gaps ${summary.coverageGaps.length}`,
+  ];
+  for (const gap of summary.coverageGaps.slice(0, 10)) {
+    lines.push(`  gap ${gap.day}: ${gap.local} stored, server says ${gap.server}`);
+  }
+  if (summary.coverageGaps.length > 10)
+    lines.push(`  … ${summary.coverageGaps.length - 10} more days with gaps`);
+  for (const warning of summary.warningMessages.slice(0, 5)) lines.push(`  warning: ${warning}`);
+  return `${lines.join("\n")}\n`;
+}
+
+function progressReporter(options: SyncCliOptions) {
+  const tty = process.stderr.isTTY === true;
+  let drawn = false;
+  const finish = () => {
+    if (drawn) process.stderr.write("\n");
+    drawn = false;
+  };
+  const onEvent = (event: SyncEvent) => {
+    if (options.quiet) return;
+    if (event.type === "progress") {
+      if (!tty) return;
+      const width = 24;
+      const filled = event.total > 0 ? Math.round((event.done / event.total) * width) : width;
+      const bar = `${"#".repeat(filled)}${"-".repeat(width - filled)}`;
+      process.stderr.write(
+        `\r${event.phase} [${bar}] ${event.done}/${event.total}  fetched ${event.fetched}  new ${event.inserted}\u001b[K`,
+      );
+      drawn = true;
+      return;
+    }
+    finish();
+    // Warnings are counted in the summary; only notices are worth a line each.
+    if (event.type === "notice") process.stderr.write(`${event.message}\n`);
+  };
+  return { onEvent, finish };
+}
+
+async function action(raw: Record<string, unknown>): Promise<void> {
+  const options = parseOptions(syncOptionsSchema, raw);
+  checkActionTypes(options.actionType, options.allowUnknownActionTypes);
+  const config = resolveSyncConfig(options);
+  const tuning = resolveClientTuning();
+
+  const store = openStore(config.dbPath);
+  const client = createSyncClient(config, tuning);
+  const controller = new AbortController();
+  const stop = () => controller.abort(new AbortedError("stopped by signal"));
+  process.once("SIGINT", stop);
+  process.once("SIGTERM", stop);
+  const report = progressReporter(options);
+  try {
+    const summary = await runSync(
+      store,
+      client,
+      {
+        since: options.since,
+        until: options.until,
+        actionTypes: options.actionType,
+        pageSize: options.pageSize,
+        concurrency: options.concurrency,
+        lookbackDays: options.lookbackDays,
+        full: options.full,
+        onEvent: report.onEvent,
+      },
+      controller.signal,
+    );
+    report.finish();
+    process.stdout.write(options.json ? `${JSON.stringify(summary, null, 2)}\n` : formatSummary(summary));
+    if (summary.outcome === "interrupted") {
+      throw new AbortedError(
+        "The sync was interrupted; everything fetched so far is stored. Run it again to resume.",
+      );
+    }
+  } finally {
+    report.finish();
+    process.off("SIGINT", stop);
+    process.off("SIGTERM", stop);
+    await client.close();
+    store.close();
+  }
+}
+
+function collect(value: string, previous: string[] = []): string[] {
+  return [...previous, value];
+}
 
 export function register(program: Command): void {
   program
     .command("sync")
-    .description("(not implemented yet)")
-    .action(() => {
-      throw new FlagtrailError("`flagtrail sync` is not implemented yet.");
-    });
+    .description("Fetch the console audit log into the SQLite store (incremental after the first run).")
+    .option("--since <date>", "first day to sync, YYYY-MM-DD (first run default: 90 days back)")
+    .option("--until <date>", "last day to sync, YYYY-MM-DD (default: today)")
+    .option("--action-type <type>", "only this action type (repeatable)", collect)
+    .option("--allow-unknown-action-types", "accept action types missing from the specification's list")
+    .option("--db <path>", "SQLite database (env FLAGTRAIL_DB, default ./flagtrail.db)")
+    .option("--page-size <n>", "records per request", String(SYNC_DEFAULTS.pageSize))
+    .option("--concurrency <n>", "date windows fetched at once", String(SYNC_DEFAULTS.concurrency))
+    .option("--lookback-days <n>", "days re-read before the checkpoint", String(SYNC_DEFAULTS.lookbackDays))
+    .option("--full", "ignore the checkpoint and re-read the whole range")
+    .option(
+      "--base-url <url>",
+      "console API base URL (env FLAGTRAIL_BASE_URL, default https://statsigapi.net)",
+    )
+    .option("--api-key <key>", "console API key (env FLAGTRAIL_API_KEY)")
+    .option(
+      "--auth-header <name>",
+      "header carrying the key (env FLAGTRAIL_AUTH_HEADER, default STATSIG-API-KEY)",
+    )
+    .option("--json", "print the summary as JSON")
+    .option("--quiet", "no notices or progress on stderr")
+    .action(action);
 }

@@ -1,0 +1,250 @@
+// The read side behind `flagtrail status`: what the store holds and how complete it is.
+import { readLease } from "./leases.ts";
+import type { Store } from "./open.ts";
+import { listCheckpoints, listPlans, readWindows } from "./syncState.ts";
+
+const RECENT_RUNS = 10;
+const LISTED = 50;
+
+export interface StoreStatus {
+  database: string;
+  records: {
+    total: number;
+    firstOccurredAt: string | null;
+    lastOccurredAt: string | null;
+    firstServerDay: string | null;
+    lastServerDay: string | null;
+    /** Records whose date/time could not be parsed (occurred_at NULL). */
+    undated: number;
+  };
+  chainHead: { seq: number; hash: string | null };
+  checkpoints: { filterKey: string; latestId: string; latestOccurredAt: string | null; updatedAt: string }[];
+  /** Plans of interrupted runs that the next sync of that filter set resumes. */
+  pending: { filterKey: string; since: string; until: string; windowsDone: number; windowsTotal: number }[];
+  runningLease: { holder: string; pid: number; expiresAt: string } | null;
+  runs: {
+    id: number;
+    startedAt: string;
+    finishedAt: string | null;
+    outcome: string;
+    filterKey: string;
+    fetched: number;
+    inserted: number;
+    duplicates: number;
+    mutations: number;
+    quarantined: number;
+    warnings: number;
+    requests: number;
+    throttled: number;
+    error: string | null;
+  }[];
+  coverage: {
+    daysChecked: number;
+    daysWithGaps: number;
+    gaps: { filterKey: string; day: string; local: number; server: number }[];
+  };
+  quarantined: { total: number; recent: { recordId: string | null; receivedAt: string; issue: string }[] };
+  mutated: { records: number; revisions: number; recent: { id: string; revisions: number }[] };
+}
+
+const iso = (ms: number | null | undefined) =>
+  ms === null || ms === undefined ? null : new Date(ms).toISOString();
+
+function firstIssue(issuesJson: string): string {
+  try {
+    const issues = JSON.parse(issuesJson) as { path?: string[]; message?: string }[];
+    const first = issues[0];
+    if (!first) return "";
+    const where = first.path && first.path.length > 0 ? `${first.path.join(".")}: ` : "";
+    return `${where}${first.message ?? ""}${issues.length > 1 ? ` (+${issues.length - 1} more)` : ""}`;
+  } catch {
+    return issuesJson;
+  }
+}
+
+export function readStatus(store: Store): StoreStatus {
+  const db = store.sqlite;
+  const records = db
+    .prepare(
+      `SELECT count(*) AS total, min(occurred_at) AS first, max(occurred_at) AS last,
+         min(server_day) AS firstDay, max(server_day) AS lastDay,
+         sum(CASE WHEN occurred_at IS NULL THEN 1 ELSE 0 END) AS undated
+       FROM audit_logs`,
+    )
+    .get() as {
+    total: number;
+    first: number | null;
+    last: number | null;
+    firstDay: string | null;
+    lastDay: string | null;
+    undated: number | null;
+  };
+  const head = db.prepare("SELECT seq, chain_hash FROM audit_logs ORDER BY seq DESC LIMIT 1").get() as
+    | { seq: number; chain_hash: string }
+    | undefined;
+
+  const runs = db
+    .prepare(
+      `SELECT id, started_at, finished_at, outcome, filter_key, fetched, inserted, duplicates, mutations,
+         quarantined, warnings, requests, throttled, error FROM sync_runs ORDER BY id DESC LIMIT ?`,
+    )
+    .all(RECENT_RUNS) as {
+    id: number;
+    started_at: number;
+    finished_at: number | null;
+    outcome: string;
+    filter_key: string;
+    fetched: number;
+    inserted: number;
+    duplicates: number;
+    mutations: number;
+    quarantined: number;
+    warnings: number;
+    requests: number;
+    throttled: number;
+    error: string | null;
+  }[];
+
+  const coverageCounts = db
+    .prepare(
+      "SELECT count(*) AS checked, sum(CASE WHEN local_count <> server_total THEN 1 ELSE 0 END) AS gaps FROM coverage",
+    )
+    .get() as { checked: number; gaps: number | null };
+  const gaps = db
+    .prepare(
+      `SELECT filter_key, day, local_count, server_total FROM coverage WHERE local_count <> server_total
+       ORDER BY day DESC, filter_key LIMIT ?`,
+    )
+    .all(LISTED) as { filter_key: string; day: string; local_count: number; server_total: number }[];
+
+  const quarantineTotal = db.prepare("SELECT count(*) FROM quarantine").pluck().get() as number;
+  const quarantineRecent = db
+    .prepare("SELECT record_id, received_at, issues FROM quarantine ORDER BY id DESC LIMIT ?")
+    .all(LISTED) as { record_id: string | null; received_at: number; issues: string }[];
+
+  const mutatedCounts = db
+    .prepare("SELECT count(DISTINCT audit_log_id) AS records, count(*) AS revisions FROM audit_log_revisions")
+    .get() as { records: number; revisions: number };
+  const mutatedRecent = db
+    .prepare(
+      `SELECT audit_log_id AS id, count(*) AS revisions FROM audit_log_revisions
+       GROUP BY audit_log_id ORDER BY max(id) DESC LIMIT ?`,
+    )
+    .all(LISTED) as { id: string; revisions: number }[];
+
+  const lease = readLease(store, "sync");
+  const now = Date.now();
+
+  return {
+    database: store.path,
+    records: {
+      total: records.total,
+      firstOccurredAt: iso(records.first),
+      lastOccurredAt: iso(records.last),
+      firstServerDay: records.firstDay,
+      lastServerDay: records.lastDay,
+      undated: records.undated ?? 0,
+    },
+    chainHead: { seq: head?.seq ?? 0, hash: head?.chain_hash ?? null },
+    checkpoints: listCheckpoints(store).map((c) => ({
+      filterKey: c.filterKey,
+      latestId: c.latestId,
+      latestOccurredAt: iso(c.latestOccurredAt),
+      updatedAt: iso(c.updatedAt) ?? "",
+    })),
+    pending: listPlans(store).map((plan) => {
+      const windows = readWindows(store, plan.filterKey);
+      return {
+        filterKey: plan.filterKey,
+        since: plan.since,
+        until: plan.until,
+        windowsDone: windows.filter((w) => w.status === "done").length,
+        windowsTotal: windows.length,
+      };
+    }),
+    runningLease:
+      lease && lease.expiresAt > now
+        ? { holder: lease.holder, pid: lease.pid, expiresAt: iso(lease.expiresAt) ?? "" }
+        : null,
+    runs: runs.map((r) => ({
+      id: r.id,
+      startedAt: iso(r.started_at) ?? "",
+      finishedAt: iso(r.finished_at),
+      outcome: r.outcome,
+      filterKey: r.filter_key,
+      fetched: r.fetched,
+      inserted: r.inserted,
+      duplicates: r.duplicates,
+      mutations: r.mutations,
+      quarantined: r.quarantined,
+      warnings: r.warnings,
+      requests: r.requests,
+      throttled: r.throttled,
+      error: r.error,
+    })),
+    coverage: {
+      daysChecked: coverageCounts.checked,
+      daysWithGaps: coverageCounts.gaps ?? 0,
+      gaps: gaps.map((g) => ({
+        filterKey: g.filter_key,
+        day: g.day,
+        local: g.local_count,
+        server: g.server_total,
+      })),
+    },
+    quarantined: {
+      total: quarantineTotal,
+      recent: quarantineRecent.map((q) => ({
+        recordId: q.record_id,
+        receivedAt: iso(q.received_at) ?? "",
+        issue: firstIssue(q.issues),
+      })),
+    },
+    mutated: { records: mutatedCounts.records, revisions: mutatedCounts.revisions, recent: mutatedRecent },
+  };
+}
+
+export function formatStatus(status: StoreStatus): string {
+  const out: string[] = [];
+  const r = status.records;
+  out.push(`Database ${status.database}`);
+  out.push(
+    r.total === 0
+      ? "Records: none yet (run `flagtrail sync`)"
+      : `Records: ${r.total}, ${r.firstServerDay ?? "?"} .. ${r.lastServerDay ?? "?"} (server days; ${r.firstOccurredAt ?? "?"} .. ${r.lastOccurredAt ?? "?"} UTC)${r.undated > 0 ? `, ${r.undated} without a parseable date` : ""}`,
+  );
+  out.push(
+    `Hash chain: ${status.chainHead.seq} links${status.chainHead.hash ? `, head ${status.chainHead.hash.slice(0, 16)}…` : ""}`,
+  );
+  if (status.runningLease) {
+    out.push(`Sync running: ${status.runningLease.holder} (until ${status.runningLease.expiresAt})`);
+  }
+  out.push(status.checkpoints.length === 0 ? "Checkpoints: none" : "Checkpoints:");
+  for (const c of status.checkpoints) {
+    out.push(`  ${c.filterKey}: ${c.latestId} (${c.latestOccurredAt ?? "no time"}), updated ${c.updatedAt}`);
+  }
+  for (const p of status.pending) {
+    out.push(
+      `Interrupted sync of ${p.filterKey} ${p.since} .. ${p.until}: ${p.windowsDone}/${p.windowsTotal} windows done; the next sync resumes it`,
+    );
+  }
+  out.push(status.runs.length === 0 ? "Runs: none" : "Last runs:");
+  for (const run of status.runs) {
+    out.push(
+      `  #${run.id} ${run.startedAt} ${run.outcome} [${run.filterKey}] fetched ${run.fetched}, new ${run.inserted}, duplicates ${run.duplicates}, mutations ${run.mutations}, quarantined ${run.quarantined}, requests ${run.requests}, 429s ${run.throttled}${run.error ? ` — ${run.error}` : ""}`,
+    );
+  }
+  const cov = status.coverage;
+  out.push(
+    `Coverage: ${cov.daysChecked} days checked, ${cov.daysWithGaps} with gaps (local count ≠ server total)`,
+  );
+  for (const gap of cov.gaps)
+    out.push(`  ${gap.day} [${gap.filterKey}]: ${gap.local} stored, server says ${gap.server}`);
+  out.push(`Quarantined records: ${status.quarantined.total}`);
+  for (const q of status.quarantined.recent.slice(0, 10)) {
+    out.push(`  ${q.recordId ?? "(no id)"} at ${q.receivedAt}: ${q.issue}`);
+  }
+  out.push(`Mutated records: ${status.mutated.records} (${status.mutated.revisions} revisions kept)`);
+  for (const m of status.mutated.recent.slice(0, 10)) out.push(`  ${m.id}: ${m.revisions} revision(s)`);
+  return `${out.join("\n")}\n`;
+}

@@ -1,0 +1,68 @@
+import { describe, expect, it } from "vitest";
+import { resolveClientTuning, resolveDbPath, resolveSyncConfig } from "../../src/config.ts";
+import { UsageError } from "../../src/errors.ts";
+
+describe("resolveSyncConfig", () => {
+  it("uses defaults, then env, then flags", () => {
+    expect(resolveSyncConfig({}, { FLAGTRAIL_API_KEY: "console-abc" })).toEqual({
+      baseUrl: "https://statsigapi.net",
+      apiKey: "console-abc",
+      authHeader: "STATSIG-API-KEY",
+      dbPath: "./flagtrail.db",
+    });
+    const env = {
+      FLAGTRAIL_API_KEY: "console-env",
+      FLAGTRAIL_BASE_URL: "http://127.0.0.1:8080/",
+      FLAGTRAIL_AUTH_HEADER: "SERVICE-API-KEY",
+      FLAGTRAIL_DB: "/tmp/env.db",
+    };
+    expect(resolveSyncConfig({}, env)).toEqual({
+      baseUrl: "http://127.0.0.1:8080",
+      apiKey: "console-env",
+      authHeader: "SERVICE-API-KEY",
+      dbPath: "/tmp/env.db",
+    });
+    expect(resolveSyncConfig({ apiKey: "console-flag", db: "/tmp/flag.db" }, env)).toMatchObject({
+      apiKey: "console-flag",
+      dbPath: "/tmp/flag.db",
+    });
+  });
+
+  it("rejects a missing key and a non-http(s) base URL with one sentence, without echoing the key", () => {
+    expect(() => resolveSyncConfig({}, {})).toThrow(UsageError);
+    expect(() => resolveSyncConfig({}, {})).toThrow("No API key: pass --api-key or set FLAGTRAIL_API_KEY.");
+    const bad = () => resolveSyncConfig({ apiKey: "console-secret", baseUrl: "ftp://example.com" }, {});
+    expect(bad).toThrow("The base URL must be an http:// or https:// address.");
+    try {
+      bad();
+    } catch (error) {
+      expect(String((error as Error).message)).not.toContain("console-secret");
+    }
+    expect(() => resolveSyncConfig({ apiKey: "k", authHeader: "bad header" }, {})).toThrow(/header/);
+  });
+
+  it("resolves the database path alone for read-only commands", () => {
+    expect(resolveDbPath({}, {})).toBe("./flagtrail.db");
+    expect(resolveDbPath({}, { FLAGTRAIL_DB: "/x.db" })).toBe("/x.db");
+    expect(resolveDbPath({ db: "/y.db" }, { FLAGTRAIL_DB: "/x.db" })).toBe("/y.db");
+  });
+});
+
+describe("resolveClientTuning", () => {
+  it("reads rate limits and retry timing from the environment", () => {
+    expect(resolveClientTuning({})).toEqual({});
+    expect(
+      resolveClientTuning({
+        FLAGTRAIL_RATE_LIMITS: "5/1000,50/60000",
+        FLAGTRAIL_RETRY_THROTTLED_BASE_MS: "10",
+      }),
+    ).toEqual({
+      rateLimits: [
+        { limit: 5, windowMs: 1000 },
+        { limit: 50, windowMs: 60000 },
+      ],
+      throttledBaseDelayMs: 10,
+    });
+    expect(() => resolveClientTuning({ FLAGTRAIL_RATE_LIMITS: "lots" })).toThrow(UsageError);
+  });
+});
