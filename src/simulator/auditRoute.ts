@@ -1,0 +1,205 @@
+// GET /console/v1/audit_logs: query parsing, the date window in the server's zone, the envelope,
+// and the faults that only make sense for this endpoint (clamp, malformed, mutation, head insert).
+import { z } from "zod";
+import type { AuditQuery, AuditStore, SortKey } from "./auditStore.ts";
+import { SORT_KEYS } from "./auditStore.ts";
+import type { Counters } from "./counters.ts";
+import type { FaultEngine } from "./faults.ts";
+import { MALFORMATIONS } from "./faults.ts";
+import { badRequest, type FieldError } from "./responses.ts";
+import type { SimRequest, SimResponse } from "./types.ts";
+import type { ZonedClock } from "./zonedTime.ts";
+import { addDays, isCalendarDay } from "./zonedTime.ts";
+
+export const AUDIT_LOGS_PATH = "/console/v1/audit_logs";
+export const AUDIT_LOGS_MESSAGE = "Audit logs listed successfully.";
+export const DEFAULT_LIMIT = 100;
+/** Both dates omitted → the last 90 days; startDate omitted → 90 days before endDate. */
+export const DEFAULT_WINDOW_DAYS = 90;
+/** `startTime`/`endTime` (newer API versions) must span less than this. */
+const MAX_TIME_RANGE_MS = 7 * 86_400_000;
+
+export interface AuditRouteContext {
+  store: AuditStore;
+  clock: ZonedClock;
+  faults: FaultEngine;
+  counters: Counters;
+  now: () => number;
+  linkStyle: "host" | "relative";
+  /** Appends `count` generated records at the newest end (the head-insert fault). */
+  insertAtHead: (count: number) => void;
+}
+
+const positiveInt = (name: string) =>
+  z
+    .string()
+    .regex(/^\d+$/, { error: `${name} must be a positive integer` })
+    .transform(Number)
+    .refine((n) => Number.isSafeInteger(n) && n >= 1, { error: `${name} must be a positive integer` });
+
+const epochMs = (name: string) =>
+  z
+    .string()
+    .regex(/^\d+$/, { error: `${name} must be epoch milliseconds` })
+    .transform(Number);
+
+const day = (name: string) =>
+  z.string().refine(isCalendarDay, { error: `${name} must be a date YYYY-MM-DD` });
+
+const querySchema = z
+  .object({
+    id: z.string().optional(),
+    sortKey: z.enum(SORT_KEYS, { error: `sortKey must be one of ${SORT_KEYS.join(", ")}` }).default("time"),
+    sortOrder: z.enum(["asc", "desc"], { error: "sortOrder must be asc or desc" }).default("desc"),
+    latestID: z.string().min(1).optional(),
+    tags: z.array(z.string()).optional(),
+    actionTypes: z.array(z.string().min(1, { error: "actionTypes must not be empty" })).optional(),
+    startDate: day("startDate").optional(),
+    endDate: day("endDate").optional(),
+    startTime: epochMs("startTime").optional(),
+    endTime: epochMs("endTime").optional(),
+    limit: positiveInt("limit").default(DEFAULT_LIMIT),
+    page: positiveInt("page").default(1),
+  })
+  .superRefine((q, ctx) => {
+    if (q.startDate !== undefined && q.endDate !== undefined && q.startDate > q.endDate) {
+      ctx.addIssue({ code: "custom", path: ["startDate"], message: "startDate must not be after endDate" });
+    }
+    if ((q.startTime === undefined) !== (q.endTime === undefined)) {
+      ctx.addIssue({ code: "custom", path: ["startTime"], message: "startTime and endTime go together" });
+    }
+    if (q.startTime !== undefined && q.endTime !== undefined) {
+      if (q.endTime < q.startTime || q.endTime - q.startTime >= MAX_TIME_RANGE_MS) {
+        ctx.addIssue({
+          code: "custom",
+          path: ["endTime"],
+          message: "endTime must follow startTime by less than 7 days",
+        });
+      }
+    }
+  });
+type ParsedQuery = z.infer<typeof querySchema>;
+
+/** Repeated keys (`actionTypes=a&actionTypes=b`), a single value, or a comma list are all accepted. */
+function listParam(query: URLSearchParams, ...names: string[]): string[] | undefined {
+  const values = names.flatMap((name) => query.getAll(name)).flatMap((v) => v.split(","));
+  const trimmed = values.map((v) => v.trim()).filter((v) => v !== "");
+  return trimmed.length > 0 ? trimmed : undefined;
+}
+
+function parseQuery(query: URLSearchParams): ParsedQuery | FieldError[] {
+  const single = (name: string) => query.get(name) ?? undefined;
+  const parsed = querySchema.safeParse({
+    id: single("id"),
+    sortKey: single("sortKey"),
+    sortOrder: single("sortOrder"),
+    latestID: single("latestID"),
+    tags: listParam(query, "tags", "tags[]"),
+    actionTypes: listParam(query, "actionType", "actionTypes", "actionTypes[]"),
+    startDate: single("startDate"),
+    endDate: single("endDate"),
+    startTime: single("startTime"),
+    endTime: single("endTime"),
+    limit: single("limit"),
+    page: single("page"),
+  });
+  if (parsed.success) return parsed.data;
+  return parsed.error.issues.map((issue) => ({
+    property: issue.path.map(String).join(".") || "query",
+    message: issue.message,
+  }));
+}
+
+/** The instant window of a query: whole local days of the server's zone, both ends inclusive. */
+export function windowOf(q: ParsedQuery, clock: ZonedClock, now: number): { fromMs: number; toMs: number } {
+  if (q.startTime !== undefined && q.endTime !== undefined) {
+    return { fromMs: q.startTime, toMs: q.endTime + 1 };
+  }
+  const endDate = q.endDate ?? clock.localDay(now);
+  const startDate = q.startDate ?? addDays(endDate, -DEFAULT_WINDOW_DAYS);
+  return { fromMs: clock.startOfDay(startDate), toMs: clock.startOfDay(addDays(endDate, 1)) };
+}
+
+function links(
+  request: SimRequest,
+  style: "host" | "relative",
+  page: number,
+  limit: number,
+  total: number,
+): { nextPage: string | null; previousPage: string | null; all: string } {
+  let base: string;
+  let filters = "";
+  if (style === "host") {
+    base = `${request.headers.host ?? "statsigapi.net"}${request.pathname}`;
+  } else {
+    // The relative form copies the request's filters in, decoded: spaces stay unencoded.
+    base = request.pathname;
+    for (const [key, value] of request.query) {
+      if (key !== "page" && key !== "limit") filters += `${key}=${value}&`;
+    }
+  }
+  const link = (n: number) => `${base}?${filters}page=${n}&limit=${limit}`;
+  return {
+    nextPage: page * limit < total ? link(page + 1) : null,
+    previousPage: page > 1 ? link(page - 1) : null,
+    all: style === "host" ? base : filters === "" ? base : `${base}?${filters.slice(0, -1)}`,
+  };
+}
+
+export function handleAuditLogs(request: SimRequest, ctx: AuditRouteContext): SimResponse {
+  ctx.counters.query(request.query.toString());
+  const parsed = parseQuery(request.query);
+  if (Array.isArray(parsed)) return badRequest(parsed);
+
+  const limit = ctx.faults.clampLimit(parsed.limit);
+  const inserted = ctx.faults.headInsert(parsed.page);
+  if (inserted > 0) {
+    ctx.insertAtHead(inserted);
+    ctx.counters.fault("headInsert", inserted);
+  }
+
+  const query: AuditQuery = {
+    ...windowOf(parsed, ctx.clock, ctx.now()),
+    sortKey: parsed.sortKey as SortKey,
+    sortOrder: parsed.sortOrder,
+  };
+  if (parsed.id !== undefined) query.name = parsed.id;
+  if (parsed.tags !== undefined) query.tags = parsed.tags;
+  if (parsed.actionTypes !== undefined) query.actionTypes = parsed.actionTypes;
+  if (parsed.latestID !== undefined) query.latestID = parsed.latestID;
+
+  const mutationPick = ctx.faults.mutation();
+  if (mutationPick !== undefined) {
+    const window = ctx.store.query(query, 0, Number.MAX_SAFE_INTEGER);
+    const victim = window.items[Math.floor(mutationPick * window.items.length)];
+    if (victim !== undefined) {
+      ctx.store.mutate(victim.id, { changeLog: `${victim.changeLog} (edited)` });
+      ctx.counters.fault("mutate");
+    }
+  }
+
+  const offset = (parsed.page - 1) * limit;
+  const result = ctx.store.query(query, offset, limit);
+  const data = result.items.map((record) => {
+    const rendered: Record<string, unknown> = ctx.store.render(record);
+    const kind = ctx.faults.malformedKind(record.id);
+    if (kind === undefined) return rendered;
+    ctx.counters.fault("malformed");
+    const broken = { ...rendered };
+    MALFORMATIONS[kind]!(broken);
+    return broken;
+  });
+  return {
+    status: 200,
+    body: {
+      message: AUDIT_LOGS_MESSAGE,
+      data,
+      pagination: {
+        itemsPerPage: limit,
+        pageNumber: parsed.page,
+        totalItems: result.total,
+        ...links(request, ctx.linkStyle, parsed.page, limit, result.total),
+      },
+    },
+  };
+}

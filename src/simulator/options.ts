@@ -1,0 +1,70 @@
+// Options of startSimulator and `flagtrail simulate`, validated with zod. Defaults model the real
+// service (header name, 100-record pages, Pacific time) with a history longer than the API's
+// default 90-day window.
+import { z } from "zod";
+import { isValidTimeZone } from "./zonedTime.ts";
+
+const rate = z.number().min(0).max(1);
+
+export const rateLimitSchema = z.object({
+  /** Sliding windows; a request is refused when any window is full. Documented: 100/10 s, 900/15 min. */
+  windows: z
+    .array(z.object({ limit: z.number().int().min(1), windowMs: z.number().int().min(1) }))
+    .min(1)
+    .default([
+      { limit: 100, windowMs: 10_000 },
+      { limit: 900, windowMs: 900_000 },
+    ]),
+  /** Send `Retry-After` (seconds) with a 429; the real service documents none. */
+  retryAfter: z.boolean().default(true),
+});
+
+export const faultsSchema = z.object({
+  /** Rate limiting is on when this is set. */
+  rateLimit: rateLimitSchema.optional(),
+  /** Probability that an API request gets a 500/502/503/504. */
+  errorRate: rate.default(0),
+  latencyMs: z.number().int().min(0).default(0),
+  /** Extra latency drawn uniformly in [0, jitterMs]. */
+  jitterMs: z.number().int().min(0).default(0),
+  /** Probability that the connection is reset instead of answered. */
+  resetRate: rate.default(0),
+  /** Probability that a JSON body is cut in half (with a matching Content-Length). */
+  truncateRate: rate.default(0),
+  /** Silently clamp `limit` of the audit log to this size. */
+  maxPageSize: z.number().int().min(1).optional(),
+  /** Share of records served malformed (missing fields, wrong types); decided per record id. */
+  malformedRate: rate.default(0),
+  /** Probability, per audit log request, that one record of the window is changed under its id. */
+  mutateRate: rate.default(0),
+  /** Probability, per audit log request for page 2 or later, of new records at the newest end. */
+  headInsertRate: rate.default(0),
+  headInsertCount: z.number().int().min(1).default(5),
+});
+export type Faults = z.infer<typeof faultsSchema>;
+export type FaultsInput = z.input<typeof faultsSchema>;
+
+export const simulatorOptionsSchema = z.object({
+  host: z.string().min(1).default("127.0.0.1"),
+  port: z.number().int().min(0).max(65_535).default(0),
+  apiKey: z.string().min(1).default("console-simulator-key"),
+  /** Matched case-insensitively, like every HTTP header. */
+  authHeader: z.string().min(1).default("STATSIG-API-KEY"),
+  /** Expected by the event webhook in the same header. */
+  serverSecret: z.string().min(1).default("secret-simulator-key"),
+  seed: z.number().int().default(1),
+  records: z.number().int().min(0).max(5_000_000).default(5000),
+  /** Span of the generated history, ending at `now`. */
+  days: z.number().positive().max(3650).default(120),
+  timeZone: z.string().refine(isValidTimeZone, { error: "unknown time zone" }).default("America/Los_Angeles"),
+  dateStyle: z.enum(["short", "long"]).default("short"),
+  /** Epoch ms of the simulator clock's "now" at start; the clock then runs in real time. */
+  now: z.number().int().optional(),
+  /** Shorthand for faults.maxPageSize. */
+  maxPageSize: z.number().int().min(1).optional(),
+  /** `host`: "127.0.0.1:PORT/console/v1/audit_logs?page=2&limit=3"; `relative`: the path with the filters copied in. */
+  linkStyle: z.enum(["host", "relative"]).default("host"),
+  faults: faultsSchema.prefault({}),
+});
+export type SimulatorOptions = z.input<typeof simulatorOptionsSchema>;
+export type SimulatorSettings = z.infer<typeof simulatorOptionsSchema>;
