@@ -1,0 +1,83 @@
+// Shared pieces of the sync/status integration tests: a simulator on 127.0.0.1, the CLI environment
+// pointing at it (fast retries, a rate budget that never waits), and readers of the resulting store.
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import Database from "better-sqlite3";
+import { type RunningSimulator, type SimulatorOptions, startSimulator } from "../../src/simulator/index.ts";
+
+export function tempDbPath(prefix = "flagtrail-it-"): string {
+  return join(mkdtempSync(join(tmpdir(), prefix)), "flagtrail.db");
+}
+
+export function startTestSimulator(options: SimulatorOptions = {}): Promise<RunningSimulator> {
+  return startSimulator({ host: "127.0.0.1", port: 0, seed: 7, records: 600, days: 120, ...options });
+}
+
+/** Environment for `runCli` against `sim`, writing to `db`. */
+export function simEnv(
+  sim: RunningSimulator,
+  db: string,
+  extra: Record<string, string> = {},
+): Record<string, string> {
+  return {
+    FLAGTRAIL_BASE_URL: sim.url,
+    FLAGTRAIL_API_KEY: sim.settings.apiKey,
+    FLAGTRAIL_AUTH_HEADER: sim.settings.authHeader,
+    FLAGTRAIL_DB: db,
+    FLAGTRAIL_RATE_LIMITS: "100000/1000",
+    FLAGTRAIL_RETRY_BASE_MS: "5",
+    FLAGTRAIL_RETRY_THROTTLED_BASE_MS: "20",
+    FLAGTRAIL_RETRY_MAX_DELAY_MS: "200",
+    ...extra,
+  };
+}
+
+/** YYYY-MM-DD of `days` days before now (UTC): older than any record of a `days`-day history. */
+export function daysAgo(days: number): string {
+  return new Date(Date.now() - days * 86_400_000).toISOString().slice(0, 10);
+}
+
+/** Reads the store with a separate read-only connection (safe while a sync runs). */
+export function withDb<T>(path: string, read: (db: Database.Database) => T): T {
+  const db = new Database(path, { readonly: true, fileMustExist: true });
+  try {
+    db.pragma("busy_timeout = 2000");
+    return read(db);
+  } finally {
+    db.close();
+  }
+}
+
+export function storedIds(path: string): string[] {
+  return withDb(path, (db) => db.prepare("SELECT id FROM audit_logs ORDER BY id").pluck().all() as string[]);
+}
+
+export function quarantinedIds(path: string): string[] {
+  return withDb(
+    path,
+    (db) =>
+      db.prepare("SELECT DISTINCT record_id FROM quarantine ORDER BY record_id").pluck().all() as string[],
+  );
+}
+
+/**
+ * Asserts-ready comparison: the ids the store holds (records and quarantined) against the simulator.
+ * Ids are unique on both sides, so equal counts plus every stored id known to the simulator means
+ * the two sets are equal.
+ */
+export function compareWithSimulator(sim: RunningSimulator, path: string) {
+  const ids = [...storedIds(path), ...quarantinedIds(path)];
+  return {
+    storeCount: ids.length,
+    distinct: new Set(ids).size,
+    simulatorCount: sim.control.size(),
+    unknownToSimulator: ids.filter((id) => sim.control.get(id) === undefined),
+  };
+}
+
+export function auditQueries(sim: RunningSimulator): URLSearchParams[] {
+  return sim.control
+    .counters()
+    .lastQueries.map((q) => new URLSearchParams(q.startsWith("?") ? q.slice(1) : q));
+}
