@@ -1,11 +1,33 @@
+// `flagtrail sql "SELECT …"`: ad hoc queries on a read-only connection (see README "SQL cookbook").
 import type { Command } from "commander";
-import { FlagtrailError } from "../errors.ts";
+import { z } from "zod";
+import { resolveDbPath } from "../config.ts";
+import { runSql } from "../report/sqlQuery.ts";
+import { openStore } from "../store/open.ts";
+import { parseOptions } from "./options.ts";
+
+const sqlOptionsSchema = z.object({
+  db: z.string().optional(),
+  format: z.enum(["table", "csv", "json"], { message: "expected table, csv or json" }).default("table"),
+});
 
 export function register(program: Command): void {
   program
     .command("sql")
-    .description("(not implemented yet)")
-    .action(() => {
-      throw new FlagtrailError("`flagtrail sql` is not implemented yet.");
+    .description(
+      "Run one read-only SQL query on the store (tables, views experiment_state_changes and config_edits, " +
+        "FTS index audit_logs_fts). Writes are refused by SQLite; both they and bad SQL exit with 2.",
+    )
+    .argument("<query>", 'the SQL statement, e.g. "SELECT * FROM config_edits LIMIT 5"')
+    .option("--db <path>", "SQLite database (env FLAGTRAIL_DB, default ./flagtrail.db)")
+    .option("--format <format>", "table, csv or json", "table")
+    .action(async (query: string, raw: Record<string, unknown>) => {
+      const options = parseOptions(sqlOptionsSchema, raw);
+      const store = openStore(resolveDbPath(options), { readonly: true });
+      try {
+        await runSql(store.sqlite, query, options.format, process.stdout);
+      } finally {
+        store.close();
+      }
     });
 }

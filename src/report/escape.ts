@@ -1,0 +1,34 @@
+// Making untrusted text (entity names, change logs, people's names) safe in the two output formats.
+
+const FORMULA_START = /^[=+\-@\t\r]/;
+
+/**
+ * A spreadsheet evaluates a cell starting with = + - @ (or tab/CR before them) as a formula; prefixing
+ * a single quote makes it text (OWASP "CSV injection"). Only strings are touched, never numbers.
+ */
+export function neutraliseFormula<T>(value: T): T | string {
+  return typeof value === "string" && FORMULA_START.test(value) ? `'${value}` : value;
+}
+
+const MARKDOWN_SPECIAL = /[\\`*_{}[\]<>()#+\-!|~&]/g;
+
+/**
+ * Inline Markdown text: every punctuation character Markdown or HTML could act on is backslash-escaped
+ * (CommonMark allows escaping any ASCII punctuation), and line breaks become `<br>` so a value stays
+ * inside its table cell, list item or heading.
+ */
+export function mdText(value: unknown): string {
+  if (value === null || value === undefined || value === "") return "";
+  return String(value)
+    .replace(MARKDOWN_SPECIAL, (c) => `\\${c}`)
+    .replace(/\r\n|\r|\n/g, "<br>");
+}
+
+/** A table row from already-escaped cells. */
+export function mdRow(cells: readonly string[]): string {
+  return `| ${cells.map((c) => (c === "" ? " " : c)).join(" | ")} |`;
+}
+
+export function mdTable(header: readonly string[], rows: readonly (readonly string[])[]): string {
+  return [mdRow(header), mdRow(header.map(() => "---")), ...rows.map(mdRow)].join("\n");
+}

@@ -1,0 +1,95 @@
+// The report period: calendar days --from..--to interpreted in --tz, as epoch-ms bounds, plus time
+// formatting in that zone. Offsets are looked up per 15-minute bucket (every zone changes offset on
+// such a boundary), so formatting a million rows does not call Intl a million times.
+import { TZDate, tzOffset } from "@date-fns/tz";
+import { UsageError } from "../errors.ts";
+
+export interface PeriodDay {
+  /** YYYY-MM-DD in the report's zone. */
+  day: string;
+  /** Epoch ms of the day's first instant. */
+  start: number;
+  /** Epoch ms of the next day's first instant (exclusive). */
+  end: number;
+}
+
+export interface Period {
+  from: string;
+  to: string;
+  timeZone: string;
+  /** Inclusive lower bound, epoch ms. */
+  start: number;
+  /** Exclusive upper bound, epoch ms. */
+  end: number;
+  days: PeriodDay[];
+}
+
+const DAY_PATTERN = /^(\d{4})-(\d{2})-(\d{2})$/;
+
+function parseDay(text: string, option: string): { y: number; m: number; d: number } {
+  const match = DAY_PATTERN.exec(text);
+  if (match) {
+    const [y, m, d] = [Number(match[1]), Number(match[2]), Number(match[3])];
+    const probe = new Date(Date.UTC(y, m - 1, d));
+    if (probe.getUTCFullYear() === y && probe.getUTCMonth() === m - 1 && probe.getUTCDate() === d)
+      return { y, m, d };
+  }
+  throw new UsageError(`${option}: expected a calendar day YYYY-MM-DD, got ${JSON.stringify(text)}`);
+}
+
+export function assertTimeZone(timeZone: string): void {
+  try {
+    new Intl.DateTimeFormat("en-US", { timeZone });
+  } catch {
+    throw new UsageError(
+      `--tz: unknown time zone ${JSON.stringify(timeZone)} (use an IANA name like Europe/Berlin)`,
+    );
+  }
+}
+
+function startOfDay(y: number, m: number, d: number, timeZone: string): number {
+  return new TZDate(y, m - 1, d, timeZone).getTime();
+}
+
+export function resolvePeriod(from: string, to: string, timeZone = "UTC"): Period {
+  assertTimeZone(timeZone);
+  const a = parseDay(from, "--from");
+  const b = parseDay(to, "--to");
+  if (from > to) throw new UsageError(`--from ${from} is after --to ${to}`);
+  const days: PeriodDay[] = [];
+  const cursor = new Date(Date.UTC(a.y, a.m - 1, a.d));
+  const last = Date.UTC(b.y, b.m - 1, b.d);
+  while (cursor.getTime() <= last) {
+    const y = cursor.getUTCFullYear();
+    const m = cursor.getUTCMonth() + 1;
+    const d = cursor.getUTCDate();
+    const next = new Date(cursor.getTime() + 86_400_000);
+    days.push({
+      day: cursor.toISOString().slice(0, 10),
+      start: startOfDay(y, m, d, timeZone),
+      end: startOfDay(next.getUTCFullYear(), next.getUTCMonth() + 1, next.getUTCDate(), timeZone),
+    });
+    cursor.setTime(next.getTime());
+  }
+  return { from, to, timeZone, start: days[0]!.start, end: days[days.length - 1]!.end, days };
+}
+
+const BUCKET_MS = 15 * 60_000;
+
+/** Formats epoch ms as ISO 8601 with the zone's offset, e.g. 2024-03-31T03:00:00+02:00. */
+export function isoFormatter(timeZone: string): (epochMs: number) => string {
+  const offsets = new Map<number, number>();
+  return (epochMs: number) => {
+    const bucket = Math.floor(epochMs / BUCKET_MS);
+    let offset = offsets.get(bucket);
+    if (offset === undefined) {
+      offset = tzOffset(timeZone, new Date(bucket * BUCKET_MS));
+      offsets.set(bucket, offset);
+    }
+    const local = new Date(epochMs + offset * 60_000).toISOString();
+    const millis = epochMs % 1000 === 0 ? local.slice(0, 19) : local.slice(0, 23);
+    const sign = offset < 0 ? "-" : "+";
+    const abs = Math.abs(offset);
+    return `${millis}${sign}${String(Math.floor(abs / 60)).padStart(2, "0")}:${String(abs % 60).padStart(2, "0")}`;
+  };
+}

@@ -1,0 +1,146 @@
+// The SQL behind every file and section of the report. The Markdown prints each query next to its
+// section, with the parameter values in the report's header, so a reader can re-run it with
+// `flagtrail sql`. Parameters: @start/@end epoch-ms bounds ([start, end)), @types JSON array of action
+// types or NULL for all, @fromDay/@toDay the period's days, @days/@approvals/@rejects/@exempt/@flows
+// JSON lists built from code (src/report/reviews.ts).
+
+const TYPES = "(@types IS NULL OR %.action_type IN (SELECT value FROM json_each(@types)))";
+const PERIOD = "%.occurred_at >= @start AND %.occurred_at < @end";
+
+function scoped(alias: string, text: string): string {
+  return text.replaceAll("%", alias);
+}
+
+function period(alias: string): string {
+  return `${scoped(alias, PERIOD)}\n  AND ${scoped(alias, TYPES)}`;
+}
+
+function csvQuery(view: string): string {
+  return `SELECT v.occurred_at, v.id, v.updated_by, v.updated_by_user_id, v.modifier_email, v.name,
+       v.action_type, v.change_log, v.rule_diff_summary
+FROM ${view} v
+WHERE ${period("v")}
+ORDER BY v.occurred_at, v.seq`;
+}
+
+export const QUERIES = {
+  experimentStateChangesCsv: csvQuery("experiment_state_changes"),
+  configEditsCsv: csvQuery("config_edits"),
+
+  recordCount: `SELECT count(*) AS records
+FROM audit_logs a
+WHERE ${period("a")}`,
+
+  unplaced: "SELECT count(*) AS records FROM audit_logs WHERE occurred_at IS NULL",
+
+  coverage: `SELECT day, filter_key, server_total, local_count, checked_at
+FROM coverage
+WHERE day >= @fromDay AND day <= @toDay
+ORDER BY day, filter_key`,
+
+  byActionType: `SELECT a.action_type, coalesce(c.category, 'uncategorised') AS category, count(*) AS records
+FROM audit_logs a
+LEFT JOIN action_type_categories c ON c.action_type = a.action_type
+WHERE ${period("a")}
+GROUP BY a.action_type
+ORDER BY records DESC, a.action_type`,
+
+  byPerson: `SELECT a.updated_by_user_id, max(a.updated_by) AS updated_by, max(a.modifier_email) AS email,
+       count(*) AS records
+FROM audit_logs a
+WHERE ${period("a")}
+GROUP BY a.updated_by_user_id, CASE WHEN a.updated_by_user_id IS NULL THEN a.updated_by END
+ORDER BY records DESC, updated_by`,
+
+  daily: `WITH days AS (
+  SELECT json_extract(value, '$.day') AS day, json_extract(value, '$.start') AS day_start,
+         json_extract(value, '$.end') AS day_end
+  FROM json_each(@days)
+)
+SELECT d.day, count(a.id) AS records
+FROM days d
+LEFT JOIN audit_logs a ON a.occurred_at >= d.day_start AND a.occurred_at < d.day_end
+  AND ${scoped("a", TYPES)}
+GROUP BY d.day
+ORDER BY d.day`,
+
+  experimentTimelines: `SELECT v.name, v.occurred_at, v.action_type, v.updated_by, v.change_log, v.id
+FROM experiment_state_changes v
+WHERE ${period("v")}
+ORDER BY v.name, v.occurred_at, v.seq`,
+
+  configEdits: `SELECT v.name, v.occurred_at, v.id, v.action_type, v.updated_by, v.change_log, v.rule_diff_summary,
+       rc.rule_id, rc.rule_name, rc.change, rc.field, rc.old_value, rc.new_value, rc.old_position,
+       rc.new_position
+FROM config_edits v
+LEFT JOIN rule_changes rc ON rc.audit_log_id = v.id
+WHERE ${period("v")}
+ORDER BY v.name, v.occurred_at, v.seq, rc.id`,
+
+  unreviewed: `WITH approvals AS MATERIALIZED (
+  SELECT name, occurred_at FROM audit_logs
+  WHERE action_type IN (SELECT value FROM json_each(@approvals)) AND occurred_at < @end
+),
+changes AS (
+  SELECT * FROM experiment_state_changes
+  UNION ALL
+  SELECT * FROM config_edits
+)
+SELECT ch.occurred_at, ch.name, ch.action_type, ch.category, ch.updated_by, ch.id
+FROM changes ch
+WHERE ${period("ch")}
+  AND ch.action_type NOT IN (SELECT value FROM json_each(@exempt))
+  AND NOT EXISTS (
+    SELECT 1 FROM approvals ap WHERE ap.name = ch.name AND ap.occurred_at <= ch.occurred_at
+  )
+ORDER BY ch.occurred_at, ch.seq`,
+
+  selfApproved: `WITH flows AS (
+  SELECT json_extract(value, '$.create') AS create_type, json_extract(value, '$.accept') AS accept_type
+  FROM json_each(@flows)
+),
+accepts AS (
+  SELECT acc.id, acc.seq, acc.occurred_at, acc.name, acc.action_type, acc.updated_by,
+         acc.updated_by_user_id,
+         (SELECT cr.id FROM audit_logs cr
+          WHERE cr.name = acc.name AND cr.action_type = f.create_type AND cr.occurred_at <= acc.occurred_at
+          ORDER BY cr.occurred_at DESC, cr.seq DESC LIMIT 1) AS request_id
+  FROM audit_logs acc
+  JOIN flows f ON f.accept_type = acc.action_type
+  WHERE ${period("acc")}
+)
+SELECT ac.occurred_at, ac.name, ac.action_type, ac.updated_by, ac.updated_by_user_id,
+       cr.occurred_at AS requested_at, cr.action_type AS request_type, ac.id
+FROM accepts ac
+JOIN audit_logs cr ON cr.id = ac.request_id
+WHERE cr.updated_by_user_id = ac.updated_by_user_id
+ORDER BY ac.occurred_at, ac.seq`,
+
+  rejected: `SELECT r.occurred_at, r.name, r.action_type, r.updated_by, r.change_log, r.id
+FROM audit_logs r
+WHERE r.action_type IN (SELECT value FROM json_each(@rejects))
+  AND ${period("r")}
+ORDER BY r.occurred_at, r.seq`,
+
+  mutations: `SELECT r.audit_log_id AS id, a.name, a.action_type, a.occurred_at, r.seen_at, a.raw AS original,
+       r.raw AS revision
+FROM audit_log_revisions r
+JOIN audit_logs a ON a.id = r.audit_log_id
+WHERE ((a.occurred_at >= @start AND a.occurred_at < @end) OR (r.seen_at >= @start AND r.seen_at < @end))
+  AND ${scoped("a", TYPES)}
+ORDER BY a.occurred_at, a.seq, r.id`,
+
+  chainHead: "SELECT seq, chain_hash FROM audit_logs ORDER BY seq DESC LIMIT 1",
+} as const;
+
+export type QueryName = keyof typeof QUERIES;
+
+/** The named parameters a query uses, picked from all of the report's parameters. */
+export function paramsFor(sql: string, all: Record<string, unknown>): Record<string, unknown> {
+  const picked: Record<string, unknown> = {};
+  for (const match of sql.matchAll(/@([A-Za-z]+)/g)) {
+    const name = match[1]!;
+    picked[name] = all[name] ?? null;
+  }
+  return picked;
+}

@@ -1,0 +1,65 @@
+// Which action types make up a review: the request, its approval and its rejection, per kind of
+// entity. The report's review section reads these; see README "Report contents".
+import type { AuditActionType } from "../api/actionTypes.ts";
+
+export interface ReviewFlow {
+  entity: string;
+  create: AuditActionType;
+  accept: AuditActionType;
+  reject: AuditActionType;
+}
+
+export const REVIEW_FLOWS: readonly ReviewFlow[] = [
+  {
+    entity: "config",
+    create: "config_review_create",
+    accept: "config_review_accept",
+    reject: "config_review_reject",
+  },
+  {
+    entity: "experiment",
+    create: "experiment_review_create",
+    accept: "experiment_review_accept",
+    reject: "experiment_review_reject",
+  },
+  {
+    entity: "layer",
+    create: "layer_review_create",
+    accept: "layer_review_accept",
+    reject: "layer_review_reject",
+  },
+  {
+    entity: "metric",
+    create: "metric_review_create",
+    accept: "custom_metric_review_accept",
+    reject: "custom_metric_review_reject",
+  },
+  {
+    entity: "warehouse source",
+    create: "create_echidna_source_review",
+    accept: "accept_echidna_source_review",
+    reject: "reject_echidna_source_review",
+  },
+];
+
+export const APPROVAL_ACTION_TYPES: readonly string[] = REVIEW_FLOWS.map((f) => f.accept);
+export const REJECTION_ACTION_TYPES: readonly string[] = REVIEW_FLOWS.map((f) => f.reject);
+
+/**
+ * Experiment state changes and config edits that need no approved review before them: creating an
+ * entity (nothing to review yet) and the review records themselves. Changes to review settings
+ * (config_reviews_disable, config_require_reviews…) are NOT exempt: they are what a reviewer should see.
+ */
+export const REVIEW_EXEMPT_ACTION_TYPES: readonly AuditActionType[] = [
+  "experiment_create",
+  "autotune_experiment_create",
+  "dynamic_config_create",
+  "gate_create",
+  "config_review_create",
+  "config_review_accept",
+  "config_review_reject",
+  "config_review_commit",
+  "config_review_delete",
+  "config_review_update",
+  "config_review_info_update",
+];
