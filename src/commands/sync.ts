@@ -33,6 +33,7 @@ const syncOptionsSchema = z
     concurrency: intText(1).default(SYNC_DEFAULTS.concurrency),
     lookbackDays: intText(0).default(SYNC_DEFAULTS.lookbackDays),
     full: z.boolean().default(false),
+    coverage: z.boolean().default(true),
     baseUrl: z.string().optional(),
     apiKey: z.string().optional(),
     authHeader: z.string().optional(),
@@ -132,6 +133,7 @@ async function action(raw: Record<string, unknown>): Promise<void> {
         concurrency: options.concurrency,
         lookbackDays: options.lookbackDays,
         full: options.full,
+        coverage: options.coverage,
         onEvent: report.onEvent,
       },
       controller.signal,
@@ -169,6 +171,7 @@ export function register(program: Command): void {
     .option("--concurrency <n>", "date windows fetched at once", String(SYNC_DEFAULTS.concurrency))
     .option("--lookback-days <n>", "days re-read before the checkpoint", String(SYNC_DEFAULTS.lookbackDays))
     .option("--full", "ignore the checkpoint and re-read the whole range")
+    .option("--no-coverage", "skip the per-day comparison of local and server record counts")
     .option(
       "--base-url <url>",
       "console API base URL (env FLAGTRAIL_BASE_URL, default https://statsigapi.net)",

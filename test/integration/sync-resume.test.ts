@@ -1,0 +1,134 @@
+// Crash safety and exclusion: kill -9 in the middle of a sync, then resume to exact set equality;
+// a second sync while one runs is refused; SIGTERM stops a sync cleanly.
+import type { ChildProcess } from "node:child_process";
+import { afterEach, describe, expect, it } from "vitest";
+import type { RunningSimulator } from "../../src/simulator/index.ts";
+import { CHAIN_GENESIS, chainLink } from "../../src/store/hash.ts";
+import { runCli } from "../helpers/runCli.ts";
+import {
+  compareWithSimulator,
+  daysAgo,
+  simEnv,
+  startTestSimulator,
+  tempDbPath,
+  withDb,
+} from "../helpers/simSync.ts";
+
+let sim: RunningSimulator | undefined;
+afterEach(async () => {
+  await sim?.close();
+  sim = undefined;
+});
+
+function count(db: string, sql: string): number {
+  try {
+    return withDb(db, (d) => d.prepare(sql).pluck().get() as number);
+  } catch {
+    return 0; // not created or not migrated yet
+  }
+}
+
+/** Resolves once `ready()` holds, polling every 50 ms (rejects after 20 s). */
+async function waitUntil(ready: () => boolean): Promise<void> {
+  for (let waited = 0; waited < 20_000; waited += 50) {
+    if (ready()) return;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error("condition not reached in time");
+}
+
+describe("flagtrail sync crash safety", () => {
+  it("resumes after kill -9 without re-reading finished windows, ending in exact set equality", async () => {
+    sim = await startTestSimulator({ records: 1200, days: 100, faults: { latencyMs: 15 } });
+    const db = tempDbPath();
+    const env = simEnv(sim, db);
+    const args = ["sync", "--since", daysAgo(105), "--page-size", "20", "--concurrency", "1", "--quiet"];
+    let child: ChildProcess | undefined;
+    const killed = runCli(args, { env, onSpawn: (c) => (child = c) });
+    await waitUntil(() => count(db, "SELECT count(*) FROM sync_windows WHERE status = 'done'") >= 2);
+    child!.kill("SIGKILL");
+    const result = await killed;
+    expect(result.signal).toBe("SIGKILL");
+    const partial = count(db, "SELECT count(*) FROM audit_logs");
+    expect(partial).toBeLessThan(1200);
+    const doneWindows = withDb(db, (d) =>
+      d.prepare("SELECT start_date, end_date FROM sync_windows WHERE status = 'done'").all(),
+    ) as { start_date: string; end_date: string }[];
+    expect(doneWindows.length).toBeGreaterThan(0);
+
+    sim.control.setFaults({});
+    sim.control.resetCounters();
+    // Without coverage probes every request of the run is a page request, all within lastQueries.
+    const resumed = await runCli(["sync", "--no-coverage", "--json"], { env });
+    expect(resumed.code).toBe(0);
+    const summary = JSON.parse(resumed.stdout);
+    expect(summary.resumed).toBe(true);
+    expect(summary.inserted).toBe(1200 - partial);
+    expect(compareWithSimulator(sim, db)).toEqual({
+      storeCount: 1200,
+      distinct: 1200,
+      simulatorCount: 1200,
+      unknownToSimulator: [],
+    });
+    // No finished window's first page was requested again.
+    const counters = sim.control.counters();
+    const queries = counters.lastQueries.map((q) => new URLSearchParams(q));
+    expect(queries.length).toBe(summary.requests);
+    expect(queries.length).toBeLessThan(50);
+    for (const w of doneWindows) {
+      const again = queries.filter(
+        (q) =>
+          q.get("startDate") === w.start_date && q.get("endDate") === w.end_date && q.get("page") === "1",
+      );
+      expect(again).toEqual([]);
+    }
+    // seq is gapless and the hash chain verifies end to end.
+    const rows = withDb(db, (d) =>
+      d.prepare("SELECT seq, record_hash, chain_hash FROM audit_logs ORDER BY seq").all(),
+    ) as {
+      seq: number;
+      record_hash: string;
+      chain_hash: string;
+    }[];
+    let link = CHAIN_GENESIS;
+    rows.forEach((row, i) => {
+      expect(row.seq).toBe(i + 1);
+      link = chainLink(link, row.record_hash);
+      expect(row.chain_hash).toBe(link);
+    });
+    const outcomes = withDb(db, (d) => d.prepare("SELECT outcome FROM sync_runs ORDER BY id").pluck().all());
+    expect(outcomes).toEqual(["interrupted", "ok"]);
+  });
+
+  it("refuses a second sync while one runs, and SIGTERM stops the first cleanly", async () => {
+    sim = await startTestSimulator({ records: 600, days: 30, faults: { latencyMs: 30 } });
+    const db = tempDbPath();
+    const env = simEnv(sim, db);
+    let child: ChildProcess | undefined;
+    const first = runCli(
+      ["sync", "--since", daysAgo(32), "--page-size", "10", "--concurrency", "1", "--quiet"],
+      {
+        env,
+        onSpawn: (c) => (child = c),
+      },
+    );
+    await waitUntil(() => count(db, "SELECT count(*) FROM audit_logs") > 0);
+
+    const second = await runCli(["sync", "--quiet"], { env });
+    expect(second.code).toBe(1);
+    expect(second.stderr).toMatch(/Another sync is running on this database/);
+    expect(count(db, "SELECT count(*) FROM sync_runs")).toBe(1);
+
+    child!.kill("SIGTERM");
+    const stopped = await first;
+    expect(stopped.code).toBe(1);
+    expect(stopped.stderr).toMatch(/interrupted/);
+    const run = withDb(db, (d) => d.prepare("SELECT outcome, inserted FROM sync_runs").get()) as {
+      outcome: string;
+      inserted: number;
+    };
+    expect(run.outcome).toBe("interrupted");
+    expect(run.inserted).toBe(count(db, "SELECT count(*) FROM audit_logs"));
+    expect(count(db, "SELECT count(*) FROM leases")).toBe(0);
+  });
+});
