@@ -95,10 +95,14 @@ export class HistoryGenerator {
     const burstChance = BURST_SHARE / ((minBurst + maxBurst) / 2);
     let last = start;
     let i = 0;
+    let bursts = 0;
     while (i < n) {
       // Stratified instants keep the array sorted as it is built (no sort of 1M records).
       const base = Math.max(last, Math.floor(start + (span * (i + this.prng.next())) / n));
-      if (n - i > 1 && this.prng.chance(burstChance)) {
+      // At least one burst per history, even when the dice never roll one.
+      const burstDue = bursts === 0 && i >= n / 2;
+      if (n - i > 1 && (this.prng.chance(burstChance) || burstDue)) {
+        bursts++;
         const size = Math.min(n - i, this.prng.int(minBurst, maxBurst));
         const actor = this.prng.pick(this.actors);
         const second = Math.floor(base / 1000) * 1000;

@@ -38,6 +38,8 @@ export type NameKind = keyof typeof AWKWARD;
 
 export class NamePool {
   private readonly used = new Set<string>();
+  /** Next suffix to try per base name, so that claiming stays O(1) however many share a base. */
+  private readonly suffixes = new Map<string, number>();
   private readonly awkwardLeft: Record<NameKind, string[]> = {
     dynamic_config: [...AWKWARD.dynamic_config],
     gate: [...AWKWARD.gate],
@@ -63,7 +65,9 @@ export class NamePool {
 
   private claim(base: string): string {
     let name = base;
-    for (let n = 2; this.used.has(name); n++) name = `${base}_${n}`;
+    let n = this.suffixes.get(base) ?? 2;
+    while (this.used.has(name)) name = `${base}_${n++}`;
+    this.suffixes.set(base, n);
     this.used.add(name);
     return name;
   }

@@ -31,13 +31,15 @@ const GROUP_NAMES = [
 const COUNTRIES = ["US", "CA", "GB", "DE", "FR", "JP", "BR", "IN"];
 const COLORS = ["blue", "green", "orange", "purple"];
 
+const HEX = "0123456789abcdef";
+
 type Condition = NonNullable<AuditRule["conditionJSON"]>[number];
 
 export function salt(prng: Prng): string {
   const hex = (n: number) => {
-    let out = "";
-    for (let i = 0; i < n; i++) out += (prng.nextUint32() & 15).toString(16);
-    return out;
+    const digits = new Array<string>(n);
+    for (let i = 0; i < n; i++) digits[i] = HEX[prng.nextUint32() & 15]!;
+    return digits.join("");
   };
   return `${hex(8)}-${hex(4)}-${hex(4)}-${hex(4)}-${hex(12)}`;
 }
