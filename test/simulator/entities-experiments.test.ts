@@ -110,7 +110,7 @@ describe("POST /console/v1/experiments", () => {
     expect(appended).toEqual([
       expect.objectContaining({
         at: T0,
-        name: "checkout_button",
+        name: "Checkout Button",
         actionType: "experiment_create",
         actor: expect.objectContaining({ name: "CONSOLE API" }),
         tags: ["checkout"],
@@ -342,7 +342,7 @@ describe("POST /console/v1/experiments/{id}/enable_groups", () => {
       createdTime: T0,
     });
     expect(appended).toEqual([
-      expect.objectContaining({ at: T0 + 5_000, name: "groups_exp", actionType: "experiment_edit" }),
+      expect.objectContaining({ at: T0 + 5_000, name: "groups exp", actionType: "experiment_edit" }),
     ]);
     expect(appended[0]!.changeLog).toContain("A");
     expect(appended[0]!.changeLog).toContain("Control");

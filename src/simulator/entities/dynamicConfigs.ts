@@ -1,5 +1,5 @@
-// Stored versions of dynamic configs, fed by the history generator (one version per config edit
-// that carries rules), so that `GET /dynamic_configs/{id}/versions` agrees with the audit log.
+// Stored versions of dynamic configs, fed by the history generator (one version per reported config
+// change, with the rules after it), so that `GET /dynamic_configs/{id}/versions` agrees with the audit log.
 // A version is kept as the generator reported it (its rules array by reference, no copy: an O(1)
 // report for 1M records); the full DynamicConfig record is built only when a page is served.
 import { z } from "zod";
@@ -15,6 +15,8 @@ interface StoredVersion {
   actor: SimActor;
   name: string;
   rules: AuditRule[];
+  /** Flipped by each `config_state_toggle` report; a new config is enabled. */
+  enabled: boolean;
 }
 
 type ConfigChange = Parameters<HistoryObserver["configChanged"]>[0];
@@ -99,19 +101,29 @@ function parseObject(text: string): Record<string, unknown> {
 export class DynamicConfigStore {
   private readonly configs = new Map<string, StoredVersion[]>();
 
-  /** Gates are reported too but have no versions endpoint; only dynamic configs are kept. */
+  /**
+   * Every reported change of a dynamic config is a version (the real service bumps `version` on any
+   * edit), carrying the rules as they are after it. Gates have no versions endpoint: not kept.
+   */
   readonly observe: HistoryObserver["configChanged"] = (change: ConfigChange) => {
     if (change.kind !== "dynamic_config") return;
+    const versions = this.configs.get(change.configId);
+    const wasEnabled = versions?.[versions.length - 1]?.enabled ?? true;
     const version: StoredVersion = {
       at: change.at,
       actor: change.actor,
       name: change.name,
       rules: change.rules,
+      enabled: change.actionType === "config_state_toggle" ? !wasEnabled : wasEnabled,
     };
-    const versions = this.configs.get(change.configId);
     if (versions === undefined) this.configs.set(change.configId, [version]);
     else versions.push(version);
   };
+
+  /** Ids of the dynamic configs that have versions, in the order they were first reported. */
+  ids(): string[] {
+    return [...this.configs.keys()];
+  }
 
   /** How many versions of `configId` are stored (0 for an unknown config). */
   versionCount(configId: string): number {
@@ -165,7 +177,7 @@ function toConfigRecord(
     lastModifierName: version.actor.name,
     lastModifierEmail: version.actor.email,
     lastModifiedTime: version.at,
-    isEnabled: true,
+    isEnabled: version.enabled,
     isTemplate: false,
     rules: version.rules.map((rule, index) => toConsoleRule(rule, index, version.at)),
     tags: [],
@@ -185,7 +197,7 @@ function toConfigRecord(
     schema: "",
     schemaJson5: "",
     releasePipelineID: "",
-    status: "Enabled",
+    status: version.enabled ? "Enabled" : "Disabled",
     checksPerHour: 0,
   };
 }

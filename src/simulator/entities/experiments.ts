@@ -157,7 +157,8 @@ export class ExperimentStore {
     this.moveToLayer(state, input.layerID ?? null);
     this.options.appender.append({
       at,
-      name: id,
+      // Named like the generator's records: by display name (the entity's name in the audit log).
+      name: input.name,
       actionType: "experiment_create",
       changeLog: `Created experiment ${input.name}`,
       actor,
@@ -190,7 +191,7 @@ export class ExperimentStore {
     state.version += 1;
     this.options.appender.append({
       at,
-      name: id,
+      name: state.name,
       actionType: "experiment_edit",
       changeLog: `Enabled groups: ${[...wanted].join(", ")}`,
       actor,

@@ -28,6 +28,8 @@ export interface EntityWorld {
   ingestEvent(event: ServiceEvent): void;
   /** The full Experiment record, as served; undefined for an unknown id. */
   getExperiment(id: string): Record<string, unknown> | undefined;
+  /** Ids of the dynamic configs with stored versions, in the order they were first reported. */
+  dynamicConfigIds(): string[];
   /** Stored versions of a dynamic config (0 when unknown). */
   configVersionCount(configId: string): number;
   /** Events ingested under `eventName`. */
@@ -48,6 +50,7 @@ export function createEntityWorld(options: EntityWorldOptions): EntityWorld {
     observer: { configChanged: configs.observe, experimentChanged: experiments.observe },
     ingestEvent: (event) => events.ingest(event),
     getExperiment: (id) => experiments.get(id),
+    dynamicConfigIds: () => configs.ids(),
     configVersionCount: (configId) => configs.versionCount(configId),
     eventCount: (eventName) => events.count(eventName),
   };
