@@ -39,7 +39,7 @@ async function readBody(req: IncomingMessage): Promise<Body> {
   }
 }
 
-function isLoopback(address: string | undefined): boolean {
+export function isLoopback(address: string | undefined): boolean {
   return address === "127.0.0.1" || address === "::1" || address === "::ffff:127.0.0.1";
 }
 
@@ -98,12 +98,13 @@ export function createSimServer(deps: ServerDeps): Server {
     };
 
     if (url.pathname.startsWith(CONTROL_PREFIX)) {
-      if (!isLoopback(req.socket.remoteAddress)) return reply(forbidden());
-      if (key !== deps.apiKey) return reply(unauthorized("console", key));
+      // Not counted: counters describe what the client under test did, not the test's own probes.
+      if (!isLoopback(req.socket.remoteAddress)) return send(res, forbidden());
+      if (key !== deps.apiKey) return send(res, unauthorized("console", key));
       const found = match(deps.controlRoutes, method, url.pathname);
-      if (found === null) return reply(notFound());
-      if (!body.ok) return reply(badRequest([{ property: "body", message: body.reason }]));
-      return reply(found.route.handle(request, found.params));
+      if (found === null) return send(res, notFound());
+      if (!body.ok) return send(res, badRequest([{ property: "body", message: body.reason }]));
+      return send(res, found.route.handle(request, found.params));
     }
 
     const found = match(deps.apiRoutes, method, url.pathname);
