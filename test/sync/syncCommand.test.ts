@@ -1,0 +1,92 @@
+// `flagtrail sync` option handling in-process (main() is what bin/flagtrail.js runs).
+import { existsSync } from "node:fs";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { main } from "../../src/cli.ts";
+import { checkActionTypes, formatSummary } from "../../src/commands/sync.ts";
+import { UsageError } from "../../src/errors.ts";
+import type { SyncSummary } from "../../src/sync/runSync.ts";
+import { tempDbPath } from "../helpers/simSync.ts";
+
+async function runMain(args: string[]): Promise<{ code: number; stderr: string }> {
+  let stderr = "";
+  const spy = vi.spyOn(process.stderr, "write").mockImplementation((chunk: string | Uint8Array) => {
+    stderr += String(chunk);
+    return true;
+  });
+  const out = vi.spyOn(process.stdout, "write").mockImplementation(() => true);
+  try {
+    return { code: await main(["node", "flagtrail", ...args]), stderr };
+  } finally {
+    spy.mockRestore();
+    out.mockRestore();
+  }
+}
+
+describe("sync options", () => {
+  const saved = { ...process.env };
+  afterEach(() => {
+    process.env = { ...saved };
+  });
+
+  const cases: [string, string[], RegExp][] = [
+    ["a malformed --since", ["--since", "2024-13-01"], /--since: expected a calendar date YYYY-MM-DD/],
+    ["an impossible --until", ["--until", "2023-02-29"], /--until: expected a calendar date/],
+    [
+      "--since after --until",
+      ["--since", "2024-05-02", "--until", "2024-05-01"],
+      /--since must not be after --until/,
+    ],
+    ["a zero page size", ["--page-size", "0"], /--page-size: must be at least 1/],
+    ["a non-numeric concurrency", ["--concurrency", "two"], /--concurrency: expected a whole number/],
+    ["a negative lookback", ["--lookback-days", "-1"], /--lookback-days: expected a whole number/],
+    ["an unknown action type", ["--action-type", "gate_updat"], /closest valid: gate_update/],
+    ["a non-http base URL", ["--base-url", "file:///etc"], /The base URL must be an http/],
+    ["a bad auth header", ["--auth-header", "two words"], /valid HTTP header name/],
+  ];
+  for (const [name, args, message] of cases) {
+    it(`exits 2 on ${name} before touching the database`, async () => {
+      const db = tempDbPath();
+      const { code, stderr } = await runMain(["sync", "--db", db, "--api-key", "console-k", ...args]);
+      expect(code).toBe(2);
+      expect(stderr).toMatch(message);
+      expect(stderr.trim().split("\n")).toHaveLength(1);
+      expect(existsSync(db)).toBe(false);
+    });
+  }
+
+  it("names the closest valid action types and lets unknown ones pass when allowed", () => {
+    expect(() => checkActionTypes(["gate_update", "experiment_strat"], false)).toThrow(UsageError);
+    expect(() => checkActionTypes(["experiment_strat"], false)).toThrow(/experiment_start/);
+    expect(() => checkActionTypes(["experiment_strat"], true)).not.toThrow();
+    expect(() => checkActionTypes(["gate_update"], false)).not.toThrow();
+  });
+
+  it("formats the summary with every count", () => {
+    const summary: SyncSummary = {
+      runId: 3,
+      outcome: "ok",
+      filterKey: "all",
+      actionTypes: [],
+      range: { since: "2024-01-01", until: "2024-03-31" },
+      resumed: false,
+      windows: 4,
+      fetched: 120,
+      inserted: 100,
+      duplicates: 18,
+      mutations: 1,
+      quarantined: 1,
+      warnings: 0,
+      requests: 20,
+      throttled: 2,
+      seconds: 1.5,
+      coverageDays: 91,
+      coverageGaps: [{ day: "2024-02-02", local: 3, server: 4 }],
+      warningMessages: [],
+    };
+    const text = formatSummary(summary);
+    expect(text).toContain("Synced 2024-01-01 .. 2024-03-31 (all action types) in 1.5 s");
+    expect(text).toContain("fetched 120, new 100, duplicates 18, mutations 1, quarantined 1, warnings 0");
+    expect(text).toContain("requests 20, 429s received 2");
+    expect(text).toContain("gap 2024-02-02: 3 stored, server says 4");
+  });
+});
