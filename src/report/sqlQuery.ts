@@ -93,7 +93,8 @@ async function writeCsvRows(
   columns: string[],
   out: Writable,
 ): Promise<number> {
-  const stringifier = stringify({ header: true, columns, record_delimiter: "\r\n" });
+  // Quote CR/LF too: with CRLF record ends csv-stringify would leave a lone LF unquoted.
+  const stringifier = stringify({ header: true, columns, record_delimiter: "\r\n", quoted_match: /[\r\n]/ });
   stringifier.pipe(out, { end: false });
   let count = 0;
   for (const row of rows) {

@@ -23,7 +23,7 @@ let counter = 0;
 /** A 22-character id, deterministic per test run. */
 export function fixtureId(prefix = "r"): string {
   counter += 1;
-  return `${prefix}${String(counter).padStart(21 - prefix.length + 1, "0")}`.slice(0, 22);
+  return `${prefix}${String(counter).padStart(22 - prefix.length, "0")}`;
 }
 
 export function makeRecord(

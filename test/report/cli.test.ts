@@ -1,0 +1,69 @@
+import { existsSync, mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { runCli } from "../helpers/runCli.ts";
+import { buildScenarioStore, SCENARIO } from "./scenario.ts";
+
+describe("--help", () => {
+  it.each([
+    ["report", ["--from", "--to", "--db", "--out", "--format", "--tz", "--action-type"]],
+    ["sql", ["<query>", "--db", "--format"]],
+    ["verify", ["--db", "--manifest"]],
+  ])("flagtrail %s --help lists its options", async (command, options) => {
+    const result = await runCli([command, "--help"]);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain(`Usage: flagtrail ${command}`);
+    for (const option of options) expect(result.stdout).toContain(option);
+  });
+});
+
+describe("flagtrail report (CLI)", () => {
+  it("writes the four files for a filtered period, backfilling rule diffs first", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "flagtrail-report-cli-"));
+    const dbPath = join(dir, "store.db");
+    buildScenarioStore(dbPath).close();
+    const out = join(dir, "out");
+    const result = await runCli([
+      "report",
+      "--from",
+      SCENARIO.from,
+      "--to",
+      SCENARIO.to,
+      "--tz",
+      SCENARIO.timeZone,
+      "--db",
+      dbPath,
+      "--out",
+      out,
+      "--action-type",
+      "gate_update,config_default_value_update",
+      "--action-type",
+      "experiment_start",
+    ]);
+    expect(result.stderr).toBe("");
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/manifest_2024-03-29_2024-04-01\.json {2}unsigned/);
+    const csv = readFileSync(join(out, "config-edits_2024-03-29_2024-04-01.csv"), "utf8").split("\r\n");
+    // Header, the two matching config edits (the late gate_update is outside the period), final CRLF.
+    expect(csv.filter((l) => l.startsWith("2024-"))).toHaveLength(2);
+    expect(csv[1]).toContain('"rule ""Beta users"": pass 10% → 50%');
+    const manifest = JSON.parse(readFileSync(join(out, "manifest_2024-03-29_2024-04-01.json"), "utf8"));
+    expect(manifest.parameters.actionTypes).toEqual([
+      "gate_update",
+      "config_default_value_update",
+      "experiment_start",
+    ]);
+    expect(manifest.files.map((f: { rows: number }) => f.rows)).toEqual([1, 2, 3]);
+    expect(existsSync(join(out, "compliance_2024-03-29_2024-04-01.md"))).toBe(true);
+  });
+
+  it("exits 2 on a bad period, zone or format", async () => {
+    const results = await Promise.all([
+      runCli(["report", "--from", "2024-02-30", "--to", "2024-03-01", "--db", "/nonexistent.db"]),
+      runCli(["report", "--from", "2024-03-01", "--to", "2024-03-02", "--tz", "Moon/Base", "--db", "x.db"]),
+      runCli(["report", "--from", "2024-03-01", "--to", "2024-03-02", "--format", "pdf"]),
+    ]);
+    expect(results.map((r) => r.code)).toEqual([2, 2, 2]);
+  });
+});

@@ -1,0 +1,116 @@
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { PassThrough } from "node:stream";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { UsageError } from "../../src/errors.ts";
+import { runSql, type SqlFormat } from "../../src/report/sqlQuery.ts";
+import { openStore, type Store } from "../../src/store/open.ts";
+import { runCli } from "../helpers/runCli.ts";
+import { buildScenarioStore } from "../report/scenario.ts";
+
+let dbPath: string;
+let readonly: Store;
+
+beforeAll(() => {
+  dbPath = join(mkdtempSync(join(tmpdir(), "flagtrail-sql-")), "store.db");
+  buildScenarioStore(dbPath).close();
+  readonly = openStore(dbPath, { readonly: true });
+});
+afterAll(() => readonly.close());
+
+async function capture(query: string, format: SqlFormat): Promise<string> {
+  const out = new PassThrough();
+  const chunks: Buffer[] = [];
+  out.on("data", (chunk: Buffer) => chunks.push(chunk));
+  await runSql(readonly.sqlite, query, format, out);
+  return Buffer.concat(chunks).toString("utf8");
+}
+
+const QUERY = "SELECT id, name, updated_by FROM audit_logs WHERE seq IN (4, 6) ORDER BY seq";
+
+describe("runSql", () => {
+  it("prints a table", async () => {
+    expect(await capture(QUERY, "table")).toBe(
+      [
+        "id                     | name                               | updated_by",
+        "-----------------------+------------------------------------+-------------------",
+        "S000000000000000000004 | checkout_flow                      | Bob Builder",
+        "S000000000000000000006 | pricing `config` | v2\\nsecond line | =cmd|' /C calc'!A0",
+        "(2 rows)",
+        "",
+      ].join("\n"),
+    );
+  });
+
+  it("prints CSV with formula cells neutralised", async () => {
+    expect(await capture(QUERY, "csv")).toBe(
+      "id,name,updated_by\r\nS000000000000000000004,checkout_flow,Bob Builder\r\n" +
+        "S000000000000000000006,\"pricing `config` | v2\nsecond line\",'=cmd|' /C calc'!A0\r\n",
+    );
+  });
+
+  it("prints JSON", async () => {
+    expect(JSON.parse(await capture(QUERY, "json"))).toEqual([
+      { id: "S000000000000000000004", name: "checkout_flow", updated_by: "Bob Builder" },
+      {
+        id: "S000000000000000000006",
+        name: "pricing `config` | v2\nsecond line",
+        updated_by: "=cmd|' /C calc'!A0",
+      },
+    ]);
+    expect(await capture("SELECT 1 WHERE 0", "json")).toBe("[]\n");
+  });
+
+  it("reads the views and the full-text index", async () => {
+    const rows = JSON.parse(
+      await capture(
+        "SELECT a.id FROM audit_logs_fts f JOIN config_edits a ON a.seq = f.rowid WHERE audit_logs_fts MATCH 'conditions'",
+        "json",
+      ),
+    );
+    expect(rows).toEqual([{ id: "S000000000000000000009" }]);
+  });
+
+  it("lets SQLite refuse a write, and rejects bad SQL, as usage errors", async () => {
+    await expect(capture("UPDATE audit_logs SET name = 'x'", "table")).rejects.toThrow(UsageError);
+    await expect(capture("UPDATE audit_logs SET name = 'x'", "table")).rejects.toThrow(/readonly database/);
+    await expect(capture("DELETE FROM audit_logs", "table")).rejects.toThrow(/readonly database/);
+    await expect(capture("SELEC 1", "table")).rejects.toThrow(/syntax error/);
+    await expect(capture("SELECT 1; SELECT 2", "table")).rejects.toThrow(UsageError);
+  });
+});
+
+describe("flagtrail sql (CLI)", () => {
+  it("answers a query", async () => {
+    const result = await runCli([
+      "sql",
+      "SELECT count(*) AS n FROM experiment_state_changes",
+      "--db",
+      dbPath,
+      "--format",
+      "json",
+    ]);
+    expect(result.code).toBe(0);
+    expect(JSON.parse(result.stdout)).toEqual([{ n: 4 }]);
+  });
+
+  it("refuses an UPDATE with exit 2 and leaves the row as it was", async () => {
+    const result = await runCli([
+      "sql",
+      "UPDATE audit_logs SET name = 'hacked' WHERE seq = 1",
+      "--db",
+      dbPath,
+    ]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/readonly database/);
+    expect(readonly.sqlite.prepare("SELECT name FROM audit_logs WHERE seq = 1").pluck().get()).toBe(
+      "checkout_flow",
+    );
+  });
+
+  it("exits 2 on bad SQL and on a bad --format", async () => {
+    expect((await runCli(["sql", "SELECT * FROM nope", "--db", dbPath])).code).toBe(2);
+    expect((await runCli(["sql", "SELECT 1", "--db", dbPath, "--format", "xml"])).code).toBe(2);
+  });
+});

@@ -1,0 +1,170 @@
+import { appendFileSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import Database from "better-sqlite3";
+import { afterEach, describe, expect, it } from "vitest";
+import { IntegrityError } from "../../src/errors.ts";
+import { verifyManifest } from "../../src/report/manifest.ts";
+import { verifyChain } from "../../src/report/verifyChain.ts";
+import { writeReports } from "../../src/report/writeReports.ts";
+import type { Store } from "../../src/store/open.ts";
+import { runCli } from "../helpers/runCli.ts";
+import { buildScenarioStore, GENERATED_AT, SCENARIO } from "../report/scenario.ts";
+
+let store: Store | null = null;
+afterEach(() => {
+  store?.close();
+  store = null;
+});
+
+function scenario(): Store {
+  store = buildScenarioStore();
+  return store;
+}
+
+function expectBroken(sqlite: Store["sqlite"], message: RegExp): void {
+  expect(() => verifyChain(sqlite)).toThrow(IntegrityError);
+  expect(() => verifyChain(sqlite)).toThrow(message);
+}
+
+describe("verifyChain", () => {
+  it("accepts an intact chain and reports its head", () => {
+    const s = scenario();
+    const head = s.sqlite.prepare("SELECT chain_hash FROM audit_logs WHERE seq = 15").pluck().get();
+    expect(verifyChain(s.sqlite)).toEqual({ records: 15, head: { seq: 15, chainHash: head } });
+  });
+
+  it("names the first row whose column was changed", () => {
+    const s = scenario();
+    s.sqlite.prepare("UPDATE audit_logs SET updated_by = 'Someone Else' WHERE seq = 9").run();
+    s.sqlite.prepare("UPDATE audit_logs SET name = 'x' WHERE seq = 12").run();
+    expectBroken(s.sqlite, /^broken chain at seq 9 \(id S000000000000000000009\): column updated_by differs/);
+  });
+
+  it("catches a raw record edited in place", () => {
+    const s = scenario();
+    const raw = JSON.parse(
+      s.sqlite.prepare("SELECT raw FROM audit_logs WHERE seq = 4").pluck().get() as string,
+    );
+    raw.changeLog = "Started experiment (after approval)";
+    s.sqlite.prepare("UPDATE audit_logs SET raw = ? WHERE seq = 4").run(JSON.stringify(raw));
+    expectBroken(s.sqlite, /seq 4 \(id S000000000000000000004\): record_hash [0-9a-f]{12}… differs/);
+  });
+
+  it("catches a row whose raw and hashes were both rewritten: the next link breaks", () => {
+    const s = scenario();
+    s.sqlite.prepare("UPDATE audit_logs SET chain_hash = ? WHERE seq = 6").run("f".repeat(64));
+    expectBroken(s.sqlite, /seq 6 .*chain_hash ffffffffffff… differs from the link/);
+  });
+
+  it("catches a deleted record", () => {
+    const s = scenario();
+    s.sqlite.prepare("DELETE FROM audit_logs WHERE seq = 3").run();
+    expectBroken(s.sqlite, /seq 4 .*records 3\.\.3 are missing/);
+  });
+
+  it("catches records cut off the end when meta holds the head", () => {
+    const s = scenario();
+    const head = s.sqlite.prepare("SELECT chain_hash FROM audit_logs WHERE seq = 15").pluck().get() as string;
+    const meta = s.sqlite.prepare("INSERT INTO meta (key, value) VALUES (?, ?)");
+    meta.run("chain_head_seq", "15");
+    meta.run("chain_head_hash", head);
+    expect(verifyChain(s.sqlite).records).toBe(15);
+    s.sqlite.prepare("DELETE FROM audit_logs WHERE seq = 15").run();
+    expectBroken(s.sqlite, /chain head recorded in meta \(seq 15/);
+  });
+});
+
+async function report(key?: string) {
+  const outDir = mkdtempSync(join(tmpdir(), "flagtrail-verify-"));
+  const result = await writeReports({
+    store: scenario(),
+    ...SCENARIO,
+    outDir,
+    generatedAt: GENERATED_AT,
+    ...(key ? { signingKey: key } : { signingKey: "" }),
+  });
+  return result;
+}
+
+describe("verifyManifest", () => {
+  it("accepts the files as written and checks the signature with the key", async () => {
+    const result = await report("k1");
+    await expect(verifyManifest(result.manifestPath, "k1")).resolves.toMatchObject({
+      files: 3,
+      signatureChecked: true,
+    });
+    await expect(verifyManifest(result.manifestPath, undefined)).resolves.toMatchObject({
+      signatureChecked: false,
+    });
+  });
+
+  it("catches one changed byte in a report file", async () => {
+    const result = await report("k1");
+    const md = result.files.find((f) => f.name.endsWith(".md"))!.path;
+    const bytes = readFileSync(md);
+    bytes[100] = bytes[100]! ^ 1;
+    writeFileSync(md, bytes);
+    await expect(verifyManifest(result.manifestPath, "k1")).rejects.toThrow(
+      /^compliance_2024-03-29_2024-04-01\.md: SHA-256 [0-9a-f]{64} \(\d+ bytes\) differs/,
+    );
+  });
+
+  it("catches a wrong key, an edited manifest and a removed signature", async () => {
+    const result = await report("k1");
+    await expect(verifyManifest(result.manifestPath, "k2")).rejects.toThrow(/signature does not match/);
+    const manifest = JSON.parse(readFileSync(result.manifestPath, "utf8"));
+    writeFileSync(
+      result.manifestPath,
+      JSON.stringify({ ...manifest, generatedAt: "2030-01-01T00:00:00.000Z" }),
+    );
+    await expect(verifyManifest(result.manifestPath, "k1")).rejects.toThrow(/signature does not match/);
+    const { signature: _removed, ...unsigned } = manifest;
+    writeFileSync(result.manifestPath, JSON.stringify(unsigned));
+    await expect(verifyManifest(result.manifestPath, "k1")).rejects.toThrow(/not signed/);
+  });
+
+  it("does not sign without a key", async () => {
+    const result = await report();
+    expect(result.signed).toBe(false);
+    expect(JSON.parse(readFileSync(result.manifestPath, "utf8")).signature).toBeUndefined();
+  });
+});
+
+describe("flagtrail verify (CLI)", () => {
+  it("prints OK, then exits 1 on a changed row and on a changed report byte", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "flagtrail-verify-cli-"));
+    const dbPath = join(dir, "store.db");
+    const file = buildScenarioStore(dbPath);
+    const result = await writeReports({
+      store: file,
+      ...SCENARIO,
+      outDir: join(dir, "reports"),
+      signingKey: "secret",
+    });
+    file.close();
+    const env = { FLAGTRAIL_SIGNING_KEY: "secret" };
+
+    const ok = await runCli(["verify", "--db", dbPath, "--manifest", result.manifestPath], { env });
+    expect(ok.stderr).toBe("");
+    expect(ok.code).toBe(0);
+    expect(ok.stdout).toMatch(
+      /^OK: hash chain of 15 records intact .*3 report files match the manifest, signature valid\n$/,
+    );
+
+    appendFileSync(result.files[0]!.path, " ");
+    const badFile = await runCli(["verify", "--db", dbPath, "--manifest", result.manifestPath], { env });
+    expect(badFile.code).toBe(1);
+    expect(badFile.stderr).toMatch(/experiment-state-changes_2024-03-29_2024-04-01\.csv: SHA-256/);
+
+    // Tamper the way an attacker would: straight through SQLite, not through flagtrail.
+    const writable = new Database(dbPath);
+    writable.prepare("UPDATE audit_logs SET change_log = 'nothing to see' WHERE seq = 11").run();
+    writable.close();
+    const badRow = await runCli(["verify", "--db", dbPath]);
+    expect(badRow.code).toBe(1);
+    expect(badRow.stderr).toMatch(
+      /broken chain at seq 11 \(id S000000000000000000011\): column change_log differs/,
+    );
+  });
+});
