@@ -22,28 +22,31 @@ const intText = (min: number) =>
     .transform(Number)
     .refine((n) => n >= min, { message: `must be at least ${min}` });
 
+/** The sync options shared by `sync` and `daemon` (one definition, registered by addSyncOptions). */
+export const syncOptionsShape = {
+  since: day,
+  until: day,
+  actionType: z.array(z.string().trim().min(1)).default([]),
+  allowUnknownActionTypes: z.boolean().default(false),
+  db: z.string().optional(),
+  pageSize: intText(1).default(SYNC_DEFAULTS.pageSize),
+  concurrency: intText(1).default(SYNC_DEFAULTS.concurrency),
+  lookbackDays: intText(0).default(SYNC_DEFAULTS.lookbackDays),
+  full: z.boolean().default(false),
+  coverage: z.boolean().default(true),
+  baseUrl: z.string().optional(),
+  apiKey: z.string().optional(),
+  authHeader: z.string().optional(),
+  json: z.boolean().default(false),
+  quiet: z.boolean().default(false),
+};
+
+export const sinceNotAfterUntil = (o: { since?: string | undefined; until?: string | undefined }) =>
+  o.since === undefined || o.since <= (o.until ?? todayUtc());
+
 const syncOptionsSchema = z
-  .object({
-    since: day,
-    until: day,
-    actionType: z.array(z.string().trim().min(1)).default([]),
-    allowUnknownActionTypes: z.boolean().default(false),
-    db: z.string().optional(),
-    pageSize: intText(1).default(SYNC_DEFAULTS.pageSize),
-    concurrency: intText(1).default(SYNC_DEFAULTS.concurrency),
-    lookbackDays: intText(0).default(SYNC_DEFAULTS.lookbackDays),
-    full: z.boolean().default(false),
-    coverage: z.boolean().default(true),
-    baseUrl: z.string().optional(),
-    apiKey: z.string().optional(),
-    authHeader: z.string().optional(),
-    json: z.boolean().default(false),
-    quiet: z.boolean().default(false),
-  })
-  .refine((o) => o.since === undefined || o.since <= (o.until ?? todayUtc()), {
-    message: "--since must not be after --until.",
-    path: [],
-  });
+  .object(syncOptionsShape)
+  .refine(sinceNotAfterUntil, { message: "--since must not be after --until.", path: [] });
 
 type SyncCliOptions = z.infer<typeof syncOptionsSchema>;
 
@@ -159,9 +162,16 @@ function collect(value: string, previous: string[] = []): string[] {
 }
 
 export function register(program: Command): void {
-  program
-    .command("sync")
-    .description("Fetch the console audit log into the SQLite store (incremental after the first run).")
+  addSyncOptions(
+    program
+      .command("sync")
+      .description("Fetch the console audit log into the SQLite store (incremental after the first run)."),
+  ).action(action);
+}
+
+/** Registers the options of `sync` on a command (sync and daemon share them). */
+export function addSyncOptions(command: Command): Command {
+  return command
     .option("--since <date>", "first day to sync, YYYY-MM-DD (first run default: 90 days back)")
     .option("--until <date>", "last day to sync, YYYY-MM-DD (default: today)")
     .option("--action-type <type>", "only this action type (repeatable)", collect)
@@ -182,6 +192,5 @@ export function register(program: Command): void {
       "header carrying the key (env FLAGTRAIL_AUTH_HEADER, default STATSIG-API-KEY)",
     )
     .option("--json", "print the summary as JSON")
-    .option("--quiet", "no notices or progress on stderr")
-    .action(action);
+    .option("--quiet", "no notices or progress on stderr");
 }
