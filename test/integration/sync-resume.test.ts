@@ -44,7 +44,12 @@ describe("flagtrail sync crash safety", () => {
     const env = simEnv(sim, db);
     const args = ["sync", "--since", daysAgo(105), "--page-size", "20", "--concurrency", "1", "--quiet"];
     let child: ChildProcess | undefined;
-    const killed = runCli(args, { env, onSpawn: (c) => (child = c) });
+    const killed = runCli(args, {
+      env,
+      onSpawn: (c) => {
+        child = c;
+      },
+    });
     await waitUntil(() => count(db, "SELECT count(*) FROM sync_windows WHERE status = 'done'") >= 2);
     child!.kill("SIGKILL");
     const result = await killed;
@@ -109,7 +114,9 @@ describe("flagtrail sync crash safety", () => {
       ["sync", "--since", daysAgo(32), "--page-size", "10", "--concurrency", "1", "--quiet"],
       {
         env,
-        onSpawn: (c) => (child = c),
+        onSpawn: (c) => {
+          child = c;
+        },
       },
     );
     await waitUntil(() => count(db, "SELECT count(*) FROM audit_logs") > 0);
