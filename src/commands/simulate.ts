@@ -1,11 +1,181 @@
-import type { Command } from "commander";
-import { FlagtrailError } from "../errors.ts";
+// `flagtrail simulate`: runs the console API simulator until SIGINT/SIGTERM. stdout carries one line,
+// `listening on http://127.0.0.1:PORT`, so scripts can read the address; the key is never printed.
+import { type Command, Option } from "commander";
+import { z } from "zod";
+import { UsageError } from "../errors.ts";
+import type { FaultsInput, SimulatorOptions } from "../simulator/index.ts";
+import { startSimulator } from "../simulator/index.ts";
+import { isValidTimeZone } from "../simulator/zonedTime.ts";
+import { parseOptions } from "./options.ts";
+
+const intText = (min: number, max = Number.MAX_SAFE_INTEGER) =>
+  z
+    .string()
+    .regex(/^-?\d+$/, { message: "expected a whole number" })
+    .transform(Number)
+    .refine((n) => n >= min && n <= max, { message: `must be between ${min} and ${max}` });
+
+const rateText = z
+  .string()
+  .regex(/^(0(\.\d+)?|1(\.0+)?|\.\d+)$/, { message: "expected a probability between 0 and 1" })
+  .transform(Number);
+
+const numberText = z
+  .string()
+  .regex(/^\d+(\.\d+)?$/, { message: "expected a positive number" })
+  .transform(Number)
+  .refine((n) => n > 0, { message: "must be positive" });
+
+/** `--now` as epoch milliseconds or an ISO 8601 instant. */
+const instantText = z.string().transform((text, ctx) => {
+  const value = /^\d+$/.test(text) ? Number(text) : Date.parse(text);
+  if (!Number.isFinite(value)) {
+    ctx.addIssue({ code: "custom", message: "expected epoch milliseconds or an ISO 8601 instant" });
+    return z.NEVER;
+  }
+  return value;
+});
+
+/** `100/10s,900/15m`: limit per window, windows in s, m or h. */
+const windowsText = z.string().transform((text, ctx) => {
+  const windows = [];
+  for (const part of text.split(",")) {
+    const found = /^(\d+)\/(\d+)(ms|s|m|h)$/.exec(part.trim());
+    if (found === null || Number(found[1]) < 1 || Number(found[2]) < 1) {
+      ctx.addIssue({ code: "custom", message: `expected LIMIT/WINDOW like 100/10s,900/15m, got "${part}"` });
+      return z.NEVER;
+    }
+    const unit = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[found[3] as "ms" | "s" | "m" | "h"];
+    windows.push({ limit: Number(found[1]), windowMs: Number(found[2]) * unit });
+  }
+  return windows;
+});
+
+export const simulateOptionsSchema = z.object({
+  host: z.string().min(1),
+  port: intText(0, 65_535),
+  apiKey: z.string().min(1).optional(),
+  authHeader: z.string().min(1).optional(),
+  serverSecret: z.string().min(1).optional(),
+  seed: intText(-2_147_483_648, 4_294_967_295),
+  records: intText(0, 5_000_000),
+  days: numberText,
+  tz: z.string().refine(isValidTimeZone, { message: "unknown IANA time zone" }),
+  dateStyle: z.enum(["short", "long"]),
+  linkStyle: z.enum(["host", "relative"]),
+  now: instantText.optional(),
+  maxPageSize: intText(1).optional(),
+  rateLimit: z.boolean().default(false),
+  rateLimitWindows: windowsText.optional(),
+  retryAfter: z.boolean().default(true),
+  errorRate: rateText.optional(),
+  latency: intText(0).optional(),
+  jitter: intText(0).optional(),
+  resetRate: rateText.optional(),
+  truncateRate: rateText.optional(),
+  malformedRate: rateText.optional(),
+  mutateRate: rateText.optional(),
+  headInsertRate: rateText.optional(),
+  headInsertCount: intText(1).optional(),
+});
+type SimulateCliOptions = z.infer<typeof simulateOptionsSchema>;
+
+/** Maps the validated flags onto startSimulator's options. */
+export function simulatorOptionsFromFlags(o: SimulateCliOptions): SimulatorOptions {
+  const faults: FaultsInput = {};
+  if (o.rateLimit || o.rateLimitWindows !== undefined) {
+    faults.rateLimit = {
+      retryAfter: o.retryAfter,
+      ...(o.rateLimitWindows === undefined ? {} : { windows: o.rateLimitWindows }),
+    };
+  } else if (!o.retryAfter) {
+    throw new UsageError("--no-retry-after: only meaningful with --rate-limit");
+  }
+  if (o.errorRate !== undefined) faults.errorRate = o.errorRate;
+  if (o.latency !== undefined) faults.latencyMs = o.latency;
+  if (o.jitter !== undefined) faults.jitterMs = o.jitter;
+  if (o.resetRate !== undefined) faults.resetRate = o.resetRate;
+  if (o.truncateRate !== undefined) faults.truncateRate = o.truncateRate;
+  if (o.malformedRate !== undefined) faults.malformedRate = o.malformedRate;
+  if (o.mutateRate !== undefined) faults.mutateRate = o.mutateRate;
+  if (o.headInsertRate !== undefined) faults.headInsertRate = o.headInsertRate;
+  if (o.headInsertCount !== undefined) faults.headInsertCount = o.headInsertCount;
+  return {
+    host: o.host,
+    port: o.port,
+    seed: o.seed,
+    records: o.records,
+    days: o.days,
+    timeZone: o.tz,
+    dateStyle: o.dateStyle,
+    linkStyle: o.linkStyle,
+    faults,
+    ...(o.apiKey === undefined ? {} : { apiKey: o.apiKey }),
+    ...(o.authHeader === undefined ? {} : { authHeader: o.authHeader }),
+    ...(o.serverSecret === undefined ? {} : { serverSecret: o.serverSecret }),
+    ...(o.now === undefined ? {} : { now: o.now }),
+    ...(o.maxPageSize === undefined ? {} : { maxPageSize: o.maxPageSize }),
+  };
+}
 
 export function register(program: Command): void {
   program
     .command("simulate")
-    .description("(not implemented yet)")
-    .action(() => {
-      throw new FlagtrailError("`flagtrail simulate` is not implemented yet.");
+    .description(
+      "Run the console API simulator (audit log, entity routes, faults) on 127.0.0.1 until SIGINT/SIGTERM.",
+    )
+    .option("--host <host>", "address to bind", "127.0.0.1")
+    .option("--port <n>", "port to listen on (0 = any free port)", "0")
+    .addOption(
+      new Option("--api-key <key>", "console key the simulator accepts (default console-simulator-key)").env(
+        "FLAGTRAIL_SIM_API_KEY",
+      ),
+    )
+    .option("--auth-header <name>", "header carrying the key (default STATSIG-API-KEY)")
+    .addOption(
+      new Option("--server-secret <secret>", "secret the event webhook accepts").env(
+        "FLAGTRAIL_SIM_SERVER_SECRET",
+      ),
+    )
+    .option("--seed <n>", "seed of the history and the faults", "1")
+    .option("--records <n>", "audit log records to generate", "5000")
+    .option("--days <n>", "days of history, ending now", "120")
+    .option("--tz <zone>", "IANA zone of the server's date/time texts", "America/Los_Angeles")
+    .addOption(
+      new Option("--date-style <style>", "date/time text form").choices(["short", "long"]).default("short"),
+    )
+    .addOption(
+      new Option("--link-style <style>", "form of nextPage/previousPage")
+        .choices(["host", "relative"])
+        .default("host"),
+    )
+    .option("--now <instant>", "simulator clock's start (epoch ms or ISO 8601); default the real now")
+    .option("--max-page-size <n>", "silently clamp the audit log's limit to this")
+    .option("--rate-limit", "enforce rate limits (default 100/10s,900/15m)")
+    .option("--rate-limit-windows <spec>", "rate limit windows, e.g. 100/10s,900/15m (implies --rate-limit)")
+    .option("--no-retry-after", "send 429s without a Retry-After header")
+    .option("--error-rate <p>", "probability of a 5xx per request")
+    .option("--latency <ms>", "fixed latency per request")
+    .option("--jitter <ms>", "extra random latency up to this")
+    .option("--reset-rate <p>", "probability of a connection reset per request")
+    .option("--truncate-rate <p>", "probability of a truncated JSON body per request")
+    .option("--malformed-rate <p>", "share of records served malformed")
+    .option("--mutate-rate <p>", "probability per audit log request of a record changed under its id")
+    .option("--head-insert-rate <p>", "probability per later-page request of new records at the head")
+    .option("--head-insert-count <n>", "records per head insert (default 5)")
+    .action(async (raw: Record<string, unknown>) => {
+      const options = simulatorOptionsFromFlags(parseOptions(simulateOptionsSchema, raw));
+      const sim = await startSimulator(options);
+      process.stdout.write(`listening on ${sim.url}\n`);
+      await new Promise<void>((resolve) => {
+        const stop = () => {
+          process.off("SIGINT", stop);
+          process.off("SIGTERM", stop);
+          resolve();
+        };
+        process.on("SIGINT", stop);
+        process.on("SIGTERM", stop);
+      });
+      await sim.close();
     });
 }
