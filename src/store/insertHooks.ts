@@ -1,7 +1,7 @@
 // The one place where other subsystems react to newly stored audit records. It runs INSIDE the page's
 // transaction (same connection), so whatever it writes commits or rolls back with the records.
-// Rule diffing hooks in here: for each record, storeRuleDiffs(store, record.id, record.changes).
 import type { AuditLogRecord } from "../api/schemas.ts";
+import { storeRuleDiffs } from "../diff/store.ts";
 import type { Store } from "./open.ts";
 
 export interface InsertedRecord {
@@ -12,6 +12,9 @@ export interface InsertedRecord {
 }
 
 /** Called once per page with the records that were new to the store (not duplicates or revisions). */
-export function onRecordsInserted(_store: Store, _records: readonly InsertedRecord[]): void {
-  // Intentionally empty until rule diffing lands; keep it synchronous (better-sqlite3 transaction).
+export function onRecordsInserted(store: Store, records: readonly InsertedRecord[]): void {
+  for (const { id, record } of records) {
+    // Most records have `changes: {}`; only rule edits carry changes.rules to diff.
+    if (record.changes && "rules" in record.changes) storeRuleDiffs(store, id, record.changes);
+  }
 }
