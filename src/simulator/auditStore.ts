@@ -41,8 +41,8 @@ export interface NewRecord {
   changeLog: string;
   actionType: string;
   actor: SimActor;
-  changes?: Record<string, unknown>;
-  tags?: string[];
+  changes?: Record<string, unknown> | undefined;
+  tags?: string[] | undefined;
 }
 
 export interface AuditQuery {

@@ -14,6 +14,7 @@ const DAY_MS = 86_400_000;
 /** Share of records that arrive in bursts (hundreds of records within one second). */
 const BURST_SHARE = 0.08;
 const TAGS = ["★ Core", "checkout", "growth", "infra", "mobile", "compliance"];
+const MAX_RULES = 6;
 const LAYERS = ["checkout_layer", "search_layer", "onboarding_layer", "pricing_layer", "feed_layer"];
 
 type ConfigKind = "dynamic_config" | "gate";
@@ -78,11 +79,12 @@ export class HistoryGenerator {
     this.actors = makeActors(seed);
   }
 
-  /** A fresh 22-character record id that the store does not hold yet. */
-  recordId(store: AuditStore): string {
-    let id = this.ids.alphanumeric(22);
-    while (store.has(id)) id = this.ids.alphanumeric(22);
-    return id;
+  /**
+   * A fresh 22-character record id. Collisions among 62^22 ids do not happen in practice, and the
+   * store refuses a duplicate anyway, so the hot path spends no lookup on them.
+   */
+  recordId(_store: AuditStore): string {
+    return this.ids.alphanumeric(22);
   }
 
   /** Fills an empty store with the planned history. */
@@ -132,7 +134,16 @@ export class HistoryGenerator {
 
   private emit(store: AuditStore, at: number, actor: SimActor): StoredRecord {
     const draft = this.step(at, actor);
-    return store.append({ ...draft, id: this.recordId(store), at, actor });
+    return store.append({
+      id: this.recordId(store),
+      at,
+      actor,
+      name: draft.name,
+      actionType: draft.actionType,
+      changeLog: draft.changeLog,
+      changes: draft.changes,
+      tags: draft.tags,
+    });
   }
 
   /** One action chosen from what the current state allows. */
@@ -239,10 +250,17 @@ export class HistoryGenerator {
 
   private editRules(at: number, actor: SimActor): Draft {
     const config = this.prng.pick(this.configs);
-    const edit: RuleEdit = this.prng.pick(RULE_EDITS);
+    let edit: RuleEdit = this.prng.pick(RULE_EDITS);
+    // Keep rule lists short, as real ones are: past the cap an addition becomes a removal.
+    if (edit === "ruleAdded" && config.rules.length >= MAX_RULES) edit = "ruleRemoved";
     const result =
       applyRuleEdit(this.prng, config.rules, edit, config.kind) ??
-      applyRuleEdit(this.prng, config.rules, "ruleAdded", config.kind)!;
+      applyRuleEdit(
+        this.prng,
+        config.rules,
+        config.rules.length >= MAX_RULES ? "ruleRemoved" : "ruleAdded",
+        config.kind,
+      )!;
     const old = config.rules;
     config.previous = old;
     config.rules = result.rules;

@@ -31,17 +31,18 @@ const GROUP_NAMES = [
 const COUNTRIES = ["US", "CA", "GB", "DE", "FR", "JP", "BR", "IN"];
 const COLORS = ["blue", "green", "orange", "purple"];
 
-const HEX = "0123456789abcdef";
+const HEX_CODES = Array.from("0123456789abcdef", (c) => c.charCodeAt(0));
+const MAX_CONDITIONS = 4;
+const MAX_VALUES = 4;
 
 type Condition = NonNullable<AuditRule["conditionJSON"]>[number];
 
 export function salt(prng: Prng): string {
-  const hex = (n: number) => {
-    const digits = new Array<string>(n);
-    for (let i = 0; i < n; i++) digits[i] = HEX[prng.nextUint32() & 15]!;
-    return digits.join("");
-  };
-  return `${hex(8)}-${hex(4)}-${hex(4)}-${hex(4)}-${hex(12)}`;
+  const codes = new Array<number>(36);
+  for (let i = 0; i < 36; i++) {
+    codes[i] = i === 8 || i === 13 || i === 18 || i === 23 ? 45 : HEX_CODES[prng.nextUint32() & 15]!;
+  }
+  return String.fromCharCode(...codes);
 }
 
 function condition(prng: Prng): Condition {
@@ -74,6 +75,12 @@ export function newRule(prng: Prng, kind: "dynamic_config" | "gate"): AuditRule 
   };
 }
 
+function withRule(rules: readonly AuditRule[], index: number, rule: AuditRule): AuditRule[] {
+  const next = rules.slice();
+  next[index] = rule;
+  return next;
+}
+
 /** The rules after one edit, or null when the edit does not apply (e.g. removing the only rule). */
 export function applyRuleEdit(
   prng: Prng,
@@ -83,7 +90,7 @@ export function applyRuleEdit(
 ): { rules: AuditRule[]; changeLog: string } | null {
   const index = rules.length > 0 ? prng.int(0, rules.length - 1) : -1;
   const target = rules[index];
-  const replace = (rule: AuditRule) => rules.map((r, i) => (i === index ? rule : r));
+  const replace = (rule: AuditRule) => withRule(rules, index, rule);
   switch (edit) {
     case "ruleAdded": {
       const rule = newRule(prng, kind);
@@ -109,7 +116,7 @@ export function applyRuleEdit(
       };
     }
     case "conditionAdded":
-      if (target === undefined) return null;
+      if (target === undefined || (target.conditionJSON?.length ?? 0) >= MAX_CONDITIONS) return null;
       return {
         rules: replace({ ...target, conditionJSON: [...(target.conditionJSON ?? []), condition(prng)] }),
         changeLog: `Added a condition to ${target.groupName}`,
@@ -127,7 +134,14 @@ export function applyRuleEdit(
       if (target === undefined || conditions.length === 0) return null;
       const at = prng.int(0, conditions.length - 1);
       const old = conditions[at]!;
-      const changed: Condition = { ...old, value: [...(old.value ?? []), prng.pick(COUNTRIES)] };
+      const values = old.value ?? [];
+      const changed: Condition = {
+        ...old,
+        value:
+          values.length >= MAX_VALUES
+            ? [...values.slice(1), prng.pick(COUNTRIES)]
+            : [...values, prng.pick(COUNTRIES)],
+      };
       return {
         rules: replace({ ...target, conditionJSON: conditions.map((c, i) => (i === at ? changed : c)) }),
         changeLog: `Changed a condition of ${target.groupName}`,
