@@ -1,0 +1,164 @@
+// The demo: the whole job on the embedded simulator. Start a seeded simulator on a free loopback port,
+// sync its history (longer than the API's default 90 days) into a local store, write the last complete
+// month's reports, and say what happened. Run again, it syncs incrementally.
+//
+// The simulated world must be the same on every run, or a re-run would see the same ids with other
+// content (mutations). So the history is anchored at the instant of the first run (kept in the store's
+// meta table), and the activity "since then" is a deterministic stream of records, one every
+// LIVE_STEP_MS after the anchor: every run serves the same past, plus whatever has "happened" since.
+import { createHash } from "node:crypto";
+import { eq } from "drizzle-orm";
+import { DEFAULT_AUTH_HEADER } from "../config.ts";
+import { lastCompleteMonth } from "../daemon/periods.ts";
+import { type ReportResult, writeReports } from "../report/writeReports.ts";
+import type { AppendInput } from "../simulator/index.ts";
+import { startSimulator } from "../simulator/index.ts";
+import { openStore, type Store } from "../store/open.ts";
+import { meta } from "../store/schema.ts";
+import { readCheckpoint } from "../store/syncState.ts";
+import { createSyncClient } from "../sync/client.ts";
+import { addDays, todayUtc } from "../sync/days.ts";
+import { filterKeyFor } from "../sync/plan.ts";
+import { runSync, type SyncSummary } from "../sync/runSync.ts";
+
+const ANCHOR_KEY = "demo.anchor";
+const LIVE_STEP_MS = 45_000;
+const MAX_LIVE_RECORDS = 20_000;
+const DEMO_API_KEY = "console-demo-simulator-key";
+
+export interface DemoOptions {
+  dbPath: string;
+  outDir: string;
+  seed: number;
+  records: number;
+  days: number;
+  now?: number;
+  onProgress?: (line: string) => void;
+}
+
+export interface DemoResult {
+  simulatorUrl: string;
+  anchor: number;
+  incremental: boolean;
+  liveRecords: number;
+  simulatorRecords: number;
+  sync: SyncSummary;
+  report: ReportResult;
+}
+
+export async function runDemo(options: DemoOptions): Promise<DemoResult> {
+  const now = options.now ?? Date.now();
+  const say = options.onProgress ?? (() => {});
+  const store = openStore(options.dbPath);
+  try {
+    const anchor = readOrSetAnchor(store, now);
+    const sim = await startSimulator({
+      host: "127.0.0.1",
+      port: 0,
+      apiKey: DEMO_API_KEY,
+      seed: options.seed,
+      records: options.records,
+      days: options.days,
+      now: anchor,
+    });
+    try {
+      const live = liveActivity(anchor, now);
+      sim.control.append(live);
+      sim.control.advanceClock(Math.max(0, now - anchor));
+      say(
+        `Simulator on ${sim.url}: ${sim.control.size()} audit records over ${options.days} days` +
+          ` (seed ${options.seed}, server zone ${sim.settings.timeZone}).`,
+      );
+
+      const incremental = readCheckpoint(store, filterKeyFor([])) !== undefined;
+      const client = createSyncClient(
+        { baseUrl: sim.url, apiKey: DEMO_API_KEY, authHeader: DEFAULT_AUTH_HEADER },
+        // The embedded simulator does not throttle: lift the client's budget so the demo stays quick.
+        { rateLimits: [{ limit: 100_000, windowMs: 1_000 }] },
+      );
+      let sync: SyncSummary;
+      try {
+        say(
+          incremental
+            ? "Incremental sync: this database has a checkpoint, fetching only what is new."
+            : "First run: backfilling the whole history.",
+        );
+        sync = await runSync(store, client, {
+          // A first run reads the whole simulated history; later runs start from the checkpoint.
+          since: incremental ? undefined : addDays(todayUtc(anchor), -(options.days + 1)),
+          until: todayUtc(now),
+          pageSize: 500,
+          concurrency: 2,
+          now: () => Date.now(),
+        });
+      } finally {
+        await client.close();
+      }
+
+      const month = lastCompleteMonth(todayUtc(now));
+      const report = await writeReports({
+        store,
+        from: month.from,
+        to: month.to,
+        timeZone: "UTC",
+        outDir: options.outDir,
+      });
+      return {
+        simulatorUrl: sim.url,
+        anchor,
+        incremental,
+        liveRecords: live.length,
+        simulatorRecords: sim.control.size(),
+        sync,
+        report,
+      };
+    } finally {
+      await sim.close();
+    }
+  } finally {
+    store.close();
+  }
+}
+
+function readOrSetAnchor(store: Store, now: number): number {
+  const row = store.db.select().from(meta).where(eq(meta.key, ANCHOR_KEY)).get();
+  const stored = row ? Number(row.value) : Number.NaN;
+  if (Number.isSafeInteger(stored) && stored <= now) return stored;
+  // Whole seconds, like the service's own timestamps.
+  const anchor = Math.floor(now / 1000) * 1000;
+  store.db
+    .insert(meta)
+    .values({ key: ANCHOR_KEY, value: String(anchor), updatedAt: now })
+    .onConflictDoUpdate({ target: meta.key, set: { value: String(anchor), updatedAt: now } })
+    .run();
+  return anchor;
+}
+
+const LIVE_ACTIONS = [
+  { actionType: "config_default_value_update", changeLog: "Updated default value", name: "checkout_flow" },
+  { actionType: "gate_update", changeLog: "Updated gate description", name: "new_onboarding" },
+  { actionType: "experiment_edit", changeLog: "Edited experiment hypothesis", name: "pricing_page_test" },
+  { actionType: "user_login", changeLog: "Logged in", name: "console" },
+] as const;
+
+const LIVE_ACTOR = { id: "demoLiveUser000000001", name: "Dana Live", email: "dana.live@example.com" };
+
+/** The deterministic records "created" after the anchor: the same ones on every run. */
+function liveActivity(anchor: number, now: number): AppendInput[] {
+  const entries: AppendInput[] = [];
+  for (let k = 1; anchor + k * LIVE_STEP_MS <= now && k <= MAX_LIVE_RECORDS; k++) {
+    const action = LIVE_ACTIONS[k % LIVE_ACTIONS.length]!;
+    entries.push({ id: demoId(anchor, k), at: anchor + k * LIVE_STEP_MS, ...action, actor: LIVE_ACTOR });
+  }
+  return entries;
+}
+
+const ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+
+/** A 22-character alphanumeric id, like the service's, derived from the anchor and the index. */
+function demoId(anchor: number, k: number): string {
+  const digest = createHash("sha256").update(`flagtrail-demo:${anchor}:${k}`).digest();
+  let id = "";
+  for (let i = 0; i < 22; i++) id += ALPHABET[digest[i]! % ALPHABET.length];
+  return id;
+}

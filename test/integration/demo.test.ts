@@ -1,0 +1,52 @@
+// `flagtrail demo` end to end, as CI runs it: simulator → backfill → reports, then an incremental re-run.
+import { createHash } from "node:crypto";
+import { mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { runCli } from "../helpers/runCli.ts";
+import { withDb } from "../helpers/simSync.ts";
+
+describe("flagtrail demo", () => {
+  it("backfills the simulated history, writes last month's reports, and re-runs incrementally", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "flagtrail-demo-"));
+    const db = join(dir, "demo.db");
+    const out = join(dir, "reports");
+    const args = ["demo", "--db", db, "--out", out, "--records", "3000", "--days", "120"];
+
+    const first = await runCli(args, { cwd: dir, timeoutMs: 120_000 });
+    expect(first.code, first.stderr).toBe(0);
+    expect(first.stdout).toContain("First run: backfilling the whole history.");
+    expect(first.stdout).toContain("flagtrail sql --db");
+    const stored = withDb(db, (d) => d.prepare("SELECT count(*) FROM audit_logs").pluck().get() as number);
+    expect(stored).toBeGreaterThanOrEqual(3000);
+
+    // Every file the manifest lists exists with the hash it records, and the demo printed its path.
+    const manifestPath = first.stdout.match(/\S*manifest_\d{4}-\d{2}-\d{2}_\d{4}-\d{2}-\d{2}\.json/)?.[0];
+    expect(manifestPath).toBeDefined();
+    const manifest = JSON.parse(readFileSync(join(dir, manifestPath!), "utf8")) as {
+      files: { name: string; sha256: string }[];
+    };
+    expect(manifest.files.map((f) => f.name).sort()).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/^compliance_.*\.md$/),
+        expect.stringMatching(/^config-edits_.*\.csv$/),
+      ]),
+    );
+    for (const file of manifest.files) {
+      const bytes = readFileSync(join(out, file.name));
+      expect(createHash("sha256").update(bytes).digest("hex")).toBe(file.sha256);
+    }
+
+    const second = await runCli(args, { cwd: dir, timeoutMs: 120_000 });
+    expect(second.code, second.stderr).toBe(0);
+    expect(second.stdout).toContain("Incremental sync");
+    const requests = Number(second.stdout.match(/requests (\d+)/)?.[1]);
+    const firstRequests = Number(first.stdout.match(/requests (\d+)/)?.[1]);
+    expect(requests).toBeLessThan(firstRequests / 4);
+    const mutations = withDb(db, (d) => d.prepare("SELECT count(*) FROM audit_log_revisions").pluck().get());
+    expect(mutations).toBe(0);
+    const verify = await runCli(["verify", "--db", db], { cwd: dir });
+    expect(verify.code, verify.stdout + verify.stderr).toBe(0);
+  });
+});
