@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { parseAuditTime } from "../../src/api/auditTime.ts";
+import { DATE_CACHE_LIMIT, dateCacheSize, parseAuditTime } from "../../src/api/auditTime.ts";
+import { utcDateText } from "../helpers/auditRecords.ts";
 
 const iso = (ms: number | undefined) => (ms === undefined ? undefined : new Date(ms).toISOString());
 
@@ -194,5 +195,35 @@ describe("parseAuditTime: round trip with JavaScript's own Date strings", () => 
       return parseAuditTime("Sun Nov 06 2022", "01:30:00 GMT-0800 (Pacific Standard Time)");
     });
     for (const result of results) expect(iso(result?.occurredAt)).toBe("2022-11-06T09:30:00.000Z");
+  });
+});
+
+describe("parseAuditTime: date text cache", () => {
+  it("answers a repeated date text the same way, valid or not", () => {
+    const first = parseAuditTime("Wed Jul 12 2023", "10:44:27 GMT-0700 (Pacific Daylight Time)");
+    const again = parseAuditTime("Wed Jul 12 2023", "10:44:27 GMT-0700 (Pacific Daylight Time)");
+    expect(again).toEqual(first);
+    expect(iso(again?.occurredAt)).toBe("2023-07-12T17:44:27.000Z");
+    // Same cached day, another clock: the clock is never cached with the day.
+    expect(iso(parseAuditTime("Wed Jul 12 2023", "11:00:00 PM GMT+0000")?.occurredAt)).toBe(
+      "2023-07-12T23:00:00.000Z",
+    );
+    for (let i = 0; i < 2; i++) expect(parseAuditTime("Tue Sep 26 2022", "23:46:14 GMT+0000")).toBeNull();
+  });
+
+  it("stays bounded and still parses dates it evicted", () => {
+    const day = 86_400_000;
+    const start = Date.UTC(2000, 0, 1);
+    const count = DATE_CACHE_LIMIT + 300;
+    for (let i = 0; i < count; i++) {
+      const parsed = parseAuditTime(utcDateText(start + i * day), "12:00:00 GMT+0000");
+      expect(parsed?.occurredAt).toBe(start + i * day + 12 * 3_600_000);
+    }
+    expect(dateCacheSize()).toBeLessThanOrEqual(DATE_CACHE_LIMIT);
+    // The oldest were evicted; parsing them again gives the same answer.
+    expect(parseAuditTime(utcDateText(start), "00:00:01 GMT+0100")?.occurredAt).toBe(
+      start + 1000 - 3_600_000,
+    );
+    expect(parseAuditTime(utcDateText(start), "00:00:01 GMT+0100")?.serverDay).toBe("2000-01-01");
   });
 });
