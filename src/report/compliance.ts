@@ -8,6 +8,7 @@ import { pathSuffix } from "../diff/values.ts";
 import { mdRow, mdTable, mdText } from "./escape.ts";
 import type { Period } from "./period.ts";
 import { paramsFor, QUERIES, type QueryName } from "./queries.ts";
+import { REVIEW_WINDOW_DAYS } from "./reviews.ts";
 
 /** Appends text to a file through a 64 KiB buffer: bounded memory, few system calls. */
 class TextFile {
@@ -126,7 +127,8 @@ function writeHeader(out: TextFile, ctx: ComplianceContext): number {
   out.line(
     "Times are shown in the report's time zone. Each section ends with the SQL behind it; its parameters: " +
       `@start = ${period.start}, @end = ${period.end}, @types = ${ctx.params.types === null ? "NULL" : `'${mdText(ctx.params.types)}'`}, ` +
-      `@fromDay = '${period.from}', @toDay = '${period.to}'; the JSON lists @days, @approvals, @rejects, ` +
+      `@fromDay = '${period.from}', @toDay = '${period.to}', @reviewWindow = ${ctx.params.reviewWindow}, ` +
+      `@reviewStart = ${ctx.params.reviewStart}; the JSON lists @days, @approvals, @rejects, ` +
       "@exempt and @flows come from src/report/reviews.ts and the period.",
   );
   out.line();
@@ -359,8 +361,8 @@ function writeReviews(out: TextFile, ctx: ComplianceContext): void {
   out.line();
   out.line(
     "An experiment state change or config edit counts as reviewed when an approval (a review accept " +
-      "record, see REVIEW_FLOWS) for the same entity name exists at or before it. Creations and the " +
-      "review records themselves are exempt.",
+      `record, see REVIEW_FLOWS) for the same entity name exists at or up to ${REVIEW_WINDOW_DAYS} days ` +
+      "before it. Creations and the review records themselves are exempt.",
   );
   out.line();
   let unreviewed = 0;
@@ -390,6 +392,11 @@ function writeReviews(out: TextFile, ctx: ComplianceContext): void {
   querySection(out, "unreviewed");
 
   out.line("### Reviews approved by their own author");
+  out.line();
+  out.line(
+    "An approval whose latest request of the same review flow for the same entity (up to " +
+      `${REVIEW_WINDOW_DAYS} days earlier) was made by the same user id.`,
+  );
   out.line();
   const self = run<{
     occurred_at: number;

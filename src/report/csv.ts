@@ -1,8 +1,9 @@
-// Streaming a query into an RFC 4180 CSV file: better-sqlite3 rows → csv-stringify → file, with
-// backpressure, so memory stays flat however many rows the period holds.
-import { once } from "node:events";
+// Streaming a query into an RFC 4180 CSV file: better-sqlite3 rows → csv-stringify → file. pipeline()
+// pulls rows only as fast as the file takes them (bounded memory) and tears everything down, closing
+// the SQLite iterator too, when any stage fails.
 import { createWriteStream } from "node:fs";
-import { finished } from "node:stream/promises";
+import { Readable } from "node:stream";
+import { pipeline } from "node:stream/promises";
 import { stringify } from "csv-stringify";
 import { neutraliseFormula } from "./escape.ts";
 
@@ -17,26 +18,26 @@ export async function writeCsv<Row>(
   columns: readonly CsvColumn<Row>[],
   rows: Iterable<Row>,
 ): Promise<number> {
-  const stringifier = stringify({
-    header: true,
-    columns: columns.map((c) => c.header),
-    record_delimiter: "\r\n",
-    // Quote a field when it holds a delimiter, quote, CR or LF (RFC 4180 section 2.6).
-    quoted_match: /[\r\n]/,
-    cast: { number: (n) => String(n) },
-  });
-  const file = createWriteStream(path, { mode: 0o600 });
-  stringifier.pipe(file);
   let count = 0;
-  try {
+  function* records(): Generator<(string | number)[]> {
     for (const row of rows) {
-      const record = columns.map((c) => neutraliseFormula(c.value(row)) ?? "");
       count += 1;
-      if (!stringifier.write(record)) await once(stringifier, "drain");
+      yield columns.map((c) => neutraliseFormula(c.value(row)) ?? "");
     }
-  } finally {
-    stringifier.end();
-    await finished(file);
   }
+  await pipeline(
+    Readable.from(records(), { objectMode: true, highWaterMark: 256 }),
+    stringify({
+      header: true,
+      columns: columns.map((c) => c.header),
+      record_delimiter: "\r\n",
+      // Quote a field holding CR or LF as well as delimiter and quote (RFC 4180 section 2.6): with CRLF
+      // record ends csv-stringify would otherwise leave a lone LF unquoted.
+      quoted_match: /[\r\n]/,
+      cast: { number: (n) => String(n) },
+    }),
+    // Larger buffer than the 16 KiB default: fewer waits, still a fixed amount of memory.
+    createWriteStream(path, { mode: 0o600, highWaterMark: 1 << 20 }),
+  );
   return count;
 }

@@ -2,7 +2,8 @@
 // section, with the parameter values in the report's header, so a reader can re-run it with
 // `flagtrail sql`. Parameters: @start/@end epoch-ms bounds ([start, end)), @types JSON array of action
 // types or NULL for all, @fromDay/@toDay the period's days, @days/@approvals/@rejects/@exempt/@flows
-// JSON lists built from code (src/report/reviews.ts).
+// JSON lists built from code (src/report/reviews.ts), @reviewWindow the review validity in ms and
+// @reviewStart = @start - @reviewWindow.
 
 const TYPES = "(@types IS NULL OR %.action_type IN (SELECT value FROM json_each(@types)))";
 const PERIOD = "%.occurred_at >= @start AND %.occurred_at < @end";
@@ -79,7 +80,8 @@ ORDER BY v.name, v.occurred_at, v.seq, rc.id`,
 
   unreviewed: `WITH approvals AS MATERIALIZED (
   SELECT name, occurred_at FROM audit_logs
-  WHERE action_type IN (SELECT value FROM json_each(@approvals)) AND occurred_at < @end
+  WHERE action_type IN (SELECT value FROM json_each(@approvals))
+    AND occurred_at >= @reviewStart AND occurred_at < @end
 ),
 changes AS (
   SELECT * FROM experiment_state_changes
@@ -91,30 +93,43 @@ FROM changes ch
 WHERE ${period("ch")}
   AND ch.action_type NOT IN (SELECT value FROM json_each(@exempt))
   AND NOT EXISTS (
-    SELECT 1 FROM approvals ap WHERE ap.name = ch.name AND ap.occurred_at <= ch.occurred_at
+    SELECT 1 FROM approvals ap
+    WHERE ap.name = ch.name AND ap.occurred_at <= ch.occurred_at
+      AND ap.occurred_at >= ch.occurred_at - @reviewWindow
   )
 ORDER BY ch.occurred_at, ch.seq`,
 
+  // For each approval, the latest request of the same review flow for the same entity name at or before
+  // it (a request in the same second sorts first); self-approved when both have the same user id. A
+  // window over review records only, so the cost follows the number of reviews, not of records.
   selfApproved: `WITH flows AS (
-  SELECT json_extract(value, '$.create') AS create_type, json_extract(value, '$.accept') AS accept_type
+  SELECT json_extract(value, '$.entity') AS entity, json_extract(value, '$.create') AS create_type,
+         json_extract(value, '$.accept') AS accept_type
   FROM json_each(@flows)
 ),
-accepts AS (
-  SELECT acc.id, acc.seq, acc.occurred_at, acc.name, acc.action_type, acc.updated_by,
-         acc.updated_by_user_id,
-         (SELECT cr.id FROM audit_logs cr
-          WHERE cr.name = acc.name AND cr.action_type = f.create_type AND cr.occurred_at <= acc.occurred_at
-          ORDER BY cr.occurred_at DESC, cr.seq DESC LIMIT 1) AS request_id
-  FROM audit_logs acc
-  JOIN flows f ON f.accept_type = acc.action_type
-  WHERE ${period("acc")}
+review_records AS (
+  SELECT a.id, a.seq, a.occurred_at, a.name, a.action_type, a.updated_by, a.updated_by_user_id, f.entity,
+         a.action_type = f.accept_type AS is_accept
+  FROM flows f
+  JOIN audit_logs a ON a.action_type IN (f.create_type, f.accept_type)
+  WHERE a.occurred_at >= @reviewStart AND a.occurred_at < @end
+),
+with_request AS (
+  SELECT *,
+         max(CASE WHEN NOT is_accept
+                  THEN printf('%015d', occurred_at) || coalesce(updated_by_user_id, '') END)
+           OVER (PARTITION BY entity, name ORDER BY occurred_at, is_accept, seq
+                 ROWS UNBOUNDED PRECEDING) AS request
+  FROM review_records
 )
-SELECT ac.occurred_at, ac.name, ac.action_type, ac.updated_by, ac.updated_by_user_id,
-       cr.occurred_at AS requested_at, cr.action_type AS request_type, ac.id
-FROM accepts ac
-JOIN audit_logs cr ON cr.id = ac.request_id
-WHERE cr.updated_by_user_id = ac.updated_by_user_id
-ORDER BY ac.occurred_at, ac.seq`,
+SELECT occurred_at, name, action_type, updated_by, updated_by_user_id,
+       CAST(substr(request, 1, 15) AS INTEGER) AS requested_at, id
+FROM with_request
+WHERE is_accept
+  AND ${period("with_request")}
+  AND substr(request, 16) = updated_by_user_id
+  AND CAST(substr(request, 1, 15) AS INTEGER) >= occurred_at - @reviewWindow
+ORDER BY occurred_at, seq`,
 
   rejected: `SELECT r.occurred_at, r.name, r.action_type, r.updated_by, r.change_log, r.id
 FROM audit_logs r

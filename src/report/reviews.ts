@@ -42,6 +42,14 @@ export const REVIEW_FLOWS: readonly ReviewFlow[] = [
   },
 ];
 
+/**
+ * How long an approval covers later changes of its entity, and how far back a review request is looked
+ * for: an approval older than this does not make today's change reviewed. It also bounds how much
+ * history the review section reads, whatever the size of the store.
+ */
+export const REVIEW_WINDOW_DAYS = 30;
+export const REVIEW_WINDOW_MS = REVIEW_WINDOW_DAYS * 86_400_000;
+
 export const APPROVAL_ACTION_TYPES: readonly string[] = REVIEW_FLOWS.map((f) => f.accept);
 export const REJECTION_ACTION_TYPES: readonly string[] = REVIEW_FLOWS.map((f) => f.reject);
 

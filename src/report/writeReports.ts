@@ -23,9 +23,12 @@ import {
   REJECTION_ACTION_TYPES,
   REVIEW_EXEMPT_ACTION_TYPES,
   REVIEW_FLOWS,
+  REVIEW_WINDOW_MS,
 } from "./reviews.ts";
 
 export type ReportFormat = "csv" | "md";
+
+const REPORT_CACHE_KIB = 65_536;
 
 export interface ReportOptions {
   /** An open store, or the path of one (opened writable so rule diffs can be backfilled first). */
@@ -144,6 +147,8 @@ async function writeFromSnapshot(store: Store, args: SnapshotArgs): Promise<Repo
     rejects: JSON.stringify(REJECTION_ACTION_TYPES),
     exempt: JSON.stringify(REVIEW_EXEMPT_ACTION_TYPES),
     flows: JSON.stringify(REVIEW_FLOWS),
+    reviewWindow: REVIEW_WINDOW_MS,
+    reviewStart: period.start - REVIEW_WINDOW_MS,
   };
 
   const written: { name: string; rows: number }[] = [];
@@ -159,6 +164,10 @@ async function writeFromSnapshot(store: Store, args: SnapshotArgs): Promise<Repo
     return path;
   };
 
+  // The sections read the period's rows several times: a page cache that holds a month of rows keeps
+  // that from going back to the file each time (64 MiB at most, whatever the store's size).
+  const cacheSize = sqlite.pragma("cache_size", { simple: true }) as number;
+  sqlite.pragma(`cache_size = ${-REPORT_CACHE_KIB}`);
   // One read transaction: every file describes the same snapshot, even while a sync is writing.
   sqlite.prepare("BEGIN").run();
   try {
@@ -199,6 +208,7 @@ async function writeFromSnapshot(store: Store, args: SnapshotArgs): Promise<Repo
     throw error;
   } finally {
     sqlite.prepare("COMMIT").run();
+    sqlite.pragma(`cache_size = ${cacheSize}`);
   }
 
   const files: ReportFileResult[] = [];

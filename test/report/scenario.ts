@@ -175,6 +175,16 @@ export function scenarioRecords(): RawRecord[] {
       changeLog: "Too late",
       ...ALICE,
     }),
+    // An approval 42 days before signup_flow's abandonment: older than the review window, so it does
+    // not count. Stored last (as a backfill of older records would be); the chain does not mind.
+    makeRecord({
+      id: "S000000000000000000016",
+      at: Date.UTC(2024, 1, 19, 9),
+      name: "signup_flow",
+      actionType: "experiment_review_accept",
+      changeLog: "Review approved",
+      ...BOB,
+    }),
   ];
 }
 

@@ -30,8 +30,8 @@ function expectBroken(sqlite: Store["sqlite"], message: RegExp): void {
 describe("verifyChain", () => {
   it("accepts an intact chain and reports its head", () => {
     const s = scenario();
-    const head = s.sqlite.prepare("SELECT chain_hash FROM audit_logs WHERE seq = 15").pluck().get();
-    expect(verifyChain(s.sqlite)).toEqual({ records: 15, head: { seq: 15, chainHash: head } });
+    const head = s.sqlite.prepare("SELECT chain_hash FROM audit_logs WHERE seq = 16").pluck().get();
+    expect(verifyChain(s.sqlite)).toEqual({ records: 16, head: { seq: 16, chainHash: head } });
   });
 
   it("names the first row whose column was changed", () => {
@@ -65,13 +65,13 @@ describe("verifyChain", () => {
 
   it("catches records cut off the end when meta holds the head", () => {
     const s = scenario();
-    const head = s.sqlite.prepare("SELECT chain_hash FROM audit_logs WHERE seq = 15").pluck().get() as string;
+    const head = s.sqlite.prepare("SELECT chain_hash FROM audit_logs WHERE seq = 16").pluck().get() as string;
     const meta = s.sqlite.prepare("INSERT INTO meta (key, value) VALUES (?, ?)");
-    meta.run("chain_head_seq", "15");
+    meta.run("chain_head_seq", "16");
     meta.run("chain_head_hash", head);
-    expect(verifyChain(s.sqlite).records).toBe(15);
-    s.sqlite.prepare("DELETE FROM audit_logs WHERE seq = 15").run();
-    expectBroken(s.sqlite, /chain head recorded in meta \(seq 15/);
+    expect(verifyChain(s.sqlite).records).toBe(16);
+    s.sqlite.prepare("DELETE FROM audit_logs WHERE seq = 16").run();
+    expectBroken(s.sqlite, /chain head recorded in meta \(seq 16/);
   });
 });
 
@@ -149,7 +149,7 @@ describe("flagtrail verify (CLI)", () => {
     expect(ok.stderr).toBe("");
     expect(ok.code).toBe(0);
     expect(ok.stdout).toMatch(
-      /^OK: hash chain of 15 records intact .*3 report files match the manifest, signature valid\n$/,
+      /^OK: hash chain of 16 records intact .*3 report files match the manifest, signature valid\n$/,
     );
 
     appendFileSync(result.files[0]!.path, " ");

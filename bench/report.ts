@@ -1,0 +1,199 @@
+// Benchmark of `flagtrail report`: a one-month report over a 1,000,000-record store must take under
+// 2 s in bounded memory. benchReport() builds the store with direct inserts (bench-only hashes: the
+// chain is not valid, the report does not need it to be), then runs the report in a child process so
+// that its peak RSS is its own and not the builder's.
+import { execFile } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { promisify } from "node:util";
+import { backfillRuleDiffs } from "../src/diff/store.ts";
+import { writeReports } from "../src/report/writeReports.ts";
+import { sha256Hex } from "../src/store/hash.ts";
+import { openStore } from "../src/store/open.ts";
+
+const RECORDS = Number(process.env.BENCH_REPORT_RECORDS ?? 1_000_000);
+const YEAR_START = Date.UTC(2023, 0, 1);
+const YEAR_MS = 365 * 86_400_000;
+const MONTH = { from: "2023-06-01", to: "2023-06-30" };
+
+const ACTIONS = [
+  ...Array<string>(10).fill("gate_update"),
+  ...Array<string>(6).fill("config_conditions_update"),
+  ...Array<string>(4).fill("config_default_value_update"),
+  ...Array<string>(4).fill("experiment_start"),
+  ...Array<string>(4).fill("experiment_stopped"),
+  ...Array<string>(2).fill("experiment_create"),
+  "config_review_create",
+  "config_review_accept",
+  "experiment_review_accept",
+  "config_review_reject",
+  ...Array<string>(30).fill("create_dashboard"),
+  ...Array<string>(20).fill("metric_edit_definition"),
+];
+const MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
+const DAYS = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"];
+
+function rule(percent: number) {
+  return {
+    id: "BfGswoMDcsZ4y9Le1d9O",
+    groupName: "Beta users",
+    percentagePass: percent,
+    conditionJSON: [{ conditionType: 1, operator: 0, value: ["ios"], extraConfig: {} }],
+    returnValueJSON: `{"color":"${percent > 50 ? "blue" : "red"}"}`,
+    enabledEnvironments: ["staging", "production"],
+  };
+}
+
+/** Fills `path` with `records` records spread evenly over 2023 (deterministic). */
+export function buildStore(path: string, records = RECORDS): void {
+  const store = openStore(path);
+  const insert = store.sqlite.prepare(
+    `INSERT INTO audit_logs (id, name, action_type, change_log, updated_by, updated_by_user_id,
+       modifier_email, occurred_at, server_day, date_text, time_text, tags, changes, raw, record_hash,
+       seq, chain_hash, first_seen_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, ?, ?, ?, ?, ?, 0)`,
+  );
+  // Bulk load: no fsync, and indexes and the FTS trigger rebuilt once at the end instead of per row.
+  store.sqlite.pragma("synchronous = OFF");
+  const deferred = store.sqlite
+    .prepare(
+      "SELECT type, name, sql FROM sqlite_master WHERE tbl_name = 'audit_logs' AND type IN ('index', 'trigger') AND sql IS NOT NULL",
+    )
+    .all() as { type: string; name: string; sql: string }[];
+  for (const item of deferred) store.sqlite.exec(`DROP ${item.type.toUpperCase()} "${item.name}"`);
+  const batch = 50_000;
+  for (let start = 0; start < records; start += batch) {
+    store.sqlite.transaction(() => {
+      for (let i = start; i < Math.min(records, start + batch); i++) {
+        const at = YEAR_START + Math.floor((i / records) * YEAR_MS);
+        const d = new Date(at);
+        const action = ACTIONS[i % ACTIONS.length]!;
+        const user = i % 53;
+        const withRules = action === "gate_update" && i % 7 === 0;
+        const changes = withRules ? { rules: { old: [rule(i % 100)], new: [rule((i + 10) % 100)] } } : {};
+        const id = `B${String(i).padStart(21, "0")}`;
+        const record = {
+          id,
+          name: `entity_${i % 2_003}`,
+          changeLog: `Change ${i}`,
+          actionType: action,
+          date: `${DAYS[d.getUTCDay()]} ${MONTHS[d.getUTCMonth()]} ${String(d.getUTCDate()).padStart(2, "0")} ${d.getUTCFullYear()}`,
+          time: `${d.toISOString().slice(11, 19)} GMT+0000 (Coordinated Universal Time)`,
+          updatedBy: `User ${user}`,
+          updatedByUserID: `user${String(user).padStart(16, "0")}`,
+          modifierEmail: `user${user}@example.com`,
+          changes,
+        };
+        const raw = JSON.stringify(record);
+        const hash = sha256Hex(raw);
+        insert.run(
+          id,
+          record.name,
+          action,
+          record.changeLog,
+          record.updatedBy,
+          record.updatedByUserID,
+          record.modifierEmail,
+          at,
+          d.toISOString().slice(0, 10),
+          record.date,
+          record.time,
+          JSON.stringify(changes),
+          raw,
+          hash,
+          i + 1,
+          hash,
+        );
+      }
+    })();
+  }
+  for (const item of deferred) store.sqlite.exec(item.sql);
+  store.sqlite.exec("INSERT INTO audit_logs_fts (audit_logs_fts) VALUES ('rebuild')");
+  store.close();
+}
+
+interface ChildResult {
+  reportMs: number;
+  /** CPU time (user + system) of the report: less sensitive than wall time to a busy machine. */
+  reportCpuMs: number;
+  rssBeforeMb: number;
+  peakRssMb: number;
+  heapGrowthMb: number;
+  rows: number;
+}
+
+/** Child-process side: one report, timed, with memory measured around it. */
+async function runReportChild(dbPath: string, outDir: string): Promise<ChildResult> {
+  const store = openStore(dbPath);
+  backfillRuleDiffs(store);
+  store.close();
+  globalThis.gc?.();
+  const rssBefore = process.memoryUsage().rss;
+  const heapBefore = process.memoryUsage().heapUsed;
+  let heapPeak = heapBefore;
+  const sampler = setInterval(() => {
+    heapPeak = Math.max(heapPeak, process.memoryUsage().heapUsed);
+  }, 5);
+  const started = performance.now();
+  const cpuBefore = process.cpuUsage();
+  const result = await writeReports({
+    dbPath,
+    ...MONTH,
+    timeZone: "Europe/Berlin",
+    outDir,
+    signingKey: "bench",
+  });
+  const reportMs = performance.now() - started;
+  const cpu = process.cpuUsage(cpuBefore);
+  clearInterval(sampler);
+  heapPeak = Math.max(heapPeak, process.memoryUsage().heapUsed);
+  return {
+    reportMs,
+    reportCpuMs: (cpu.user + cpu.system) / 1000,
+    rssBeforeMb: rssBefore / 2 ** 20,
+    // maxRSS is in KiB and is the process's peak so far: opening and backfilling came before.
+    peakRssMb: process.resourceUsage().maxRSS / 1024,
+    heapGrowthMb: (heapPeak - heapBefore) / 2 ** 20,
+    rows: result.files.reduce((sum, f) => sum + f.rows, 0),
+  };
+}
+
+export async function benchReport(): Promise<Record<string, number>> {
+  const dir = mkdtempSync(join(tmpdir(), "flagtrail-bench-report-"));
+  const dbPath = join(dir, "bench.db");
+  try {
+    const buildStarted = performance.now();
+    buildStore(dbPath);
+    const buildMs = performance.now() - buildStarted;
+    const { stdout } = await promisify(execFile)(
+      process.execPath,
+      ["--expose-gc", "--import", "tsx", fileURLToPath(import.meta.url), dbPath, join(dir, "out")],
+      { maxBuffer: 1 << 20 },
+    );
+    const child = JSON.parse(stdout.trim().split("\n").pop()!) as ChildResult;
+    return {
+      report_store_records: RECORDS,
+      report_store_build_ms: Math.round(buildMs),
+      report_one_month_ms: Math.round(child.reportMs),
+      report_one_month_cpu_ms: Math.round(child.reportCpuMs),
+      report_rows_written: child.rows,
+      report_rss_before_mb: Math.round(child.rssBeforeMb),
+      report_peak_rss_mb: Math.round(child.peakRssMb),
+      report_heap_growth_mb: Math.round(child.heapGrowthMb * 10) / 10,
+    };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+// Run directly: `node --import tsx bench/report.ts` prints the numbers; with <db> <out> it is the child.
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const [dbPath, outDir] = process.argv.slice(2);
+  if (dbPath && outDir) {
+    process.stdout.write(`${JSON.stringify(await runReportChild(dbPath, outDir))}\n`);
+  } else {
+    process.stdout.write(`${JSON.stringify(await benchReport(), null, 2)}\n`);
+  }
+}

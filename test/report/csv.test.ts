@@ -1,0 +1,49 @@
+import { mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { writeCsv } from "../../src/report/csv.ts";
+import { neutraliseFormula } from "../../src/report/escape.ts";
+import { openStore } from "../../src/store/open.ts";
+
+describe("neutraliseFormula", () => {
+  it("prefixes text a spreadsheet would evaluate, and nothing else", () => {
+    for (const cell of ["=1+2", "+1", "-1", "@SUM(A1)", "\t=x", "\r=x"])
+      expect(neutraliseFormula(cell)).toBe(`'${cell}`);
+    for (const cell of ["a=b", "1-2", " =x", ""]) expect(neutraliseFormula(cell)).toBe(cell);
+    expect(neutraliseFormula(-5)).toBe(-5);
+    expect(neutraliseFormula(null)).toBeNull();
+  });
+});
+
+describe("writeCsv", () => {
+  it("streams rows from SQLite into an RFC 4180 file", async () => {
+    const store = openStore(":memory:");
+    const path = join(mkdtempSync(join(tmpdir(), "flagtrail-csv-")), "x.csv");
+    const rows = store.sqlite
+      .prepare("SELECT value AS v FROM json_each(?)")
+      .iterate(JSON.stringify(["plain", "a,b", 'say "hi"', "two\nlines", "=1+1"])) as IterableIterator<{
+      v: string;
+    }>;
+    const count = await writeCsv(path, [{ header: "v", value: (r) => r.v }], rows);
+    expect(count).toBe(5);
+    expect(readFileSync(path, "utf8")).toBe(
+      'v\r\nplain\r\n"a,b"\r\n"say ""hi"""\r\n"two\nlines"\r\n\'=1+1\r\n',
+    );
+    store.close();
+  });
+
+  it("fails cleanly when the file cannot be written, leaving the connection usable", async () => {
+    const store = openStore(":memory:");
+    const rows = store.sqlite
+      .prepare("SELECT value FROM json_each('[1,2,3]')")
+      .iterate() as IterableIterator<{
+      value: number;
+    }>;
+    await expect(
+      writeCsv("/nonexistent-dir/x.csv", [{ header: "value", value: (r) => r.value }], rows),
+    ).rejects.toThrow(/ENOENT/);
+    expect(store.sqlite.prepare("SELECT 42").pluck().get()).toBe(42);
+    store.close();
+  });
+});
