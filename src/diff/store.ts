@@ -79,39 +79,74 @@ export function storeRuleDiffs(target: DiffTarget, auditLogId: string, changes: 
 export interface BackfillResult {
   /** Records whose diff was (re)computed. */
   diffed: number;
+  /** Records looked at (those after the last backfill's mark, or all of them on a full pass). */
+  scanned: number;
 }
 
-const BACKFILL_BATCH = 500;
+const BACKFILL_BATCH = 10_000;
+/** meta key: `{"diffVersion":n,"seq":s}`, every record up to seq s has a diff of that version. */
+export const BACKFILL_MARK_KEY = "rule_diffs_backfilled";
+
+function readMark(sqlite: Database.Database): number {
+  const value = sqlite.prepare("SELECT value FROM meta WHERE key = ?").pluck().get(BACKFILL_MARK_KEY);
+  if (typeof value !== "string") return 0;
+  try {
+    const mark = JSON.parse(value) as { diffVersion?: unknown; seq?: unknown };
+    // A newer diff version recomputes everything.
+    return mark.diffVersion === DIFF_VERSION && typeof mark.seq === "number" ? mark.seq : 0;
+  } catch {
+    return 0;
+  }
+}
 
 /**
  * Diffs every stored record that has `changes.rules` but no summary, or a summary from an older
- * DIFF_VERSION. Works in batches of short transactions so a concurrent sync is not blocked long.
+ * DIFF_VERSION. It remembers how far it got (meta BACKFILL_MARK_KEY), so the next call only looks at
+ * records stored since: cheap enough to run before every report. `full` ignores the mark. Works in
+ * batches of short transactions so a concurrent sync is not blocked long.
  */
-export function backfillRuleDiffs(store: DiffTarget): BackfillResult {
+export function backfillRuleDiffs(
+  store: DiffTarget,
+  options: { full?: boolean; batchSize?: number } = {},
+): BackfillResult {
   const sqlite = sqliteOf(store);
   const pending = sqlite.prepare(
-    `SELECT a.id, a.seq, a.changes FROM audit_logs a
+    `SELECT a.id, a.seq, a.changes,
+            (s.audit_log_id IS NULL OR s.diff_version < @version)
+              AND CASE WHEN json_valid(a.changes) THEN json_type(a.changes, '$.rules') END NOT IN ('null')
+              AS needs_diff
+     FROM audit_logs a
      LEFT JOIN rule_diff_summaries s ON s.audit_log_id = a.id
-     WHERE (s.audit_log_id IS NULL OR s.diff_version < ?)
-       AND CASE WHEN json_valid(a.changes) THEN json_type(a.changes, '$.rules') END NOT IN ('null')
-       AND a.seq > ?
-     ORDER BY a.seq LIMIT ?`,
+     WHERE a.seq > @after
+     ORDER BY a.seq LIMIT @limit`,
+  );
+  const writeMark = sqlite.prepare(
+    `INSERT INTO meta (key, value, updated_at) VALUES (?, ?, ?)
+     ON CONFLICT(key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at`,
   );
   let diffed = 0;
-  let after = 0;
+  let scanned = 0;
+  let after = options.full ? 0 : readMark(sqlite);
   for (;;) {
-    const batch = pending.all(DIFF_VERSION, after, BACKFILL_BATCH) as {
+    const batch = pending.all({
+      version: DIFF_VERSION,
+      after,
+      limit: options.batchSize ?? BACKFILL_BATCH,
+    }) as {
       id: string;
       seq: number;
       changes: string;
+      needs_diff: number | null;
     }[];
     if (batch.length === 0) break;
     sqlite.transaction(() => {
       for (const row of batch) {
-        if (storeRuleDiffs(sqlite, row.id, row.changes) !== null) diffed += 1;
+        if (row.needs_diff === 1 && storeRuleDiffs(sqlite, row.id, row.changes) !== null) diffed += 1;
       }
+      after = batch[batch.length - 1]!.seq;
+      scanned += batch.length;
+      writeMark.run(BACKFILL_MARK_KEY, JSON.stringify({ diffVersion: DIFF_VERSION, seq: after }), Date.now());
     })();
-    after = batch[batch.length - 1]!.seq;
   }
-  return { diffed };
+  return { diffed, scanned };
 }

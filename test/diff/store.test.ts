@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { DIFF_VERSION } from "../../src/diff/rules.ts";
-import { backfillRuleDiffs, storeRuleDiffs } from "../../src/diff/store.ts";
+import { BACKFILL_MARK_KEY, backfillRuleDiffs, storeRuleDiffs } from "../../src/diff/store.ts";
 import { openStore, type Store } from "../../src/store/open.ts";
 import { exampleRule, insertRecords, makeRecord } from "../report/fixtures.ts";
 
@@ -79,7 +79,7 @@ describe("backfillRuleDiffs", () => {
       .prepare("UPDATE rule_diff_summaries SET summary = 'kept' WHERE audit_log_id = ?")
       .run(current.id);
 
-    expect(backfillRuleDiffs(store)).toEqual({ diffed: 2 });
+    expect(backfillRuleDiffs(store)).toEqual({ diffed: 2, scanned: 5 });
     const summaries = store.sqlite
       .prepare("SELECT audit_log_id, summary FROM rule_diff_summaries ORDER BY audit_log_id")
       .all();
@@ -89,7 +89,16 @@ describe("backfillRuleDiffs", () => {
       { audit_log_id: current.id, summary: "kept" },
     ]);
     expect(rows(stale.id)).toHaveLength(1);
-    expect(backfillRuleDiffs(store)).toEqual({ diffed: 0 });
+    // The mark: a second run looks at nothing, a record stored since is picked up, `full` rescans.
+    expect(backfillRuleDiffs(store)).toEqual({ diffed: 0, scanned: 0 });
+    const later = ruleRecord("AAAAAAAAAAAAAAAAAAAAA6", 60);
+    insertRecords(store, [later]);
+    expect(backfillRuleDiffs(store)).toEqual({ diffed: 1, scanned: 1 });
+    store.sqlite.prepare("DELETE FROM rule_changes WHERE audit_log_id = ?").run(fresh.id);
+    store.sqlite.prepare("DELETE FROM rule_diff_summaries WHERE audit_log_id = ?").run(fresh.id);
+    expect(backfillRuleDiffs(store)).toEqual({ diffed: 0, scanned: 0 });
+    expect(backfillRuleDiffs(store, { full: true })).toEqual({ diffed: 1, scanned: 6 });
+    expect(rows(fresh.id)).toHaveLength(1);
   });
 
   it("works through more records than one batch", () => {
@@ -98,7 +107,15 @@ describe("backfillRuleDiffs", () => {
       ruleRecord(`B${String(i).padStart(21, "0")}`, i % 100),
     );
     insertRecords(store, records);
-    expect(backfillRuleDiffs(store)).toEqual({ diffed: 1203 });
+    expect(backfillRuleDiffs(store, { batchSize: 500 })).toEqual({ diffed: 1203, scanned: 1203 });
+    expect(
+      JSON.parse(
+        store.sqlite.prepare("SELECT value FROM meta WHERE key = ?").pluck().get(BACKFILL_MARK_KEY) as string,
+      ),
+    ).toEqual({
+      diffVersion: DIFF_VERSION,
+      seq: 1203,
+    });
     expect(store.sqlite.prepare("SELECT count(*) FROM rule_diff_summaries").pluck().get()).toBe(1203);
   });
 });
