@@ -1,6 +1,6 @@
 // `flagtrail report` as a function (also called by the daemon and the demo): CSVs, the compliance
 // Markdown and the signed manifest for one period, read from one consistent snapshot of the store.
-import { mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { backfillRuleDiffs } from "../diff/store.ts";
 import { FlagtrailError } from "../errors.ts";
@@ -104,6 +104,10 @@ export async function writeReports(options: ReportOptions): Promise<ReportResult
   const signingKey = options.signingKey ?? process.env.FLAGTRAIL_SIGNING_KEY;
 
   if (!options.store && !options.dbPath) throw new FlagtrailError("writeReports needs a store or a dbPath");
+  // Opening for writing would create an empty store at a mistyped path and report on nothing.
+  if (!options.store && options.dbPath !== ":memory:" && !existsSync(options.dbPath!)) {
+    throw new FlagtrailError(`No flagtrail database at ${options.dbPath}. Run \`flagtrail sync\` first.`);
+  }
   const store = options.store ?? openStore(options.dbPath!);
   try {
     // Records stored before rule diffing existed get their diffs now, so the report is complete.
@@ -168,8 +172,10 @@ async function writeFromSnapshot(store: Store, args: SnapshotArgs): Promise<Repo
   // that from going back to the file each time (64 MiB at most, whatever the store's size).
   const cacheSize = sqlite.pragma("cache_size", { simple: true }) as number;
   sqlite.pragma(`cache_size = ${-REPORT_CACHE_KIB}`);
-  // One read transaction: every file describes the same snapshot, even while a sync is writing.
-  sqlite.prepare("BEGIN").run();
+  // One read transaction: every file describes the same snapshot, even while a sync is writing. (A
+  // caller already inside a transaction has its own snapshot.)
+  const ownTransaction = !sqlite.inTransaction;
+  if (ownTransaction) sqlite.prepare("BEGIN").run();
   try {
     head = sqlite.prepare(QUERIES.chainHead).get() as typeof head;
     records = sqlite.prepare("SELECT count(*) FROM audit_logs").pluck().get() as number;
@@ -207,7 +213,7 @@ async function writeFromSnapshot(store: Store, args: SnapshotArgs): Promise<Repo
     for (const path of temporary) rmSync(path, { force: true });
     throw error;
   } finally {
-    sqlite.prepare("COMMIT").run();
+    if (ownTransaction) sqlite.prepare("COMMIT").run();
     sqlite.pragma(`cache_size = ${cacheSize}`);
   }
 

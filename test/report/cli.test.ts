@@ -2,6 +2,7 @@ import { existsSync, mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { writeReports } from "../../src/report/writeReports.ts";
 import { runCli } from "../helpers/runCli.ts";
 import { buildScenarioStore, SCENARIO } from "./scenario.ts";
 
@@ -15,6 +16,17 @@ describe("--help", () => {
     expect(result.code).toBe(0);
     expect(result.stdout).toContain(`Usage: flagtrail ${command}`);
     for (const option of options) expect(result.stdout).toContain(option);
+  });
+});
+
+describe("writeReports", () => {
+  it("refuses a database path that does not exist instead of creating an empty store", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "flagtrail-report-missing-"));
+    const dbPath = join(dir, "typo.db");
+    await expect(writeReports({ dbPath, from: "2024-01-01", to: "2024-01-02", outDir: dir })).rejects.toThrow(
+      /No flagtrail database/,
+    );
+    expect(existsSync(dbPath)).toBe(false);
   });
 });
 
