@@ -13,7 +13,13 @@ import { openStore } from "../store/open.ts";
 import { createSyncClient } from "../sync/client.ts";
 import { runSync } from "../sync/runSync.ts";
 import { parseOptions } from "./options.ts";
-import { addSyncOptions, checkActionTypes, sinceNotAfterUntil, syncOptionsShape } from "./sync.ts";
+import {
+  addSyncOptions,
+  checkActionTypes,
+  runSyncOptionsFrom,
+  sinceNotAfterUntil,
+  syncOptionsShape,
+} from "./sync.ts";
 
 const daemonOptionsSchema = z
   .object({
@@ -57,7 +63,7 @@ async function action(raw: Record<string, unknown>): Promise<void> {
     // A fresh client per cycle: a nightly worker must not keep sockets open for a day.
     const client = createSyncClient(config, tuning);
     try {
-      const summary = await runSync(store, client, syncOptionsOf(options), signal);
+      const summary = await runSync(store, client, runSyncOptionsFrom(options), signal);
       const fields: Record<string, unknown> = {
         runId: summary.runId,
         outcome: summary.outcome,
@@ -101,19 +107,6 @@ async function action(raw: Record<string, unknown>): Promise<void> {
     process.off("SIGTERM", onSignal);
     store.close();
   }
-}
-
-function syncOptionsOf(options: DaemonOptions) {
-  return {
-    since: options.since,
-    until: options.until,
-    actionTypes: options.actionType,
-    pageSize: options.pageSize,
-    concurrency: options.concurrency,
-    lookbackDays: options.lookbackDays,
-    full: options.full,
-    coverage: options.coverage,
-  };
 }
 
 async function writePeriodReport(

@@ -9,7 +9,13 @@ import { AbortedError, UsageError } from "../errors.ts";
 import { openStore } from "../store/open.ts";
 import { createSyncClient } from "../sync/client.ts";
 import { isDay, todayUtc } from "../sync/days.ts";
-import { runSync, SYNC_DEFAULTS, type SyncEvent, type SyncSummary } from "../sync/runSync.ts";
+import {
+  runSync,
+  SYNC_DEFAULTS,
+  type SyncEvent,
+  type SyncOptions,
+  type SyncSummary,
+} from "../sync/runSync.ts";
 import { parseOptions } from "./options.ts";
 
 // parseOptions prefixes the flag name (e.g. "--since: …"), so messages start with what is wrong.
@@ -49,6 +55,20 @@ const syncOptionsSchema = z
   .refine(sinceNotAfterUntil, { message: "--since must not be after --until.", path: [] });
 
 type SyncCliOptions = z.infer<typeof syncOptionsSchema>;
+
+/** The engine's options from the command-line ones (shared with the daemon). */
+export function runSyncOptionsFrom(options: z.infer<z.ZodObject<typeof syncOptionsShape>>): SyncOptions {
+  return {
+    since: options.since,
+    until: options.until,
+    actionTypes: options.actionType,
+    pageSize: options.pageSize,
+    concurrency: options.concurrency,
+    lookbackDays: options.lookbackDays,
+    full: options.full,
+    coverage: options.coverage,
+  };
+}
 
 const KNOWN_TYPES = new Set<string>(AUDIT_ACTION_TYPES);
 
@@ -128,17 +148,7 @@ async function action(raw: Record<string, unknown>): Promise<void> {
     const summary = await runSync(
       store,
       client,
-      {
-        since: options.since,
-        until: options.until,
-        actionTypes: options.actionType,
-        pageSize: options.pageSize,
-        concurrency: options.concurrency,
-        lookbackDays: options.lookbackDays,
-        full: options.full,
-        coverage: options.coverage,
-        onEvent: report.onEvent,
-      },
+      { ...runSyncOptionsFrom(options), onEvent: report.onEvent },
       controller.signal,
     );
     report.finish();
