@@ -21,7 +21,9 @@ export interface LoggerOptions {
 export function createLogger(options: LoggerOptions = {}): Logger {
   const write = options.write ?? ((line: string) => process.stderr.write(line));
   const json = options.json ?? !process.stderr.isTTY;
-  const secrets = (options.secrets ?? []).filter((s): s is string => typeof s === "string" && s.length >= 4);
+  const raw = (options.secrets ?? []).filter((s): s is string => typeof s === "string" && s.length >= 4);
+  // A JSON line holds a secret in its escaped form (quotes, backslashes): mask both spellings.
+  const secrets = [...new Set(raw.flatMap((secret) => [secret, JSON.stringify(secret).slice(1, -1)]))];
   const now = options.now ?? (() => new Date());
   const mask = (text: string) => secrets.reduce((acc, secret) => acc.split(secret).join("***"), text);
 

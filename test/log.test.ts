@@ -28,6 +28,12 @@ describe("createLogger", () => {
     }
     expect(lines.join("")).not.toContain(key);
     expect(lines.join("")).toContain("***");
+    const awkward = 'console-"quoted"\\key';
+    const jsonLines: string[] = [];
+    createLogger({ json: true, write: (l) => jsonLines.push(l), secrets: [awkward] }).info("x", {
+      key: awkward,
+    });
+    expect(jsonLines[0]).not.toContain("quoted");
     expect(lines[1]).toBe(
       "2026-01-02T03:04:05.000Z error request.failed url=https://x/?k=*** message=bad key ***\n",
     );

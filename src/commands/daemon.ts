@@ -4,14 +4,22 @@ import type { Command } from "commander";
 import { z } from "zod";
 import { resolveClientTuning, resolveSyncConfig } from "../config.ts";
 import { previousPeriod, type ReportCadence, todayIn } from "../daemon/periods.ts";
-import { type Cycle, runOnce, runWorker, validateSchedule } from "../daemon/worker.ts";
+import {
+  type Cycle,
+  type CycleOutcome,
+  DAEMON_LAST_CYCLE_KEY,
+  runOnce,
+  runWorker,
+  validateSchedule,
+} from "../daemon/worker.ts";
 import { FlagtrailError } from "../errors.ts";
 import { createLogger } from "../log.ts";
 import { writeReports } from "../report/writeReports.ts";
 import { leaseHolder } from "../store/leases.ts";
-import { openStore } from "../store/open.ts";
+import { openStore, type Store } from "../store/open.ts";
+import { meta } from "../store/schema.ts";
 import { createSyncClient } from "../sync/client.ts";
-import { runSync } from "../sync/runSync.ts";
+import { runSync, type SyncEvent } from "../sync/runSync.ts";
 import { parseOptions } from "./options.ts";
 import {
   addSyncOptions,
@@ -48,7 +56,15 @@ async function action(raw: Record<string, unknown>): Promise<void> {
   validateSchedule(options.cron, options.tz);
   const config = resolveSyncConfig(options);
   const tuning = resolveClientTuning();
-  const log = createLogger({ secrets: [config.apiKey, process.env.FLAGTRAIL_SIGNING_KEY] });
+  const log = createLogger({
+    secrets: [config.apiKey, process.env.FLAGTRAIL_SIGNING_KEY],
+    // --json forces JSON lines even on a terminal; without it they are chosen when stderr is not a TTY.
+    ...(options.json ? { json: true } : {}),
+  });
+  const onEvent = (event: SyncEvent) => {
+    if (event.type === "warning") log.warn("sync.warning", { message: event.message });
+    else if (event.type === "notice" && !options.quiet) log.info("sync.notice", { message: event.message });
+  };
 
   const store = openStore(config.dbPath);
   const stop = new AbortController();
@@ -63,7 +79,7 @@ async function action(raw: Record<string, unknown>): Promise<void> {
     // A fresh client per cycle: a nightly worker must not keep sockets open for a day.
     const client = createSyncClient(config, tuning);
     try {
-      const summary = await runSync(store, client, runSyncOptionsFrom(options), signal);
+      const summary = await runSync(store, client, { ...runSyncOptionsFrom(options), onEvent }, signal);
       const fields: Record<string, unknown> = {
         runId: summary.runId,
         outcome: summary.outcome,
@@ -89,7 +105,7 @@ async function action(raw: Record<string, unknown>): Promise<void> {
   try {
     if (options.once) {
       const outcome = await runOnce(
-        { store, cycle, log },
+        { store, cycle, log, onOutcome: (outcome) => recordLastCycle(store, outcome) },
         { holder, leaseTtlMs: options.leaseTtl },
         stop.signal,
       );
@@ -97,7 +113,7 @@ async function action(raw: Record<string, unknown>): Promise<void> {
         throw new FlagtrailError(`The cycle failed: ${String(outcome.fields.error ?? "see the log")}`);
     } else {
       await runWorker(
-        { store, cycle, log },
+        { store, cycle, log, onOutcome: (outcome) => recordLastCycle(store, outcome) },
         { cron: options.cron, timezone: options.tz, holder, leaseTtlMs: options.leaseTtl },
         stop.signal,
       );
@@ -109,10 +125,20 @@ async function action(raw: Record<string, unknown>): Promise<void> {
   }
 }
 
+/** The last cycle's outcome (sync and report), for `flagtrail status`. */
+function recordLastCycle(store: Store, outcome: CycleOutcome): void {
+  const value = JSON.stringify({ at: new Date().toISOString(), ok: outcome.ok, ...outcome.fields });
+  store.db
+    .insert(meta)
+    .values({ key: DAEMON_LAST_CYCLE_KEY, value, updatedAt: Date.now() })
+    .onConflictDoUpdate({ target: meta.key, set: { value, updatedAt: Date.now() } })
+    .run();
+}
+
 async function writePeriodReport(
   options: DaemonOptions,
   cadence: ReportCadence,
-  store: ReturnType<typeof openStore>,
+  store: Store,
 ): Promise<Record<string, unknown>> {
   const period = previousPeriod(cadence, todayIn(options.tz));
   const result = await writeReports({

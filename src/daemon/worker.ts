@@ -6,7 +6,7 @@ import cron from "node-cron";
 import { LockedError, UsageError } from "../errors.ts";
 import type { Logger } from "../log.ts";
 import { acquireLease, releaseLease, renewLease } from "../store/leases.ts";
-import type { Store } from "../store/open.ts";
+import { openStore, type Store } from "../store/open.ts";
 
 export const DAEMON_LEASE = "daemon";
 
@@ -28,7 +28,12 @@ export interface WorkerDeps {
   store: Store;
   cycle: Cycle;
   log: Logger;
+  /** Told every cycle's outcome, failed ones included (the daemon keeps the last one for status). */
+  onOutcome?: (outcome: CycleOutcome) => void;
 }
+
+/** meta key under which the daemon keeps its last cycle's outcome. */
+export const DAEMON_LAST_CYCLE_KEY = "daemon.last_cycle";
 
 export function validateSchedule(expression: string, timezone: string): void {
   if (!cron.validate(expression)) {
@@ -55,7 +60,7 @@ export async function runWorker(deps: WorkerDeps, options: WorkerOptions, stop: 
       log.warn("tick.skipped", { reason: "the previous cycle is still running" });
       return;
     }
-    if (!lease.tryHold()) return;
+    if (!lease.tryHold("tick")) return;
     const controller = new AbortController();
     const promise = runCycle(deps, controller.signal).finally(() => {
       current = undefined;
@@ -64,20 +69,13 @@ export async function runWorker(deps: WorkerDeps, options: WorkerOptions, stop: 
     await promise;
   };
 
-  const task = cron.schedule(options.cron, tick, {
-    timezone: options.timezone,
-    noOverlap: true,
-    name: "flagtrail-sync",
-  });
-  task.on("execution:overlap", () =>
-    log.warn("tick.skipped", { reason: "the previous cycle is still running" }),
-  );
+  const task = cron.schedule(options.cron, tick, { timezone: options.timezone, name: "flagtrail-sync" });
   log.info("daemon.start", {
     cron: options.cron,
     tz: options.timezone,
     next: task.getNextRun()?.toISOString() ?? null,
   });
-  lease.tryHold();
+  lease.tryHold("start");
 
   await new Promise<void>((resolve) => {
     if (stop.aborted) resolve();
@@ -101,7 +99,7 @@ export async function runOnce(
   stop: AbortSignal,
 ) {
   const lease = new HeldLease(deps.store, options.holder, options.leaseTtlMs, deps.log);
-  if (!lease.tryHold()) {
+  if (!lease.tryHold("tick")) {
     throw new LockedError("Another flagtrail daemon holds this database; this cycle did not run.");
   }
   try {
@@ -111,27 +109,37 @@ export async function runOnce(
   }
 }
 
-async function runCycle({ cycle, log }: WorkerDeps, signal: AbortSignal): Promise<CycleOutcome> {
+async function runCycle({ cycle, log, onOutcome }: WorkerDeps, signal: AbortSignal): Promise<CycleOutcome> {
   const started = Date.now();
   log.info("cycle.start", {});
+  let outcome: CycleOutcome;
   try {
-    const outcome = await cycle(signal);
-    const fields = { ...outcome.fields, seconds: (Date.now() - started) / 1000 };
-    if (outcome.ok) log.info("cycle.end", fields);
-    else log.error("cycle.failed", fields);
-    return outcome;
+    const result = await cycle(signal);
+    outcome = { ok: result.ok, fields: { ...result.fields, seconds: (Date.now() - started) / 1000 } };
   } catch (error) {
-    // A failed cycle is logged and tried again at the next tick; status shows the run's outcome.
-    log.error("cycle.failed", { error, seconds: (Date.now() - started) / 1000 });
-    return { ok: false, fields: { error: error instanceof Error ? error.message : String(error) } };
+    // A failed cycle is logged and tried again at the next tick; status shows the last outcome.
+    const message = error instanceof Error ? error.message : String(error);
+    outcome = { ok: false, fields: { error: message, seconds: (Date.now() - started) / 1000 } };
   }
+  if (outcome.ok) log.info("cycle.end", outcome.fields);
+  else log.error("cycle.failed", outcome.fields);
+  try {
+    onOutcome?.(outcome);
+  } catch (error) {
+    log.warn("cycle.outcome_not_recorded", { error });
+  }
+  return outcome;
 }
 
-/** The daemon lease with its heartbeat. tryHold() is cheap to call on every tick. */
+/**
+ * The daemon lease with its heartbeat. tryHold() is cheap to call on every tick. The heartbeat writes
+ * through a connection of its own: the cycle's connection may be inside a long read (a report streaming
+ * rows), where a renewal would fail as "busy" or turn the read snapshot into a write lock.
+ */
 class HeldLease {
   private heartbeat: NodeJS.Timeout | undefined;
   private held = false;
-  private lastRefusal = "";
+  private connection: Store | undefined;
 
   constructor(
     private readonly store: Store,
@@ -140,28 +148,40 @@ class HeldLease {
     private readonly log: Logger,
   ) {}
 
-  tryHold(): boolean {
+  private leaseStore(): Store {
+    this.connection ??= this.store.path === ":memory:" ? this.store : openStore(this.store.path);
+    return this.connection;
+  }
+
+  /** `at` says whether this is the start of the worker or a tick, for the log. */
+  tryHold(at: "start" | "tick"): boolean {
     if (this.held) return true;
     try {
-      const { tookOver } = acquireLease(this.store, DAEMON_LEASE, this.holder, this.ttlMs);
+      const { tookOver } = acquireLease(this.leaseStore(), DAEMON_LEASE, this.holder, this.ttlMs);
       this.held = true;
-      this.lastRefusal = "";
       this.log.info("lease.acquired", tookOver ? { tookOverFrom: tookOver.holder } : {});
       this.heartbeat = setInterval(() => this.renew(), Math.max(250, Math.floor(this.ttlMs / 3)));
       this.heartbeat.unref();
       return true;
     } catch (error) {
-      if (!(error instanceof LockedError)) throw error;
-      this.lastRefusal = error.message;
-      this.log.warn("tick.skipped", { reason: this.lastRefusal });
+      // LockedError: another worker holds it. Anything else (SQLITE_BUSY under a long write) is
+      // logged too: the next tick tries again, the schedule keeps running.
+      const reason = error instanceof Error ? error.message : String(error);
+      if (at === "start") this.log.warn("lease.busy", { reason });
+      else this.log.warn("tick.skipped", { reason });
       return false;
     }
   }
 
   private renew(): void {
     try {
-      renewLease(this.store, DAEMON_LEASE, this.holder, this.ttlMs);
+      renewLease(this.leaseStore(), DAEMON_LEASE, this.holder, this.ttlMs);
     } catch (error) {
+      if (!(error instanceof LockedError)) {
+        // A transient failure (busy): keep the heartbeat; the lease outlives a few missed beats.
+        this.log.warn("lease.renew_failed", { error });
+        return;
+      }
       this.held = false;
       clearInterval(this.heartbeat);
       this.log.error("lease.lost", { error });
@@ -170,7 +190,9 @@ class HeldLease {
 
   release(): void {
     clearInterval(this.heartbeat);
-    if (this.held) releaseLease(this.store, DAEMON_LEASE, this.holder);
+    if (this.held) releaseLease(this.leaseStore(), DAEMON_LEASE, this.holder);
     this.held = false;
+    if (this.connection && this.connection !== this.store) this.connection.close();
+    this.connection = undefined;
   }
 }
