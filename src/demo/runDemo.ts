@@ -4,12 +4,14 @@
 //
 // The simulated world must be the same on every run, or a re-run would see the same ids with other
 // content (mutations). So the history is anchored at the instant of the first run (kept in the store's
-// meta table), and the activity "since then" is a deterministic stream of records, one every
-// LIVE_STEP_MS after the anchor: every run serves the same past, plus whatever has "happened" since.
+// meta table with the world's seed and size), and the activity "since then" is a deterministic stream
+// of records after the anchor: every run serves the same past, plus whatever has "happened" since.
 import { createHash } from "node:crypto";
 import { eq } from "drizzle-orm";
+import { z } from "zod";
 import { DEFAULT_AUTH_HEADER } from "../config.ts";
 import { lastCompleteMonth } from "../daemon/periods.ts";
+import { FlagtrailError, UsageError } from "../errors.ts";
 import { type ReportResult, writeReports } from "../report/writeReports.ts";
 import type { AppendInput } from "../simulator/index.ts";
 import { startSimulator } from "../simulator/index.ts";
@@ -21,9 +23,13 @@ import { addDays, todayUtc } from "../sync/days.ts";
 import { filterKeyFor } from "../sync/plan.ts";
 import { runSync, type SyncSummary } from "../sync/runSync.ts";
 
-const ANCHOR_KEY = "demo.anchor";
-const LIVE_STEP_MS = 45_000;
-const MAX_LIVE_RECORDS = 20_000;
+const WORLD_KEY = "demo.world";
+// Live activity: busy right after the first run (a re-run a minute later has something new), calmer
+// afterwards; bounded so that a demo database years old still starts quickly.
+const LIVE_BUSY_STEP_MS = 45_000;
+const LIVE_BUSY_SPAN_MS = 86_400_000;
+const LIVE_CALM_STEP_MS = 600_000;
+const MAX_LIVE_RECORDS = 100_000;
 const DEMO_API_KEY = "console-demo-simulator-key";
 
 export interface DemoOptions {
@@ -51,7 +57,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
   const say = options.onProgress ?? (() => {});
   const store = openStore(options.dbPath);
   try {
-    const anchor = readOrSetAnchor(store, now);
+    const { anchor } = readOrCreateWorld(store, options, now);
     const sim = await startSimulator({
       host: "127.0.0.1",
       port: 0,
@@ -120,18 +126,53 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
   }
 }
 
-function readOrSetAnchor(store: Store, now: number): number {
-  const row = store.db.select().from(meta).where(eq(meta.key, ANCHOR_KEY)).get();
-  const stored = row ? Number(row.value) : Number.NaN;
-  if (Number.isSafeInteger(stored) && stored <= now) return stored;
+const demoWorldSchema = z.object({
+  anchor: z.number().int(),
+  seed: z.number().int(),
+  records: z.number().int(),
+  days: z.number().int(),
+});
+type DemoWorld = z.infer<typeof demoWorldSchema>;
+
+/**
+ * The world this database was filled from. A re-run with other --seed/--records/--days would serve
+ * the same ids with other content, so it is refused rather than mixed into the store.
+ */
+function readOrCreateWorld(store: Store, options: DemoOptions, now: number): DemoWorld {
+  const row = store.db.select().from(meta).where(eq(meta.key, WORLD_KEY)).get();
+  if (row) {
+    const parsed = demoWorldSchema.safeParse(safeJson(row.value));
+    if (!parsed.success)
+      throw new FlagtrailError(`${store.path} holds an unreadable demo world (${WORLD_KEY}).`);
+    const world = parsed.data;
+    if (world.seed !== options.seed || world.records !== options.records || world.days !== options.days) {
+      throw new UsageError(
+        `${store.path} holds the demo world --seed ${world.seed} --records ${world.records} --days ${world.days}; ` +
+          "pass the same values, or another --db for a new world.",
+      );
+    }
+    return world;
+  }
   // Whole seconds, like the service's own timestamps.
-  const anchor = Math.floor(now / 1000) * 1000;
+  const world = {
+    anchor: Math.floor(now / 1000) * 1000,
+    seed: options.seed,
+    records: options.records,
+    days: options.days,
+  };
   store.db
     .insert(meta)
-    .values({ key: ANCHOR_KEY, value: String(anchor), updatedAt: now })
-    .onConflictDoUpdate({ target: meta.key, set: { value: String(anchor), updatedAt: now } })
+    .values({ key: WORLD_KEY, value: JSON.stringify(world), updatedAt: now })
     .run();
-  return anchor;
+  return world;
+}
+
+function safeJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
 }
 
 const LIVE_ACTIONS = [
@@ -146,9 +187,12 @@ const LIVE_ACTOR = { id: "demoLiveUser000000001", name: "Dana Live", email: "dan
 /** The deterministic records "created" after the anchor: the same ones on every run. */
 function liveActivity(anchor: number, now: number): AppendInput[] {
   const entries: AppendInput[] = [];
-  for (let k = 1; anchor + k * LIVE_STEP_MS <= now && k <= MAX_LIVE_RECORDS; k++) {
+  let at = anchor;
+  for (let k = 1; k <= MAX_LIVE_RECORDS; k++) {
+    at += at - anchor < LIVE_BUSY_SPAN_MS ? LIVE_BUSY_STEP_MS : LIVE_CALM_STEP_MS;
+    if (at > now) break;
     const action = LIVE_ACTIONS[k % LIVE_ACTIONS.length]!;
-    entries.push({ id: demoId(anchor, k), at: anchor + k * LIVE_STEP_MS, ...action, actor: LIVE_ACTOR });
+    entries.push({ id: demoId(anchor, k), at, ...action, actor: LIVE_ACTOR });
   }
   return entries;
 }

@@ -48,5 +48,12 @@ describe("flagtrail demo", () => {
     expect(mutations).toBe(0);
     const verify = await runCli(["verify", "--db", db], { cwd: dir });
     expect(verify.code, verify.stdout + verify.stderr).toBe(0);
+
+    // Another world on the same database would serve the same ids with other content: refused.
+    const other = await runCli([...args.slice(0, -4), "--records", "3000", "--days", "120", "--seed", "7"], {
+      cwd: dir,
+    });
+    expect(other.code).toBe(2);
+    expect(other.stderr).toContain("--seed 2026 --records 3000 --days 120");
   });
 });
