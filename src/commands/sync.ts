@@ -95,6 +95,11 @@ export function formatSummary(summary: SyncSummary): string {
     `  fetched ${summary.fetched}, new ${summary.inserted}, duplicates ${summary.duplicates}, mutations ${summary.mutations}, quarantined ${summary.quarantined}, warnings ${summary.warnings}`,
     `  requests ${summary.requests}, 429s received ${summary.throttled}, windows ${summary.windows}, coverage ${summary.coverageDays} days, days with gaps ${summary.coverageGaps.length}`,
   ];
+  if (summary.coverageOpenDays.length > 0) {
+    lines.push(
+      `  open days ${summary.coverageOpenDays.join(", ")}: the server's day had not ended, counts are not final (checked again by the next sync)`,
+    );
+  }
   for (const gap of summary.coverageGaps.slice(0, 10)) {
     lines.push(`  gap ${gap.day}: ${gap.local} stored, server says ${gap.server}`);
   }

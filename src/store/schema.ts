@@ -140,6 +140,8 @@ export const coverage = sqliteTable(
     localCount: integer("local_count").notNull(),
     checkedAt: integer("checked_at").notNull(),
     syncRunId: integer("sync_run_id"),
+    /** 1 when the server's day had ended when it was checked; 0 = still open, re-checked next sync. */
+    dayClosed: integer("day_closed").notNull().default(0),
   },
   (t) => [primaryKey({ columns: [t.filterKey, t.day] })],
 );

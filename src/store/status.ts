@@ -42,6 +42,9 @@ export interface StoreStatus {
     daysChecked: number;
     daysWithGaps: number;
     gaps: { filterKey: string; day: string; local: number; server: number }[];
+    /** Days checked before the server's day ended: not final, the next sync checks them again. */
+    daysOpen: number;
+    open: { filterKey: string; day: string; local: number; server: number }[];
   };
   quarantined: { total: number; recent: { recordId: string | null; receivedAt: string; issue: string }[] };
   mutated: { records: number; revisions: number; recent: { id: string; revisions: number }[] };
@@ -107,9 +110,16 @@ export function readStatus(store: Store): StoreStatus {
 
   const coverageCounts = db
     .prepare(
-      "SELECT count(*) AS checked, sum(CASE WHEN local_count <> server_total THEN 1 ELSE 0 END) AS gaps FROM coverage",
+      `SELECT count(*) AS checked, sum(CASE WHEN local_count <> server_total THEN 1 ELSE 0 END) AS gaps,
+         sum(CASE WHEN day_closed = 0 THEN 1 ELSE 0 END) AS open FROM coverage`,
     )
-    .get() as { checked: number; gaps: number | null };
+    .get() as { checked: number; gaps: number | null; open: number | null };
+  const openDays = db
+    .prepare(
+      `SELECT filter_key, day, local_count, server_total FROM coverage WHERE day_closed = 0
+       ORDER BY day DESC, filter_key LIMIT ?`,
+    )
+    .all(LISTED) as { filter_key: string; day: string; local_count: number; server_total: number }[];
   const gaps = db
     .prepare(
       `SELECT filter_key, day, local_count, server_total FROM coverage WHERE local_count <> server_total
@@ -191,6 +201,13 @@ export function readStatus(store: Store): StoreStatus {
         local: g.local_count,
         server: g.server_total,
       })),
+      daysOpen: coverageCounts.open ?? 0,
+      open: openDays.map((g) => ({
+        filterKey: g.filter_key,
+        day: g.day,
+        local: g.local_count,
+        server: g.server_total,
+      })),
     },
     quarantined: {
       total: quarantineTotal,
@@ -240,6 +257,15 @@ export function formatStatus(status: StoreStatus): string {
   );
   for (const gap of cov.gaps)
     out.push(`  ${gap.day} [${gap.filterKey}]: ${gap.local} stored, server says ${gap.server}`);
+  if (cov.daysOpen > 0) {
+    out.push(
+      `Open days: ${cov.daysOpen} (checked before the server's day ended; not complete yet, the next sync checks them again)`,
+    );
+    for (const day of cov.open)
+      out.push(
+        `  ${day.day} [${day.filterKey}]: open, ${day.local} stored so far, server said ${day.server}`,
+      );
+  }
   out.push(`Quarantined records: ${status.quarantined.total}`);
   for (const q of status.quarantined.recent.slice(0, 10)) {
     out.push(`  ${q.recordId ?? "(no id)"} at ${q.receivedAt}: ${q.issue}`);

@@ -294,16 +294,39 @@ export function writeCoverage(
     day: string;
     serverTotal: number;
     localCount: number;
+    /** The server's day had ended when it was checked (a final count). */
+    dayClosed: boolean;
     runId: number;
     now: number;
   },
 ): void {
   store.sqlite
     .prepare(
-      `INSERT INTO coverage (filter_key, day, server_total, local_count, checked_at, sync_run_id)
-       VALUES (?, ?, ?, ?, ?, ?)
+      `INSERT INTO coverage (filter_key, day, server_total, local_count, checked_at, sync_run_id, day_closed)
+       VALUES (?, ?, ?, ?, ?, ?, ?)
        ON CONFLICT(filter_key, day) DO UPDATE SET server_total = excluded.server_total,
-         local_count = excluded.local_count, checked_at = excluded.checked_at, sync_run_id = excluded.sync_run_id`,
+         local_count = excluded.local_count, checked_at = excluded.checked_at, sync_run_id = excluded.sync_run_id,
+         day_closed = excluded.day_closed`,
     )
-    .run(row.filterKey, row.day, row.serverTotal, row.localCount, row.now, row.runId);
+    .run(row.filterKey, row.day, row.serverTotal, row.localCount, row.now, row.runId, row.dayClosed ? 1 : 0);
+}
+
+/** Days of a filter set whose coverage was taken before the server's day ended: to be checked again. */
+export function openCoverageDays(store: Store, filterKey: string): string[] {
+  return store.sqlite
+    .prepare<[string], string>(
+      "SELECT day FROM coverage WHERE filter_key = ? AND day_closed = 0 ORDER BY day",
+    )
+    .pluck()
+    .all(filterKey);
+}
+
+/** Texts of the newest stored record with a parseable time: its offset is the server zone's latest. */
+export function newestRecordTimeTexts(store: Store): { dateText: string; timeText: string } | undefined {
+  return store.sqlite
+    .prepare<[], { dateText: string; timeText: string }>(
+      `SELECT date_text AS dateText, time_text AS timeText FROM audit_logs
+       WHERE occurred_at IS NOT NULL ORDER BY occurred_at DESC LIMIT 1`,
+    )
+    .get();
 }

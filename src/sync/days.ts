@@ -46,3 +46,21 @@ export function eachDay(since: string, until: string): string[] {
 export function todayUtc(now: number = Date.now()): string {
   return utcMsToDay(now);
 }
+
+/** The westernmost real offset (UTC-12): a day has surely ended everywhere this long after UTC midnight. */
+const WESTMOST_OFFSET_MINUTES = -12 * 60;
+/**
+ * Slack after the computed end of a server day before it counts as closed: a DST change during the
+ * day moves its end by an hour, and a record stamped 23:59:59 may reach the list a little later.
+ */
+export const DAY_CLOSE_MARGIN_MS = 3_600_000;
+
+/**
+ * Whether the server day `day` had ended at instant `at`. `offsetMinutes` is the server zone's offset
+ * from UTC (east positive) as seen in its records' time texts; unknown → the westernmost offset.
+ */
+export function serverDayClosed(day: string, at: number, offsetMinutes: number | null): boolean {
+  const nextMidnightAsUtc = mustParse(addDays(day, 1));
+  const offset = offsetMinutes ?? WESTMOST_OFFSET_MINUTES;
+  return at >= nextMidnightAsUtc - offset * 60_000 + DAY_CLOSE_MARGIN_MS;
+}

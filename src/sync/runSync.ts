@@ -1,6 +1,8 @@
 // The sync engine: plans date windows for a filter set, pages each window newest-first with explicit
 // startDate/endDate, stores every page in one transaction with its progress, then records coverage.
 // A run killed at any instant resumes from the stored plan: finished windows are not read again.
+
+import { parseAuditTime } from "../api/auditTime.ts";
 import type { AuditLogQuery, ConsoleClient } from "../api/client.ts";
 import { FlagtrailError, LockedError, UsageError } from "../errors.ts";
 import { acquireLease, leaseHolder, releaseLease, renewLease } from "../store/leases.ts";
@@ -12,6 +14,8 @@ import {
   finishRun,
   localCountForDay,
   markOrphanRunsInterrupted,
+  newestRecordTimeTexts,
+  openCoverageDays,
   type RunCounters,
   readCheckpoint,
   readPlan,
@@ -31,7 +35,7 @@ import {
   type PageWriteResult,
   type TimeParser,
 } from "../store/writes.ts";
-import { addDays, eachDay, isDay, todayUtc } from "./days.ts";
+import { addDays, eachDay, isDay, serverDayClosed, todayUtc } from "./days.ts";
 import { filterKeyFor, planWindows } from "./plan.ts";
 import { runPool } from "./pool.ts";
 
@@ -108,6 +112,8 @@ export interface SyncSummary {
   seconds: number;
   coverageDays: number;
   coverageGaps: CoverageGap[];
+  /** Checked days whose server day had not ended yet: not final, checked again by the next sync. */
+  coverageOpenDays: string[];
   /** The first warnings in full (the count is in `warnings`). */
   warningMessages: string[];
 }
@@ -199,6 +205,7 @@ export async function runSync(
   };
   const warningMessages: string[] = [];
   const coverageGaps: CoverageGap[] = [];
+  const coverageOpenDays: string[] = [];
   const ranges: { since: string; until: string }[] = [];
   let windowsTotal = 0;
   let windowsDone = 0;
@@ -389,8 +396,28 @@ export async function runSync(
     };
   }
 
+  const parseTime = options.parseTime ?? parseAuditTime;
+  /** The server zone's offset in a record's time text, or null. */
+  const offsetOf = (record: unknown): number | null => {
+    if (record === null || typeof record !== "object") return null;
+    const { date, time } = record as { date?: unknown; time?: unknown };
+    if (typeof date !== "string" || typeof time !== "string") return null;
+    return parseTime(date, time)?.offsetMinutes ?? null;
+  };
+
   async function checkCoverage(stop: AbortSignal) {
-    const days = [...new Set(ranges.flatMap((r) => eachDay(r.since, r.until)))].sort().reverse();
+    // Days read by this run, plus days an earlier run checked while the server's day was still open.
+    const days = [
+      ...new Set([
+        ...ranges.flatMap((r) => eachDay(r.since, r.until)),
+        ...openCoverageDays(store, filterKey),
+      ]),
+    ]
+      .sort()
+      .reverse();
+    // Fallback offset for days without a record of their own (today, tomorrow): the newest record's.
+    const newest = newestRecordTimeTexts(store);
+    const latestOffset = newest ? offsetOf({ date: newest.dateText, time: newest.timeText }) : null;
     let done = 0;
     await runPool(
       days,
@@ -402,6 +429,9 @@ export async function runSync(
           poolSignal,
         );
         refreshClientStats();
+        // Judged at the probe's time: a day the server has not finished may still grow.
+        const checkedAt = clock();
+        const dayClosed = serverDayClosed(day, checkedAt, offsetOf(probe.records[0]) ?? latestOffset);
         const serverTotal = probe.pagination.totalItems;
         let local = localCountForDay(store, day, actionTypes);
         if (local < serverTotal && options.repairGaps !== false && !poolSignal.aborted) {
@@ -409,8 +439,17 @@ export async function runSync(
           await repairDay(day, poolSignal);
           local = localCountForDay(store, day, actionTypes);
         }
-        writeCoverage(store, { filterKey, day, serverTotal, localCount: local, runId, now: clock() });
+        writeCoverage(store, {
+          filterKey,
+          day,
+          serverTotal,
+          localCount: local,
+          dayClosed,
+          runId,
+          now: clock(),
+        });
         if (local !== serverTotal) coverageGaps.push({ day, local, server: serverTotal });
+        if (!dayClosed) coverageOpenDays.push(day);
         done += 1;
         emit({
           type: "progress",
@@ -526,6 +565,7 @@ export async function runSync(
       seconds: Math.round((clock() - startedAt) / 100) / 10,
       coverageDays,
       coverageGaps: coverageGaps.sort((a, b) => a.day.localeCompare(b.day)),
+      coverageOpenDays: coverageOpenDays.sort(),
       warningMessages,
     };
   }

@@ -34,7 +34,7 @@ describe("flagtrail status", () => {
       .run(second.id, at + 86_400_000, at);
     store.sqlite
       .prepare(
-        "INSERT INTO coverage (filter_key, day, server_total, local_count, checked_at) VALUES ('all', '2024-05-01', 3, 1, 0), ('all', '2024-05-02', 1, 1, 0)",
+        "INSERT INTO coverage (filter_key, day, server_total, local_count, checked_at, day_closed) VALUES ('all', '2024-05-01', 3, 1, 0, 1), ('all', '2024-05-02', 1, 1, 0, 0)",
       )
       .run();
     store.close();
@@ -54,6 +54,8 @@ describe("flagtrail status", () => {
       daysChecked: 2,
       daysWithGaps: 1,
       gaps: [{ filterKey: "all", day: "2024-05-01", local: 1, server: 3 }],
+      daysOpen: 1,
+      open: [{ filterKey: "all", day: "2024-05-02", local: 1, server: 1 }],
     });
     expect(status.quarantined.total).toBe(1);
     expect(status.quarantined.recent[0].recordId).toBe("broken0000000000000001");
@@ -63,6 +65,8 @@ describe("flagtrail status", () => {
     expect(text.code).toBe(0);
     expect(text.stdout).toContain("Records: 2, 2024-05-01 .. 2024-05-02");
     expect(text.stdout).toContain("2024-05-01 [all]: 1 stored, server says 3");
+    expect(text.stdout).toContain("Open days: 1 (checked before the server's day ended");
+    expect(text.stdout).toContain("2024-05-02 [all]: open, 1 stored so far");
     expect(text.stdout).toContain("Quarantined records: 1");
     expect(text.stdout).toContain("Mutated records: 1 (1 revisions kept)");
     expect(text.stdout).toMatch(/#1 .* ok \[all\]/);

@@ -81,6 +81,7 @@ describe("sync options", () => {
       seconds: 1.5,
       coverageDays: 91,
       coverageGaps: [{ day: "2024-02-02", local: 3, server: 4 }],
+      coverageOpenDays: ["2024-03-31"],
       warningMessages: [],
     };
     const text = formatSummary(summary);
@@ -88,5 +89,6 @@ describe("sync options", () => {
     expect(text).toContain("fetched 120, new 100, duplicates 18, mutations 1, quarantined 1, warnings 0");
     expect(text).toContain("requests 20, 429s received 2");
     expect(text).toContain("gap 2024-02-02: 3 stored, server says 4");
+    expect(text).toContain("open days 2024-03-31: the server's day had not ended");
   });
 });

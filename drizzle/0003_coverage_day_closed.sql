@@ -1,0 +1,1 @@
+ALTER TABLE `coverage` ADD `day_closed` integer DEFAULT 0 NOT NULL;
