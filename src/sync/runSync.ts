@@ -349,6 +349,9 @@ export async function runSync(
     return true;
   }
 
+  /** The first day read with latestID on an incremental plan (the checkpoint's day). */
+  let incrementalFrom = null as string | null;
+
   function newPlan(): SyncPlan {
     const checkpoint = options.full ? undefined : readCheckpoint(store, filterKey);
     let since = options.since;
@@ -358,10 +361,9 @@ export async function runSync(
         checkpoint.serverDay ??
         (checkpoint.latestOccurredAt !== null ? todayUtc(checkpoint.latestOccurredAt) : null);
       if (checkpointDay !== null) {
-        // Re-read lookback days before the checkpoint's day: the API's day boundaries are not
-        // documented, so the range must surely hold every record newer than the checkpoint.
-        since = addDays(checkpointDay, -lookbackDays);
-        if (since > until) since = until;
+        // Lookback days before the checkpoint's day are re-read whole (see planIncremental).
+        incrementalFrom = checkpointDay > until ? until : checkpointDay;
+        since = addDays(incrementalFrom, -lookbackDays);
         latestId = checkpoint.latestId;
       }
     }
@@ -509,9 +511,17 @@ export async function runSync(
     }
     if (!stop.aborted) {
       const plan = newPlan();
-      const windows = planWindows(plan.since, plan.until, windowDays);
-      // The checkpoint's day sits in the oldest window (since = its day minus lookback).
-      plan.latestIdWindowStart = plan.latestId !== null ? (windows.at(-1)?.startDate ?? null) : null;
+      let windows = planWindows(plan.since, plan.until, windowDays);
+      if (plan.latestId !== null && incrementalFrom !== null) {
+        // [checkpoint day, until] with latestID: only records newer than the checkpoint. The lookback
+        // days [since, checkpoint day] WITHOUT it: latestID would hide late or back-dated records
+        // placed before the checkpoint, which is what the lookback is there to catch.
+        const incremental = planWindows(incrementalFrom, plan.until, windowDays);
+        plan.latestIdWindowStart = incremental.at(-1)?.startDate ?? null;
+        const lookback =
+          plan.since < incrementalFrom ? planWindows(plan.since, incrementalFrom, windowDays) : [];
+        windows = [...incremental, ...lookback];
+      }
       createPlan(store, plan, windows, clock());
       await executePlan(plan, stop);
     }

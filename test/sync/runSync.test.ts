@@ -90,15 +90,43 @@ describe("runSync", () => {
     client.queries.length = 0;
 
     const summary = await runSync(store, client, { ...base, coverage: false });
-    expect(summary).toMatchObject({ inserted: 3, duplicates: 0, fetched: 3 });
-    expect(client.queries).toHaveLength(1);
-    expect(client.queries[0]).toMatchObject({
-      startDate: "2024-06-27", // the checkpoint's day (2024-06-29) minus 2 lookback days
-      endDate: "2024-06-30",
-      latestID: checkpoint.latestId,
-      page: 1,
-    });
+    expect(summary).toMatchObject({ inserted: 3 });
+    // The checkpoint's day onwards with latestID; the two lookback days (and the checkpoint's day)
+    // re-read whole, without it: their records come back as duplicates.
+    expect(client.queries).toEqual([
+      expect.objectContaining({
+        startDate: "2024-06-29",
+        endDate: "2024-06-30",
+        latestID: checkpoint.latestId,
+        page: 1,
+      }),
+      expect.objectContaining({ startDate: "2024-06-27", endDate: "2024-06-29", page: 1 }),
+    ]);
+    expect(client.queries[1]?.latestID).toBeUndefined();
+    expect(summary.duplicates).toBe(summary.fetched - 3);
     expect(readCheckpoint(store, "all")?.latestId).toBe(fresh[2]!.id);
+  });
+
+  it("re-reads the lookback days without latestID: a back-dated record is stored even without coverage", async () => {
+    const store = openStore(":memory:");
+    const client = new FakeConsoleClient(history(40, 10));
+    await runSync(store, client, { ...base, since: "2024-06-15", coverage: false });
+    expect(readCheckpoint(store, "all")?.serverDay).toBe("2024-06-30");
+    // Arrives late, dated the day before yesterday: older than the checkpoint, so latestID hides it.
+    const late = NOW - 1.5 * DAY;
+    const lateRecord = makeRecord(late);
+    client.add(late, lateRecord);
+    const summary = await runSync(store, client, { ...base, coverage: false });
+    expect(summary.inserted).toBe(1);
+    expect(storedIds(store)).toContain(lateRecord.id);
+    // Outside the lookback it stays for coverage or --since to find: lookback 0 reads no old day.
+    const older = NOW - 5 * DAY;
+    const olderRecord = makeRecord(older);
+    client.add(older, olderRecord);
+    client.queries.length = 0;
+    await runSync(store, client, { ...base, coverage: false, lookbackDays: 0 });
+    expect(client.queries.every((q) => q.latestID !== undefined)).toBe(true);
+    expect(storedIds(store)).not.toContain(olderRecord.id);
   });
 
   it("stops at the checkpoint id even when the server ignores latestID", async () => {
@@ -111,7 +139,7 @@ describe("runSync", () => {
         client.listAuditLogs({ ...q, latestID: undefined }, s),
     }) as FakeConsoleClient;
     client.queries.length = 0;
-    const summary = await runSync(store, ignoring, { ...base, coverage: false });
+    const summary = await runSync(store, ignoring, { ...base, coverage: false, lookbackDays: 0 });
     expect(summary.inserted).toBe(3);
     expect(client.queries).toHaveLength(1); // the first page held the checkpoint: no page 2
   });
