@@ -73,6 +73,8 @@ export const quarantine = sqliteTable(
     requestPath: text("request_path"),
     receivedAt: integer("received_at").notNull(),
     syncRunId: integer("sync_run_id"),
+    /** The record's server day from its raw `date` text when that parses (for coverage), else NULL. */
+    serverDay: text("server_day"),
   },
   (t) => [uniqueIndex("quarantine_raw_hash_idx").on(t.rawHash)],
 );
@@ -142,6 +144,8 @@ export const coverage = sqliteTable(
     syncRunId: integer("sync_run_id"),
     /** 1 when the server's day had ended when it was checked; 0 = still open, re-checked next sync. */
     dayClosed: integer("day_closed").notNull().default(0),
+    /** How many of local_count are in quarantine (stored, but failed validation). */
+    quarantinedCount: integer("quarantined_count").notNull().default(0),
   },
   (t) => [primaryKey({ columns: [t.filterKey, t.day] })],
 );

@@ -270,21 +270,70 @@ export function listPlans(store: Store): SyncPlan[] {
 
 // ---- coverage --------------------------------------------------------------------------------------
 
-/** Records stored for a server day, restricted to the filter set's action types when it has any. */
-export function localCountForDay(store: Store, day: string, actionTypes: readonly string[]): number {
-  if (actionTypes.length === 0) {
-    return store.sqlite
-      .prepare<[string], number>("SELECT count(*) FROM audit_logs WHERE server_day = ?")
-      .pluck()
-      .get(day)!;
-  }
+/**
+ * What the store holds for a server day, restricted to the filter set's action types when it has any:
+ * valid records, and quarantined ones (stored, but failed validation; counted once per record id and
+ * not when a valid version of the same id is stored). Both count towards the server's total.
+ */
+export function localCountForDay(
+  store: Store,
+  day: string,
+  actionTypes: readonly string[],
+): { stored: number; quarantined: number } {
   const placeholders = actionTypes.map(() => "?").join(", ");
-  return store.sqlite
-    .prepare<unknown[], number>(
-      `SELECT count(*) FROM audit_logs WHERE server_day = ? AND action_type IN (${placeholders})`,
-    )
+  const storedSql =
+    actionTypes.length === 0
+      ? "SELECT count(*) FROM audit_logs WHERE server_day = ?"
+      : `SELECT count(*) FROM audit_logs WHERE server_day = ? AND action_type IN (${placeholders})`;
+  const quarantinedSql = `SELECT count(DISTINCT coalesce(record_id, raw_hash)) FROM quarantine
+     WHERE server_day = ? AND (record_id IS NULL OR record_id NOT IN (SELECT id FROM audit_logs))
+     ${actionTypes.length === 0 ? "" : `AND json_extract(raw, '$.actionType') IN (${placeholders})`}`;
+  const stored = store.sqlite
+    .prepare<unknown[], number>(storedSql)
     .pluck()
     .get(day, ...actionTypes)!;
+  const quarantined = store.sqlite
+    .prepare<unknown[], number>(quarantinedSql)
+    .pluck()
+    .get(day, ...actionTypes)!;
+  return { stored, quarantined };
+}
+
+/** Quarantined records written before quarantine.server_day existed get their day from the raw date. */
+export function fillQuarantineServerDays(store: Store, dayOf: (raw: unknown) => string | null): void {
+  const rows = store.sqlite
+    .prepare<[], { id: number; raw: string }>("SELECT id, raw FROM quarantine WHERE server_day IS NULL")
+    .all();
+  if (rows.length === 0) return;
+  const update = store.sqlite.prepare("UPDATE quarantine SET server_day = ? WHERE id = ?");
+  store.sqlite
+    .transaction(() => {
+      for (const row of rows) {
+        let raw: unknown;
+        try {
+          raw = JSON.parse(row.raw);
+        } catch {
+          continue;
+        }
+        const day = dayOf(raw);
+        if (day !== null) update.run(day, row.id);
+      }
+    })
+    .immediate();
+}
+
+/** The stored coverage of a day, if any. */
+export function readCoverage(
+  store: Store,
+  filterKey: string,
+  day: string,
+): { serverTotal: number; localCount: number; quarantinedCount: number } | undefined {
+  return store.sqlite
+    .prepare<[string, string], { serverTotal: number; localCount: number; quarantinedCount: number }>(
+      `SELECT server_total AS serverTotal, local_count AS localCount, quarantined_count AS quarantinedCount
+       FROM coverage WHERE filter_key = ? AND day = ?`,
+    )
+    .get(filterKey, day);
 }
 
 export function writeCoverage(
@@ -293,7 +342,9 @@ export function writeCoverage(
     filterKey: string;
     day: string;
     serverTotal: number;
+    /** Records held for the day: valid ones plus quarantined ones. */
     localCount: number;
+    quarantinedCount: number;
     /** The server's day had ended when it was checked (a final count). */
     dayClosed: boolean;
     runId: number;
@@ -302,13 +353,23 @@ export function writeCoverage(
 ): void {
   store.sqlite
     .prepare(
-      `INSERT INTO coverage (filter_key, day, server_total, local_count, checked_at, sync_run_id, day_closed)
-       VALUES (?, ?, ?, ?, ?, ?, ?)
+      `INSERT INTO coverage (filter_key, day, server_total, local_count, checked_at, sync_run_id, day_closed,
+         quarantined_count)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?)
        ON CONFLICT(filter_key, day) DO UPDATE SET server_total = excluded.server_total,
          local_count = excluded.local_count, checked_at = excluded.checked_at, sync_run_id = excluded.sync_run_id,
-         day_closed = excluded.day_closed`,
+         day_closed = excluded.day_closed, quarantined_count = excluded.quarantined_count`,
     )
-    .run(row.filterKey, row.day, row.serverTotal, row.localCount, row.now, row.runId, row.dayClosed ? 1 : 0);
+    .run(
+      row.filterKey,
+      row.day,
+      row.serverTotal,
+      row.localCount,
+      row.now,
+      row.runId,
+      row.dayClosed ? 1 : 0,
+      row.quarantinedCount,
+    );
 }
 
 /** Days of a filter set whose coverage was taken before the server's day ended: to be checked again. */

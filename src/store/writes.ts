@@ -91,6 +91,21 @@ function recordIdOf(raw: unknown): string | null {
   return null;
 }
 
+/**
+ * The server day of a `date` text alone, whatever its `time` text: a record whose time cannot be read
+ * still belongs to a day (coverage counts it). The fixed clock only lets parseAuditTime read the date.
+ */
+export function serverDayOfDateText(dateText: unknown): string | null {
+  if (typeof dateText !== "string") return null;
+  return parseAuditTime(dateText, "00:00:00 GMT+0000")?.serverDay ?? null;
+}
+
+function rawDateOf(raw: unknown): unknown {
+  return raw !== null && typeof raw === "object" && "date" in raw
+    ? (raw as { date: unknown }).date
+    : undefined;
+}
+
 function issuesJson(issues: readonly z.core.$ZodIssue[]): string {
   return JSON.stringify(
     issues.map((issue) => ({ code: issue.code, path: issue.path.map(String), message: issue.message })),
@@ -120,8 +135,9 @@ export function createRecordWriter(store: Store, options: { parseTime?: TimePars
      VALUES (?, ?, ?, ?, ?)`,
   );
   const insertQuarantine = sqlite.prepare(
-    `INSERT OR IGNORE INTO quarantine (record_id, raw, raw_hash, issues, request_path, received_at, sync_run_id)
-     VALUES (?, ?, ?, ?, ?, ?, ?)`,
+    `INSERT OR IGNORE INTO quarantine (record_id, raw, raw_hash, issues, request_path, received_at, sync_run_id,
+       server_day)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
   );
   const upsertMeta = sqlite.prepare(
     `INSERT INTO meta (key, value, updated_at) VALUES (?, ?, ?)
@@ -160,6 +176,7 @@ export function createRecordWriter(store: Store, options: { parseTime?: TimePars
             context.requestPath ?? null,
             now,
             context.syncRunId,
+            serverDayOfDateText(rawDateOf(raw)),
           ).changes > 0;
         // A quarantined record seen again (page overlap, lookback) is a duplicate, not a new problem.
         if (fresh) result.quarantined += 1;
@@ -202,7 +219,7 @@ export function createRecordWriter(store: Store, options: { parseTime?: TimePars
         updatedByUserId: record.updatedByUserID ?? null,
         modifierEmail: modifierEmailText(record.modifierEmail),
         occurredAt: time?.occurredAt ?? null,
-        serverDay: time?.serverDay ?? null,
+        serverDay: time?.serverDay ?? serverDayOfDateText(record.date),
         dateText: record.date,
         timeText: record.time,
         tags: jsonOrNull(record.tags),

@@ -11,6 +11,7 @@ import {
   advanceWindow,
   createPlan,
   dropPlan,
+  fillQuarantineServerDays,
   finishRun,
   localCountForDay,
   markOrphanRunsInterrupted,
@@ -18,6 +19,7 @@ import {
   openCoverageDays,
   type RunCounters,
   readCheckpoint,
+  readCoverage,
   readPlan,
   readWindows,
   type SyncPlan,
@@ -33,6 +35,7 @@ import {
   createRecordWriter,
   emptyCounts,
   type PageWriteResult,
+  serverDayOfDateText,
   type TimeParser,
 } from "../store/writes.ts";
 import { addDays, eachDay, isDay, serverDayClosed, todayUtc } from "./days.ts";
@@ -377,9 +380,12 @@ export async function runSync(
     }
     if (since === undefined) {
       since = addDays(until, -backfillDays);
+      const why = checkpoint
+        ? "The checkpoint record's day is unknown (its date could not be read)"
+        : "No checkpoint for this filter set";
       emit({
         type: "notice",
-        message: `No checkpoint for this filter set: syncing the last ${backfillDays} days (${since} to ${until}). Use --since for older history.`,
+        message: `${why}: syncing the last ${backfillDays} days (${since} to ${until}). Use --since for older history.`,
       });
     }
     return {
@@ -418,6 +424,11 @@ export async function runSync(
       .sort()
       .reverse();
     // Fallback offset for days without a record of their own (today, tomorrow): the newest record's.
+    fillQuarantineServerDays(store, (raw) =>
+      serverDayOfDateText(
+        raw !== null && typeof raw === "object" ? (raw as { date?: unknown }).date : undefined,
+      ),
+    );
     const newest = newestRecordTimeTexts(store);
     const latestOffset = newest ? offsetOf({ date: newest.dateText, time: newest.timeText }) : null;
     let done = 0;
@@ -435,17 +446,29 @@ export async function runSync(
         const checkedAt = clock();
         const dayClosed = serverDayClosed(day, checkedAt, offsetOf(probe.records[0]) ?? latestOffset);
         const serverTotal = probe.pagination.totalItems;
-        let local = localCountForDay(store, day, actionTypes);
-        if (local < serverTotal && options.repairGaps !== false && !poolSignal.aborted) {
+        const held = () => {
+          const counts = localCountForDay(store, day, actionTypes);
+          return { total: counts.stored + counts.quarantined, quarantined: counts.quarantined };
+        };
+        let counts = held();
+        let local = counts.total;
+        // A repair at this very server total already ended with this local count: reading the day
+        // again would change nothing (and would repeat on every run). The gap stays reported.
+        const previous = readCoverage(store, filterKey, day);
+        const repairedBefore = previous?.serverTotal === serverTotal && previous.localCount === local;
+        if (local < serverTotal && !repairedBefore && options.repairGaps !== false && !poolSignal.aborted) {
           // Something is missing for that day (a late record, an interrupted read): read it whole.
           await repairDay(day, poolSignal);
-          local = localCountForDay(store, day, actionTypes);
+          counts = held();
+          local = counts.total;
         }
+        if (poolSignal.aborted) return;
         writeCoverage(store, {
           filterKey,
           day,
           serverTotal,
           localCount: local,
+          quarantinedCount: counts.quarantined,
           dayClosed,
           runId,
           now: clock(),

@@ -290,3 +290,42 @@ describe("runSync", () => {
     expect(s2.coverageGaps.map((g) => g.day)).toContain(gapDay);
   });
 });
+
+describe("runSync coverage with quarantined and undated records", () => {
+  it("counts quarantined records and unreadable times on their day: no false gap, no re-read loop", async () => {
+    const store = openStore(":memory:");
+    const client = new FakeConsoleClient(history(12, 3));
+    const day = "2024-06-29";
+    const at = Date.UTC(2024, 5, 29, 9, 0, 0);
+    // Fails validation (no name) but its date is readable: it belongs to 2024-06-29.
+    const broken = makeRecord(at);
+    const { name: _dropped, ...withoutName } = broken;
+    client.add(at, withoutName);
+    // Valid, but its time text is not a time: occurred_at NULL, still on its date's day.
+    const undated = makeRecord(at + 1000, { time: "sometime in the morning" });
+    client.add(at + 1000, undated);
+    // Counted by the server, unplaceable here (no date at all): a real, explained-nowhere shortfall.
+    client.add(at + 2000, { id: "nodate0000000000000001" });
+
+    const first = await runSync(store, client, { ...base, since: "2024-06-27" });
+    expect(first.quarantined).toBe(2);
+    expect(
+      store.sqlite.prepare("SELECT server_day FROM audit_logs WHERE id = ?").pluck().get(undated.id),
+    ).toBe(day);
+    const row = store.sqlite
+      .prepare("SELECT server_total, local_count, quarantined_count FROM coverage WHERE day = ?")
+      .get(day) as { server_total: number; local_count: number; quarantined_count: number };
+    // 1 quarantined with a date + the undated valid one count; the dateless record cannot.
+    expect(row.quarantined_count).toBe(1);
+    expect(row.local_count).toBe(row.server_total - 1);
+    expect(first.coverageGaps).toEqual([{ day, local: row.local_count, server: row.server_total }]);
+    expect(first.coverageGaps.map((g) => g.day)).toEqual([day]); // the other days are not short
+
+    // Next run: the day is still one short, but a repair at this total already ran: no whole-day read.
+    client.queries.length = 0;
+    const second = await runSync(store, client, base);
+    const dayReads = client.queries.filter((q) => q.startDate === day && q.endDate === day && q.limit !== 1);
+    expect(dayReads).toEqual([]);
+    expect(second.coverageGaps.map((g) => g.day)).toEqual([day]);
+  });
+});
