@@ -8,7 +8,7 @@ import { resolveClientTuning, resolveSyncConfig } from "../config.ts";
 import { AbortedError, UsageError } from "../errors.ts";
 import { openStore } from "../store/open.ts";
 import { createSyncClient } from "../sync/client.ts";
-import { isDay, todayUtc } from "../sync/days.ts";
+import { defaultUntil, isDay } from "../sync/days.ts";
 import {
   runSync,
   SYNC_DEFAULTS,
@@ -48,7 +48,7 @@ export const syncOptionsShape = {
 };
 
 export const sinceNotAfterUntil = (o: { since?: string | undefined; until?: string | undefined }) =>
-  o.since === undefined || o.since <= (o.until ?? todayUtc());
+  o.since === undefined || o.since <= (o.until ?? defaultUntil());
 
 const syncOptionsSchema = z
   .object(syncOptionsShape)
@@ -188,7 +188,10 @@ export function register(program: Command): void {
 export function addSyncOptions(command: Command): Command {
   return command
     .option("--since <date>", "first day to sync, YYYY-MM-DD (first run default: 90 days back)")
-    .option("--until <date>", "last day to sync, YYYY-MM-DD (default: today)")
+    .option(
+      "--until <date>",
+      "last day to sync, YYYY-MM-DD (default: tomorrow in UTC, so a server east of UTC has its today read)",
+    )
     .option("--action-type <type>", "only this action type (repeatable)", collect)
     .option("--allow-unknown-action-types", "accept action types missing from the specification's list")
     .option("--db <path>", "SQLite database (env FLAGTRAIL_DB, default ./flagtrail.db)")

@@ -47,6 +47,15 @@ export function todayUtc(now: number = Date.now()): string {
   return utcMsToDay(now);
 }
 
+/**
+ * The default last day of a sync: the UTC date plus one. A server east of UTC is already on the next
+ * day between its midnight and UTC's, and that day must be read; the API accepts an endDate in the
+ * future, and coverage marks such a day open, not complete.
+ */
+export function defaultUntil(now: number = Date.now()): string {
+  return addDays(todayUtc(now), 1);
+}
+
 /** The westernmost real offset (UTC-12): a day has surely ended everywhere this long after UTC midnight. */
 const WESTMOST_OFFSET_MINUTES = -12 * 60;
 /**

@@ -38,7 +38,7 @@ import {
   serverDayOfDateText,
   type TimeParser,
 } from "../store/writes.ts";
-import { addDays, eachDay, isDay, serverDayClosed, todayUtc } from "./days.ts";
+import { addDays, defaultUntil, eachDay, isDay, serverDayClosed, todayUtc } from "./days.ts";
 import { filterKeyFor, planWindows } from "./plan.ts";
 import { runPool } from "./pool.ts";
 
@@ -163,7 +163,7 @@ export async function runSync(
   const windowDays = positiveInt("window-days", options.windowDays, SYNC_DEFAULTS.windowDays);
   const backfillDays = positiveInt("backfill-days", options.backfillDays, SYNC_DEFAULTS.backfillDays);
   const leaseTtlMs = positiveInt("lease-ttl", options.leaseTtlMs, SYNC_DEFAULTS.leaseTtlMs, 1000);
-  const until = options.until ?? todayUtc(startedAt);
+  const until = options.until ?? defaultUntil(startedAt);
   if (!isDay(until)) throw new UsageError(`--until must be a date YYYY-MM-DD, got ${JSON.stringify(until)}.`);
   if (options.since !== undefined) {
     if (!isDay(options.since)) {

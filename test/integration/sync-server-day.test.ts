@@ -68,4 +68,31 @@ describe("coverage in the server's zone", () => {
       await client.close();
     }
   });
+
+  it("reads the server's today east of UTC by default (until = UTC date + 1), and keeps it open", async () => {
+    // 20:00 UTC on 2026-11-21 is 01:30 on 2026-11-22 in Kolkata (UTC+05:30).
+    const now = Date.UTC(2026, 10, 21, 20, 0, 0);
+    sim = await startTestSimulator({ records: 200, days: 10, now, timeZone: "Asia/Kolkata" });
+    const [fresh] = sim.control.append([{ at: now - 60_000, name: "east_gate", actionType: "gate_update" }]);
+    expect(fresh?.date).toMatch(/Nov 22 2026/);
+    store = openStore(":memory:");
+    const client = createSyncClient(
+      { baseUrl: sim.url, apiKey: sim.settings.apiKey, authHeader: sim.settings.authHeader },
+      { rateLimits: [{ limit: 100_000, windowMs: 1000 }] },
+    );
+    try {
+      const summary = await runSync(store, client, { since: "2026-11-19", now: () => now });
+      expect(summary.range.until).toBe("2026-11-22");
+      const stored = store.sqlite
+        .prepare("SELECT server_day FROM audit_logs WHERE id = ?")
+        .pluck()
+        .get(fresh?.id);
+      expect(stored).toBe("2026-11-22");
+      const day22 = coverageRows(store).find((r) => r.day === "2026-11-22");
+      expect(day22).toMatchObject({ day_closed: 0, local_count: day22?.server_total });
+      expect(day22?.server_total).toBeGreaterThan(0);
+    } finally {
+      await client.close();
+    }
+  });
 });

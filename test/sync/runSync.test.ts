@@ -51,7 +51,7 @@ describe("runSync", () => {
       mutations: 0,
     });
     expect(summary.windows).toBeGreaterThanOrEqual(7);
-    expect(summary.range).toEqual({ since: "2023-12-01", until: "2024-06-30" });
+    expect(summary.range).toEqual({ since: "2023-12-01", until: "2024-07-01" });
     const pageQueries = client.queries.filter((q) => q.limit !== 1);
     expect(pageQueries.every((q) => q.startDate && q.endDate && q.latestID === undefined)).toBe(true);
     const newest = entries.at(-1)!.record.id;
@@ -74,9 +74,11 @@ describe("runSync", () => {
         if (e.type === "notice") notices.push(e.message);
       },
     });
-    expect(summary.range).toEqual({ since: "2024-04-01", until: "2024-06-30" });
-    expect(notices.join("\n")).toContain("last 90 days (2024-04-01 to 2024-06-30)");
-    expect(Math.min(...client.queries.map((q) => Date.parse(q.startDate)))).toBe(Date.parse("2024-04-01"));
+    // --until defaults to the UTC date + 1 (a server east of UTC may already be on 2024-07-01).
+    expect(summary.range).toEqual({ since: "2024-04-02", until: "2024-07-01" });
+    expect(notices.join("\n")).toContain("last 90 days (2024-04-02 to 2024-07-01)");
+    expect(Math.min(...client.queries.map((q) => Date.parse(q.startDate)))).toBe(Date.parse("2024-04-02"));
+    expect(Math.max(...client.queries.map((q) => Date.parse(q.endDate)))).toBe(Date.parse("2024-07-01"));
   });
 
   it("fetches only new records on an incremental run (latestID, lookback, stop at the checkpoint)", async () => {
@@ -96,7 +98,7 @@ describe("runSync", () => {
     expect(client.queries).toEqual([
       expect.objectContaining({
         startDate: "2024-06-29",
-        endDate: "2024-06-30",
+        endDate: "2024-07-01", // the default --until: UTC date + 1
         latestID: checkpoint.latestId,
         page: 1,
       }),
