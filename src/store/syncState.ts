@@ -391,3 +391,62 @@ export function newestRecordTimeTexts(store: Store): { dateText: string; timeTex
     )
     .get();
 }
+
+// ---- coverage still to check -----------------------------------------------------------------------
+
+/**
+ * Days whose coverage a finished plan still owes, per filter set (meta `coverage_pending:<filter_key>`).
+ * Written in the transaction that drops the plan and emptied day by day as coverage rows are written, so
+ * a run killed during its coverage phase leaves the rest for the next run.
+ */
+const pendingCoverageKey = (filterKey: string) => `coverage_pending:${filterKey}`;
+const pendingCoverageSchema = z.array(z.string());
+
+export function readPendingCoverageDays(store: Store, filterKey: string): string[] {
+  const value = store.sqlite
+    .prepare<[string], string>("SELECT value FROM meta WHERE key = ?")
+    .pluck()
+    .get(pendingCoverageKey(filterKey));
+  if (value === undefined) return [];
+  const parsed = pendingCoverageSchema.safeParse(JSON.parse(value));
+  return parsed.success ? parsed.data : [];
+}
+
+function writePendingCoverageDays(
+  store: Store,
+  filterKey: string,
+  days: readonly string[],
+  now: number,
+): void {
+  if (days.length === 0) {
+    store.sqlite.prepare("DELETE FROM meta WHERE key = ?").run(pendingCoverageKey(filterKey));
+    return;
+  }
+  store.sqlite
+    .prepare(
+      `INSERT INTO meta (key, value, updated_at) VALUES (?, ?, ?)
+       ON CONFLICT(key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at`,
+    )
+    .run(pendingCoverageKey(filterKey), JSON.stringify(days), now);
+}
+
+export function addPendingCoverageDays(
+  store: Store,
+  filterKey: string,
+  days: readonly string[],
+  now: number,
+): void {
+  const merged = [...new Set([...readPendingCoverageDays(store, filterKey), ...days])].sort();
+  writePendingCoverageDays(store, filterKey, merged, now);
+}
+
+export function removePendingCoverageDay(store: Store, filterKey: string, day: string, now: number): void {
+  const current = readPendingCoverageDays(store, filterKey);
+  if (!current.includes(day)) return;
+  writePendingCoverageDays(
+    store,
+    filterKey,
+    current.filter((d) => d !== day),
+    now,
+  );
+}

@@ -8,6 +8,7 @@ import { FlagtrailError, LockedError, UsageError } from "../errors.ts";
 import { acquireLease, leaseHolder, releaseLease, renewLease } from "../store/leases.ts";
 import type { Store } from "../store/open.ts";
 import {
+  addPendingCoverageDays,
   advanceWindow,
   createPlan,
   dropPlan,
@@ -20,8 +21,10 @@ import {
   type RunCounters,
   readCheckpoint,
   readCoverage,
+  readPendingCoverageDays,
   readPlan,
   readWindows,
+  removePendingCoverageDay,
   type SyncPlan,
   type SyncWindow,
   savePlan,
@@ -347,6 +350,11 @@ export async function runSync(
           });
         }
         dropPlan(store, plan.filterKey);
+        // The plan's days still owe their coverage: remembered with the plan's end, so that a run
+        // stopped during the coverage phase leaves them to the next run.
+        if (options.coverage !== false) {
+          addPendingCoverageDays(store, plan.filterKey, eachDay(plan.since, plan.until), clock());
+        }
       })
       .immediate();
     return true;
@@ -418,6 +426,7 @@ export async function runSync(
     const days = [
       ...new Set([
         ...ranges.flatMap((r) => eachDay(r.since, r.until)),
+        ...readPendingCoverageDays(store, filterKey),
         ...openCoverageDays(store, filterKey),
       ]),
     ]
@@ -463,16 +472,21 @@ export async function runSync(
           local = counts.total;
         }
         if (poolSignal.aborted) return;
-        writeCoverage(store, {
-          filterKey,
-          day,
-          serverTotal,
-          localCount: local,
-          quarantinedCount: counts.quarantined,
-          dayClosed,
-          runId,
-          now: clock(),
-        });
+        store.sqlite
+          .transaction(() => {
+            writeCoverage(store, {
+              filterKey,
+              day,
+              serverTotal,
+              localCount: local,
+              quarantinedCount: counts.quarantined,
+              dayClosed,
+              runId,
+              now: clock(),
+            });
+            removePendingCoverageDay(store, filterKey, day, clock());
+          })
+          .immediate();
         if (local !== serverTotal) coverageGaps.push({ day, local, server: serverTotal });
         if (!dayClosed) coverageOpenDays.push(day);
         done += 1;

@@ -3,7 +3,7 @@ import type { AuditLogQuery } from "../../src/api/client.ts";
 import { ApiError, LockedError } from "../../src/errors.ts";
 import { acquireLease } from "../../src/store/leases.ts";
 import { openStore, type Store } from "../../src/store/open.ts";
-import { readCheckpoint, readPlan, readWindows } from "../../src/store/syncState.ts";
+import { readCheckpoint, readPendingCoverageDays, readPlan, readWindows } from "../../src/store/syncState.ts";
 import { runSync, type SyncOptions } from "../../src/sync/runSync.ts";
 import { makeRecord } from "../helpers/auditRecords.ts";
 import { FakeConsoleClient } from "../helpers/fakeConsoleClient.ts";
@@ -329,5 +329,41 @@ describe("runSync coverage with quarantined and undated records", () => {
     const dayReads = client.queries.filter((q) => q.startDate === day && q.endDate === day && q.limit !== 1);
     expect(dayReads).toEqual([]);
     expect(second.coverageGaps.map((g) => g.day)).toEqual([day]);
+  });
+});
+
+describe("runSync coverage resumes after an interruption", () => {
+  it("a run stopped during coverage leaves the unchecked days to the next run, whatever its range", async () => {
+    const store = openStore(":memory:");
+    const controller = new AbortController();
+    let probes = 0;
+    const client = new FakeConsoleClient(history(60, 100), {
+      beforeRequest: (q) => {
+        if (q.limit === 1) {
+          probes += 1;
+          if (probes === 5) controller.abort();
+        }
+      },
+    });
+    const first = await runSync(
+      store,
+      client,
+      { ...base, since: "2024-03-01", concurrency: 1 },
+      controller.signal,
+    );
+    expect(first.outcome).toBe("interrupted");
+    const coveredAfterKill = store.sqlite.prepare("SELECT count(*) FROM coverage").pluck().get() as number;
+    expect(coveredAfterKill).toBeLessThan(10);
+    expect(readPendingCoverageDays(store, "all").length).toBeGreaterThan(100);
+
+    // The next run is incremental (a few days), yet it finishes the coverage of the whole first range.
+    const second = await runSync(store, client, base);
+    expect(second.outcome).toBe("ok");
+    const days = store.sqlite.prepare("SELECT day FROM coverage ORDER BY day").pluck().all() as string[];
+    expect(days[0]).toBe("2024-03-01");
+    expect(days.at(-1)).toBe("2024-07-01");
+    expect(days).toHaveLength(123); // every day of 2024-03-01 .. 2024-07-01
+    expect(readPendingCoverageDays(store, "all")).toEqual([]);
+    expect(second.coverageGaps).toEqual([]);
   });
 });
