@@ -147,6 +147,26 @@ export function writeCheckpoint(
     );
 }
 
+/**
+ * The newest stored record of a server-day range and filter set: the checkpoint of a finished plan whose
+ * newest window held no (valid) record on its first page.
+ */
+export function newestStoredRecord(
+  store: Store,
+  since: string,
+  until: string,
+  actionTypes: readonly string[],
+): { id: string; occurredAt: number | null } | undefined {
+  const placeholders = actionTypes.map(() => "?").join(", ");
+  return store.sqlite
+    .prepare<unknown[], { id: string; occurredAt: number | null }>(
+      `SELECT id, occurred_at AS occurredAt FROM audit_logs WHERE server_day BETWEEN ? AND ?
+       ${actionTypes.length === 0 ? "" : `AND action_type IN (${placeholders})`}
+       ORDER BY occurred_at DESC, seq DESC LIMIT 1`,
+    )
+    .get(since, until, ...actionTypes);
+}
+
 // ---- plans and window progress ---------------------------------------------------------------------
 
 /** What a resumed run must reuse exactly: the same windows, page size and latestID as when it began. */

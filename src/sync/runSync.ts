@@ -17,6 +17,7 @@ import {
   localCountForDay,
   markOrphanRunsInterrupted,
   newestRecordTimeTexts,
+  newestStoredRecord,
   openCoverageDays,
   type RunCounters,
   readCheckpoint,
@@ -348,6 +349,24 @@ export async function runSync(
             runId,
             now: clock(),
           });
+        } else if (plan.headId === null) {
+          // The newest window's first page was empty (no activity lately) or all quarantined: the
+          // newest record stored for the plan's range is the head, if it is newer than the checkpoint.
+          const newest = newestStoredRecord(store, plan.since, plan.until, plan.actionTypes);
+          const newer =
+            current === undefined ||
+            (newest?.occurredAt != null &&
+              current.latestOccurredAt !== null &&
+              newest.occurredAt > current.latestOccurredAt);
+          if (newest && newer) {
+            writeCheckpoint(store, {
+              filterKey: plan.filterKey,
+              latestId: newest.id,
+              latestOccurredAt: newest.occurredAt,
+              runId,
+              now: clock(),
+            });
+          }
         }
         dropPlan(store, plan.filterKey);
         // The plan's days still owe their coverage: remembered with the plan's end, so that a run

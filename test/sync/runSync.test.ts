@@ -367,3 +367,27 @@ describe("runSync coverage resumes after an interruption", () => {
     expect(second.coverageGaps).toEqual([]);
   });
 });
+
+describe("runSync checkpoint without recent activity", () => {
+  it("sets the checkpoint from the newest stored record when the newest window is empty", async () => {
+    const store = openStore(":memory:");
+    // Activity 100 to 40 days ago, none in the newest 30-day window.
+    const entries = history(30, 60, NOW - 100 * DAY);
+    const client = new FakeConsoleClient(entries);
+    await runSync(store, client, { ...base, since: "2024-03-01", coverage: false });
+    const newest = entries.at(-1)!.record;
+    expect(readCheckpoint(store, "all")?.latestId).toBe(newest.id);
+
+    const notices: string[] = [];
+    client.queries.length = 0;
+    await runSync(store, client, {
+      ...base,
+      coverage: false,
+      onEvent: (e) => {
+        if (e.type === "notice") notices.push(e.message);
+      },
+    });
+    expect(notices.join("\n")).not.toContain("No checkpoint");
+    expect(client.queries.some((q) => q.latestID === newest.id)).toBe(true);
+  });
+});
