@@ -94,7 +94,18 @@ export function acquireLease(
     const lease: Lease = { name, holder, pid: process.pid, acquiredAt: now, expiresAt: now + ttlMs };
     return current && current.holder !== holder ? { lease, tookOver: toLease(current) } : { lease };
   });
-  return take.immediate();
+  try {
+    return take.immediate();
+  } catch (error) {
+    // Another process kept the write lock past the busy timeout: the database is in use, not broken.
+    if ((error as { code?: unknown }).code === "SQLITE_BUSY") {
+      throw new LockedError(
+        `The database is busy: another process kept it locked for too long while taking the ${name} lease. Try again.`,
+        { cause: error },
+      );
+    }
+    throw error;
+  }
 }
 
 /** Extends a held lease. Throws LockedError when it was lost (expired and taken by someone else). */

@@ -24,35 +24,51 @@ export interface OpenOptions {
   readonly?: boolean;
 }
 
+/** One sentence for the user from a filesystem or SQLite error ("SQLITE_NOTADB: file is not a database"). */
+function describeOpenError(error: unknown): string {
+  if (error instanceof Error) {
+    const code = (error as { code?: unknown }).code;
+    const message = error.message.replace(/\.$/, "");
+    return typeof code === "string" && !message.startsWith(code) ? `${code}: ${message}` : message;
+  }
+  return String(error);
+}
+
 export function openStore(path: string, options: OpenOptions = {}): Store {
   const inMemory = path === ":memory:";
   if (options.readonly) {
     if (!inMemory && !existsSync(path)) {
       throw new FlagtrailError(`No flagtrail database at ${path}. Run \`flagtrail sync\` first.`);
     }
-  } else if (!inMemory && !existsSync(path)) {
-    // Audit history names people and their emails: the file is readable by its owner only.
-    closeSync(openSync(path, "a", 0o600));
   }
-
-  const sqlite = new Database(path, { readonly: options.readonly ?? false, fileMustExist: !inMemory });
-  sqlite.pragma("busy_timeout = 5000");
-  sqlite.pragma("foreign_keys = ON");
-  if (!options.readonly) {
-    if (!inMemory) sqlite.pragma("journal_mode = WAL");
-    // WAL + NORMAL is durable against process crashes (kill -9), which is what resumable sync needs.
-    sqlite.pragma("synchronous = NORMAL");
+  let sqlite: Database.Database | undefined;
+  try {
+    if (!options.readonly && !inMemory && !existsSync(path)) {
+      // Audit history names people and their emails: the file is readable by its owner only.
+      closeSync(openSync(path, "a", 0o600));
+    }
+    sqlite = new Database(path, { readonly: options.readonly ?? false, fileMustExist: !inMemory });
+    sqlite.pragma("busy_timeout = 5000");
+    sqlite.pragma("foreign_keys = ON");
+    if (!options.readonly) {
+      if (!inMemory) sqlite.pragma("journal_mode = WAL");
+      // WAL + NORMAL is durable against process crashes (kill -9), which is what resumable sync needs.
+      sqlite.pragma("synchronous = NORMAL");
+    }
+    const db = drizzle(sqlite, { schema });
+    if (!options.readonly) {
+      migrate(db, { migrationsFolder });
+      writeActionTypeCategories(sqlite);
+    } else {
+      // A read-only open touches nothing above: read once so a non-database fails here, not later.
+      sqlite.prepare("SELECT count(*) FROM sqlite_master").pluck().get();
+    }
+    const opened = sqlite;
+    return { path, sqlite: opened, db, close: () => opened.close() };
+  } catch (error) {
+    sqlite?.close();
+    throw new FlagtrailError(`Cannot open the database at ${path}: ${describeOpenError(error)}.`, {
+      cause: error,
+    });
   }
-  const db = drizzle(sqlite, { schema });
-  if (!options.readonly) {
-    migrate(db, { migrationsFolder });
-    writeActionTypeCategories(sqlite);
-  }
-
-  return {
-    path,
-    sqlite,
-    db,
-    close: () => sqlite.close(),
-  };
 }

@@ -1,7 +1,9 @@
-import { mkdtempSync, statSync } from "node:fs";
+import { mkdtempSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { FlagtrailError, LockedError } from "../../src/errors.ts";
+import { acquireLease } from "../../src/store/leases.ts";
 import { openStore } from "../../src/store/open.ts";
 
 describe("openStore", () => {
@@ -31,5 +33,42 @@ describe("openStore", () => {
     expect(store.sqlite.pragma("journal_mode", { simple: true })).toBe("wal");
     expect(store.sqlite.pragma("foreign_keys", { simple: true })).toBe(1);
     store.close();
+  });
+
+  it("turns open failures into one FlagtrailError sentence naming the path and the cause", () => {
+    const missingDir = join(mkdtempSync(join(tmpdir(), "flagtrail-")), "no", "such", "x.db");
+    expect(() => openStore(missingDir)).toThrow(FlagtrailError);
+    expect(() => openStore(missingDir)).toThrow(`Cannot open the database at ${missingDir}: ENOENT`);
+
+    const notDb = join(mkdtempSync(join(tmpdir(), "flagtrail-")), "notes.db");
+    writeFileSync(notDb, "these are not the pages you are looking for\n".repeat(200));
+    for (const readonly of [false, true]) {
+      let caught: unknown;
+      try {
+        openStore(notDb, { readonly });
+      } catch (error) {
+        caught = error;
+      }
+      expect(caught).toBeInstanceOf(FlagtrailError);
+      expect((caught as Error).message).toMatch(
+        /^Cannot open the database at .*notes\.db: SQLITE_NOTADB: file is not a database\.$/,
+      );
+    }
+  });
+
+  it("maps SQLITE_BUSY while taking a lease to LockedError", () => {
+    const path = join(mkdtempSync(join(tmpdir(), "flagtrail-")), "busy.db");
+    const holder = openStore(path);
+    const other = openStore(path);
+    other.sqlite.pragma("busy_timeout = 20");
+    holder.sqlite.prepare("BEGIN IMMEDIATE").run();
+    try {
+      expect(() => acquireLease(other, "sync", "h/1/sync", 60_000)).toThrow(LockedError);
+      expect(() => acquireLease(other, "sync", "h/1/sync", 60_000)).toThrow(/database is busy/);
+    } finally {
+      holder.sqlite.prepare("ROLLBACK").run();
+      holder.close();
+      other.close();
+    }
   });
 });
