@@ -189,16 +189,31 @@ describe("runSync", () => {
 
   it("keeps per-filter-set checkpoints: a filtered run never moves the unfiltered checkpoint", async () => {
     const store = openStore(":memory:");
-    const entries = history(30, 10);
-    const client = new FakeConsoleClient(entries);
-    const tail = NOW + 5000;
-    client.add(tail, makeRecord(tail, { actionType: "experiment_start" }));
-    await runSync(store, client, { ...base, since: "2024-06-10", actionTypes: ["experiment_start"] });
-    expect(readCheckpoint(store, "types:experiment_start")).toBeDefined();
-    expect(readCheckpoint(store, "all")).toBeUndefined();
-    const all = await runSync(store, client, { ...base, since: "2024-06-10" });
-    expect(all.inserted).toBe(30);
-    expect(client.queries.some((q) => q.actionTypes?.includes("experiment_start"))).toBe(true);
+    const client = new FakeConsoleClient(history(30, 10));
+    await runSync(store, client, { ...base, since: "2024-06-10", coverage: false });
+    const unfiltered = readCheckpoint(store, "all")!;
+    expect(unfiltered.latestId).toBe(client.ids().at(-1));
+
+    // Newer records of one type; a sync filtered on that type reads and checkpoints them.
+    const newer = [1, 2].map((i) => makeRecord(NOW + i * 1000, { actionType: "experiment_start" }));
+    for (const [i, r] of newer.entries()) client.add(NOW + (i + 1) * 1000, r);
+    const filtered = await runSync(store, client, {
+      ...base,
+      since: "2024-06-10",
+      actionTypes: ["experiment_start"],
+      coverage: false,
+    });
+    expect(filtered.inserted).toBe(2);
+    expect(readCheckpoint(store, "types:experiment_start")?.latestId).toBe(newer[1]!.id);
+    expect(readCheckpoint(store, "all")).toEqual(unfiltered); // not advanced, not touched
+
+    // The next unfiltered run still starts from its own checkpoint.
+    client.queries.length = 0;
+    await runSync(store, client, { ...base, coverage: false });
+    const withLatest = client.queries.filter((q) => q.latestID !== undefined);
+    expect(withLatest.map((q) => q.latestID)).toEqual([unfiltered.latestId]);
+    expect(client.queries.every((q) => q.actionTypes === undefined)).toBe(true);
+    expect(readCheckpoint(store, "all")?.latestId).toBe(newer[1]!.id);
   });
 
   it("records a failure, keeps every committed page, and resumes without re-reading finished windows", async () => {
