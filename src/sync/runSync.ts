@@ -3,7 +3,7 @@
 // A run killed at any instant resumes from the stored plan: finished windows are not read again.
 
 import { parseAuditTime } from "../api/auditTime.ts";
-import type { AuditLogQuery, ConsoleClient } from "../api/client.ts";
+import type { AuditLogPage, AuditLogQuery, ConsoleClient } from "../api/client.ts";
 import { FlagtrailError, LockedError, UsageError } from "../errors.ts";
 import { acquireLease, leaseHolder, releaseLease, renewLease } from "../store/leases.ts";
 import type { Store } from "../store/open.ts";
@@ -251,6 +251,7 @@ export async function runSync(
   /** Pages one window from its stored next page until a stop condition; progress commits per page. */
   async function fetchWindow(plan: SyncPlan, window: SyncWindow, isNewest: boolean, stop: AbortSignal) {
     const useLatestId = plan.latestId !== null && window.startDate === plan.latestIdWindowStart;
+    const sizePage = pageSizer(plan.pageSize);
     let page = window.nextPage;
     let maxTotal = 0;
     while (!stop.aborted) {
@@ -265,19 +266,14 @@ export async function runSync(
       };
       const response = await client.listAuditLogs(query, stop);
       refreshClientStats();
-      // The server may clamp `limit`: page arithmetic uses what it says it used.
-      const perPage = response.pagination.itemsPerPage > 0 ? response.pagination.itemsPerPage : plan.pageSize;
+      const perPage = sizePage(response, page);
       const count = response.records.length;
       maxTotal = Math.max(maxTotal, response.pagination.totalItems);
       const reachedCheckpoint =
         useLatestId && response.records.some((record) => recordIdOf(record) === plan.latestId);
       // Only inserts can shift a newest-first list, and they push unseen records to later pages,
-      // never earlier ones: stopping on an empty/short page or past totalItems loses nothing.
-      const last =
-        count === 0 ||
-        count < perPage ||
-        page * perPage >= response.pagination.totalItems ||
-        reachedCheckpoint;
+      // never earlier ones: stopping on an empty page or past totalItems loses nothing.
+      const last = count === 0 || page * perPage >= response.pagination.totalItems || reachedCheckpoint;
       if (!last && page > Math.ceil(maxTotal / perPage) + 10) {
         throw new FlagtrailError(
           `The server kept returning full pages past its totalItems (${maxTotal}) for ${window.startDate}..${window.endDate}; stopping.`,
@@ -524,6 +520,7 @@ export async function runSync(
   }
 
   async function repairDay(day: string, stop: AbortSignal) {
+    const sizePage = pageSizer(pageSize);
     for (let page = 1; !stop.aborted; page += 1) {
       const response = await client.listAuditLogs(
         {
@@ -537,7 +534,7 @@ export async function runSync(
         stop,
       );
       refreshClientStats();
-      const perPage = response.pagination.itemsPerPage > 0 ? response.pagination.itemsPerPage : pageSize;
+      const perPage = sizePage(response, page);
       const result = writer.writePage(
         response.records,
         { syncRunId: runId, requestPath: response.requestPath, now: clock() },
@@ -548,7 +545,7 @@ export async function runSync(
       );
       onPage(result);
       const count = response.records.length;
-      if (count === 0 || count < perPage || page * perPage >= response.pagination.totalItems) break;
+      if (count === 0 || page * perPage >= response.pagination.totalItems) break;
       if (page > Math.ceil(response.pagination.totalItems / perPage) + 10) break;
     }
   }
@@ -635,6 +632,26 @@ export async function runSync(
       warningMessages,
     };
   }
+}
+
+/**
+ * The page size of one paged read. The server may clamp `limit`: arithmetic uses the `itemsPerPage` it
+ * reports, unless a page comes back shorter while `totalItems` says records remain after it — a clamp it
+ * did not declare. From then on the size it actually used drives paging, so the read goes on instead of
+ * ending on that short page.
+ */
+function pageSizer(requested: number): (response: AuditLogPage, page: number) => number {
+  let undeclared = Number.POSITIVE_INFINITY;
+  return (response, page) => {
+    const reported = response.pagination.itemsPerPage > 0 ? response.pagination.itemsPerPage : requested;
+    const perPage = Math.min(reported, undeclared);
+    const count = response.records.length;
+    if (count > 0 && count < perPage && (page - 1) * perPage + count < response.pagination.totalItems) {
+      undeclared = count;
+      return count;
+    }
+    return perPage;
+  };
 }
 
 /**

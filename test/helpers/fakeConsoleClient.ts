@@ -11,6 +11,8 @@ export interface FakeEntry {
 export interface FakeClientOptions {
   /** The server clamps `limit` to this. */
   maxLimit?: number;
+  /** The clamp is silent: `itemsPerPage` echoes the requested limit, not the one used. */
+  silentClamp?: boolean;
   /** Runs before each request is answered (insert records, throw, abort…). */
   beforeRequest?: (query: AuditLogQuery, index: number) => void;
 }
@@ -68,7 +70,7 @@ export class FakeConsoleClient implements ConsoleClient {
     return {
       records,
       pagination: {
-        itemsPerPage: limit,
+        itemsPerPage: this.options.silentClamp ? query.limit : limit,
         pageNumber: query.page,
         totalItems: list.length,
         nextPage: null,

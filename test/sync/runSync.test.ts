@@ -187,6 +187,16 @@ describe("runSync", () => {
     expect(Math.max(...pages)).toBe(34); // 1000 / 30 rounded up: the clamped size drives paging
   });
 
+  it("keeps paging past a short page when totalItems says more remain (a silent clamp)", async () => {
+    const store = openStore(":memory:");
+    const client = new FakeConsoleClient(history(95, 3), { maxLimit: 30, silentClamp: true });
+    const summary = await runSync(store, client, { ...base, pageSize: 100, since: "2024-06-26" });
+    expect(storedIds(store)).toEqual(client.ids().sort());
+    expect(summary.coverageGaps).toEqual([]);
+    const pages = client.queries.filter((q) => q.limit === 100).map((q) => q.page);
+    expect(Math.max(...pages)).toBe(4); // 95 records, 30 a page, although itemsPerPage said 100
+  });
+
   it("keeps per-filter-set checkpoints: a filtered run never moves the unfiltered checkpoint", async () => {
     const store = openStore(":memory:");
     const client = new FakeConsoleClient(history(30, 10));
