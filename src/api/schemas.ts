@@ -15,7 +15,8 @@ export type Pagination = z.infer<typeof paginationSchema>;
 
 /** A list response before its items are looked at: items are validated one by one by the sync. */
 export const listEnvelopeSchema = z.looseObject({
-  message: z.string(),
+  // Nothing reads it: a 200 without a message must not fail a sync.
+  message: z.string().optional(),
   data: z.array(z.unknown()),
   pagination: paginationSchema,
 });

@@ -138,6 +138,20 @@ export function releaseLease(store: Store, name: string, holder: string): boolea
 }
 
 /** The current lease row, if any (for status). */
+/** Whether a lease is held by a live holder: not expired, and its process alive when it is on this host. */
+export function leaseIsLive(lease: Lease, now: number = Date.now()): boolean {
+  return !isStale(
+    {
+      name: lease.name,
+      holder: lease.holder,
+      pid: lease.pid,
+      acquired_at: lease.acquiredAt,
+      expires_at: lease.expiresAt,
+    },
+    now,
+  );
+}
+
 export function readLease(store: Store, name: string): Lease | undefined {
   const row = store.sqlite.prepare<[string], LeaseRow>("SELECT * FROM leases WHERE name = ?").get(name);
   return row ? toLease(row) : undefined;

@@ -1,5 +1,5 @@
 // The read side behind `flagtrail status`: what the store holds and how complete it is.
-import { readLease } from "./leases.ts";
+import { leaseIsLive, readLease } from "./leases.ts";
 import type { Store } from "./open.ts";
 import { listCheckpoints, listPlans, readWindows } from "./syncState.ts";
 
@@ -173,7 +173,7 @@ export function readStatus(store: Store): StoreStatus {
       };
     }),
     runningLease:
-      lease && lease.expiresAt > now
+      lease && leaseIsLive(lease, now) // a holder that died (kill -9) is not "running"
         ? { holder: lease.holder, pid: lease.pid, expiresAt: iso(lease.expiresAt) ?? "" }
         : null,
     runs: runs.map((r) => ({

@@ -75,6 +75,11 @@ describe("tolerant cases the real service sends", () => {
     expect(auditLogRecordSchema.parse({ ...record, tags: ["a", "b"] }).tags).toEqual(["a", "b"]);
   });
 
+  it("takes a list envelope without a message", () => {
+    const { message: _message, ...withoutMessage } = auditLogsExample();
+    expect(listEnvelopeSchema.safeParse(withoutMessage).success).toBe(true);
+  });
+
   it("takes an actionType missing from the specification's list", () => {
     const parsed = auditLogRecordSchema.parse({ ...base(), actionType: "brand_new_action_2031" });
     expect(parsed.actionType).toBe("brand_new_action_2031");

@@ -6,6 +6,7 @@ import { describe, expect, it } from "vitest";
 import { LockedError } from "../../src/errors.ts";
 import { acquireLease, leaseHolder, readLease, releaseLease, renewLease } from "../../src/store/leases.ts";
 import { openStore } from "../../src/store/open.ts";
+import { readStatus } from "../../src/store/status.ts";
 
 function tempDb() {
   return join(mkdtempSync(join(tmpdir(), "flagtrail-lease-")), "t.db");
@@ -51,5 +52,20 @@ describe("leases", () => {
     expect(() => acquireLease(store, "sync", leaseHolder("sync"), 1000, 5000)).toThrow(
       /Another sync is running/,
     );
+  });
+
+  it("status does not show a lease whose process died as a running sync", () => {
+    const store = openStore(":memory:");
+    const dead = spawnSync(process.execPath, ["-e", "0"]).pid;
+    expect(dead).toBeTypeOf("number");
+    const far = Date.now() + 3_600_000;
+    const insert = store.sqlite.prepare(
+      "INSERT OR REPLACE INTO leases (name, holder, pid, acquired_at, expires_at) VALUES ('sync', ?, ?, 0, ?)",
+    );
+    insert.run(leaseHolder("sync", dead), dead, far);
+    expect(readStatus(store).runningLease).toBeNull();
+    insert.run(leaseHolder("sync"), process.pid, far);
+    expect(readStatus(store).runningLease).toMatchObject({ pid: process.pid });
+    store.close();
   });
 });
