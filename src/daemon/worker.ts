@@ -5,10 +5,11 @@
 import cron from "node-cron";
 import { LockedError, UsageError } from "../errors.ts";
 import type { Logger } from "../log.ts";
-import { acquireLease, releaseLease, renewLease } from "../store/leases.ts";
-import { openStore, type Store } from "../store/open.ts";
+import { acquireLease, DAEMON_LEASE, releaseLease, renewLease } from "../store/leases.ts";
 
-export const DAEMON_LEASE = "daemon";
+export { DAEMON_LAST_CYCLE_KEY, DAEMON_LEASE } from "../store/leases.ts";
+
+import { openStore, type Store } from "../store/open.ts";
 
 /** One unit of work; it must stop early and cleanly when `signal` aborts. */
 export type Cycle = (signal: AbortSignal) => Promise<CycleOutcome>;
@@ -31,9 +32,6 @@ export interface WorkerDeps {
   /** Told every cycle's outcome, failed ones included (the daemon keeps the last one for status). */
   onOutcome?: (outcome: CycleOutcome) => void;
 }
-
-/** meta key under which the daemon keeps its last cycle's outcome. */
-export const DAEMON_LAST_CYCLE_KEY = "daemon.last_cycle";
 
 export function validateSchedule(expression: string, timezone: string): void {
   if (!cron.validate(expression)) {

@@ -156,3 +156,9 @@ export function readLease(store: Store, name: string): Lease | undefined {
   const row = store.sqlite.prepare<[string], LeaseRow>("SELECT * FROM leases WHERE name = ?").get(name);
   return row ? toLease(row) : undefined;
 }
+
+/** The lease a `flagtrail daemon` holds for its whole life (one worker per database). */
+export const DAEMON_LEASE = "daemon";
+
+/** meta key under which the daemon keeps its last cycle's outcome (sync and report), for status. */
+export const DAEMON_LAST_CYCLE_KEY = "daemon.last_cycle";

@@ -1,5 +1,6 @@
 // The read side behind `flagtrail status`: what the store holds and how complete it is.
-import { leaseIsLive, readLease } from "./leases.ts";
+import { z } from "zod";
+import { DAEMON_LAST_CYCLE_KEY, DAEMON_LEASE, leaseIsLive, readLease } from "./leases.ts";
 import type { Store } from "./open.ts";
 import { listCheckpoints, listPlans, readWindows } from "./syncState.ts";
 
@@ -22,6 +23,11 @@ export interface StoreStatus {
   /** Plans of interrupted runs that the next sync of that filter set resumes. */
   pending: { filterKey: string; since: string; until: string; windowsDone: number; windowsTotal: number }[];
   runningLease: { holder: string; pid: number; expiresAt: string } | null;
+  /** A live `flagtrail daemon` on this database, and the outcome of its last cycle (sync + report). */
+  daemon: {
+    lease: { holder: string; pid: number; expiresAt: string } | null;
+    lastCycle: Record<string, unknown> | null;
+  };
   runs: {
     id: number;
     startedAt: string;
@@ -143,6 +149,7 @@ export function readStatus(store: Store): StoreStatus {
     .all(LISTED) as { id: string; revisions: number }[];
 
   const lease = readLease(store, "sync");
+  const daemonLease = readLease(store, DAEMON_LEASE);
   const now = Date.now();
 
   return {
@@ -176,6 +183,13 @@ export function readStatus(store: Store): StoreStatus {
       lease && leaseIsLive(lease, now) // a holder that died (kill -9) is not "running"
         ? { holder: lease.holder, pid: lease.pid, expiresAt: iso(lease.expiresAt) ?? "" }
         : null,
+    daemon: {
+      lease:
+        daemonLease && leaseIsLive(daemonLease, now)
+          ? { holder: daemonLease.holder, pid: daemonLease.pid, expiresAt: iso(daemonLease.expiresAt) ?? "" }
+          : null,
+      lastCycle: readLastCycle(store),
+    },
     runs: runs.map((r) => ({
       id: r.id,
       startedAt: iso(r.started_at) ?? "",
@@ -221,6 +235,19 @@ export function readStatus(store: Store): StoreStatus {
   };
 }
 
+const lastCycleSchema = z.record(z.string(), z.unknown());
+
+function readLastCycle(store: Store): Record<string, unknown> | null {
+  const row = store.sqlite.prepare("SELECT value FROM meta WHERE key = ?").pluck().get(DAEMON_LAST_CYCLE_KEY);
+  if (typeof row !== "string") return null;
+  try {
+    const parsed = lastCycleSchema.safeParse(JSON.parse(row));
+    return parsed.success ? parsed.data : null;
+  } catch {
+    return null;
+  }
+}
+
 export function formatStatus(status: StoreStatus): string {
   const out: string[] = [];
   const r = status.records;
@@ -235,6 +262,20 @@ export function formatStatus(status: StoreStatus): string {
   );
   if (status.runningLease) {
     out.push(`Sync running: ${status.runningLease.holder} (until ${status.runningLease.expiresAt})`);
+  }
+  if (status.daemon.lease) out.push(`Daemon running: ${status.daemon.lease.holder}`);
+  const cycle = status.daemon.lastCycle;
+  if (cycle) {
+    const { at, ok, error, report } = cycle as {
+      at?: string;
+      ok?: boolean;
+      error?: string;
+      report?: { from?: string; to?: string };
+    };
+    const reportText = report ? `, report ${report.from} .. ${report.to}` : "";
+    out.push(
+      `Daemon's last cycle: ${at ?? "?"} ${ok ? "ok" : `failed${error ? `: ${error}` : ""}`}${reportText}`,
+    );
   }
   out.push(status.checkpoints.length === 0 ? "Checkpoints: none" : "Checkpoints:");
   for (const c of status.checkpoints) {

@@ -171,6 +171,9 @@ describe("flagtrail daemon", () => {
       (d) => d.prepare("SELECT value FROM meta WHERE key = 'daemon.last_cycle'").pluck().get() as string,
     );
     expect(JSON.parse(last)).toMatchObject({ ok: true, outcome: "ok" });
+    const status = await runCli(["status", "--db", db], { env });
+    expect(status.stdout).toContain(`Daemon's last cycle:`);
+    expect(status.stdout).toContain(`ok, report ${from} .. ${to}`);
   });
 
   it("rejects a bad schedule with exit 2 and shows its options in --help", async () => {
