@@ -83,7 +83,7 @@ export class FaultEngine {
     return { limited: false };
   }
 
-  /** Faults of one API request; always draws four values so the stream stays aligned. */
+  /** Faults of one API request; always draws five values so the stream stays aligned. */
   forRequest(): RequestFaults {
     const s = this.settings;
     const jitter = this.prng.next();
