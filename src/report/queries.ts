@@ -99,37 +99,23 @@ WHERE ${period("ch")}
   )
 ORDER BY ch.occurred_at, ch.seq`,
 
-  // For each approval, the latest request of the same review flow for the same entity name at or before
-  // it (a request in the same second sorts first); self-approved when both have the same user id. A
-  // window over review records only, so the cost follows the number of reviews, not of records.
-  selfApproved: `WITH flows AS (
+  // Every review record of the window, per flow and entity in time order (a request sorts first within
+  // its second). The report pairs each approval with its request in code (src/report/reviewPairing.ts):
+  // by the review id in the change logs, else the latest still-open request.
+  reviewRecords: `WITH flows AS (
   SELECT json_extract(value, '$.entity') AS entity, json_extract(value, '$.create') AS create_type,
-         json_extract(value, '$.accept') AS accept_type
+         json_extract(value, '$.accept') AS accept_type, json_extract(value, '$.reject') AS reject_type,
+         json_extract(value, '$.delete') AS delete_type
   FROM json_each(@flows)
-),
-review_records AS (
-  SELECT a.id, a.seq, a.occurred_at, a.name, a.action_type, a.updated_by, a.updated_by_user_id, f.entity,
-         a.action_type = f.accept_type AS is_accept
-  FROM flows f
-  JOIN audit_logs a ON a.action_type IN (f.create_type, f.accept_type)
-  WHERE a.occurred_at >= @reviewStart AND a.occurred_at < @end
-),
-with_request AS (
-  SELECT *,
-         max(CASE WHEN NOT is_accept
-                  THEN printf('%015d', occurred_at) || coalesce(updated_by_user_id, '') END)
-           OVER (PARTITION BY entity, name ORDER BY occurred_at, is_accept, seq
-                 ROWS UNBOUNDED PRECEDING) AS request
-  FROM review_records
 )
-SELECT occurred_at, name, action_type, updated_by, updated_by_user_id,
-       CAST(substr(request, 1, 15) AS INTEGER) AS requested_at, id
-FROM with_request
-WHERE is_accept
-  AND ${period("with_request")}
-  AND substr(request, 16) = updated_by_user_id
-  AND CAST(substr(request, 1, 15) AS INTEGER) >= occurred_at - @reviewWindow
-ORDER BY occurred_at, seq`,
+SELECT a.seq, a.id, a.occurred_at, a.name, f.entity,
+       CASE a.action_type WHEN f.create_type THEN 'request' WHEN f.accept_type THEN 'accept' ELSE 'close' END
+         AS role,
+       a.action_type, a.change_log, a.updated_by, a.updated_by_user_id
+FROM flows f
+JOIN audit_logs a ON a.action_type IN (f.create_type, f.accept_type, f.reject_type, f.delete_type)
+WHERE a.occurred_at >= @reviewStart AND a.occurred_at < @end
+ORDER BY f.entity, a.name, a.occurred_at, role <> 'request', a.seq`,
 
   rejected: `SELECT r.occurred_at, r.name, r.action_type, r.updated_by, r.change_log, r.id
 FROM audit_logs r

@@ -7,6 +7,8 @@ export interface ReviewFlow {
   create: AuditActionType;
   accept: AuditActionType;
   reject: AuditActionType;
+  /** Withdrawing a request: it closes the review without an approval. */
+  delete: AuditActionType;
 }
 
 export const REVIEW_FLOWS: readonly ReviewFlow[] = [
@@ -15,30 +17,35 @@ export const REVIEW_FLOWS: readonly ReviewFlow[] = [
     create: "config_review_create",
     accept: "config_review_accept",
     reject: "config_review_reject",
+    delete: "config_review_delete",
   },
   {
     entity: "experiment",
     create: "experiment_review_create",
     accept: "experiment_review_accept",
     reject: "experiment_review_reject",
+    delete: "experiment_review_delete",
   },
   {
     entity: "layer",
     create: "layer_review_create",
     accept: "layer_review_accept",
     reject: "layer_review_reject",
+    delete: "layer_review_delete",
   },
   {
     entity: "metric",
     create: "metric_review_create",
     accept: "custom_metric_review_accept",
     reject: "custom_metric_review_reject",
+    delete: "custom_metric_review_delete",
   },
   {
     entity: "warehouse source",
     create: "create_echidna_source_review",
     accept: "accept_echidna_source_review",
     reject: "reject_echidna_source_review",
+    delete: "delete_echidna_source_review",
   },
 ];
 

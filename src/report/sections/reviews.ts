@@ -1,5 +1,6 @@
 // The review section: unreviewed changes, self-approvals, rejections.
 import { mdRow, mdTable, mdText } from "../escape.ts";
+import { type ReviewPair, type ReviewRecord, selfApprovals } from "../reviewPairing.ts";
 import { REVIEW_WINDOW_DAYS } from "../reviews.ts";
 import { type ComplianceContext, iterate, querySection, run, type TextFile, time } from "./markdown.ts";
 
@@ -43,35 +44,32 @@ export function writeReviews(out: TextFile, ctx: ComplianceContext): void {
   out.line("### Reviews approved by their own author");
   out.line();
   out.line(
-    "An approval whose latest request of the same review flow for the same entity (up to " +
-      `${REVIEW_WINDOW_DAYS} days earlier) was made by the same user id.`,
+    "An approval whose request was made by the same user id. An approval is paired with the request " +
+      "of the same review flow and entity whose change log names the same review id; when the approval " +
+      "names none, with the latest request of that flow and entity that is still open (not yet accepted, " +
+      `rejected or deleted). Requests are looked for up to ${REVIEW_WINDOW_DAYS} days back; an approval ` +
+      "whose request is not found accuses nobody.",
   );
   out.line();
-  const self = run<{
-    occurred_at: number;
-    name: string;
-    action_type: string;
-    updated_by: string | null;
-    updated_by_user_id: string | null;
-    requested_at: number | null;
-  }>(ctx, "selfApproved");
+  const self = selfApprovalsOf(ctx);
   if (self.length === 0) out.line("None.");
   else {
     out.line(
       mdTable(
-        ["Approved at", "Entity", "Approval", "Approved by", "User id", "Requested at"],
-        self.map((r) => [
-          time(ctx, r.occurred_at),
-          mdText(r.name),
-          mdText(r.action_type),
-          mdText(r.updated_by),
-          mdText(r.updated_by_user_id),
-          time(ctx, r.requested_at),
+        ["Approved at", "Entity", "Approval", "Approved by", "User id", "Requested at", "Change log"],
+        self.map(({ accept, request }) => [
+          time(ctx, accept.occurred_at),
+          mdText(accept.name),
+          mdText(accept.action_type),
+          mdText(accept.updated_by),
+          mdText(accept.updated_by_user_id),
+          time(ctx, request.occurred_at),
+          mdText(accept.change_log),
         ]),
       ),
     );
   }
-  querySection(out, "selfApproved");
+  querySection(out, "reviewRecords");
 
   out.line("### Rejected reviews");
   out.line();
@@ -98,4 +96,17 @@ export function writeReviews(out: TextFile, ctx: ComplianceContext): void {
     );
   }
   querySection(out, "rejected");
+}
+
+/** The period's self-approvals (after the action-type filter), in time order. */
+function selfApprovalsOf(ctx: ComplianceContext): ReviewPair[] {
+  const types = ctx.actionTypes ? new Set(ctx.actionTypes) : null;
+  const found: ReviewPair[] = [];
+  for (const pair of selfApprovals(iterate<ReviewRecord>(ctx, "reviewRecords"))) {
+    const { accept } = pair;
+    if (accept.occurred_at < ctx.period.start || accept.occurred_at >= ctx.period.end) continue;
+    if (types && !types.has(accept.action_type)) continue;
+    found.push(pair);
+  }
+  return found.sort((a, b) => a.accept.occurred_at - b.accept.occurred_at || a.accept.seq - b.accept.seq);
 }

@@ -1,0 +1,79 @@
+// Pairs each review approval with the request it approves, so "approved by its own author" names the
+// right person. Several reviews can be open on one entity at once; the latest request before an
+// approval is often someone else's. Rule (README "Report contents"):
+// 1. When the approval's change log names a review id ("Accepted review qSzyrzfG requested by …"), it
+//    approves the open request of the same flow and entity whose change log names the same id. No such
+//    request in the window: the requester is unknown and nobody is accused.
+// 2. Without an id, it approves the latest request of the same flow and entity that is still open, i.e.
+//    not already accepted, rejected or deleted.
+// Records arrive sorted by flow, entity name, time (requests first within a second) and seq, so the
+// walk is linear and holds only the open requests of one entity.
+
+/** `review <id>` where the id looks like one (has a digit or capital), not a word like "review requested". */
+const REVIEW_ID = /\breview ([A-Za-z0-9_-]{4,64})\b/g;
+
+export function reviewIdOf(changeLog: string | null): string | null {
+  if (!changeLog) return null;
+  for (const match of changeLog.matchAll(REVIEW_ID)) {
+    const token = match[1]!;
+    if (/[0-9A-Z]/.test(token)) return token;
+  }
+  return null;
+}
+
+export interface ReviewRecord {
+  seq: number;
+  id: string;
+  occurred_at: number;
+  name: string;
+  entity: string;
+  /** request (…_review_create), accept, or close (reject / delete). */
+  role: "request" | "accept" | "close";
+  action_type: string;
+  change_log: string | null;
+  updated_by: string | null;
+  updated_by_user_id: string | null;
+}
+
+export interface ReviewPair {
+  accept: ReviewRecord;
+  request: ReviewRecord;
+}
+
+/** Every approval that could be paired with its request, in input order. */
+export function* pairApprovals(records: Iterable<ReviewRecord>): Generator<ReviewPair> {
+  let key: string | null = null;
+  let open: { record: ReviewRecord; reviewId: string | null }[] = [];
+  for (const record of records) {
+    const recordKey = `${record.entity}\u0000${record.name}`;
+    if (recordKey !== key) {
+      key = recordKey;
+      open = [];
+    }
+    const reviewId = reviewIdOf(record.change_log);
+    if (record.role === "request") {
+      open.push({ record, reviewId });
+      continue;
+    }
+    // Closing (accept, reject, delete): find the request it closes, latest first.
+    let index = -1;
+    for (let i = open.length - 1; i >= 0; i -= 1) {
+      if (reviewId === null || open[i]!.reviewId === reviewId) {
+        index = i;
+        break;
+      }
+    }
+    if (index < 0) continue;
+    const request = open[index]!.record;
+    open.splice(index, 1);
+    if (record.role === "accept") yield { accept: record, request };
+  }
+}
+
+/** Approvals whose request was made by the same user id (both known). */
+export function* selfApprovals(records: Iterable<ReviewRecord>): Generator<ReviewPair> {
+  for (const pair of pairApprovals(records)) {
+    const approver = pair.accept.updated_by_user_id;
+    if (approver !== null && approver !== "" && approver === pair.request.updated_by_user_id) yield pair;
+  }
+}
