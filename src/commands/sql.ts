@@ -16,7 +16,7 @@ export function register(program: Command): void {
     .command("sql")
     .description(
       "Run one read-only SQL query on the store (tables, views experiment_state_changes and config_edits, " +
-        "FTS index audit_logs_fts). Writes are refused by SQLite; both they and bad SQL exit with 2.",
+        "FTS index audit_logs_fts). Writes are refused by SQLite (statement.readonly, then a read-only, query_only connection) without running; both they and bad SQL exit with 2.",
     )
     .argument("<query>", 'the SQL statement, e.g. "SELECT * FROM config_edits LIMIT 5"')
     .option("--db <path>", "SQLite database (env FLAGTRAIL_DB, default ./flagtrail.db)")

@@ -1,6 +1,8 @@
 // `flagtrail sql`: one statement on a read-only connection, rows printed as a table, CSV or JSON.
-// Writes are refused by SQLite itself (the connection is opened SQLITE_OPEN_READONLY), not by looking
-// at the SQL text; both a refused write and SQL that does not compile are usage errors (exit 2).
+// Writes are refused by SQLite itself, never by looking at the SQL text, in two layers: a statement
+// SQLite classifies as not read-only (sqlite3_stmt_readonly) is refused before it runs, and the
+// connection is opened SQLITE_OPEN_READONLY with `PRAGMA query_only = ON`. A refused statement and SQL
+// that does not compile are usage errors (exit 2).
 import { once } from "node:events";
 import type { Writable } from "node:stream";
 import type Database from "better-sqlite3";
@@ -34,22 +36,32 @@ async function write(out: Writable, text: string): Promise<void> {
   if (!out.write(text)) await once(out, "drain");
 }
 
-/** Runs `query` and writes its rows to `out`; returns the number of rows. */
+/**
+ * Runs `query` and writes its rows to `out`; returns the number of rows. The connection should be opened
+ * read-only; it is also switched to `PRAGMA query_only = ON` (layer 2: whatever passed the check below
+ * is refused by SQLite when it runs).
+ */
 export async function runSql(
   sqlite: Database.Database,
   query: string,
   format: SqlFormat,
   out: Writable,
 ): Promise<number> {
+  sqlite.pragma("query_only = ON");
   const statement = prepare(sqlite, query);
+  // Layer 1: SQLite's own classification of the compiled statement (sqlite3_stmt_readonly). Anything
+  // that may write — VACUUM INTO, temp DDL, UPDATE … RETURNING, a writing PRAGMA — is refused here,
+  // before it runs. Not string matching: SQLite decides.
+  if (!statement.readonly) {
+    throw new UsageError(
+      "refused: SQLite classifies this statement as one that writes (flagtrail sql is read-only; nothing was run)",
+    );
+  }
+  // Statements that return no rows (ATTACH, BEGIN, …) are not queries: not run either.
   if (!statement.reader) {
-    // Executed on purpose: SQLite refuses it on a read-only connection (SQLITE_READONLY).
-    try {
-      statement.run();
-    } catch (error) {
-      throw new UsageError(`refused: ${(error as Error).message} (flagtrail sql is read-only)`);
-    }
-    throw new UsageError("the statement returned no rows (flagtrail sql runs queries only)");
+    throw new UsageError(
+      "refused: the statement returns no rows (flagtrail sql runs queries only; nothing was run)",
+    );
   }
   const columns = statement.columns().map((c) => c.name);
   let rows: IterableIterator<unknown[]>;

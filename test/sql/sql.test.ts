@@ -1,4 +1,4 @@
-import { mkdtempSync } from "node:fs";
+import { existsSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PassThrough } from "node:stream";
@@ -74,10 +74,27 @@ describe("runSql", () => {
 
   it("lets SQLite refuse a write, and rejects bad SQL, as usage errors", async () => {
     await expect(capture("UPDATE audit_logs SET name = 'x'", "table")).rejects.toThrow(UsageError);
-    await expect(capture("UPDATE audit_logs SET name = 'x'", "table")).rejects.toThrow(/readonly database/);
-    await expect(capture("DELETE FROM audit_logs", "table")).rejects.toThrow(/readonly database/);
+    await expect(capture("UPDATE audit_logs SET name = 'x'", "table")).rejects.toThrow(/refused.*writes/);
+    await expect(capture("DELETE FROM audit_logs", "table")).rejects.toThrow(/refused.*writes/);
     await expect(capture("SELEC 1", "table")).rejects.toThrow(/syntax error/);
     await expect(capture("SELECT 1; SELECT 2", "table")).rejects.toThrow(UsageError);
+  });
+
+  it("refuses VACUUM INTO, temp DDL and UPDATE … RETURNING without running them", async () => {
+    const copy = join(mkdtempSync(join(tmpdir(), "flagtrail-sql-vacuum-")), "copy.db");
+    await expect(capture(`VACUUM INTO '${copy}'`, "table")).rejects.toThrow(/refused.*nothing was run/);
+    expect(existsSync(copy)).toBe(false);
+    await expect(capture("CREATE TEMP TABLE t (a)", "table")).rejects.toThrow(/refused/);
+    expect(() => readonly.sqlite.prepare("SELECT * FROM temp.t").all()).toThrow(/no such table/);
+    await expect(
+      capture("UPDATE audit_logs SET name = 'x' WHERE seq = 1 RETURNING name", "json"),
+    ).rejects.toThrow(/refused.*writes/);
+    await expect(capture("PRAGMA user_version = 7", "table")).rejects.toThrow(/refused/);
+    // A statement returning no rows is not run either.
+    await expect(capture(`ATTACH '${copy}' AS other`, "table")).rejects.toThrow(/returns no rows/);
+    expect(existsSync(copy)).toBe(false);
+    // Layer 2: the connection is query_only.
+    expect(readonly.sqlite.pragma("query_only", { simple: true })).toBe(1);
   });
 });
 
@@ -103,7 +120,7 @@ describe("flagtrail sql (CLI)", () => {
       dbPath,
     ]);
     expect(result.code).toBe(2);
-    expect(result.stderr).toMatch(/readonly database/);
+    expect(result.stderr).toMatch(/refused/);
     expect(readonly.sqlite.prepare("SELECT name FROM audit_logs WHERE seq = 1").pluck().get()).toBe(
       "checkout_flow",
     );
