@@ -44,6 +44,15 @@ export function register(program: Command): void {
               ? `hash chain of ${chain.records} records intact (head seq ${chain.head.seq} ${chain.head.chainHash.slice(0, 12)}…)`
               : "store is empty",
           );
+          // Say exactly what was compared, and what cannot be (README "flagtrail verify").
+          parts.push(
+            `copied and derived columns (occurred_at, server_day) match the raw records; ` +
+              `${chain.ruleDiffs} rule diffs recomputed and equal` +
+              (chain.staleRuleDiffs > 0
+                ? ` (${chain.staleRuleDiffs} of an older diff version not compared; the next report recomputes them)`
+                : "") +
+              `; ${chain.revisions} stored revisions re-hashed; not checkable: first_seen_at, sync_run_id, coverage`,
+          );
         }
         if (options.manifest) {
           const check = await verifyManifest(

@@ -1,15 +1,27 @@
 // `flagtrail verify`'s store half: re-walk the hash chain in seq order. Each record's hash is
-// recomputed from its raw JSON, each link from the previous one, and the columns the writer copies
-// out of the raw record are compared with it, so a row edited in any column is caught. The first
-// broken link is named (seq, id, what differs).
+// recomputed from its raw JSON, each link from the previous one; the columns the writer copies out of
+// the raw record and the ones it derives from it (occurred_at and server_day through parseAuditTime)
+// are compared with it; each rule diff (rule_changes rows and summary) is recomputed from the record's
+// changes; each stored revision (audit_log_revisions) is re-hashed. The first mismatch is named.
+// Not covered, because nothing in the raw record determines them: first_seen_at, sync_run_id, and the
+// coverage table (mutable by design: each sync rewrites it; the report recounts from audit_logs).
 import type Database from "better-sqlite3";
+import { parseAuditTime } from "../api/auditTime.ts";
+import { DIFF_VERSION, diffRecordChanges } from "../diff/rules.ts";
+import { BACKFILL_MARK_KEY } from "../diff/store.ts";
 import { IntegrityError } from "../errors.ts";
 import { CHAIN_GENESIS, canonicalJson, chainLink, recordHash } from "../store/hash.ts";
-import { CHAIN_HEAD_HASH_KEY, CHAIN_HEAD_SEQ_KEY } from "../store/writes.ts";
+import { CHAIN_HEAD_HASH_KEY, CHAIN_HEAD_SEQ_KEY, serverDayOfDateText } from "../store/writes.ts";
 
 export interface ChainCheck {
   records: number;
   head: { seq: number; chainHash: string } | null;
+  /** Records whose stored rule diff was recomputed and matched. */
+  ruleDiffs: number;
+  /** Stored diffs of an older DIFF_VERSION (the next report's backfill recomputes them), not compared. */
+  staleRuleDiffs: number;
+  /** audit_log_revisions rows re-hashed. */
+  revisions: number;
 }
 
 interface Row {
@@ -28,6 +40,10 @@ interface Row {
   raw: string;
   record_hash: string;
   chain_hash: string;
+  occurred_at: number | null;
+  server_day: string | null;
+  summary: string | null;
+  diff_version: number | null;
 }
 
 function short(hash: string): string {
@@ -71,21 +87,123 @@ function columnMismatch(row: Row, raw: Record<string, unknown>): string | null {
   if (canonicalText(row.changes) !== canonicalJson(raw.changes ?? {})) return "changes";
   const expectedTags = raw.tags === undefined || raw.tags === null ? null : canonicalJson(raw.tags);
   if (canonicalText(row.tags) !== expectedTags) return "tags";
+  // Derived the way the writer derives them: every report filters on these two.
+  const time = parseAuditTime(row.date_text, row.time_text);
+  if (row.occurred_at !== (time?.occurredAt ?? null)) return "occurred_at";
+  if (row.server_day !== (time?.serverDay ?? serverDayOfDateText(row.date_text))) return "server_day";
   return null;
+}
+
+interface StoredChange {
+  rule_id: string;
+  rule_name: string | null;
+  change: string;
+  field: string | null;
+  old_value: string | null;
+  new_value: string | null;
+  old_position: number | null;
+  new_position: number | null;
+}
+
+/** What differs between the stored rule diff of a record and the one recomputed from its changes. */
+function ruleDiffMismatch(row: Row, stored: StoredChange[], backfilledTo: number): string | null {
+  const diff = diffRecordChanges(row.changes);
+  if (diff === null) {
+    return row.summary !== null || stored.length > 0
+      ? "rule diff rows exist for a record without changes.rules"
+      : null;
+  }
+  if (row.summary === null) {
+    // Not yet diffed (stored before the diff existed, above the backfill mark) is allowed; a summary
+    // missing below the mark was removed.
+    return row.seq <= backfilledTo ? "its rule diff summary is missing" : null;
+  }
+  if (row.diff_version !== DIFF_VERSION) return null;
+  if (row.summary !== diff.summary) return "rule_diff_summaries.summary differs from the recomputed diff";
+  const expected = diff.changes.map((c) =>
+    JSON.stringify([
+      c.ruleId,
+      c.ruleName,
+      c.change,
+      c.field,
+      c.oldValue,
+      c.newValue,
+      c.oldPosition,
+      c.newPosition,
+    ]),
+  );
+  const actual = stored.map((c) =>
+    JSON.stringify([
+      c.rule_id,
+      c.rule_name,
+      c.change,
+      c.field,
+      c.old_value,
+      c.new_value,
+      c.old_position,
+      c.new_position,
+    ]),
+  );
+  if (expected.length !== actual.length || expected.some((e, i) => e !== actual[i]))
+    return "rule_changes rows differ from the recomputed diff";
+  return null;
+}
+
+function backfillMark(sqlite: Database.Database): number {
+  const value = sqlite.prepare("SELECT value FROM meta WHERE key = ?").pluck().get(BACKFILL_MARK_KEY);
+  try {
+    const mark = typeof value === "string" ? (JSON.parse(value) as { seq?: unknown }) : null;
+    return typeof mark?.seq === "number" ? mark.seq : 0;
+  } catch {
+    return 0;
+  }
+}
+
+/** Each stored later version of a record: its hash, and that it is a version of that record. */
+function verifyRevisions(sqlite: Database.Database): number {
+  let count = 0;
+  const rows = sqlite
+    .prepare("SELECT id, audit_log_id, raw, record_hash FROM audit_log_revisions ORDER BY id")
+    .iterate() as IterableIterator<{ id: number; audit_log_id: string; raw: string; record_hash: string }>;
+  for (const row of rows) {
+    const where = `revision ${row.id} of record ${row.audit_log_id}`;
+    let raw: unknown;
+    try {
+      raw = JSON.parse(row.raw);
+    } catch {
+      throw new IntegrityError(`${where}: its raw record is not valid JSON`);
+    }
+    if (recordHash(raw) !== row.record_hash)
+      throw new IntegrityError(`${where}: record_hash differs from the hash of its raw record`);
+    if (raw === null || typeof raw !== "object" || (raw as { id?: unknown }).id !== row.audit_log_id)
+      throw new IntegrityError(`${where}: its raw record has another id`);
+    count += 1;
+  }
+  return count;
 }
 
 export function verifyChain(sqlite: Database.Database): ChainCheck {
   const rows = sqlite
     .prepare(
       `SELECT seq, id, name, action_type, change_log, updated_by, updated_by_user_id, modifier_email,
-              date_text, time_text, tags, changes, raw, record_hash, chain_hash
-       FROM audit_logs ORDER BY seq`,
+              date_text, time_text, tags, changes, raw, record_hash, chain_hash, occurred_at, server_day,
+              s.summary, s.diff_version
+       FROM audit_logs a LEFT JOIN rule_diff_summaries s ON s.audit_log_id = a.id
+       ORDER BY seq`,
     )
     .iterate() as IterableIterator<Row>;
   let previous = CHAIN_GENESIS;
   let expectedSeq = 1;
   let records = 0;
   let head: ChainCheck["head"] = null;
+  let ruleDiffs = 0;
+  let staleRuleDiffs = 0;
+  const backfilledTo = backfillMark(sqlite);
+  const storedChanges = sqlite.prepare(
+    `SELECT rule_id, rule_name, change, field, old_value, new_value, old_position, new_position
+     FROM rule_changes WHERE audit_log_id = ? ORDER BY id`,
+  );
+  const hasChanges = sqlite.prepare("SELECT 1 FROM rule_changes WHERE audit_log_id = ? LIMIT 1").pluck();
   for (const row of rows) {
     const where = `seq ${row.seq} (id ${row.id})`;
     if (row.seq !== expectedSeq) {
@@ -116,6 +234,19 @@ export function verifyChain(sqlite: Database.Database): ChainCheck {
     if (column !== null) {
       throw new IntegrityError(`broken chain at ${where}: column ${column} differs from the raw record`);
     }
+    // Only rule edits have rule diffs: other records cost one indexed lookup.
+    const mayHaveDiff = row.summary !== null || row.changes.includes('"rules"');
+    const stored = mayHaveDiff
+      ? (storedChanges.all(row.id) as StoredChange[])
+      : hasChanges.get(row.id) === undefined
+        ? []
+        : (storedChanges.all(row.id) as StoredChange[]);
+    const diffProblem = ruleDiffMismatch(row, stored, backfilledTo);
+    if (diffProblem !== null) throw new IntegrityError(`derived data of ${where}: ${diffProblem}`);
+    if (row.summary !== null) {
+      if (row.diff_version === DIFF_VERSION) ruleDiffs += 1;
+      else staleRuleDiffs += 1;
+    }
     previous = link;
     records += 1;
     expectedSeq += 1;
@@ -140,7 +271,8 @@ export function verifyChain(sqlite: Database.Database): ChainCheck {
       );
     }
   }
-  return { records, head };
+  const revisions = verifyRevisions(sqlite);
+  return { records, head, ruleDiffs, staleRuleDiffs, revisions };
 }
 
 /** A report's chain head must still be in the store, unchanged (the store only grows). */

@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
+import { backfillRuleDiffs, storeRuleDiffs } from "../../src/diff/store.ts";
 import { IntegrityError } from "../../src/errors.ts";
 import { verifyManifest } from "../../src/report/manifest.ts";
 import { verifyChain } from "../../src/report/verifyChain.ts";
@@ -31,7 +32,15 @@ describe("verifyChain", () => {
   it("accepts an intact chain and reports its head", () => {
     const s = scenario();
     const head = s.sqlite.prepare("SELECT chain_hash FROM audit_logs WHERE seq = 16").pluck().get();
-    expect(verifyChain(s.sqlite)).toEqual({ records: 16, head: { seq: 16, chainHash: head } });
+    expect(verifyChain(s.sqlite)).toEqual({
+      records: 16,
+      head: { seq: 16, chainHash: head },
+      ruleDiffs: 0,
+      staleRuleDiffs: 0,
+      revisions: 1,
+    });
+    backfillRuleDiffs(s);
+    expect(verifyChain(s.sqlite)).toMatchObject({ records: 16, ruleDiffs: 2, revisions: 1 });
   });
 
   it("names the first row whose column was changed", () => {
@@ -55,6 +64,50 @@ describe("verifyChain", () => {
     const s = scenario();
     s.sqlite.prepare("UPDATE audit_logs SET chain_hash = ? WHERE seq = 6").run("f".repeat(64));
     expectBroken(s.sqlite, /seq 6 .*chain_hash ffffffffffff… differs from the link/);
+  });
+
+  it("catches a record moved in time: occurred_at and server_day are recomputed from the raw texts", () => {
+    const s = scenario();
+    s.sqlite
+      .prepare(
+        "UPDATE audit_logs SET occurred_at = occurred_at - 400 * 86400000, server_day = '2023-02-23' WHERE seq = 4",
+      )
+      .run();
+    expectBroken(s.sqlite, /seq 4 \(id S000000000000000000004\): column occurred_at differs/);
+    const t = buildScenarioStore();
+    try {
+      t.sqlite.prepare("UPDATE audit_logs SET server_day = '2024-03-30' WHERE seq = 4").run();
+      expectBroken(t.sqlite, /seq 4 .*column server_day differs/);
+    } finally {
+      t.close();
+    }
+  });
+
+  it("recomputes rule diffs: a rewritten summary or a deleted rule_changes row is caught", () => {
+    const s = scenario();
+    backfillRuleDiffs(s);
+    s.sqlite
+      .prepare("UPDATE rule_diff_summaries SET summary = 'rules unchanged' WHERE audit_log_id = ?")
+      .run("S000000000000000000005");
+    expectBroken(s.sqlite, /derived data of seq 5 .*summary differs from the recomputed diff/);
+    const changes = s.sqlite.prepare("SELECT changes FROM audit_logs WHERE seq = 5").pluck().get();
+    storeRuleDiffs(s, "S000000000000000000005", changes);
+    s.sqlite
+      .prepare(
+        "DELETE FROM rule_changes WHERE id = (SELECT max(id) FROM rule_changes WHERE audit_log_id = ?)",
+      )
+      .run("S000000000000000000006");
+    expectBroken(s.sqlite, /derived data of seq 6 .*rule_changes rows differ/);
+    s.sqlite.prepare("DELETE FROM rule_diff_summaries WHERE audit_log_id = ?").run("S000000000000000000006");
+    expectBroken(s.sqlite, /derived data of seq 6 .*summary is missing/);
+  });
+
+  it("re-hashes stored revisions", () => {
+    const s = scenario();
+    s.sqlite
+      .prepare("UPDATE audit_log_revisions SET raw = replace(raw, 'edited later', 'edited again')")
+      .run();
+    expectBroken(s.sqlite, /revision \d+ of record S000000000000000000013: record_hash differs/);
   });
 
   it("catches a deleted record", () => {
