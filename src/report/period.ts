@@ -47,8 +47,30 @@ export function assertTimeZone(timeZone: string): void {
   }
 }
 
+function localDay(epochMs: number, timeZone: string): string {
+  return new Date(epochMs + tzOffset(timeZone, new Date(epochMs)) * 60_000).toISOString().slice(0, 10);
+}
+
+/**
+ * The first instant of a calendar day in a zone. Where local midnight does not exist (DST starting at
+ * 00:00, as in Cairo, Beirut or Tehran), TZDate resolves it backwards into the previous day for zones
+ * east of UTC; then the day starts at the transition, found by a binary search over whole minutes
+ * (offsets change on minute boundaries).
+ */
 function startOfDay(y: number, m: number, d: number, timeZone: string): number {
-  return new TZDate(y, m - 1, d, timeZone).getTime();
+  const candidate = new TZDate(y, m - 1, d, timeZone).getTime();
+  const day = `${String(y).padStart(4, "0")}-${String(m).padStart(2, "0")}-${String(d).padStart(2, "0")}`;
+  if (localDay(candidate, timeZone) >= day) return candidate;
+  // candidate is in the previous day; the gap is at most a few hours.
+  let low = Math.floor(candidate / 60_000); // minute known to be before the day
+  let high = low + 6 * 60; // minute known to be in the day (or later)
+  while (localDay(high * 60_000, timeZone) < day) high += 6 * 60;
+  while (high - low > 1) {
+    const mid = Math.floor((low + high) / 2);
+    if (localDay(mid * 60_000, timeZone) < day) low = mid;
+    else high = mid;
+  }
+  return high * 60_000;
 }
 
 export function resolvePeriod(from: string, to: string, timeZone = "UTC"): Period {
