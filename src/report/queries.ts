@@ -1,7 +1,7 @@
 // The SQL behind every file and section of the report. The Markdown prints each query next to its
 // section, with the parameter values in the report's header, so a reader can re-run it with
 // `flagtrail sql`. Parameters: @start/@end epoch-ms bounds ([start, end)), @types JSON array of action
-// types or NULL for all, @fromDay/@toDay the period's days, @days/@approvals/@rejects/@exempt/@flows
+// types or NULL for all, @fromDay/@toDay the period's days, @serverFromDay/@serverToDay the server days it overlaps, @days/@approvals/@rejects/@exempt/@flows
 // JSON lists built from code (src/report/reviews.ts), @reviewWindow the review validity in ms and
 // @reviewStart = @start - @reviewWindow.
 
@@ -34,10 +34,28 @@ WHERE ${period("a")}`,
 
   unplaced: "SELECT count(*) AS records FROM audit_logs WHERE occurred_at IS NULL",
 
-  coverage: `SELECT day, filter_key, server_total, local_count, checked_at
-FROM coverage
-WHERE day >= @fromDay AND day <= @toDay
-ORDER BY day, filter_key`,
+  // Coverage is kept per server day (the API's calendar day in the server's zone). The local count is
+  // recounted in this snapshot (stored records plus quarantined ones, as the sync counts them) rather
+  // than trusted from sync time. A filter key is "all" or "types:" + comma-separated action types.
+  coverage: `WITH cov AS (
+  SELECT c.*,
+         CASE WHEN c.filter_key = 'all' THEN NULL
+              ELSE '["' || replace(substr(c.filter_key, 7), ',', '","') || '"]' END AS types_json
+  FROM coverage c
+  WHERE c.day >= @serverFromDay AND c.day <= @serverToDay
+)
+SELECT c.day, c.filter_key, c.server_total, c.local_count AS local_count_at_sync, c.day_closed, c.checked_at,
+       (SELECT count(*) FROM audit_logs a
+        WHERE a.server_day = c.day
+          AND (c.types_json IS NULL OR a.action_type IN (SELECT value FROM json_each(c.types_json))))
+       + (SELECT count(DISTINCT coalesce(q.record_id, q.raw_hash)) FROM quarantine q
+          WHERE q.server_day = c.day
+            AND (q.record_id IS NULL OR q.record_id NOT IN (SELECT id FROM audit_logs))
+            AND (c.types_json IS NULL
+                 OR json_extract(q.raw, '$.actionType') IN (SELECT value FROM json_each(c.types_json))))
+         AS local_count
+FROM cov c
+ORDER BY c.day, c.filter_key`,
 
   byActionType: `SELECT a.action_type, coalesce(c.category, 'uncategorised') AS category, count(*) AS records
 FROM audit_logs a

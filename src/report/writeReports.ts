@@ -25,6 +25,7 @@ import {
   REVIEW_FLOWS,
   REVIEW_WINDOW_MS,
 } from "./reviews.ts";
+import { serverDaysOf } from "./serverDays.ts";
 
 export type ReportFormat = "csv" | "md";
 
@@ -144,8 +145,6 @@ async function writeFromSnapshot(store: Store, args: SnapshotArgs): Promise<Repo
     start: period.start,
     end: period.end,
     types: args.actionTypes ? JSON.stringify(args.actionTypes) : null,
-    fromDay: period.from,
-    toDay: period.to,
     days: JSON.stringify(period.days),
     approvals: JSON.stringify(APPROVAL_ACTION_TYPES),
     rejects: JSON.stringify(REJECTION_ACTION_TYPES),
@@ -178,6 +177,9 @@ async function writeFromSnapshot(store: Store, args: SnapshotArgs): Promise<Repo
   if (ownTransaction) sqlite.prepare("BEGIN").run();
   try {
     head = sqlite.prepare(QUERIES.chainHead).get() as typeof head;
+    const serverDays = serverDaysOf(sqlite, period);
+    params.serverFromDay = serverDays?.first.day ?? null;
+    params.serverToDay = serverDays?.last.day ?? null;
     records = sqlite.prepare("SELECT count(*) FROM audit_logs").pluck().get() as number;
     if (args.formats.has("csv")) {
       const columns = csvColumns(formatTime);
@@ -195,6 +197,7 @@ async function writeFromSnapshot(store: Store, args: SnapshotArgs): Promise<Repo
       const result = writeComplianceMarkdown(tempPath(names.compliance), {
         sqlite,
         period,
+        serverDays,
         actionTypes: args.actionTypes,
         params,
         formatTime,

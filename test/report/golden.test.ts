@@ -121,9 +121,10 @@ describe("report contents", () => {
 
   it("reports completeness, reviews, self-approval, rejection and mutation", () => {
     const md = output("compliance_2024-03-29_2024-04-01.md");
-    expect(md).toContain("exists for 3 of the 4 days in the period. On 2 of them the local count matches");
-    expect(md).toContain("| 2024-03-31 | all | 7 | 5 | -2 |");
-    expect(md).toContain("Days with no coverage data at all (1): 2024-04-01.");
+    expect(md).toContain("The period overlaps the 5 server days 2024-03-28 to 2024-04-01.");
+    expect(md).toContain("exists for 3 of these 5 server days. On 2 of them the local count equals");
+    expect(md).toContain("| 2024-03-31 | all | 7 | 5 | -2 | 5 |");
+    expect(md).toContain("Server days with no coverage data at all (2): 2024-03-28, 2024-04-01.");
     const section = (title: string) =>
       md.slice(md.indexOf(title), md.indexOf("<details>", md.indexOf(title)));
     const unreviewed = section("### Changes with no approved review before them");

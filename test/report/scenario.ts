@@ -199,7 +199,7 @@ export function buildScenarioStore(path = ":memory:"): Store {
     .prepare("INSERT INTO audit_log_revisions (audit_log_id, raw, record_hash, seen_at) VALUES (?, ?, ?, ?)")
     .run(mutated.id, JSON.stringify(mutated), recordHash(mutated), GENERATED_AT - 1_800_000);
   const coverage = store.sqlite.prepare(
-    "INSERT INTO coverage (filter_key, day, server_total, local_count, checked_at) VALUES (?, ?, ?, ?, ?)",
+    "INSERT INTO coverage (filter_key, day, server_total, local_count, checked_at, day_closed) VALUES (?, ?, ?, ?, ?, 1)",
   );
   coverage.run("all", "2024-03-29", 3, 3, GENERATED_AT);
   coverage.run("all", "2024-03-30", 1, 1, GENERATED_AT);

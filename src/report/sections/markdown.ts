@@ -4,6 +4,7 @@ import { closeSync, openSync, writeSync } from "node:fs";
 import type Database from "better-sqlite3";
 import type { Period } from "../period.ts";
 import { paramsFor, QUERIES, type QueryName } from "../queries.ts";
+import type { ServerDays } from "../serverDays.ts";
 
 /** Appends text to a file through a 64 KiB buffer: bounded memory, few system calls. */
 export class TextFile {
@@ -41,6 +42,8 @@ export class TextFile {
 export interface ComplianceContext {
   sqlite: Database.Database;
   period: Period;
+  /** The server days the period overlaps (coverage is per server day); null without dated records. */
+  serverDays: ServerDays | null;
   actionTypes: readonly string[] | null;
   params: Record<string, unknown>;
   formatTime: (epochMs: number) => string;

@@ -1,5 +1,6 @@
 // Header, completeness (coverage) and activity counts and the daily chart.
 import { mdRow, mdTable, mdText } from "../escape.ts";
+import { offsetText } from "../serverDays.ts";
 import { type ComplianceContext, iterate, querySection, run, type TextFile, time } from "./markdown.ts";
 
 export function writeHeader(out: TextFile, ctx: ComplianceContext, records: number): void {
@@ -25,7 +26,7 @@ export function writeHeader(out: TextFile, ctx: ComplianceContext, records: numb
   out.line(
     "Times are shown in the report's time zone. Each section ends with the SQL behind it; its parameters: " +
       `@start = ${period.start}, @end = ${period.end}, @types = ${ctx.params.types === null ? "NULL" : `'${mdText(ctx.params.types)}'`}, ` +
-      `@fromDay = '${period.from}', @toDay = '${period.to}', @reviewWindow = ${ctx.params.reviewWindow}, ` +
+      `@serverFromDay = '${ctx.serverDays?.first.day ?? ""}', @serverToDay = '${ctx.serverDays?.last.day ?? ""}', @reviewWindow = ${ctx.params.reviewWindow}, ` +
       `@reviewStart = ${ctx.params.reviewStart}; the JSON lists @days, @approvals, @rejects, ` +
       "@exempt and @flows come from src/report/reviews.ts and the period.",
   );
@@ -36,47 +37,103 @@ interface CoverageRow {
   day: string;
   filter_key: string;
   server_total: number;
-  local_count: number;
+  local_count_at_sync: number;
+  day_closed: number;
   checked_at: number;
+  /** Recounted in this snapshot. */
+  local_count: number;
+}
+
+/** Server days from..to inclusive (YYYY-MM-DD). */
+function dayRange(from: string, to: string): string[] {
+  const days: string[] = [];
+  for (let t = Date.parse(`${from}T00:00:00Z`); t <= Date.parse(`${to}T00:00:00Z`); t += 86_400_000)
+    days.push(new Date(t).toISOString().slice(0, 10));
+  return days;
 }
 
 export function writeCompleteness(out: TextFile, ctx: ComplianceContext): void {
-  const rows = run<CoverageRow>(ctx, "coverage");
+  const { serverDays, period } = ctx;
   const unplaced = run<{ records: number }>(ctx, "unplaced")[0]?.records ?? 0;
+  out.line("## Completeness");
+  out.line();
+  if (serverDays === null) {
+    out.line("The store holds no dated records, so no server day can be checked.");
+    out.line();
+    querySection(out, "unplaced");
+    return;
+  }
+  const rows = run<CoverageRow>(ctx, "coverage");
   const byDay = new Map<string, CoverageRow[]>();
   for (const row of rows) {
     const list = byDay.get(row.day) ?? [];
     list.push(row);
     byDay.set(row.day, list);
   }
-  const days = ctx.period.days.map((d) => d.day);
+  const { first, last } = serverDays;
+  const days = dayRange(first.day, last.day);
   const covered = days.filter((d) => byDay.has(d));
   const matching = covered.filter((d) => byDay.get(d)!.every((r) => r.local_count === r.server_total));
   const gaps = rows.filter((r) => r.local_count !== r.server_total);
+  const open = rows.filter((r) => r.day_closed === 0);
   const uncovered = days.filter((d) => !byDay.has(d));
+  const zone =
+    first.offsetMinutes === last.offsetMinutes
+      ? offsetText(first.offsetMinutes)
+      : `${offsetText(first.offsetMinutes)} to ${offsetText(last.offsetMinutes)}`;
 
-  out.line("## Completeness");
+  out.line(
+    "The sync checks completeness per **server day**: the API's calendar day in the server's zone " +
+      `(${zone}, read from the records' time texts), which need not be the report's days in ` +
+      `${mdText(period.timeZone)}. The period overlaps the ${days.length} server days ${first.day} to ${last.day}.`,
+  );
+  const partial: string[] = [];
+  const cutStart = first.dayStart < period.start;
+  const cutEnd = last.dayEnd > period.end;
+  if (first.day === last.day && (cutStart || cutEnd))
+    partial.push(`${first.day} (only ${ctx.formatTime(period.start)} to ${ctx.formatTime(period.end)})`);
+  else {
+    if (cutStart) partial.push(`${first.day} (only from ${ctx.formatTime(period.start)} on)`);
+    if (cutEnd) partial.push(`${last.day} (only until ${ctx.formatTime(period.end)})`);
+  }
+  if (partial.length > 0) {
+    out.line();
+    out.line(
+      `Partly inside the period: ${partial.join(", ")}. Their check covers the whole server day, ` +
+        "including hours outside the report.",
+    );
+  }
   out.line();
   out.line(
-    `Coverage data (the server's total per day, checked by the sync) exists for ${covered.length} of the ` +
-      `${days.length} days in the period. On ${matching.length} of them the local count matches the server's ` +
-      `total for every filter synced. Days are the server's calendar days.`,
+    `Coverage data (the server's total per server day, fetched by the sync) exists for ${covered.length} of ` +
+      `these ${days.length} server days. On ${matching.length} of them the local count equals the server's ` +
+      "total for every filter synced. Local counts are recounted from this snapshot of the store (stored " +
+      "records plus quarantined ones); the server's totals are as of the check.",
   );
   out.line();
   if (gaps.length === 0) {
-    out.line("No day with coverage data has a gap.");
+    out.line("No server day with coverage data has a gap.");
   } else {
-    out.line(`Days with a gap (${new Set(gaps.map((g) => g.day)).size}):`);
+    out.line(`Server days with a gap (${new Set(gaps.map((g) => g.day)).size}):`);
     out.line();
     out.line(
       mdTable(
-        ["Day", "Filter", "Server total", "Local count", "Difference", "Checked at"],
+        [
+          "Server day",
+          "Filter",
+          "Server total",
+          "Local count",
+          "Difference",
+          "Local count at sync",
+          "Checked at",
+        ],
         gaps.map((g) => [
           g.day,
           mdText(g.filter_key),
           String(g.server_total),
           String(g.local_count),
           String(g.local_count - g.server_total),
+          String(g.local_count_at_sync),
           ctx.formatTime(g.checked_at),
         ]),
       ),
@@ -84,11 +141,17 @@ export function writeCompleteness(out: TextFile, ctx: ComplianceContext): void {
   }
   out.line();
   if (uncovered.length === 0) {
-    out.line("Every day of the period has coverage data.");
+    out.line("Every server day the period overlaps has coverage data.");
   } else {
-    out.line(`Days with no coverage data at all (${uncovered.length}): ${uncovered.join(", ")}.`);
+    out.line(`Server days with no coverage data at all (${uncovered.length}): ${uncovered.join(", ")}.`);
   }
   out.line();
+  if (open.length > 0) {
+    out.line(
+      `Server days not yet over when checked (their total may still grow): ${[...new Set(open.map((r) => r.day))].join(", ")}.`,
+    );
+    out.line();
+  }
   if (unplaced > 0) {
     out.line(
       `${unplaced} stored records have a date or time that could not be parsed; they belong to no period ` +

@@ -1,0 +1,55 @@
+// Which server days a report period overlaps. Coverage (the server's total per day) is kept per server
+// calendar day, in the server's zone; the report's days are in --tz. The server's offset is read from
+// the time text of the stored record nearest each bound (the only place the API states it).
+import type Database from "better-sqlite3";
+import { parseAuditTime } from "../api/auditTime.ts";
+import type { Period } from "./period.ts";
+
+export interface ServerDayBound {
+  /** YYYY-MM-DD in the server's zone. */
+  day: string;
+  /** Offset of the server's zone at the bound, minutes east of UTC. */
+  offsetMinutes: number;
+  /** The server day's first instant (epoch ms) and the next day's; partial when the period cuts it. */
+  dayStart: number;
+  dayEnd: number;
+}
+
+export interface ServerDays {
+  first: ServerDayBound;
+  last: ServerDayBound;
+}
+
+function offsetNear(sqlite: Database.Database, instant: number): number | null {
+  const near = sqlite.prepare(
+    `SELECT date_text, time_text FROM (
+       SELECT date_text, time_text, occurred_at FROM audit_logs WHERE occurred_at <= ? ORDER BY occurred_at DESC LIMIT 1)
+     UNION ALL SELECT date_text, time_text FROM (
+       SELECT date_text, time_text, occurred_at FROM audit_logs WHERE occurred_at > ? ORDER BY occurred_at LIMIT 1)`,
+  );
+  for (const row of near.all(instant, instant) as { date_text: string; time_text: string }[]) {
+    const parsed = parseAuditTime(row.date_text, row.time_text);
+    if (parsed) return parsed.offsetMinutes;
+  }
+  return null;
+}
+
+function boundAt(instant: number, offsetMinutes: number): ServerDayBound {
+  const day = new Date(instant + offsetMinutes * 60_000).toISOString().slice(0, 10);
+  const dayStart = Date.parse(`${day}T00:00:00Z`) - offsetMinutes * 60_000;
+  return { day, offsetMinutes, dayStart, dayEnd: dayStart + 86_400_000 };
+}
+
+/** The first and last server day the period overlaps, or null when the store has no dated records. */
+export function serverDaysOf(sqlite: Database.Database, period: Period): ServerDays | null {
+  const startOffset = offsetNear(sqlite, period.start);
+  const endOffset = offsetNear(sqlite, period.end - 1);
+  if (startOffset === null || endOffset === null) return null;
+  return { first: boundAt(period.start, startOffset), last: boundAt(period.end - 1, endOffset) };
+}
+
+/** `UTC+02:00` */
+export function offsetText(offsetMinutes: number): string {
+  const abs = Math.abs(offsetMinutes);
+  return `UTC${offsetMinutes < 0 ? "-" : "+"}${String(Math.floor(abs / 60)).padStart(2, "0")}:${String(abs % 60).padStart(2, "0")}`;
+}
