@@ -96,25 +96,39 @@ LEFT JOIN rule_changes rc ON rc.audit_log_id = v.id
 WHERE ${period("v")}
 ORDER BY v.name, v.occurred_at, v.seq, rc.id`,
 
-  unreviewed: `WITH approvals AS MATERIALIZED (
-  SELECT name, occurred_at FROM audit_logs
-  WHERE action_type IN (SELECT value FROM json_each(@approvals))
-    AND occurred_at >= @reviewStart AND occurred_at < @end
-),
-changes AS (
-  SELECT * FROM experiment_state_changes
+  // An approval covers the next non-exempt change of its own kind of entity (experiment_review_accept →
+  // experiment state changes, config_review_accept → config edits) and name, if that change comes within
+  // @reviewWindow; any later change needs another approval. One window pass over the changes and
+  // approvals since @reviewStart: each change looks at the event just before it.
+  unreviewed: `WITH events AS (
+  SELECT 'experiment' AS kind, e.name, e.occurred_at, e.seq, e.id, e.action_type, e.category, e.updated_by,
+         0 AS is_approval
+  FROM experiment_state_changes e
+  WHERE e.occurred_at >= @reviewStart AND e.occurred_at < @end
+    AND e.action_type NOT IN (SELECT value FROM json_each(@exempt))
   UNION ALL
-  SELECT * FROM config_edits
+  SELECT 'config', c.name, c.occurred_at, c.seq, c.id, c.action_type, c.category, c.updated_by, 0
+  FROM config_edits c
+  WHERE c.occurred_at >= @reviewStart AND c.occurred_at < @end
+    AND c.action_type NOT IN (SELECT value FROM json_each(@exempt))
+  UNION ALL
+  SELECT json_extract(f.value, '$.entity'), a.name, a.occurred_at, a.seq, a.id, a.action_type, NULL,
+         a.updated_by, 1
+  FROM json_each(@flows) f
+  JOIN audit_logs a ON a.action_type = json_extract(f.value, '$.accept')
+  WHERE json_extract(f.value, '$.entity') IN ('experiment', 'config')
+    AND a.occurred_at >= @reviewStart AND a.occurred_at < @end
+),
+ordered AS (
+  SELECT *, lag(is_approval) OVER w AS after_approval, lag(occurred_at) OVER w AS previous_at
+  FROM events
+  WINDOW w AS (PARTITION BY kind, name ORDER BY occurred_at, is_approval DESC, seq)
 )
 SELECT ch.occurred_at, ch.name, ch.action_type, ch.category, ch.updated_by, ch.id
-FROM changes ch
-WHERE ${period("ch")}
-  AND ch.action_type NOT IN (SELECT value FROM json_each(@exempt))
-  AND NOT EXISTS (
-    SELECT 1 FROM approvals ap
-    WHERE ap.name = ch.name AND ap.occurred_at <= ch.occurred_at
-      AND ap.occurred_at >= ch.occurred_at - @reviewWindow
-  )
+FROM ordered ch
+WHERE ch.is_approval = 0
+  AND ${period("ch")}
+  AND NOT (coalesce(ch.after_approval, 0) = 1 AND ch.previous_at >= ch.occurred_at - @reviewWindow)
 ORDER BY ch.occurred_at, ch.seq`,
 
   // Every review record of the window, per flow and entity in time order (a request sorts first within

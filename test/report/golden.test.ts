@@ -131,8 +131,10 @@ describe("report contents", () => {
     expect(unreviewed).toContain("test\\_gate\\_1");
     // signup_flow's only approval is older than the review window.
     expect(unreviewed).toContain("signup\\_flow");
-    // checkout_flow had an approval on 28 March; pricing_v2's conditions came after an approval.
-    expect(unreviewed).not.toContain("checkout");
+    // checkout_flow's approval of 28 March covers its next change (the start; creating is exempt), not
+    // the decision of 1 April; pricing_v2's conditions came right after an approval.
+    expect(unreviewed).not.toContain("experiment\\_start");
+    expect(unreviewed).toContain("| checkout\\_flow | experiment\\_decision\\_make |");
     expect(unreviewed).not.toContain("pricing\\_v2");
     expect(section("### Reviews approved by their own author")).toContain(
       "| pricing\\_v2 | config\\_review\\_accept |",

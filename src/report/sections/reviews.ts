@@ -10,9 +10,11 @@ export function writeReviews(out: TextFile, ctx: ComplianceContext): void {
   out.line("### Changes with no approved review before them");
   out.line();
   out.line(
-    "An experiment state change or config edit counts as reviewed when an approval (a review accept " +
-      `record, see REVIEW_FLOWS) for the same entity name exists at or up to ${REVIEW_WINDOW_DAYS} days ` +
-      "before it. Creations and the review records themselves are exempt.",
+    "An experiment state change or config edit counts as reviewed when an approval of its own kind " +
+      "(experiment\\_review\\_accept for experiment state changes, config\\_review\\_accept for config edits) " +
+      `for the same entity name comes before it, at most ${REVIEW_WINDOW_DAYS} days earlier, with no other ` +
+      "change of that entity in between: one approval covers one change, the next one. Creations and the " +
+      "review records themselves are exempt (and use up no approval).",
   );
   out.line();
   let unreviewed = 0;
