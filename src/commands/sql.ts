@@ -2,6 +2,7 @@
 import type { Command } from "commander";
 import { z } from "zod";
 import { resolveDbPath } from "../config.ts";
+import { parseSqlParams } from "../report/sqlParams.ts";
 import { runSql } from "../report/sqlQuery.ts";
 import { openStore } from "../store/open.ts";
 import { parseOptions } from "./options.ts";
@@ -9,7 +10,12 @@ import { parseOptions } from "./options.ts";
 const sqlOptionsSchema = z.object({
   db: z.string().optional(),
   format: z.enum(["table", "csv", "json"], { message: "expected table, csv or json" }).default("table"),
+  param: z.array(z.string()).default([]),
 });
+
+function collect(value: string, previous: string[] = []): string[] {
+  return [...previous, value];
+}
 
 export function register(program: Command): void {
   program
@@ -21,11 +27,16 @@ export function register(program: Command): void {
     .argument("<query>", 'the SQL statement, e.g. "SELECT * FROM config_edits LIMIT 5"')
     .option("--db <path>", "SQLite database (env FLAGTRAIL_DB, default ./flagtrail.db)")
     .option("--format <format>", "table, csv or json", "table")
+    .option(
+      "--param <name=value>",
+      "bind the named parameter @name (repeatable; an integer binds as a number, NULL as NULL, else text)",
+      collect,
+    )
     .action(async (query: string, raw: Record<string, unknown>) => {
       const options = parseOptions(sqlOptionsSchema, raw);
       const store = openStore(resolveDbPath(options), { readonly: true });
       try {
-        await runSql(store.sqlite, query, options.format, process.stdout);
+        await runSql(store.sqlite, query, options.format, process.stdout, parseSqlParams(options.param));
       } finally {
         store.close();
       }

@@ -1,6 +1,6 @@
 // The SQL behind every file and section of the report. The Markdown prints each query next to its
-// section, with the parameter values in the report's header, so a reader can re-run it with
-// `flagtrail sql`. Parameters: @start/@end epoch-ms bounds ([start, end)), @types JSON array of action
+// section, followed by its parameter values as `--param name=value` (src/report/sqlParams.ts), so a
+// reader can re-run it with `flagtrail sql`. Parameters: @start/@end epoch-ms bounds ([start, end)), @types JSON array of action
 // types or NULL for all, @fromDay/@toDay the period's days, @serverFromDay/@serverToDay the server days it overlaps, @days/@approvals/@rejects/@exempt/@flows
 // JSON lists built from code (src/report/reviews.ts), @reviewWindow the review validity in ms and
 // @reviewStart = @start - @reviewWindow.

@@ -46,6 +46,7 @@ export async function runSql(
   query: string,
   format: SqlFormat,
   out: Writable,
+  params: Record<string, unknown> = {},
 ): Promise<number> {
   sqlite.pragma("query_only = ON");
   const statement = prepare(sqlite, query);
@@ -66,7 +67,7 @@ export async function runSql(
   const columns = statement.columns().map((c) => c.name);
   let rows: IterableIterator<unknown[]>;
   try {
-    rows = statement.raw(true).iterate() as IterableIterator<unknown[]>;
+    rows = statement.raw(true).iterate(params) as IterableIterator<unknown[]>;
   } catch (error) {
     throw new UsageError(`SQL error: ${(error as Error).message}`);
   }

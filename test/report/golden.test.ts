@@ -3,7 +3,10 @@
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { PassThrough } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { parseSqlParams } from "../../src/report/sqlParams.ts";
+import { runSql } from "../../src/report/sqlQuery.ts";
 import { type ReportResult, writeReports } from "../../src/report/writeReports.ts";
 import type { Store } from "../../src/store/open.ts";
 import { buildScenarioStore, GENERATED_AT, SCENARIO } from "./scenario.ts";
@@ -151,5 +154,31 @@ describe("report contents", () => {
     for (const file of [...result.files.map((f) => f.path), result.manifestPath]) {
       expect(readFileSync(file, "utf8")).not.toContain(SIGNING_KEY);
     }
+  });
+});
+
+describe("queries printed in the report", () => {
+  it("each runs with `flagtrail sql`'s parameter codec on the store it describes", async () => {
+    const md = output("compliance_2024-03-29_2024-04-01.md");
+    const blocks = [
+      ...md.matchAll(/```sql\n([\s\S]*?)\n```\n(?:\nParameters, as [^\n]*\n\n```sh\n([\s\S]*?)\n```)?/g),
+    ];
+    expect(blocks.length).toBeGreaterThan(10);
+    const results = new Map<string, Record<string, unknown>[]>();
+    for (const [, sql, shell] of blocks) {
+      // Undo the shell quoting exactly as a shell would for '…' with '\'' escapes.
+      const args = [...(shell ?? "").matchAll(/--param '((?:[^']|'\\'')*)'/g)].map((m) =>
+        m[1]!.replaceAll("'\\''", "'"),
+      );
+      const sink = new PassThrough();
+      const chunks: Buffer[] = [];
+      sink.on("data", (c: Buffer) => chunks.push(c));
+      await runSql(store.sqlite, sql!, "json", sink, parseSqlParams(args));
+      results.set(sql!, JSON.parse(Buffer.concat(chunks).toString("utf8")));
+    }
+    const rejected = [...results.entries()].find(([sql]) => sql.includes("json_each(@rejects)"))!;
+    expect(JSON.stringify(rejected[1])).toContain("Needs a power analysis");
+    const unreviewed = [...results.entries()].find(([sql]) => sql.startsWith("WITH events AS"))!;
+    expect(unreviewed[1].map((r) => r.id)).toContain("S000000000000000000012");
   });
 });

@@ -126,6 +126,29 @@ describe("flagtrail sql (CLI)", () => {
     );
   });
 
+  it("binds named parameters from --param (integers as numbers, NULL, JSON lists as text)", async () => {
+    const result = await runCli([
+      "sql",
+      "SELECT count(*) AS n FROM audit_logs WHERE occurred_at >= @start AND (@types IS NULL OR action_type IN (SELECT value FROM json_each(@types))) AND @nothing IS NULL",
+      "--db",
+      dbPath,
+      "--format",
+      "json",
+      "--param",
+      `start=${Date.UTC(2024, 2, 31)}`,
+      "--param",
+      'types=["config_review_create","config_review_accept","gate_update"]',
+      "--param",
+      "nothing=NULL",
+    ]);
+    expect(result.stderr).toBe("");
+    expect(JSON.parse(result.stdout)).toEqual([{ n: 3 }]);
+    const missing = await runCli(["sql", "SELECT @start", "--db", dbPath]);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toMatch(/Missing named parameter/);
+    expect((await runCli(["sql", "SELECT 1", "--db", dbPath, "--param", "no-equals"])).code).toBe(2);
+  });
+
   it("exits 2 on bad SQL and on a bad --format", async () => {
     expect((await runCli(["sql", "SELECT * FROM nope", "--db", dbPath])).code).toBe(2);
     expect((await runCli(["sql", "SELECT 1", "--db", dbPath, "--format", "xml"])).code).toBe(2);

@@ -60,5 +60,5 @@ export function writeConfigEdits(out: TextFile, ctx: ComplianceContext): void {
     if (row.change) out.line(`    - ${describeRuleChange(row)}`);
   }
   if (configs === 0) out.line("No config edits in the period.");
-  querySection(out, "configEdits");
+  querySection(out, ctx, "configEdits");
 }

@@ -5,6 +5,7 @@ import type Database from "better-sqlite3";
 import type { Period } from "../period.ts";
 import { paramsFor, QUERIES, type QueryName } from "../queries.ts";
 import type { ServerDays } from "../serverDays.ts";
+import { formatSqlParams } from "../sqlParams.ts";
 
 /** Appends text to a file through a 64 KiB buffer: bounded memory, few system calls. */
 export class TextFile {
@@ -61,14 +62,25 @@ export function iterate<Row>(ctx: ComplianceContext, name: QueryName): IterableI
   return ctx.sqlite.prepare(sql).iterate(paramsFor(sql, ctx.params)) as IterableIterator<Row>;
 }
 
-export function querySection(out: TextFile, ...names: QueryName[]): void {
+/** The queries behind a section, each with its parameters in the form `flagtrail sql --param` takes. */
+export function querySection(out: TextFile, ctx: ComplianceContext, ...names: QueryName[]): void {
   out.line();
   out.line(`<details><summary>Query</summary>`);
   for (const name of names) {
+    const sql = QUERIES[name];
     out.line();
     out.line("```sql");
-    out.line(QUERIES[name]);
+    out.line(sql);
     out.line("```");
+    const params = paramsFor(sql, ctx.params);
+    if (Object.keys(params).length > 0) {
+      out.line();
+      out.line("Parameters, as `flagtrail sql` takes them before the query:");
+      out.line();
+      out.line("```sh");
+      out.line(formatSqlParams(params));
+      out.line("```");
+    }
   }
   out.line();
   out.line("</details>");

@@ -57,5 +57,5 @@ export function writeMutations(out: TextFile, ctx: ComplianceContext): void {
     );
   }
   if (count === 0) out.line("None.");
-  querySection(out, "mutations");
+  querySection(out, ctx, "mutations");
 }

@@ -24,11 +24,9 @@ export function writeHeader(out: TextFile, ctx: ComplianceContext, records: numb
   );
   out.line();
   out.line(
-    "Times are shown in the report's time zone. Each section ends with the SQL behind it; its parameters: " +
-      `@start = ${period.start}, @end = ${period.end}, @types = ${ctx.params.types === null ? "NULL" : `'${mdText(ctx.params.types)}'`}, ` +
-      `@serverFromDay = '${ctx.serverDays?.first.day ?? ""}', @serverToDay = '${ctx.serverDays?.last.day ?? ""}', @reviewWindow = ${ctx.params.reviewWindow}, ` +
-      `@reviewStart = ${ctx.params.reviewStart}; the JSON lists @days, @approvals, @rejects, ` +
-      "@exempt and @flows come from src/report/reviews.ts and the period.",
+    "Times are shown in the report's time zone. Each section ends with the SQL behind it and its " +
+      'parameters as `--param name=value` arguments: `flagtrail sql --db <store> --param … "<query>"` ' +
+      "re-runs it on the store.",
   );
   out.line();
 }
@@ -60,7 +58,7 @@ export function writeCompleteness(out: TextFile, ctx: ComplianceContext): void {
   if (serverDays === null) {
     out.line("The store holds no dated records, so no server day can be checked.");
     out.line();
-    querySection(out, "unplaced");
+    querySection(out, ctx, "unplaced");
     return;
   }
   const rows = run<CoverageRow>(ctx, "coverage");
@@ -159,7 +157,7 @@ export function writeCompleteness(out: TextFile, ctx: ComplianceContext): void {
     );
     out.line();
   }
-  querySection(out, "coverage", "unplaced");
+  querySection(out, ctx, "coverage", "unplaced");
 }
 
 export interface ActionTypeCount {
@@ -184,7 +182,7 @@ export function writeActivity(
       ),
     );
   }
-  querySection(out, "byActionType");
+  querySection(out, ctx, "byActionType");
 
   const byPerson = run<{
     updated_by_user_id: string | null;
@@ -208,7 +206,7 @@ export function writeActivity(
       ),
     );
   }
-  querySection(out, "byPerson");
+  querySection(out, ctx, "byPerson");
 }
 
 export function writeDaily(out: TextFile, ctx: ComplianceContext): void {
@@ -225,7 +223,7 @@ export function writeDaily(out: TextFile, ctx: ComplianceContext): void {
   out.line(`    y-axis "Records" 0 --> ${max}`);
   out.line(`    bar [${rows.map((r) => r.records).join(", ")}]`);
   out.line("```");
-  querySection(out, "daily");
+  querySection(out, ctx, "daily");
 }
 
 export function writeExperimentTimelines(out: TextFile, ctx: ComplianceContext): void {
@@ -259,5 +257,5 @@ export function writeExperimentTimelines(out: TextFile, ctx: ComplianceContext):
     );
   }
   if (experiments === 0) out.line("No experiment state changes in the period.");
-  querySection(out, "experimentTimelines");
+  querySection(out, ctx, "experimentTimelines");
 }

@@ -41,7 +41,7 @@ export function writeReviews(out: TextFile, ctx: ComplianceContext): void {
     );
   }
   if (unreviewed === 0) out.line("None.");
-  querySection(out, "unreviewed");
+  querySection(out, ctx, "unreviewed");
 
   out.line("### Reviews approved by their own author");
   out.line();
@@ -71,7 +71,7 @@ export function writeReviews(out: TextFile, ctx: ComplianceContext): void {
       ),
     );
   }
-  querySection(out, "reviewRecords");
+  querySection(out, ctx, "reviewRecords");
 
   out.line("### Rejected reviews");
   out.line();
@@ -97,7 +97,7 @@ export function writeReviews(out: TextFile, ctx: ComplianceContext): void {
       ),
     );
   }
-  querySection(out, "rejected");
+  querySection(out, ctx, "rejected");
 }
 
 /** The period's self-approvals (after the action-type filter), in time order. */
