@@ -1,11 +1,15 @@
 // The rule diff: changes.rules.old → changes.rules.new, rules matched by id. Produces the rows of
 // rule_changes and the one-line summary of rule_diff_summaries. Pure: no database here.
-import { diffWordsWithSpace } from "diff";
-import { type AuditCondition, type AuditRule, ruleChangesSchema } from "../api/schemas.ts";
-import { arrow, encodeValue, listDelta, pathChanges, sameValue, shortValue } from "./values.ts";
+import { type AuditCondition, type AuditRule, auditRuleSchema } from "../api/schemas.ts";
+import { canonicalJson } from "../store/hash.ts";
+import { arrow, encodeValue, listDelta, pathChanges, sameValue, shortValue, textDiff } from "./values.ts";
 
-/** Bump when the diff output changes: stored diffs with an older version are recomputed by backfill. */
-export const DIFF_VERSION = 1;
+/**
+ * Bump when the diff output changes: stored diffs with an older version are recomputed by backfill.
+ * 2: summary built from the same field walk as the rows; JSON-equal return values are no change; text
+ * diffs shown hunk by hunk; rules validated one by one; duplicate ids paired by content.
+ */
+export const DIFF_VERSION = 2;
 
 export type RuleChangeKind = "added" | "removed" | "modified" | "moved";
 
@@ -45,19 +49,21 @@ const KNOWN_CONDITION_FIELDS = ["conditionType", "operator", "value", "extraConf
 
 /** The record's `changes` object (or its JSON text) → the diff, or null when it has no rules. */
 export function diffRecordChanges(changes: unknown): RuleDiff | null {
-  const parsed = typeof changes === "string" ? safeJsonParse(changes) : changes;
+  const text = typeof changes === "string" ? parseJson(changes) : null;
+  const parsed = text === null ? changes : text.ok ? text.value : undefined;
   if (parsed === null || typeof parsed !== "object" || !("rules" in parsed)) return null;
   const rules = (parsed as { rules: unknown }).rules;
   if (rules === null || rules === undefined) return null;
   return diffRuleSets(rules);
 }
 
-/** Diffs `{ old, new }`. A shape that is not two lists of rules is diffed as one opaque value. */
+/** Diffs `{ old, new }`. A shape that is not two lists is diffed as one opaque value. */
 export function diffRuleSets(rules: unknown): RuleDiff {
-  const parsed = ruleChangesSchema.safeParse(rules);
-  if (!parsed.success) {
-    const old = rules !== null && typeof rules === "object" ? (rules as { old?: unknown }).old : undefined;
-    const next = rules !== null && typeof rules === "object" ? (rules as { new?: unknown }).new : undefined;
+  const sides =
+    rules !== null && typeof rules === "object" ? (rules as { old?: unknown; new?: unknown }) : {};
+  const old = sides.old ?? [];
+  const next = sides.new ?? [];
+  if (!Array.isArray(old) || !Array.isArray(next)) {
     return {
       changes: [
         {
@@ -65,8 +71,8 @@ export function diffRuleSets(rules: unknown): RuleDiff {
           ruleName: null,
           change: "modified",
           field: "rules",
-          oldValue: encodeValue(old),
-          newValue: encodeValue(next),
+          oldValue: encodeValue(sides.old),
+          newValue: encodeValue(sides.new),
           oldPosition: null,
           newPosition: null,
         },
@@ -74,55 +80,127 @@ export function diffRuleSets(rules: unknown): RuleDiff {
       summary: "rules changed in a shape that is not a list of rules (see rule_changes field 'rules')",
     };
   }
-  return diffRules(parsed.data.old, parsed.data.new);
+  return diffItems(toItems(old), toItems(next));
 }
 
-interface Keyed {
-  key: string;
-  rule: AuditRule;
+/** One element of a rules list: validated on its own, so one malformed rule spoils nothing else. */
+interface Item {
+  /** The rule's id when it has a string one. */
+  id: string | null;
+  /** The rule when it has the expected shape; null: its fields are diffed generically. */
+  rule: AuditRule | null;
+  raw: unknown;
   /** 1-based. */
   position: number;
 }
 
-/** Keys rules by id; a repeated id (malformed data) gets `#2`, `#3`… so nothing is silently merged. */
-function keyRules(rules: readonly AuditRule[]): Keyed[] {
-  const seen = new Map<string, number>();
-  return rules.map((rule, index) => {
-    const count = (seen.get(rule.id) ?? 0) + 1;
-    seen.set(rule.id, count);
-    return { key: count === 1 ? rule.id : `${rule.id}#${count}`, rule, position: index + 1 };
+function toItems(list: readonly unknown[]): Item[] {
+  return list.map((raw, index) => {
+    const parsed = auditRuleSchema.safeParse(raw);
+    const rawId = raw !== null && typeof raw === "object" ? (raw as { id?: unknown }).id : undefined;
+    return {
+      id: parsed.success ? parsed.data.id : typeof rawId === "string" ? rawId : null,
+      rule: parsed.success ? parsed.data : null,
+      raw,
+      position: index + 1,
+    };
   });
 }
 
-export function diffRules(oldRules: readonly AuditRule[], newRules: readonly AuditRule[]): RuleDiff {
-  const oldKeyed = keyRules(oldRules);
-  const newKeyed = keyRules(newRules);
-  const oldByKey = new Map(oldKeyed.map((k) => [k.key, k]));
-  const newByKey = new Map(newKeyed.map((k) => [k.key, k]));
+interface Keyed extends Item {
+  key: string;
+  /** The id is used by more than one rule on this side: said in the summary. */
+  duplicate: boolean;
+}
+
+/**
+ * Keys for matching old and new rules: the id (a rule without one: `#position`). Rules sharing an id
+ * (malformed data) are paired identical content first, then in order; the rest are added or removed.
+ */
+function keyBoth(oldItems: readonly Item[], newItems: readonly Item[]): { old: Keyed[]; new: Keyed[] } {
+  const base = (item: Item) => item.id ?? `#${item.position}`;
+  const groups = new Map<string, { old: Item[]; new: Item[] }>();
+  for (const [side, items] of [
+    ["old", oldItems],
+    ["new", newItems],
+  ] as const) {
+    for (const item of items) {
+      const group = groups.get(base(item)) ?? { old: [], new: [] };
+      group[side].push(item);
+      groups.set(base(item), group);
+    }
+  }
+  const keys = new Map<Item, Keyed>();
+  for (const [id, group] of groups) {
+    const duplicate = group.old.length > 1 || group.new.length > 1;
+    const keyOf = (item: Item, key: string) => keys.set(item, { ...item, key, duplicate });
+    if (!duplicate) {
+      for (const item of [...group.old, ...group.new]) keyOf(item, id);
+      continue;
+    }
+    const freeOld = [...group.old];
+    const freeNew: Item[] = [];
+    let pair = 0;
+    for (const item of group.new) {
+      const same = freeOld.findIndex((o) => canonicalJson(o.raw) === canonicalJson(item.raw));
+      if (same < 0) {
+        freeNew.push(item);
+        continue;
+      }
+      pair += 1;
+      keyOf(freeOld[same]!, `${id}\u0000${pair}`);
+      keyOf(item, `${id}\u0000${pair}`);
+      freeOld.splice(same, 1);
+    }
+    for (let k = 0; k < Math.max(freeOld.length, freeNew.length); k++) {
+      pair += 1;
+      if (freeOld[k]) keyOf(freeOld[k]!, `${id}\u0000${pair}`);
+      if (freeNew[k]) keyOf(freeNew[k]!, `${id}\u0000${pair}`);
+    }
+  }
+  return { old: oldItems.map((i) => keys.get(i)!), new: newItems.map((i) => keys.get(i)!) };
+}
+
+function itemName(item: Item): string {
+  if (item.rule) return ruleName(item.rule);
+  const group =
+    item.raw !== null && typeof item.raw === "object"
+      ? (item.raw as { groupName?: unknown }).groupName
+      : undefined;
+  return typeof group === "string" && group.length > 0 ? group : (item.id ?? `#${item.position}`);
+}
+
+function label(item: Keyed): string {
+  return `rule ${JSON.stringify(itemName(item))}${item.duplicate ? ` (duplicate id ${item.id ?? "none"})` : ""}`;
+}
+
+function diffItems(oldItems: readonly Item[], newItems: readonly Item[]): RuleDiff {
+  const keyed = keyBoth(oldItems, newItems);
+  const oldByKey = new Map(keyed.old.map((k) => [k.key, k]));
+  const newByKey = new Map(keyed.new.map((k) => [k.key, k]));
   const moved = movedKeys(
-    oldKeyed.filter((k) => newByKey.has(k.key)).map((k) => k.key),
-    newKeyed.filter((k) => oldByKey.has(k.key)).map((k) => k.key),
+    keyed.old.filter((k) => newByKey.has(k.key)).map((k) => k.key),
+    keyed.new.filter((k) => oldByKey.has(k.key)).map((k) => k.key),
   );
 
   const changes: RuleChange[] = [];
   const phrases: string[] = [];
 
   // Report in the new evaluation order, then the removed rules in their old order.
-  for (const next of newKeyed) {
+  for (const next of keyed.new) {
     const before = oldByKey.get(next.key);
-    const name = ruleName(next.rule);
-    const base = { ruleId: next.rule.id, ruleName: name };
+    const base = { ruleId: next.id ?? "", ruleName: itemName(next) };
     if (!before) {
       changes.push({
         ...base,
         change: "added",
         field: null,
         oldValue: null,
-        newValue: encodeValue(next.rule),
+        newValue: encodeValue(next.raw),
         oldPosition: null,
         newPosition: next.position,
       });
-      phrases.push(`rule ${JSON.stringify(name)} added at ${next.position}${describeRule(next.rule)}`);
+      phrases.push(`${label(next)} added at ${next.position}${next.rule ? describeRule(next.rule) : ""}`);
       continue;
     }
     const parts: string[] = [];
@@ -138,37 +216,67 @@ export function diffRules(oldRules: readonly AuditRule[], newRules: readonly Aud
       });
       parts.push(`moved ${before.position} → ${next.position}`);
     }
-    for (const fieldChange of diffRuleFields(before.rule, next.rule)) {
-      changes.push({
-        ...base,
-        change: "modified",
-        field: fieldChange.field,
-        oldValue: encodeValue(fieldChange.oldValue),
-        newValue: encodeValue(fieldChange.newValue),
-        oldPosition: before.position,
-        newPosition: next.position,
-      });
+    const fields =
+      before.rule && next.rule ? diffRuleFields(before.rule, next.rule) : genericFields(before.raw, next.raw);
+    // One walk: each field's rows and its phrase come from the same decision.
+    for (const field of fields) {
+      for (const row of field.rows) {
+        changes.push({
+          ...base,
+          change: "modified",
+          field: row.field,
+          oldValue: encodeValue(row.oldValue),
+          newValue: encodeValue(row.newValue),
+          oldPosition: before.position,
+          newPosition: next.position,
+        });
+      }
+      parts.push(field.phrase);
     }
-    parts.push(...describeFieldChanges(before.rule, next.rule));
-    if (parts.length > 0) phrases.push(`rule ${JSON.stringify(name)}: ${parts.join("; ")}`);
+    if (parts.length > 0) phrases.push(`${label(next)}: ${parts.join("; ")}`);
   }
-  for (const before of oldKeyed) {
+  for (const before of keyed.old) {
     if (newByKey.has(before.key)) continue;
-    const name = ruleName(before.rule);
     changes.push({
-      ruleId: before.rule.id,
-      ruleName: name,
+      ruleId: before.id ?? "",
+      ruleName: itemName(before),
       change: "removed",
       field: null,
-      oldValue: encodeValue(before.rule),
+      oldValue: encodeValue(before.raw),
       newValue: null,
       oldPosition: before.position,
       newPosition: null,
     });
-    phrases.push(`rule ${JSON.stringify(name)} removed (was ${before.position})`);
+    phrases.push(`${label(before)} removed (was ${before.position})`);
   }
 
   return { changes, summary: phrases.length > 0 ? phrases.join("; ") : "rules unchanged" };
+}
+
+/** A rule without the expected shape: every top-level field diffed by path. */
+function genericFields(before: unknown, after: unknown): FieldDiff[] {
+  const isObject = (v: unknown): v is Record<string, unknown> =>
+    v !== null && typeof v === "object" && !Array.isArray(v);
+  if (!isObject(before) || !isObject(after)) {
+    const cs = pathChanges(before, after);
+    return cs.length === 0
+      ? []
+      : [{ rows: cs.map((c) => ({ field: `$${c.path}`, ...c })), phrase: `rule value: ${arrow(cs[0]!)}` }];
+  }
+  const keys = [...new Set([...Object.keys(before), ...Object.keys(after)])].sort();
+  return keys.flatMap((key) => pathField(key, before[key], after[key]));
+}
+
+/** A field diffed by JSON path: one row per changed path, one phrase. */
+function pathField(field: string, before: unknown, after: unknown): FieldDiff[] {
+  const cs = pathChanges(before, after);
+  if (cs.length === 0) return [];
+  return [
+    {
+      rows: cs.map((c) => ({ field: field + c.path, oldValue: c.oldValue, newValue: c.newValue })),
+      phrase: `${field}: ${cs.map((c) => `${c.path || "$"} ${arrow(c)}`).join(", ")}`,
+    },
+  ];
 }
 
 function ruleName(rule: AuditRule): string {
@@ -218,51 +326,119 @@ interface FieldChange {
   newValue: unknown;
 }
 
-/** Every changed field of a rule, as rule_changes rows (field path + old/new value). */
-function diffRuleFields(before: AuditRule, after: AuditRule): FieldChange[] {
-  const out: FieldChange[] = [];
-  const plain = (field: keyof AuditRule) => {
+/** One changed field of a rule: its rule_changes rows and its phrase of the summary, decided together. */
+interface FieldDiff {
+  rows: FieldChange[];
+  phrase: string;
+}
+
+/** Every changed field of a rule, in summary order. */
+function diffRuleFields(before: AuditRule, after: AuditRule): FieldDiff[] {
+  const out: FieldDiff[] = [];
+  const plain = (field: keyof AuditRule, phrase: (b: unknown, a: unknown) => string) => {
     if (!sameValue(before[field], after[field])) {
-      out.push({ field, oldValue: before[field], newValue: after[field] });
+      out.push({
+        rows: [{ field, oldValue: before[field], newValue: after[field] }],
+        phrase: phrase(before[field], after[field]),
+      });
     }
   };
-  plain("groupName");
-  plain("percentagePass");
+  plain("groupName", (b, a) => `name ${arrow({ oldValue: b, newValue: a })}`);
+  plain("percentagePass", (b, a) => `pass ${percent(b)} → ${percent(a)}`);
   for (const pair of pairConditions(before.conditionJSON ?? [], after.conditionJSON ?? [])) {
     if (pair.kind === "added") {
-      out.push({ field: `conditionJSON[${pair.newIndex}]`, oldValue: undefined, newValue: pair.after });
+      out.push({
+        rows: [{ field: `conditionJSON[${pair.newIndex}]`, oldValue: undefined, newValue: pair.after }],
+        phrase: `condition added: ${describeCondition(pair.after)}`,
+      });
     } else if (pair.kind === "removed") {
-      out.push({ field: `conditionJSON[${pair.oldIndex}]`, oldValue: pair.before, newValue: undefined });
+      out.push({
+        rows: [{ field: `conditionJSON[${pair.oldIndex}]`, oldValue: pair.before, newValue: undefined }],
+        phrase: `condition removed: ${describeCondition(pair.before)}`,
+      });
     } else {
-      for (const key of conditionKeys(pair.before, pair.after)) {
-        const field = `conditionJSON[${pair.newIndex}].${key}`;
-        const oldValue = pair.before[key];
-        const newValue = pair.after[key];
-        if (key === "extraConfig" || !KNOWN_CONDITION_FIELDS.includes(key as never)) {
-          for (const c of pathChanges(oldValue, newValue)) {
-            out.push({ field: field + c.path, oldValue: c.oldValue, newValue: c.newValue });
-          }
-        } else if (!sameValue(oldValue, newValue)) {
-          out.push({ field, oldValue, newValue });
-        }
-      }
+      const changed = diffCondition(pair.before, pair.after, `conditionJSON[${pair.newIndex}]`);
+      if (changed)
+        out.push({ rows: changed.rows, phrase: `condition ${pair.newIndex} changed: ${changed.phrase}` });
     }
   }
-  for (const c of returnValueChanges(before.returnValueJSON, after.returnValueJSON)) {
-    out.push({ field: c.field, oldValue: c.oldValue, newValue: c.newValue });
-  }
-  plain("environment");
-  plain("enabledEnvironments");
-  plain("salt");
-  for (const c of pathChanges(before.rollouts, after.rollouts)) {
-    out.push({ field: `rollouts${c.path}`, oldValue: c.oldValue, newValue: c.newValue });
-  }
-  for (const key of unknownKeys(before, after)) {
-    for (const c of pathChanges(before[key], after[key])) {
-      out.push({ field: key + c.path, oldValue: c.oldValue, newValue: c.newValue });
-    }
-  }
+  const returnValue = diffReturnValue(before.returnValueJSON, after.returnValueJSON);
+  if (returnValue) out.push(returnValue);
+  plain("environment", (b, a) => `environment ${arrow({ oldValue: b, newValue: a })}`);
+  plain("enabledEnvironments", (b, a) => describeEnvironments(b, a));
+  plain("salt", () => "salt changed");
+  out.push(...pathField("rollouts", before.rollouts, after.rollouts));
+  for (const key of unknownKeys(before, after)) out.push(...pathField(key, before[key], after[key]));
   return out;
+}
+
+/** The changed parts of a condition paired with its earlier version. */
+function diffCondition(before: AuditCondition, after: AuditCondition, prefix: string): FieldDiff | null {
+  const rows: FieldChange[] = [];
+  const bits: string[] = [];
+  for (const key of conditionKeys(before, after)) {
+    const field = `${prefix}.${key}`;
+    const oldValue = before[key];
+    const newValue = after[key];
+    if (key === "extraConfig" || !KNOWN_CONDITION_FIELDS.includes(key as never)) {
+      const cs = pathChanges(oldValue, newValue);
+      if (cs.length === 0) continue;
+      rows.push(...cs.map((c) => ({ field: field + c.path, oldValue: c.oldValue, newValue: c.newValue })));
+      bits.push(`${key} ${cs.map((c) => `${c.path || "$"} ${arrow(c)}`).join(", ")}`);
+      continue;
+    }
+    if (sameValue(oldValue, newValue)) continue;
+    rows.push({ field, oldValue, newValue });
+    if (key === "value" && Array.isArray(oldValue) && Array.isArray(newValue)) {
+      const { added, removed } = listDelta(oldValue, newValue);
+      const delta = [...added.map((v) => `+${shortValue(v)}`), ...removed.map((v) => `-${shortValue(v)}`)];
+      bits.push(`value ${delta.length > 0 ? delta.join(" ") : "reordered"}`);
+    } else {
+      bits.push(
+        `${key === "conditionType" ? "type" : key === "operator" ? "op" : key} ${arrow({ oldValue, newValue })}`,
+      );
+    }
+  }
+  return rows.length === 0 ? null : { rows, phrase: bits.join(", ") };
+}
+
+type ParsedJson = { ok: true; value: unknown } | { ok: false };
+
+/** Parsed once; the diff reads the result in both the rows and the phrase. */
+function parseJson(text: string | undefined): ParsedJson {
+  if (text === undefined) return { ok: false };
+  try {
+    return { ok: true, value: JSON.parse(text) as unknown };
+  } catch {
+    return { ok: false };
+  }
+}
+
+/**
+ * returnValueJSON: JSON-path changes when both sides parse (the same JSON formatted differently is no
+ * change), else a word diff of the two texts, shown hunk by hunk so a long value's change stays visible.
+ */
+function diffReturnValue(before: string | undefined, after: string | undefined): FieldDiff | null {
+  if (before === after) return null;
+  const b = parseJson(before);
+  const a = parseJson(after);
+  if (b.ok && a.ok) {
+    const cs = pathChanges(b.value, a.value);
+    if (cs.length === 0) return null;
+    return {
+      rows: cs.map((c) => ({
+        field: `returnValueJSON $${c.path}`,
+        oldValue: c.oldValue,
+        newValue: c.newValue,
+      })),
+      phrase: `return value: ${cs.map((c) => `$${c.path} ${arrow(c)}`).join(", ")}`,
+    };
+  }
+  const rows = [{ field: "returnValueJSON", oldValue: before, newValue: after }];
+  if (before === undefined || after === undefined) {
+    return { rows, phrase: `return value ${shortValue(before)} → ${shortValue(after)}` };
+  }
+  return { rows, phrase: `return value text: ${JSON.stringify(textDiff(before, after))}` };
 }
 
 function unknownKeys(before: AuditRule, after: AuditRule): string[] {
@@ -329,37 +505,6 @@ function newIndexOf(pair: ConditionPair): number {
   return pair.kind === "removed" ? 0 : pair.newIndex;
 }
 
-function safeJsonParse(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-}
-
-function parsesAsJson(text: string | undefined): boolean {
-  if (text === undefined) return false;
-  try {
-    JSON.parse(text);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-/** returnValueJSON: JSON-path changes when both sides parse, else the two texts. */
-function returnValueChanges(before: string | undefined, after: string | undefined): FieldChange[] {
-  if (before === after) return [];
-  if (parsesAsJson(before) && parsesAsJson(after)) {
-    return pathChanges(JSON.parse(before!), JSON.parse(after!)).map((c) => ({
-      field: `returnValueJSON $${c.path}`,
-      oldValue: c.oldValue,
-      newValue: c.newValue,
-    }));
-  }
-  return [{ field: "returnValueJSON", oldValue: before, newValue: after }];
-}
-
 // ---- the one-line summary -------------------------------------------------------------------
 
 function describeCondition(condition: AuditCondition): string {
@@ -374,90 +519,11 @@ function describeCondition(condition: AuditCondition): string {
   return bits.join(" ");
 }
 
-function describeFieldChanges(before: AuditRule, after: AuditRule): string[] {
-  const parts: string[] = [];
-  if (!sameValue(before.groupName, after.groupName)) {
-    parts.push(`name ${shortValue(before.groupName)} → ${shortValue(after.groupName)}`);
-  }
-  if (!sameValue(before.percentagePass, after.percentagePass)) {
-    parts.push(`pass ${percent(before.percentagePass)} → ${percent(after.percentagePass)}`);
-  }
-  for (const pair of pairConditions(before.conditionJSON ?? [], after.conditionJSON ?? [])) {
-    if (pair.kind === "added") parts.push(`condition added: ${describeCondition(pair.after)}`);
-    else if (pair.kind === "removed") parts.push(`condition removed: ${describeCondition(pair.before)}`);
-    else
-      parts.push(`condition ${pair.newIndex} changed: ${describeConditionChange(pair.before, pair.after)}`);
-  }
-  if (before.returnValueJSON !== after.returnValueJSON) {
-    parts.push(describeReturnValue(before.returnValueJSON, after.returnValueJSON));
-  }
-  if (!sameValue(before.environment, after.environment)) {
-    parts.push(`environment ${shortValue(before.environment)} → ${shortValue(after.environment)}`);
-  }
-  if (!sameValue(before.enabledEnvironments, after.enabledEnvironments)) {
-    parts.push(describeEnvironments(before.enabledEnvironments, after.enabledEnvironments));
-  }
-  if (!sameValue(before.salt, after.salt)) parts.push("salt changed");
-  const rollouts = pathChanges(before.rollouts, after.rollouts);
-  if (rollouts.length > 0)
-    parts.push(`rollouts: ${rollouts.map((c) => `${c.path || "$"} ${arrow(c)}`).join(", ")}`);
-  for (const key of unknownKeys(before, after)) {
-    const changes = pathChanges(before[key], after[key]);
-    if (changes.length > 0)
-      parts.push(`${key}: ${changes.map((c) => `${c.path || "$"} ${arrow(c)}`).join(", ")}`);
-  }
-  return parts;
+function percent(value: unknown): string {
+  return typeof value === "number" ? `${value}%` : shortValue(value);
 }
 
-function percent(value: number | undefined): string {
-  return value === undefined ? "none" : `${value}%`;
-}
-
-function describeConditionChange(before: AuditCondition, after: AuditCondition): string {
-  const bits: string[] = [];
-  if (!sameValue(before.conditionType, after.conditionType)) {
-    bits.push(`type ${shortValue(before.conditionType)} → ${shortValue(after.conditionType)}`);
-  }
-  if (!sameValue(before.operator, after.operator)) {
-    bits.push(`op ${shortValue(before.operator)} → ${shortValue(after.operator)}`);
-  }
-  if (!sameValue(before.value, after.value)) {
-    if (Array.isArray(before.value) && Array.isArray(after.value)) {
-      const { added, removed } = listDelta(before.value, after.value);
-      const delta = [...added.map((v) => `+${shortValue(v)}`), ...removed.map((v) => `-${shortValue(v)}`)];
-      bits.push(`value ${delta.length > 0 ? delta.join(" ") : "reordered"}`);
-    } else {
-      bits.push(`value ${shortValue(before.value)} → ${shortValue(after.value)}`);
-    }
-  }
-  for (const key of conditionKeys(before, after)) {
-    if (key !== "extraConfig" && KNOWN_CONDITION_FIELDS.includes(key as never)) continue;
-    const changes = pathChanges(before[key], after[key]);
-    if (changes.length > 0)
-      bits.push(`${key} ${changes.map((c) => `${c.path || "$"} ${arrow(c)}`).join(", ")}`);
-  }
-  return bits.join(", ");
-}
-
-function describeReturnValue(before: string | undefined, after: string | undefined): string {
-  if (parsesAsJson(before) && parsesAsJson(after)) {
-    const changes = pathChanges(JSON.parse(before!), JSON.parse(after!));
-    return `return value: ${changes.map((c) => `$${c.path} ${arrow(c)}`).join(", ")}`;
-  }
-  if (before === undefined || after === undefined) {
-    return `return value ${shortValue(before)} → ${shortValue(after)}`;
-  }
-  // Not JSON: a word diff, [-removed-]{+added+}, like `git diff --word-diff`.
-  const text = diffWordsWithSpace(before, after)
-    .map((part) => (part.added ? `{+${part.value}+}` : part.removed ? `[-${part.value}-]` : part.value))
-    .join("");
-  return `return value text: ${shortValue(text)}`;
-}
-
-function describeEnvironments(
-  before: string[] | null | undefined,
-  after: string[] | null | undefined,
-): string {
+function describeEnvironments(before: unknown, after: unknown): string {
   if (!Array.isArray(before) || !Array.isArray(after)) {
     return `environments: ${shortValue(before ?? null)} → ${shortValue(after ?? null)}`;
   }

@@ -1,4 +1,5 @@
 // Value helpers shared by the rule diff: deep equality, JSON paths, readable short renderings.
+import { diffWordsWithSpace } from "diff";
 import microdiff from "microdiff";
 import { canonicalJson } from "../store/hash.ts";
 
@@ -27,12 +28,44 @@ export function pathSuffix(path: readonly (string | number)[]): string {
 }
 
 const SHORT_LIMIT = 60;
+const HEAD = 40;
 
-/** A value as the one-line summary shows it: JSON, cut to a readable length. */
+/** Cuts a long text in the middle: both ends stay readable (a change is often at the end). */
+function middle(text: string, limit = SHORT_LIMIT): string {
+  if (text.length <= limit) return text;
+  const head = Math.round((limit * HEAD) / SHORT_LIMIT);
+  return `${text.slice(0, head)}…${text.slice(text.length - (limit - head - 1))}`;
+}
+
+/** A value as the one-line summary shows it: JSON, long ones shortened in the middle. */
 export function shortValue(value: unknown): string {
   if (value === undefined) return "none";
-  const text = JSON.stringify(value) ?? String(value);
-  return text.length > SHORT_LIMIT ? `${text.slice(0, SHORT_LIMIT - 1)}…` : text;
+  return middle(JSON.stringify(value) ?? String(value));
+}
+
+/** Unchanged text kept around each change of a text diff. */
+const CONTEXT = 20;
+
+/**
+ * A word diff, `[-removed-]{+added+}` like `git diff --word-diff`, hunk by hunk: unchanged runs keep
+ * CONTEXT characters next to each change and are cut between; changed runs are shown (long ones cut
+ * in the middle), so the change is always visible whatever the texts' length.
+ */
+export function textDiff(before: string, after: string): string {
+  const parts = diffWordsWithSpace(before, after);
+  return parts
+    .map((part, index) => {
+      if (part.added) return `{+${middle(part.value, 4 * SHORT_LIMIT)}+}`;
+      if (part.removed) return `[-${middle(part.value, 4 * SHORT_LIMIT)}-]`;
+      const text = part.value;
+      const first = index === 0;
+      const last = index === parts.length - 1;
+      if (first && text.length > CONTEXT) return `…${text.slice(-CONTEXT)}`;
+      if (last && text.length > CONTEXT) return `${text.slice(0, CONTEXT)}…`;
+      if (text.length > 2 * CONTEXT + 1) return `${text.slice(0, CONTEXT)}…${text.slice(-CONTEXT)}`;
+      return text;
+    })
+    .join("");
 }
 
 export interface PathChange {
@@ -62,10 +95,18 @@ export function pathChanges(oldValue: unknown, newValue: unknown): PathChange[] 
   return [{ path: "", oldValue, newValue }];
 }
 
-/** `a → b`, `+b` (created) or `-a` (removed). */
+/** `a → b`, `+b` (created) or `-a` (removed); two long texts as a text diff, so the change shows. */
 export function arrow(change: { oldValue: unknown; newValue: unknown }): string {
   if (change.oldValue === undefined) return `+${shortValue(change.newValue)}`;
   if (change.newValue === undefined) return `-${shortValue(change.oldValue)}`;
+  const { oldValue, newValue } = change;
+  if (
+    typeof oldValue === "string" &&
+    typeof newValue === "string" &&
+    Math.max(oldValue.length, newValue.length) > SHORT_LIMIT - 2
+  ) {
+    return JSON.stringify(textDiff(oldValue, newValue));
+  }
   return `${shortValue(change.oldValue)} → ${shortValue(change.newValue)}`;
 }
 

@@ -252,4 +252,87 @@ describe("rule diff", () => {
       expect.objectContaining({ ruleId: "", field: "rules", oldValue: '"x"', newValue: "[1]" }),
     ]);
   });
+
+  it("treats the same JSON formatted differently as no change, in the rows and the summary", () => {
+    const { changes, summary } = diff(
+      [exampleRule({ returnValueJSON: '{"a":1,"b":[1,2]}' })],
+      [exampleRule({ returnValueJSON: '{ "b": [1, 2],\n  "a": 1 }' })],
+    );
+    expect(changes).toEqual([]);
+    expect(summary).toBe("rules unchanged");
+  });
+
+  it("shows the changed part of a long text return value, not just its unchanged start", () => {
+    const before = "Welcome to our store, please enjoy the spring sale on all items and free shipping today";
+    const after = "Welcome to our store, please enjoy the spring sale on all items and paid shipping today";
+    const { changes, summary } = diff(
+      [exampleRule({ returnValueJSON: before })],
+      [exampleRule({ returnValueJSON: after })],
+    );
+    expect(changes.map((c) => c.field)).toEqual(["returnValueJSON"]);
+    expect(summary).toBe(
+      'rule "test": return value text: "…le on all items and [-free-]{+paid+} shipping today"',
+    );
+  });
+
+  it("shows a change at the end of a long condition value", () => {
+    const long = "a".repeat(100);
+    const { summary } = diff(
+      [
+        exampleRule({
+          conditionJSON: [{ conditionType: 1, operator: 0, value: [`${long}1`], extraConfig: {} }],
+        }),
+      ],
+      [
+        exampleRule({
+          conditionJSON: [{ conditionType: 1, operator: 0, value: [`${long}2`], extraConfig: {} }],
+        }),
+      ],
+    );
+    expect(summary).toContain('a2"');
+    expect(summary).toContain('a1"');
+  });
+
+  it("diffs a malformed rule generically and keeps the diff of the valid rules next to it", () => {
+    const valid = exampleRule({ id: "R1", groupName: "valid", percentagePass: 10 });
+    const noId = { groupName: "no id", percentagePass: 5 };
+    const badType = exampleRule({ id: "R3", groupName: "bad", returnValueJSON: { not: "a string" } });
+    const { changes, summary } = diff(
+      [valid, noId, badType],
+      [
+        { ...valid, percentagePass: 20 },
+        { ...noId, percentagePass: 6 },
+        { ...badType, returnValueJSON: { not: "x" } },
+      ],
+    );
+    expect(changes.map((c) => [c.ruleId, c.field, c.oldValue, c.newValue])).toEqual([
+      ["R1", "percentagePass", "10", "20"],
+      ["", "percentagePass", "5", "6"],
+      ["R3", "returnValueJSON.not", '"a string"', '"x"'],
+    ]);
+    expect(summary).toBe(
+      'rule "valid": pass 10% → 20%; rule "no id": percentagePass: $ 5 → 6; rule "bad": returnValueJSON: .not "a string" → "x"',
+    );
+  });
+
+  it("pairs rules sharing an id by content first and says the id is duplicated", () => {
+    const g = exampleRule({ id: "R1", groupName: "g" });
+    const dup = exampleRule({ id: "R1", groupName: "dup" });
+    const { changes, summary } = diff([g, dup], [dup]);
+    expect(changes.map((c) => [c.change, c.ruleName, c.oldPosition, c.newPosition])).toEqual([
+      ["removed", "g", 1, null],
+    ]);
+    expect(summary).toBe('rule "g" (duplicate id R1) removed (was 1)');
+  });
+
+  it("reports enabledEnvironments from null", () => {
+    const { changes, summary } = diff(
+      [exampleRule({ enabledEnvironments: null })],
+      [exampleRule({ enabledEnvironments: ["production"] })],
+    );
+    expect(changes.map((c) => [c.field, c.oldValue, c.newValue])).toEqual([
+      ["enabledEnvironments", "null", '["production"]'],
+    ]);
+    expect(summary).toBe('rule "test": environments: null → ["production"]');
+  });
 });
