@@ -71,9 +71,7 @@ export function serializeManifest(manifest: Manifest): string {
   return `${JSON.stringify(manifest, null, 2)}\n`;
 }
 
-export async function readManifest(
-  path: string,
-): Promise<{ manifest: Manifest; raw: Record<string, unknown> }> {
+async function readManifest(path: string): Promise<{ manifest: Manifest; raw: Record<string, unknown> }> {
   let text: string;
   try {
     text = await readFile(path, "utf8");

@@ -88,7 +88,7 @@ function csvColumns(formatTime: (ms: number) => string): CsvColumn<CsvRow>[] {
   ];
 }
 
-export function reportFileNames(from: string, to: string) {
+function reportFileNames(from: string, to: string) {
   return {
     experimentStateChanges: `experiment-state-changes_${from}_${to}.csv`,
     configEdits: `config-edits_${from}_${to}.csv`,

@@ -548,8 +548,6 @@ export const OTHER_ACTION_TYPES = {
   },
 } as const satisfies Record<string, { reason: string; actionTypes: readonly AuditActionType[] }>;
 
-export type OtherReason = keyof typeof OTHER_ACTION_TYPES;
-
 function buildCategoryMap(): ReadonlyMap<string, Category> {
   const map = new Map<string, Category>();
   for (const type of EXPERIMENT_STATE_CHANGES) map.set(type, EXPERIMENT_STATE_CHANGE);
@@ -561,21 +559,6 @@ function buildCategoryMap(): ReadonlyMap<string, Category> {
 }
 
 export const ACTION_TYPE_CATEGORIES: ReadonlyMap<string, Category> = buildCategoryMap();
-
-export function categoryOf(actionType: string): Category | undefined {
-  return ACTION_TYPE_CATEGORIES.get(actionType);
-}
-
-/** The reason class of an action type in OTHER_ACTION_TYPES, for documentation and reports. */
-export function otherReasonOf(actionType: string): OtherReason | undefined {
-  for (const [reason, group] of Object.entries(OTHER_ACTION_TYPES) as [
-    OtherReason,
-    { actionTypes: readonly string[] },
-  ][]) {
-    if (group.actionTypes.includes(actionType)) return reason;
-  }
-  return undefined;
-}
 
 /**
  * Makes the action_type_categories table equal to the list above. Called at every writable open;

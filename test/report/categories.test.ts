@@ -5,7 +5,6 @@ import {
   CONFIG_EDITS,
   EXPERIMENT_STATE_CHANGES,
   OTHER_ACTION_TYPES,
-  otherReasonOf,
   writeActionTypeCategories,
 } from "../../src/store/categories.ts";
 import { openStore } from "../../src/store/open.ts";
@@ -42,8 +41,12 @@ describe("action type categories", () => {
     ]) {
       expect(ACTION_TYPE_CATEGORIES.get(type)).toBe("config_edit");
     }
-    expect(otherReasonOf("experiment_review_accept")).toBe("review_workflow");
-    expect(otherReasonOf("gate_create")).toBeUndefined();
+    expect(OTHER_ACTION_TYPES.review_workflow.actionTypes).toContain("experiment_review_accept");
+    expect(
+      Object.values(OTHER_ACTION_TYPES).some((g) =>
+        (g.actionTypes as readonly string[]).includes("gate_create"),
+      ),
+    ).toBe(false);
   });
 
   it("is written into action_type_categories at open, and rewritten when it differs", () => {
