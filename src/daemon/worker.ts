@@ -5,6 +5,7 @@
 import cron from "node-cron";
 import { LockedError, UsageError } from "../errors.ts";
 import type { Logger } from "../log.ts";
+import { assertTimeZone } from "../report/period.ts";
 import { acquireLease, DAEMON_LEASE, releaseLease, renewLease } from "../store/leases.ts";
 
 export { DAEMON_LAST_CYCLE_KEY, DAEMON_LEASE } from "../store/leases.ts";
@@ -37,11 +38,7 @@ export function validateSchedule(expression: string, timezone: string): void {
   if (!cron.validate(expression)) {
     throw new UsageError(`--cron "${expression}" is not a valid cron expression (5 or 6 fields).`);
   }
-  try {
-    new Intl.DateTimeFormat("en-US", { timeZone: timezone });
-  } catch {
-    throw new UsageError(`--tz "${timezone}" is not a known IANA time zone (e.g. UTC, Europe/Berlin).`);
-  }
+  assertTimeZone(timezone);
 }
 
 /** Runs until `stop` aborts. Resolves once the current cycle has finished and the lease is released. */
