@@ -4,6 +4,7 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
+import { afterEach } from "vitest";
 import { type RunningSimulator, type SimulatorOptions, startSimulator } from "../../src/simulator/index.ts";
 
 export function tempDbPath(prefix = "flagtrail-it-"): string {
@@ -80,4 +81,20 @@ export function auditQueries(sim: RunningSimulator): URLSearchParams[] {
   return sim.control
     .counters()
     .lastQueries.map((q) => new URLSearchParams(q.startsWith("?") ? q.slice(1) : q));
+}
+
+/**
+ * A simulator per test, closed after it: call once at the top of a test file, then
+ * `const sim = await startSim({ … })` inside a test.
+ */
+export function useTestSimulator(): (options?: SimulatorOptions) => Promise<RunningSimulator> {
+  let current: RunningSimulator | undefined;
+  afterEach(async () => {
+    await current?.close();
+    current = undefined;
+  });
+  return async (options = {}) => {
+    current = await startTestSimulator(options);
+    return current;
+  };
 }

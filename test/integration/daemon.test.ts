@@ -2,24 +2,19 @@
 import type { ChildProcess } from "node:child_process";
 import { readdirSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { previousPeriod, todayIn } from "../../src/daemon/periods.ts";
-import type { RunningSimulator } from "../../src/simulator/index.ts";
 import { type CliResult, runCli } from "../helpers/runCli.ts";
 import {
   compareWithSimulator,
   daysAgo,
   simEnv,
-  startTestSimulator,
   tempDbPath,
+  useTestSimulator,
   withDb,
 } from "../helpers/simSync.ts";
 
-let sim: RunningSimulator | undefined;
-afterEach(async () => {
-  await sim?.close();
-  sim = undefined;
-});
+const startSim = useTestSimulator();
 
 interface RunRow {
   outcome: string;
@@ -68,7 +63,7 @@ function logEvents(result: CliResult): { event: string; [key: string]: unknown }
 describe("flagtrail daemon", () => {
   it("runs on a per-second schedule, keeps a second daemon idle, and stops cleanly on SIGTERM mid-sync", async () => {
     // Latency makes one sync last a few seconds, so SIGTERM lands in the middle of one.
-    sim = await startTestSimulator({ records: 800, days: 100, faults: { latencyMs: 25 } });
+    const sim = await startSim({ records: 800, days: 100, faults: { latencyMs: 25 } });
     const db = tempDbPath();
     const env = simEnv(sim, db);
     const args = [
@@ -132,7 +127,7 @@ describe("flagtrail daemon", () => {
   });
 
   it("--once syncs, writes the previous month's report and records the outcome for status", async () => {
-    sim = await startTestSimulator({ records: 600, days: 100 });
+    const sim = await startSim({ records: 600, days: 100 });
     const db = tempDbPath();
     const out = join(dirname(db), "reports");
     const env = simEnv(sim, db);

@@ -1,26 +1,21 @@
 // The CLI against a misbehaving simulator: head inserts while paging, a thousand records in one
 // second, a clamped page size, 429 without Retry-After, a rejected key.
-import { afterEach, describe, expect, it } from "vitest";
-import type { RunningSimulator } from "../../src/simulator/index.ts";
+import { describe, expect, it } from "vitest";
 import { runCli } from "../helpers/runCli.ts";
 import {
   compareWithSimulator,
   daysAgo,
   simEnv,
-  startTestSimulator,
   tempDbPath,
+  useTestSimulator,
   withDb,
 } from "../helpers/simSync.ts";
 
-let sim: RunningSimulator | undefined;
-afterEach(async () => {
-  await sim?.close();
-  sim = undefined;
-});
+const startSim = useTestSimulator();
 
 describe("flagtrail sync under faults", () => {
   it("loses nothing when records are inserted at the head while paging", async () => {
-    sim = await startTestSimulator({
+    const sim = await startSim({
       records: 200,
       days: 10,
       faults: { headInsertRate: 1, headInsertCount: 3 },
@@ -54,7 +49,7 @@ describe("flagtrail sync under faults", () => {
   });
 
   it("pages a thousand records of one second across page boundaries, under a clamped page size", async () => {
-    sim = await startTestSimulator({ records: 50, days: 5, maxPageSize: 40 });
+    const sim = await startSim({ records: 50, days: 5, maxPageSize: 40 });
     const second = sim.control.now() - 3_600_000;
     sim.control.append(
       Array.from({ length: 1000 }, (_, i) => ({ at: second, name: `burst_${i}`, actionType: "gate_update" })),
@@ -84,7 +79,7 @@ describe("flagtrail sync under faults", () => {
   });
 
   it("backs off on 429 without Retry-After and finishes", async () => {
-    sim = await startTestSimulator({ records: 120, days: 5 });
+    const sim = await startSim({ records: 120, days: 5 });
     sim.control.setFaults({
       rateLimit: { windows: [{ limit: 100_000, windowMs: 1000 }], retryAfter: false },
     });
@@ -101,7 +96,7 @@ describe("flagtrail sync under faults", () => {
   });
 
   it("exits 1 with the cause on a rejected key, never echoing it, and keeps what was stored", async () => {
-    sim = await startTestSimulator({ records: 60, days: 5 });
+    const sim = await startSim({ records: 60, days: 5 });
     const db = tempDbPath();
     const ok = await runCli(["sync", "--since", daysAgo(6), "--quiet"], { env: simEnv(sim, db) });
     expect(ok.code).toBe(0);

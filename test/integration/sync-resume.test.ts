@@ -1,24 +1,19 @@
 // Crash safety and exclusion: kill -9 in the middle of a sync, then resume to exact set equality;
 // a second sync while one runs is refused; SIGTERM stops a sync cleanly.
 import type { ChildProcess } from "node:child_process";
-import { afterEach, describe, expect, it } from "vitest";
-import type { RunningSimulator } from "../../src/simulator/index.ts";
+import { describe, expect, it } from "vitest";
 import { CHAIN_GENESIS, chainLink } from "../../src/store/hash.ts";
 import { runCli } from "../helpers/runCli.ts";
 import {
   compareWithSimulator,
   daysAgo,
   simEnv,
-  startTestSimulator,
   tempDbPath,
+  useTestSimulator,
   withDb,
 } from "../helpers/simSync.ts";
 
-let sim: RunningSimulator | undefined;
-afterEach(async () => {
-  await sim?.close();
-  sim = undefined;
-});
+const startSim = useTestSimulator();
 
 function count(db: string, sql: string): number {
   try {
@@ -39,7 +34,7 @@ async function waitUntil(ready: () => boolean): Promise<void> {
 
 describe("flagtrail sync crash safety", () => {
   it("resumes after kill -9 without re-reading finished windows, ending in exact set equality", async () => {
-    sim = await startTestSimulator({ records: 1200, days: 100, faults: { latencyMs: 15 } });
+    const sim = await startSim({ records: 1200, days: 100, faults: { latencyMs: 15 } });
     const db = tempDbPath();
     const env = simEnv(sim, db);
     const args = ["sync", "--since", daysAgo(105), "--page-size", "20", "--concurrency", "1", "--quiet"];
@@ -106,7 +101,7 @@ describe("flagtrail sync crash safety", () => {
   });
 
   it("refuses a second sync while one runs, and SIGTERM stops the first cleanly", async () => {
-    sim = await startTestSimulator({ records: 600, days: 30, faults: { latencyMs: 30 } });
+    const sim = await startSim({ records: 600, days: 30, faults: { latencyMs: 30 } });
     const db = tempDbPath();
     const env = simEnv(sim, db);
     let child: ChildProcess | undefined;

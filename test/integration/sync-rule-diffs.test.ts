@@ -1,18 +1,13 @@
 // Rule diffs are written by the sync itself, in the same transaction as the records they describe.
-import { afterEach, describe, expect, it } from "vitest";
-import type { RunningSimulator } from "../../src/simulator/index.ts";
+import { describe, expect, it } from "vitest";
 import { runCli } from "../helpers/runCli.ts";
-import { daysAgo, simEnv, startTestSimulator, tempDbPath, withDb } from "../helpers/simSync.ts";
+import { daysAgo, simEnv, tempDbPath, useTestSimulator, withDb } from "../helpers/simSync.ts";
 
-let sim: RunningSimulator | undefined;
-afterEach(async () => {
-  await sim?.close();
-  sim = undefined;
-});
+const startSim = useTestSimulator();
 
 describe("sync writes rule diffs", () => {
   it("diffs every stored rule edit of the simulator's history into rule_changes and a summary", async () => {
-    sim = await startTestSimulator({ records: 1500, days: 100 });
+    const sim = await startSim({ records: 1500, days: 100 });
     const db = tempDbPath();
     const result = await runCli(
       ["sync", "--since", daysAgo(105), "--page-size", "500", "--no-coverage", "--quiet"],

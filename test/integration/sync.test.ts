@@ -1,26 +1,21 @@
 // The real CLI against the simulator over 127.0.0.1: backfill, incremental, mutation, quarantine.
-import { afterEach, describe, expect, it } from "vitest";
-import type { RunningSimulator } from "../../src/simulator/index.ts";
+import { describe, expect, it } from "vitest";
 import { runCli } from "../helpers/runCli.ts";
 import {
   auditQueries,
   compareWithSimulator,
   daysAgo,
   simEnv,
-  startTestSimulator,
   tempDbPath,
+  useTestSimulator,
   withDb,
 } from "../helpers/simSync.ts";
 
-let sim: RunningSimulator | undefined;
-afterEach(async () => {
-  await sim?.close();
-  sim = undefined;
-});
+const startSim = useTestSimulator();
 
 describe("flagtrail sync against the simulator", () => {
   it("backfills more than 90 days, then an incremental run fetches only the new records", async () => {
-    sim = await startTestSimulator({ records: 800, days: 120 });
+    const sim = await startSim({ records: 800, days: 120 });
     const db = tempDbPath();
     const env = simEnv(sim, db);
 
@@ -74,7 +69,7 @@ describe("flagtrail sync against the simulator", () => {
   });
 
   it("keeps the first version of a mutated record and quarantines malformed ones", async () => {
-    sim = await startTestSimulator({ records: 300, days: 20, faults: { malformedRate: 0.02 } });
+    const sim = await startSim({ records: 300, days: 20, faults: { malformedRate: 0.02 } });
     const db = tempDbPath();
     const env = simEnv(sim, db);
     const first = await runCli(["sync", "--since", daysAgo(25), "--json"], { env });
