@@ -3,7 +3,7 @@
 // records stored before the diff existed or diffed by an older DIFF_VERSION.
 import Database from "better-sqlite3";
 import type { Db, Store } from "../store/open.ts";
-import { DIFF_VERSION, diffRecordChanges, type RuleDiff } from "./rules.ts";
+import { DIFF_VERSION, diffRecordChanges, type RuleChange, type RuleDiff } from "./rules.ts";
 
 /** A better-sqlite3 connection, the drizzle database over one, or an open Store. */
 export type DiffTarget = Database.Database | Db | Pick<Store, "sqlite">;
@@ -45,6 +45,11 @@ function statementsFor(sqlite: Database.Database): Statements {
   return statements;
 }
 
+/** A rule change as the values of rule_changes' columns after audit_log_id, in table order. */
+export function ruleChangeColumns(c: RuleChange): unknown[] {
+  return [c.ruleId, c.ruleName, c.change, c.field, c.oldValue, c.newValue, c.oldPosition, c.newPosition];
+}
+
 /**
  * Diffs `changes.rules` of one stored record and replaces whatever diff it had (so running it twice
  * stores the same rows once). `changes` is the record's `changes` object or its JSON text. Returns
@@ -58,19 +63,7 @@ export function storeRuleDiffs(target: DiffTarget, auditLogId: string, changes: 
   const { deleteChanges, insertChange, upsertSummary } = statementsFor(sqlite);
   sqlite.transaction(() => {
     deleteChanges.run(auditLogId);
-    for (const c of diff.changes) {
-      insertChange.run(
-        auditLogId,
-        c.ruleId,
-        c.ruleName,
-        c.change,
-        c.field,
-        c.oldValue,
-        c.newValue,
-        c.oldPosition,
-        c.newPosition,
-      );
-    }
+    for (const c of diff.changes) insertChange.run(auditLogId, ...ruleChangeColumns(c));
     upsertSummary.run(auditLogId, diff.summary, DIFF_VERSION);
   })();
   return diff;

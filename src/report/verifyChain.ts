@@ -8,7 +8,7 @@
 import type Database from "better-sqlite3";
 import { parseAuditTime } from "../api/auditTime.ts";
 import { DIFF_VERSION, diffRecordChanges } from "../diff/rules.ts";
-import { BACKFILL_MARK_KEY } from "../diff/store.ts";
+import { BACKFILL_MARK_KEY, ruleChangeColumns } from "../diff/store.ts";
 import { IntegrityError } from "../errors.ts";
 import { CHAIN_GENESIS, canonicalJson, chainLink, recordHash } from "../store/hash.ts";
 import { CHAIN_HEAD_HASH_KEY, CHAIN_HEAD_SEQ_KEY, serverDayOfDateText } from "../store/writes.ts";
@@ -120,18 +120,7 @@ function ruleDiffMismatch(row: Row, stored: StoredChange[], backfilledTo: number
   }
   if (row.diff_version !== DIFF_VERSION) return null;
   if (row.summary !== diff.summary) return "rule_diff_summaries.summary differs from the recomputed diff";
-  const expected = diff.changes.map((c) =>
-    JSON.stringify([
-      c.ruleId,
-      c.ruleName,
-      c.change,
-      c.field,
-      c.oldValue,
-      c.newValue,
-      c.oldPosition,
-      c.newPosition,
-    ]),
-  );
+  const expected = diff.changes.map((c) => JSON.stringify(ruleChangeColumns(c)));
   const actual = stored.map((c) =>
     JSON.stringify([
       c.rule_id,
