@@ -55,6 +55,8 @@ CREATE TABLE `coverage` (
 	`local_count` integer NOT NULL,
 	`checked_at` integer NOT NULL,
 	`sync_run_id` integer,
+	`day_closed` integer DEFAULT 0 NOT NULL,
+	`quarantined_count` integer DEFAULT 0 NOT NULL,
 	PRIMARY KEY(`filter_key`, `day`)
 );
 --> statement-breakpoint
@@ -80,7 +82,8 @@ CREATE TABLE `quarantine` (
 	`issues` text NOT NULL,
 	`request_path` text,
 	`received_at` integer NOT NULL,
-	`sync_run_id` integer
+	`sync_run_id` integer,
+	`server_day` text
 );
 --> statement-breakpoint
 CREATE UNIQUE INDEX `quarantine_raw_hash_idx` ON `quarantine` (`raw_hash`);--> statement-breakpoint

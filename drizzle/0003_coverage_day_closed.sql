@@ -1,1 +1,0 @@
-ALTER TABLE `coverage` ADD `day_closed` integer DEFAULT 0 NOT NULL;
