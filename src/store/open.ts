@@ -1,9 +1,11 @@
 // Opening a store: create the file private (0600), set pragmas, apply drizzle-kit migrations.
-import { closeSync, existsSync, openSync } from "node:fs";
+import { closeSync, existsSync, openSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import Database from "better-sqlite3";
 import { type BetterSQLite3Database, drizzle } from "drizzle-orm/better-sqlite3";
 import { migrate } from "drizzle-orm/better-sqlite3/migrator";
+import { z } from "zod";
 import { FlagtrailError } from "../errors.ts";
 import { writeActionTypeCategories } from "./categories.ts";
 import * as schema from "./schema.ts";
@@ -34,6 +36,36 @@ function describeOpenError(error: unknown): string {
   return String(error);
 }
 
+const journalSchema = z.object({ entries: z.array(z.object({ tag: z.string(), when: z.number() })).min(1) });
+
+/** When the newest migration this version of flagtrail ships was generated (drizzle-kit's journal). */
+function newestShippedMigration(): number {
+  const text = readFileSync(join(migrationsFolder, "meta", "_journal.json"), "utf8");
+  return Math.max(...journalSchema.parse(JSON.parse(text)).entries.map((e) => e.when));
+}
+
+/**
+ * A read-only connection cannot apply migrations, so reading a store that an older flagtrail wrote
+ * would fail later on a missing column. Say so now, with what to do. (drizzle's migrator itself decides
+ * by the newest applied migration's timestamp; so does this check.)
+ */
+function assertMigrated(sqlite: Database.Database, path: string): void {
+  const hasTable = sqlite
+    .prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = '__drizzle_migrations'")
+    .pluck()
+    .get();
+  const newestApplied = hasTable
+    ? (sqlite.prepare("SELECT max(created_at) FROM __drizzle_migrations").pluck().get() as number | null)
+    : null;
+  if (newestApplied === null)
+    throw new FlagtrailError(`${path} is not a flagtrail database (no migrations applied).`);
+  if (Number(newestApplied) < newestShippedMigration()) {
+    throw new FlagtrailError(
+      `${path} was written by an older flagtrail; run \`flagtrail sync\` (or \`flagtrail report\`) on it once to upgrade it.`,
+    );
+  }
+}
+
 export function openStore(path: string, options: OpenOptions = {}): Store {
   const inMemory = path === ":memory:";
   if (options.readonly) {
@@ -62,11 +94,13 @@ export function openStore(path: string, options: OpenOptions = {}): Store {
     } else {
       // A read-only open touches nothing above: read once so a non-database fails here, not later.
       sqlite.prepare("SELECT count(*) FROM sqlite_master").pluck().get();
+      if (!inMemory) assertMigrated(sqlite, path);
     }
     const opened = sqlite;
     return { path, sqlite: opened, db, close: () => opened.close() };
   } catch (error) {
     sqlite?.close();
+    if (error instanceof FlagtrailError) throw error;
     throw new FlagtrailError(`Cannot open the database at ${path}: ${describeOpenError(error)}.`, {
       cause: error,
     });

@@ -1,6 +1,7 @@
 import { mkdtempSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
 import { FlagtrailError, LockedError } from "../../src/errors.ts";
 import { acquireLease } from "../../src/store/leases.ts";
@@ -70,5 +71,29 @@ describe("openStore", () => {
       holder.close();
       other.close();
     }
+  });
+
+  it("refuses to read a store an older flagtrail wrote, or one that is not a flagtrail store, in one sentence", () => {
+    const dir = mkdtempSync(join(tmpdir(), "flagtrail-"));
+    const old = join(dir, "old.db");
+    const store = openStore(old);
+    // An older flagtrail had applied fewer migrations than this one ships.
+    store.sqlite
+      .prepare(
+        "DELETE FROM __drizzle_migrations WHERE created_at = (SELECT max(created_at) FROM __drizzle_migrations)",
+      )
+      .run();
+    store.close();
+    expect(() => openStore(old, { readonly: true })).toThrow(
+      /old\.db was written by an older flagtrail; run `flagtrail sync` \(or `flagtrail report`\) on it once to upgrade it\.$/,
+    );
+    openStore(join(dir, "current.db")).close();
+    openStore(join(dir, "current.db"), { readonly: true }).close();
+
+    const foreign = join(dir, "other.db");
+    const plain = new Database(foreign);
+    plain.exec("CREATE TABLE t (x)");
+    plain.close();
+    expect(() => openStore(foreign, { readonly: true })).toThrow(/other\.db is not a flagtrail database/);
   });
 });
