@@ -47,7 +47,7 @@ export function register(program: Command): void {
       out(formatSummary(result.sync).trimEnd());
       out(
         result.incremental
-          ? `Incremental run: ${result.sync.inserted} new records since the last demo run (checkpoint moved forward).`
+          ? `Incremental run: ${result.sync.inserted} new records since the last demo run${result.sync.inserted > 0 ? " (checkpoint moved forward)" : ""}.`
           : `Backfill done: ${result.sync.inserted} records stored in ${options.db}.`,
       );
       const { period } = result.report;

@@ -113,7 +113,7 @@ export async function writeReports(options: ReportOptions): Promise<ReportResult
   try {
     // Records stored before rule diffing existed get their diffs now, so the report is complete.
     if (!store.sqlite.readonly) backfillRuleDiffs(store);
-    mkdirSync(options.outDir, { recursive: true });
+    makeOutDir(options.outDir);
     return await writeFromSnapshot(store, {
       period,
       formats,
@@ -251,4 +251,15 @@ async function writeFromSnapshot(store: Store, args: SnapshotArgs): Promise<Repo
   renameSync(manifestTemp, manifestPath);
 
   return { period, files, manifestPath, counts, signed: manifest.signature !== undefined };
+}
+
+function makeOutDir(dir: string): void {
+  try {
+    mkdirSync(dir, { recursive: true });
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? "error";
+    throw new FlagtrailError(`Cannot create the report directory ${dir} (${code}): is a file in the way?`, {
+      cause: error,
+    });
+  }
 }

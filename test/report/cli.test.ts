@@ -70,6 +70,27 @@ describe("flagtrail report (CLI)", () => {
     expect(existsSync(join(out, "compliance_2024-03-29_2024-04-01.md"))).toBe(true);
   });
 
+  it("exits 1 with one sentence when the output directory cannot be created", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "flagtrail-report-cli-"));
+    const dbPath = join(dir, "store.db");
+    buildScenarioStore(dbPath).close();
+    const result = await runCli([
+      "report",
+      "--from",
+      SCENARIO.from,
+      "--to",
+      SCENARIO.to,
+      "--db",
+      dbPath,
+      "--out",
+      join(dbPath, "reports"),
+    ]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(
+      /^flagtrail: Cannot create the report directory .*store\.db\/reports \(ENOTDIR\): is a file in the way\?\n$/,
+    );
+  });
+
   it("exits 2 on a bad period, zone or format", async () => {
     const results = await Promise.all([
       runCli(["report", "--from", "2024-02-30", "--to", "2024-03-01", "--db", "/nonexistent.db"]),

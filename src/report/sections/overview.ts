@@ -152,8 +152,9 @@ export function writeCompleteness(out: TextFile, ctx: ComplianceContext): void {
   }
   if (unplaced > 0) {
     out.line(
-      `${unplaced} stored records have a date or time that could not be parsed; they belong to no period ` +
-        "and are not counted here (`SELECT * FROM audit_logs WHERE occurred_at IS NULL`).",
+      `${unplaced} stored records have a date or time that could not be parsed: they have no instant, so no ` +
+        "section below lists them, but those whose date text was readable count on their server day in the " +
+        "completeness check above (`SELECT * FROM audit_logs WHERE occurred_at IS NULL`).",
     );
     out.line();
   }
