@@ -2,7 +2,7 @@
 import { z } from "zod";
 import { DAEMON_LAST_CYCLE_KEY, DAEMON_LEASE, leaseIsLive, readLease } from "./leases.ts";
 import type { Store } from "./open.ts";
-import { listCheckpoints, listPlans, readWindows } from "./syncState.ts";
+import { listCheckpoints, listPlans, type RunCounters, readWindows } from "./syncState.ts";
 
 const RECENT_RUNS = 10;
 const LISTED = 50;
@@ -28,22 +28,14 @@ export interface StoreStatus {
     lease: { holder: string; pid: number; expiresAt: string } | null;
     lastCycle: Record<string, unknown> | null;
   };
-  runs: {
+  runs: (RunCounters & {
     id: number;
     startedAt: string;
     finishedAt: string | null;
     outcome: string;
     filterKey: string;
-    fetched: number;
-    inserted: number;
-    duplicates: number;
-    mutations: number;
-    quarantined: number;
-    warnings: number;
-    requests: number;
-    throttled: number;
     error: string | null;
-  }[];
+  })[];
   coverage: {
     daysChecked: number;
     daysWithGaps: number;
@@ -97,22 +89,14 @@ export function readStatus(store: Store): StoreStatus {
       `SELECT id, started_at, finished_at, outcome, filter_key, fetched, inserted, duplicates, mutations,
          quarantined, warnings, requests, throttled, error FROM sync_runs ORDER BY id DESC LIMIT ?`,
     )
-    .all(RECENT_RUNS) as {
+    .all(RECENT_RUNS) as (RunCounters & {
     id: number;
     started_at: number;
     finished_at: number | null;
     outcome: string;
     filter_key: string;
-    fetched: number;
-    inserted: number;
-    duplicates: number;
-    mutations: number;
-    quarantined: number;
-    warnings: number;
-    requests: number;
-    throttled: number;
     error: string | null;
-  }[];
+  })[];
 
   const coverageCounts = db
     .prepare(

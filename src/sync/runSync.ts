@@ -99,7 +99,8 @@ export interface CoverageGap {
   server: number;
 }
 
-export interface SyncSummary {
+/** A run's counters (fetched, inserted, … requests, throttled) plus what the run covered. */
+export interface SyncSummary extends RunCounters {
   runId: number;
   outcome: "ok" | "interrupted";
   filterKey: string;
@@ -108,14 +109,6 @@ export interface SyncSummary {
   range: { since: string; until: string };
   resumed: boolean;
   windows: number;
-  fetched: number;
-  inserted: number;
-  duplicates: number;
-  mutations: number;
-  quarantined: number;
-  warnings: number;
-  requests: number;
-  throttled: number;
   seconds: number;
   coverageDays: number;
   coverageGaps: CoverageGap[];
