@@ -1,8 +1,12 @@
+import { mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { writeReports } from "../../src/report/writeReports.ts";
 // Test fixture: builds audit log records shaped like the specification's example and inserts them
 // the way the sync's writer does (seq order, record_hash of the raw record, chain_hash linked from
 // CHAIN_GENESIS), without depending on the sync code.
 import { CHAIN_GENESIS, chainLink, recordHash } from "../../src/store/hash.ts";
-import type { Store } from "../../src/store/open.ts";
+import { openStore, type Store } from "../../src/store/open.ts";
 
 export type RawRecord = Record<string, unknown> & { id: string };
 
@@ -110,4 +114,30 @@ export function exampleRule(overrides: Record<string, unknown> = {}): Record<str
     enabledEnvironments: ["development", "staging", "production"],
     ...overrides,
   };
+}
+
+/** The compliance Markdown of June 2024 (UTC, fixed clock) over a fresh in-memory store of `records`. */
+export async function juneComplianceMarkdown(records: readonly RawRecord[]): Promise<string> {
+  const store = openStore(":memory:");
+  try {
+    insertRecords(store, records);
+    const outDir = mkdtempSync(join(tmpdir(), "flagtrail-june-"));
+    await writeReports({
+      store,
+      from: "2024-06-01",
+      to: "2024-06-30",
+      outDir,
+      formats: ["md"],
+      generatedAt: 0,
+    });
+    return readFileSync(join(outDir, "compliance_2024-06-01_2024-06-30.md"), "utf8");
+  } finally {
+    store.close();
+  }
+}
+
+/** One `###` section of a compliance Markdown, up to its query. */
+export function markdownSection(md: string, heading: string): string {
+  const start = md.indexOf(`### ${heading}`);
+  return md.slice(start, md.indexOf("<details>", start));
 }

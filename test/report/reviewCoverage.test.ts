@@ -1,34 +1,13 @@
-// "Changes with no approved review before them": an approval counts only for its own kind of entity
-// and covers only the next change of that entity (review item 7).
-import { mkdtempSync, readFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { expect, it } from "vitest";
-import { writeReports } from "../../src/report/writeReports.ts";
-import { openStore } from "../../src/store/open.ts";
-import { insertRecords, makeRecord } from "./fixtures.ts";
+import { juneComplianceMarkdown, makeRecord, markdownSection } from "./fixtures.ts";
 
 const at = (d: number, h: number) => Date.UTC(2024, 5, d, h);
 
 async function unreviewedSection(records: ReturnType<typeof makeRecord>[]): Promise<string> {
-  const store = openStore(":memory:");
-  try {
-    insertRecords(store, records);
-    const outDir = mkdtempSync(join(tmpdir(), "flagtrail-unreviewed-"));
-    await writeReports({
-      store,
-      from: "2024-06-01",
-      to: "2024-06-30",
-      outDir,
-      formats: ["md"],
-      generatedAt: 0,
-    });
-    const md = readFileSync(join(outDir, "compliance_2024-06-01_2024-06-30.md"), "utf8");
-    const start = md.indexOf("### Changes with no approved review before them");
-    return md.slice(start, md.indexOf("<details>", start));
-  } finally {
-    store.close();
-  }
+  return markdownSection(
+    await juneComplianceMarkdown(records),
+    "Changes with no approved review before them",
+  );
 }
 
 it("one approval covers the next change only; the second change is listed", async () => {

@@ -1,13 +1,6 @@
-// Self-approval pairs each approval with its own request, not with the latest request of the entity
-// (review item 1): two reviews open on one entity, one per direction, as in the demo's data.
-import { mkdtempSync, readFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { pairApprovals, type ReviewRecord, reviewIdOf } from "../../src/report/reviewPairing.ts";
-import { writeReports } from "../../src/report/writeReports.ts";
-import { openStore } from "../../src/store/open.ts";
-import { insertRecords, makeRecord } from "./fixtures.ts";
+import { juneComplianceMarkdown, makeRecord, markdownSection } from "./fixtures.ts";
 
 const RAVI = { updatedBy: "Ravi Menon", updatedByUserID: "raviUserId0000000001", modifierEmail: "r@x.io" };
 const BOT = {
@@ -20,29 +13,8 @@ const AIKO = { updatedBy: "Aiko Tanaka", updatedByUserID: "aikoUserId0000000004"
 
 const at = (d: number, h: number) => Date.UTC(2024, 5, d, h);
 
-async function reportMarkdown(records: ReturnType<typeof makeRecord>[]): Promise<string> {
-  const store = openStore(":memory:");
-  try {
-    insertRecords(store, records);
-    const outDir = mkdtempSync(join(tmpdir(), "flagtrail-self-"));
-    await writeReports({
-      store,
-      from: "2024-06-01",
-      to: "2024-06-30",
-      outDir,
-      formats: ["md"],
-      generatedAt: 0,
-    });
-    return readFileSync(join(outDir, "compliance_2024-06-01_2024-06-30.md"), "utf8");
-  } finally {
-    store.close();
-  }
-}
-
-function selfSection(md: string): string {
-  const start = md.indexOf("### Reviews approved by their own author");
-  return md.slice(start, md.indexOf("<details>", start));
-}
+const reportMarkdown = juneComplianceMarkdown;
+const selfSection = (md: string) => markdownSection(md, "Reviews approved by their own author");
 
 describe("self-approval (report)", () => {
   it("pairs by review id: no false accusation, no missed self-approval", async () => {
