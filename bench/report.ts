@@ -2,16 +2,18 @@
 // 2 s in bounded memory. benchReport() builds the store with direct inserts (bench-only hashes: the
 // chain is not valid, the report does not need it to be), then runs the report in a child process so
 // that its peak RSS is its own and not the builder's.
+
 import { execFile } from "node:child_process";
 import { closeSync, mkdtempSync, openSync, rmSync, writeSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { promisify } from "node:util";
-import { backfillRuleDiffs } from "../src/diff/store.ts";
 import { writeReports } from "../src/report/writeReports.ts";
+import { sqliteOf } from "../src/store/connection.ts";
 import { sha256Hex } from "../src/store/hash.ts";
 import { openStore } from "../src/store/open.ts";
+import { backfillRuleDiffs } from "../src/store/ruleDiffs.ts";
 
 const RECORDS = Number(process.env.BENCH_REPORT_RECORDS ?? 1_000_000);
 const YEAR_START = Date.UTC(2023, 0, 1);
@@ -49,23 +51,23 @@ function rule(percent: number) {
 /** Fills `path` with `records` records spread evenly over 2023 (deterministic). */
 export function buildStore(path: string, records = RECORDS): void {
   const store = openStore(path);
-  const insert = store.sqlite.prepare(
+  const insert = sqliteOf(store).prepare(
     `INSERT INTO audit_logs (id, name, action_type, change_log, updated_by, updated_by_user_id,
        modifier_email, occurred_at, server_day, date_text, time_text, tags, changes, raw, record_hash,
        seq, chain_hash, first_seen_at)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, ?, ?, ?, ?, ?, 0)`,
   );
   // Bulk load: no fsync, and indexes and the FTS trigger rebuilt once at the end instead of per row.
-  store.sqlite.pragma("synchronous = OFF");
-  const deferred = store.sqlite
+  sqliteOf(store).pragma("synchronous = OFF");
+  const deferred = sqliteOf(store)
     .prepare(
       "SELECT type, name, sql FROM sqlite_master WHERE tbl_name = 'audit_logs' AND type IN ('index', 'trigger') AND sql IS NOT NULL",
     )
     .all() as { type: string; name: string; sql: string }[];
-  for (const item of deferred) store.sqlite.exec(`DROP ${item.type.toUpperCase()} "${item.name}"`);
+  for (const item of deferred) sqliteOf(store).exec(`DROP ${item.type.toUpperCase()} "${item.name}"`);
   const batch = 50_000;
   for (let start = 0; start < records; start += batch) {
-    store.sqlite.transaction(() => {
+    sqliteOf(store).transaction(() => {
       for (let i = start; i < Math.min(records, start + batch); i++) {
         const at = YEAR_START + Math.floor((i / records) * YEAR_MS);
         const d = new Date(at);
@@ -109,8 +111,8 @@ export function buildStore(path: string, records = RECORDS): void {
       }
     })();
   }
-  for (const item of deferred) store.sqlite.exec(item.sql);
-  store.sqlite.exec("INSERT INTO audit_logs_fts (audit_logs_fts) VALUES ('rebuild')");
+  for (const item of deferred) sqliteOf(store).exec(item.sql);
+  sqliteOf(store).exec("INSERT INTO audit_logs_fts (audit_logs_fts) VALUES ('rebuild')");
   store.close();
 }
 
@@ -127,7 +129,7 @@ function streamMonthBaseline(dbPath: string): number {
     const end = Date.UTC(2023, 6, 1) - 2 * 3_600_000;
     const started = performance.now();
     for (const view of ["experiment_state_changes", "config_edits"]) {
-      const rows = store.sqlite
+      const rows = sqliteOf(store)
         .prepare(
           `SELECT occurred_at, id, updated_by, updated_by_user_id, modifier_email, name, action_type, change_log,
                   rule_diff_summary FROM ${view} WHERE occurred_at >= ? AND occurred_at < ? ORDER BY occurred_at, seq`,

@@ -1,10 +1,12 @@
 // The store's write cost: writePage of realistic records against a floor measured in the same run,
 // a bare prepared INSERT of the same rows (values computed beforehand) into an identical store.
+
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseAuditTime } from "../src/api/auditTime.ts";
 import { buildSimulator } from "../src/simulator/index.ts";
+import { sqliteOf } from "../src/store/connection.ts";
 import { chainLink, recordHash } from "../src/store/hash.ts";
 import { openStore, type Store } from "../src/store/open.ts";
 import { createRecordWriter } from "../src/store/writes.ts";
@@ -109,13 +111,13 @@ function rowsOf(records: readonly unknown[]): Row[] {
 export function measureBareInsert(records: readonly unknown[]): number {
   const temp = tempStore("bare");
   try {
-    const insert = temp.store.sqlite.prepare(
+    const insert = sqliteOf(temp.store).prepare(
       `INSERT INTO audit_logs (id, name, action_type, change_log, updated_by, updated_by_user_id,
          modifier_email, occurred_at, server_day, date_text, time_text, tags, changes, raw, record_hash,
          seq, chain_hash, first_seen_at, sync_run_id)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     );
-    const insertPage = temp.store.sqlite.transaction((rows: Row[]) => {
+    const insertPage = sqliteOf(temp.store).transaction((rows: Row[]) => {
       for (const row of rows) insert.run(row);
     });
     const times: number[] = [];

@@ -1,5 +1,6 @@
 // `flagtrail daemon`: the scheduled worker. Each cycle is a sync, optionally followed by the report of
 // the previous day, week or month. `--once` runs one cycle now (for system cron, timers and CI).
+
 import type { Command } from "commander";
 import { z } from "zod";
 import { resolveClientTuning, resolveSyncConfig } from "../config.ts";
@@ -15,6 +16,7 @@ import {
 import { FlagtrailError } from "../errors.ts";
 import { createLogger } from "../log.ts";
 import { writeReports } from "../report/writeReports.ts";
+import { drizzleOf } from "../store/connection.ts";
 import { leaseHolder } from "../store/leases.ts";
 import { openStore, type Store } from "../store/open.ts";
 import { meta } from "../store/schema.ts";
@@ -128,7 +130,7 @@ async function action(raw: Record<string, unknown>): Promise<void> {
 /** The last cycle's outcome (sync and report), for `flagtrail status`. */
 function recordLastCycle(store: Store, outcome: CycleOutcome): void {
   const value = JSON.stringify({ at: new Date().toISOString(), ok: outcome.ok, ...outcome.fields });
-  store.db
+  drizzleOf(store)
     .insert(meta)
     .values({ key: DAEMON_LAST_CYCLE_KEY, value, updatedAt: Date.now() })
     .onConflictDoUpdate({ target: meta.key, set: { value, updatedAt: Date.now() } })

@@ -1,9 +1,11 @@
 // `flagtrail sql "SELECT …"`: ad hoc queries on a read-only connection (see README "SQL cookbook").
+
 import type { Command } from "commander";
 import { z } from "zod";
 import { resolveDbPath } from "../config.ts";
 import { parseSqlParams } from "../report/sqlParams.ts";
 import { runSql } from "../report/sqlQuery.ts";
+import { sqliteOf } from "../store/connection.ts";
 import { openStore } from "../store/open.ts";
 import { parseOptions } from "./options.ts";
 
@@ -36,7 +38,7 @@ export function register(program: Command): void {
       const options = parseOptions(sqlOptionsSchema, raw);
       const store = openStore(resolveDbPath(options), { readonly: true });
       try {
-        await runSql(store.sqlite, query, options.format, process.stdout, parseSqlParams(options.param));
+        await runSql(sqliteOf(store), query, options.format, process.stdout, parseSqlParams(options.param));
       } finally {
         store.close();
       }

@@ -1,11 +1,13 @@
 // `flagtrail verify`: re-walk the store's hash chain; with --manifest, re-hash a report's files and
 // check its signature. Any mismatch is an IntegrityError (exit 1) naming the first broken thing.
+
 import { existsSync } from "node:fs";
 import type { Command } from "commander";
 import { z } from "zod";
 import { resolveDbPath } from "../config.ts";
 import { verifyManifest } from "../report/manifest.ts";
 import { assertChainContains, verifyChain } from "../report/verifyChain.ts";
+import { sqliteOf } from "../store/connection.ts";
 import { openStore } from "../store/open.ts";
 import { parseOptions } from "./options.ts";
 
@@ -38,7 +40,7 @@ export function register(program: Command): void {
       try {
         if (checkStore) {
           store = openStore(dbPath, { readonly: true });
-          const chain = verifyChain(store.sqlite);
+          const chain = verifyChain(sqliteOf(store));
           parts.push(
             chain.head
               ? `hash chain of ${chain.records} records intact (head seq ${chain.head.seq} ${chain.head.chainHash.slice(0, 12)}…)`
@@ -60,7 +62,7 @@ export function register(program: Command): void {
             process.env.FLAGTRAIL_SIGNING_KEY || undefined,
           );
           if (store && check.manifest.store.chainHead)
-            assertChainContains(store.sqlite, check.manifest.store.chainHead);
+            assertChainContains(sqliteOf(store), check.manifest.store.chainHead);
           parts.push(
             `${check.files} report files match the manifest` +
               (check.signatureChecked

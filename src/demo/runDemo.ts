@@ -6,6 +6,7 @@
 // content (mutations). So the history is anchored at the instant of the first run (kept in the store's
 // meta table with the world's seed and size), and the activity "since then" is a deterministic stream
 // of records after the anchor: every run serves the same past, plus whatever has "happened" since.
+
 import { createHash } from "node:crypto";
 import { eq } from "drizzle-orm";
 import { z } from "zod";
@@ -15,6 +16,7 @@ import { FlagtrailError, UsageError } from "../errors.ts";
 import { type ReportResult, writeReports } from "../report/writeReports.ts";
 import type { AppendInput } from "../simulator/index.ts";
 import { startSimulator } from "../simulator/index.ts";
+import { drizzleOf } from "../store/connection.ts";
 import { openStore, type Store } from "../store/open.ts";
 import { meta } from "../store/schema.ts";
 import { readCheckpoint } from "../store/syncState.ts";
@@ -139,7 +141,7 @@ type DemoWorld = z.infer<typeof demoWorldSchema>;
  * the same ids with other content, so it is refused rather than mixed into the store.
  */
 function readOrCreateWorld(store: Store, options: DemoOptions, now: number): DemoWorld {
-  const row = store.db.select().from(meta).where(eq(meta.key, WORLD_KEY)).get();
+  const row = drizzleOf(store).select().from(meta).where(eq(meta.key, WORLD_KEY)).get();
   if (row) {
     const parsed = demoWorldSchema.safeParse(safeJson(row.value));
     if (!parsed.success)
@@ -160,7 +162,7 @@ function readOrCreateWorld(store: Store, options: DemoOptions, now: number): Dem
     records: options.records,
     days: options.days,
   };
-  store.db
+  drizzleOf(store)
     .insert(meta)
     .values({ key: WORLD_KEY, value: JSON.stringify(world), updatedAt: now })
     .run();

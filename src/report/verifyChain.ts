@@ -8,9 +8,9 @@
 import type Database from "better-sqlite3";
 import { parseAuditTime } from "../api/auditTime.ts";
 import { DIFF_VERSION, diffRecordChanges } from "../diff/rules.ts";
-import { BACKFILL_MARK_KEY, ruleChangeColumns } from "../diff/store.ts";
 import { IntegrityError } from "../errors.ts";
 import { CHAIN_GENESIS, canonicalJson, chainLink, recordHash } from "../store/hash.ts";
+import { BACKFILL_MARK_KEY, ruleChangeColumns } from "../store/ruleDiffs.ts";
 import { CHAIN_HEAD_HASH_KEY, CHAIN_HEAD_SEQ_KEY, serverDayOfDateText } from "../store/writes.ts";
 
 export interface ChainCheck {

@@ -1,10 +1,12 @@
 // `flagtrail report` as a function (also called by the daemon and the demo): CSVs, the compliance
 // Markdown and the signed manifest for one period, read from one consistent snapshot of the store.
+
 import { existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { backfillRuleDiffs } from "../diff/store.ts";
 import { FlagtrailError } from "../errors.ts";
+import { sqliteOf } from "../store/connection.ts";
 import { openStore, type Store } from "../store/open.ts";
+import { backfillRuleDiffs } from "../store/ruleDiffs.ts";
 import { VERSION } from "../version.ts";
 import { writeComplianceMarkdown } from "./compliance.ts";
 import { type CsvColumn, writeCsv } from "./csv.ts";
@@ -112,7 +114,7 @@ export async function writeReports(options: ReportOptions): Promise<ReportResult
   const store = options.store ?? openStore(options.dbPath!);
   try {
     // Records stored before rule diffing existed get their diffs now, so the report is complete.
-    if (!store.sqlite.readonly) backfillRuleDiffs(store);
+    if (!sqliteOf(store).readonly) backfillRuleDiffs(store);
     makeOutDir(options.outDir);
     return await writeFromSnapshot(store, {
       period,
@@ -137,7 +139,7 @@ interface SnapshotArgs {
 }
 
 async function writeFromSnapshot(store: Store, args: SnapshotArgs): Promise<ReportResult> {
-  const { sqlite } = store;
+  const sqlite = sqliteOf(store);
   const { period, outDir } = args;
   const formatTime = isoFormatter(period.timeZone);
   const names = reportFileNames(period.from, period.to);

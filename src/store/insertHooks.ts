@@ -1,7 +1,7 @@
 // The one place where other subsystems react to newly stored audit records. It runs INSIDE the page's
 // transaction (same connection), so whatever it writes commits or rolls back with the records.
 import type { AuditLogRecord } from "../api/schemas.ts";
-import { storeRuleDiffs } from "../diff/store.ts";
+import { storeRuleDiffs } from "../store/ruleDiffs.ts";
 import type { Store } from "./open.ts";
 
 export interface InsertedRecord {

@@ -1,8 +1,10 @@
 // Leases keep one sync (and one daemon) per database. A lease row names its holder and pid and
 // expires unless renewed; an expired lease, or one whose process is gone from this host, can be taken.
 // Each operation is one IMMEDIATE transaction, so two processes can never both win.
+
 import { hostname } from "node:os";
 import { LockedError } from "../errors.ts";
+import { sqliteOf } from "./connection.ts";
 import type { Store } from "./open.ts";
 
 export interface Lease {
@@ -75,7 +77,7 @@ export function acquireLease(
   ttlMs: number,
   now: number = Date.now(),
 ): AcquireResult {
-  const { sqlite } = store;
+  const sqlite = sqliteOf(store);
   const select = sqlite.prepare<[string], LeaseRow>("SELECT * FROM leases WHERE name = ?");
   const upsert = sqlite.prepare(
     `INSERT INTO leases (name, holder, pid, acquired_at, expires_at) VALUES (?, ?, ?, ?, ?)
@@ -116,12 +118,12 @@ export function renewLease(
   ttlMs: number,
   now: number = Date.now(),
 ): Lease {
-  const renew = store.sqlite.transaction((): Lease => {
-    const changed = store.sqlite
+  const renew = sqliteOf(store).transaction((): Lease => {
+    const changed = sqliteOf(store)
       .prepare("UPDATE leases SET expires_at = ? WHERE name = ? AND holder = ?")
       .run(now + ttlMs, name, holder).changes;
     if (changed === 0) throw new LockedError(`The ${name} lease was lost to another process.`);
-    const row = store.sqlite.prepare<[string], LeaseRow>("SELECT * FROM leases WHERE name = ?").get(name);
+    const row = sqliteOf(store).prepare<[string], LeaseRow>("SELECT * FROM leases WHERE name = ?").get(name);
     if (!row) throw new LockedError(`The ${name} lease was lost to another process.`);
     return toLease(row);
   });
@@ -130,9 +132,10 @@ export function renewLease(
 
 /** Gives the lease back; a lease held by someone else is left alone. Returns whether it was held. */
 export function releaseLease(store: Store, name: string, holder: string): boolean {
-  const release = store.sqlite.transaction(
+  const release = sqliteOf(store).transaction(
     () =>
-      store.sqlite.prepare("DELETE FROM leases WHERE name = ? AND holder = ?").run(name, holder).changes > 0,
+      sqliteOf(store).prepare("DELETE FROM leases WHERE name = ? AND holder = ?").run(name, holder).changes >
+      0,
   );
   return release.immediate();
 }
@@ -153,7 +156,7 @@ export function leaseIsLive(lease: Lease, now: number = Date.now()): boolean {
 }
 
 export function readLease(store: Store, name: string): Lease | undefined {
-  const row = store.sqlite.prepare<[string], LeaseRow>("SELECT * FROM leases WHERE name = ?").get(name);
+  const row = sqliteOf(store).prepare<[string], LeaseRow>("SELECT * FROM leases WHERE name = ?").get(name);
   return row ? toLease(row) : undefined;
 }
 

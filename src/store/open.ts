@@ -3,21 +3,15 @@ import { closeSync, existsSync, openSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import Database from "better-sqlite3";
-import { type BetterSQLite3Database, drizzle } from "drizzle-orm/better-sqlite3";
+import { drizzle } from "drizzle-orm/better-sqlite3";
 import { migrate } from "drizzle-orm/better-sqlite3/migrator";
 import { z } from "zod";
 import { FlagtrailError } from "../errors.ts";
 import { writeActionTypeCategories } from "./categories.ts";
+import { attachConnection, type Store } from "./connection.ts";
 import * as schema from "./schema.ts";
 
-export type Db = BetterSQLite3Database<typeof schema>;
-
-export interface Store {
-  readonly path: string;
-  readonly sqlite: Database.Database;
-  readonly db: Db;
-  close(): void;
-}
+export type { Db, Store } from "./connection.ts";
 
 const migrationsFolder = fileURLToPath(new URL("../../drizzle", import.meta.url));
 
@@ -97,7 +91,8 @@ export function openStore(path: string, options: OpenOptions = {}): Store {
       if (!inMemory) assertMigrated(sqlite, path);
     }
     const opened = sqlite;
-    return { path, sqlite: opened, db, close: () => opened.close() };
+    const store: Store = { path, readonly: options.readonly ?? false, close: () => opened.close() };
+    return attachConnection(store, { sqlite: opened, db });
   } catch (error) {
     sqlite?.close();
     if (error instanceof FlagtrailError) throw error;

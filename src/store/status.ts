@@ -1,5 +1,7 @@
 // The read side behind `flagtrail status`: what the store holds and how complete it is.
+
 import { z } from "zod";
+import { sqliteOf } from "./connection.ts";
 import { DAEMON_LAST_CYCLE_KEY, DAEMON_LEASE, leaseIsLive, readLease } from "./leases.ts";
 import type { Store } from "./open.ts";
 import { listCheckpoints, listPlans, type RunCounters, readWindows } from "./syncState.ts";
@@ -64,7 +66,7 @@ function firstIssue(issuesJson: string): string {
 }
 
 export function readStatus(store: Store): StoreStatus {
-  const db = store.sqlite;
+  const db = sqliteOf(store);
   const records = db
     .prepare(
       `SELECT count(*) AS total, min(occurred_at) AS first, max(occurred_at) AS last,
@@ -222,7 +224,10 @@ export function readStatus(store: Store): StoreStatus {
 const lastCycleSchema = z.record(z.string(), z.unknown());
 
 function readLastCycle(store: Store): Record<string, unknown> | null {
-  const row = store.sqlite.prepare("SELECT value FROM meta WHERE key = ?").pluck().get(DAEMON_LAST_CYCLE_KEY);
+  const row = sqliteOf(store)
+    .prepare("SELECT value FROM meta WHERE key = ?")
+    .pluck()
+    .get(DAEMON_LAST_CYCLE_KEY);
   if (typeof row !== "string") return null;
   try {
     const parsed = lastCycleSchema.safeParse(JSON.parse(row));

@@ -1,7 +1,9 @@
 // Bookkeeping of syncs in the store: run rows, per-filter-set checkpoints, the current plan and its
 // window progress, coverage. Functions that advance progress are meant to run inside the page
 // transaction (see writes.ts), so that rows and progress commit together.
+
 import { z } from "zod";
+import { sqliteOf } from "./connection.ts";
 import type { Store } from "./open.ts";
 import type { PageCounts } from "./writes.ts";
 
@@ -18,7 +20,7 @@ export function startRun(
   store: Store,
   run: { filterKey: string; params: Record<string, unknown>; now: number },
 ): number {
-  const info = store.sqlite
+  const info = sqliteOf(store)
     .prepare(
       "INSERT INTO sync_runs (started_at, outcome, filter_key, params, pid) VALUES (?, 'running', ?, ?, ?)",
     )
@@ -27,7 +29,7 @@ export function startRun(
 }
 
 export function updateRunCounters(store: Store, runId: number, counters: RunCounters): void {
-  store.sqlite
+  sqliteOf(store)
     .prepare(
       `UPDATE sync_runs SET fetched = ?, inserted = ?, duplicates = ?, mutations = ?, quarantined = ?,
          warnings = ?, requests = ?, throttled = ? WHERE id = ?`,
@@ -54,7 +56,7 @@ export function finishRun(
   now: number,
 ): void {
   updateRunCounters(store, runId, counters);
-  store.sqlite
+  sqliteOf(store)
     .prepare("UPDATE sync_runs SET outcome = ?, finished_at = ?, error = ? WHERE id = ?")
     .run(outcome, now, error, runId);
 }
@@ -64,7 +66,7 @@ export function finishRun(
  * power loss): mark them interrupted so that status tells the truth.
  */
 export function markOrphanRunsInterrupted(store: Store, now: number): number {
-  return store.sqlite
+  return sqliteOf(store)
     .prepare(
       `UPDATE sync_runs SET outcome = 'interrupted', finished_at = ?,
          error = coalesce(error, 'the process ended before the run finished')
@@ -85,7 +87,7 @@ export interface Checkpoint {
 }
 
 export function readCheckpoint(store: Store, filterKey: string): Checkpoint | undefined {
-  const row = store.sqlite
+  const row = sqliteOf(store)
     .prepare<
       [string],
       {
@@ -111,7 +113,7 @@ export function readCheckpoint(store: Store, filterKey: string): Checkpoint | un
 }
 
 export function listCheckpoints(store: Store): Checkpoint[] {
-  const keys = store.sqlite
+  const keys = sqliteOf(store)
     .prepare<[], string>("SELECT filter_key FROM checkpoints ORDER BY filter_key")
     .pluck();
   return keys
@@ -130,7 +132,7 @@ export function writeCheckpoint(
     now: number;
   },
 ): void {
-  store.sqlite
+  sqliteOf(store)
     .prepare(
       `INSERT INTO checkpoints (filter_key, latest_id, latest_occurred_at, updated_at, sync_run_id)
        VALUES (?, ?, ?, ?, ?)
@@ -158,7 +160,7 @@ export function newestStoredRecord(
   actionTypes: readonly string[],
 ): { id: string; occurredAt: number | null } | undefined {
   const placeholders = actionTypes.map(() => "?").join(", ");
-  return store.sqlite
+  return sqliteOf(store)
     .prepare<unknown[], { id: string; occurredAt: number | null }>(
       `SELECT id, occurred_at AS occurredAt FROM audit_logs WHERE server_day BETWEEN ? AND ?
        ${actionTypes.length === 0 ? "" : `AND action_type IN (${placeholders})`}
@@ -198,7 +200,7 @@ export interface SyncWindow {
 const planKey = (filterKey: string) => `sync_plan:${filterKey}`;
 
 export function readPlan(store: Store, filterKey: string): SyncPlan | undefined {
-  const value = store.sqlite
+  const value = sqliteOf(store)
     .prepare<[string], string>("SELECT value FROM meta WHERE key = ?")
     .pluck()
     .get(planKey(filterKey));
@@ -209,7 +211,7 @@ export function readPlan(store: Store, filterKey: string): SyncPlan | undefined 
 }
 
 export function savePlan(store: Store, plan: SyncPlan, now: number): void {
-  store.sqlite
+  sqliteOf(store)
     .prepare(
       `INSERT INTO meta (key, value, updated_at) VALUES (?, ?, ?)
        ON CONFLICT(key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at`,
@@ -224,10 +226,10 @@ export function createPlan(
   windows: readonly { startDate: string; endDate: string }[],
   now: number,
 ): void {
-  store.sqlite
+  sqliteOf(store)
     .transaction(() => {
-      store.sqlite.prepare("DELETE FROM sync_windows WHERE filter_key = ?").run(plan.filterKey);
-      const insert = store.sqlite.prepare(
+      sqliteOf(store).prepare("DELETE FROM sync_windows WHERE filter_key = ?").run(plan.filterKey);
+      const insert = sqliteOf(store).prepare(
         `INSERT INTO sync_windows (filter_key, start_date, end_date, status, next_page, updated_at, sync_run_id)
          VALUES (?, ?, ?, 'pending', 1, ?, ?)`,
       );
@@ -238,7 +240,7 @@ export function createPlan(
 }
 
 export function readWindows(store: Store, filterKey: string): SyncWindow[] {
-  return store.sqlite
+  return sqliteOf(store)
     .prepare<[string], { start_date: string; end_date: string; status: string; next_page: number }>(
       "SELECT start_date, end_date, status, next_page FROM sync_windows WHERE filter_key = ? ORDER BY start_date DESC",
     )
@@ -257,7 +259,7 @@ export function advanceWindow(
   window: { startDate: string; endDate: string },
   progress: { nextPage: number; done: boolean; runId: number; now: number },
 ): void {
-  store.sqlite
+  sqliteOf(store)
     .prepare(
       `UPDATE sync_windows SET next_page = ?, status = ?, updated_at = ?, sync_run_id = ?
        WHERE filter_key = ? AND start_date = ? AND end_date = ?`,
@@ -275,12 +277,12 @@ export function advanceWindow(
 
 /** The plan is finished: its windows and plan row go away (so later plans never skip a window). */
 export function dropPlan(store: Store, filterKey: string): void {
-  store.sqlite.prepare("DELETE FROM sync_windows WHERE filter_key = ?").run(filterKey);
-  store.sqlite.prepare("DELETE FROM meta WHERE key = ?").run(planKey(filterKey));
+  sqliteOf(store).prepare("DELETE FROM sync_windows WHERE filter_key = ?").run(filterKey);
+  sqliteOf(store).prepare("DELETE FROM meta WHERE key = ?").run(planKey(filterKey));
 }
 
 export function listPlans(store: Store): SyncPlan[] {
-  return store.sqlite
+  return sqliteOf(store)
     .prepare<[], string>("SELECT value FROM meta WHERE key LIKE 'sync\\_plan:%' ESCAPE '\\' ORDER BY key")
     .pluck()
     .all()
@@ -308,11 +310,11 @@ export function localCountForDay(
   const quarantinedSql = `SELECT count(DISTINCT coalesce(record_id, raw_hash)) FROM quarantine
      WHERE server_day = ? AND (record_id IS NULL OR record_id NOT IN (SELECT id FROM audit_logs))
      ${actionTypes.length === 0 ? "" : `AND json_extract(raw, '$.actionType') IN (${placeholders})`}`;
-  const stored = store.sqlite
+  const stored = sqliteOf(store)
     .prepare<unknown[], number>(storedSql)
     .pluck()
     .get(day, ...actionTypes)!;
-  const quarantined = store.sqlite
+  const quarantined = sqliteOf(store)
     .prepare<unknown[], number>(quarantinedSql)
     .pluck()
     .get(day, ...actionTypes)!;
@@ -321,12 +323,12 @@ export function localCountForDay(
 
 /** Quarantined records written before quarantine.server_day existed get their day from the raw date. */
 export function fillQuarantineServerDays(store: Store, dayOf: (raw: unknown) => string | null): void {
-  const rows = store.sqlite
+  const rows = sqliteOf(store)
     .prepare<[], { id: number; raw: string }>("SELECT id, raw FROM quarantine WHERE server_day IS NULL")
     .all();
   if (rows.length === 0) return;
-  const update = store.sqlite.prepare("UPDATE quarantine SET server_day = ? WHERE id = ?");
-  store.sqlite
+  const update = sqliteOf(store).prepare("UPDATE quarantine SET server_day = ? WHERE id = ?");
+  sqliteOf(store)
     .transaction(() => {
       for (const row of rows) {
         let raw: unknown;
@@ -348,7 +350,7 @@ export function readCoverage(
   filterKey: string,
   day: string,
 ): { serverTotal: number; localCount: number; quarantinedCount: number } | undefined {
-  return store.sqlite
+  return sqliteOf(store)
     .prepare<[string, string], { serverTotal: number; localCount: number; quarantinedCount: number }>(
       `SELECT server_total AS serverTotal, local_count AS localCount, quarantined_count AS quarantinedCount
        FROM coverage WHERE filter_key = ? AND day = ?`,
@@ -371,7 +373,7 @@ export function writeCoverage(
     now: number;
   },
 ): void {
-  store.sqlite
+  sqliteOf(store)
     .prepare(
       `INSERT INTO coverage (filter_key, day, server_total, local_count, checked_at, sync_run_id, day_closed,
          quarantined_count)
@@ -394,7 +396,7 @@ export function writeCoverage(
 
 /** Days of a filter set whose coverage was taken before the server's day ended: to be checked again. */
 export function openCoverageDays(store: Store, filterKey: string): string[] {
-  return store.sqlite
+  return sqliteOf(store)
     .prepare<[string], string>(
       "SELECT day FROM coverage WHERE filter_key = ? AND day_closed = 0 ORDER BY day",
     )
@@ -404,7 +406,7 @@ export function openCoverageDays(store: Store, filterKey: string): string[] {
 
 /** Texts of the newest stored record with a parseable time: its offset is the server zone's latest. */
 export function newestRecordTimeTexts(store: Store): { dateText: string; timeText: string } | undefined {
-  return store.sqlite
+  return sqliteOf(store)
     .prepare<[], { dateText: string; timeText: string }>(
       `SELECT date_text AS dateText, time_text AS timeText FROM audit_logs
        WHERE occurred_at IS NOT NULL ORDER BY occurred_at DESC LIMIT 1`,
@@ -423,7 +425,7 @@ const pendingCoverageKey = (filterKey: string) => `coverage_pending:${filterKey}
 const pendingCoverageSchema = z.array(z.string());
 
 export function readPendingCoverageDays(store: Store, filterKey: string): string[] {
-  const value = store.sqlite
+  const value = sqliteOf(store)
     .prepare<[string], string>("SELECT value FROM meta WHERE key = ?")
     .pluck()
     .get(pendingCoverageKey(filterKey));
@@ -439,10 +441,10 @@ function writePendingCoverageDays(
   now: number,
 ): void {
   if (days.length === 0) {
-    store.sqlite.prepare("DELETE FROM meta WHERE key = ?").run(pendingCoverageKey(filterKey));
+    sqliteOf(store).prepare("DELETE FROM meta WHERE key = ?").run(pendingCoverageKey(filterKey));
     return;
   }
-  store.sqlite
+  sqliteOf(store)
     .prepare(
       `INSERT INTO meta (key, value, updated_at) VALUES (?, ?, ?)
        ON CONFLICT(key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at`,

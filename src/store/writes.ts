@@ -1,10 +1,12 @@
 // The write side of the store: one page of records goes in as ONE transaction, together with whatever
 // progress it advances (window page, counters). Records are deduplicated on id; an id seen again with
 // other content becomes a revision (the first version stays); invalid records go to quarantine.
+
 import type Database from "better-sqlite3";
 import type { z } from "zod";
 import { type ParsedAuditTime, parseAuditTime } from "../api/auditTime.ts";
 import { type AuditLogRecord, auditLogRecordSchema } from "../api/schemas.ts";
+import { sqliteOf } from "./connection.ts";
 import { CHAIN_GENESIS, chainLink, recordHash } from "./hash.ts";
 import { type InsertedRecord, onRecordsInserted } from "./insertHooks.ts";
 import type { Store } from "./open.ts";
@@ -113,7 +115,7 @@ function issuesJson(issues: readonly z.core.$ZodIssue[]): string {
 }
 
 export function createRecordWriter(store: Store, options: { parseTime?: TimeParser } = {}): RecordWriter {
-  const { sqlite } = store;
+  const sqlite = sqliteOf(store);
   const parseTime = options.parseTime ?? parseAuditTime;
 
   const selectExisting = sqlite.prepare<[string], ExistingRow>(

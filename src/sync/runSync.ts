@@ -5,6 +5,7 @@
 import { parseAuditTime } from "../api/auditTime.ts";
 import type { AuditLogPage, AuditLogQuery, ConsoleClient } from "../api/client.ts";
 import { FlagtrailError, LockedError, UsageError } from "../errors.ts";
+import { sqliteOf } from "../store/connection.ts";
 import { acquireLease, leaseHolder, releaseLease, renewLease } from "../store/leases.ts";
 import type { Store } from "../store/open.ts";
 import {
@@ -230,7 +231,7 @@ export async function runSync(
   );
   renewTimer.unref();
 
-  const selectOccurredAt = store.sqlite
+  const selectOccurredAt = sqliteOf(store)
     .prepare<[string], number | null>("SELECT occurred_at FROM audit_logs WHERE id = ?")
     .pluck();
 
@@ -327,7 +328,7 @@ export async function runSync(
     );
     if (stop.aborted) return false;
     // Plan done: move the checkpoint and forget the windows, in one transaction.
-    store.sqlite
+    sqliteOf(store)
       .transaction(() => {
         const current = readCheckpoint(store, plan.filterKey);
         if (plan.headId !== null && shouldAdvance(plan, current?.latestOccurredAt, current !== undefined)) {
@@ -387,7 +388,7 @@ export async function runSync(
       }
     }
     if (since === undefined && options.full) {
-      const oldest = store.sqlite
+      const oldest = sqliteOf(store)
         .prepare<[], string | null>("SELECT min(server_day) FROM audit_logs")
         .pluck()
         .get();
@@ -480,7 +481,7 @@ export async function runSync(
           local = counts.total;
         }
         if (poolSignal.aborted) return;
-        store.sqlite
+        sqliteOf(store)
           .transaction(() => {
             writeCoverage(store, {
               filterKey,

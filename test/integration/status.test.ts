@@ -1,5 +1,7 @@
 // `flagtrail status` on a missing database, and on a store with runs, gaps, quarantine and revisions.
+
 import { describe, expect, it } from "vitest";
+import { sqliteOf } from "../../src/store/connection.ts";
 import { openStore } from "../../src/store/open.ts";
 import { createRecordWriter } from "../../src/store/writes.ts";
 import { makeRecord } from "../helpers/auditRecords.ts";
@@ -22,17 +24,17 @@ describe("flagtrail status", () => {
     const second = makeRecord(at + 86_400_000);
     writer.writePage([first, second, { id: "broken0000000000000001" }], { syncRunId: 1 });
     writer.writePage([{ ...first, changeLog: "changed" }], { syncRunId: 1 });
-    store.sqlite
+    sqliteOf(store)
       .prepare(
         "INSERT INTO sync_runs (started_at, finished_at, outcome, filter_key, params, inserted) VALUES (?, ?, 'ok', 'all', '{}', 2)",
       )
       .run(at, at + 1000);
-    store.sqlite
+    sqliteOf(store)
       .prepare(
         "INSERT INTO checkpoints (filter_key, latest_id, latest_occurred_at, updated_at) VALUES ('all', ?, ?, ?)",
       )
       .run(second.id, at + 86_400_000, at);
-    store.sqlite
+    sqliteOf(store)
       .prepare(
         "INSERT INTO coverage (filter_key, day, server_total, local_count, checked_at, day_closed) VALUES ('all', '2024-05-01', 3, 1, 0, 1), ('all', '2024-05-02', 1, 1, 0, 0)",
       )

@@ -1,7 +1,9 @@
 // Coverage against the simulator in the server's zone (America/Los_Angeles): a day is final only once
 // it has ended there, and days found open are checked again by the next run.
+
 import { afterEach, describe, expect, it } from "vitest";
 import type { RunningSimulator } from "../../src/simulator/index.ts";
+import { sqliteOf } from "../../src/store/connection.ts";
 import { openStore, type Store } from "../../src/store/open.ts";
 import { createSyncClient } from "../../src/sync/client.ts";
 import { runSync } from "../../src/sync/runSync.ts";
@@ -21,7 +23,7 @@ afterEach(async () => {
 });
 
 function coverageRows(s: Store) {
-  return s.sqlite
+  return sqliteOf(s)
     .prepare("SELECT day, server_total, local_count, day_closed FROM coverage ORDER BY day")
     .all() as { day: string; server_total: number; local_count: number; day_closed: number }[];
 }
@@ -83,7 +85,7 @@ describe("coverage in the server's zone", () => {
     try {
       const summary = await runSync(store, client, { since: "2026-11-19", now: () => now });
       expect(summary.range.until).toBe("2026-11-22");
-      const stored = store.sqlite
+      const stored = sqliteOf(store)
         .prepare("SELECT server_day FROM audit_logs WHERE id = ?")
         .pluck()
         .get(fresh?.id);

@@ -7,6 +7,7 @@ import {
   OTHER_ACTION_TYPES,
   writeActionTypeCategories,
 } from "../../src/store/categories.ts";
+import { sqliteOf } from "../../src/store/connection.ts";
 import { openStore } from "../../src/store/open.ts";
 
 describe("action type categories", () => {
@@ -51,22 +52,22 @@ describe("action type categories", () => {
 
   it("is written into action_type_categories at open, and rewritten when it differs", () => {
     const store = openStore(":memory:");
-    const count = () => store.sqlite.prepare("SELECT count(*) FROM action_type_categories").pluck().get();
+    const count = () => sqliteOf(store).prepare("SELECT count(*) FROM action_type_categories").pluck().get();
     expect(count()).toBe(AUDIT_ACTION_TYPES.length);
     expect(
-      store.sqlite
+      sqliteOf(store)
         .prepare("SELECT category FROM action_type_categories WHERE action_type = 'gate_update'")
         .pluck()
         .get(),
     ).toBe("config_edit");
-    store.sqlite
+    sqliteOf(store)
       .prepare("UPDATE action_type_categories SET category = 'x' WHERE action_type = 'gate_update'")
       .run();
-    store.sqlite.prepare("INSERT INTO action_type_categories VALUES ('not_in_spec', 'config_edit')").run();
-    writeActionTypeCategories(store.sqlite);
+    sqliteOf(store).prepare("INSERT INTO action_type_categories VALUES ('not_in_spec', 'config_edit')").run();
+    writeActionTypeCategories(sqliteOf(store));
     expect(count()).toBe(AUDIT_ACTION_TYPES.length);
     expect(
-      store.sqlite
+      sqliteOf(store)
         .prepare("SELECT category FROM action_type_categories WHERE action_type = 'gate_update'")
         .pluck()
         .get(),

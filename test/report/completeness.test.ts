@@ -1,11 +1,13 @@
 // Completeness is checked per server day. With --tz different from the server's zone, the report must
 // name the server days the period overlaps (including the partly-covered first and last one) and
 // recount local records from the snapshot instead of trusting the count stored at sync time.
+
 import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { writeReports } from "../../src/report/writeReports.ts";
+import { sqliteOf } from "../../src/store/connection.ts";
 import { openStore } from "../../src/store/open.ts";
 import { insertRecords, makeRecord } from "./fixtures.ts";
 
@@ -38,9 +40,13 @@ describe("completeness with --tz different from the server's zone", () => {
         laRecord(Date.UTC(2024, 10, 1, 3), "late"),
       ]);
       // insertRecords derives server_day in UTC; the writer takes it from the date text.
-      store.sqlite.prepare("UPDATE audit_logs SET server_day = ? WHERE name = ?").run("2024-09-30", "early");
-      store.sqlite.prepare("UPDATE audit_logs SET server_day = ? WHERE name = ?").run("2024-10-31", "late");
-      const coverage = store.sqlite.prepare(
+      sqliteOf(store)
+        .prepare("UPDATE audit_logs SET server_day = ? WHERE name = ?")
+        .run("2024-09-30", "early");
+      sqliteOf(store)
+        .prepare("UPDATE audit_logs SET server_day = ? WHERE name = ?")
+        .run("2024-10-31", "late");
+      const coverage = sqliteOf(store).prepare(
         "INSERT INTO coverage (filter_key, day, server_total, local_count, checked_at, day_closed) VALUES ('all', ?, ?, ?, 0, 1)",
       );
       coverage.run("2024-09-30", 2, 2); // stored 2 at sync time; the snapshot holds 1

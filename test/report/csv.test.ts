@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { writeCsv } from "../../src/report/csv.ts";
 import { neutraliseFormula } from "../../src/report/escape.ts";
+import { sqliteOf } from "../../src/store/connection.ts";
 import { openStore } from "../../src/store/open.ts";
 
 describe("neutraliseFormula", () => {
@@ -20,7 +21,7 @@ describe("writeCsv", () => {
   it("streams rows from SQLite into an RFC 4180 file", async () => {
     const store = openStore(":memory:");
     const path = join(mkdtempSync(join(tmpdir(), "flagtrail-csv-")), "x.csv");
-    const rows = store.sqlite
+    const rows = sqliteOf(store)
       .prepare("SELECT value AS v FROM json_each(?)")
       .iterate(JSON.stringify(["plain", "a,b", 'say "hi"', "two\nlines", "=1+1"])) as IterableIterator<{
       v: string;
@@ -35,7 +36,7 @@ describe("writeCsv", () => {
 
   it("fails cleanly when the file cannot be written, leaving the connection usable", async () => {
     const store = openStore(":memory:");
-    const rows = store.sqlite
+    const rows = sqliteOf(store)
       .prepare("SELECT value FROM json_each('[1,2,3]')")
       .iterate() as IterableIterator<{
       value: number;
@@ -43,7 +44,7 @@ describe("writeCsv", () => {
     await expect(
       writeCsv("/nonexistent-dir/x.csv", [{ header: "value", value: (r) => r.value }], rows),
     ).rejects.toThrow(/ENOENT/);
-    expect(store.sqlite.prepare("SELECT 42").pluck().get()).toBe(42);
+    expect(sqliteOf(store).prepare("SELECT 42").pluck().get()).toBe(42);
     store.close();
   });
 });

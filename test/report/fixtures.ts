@@ -2,6 +2,7 @@ import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { writeReports } from "../../src/report/writeReports.ts";
+import { sqliteOf } from "../../src/store/connection.ts";
 // Test fixture: builds audit log records shaped like the specification's example and inserts them
 // the way the sync's writer does (seq order, record_hash of the raw record, chain_hash linked from
 // CHAIN_GENESIS), without depending on the sync code.
@@ -53,19 +54,19 @@ function str(value: unknown): string | null {
 
 /** Inserts records after the current chain head; returns the seq of each. */
 export function insertRecords(store: Store, records: readonly RawRecord[], firstSeenAt = 0): number[] {
-  const head = store.sqlite
+  const head = sqliteOf(store)
     .prepare("SELECT seq, chain_hash AS hash FROM audit_logs ORDER BY seq DESC LIMIT 1")
     .get() as { seq: number; hash: string } | undefined;
   let seq = head?.seq ?? 0;
   let chain = head?.hash ?? CHAIN_GENESIS;
-  const insert = store.sqlite.prepare(
+  const insert = sqliteOf(store).prepare(
     `INSERT INTO audit_logs (id, name, action_type, change_log, updated_by, updated_by_user_id,
        modifier_email, occurred_at, server_day, date_text, time_text, tags, changes, raw, record_hash,
        seq, chain_hash, first_seen_at)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
   const seqs: number[] = [];
-  store.sqlite.transaction(() => {
+  sqliteOf(store).transaction(() => {
     for (const record of records) {
       const date = String(record.date);
       const time = String(record.time);

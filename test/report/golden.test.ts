@@ -1,5 +1,6 @@
 // Golden files: the report's bytes for a fixed store and a fixed clock. Regenerate deliberately with
 // UPDATE_GOLDEN=1 npx vitest run test/report/golden.test.ts, then review the diff.
+
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -8,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseSqlParams } from "../../src/report/sqlParams.ts";
 import { runSql } from "../../src/report/sqlQuery.ts";
 import { type ReportResult, writeReports } from "../../src/report/writeReports.ts";
+import { sqliteOf } from "../../src/store/connection.ts";
 import type { Store } from "../../src/store/open.ts";
 import { buildScenarioStore, GENERATED_AT, SCENARIO } from "./scenario.ts";
 
@@ -210,7 +212,7 @@ describe("queries printed in the report", () => {
       const sink = new PassThrough();
       const chunks: Buffer[] = [];
       sink.on("data", (c: Buffer) => chunks.push(c));
-      await runSql(store.sqlite, sql!, "json", sink, parseSqlParams(args));
+      await runSql(sqliteOf(store), sql!, "json", sink, parseSqlParams(args));
       results.set(sql!, JSON.parse(Buffer.concat(chunks).toString("utf8")));
     }
     const rejected = [...results.entries()].find(([sql]) => sql.includes("json_each(@rejects)"))!;

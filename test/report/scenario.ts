@@ -1,5 +1,6 @@
 // A fixed, small store for report, sql and verify tests: every report section has something in it.
 // Period 2024-03-29..2024-04-01 in Europe/Berlin crosses the spring DST change (31 March).
+import { sqliteOf } from "../../src/store/connection.ts";
 import { recordHash } from "../../src/store/hash.ts";
 import { openStore, type Store } from "../../src/store/open.ts";
 import { exampleRule, insertRecords, makeRecord, type RawRecord } from "./fixtures.ts";
@@ -195,10 +196,10 @@ export function buildScenarioStore(path = ":memory:"): Store {
   insertRecords(store, records, GENERATED_AT - 3_600_000);
   // A later version of record 13 under the same id: a mutation.
   const mutated = { ...records[12]!, changeLog: "Created dashboard (edited later)" };
-  store.sqlite
+  sqliteOf(store)
     .prepare("INSERT INTO audit_log_revisions (audit_log_id, raw, record_hash, seen_at) VALUES (?, ?, ?, ?)")
     .run(mutated.id, JSON.stringify(mutated), recordHash(mutated), GENERATED_AT - 1_800_000);
-  const coverage = store.sqlite.prepare(
+  const coverage = sqliteOf(store).prepare(
     "INSERT INTO coverage (filter_key, day, server_total, local_count, checked_at, day_closed) VALUES (?, ?, ?, ?, ?, 1)",
   );
   coverage.run("all", "2024-03-29", 3, 3, GENERATED_AT);

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { storeRuleDiffs } from "../../src/diff/store.ts";
+import { sqliteOf } from "../../src/store/connection.ts";
 import { openStore, type Store } from "../../src/store/open.ts";
+import { storeRuleDiffs } from "../../src/store/ruleDiffs.ts";
 import { exampleRule, insertRecords, makeRecord } from "./fixtures.ts";
 
 const T0 = Date.UTC(2022, 8, 26, 21, 25, 18);
@@ -42,7 +43,7 @@ describe("views", () => {
   it("config_edits holds config edits with their rule-diff summary", () => {
     seed();
     expect(
-      store.sqlite
+      sqliteOf(store)
         .prepare("SELECT id, name, action_type, category, rule_diff_summary FROM config_edits")
         .all(),
     ).toEqual([
@@ -58,7 +59,7 @@ describe("views", () => {
 
   it("experiment_state_changes holds experiment state changes only", () => {
     seed();
-    const rows = store.sqlite
+    const rows = sqliteOf(store)
       .prepare(
         "SELECT id, occurred_at, updated_by, change_log, rule_diff_summary FROM experiment_state_changes",
       )
@@ -77,7 +78,7 @@ describe("views", () => {
 
 describe("full-text index", () => {
   const search = (q: string) =>
-    store.sqlite
+    sqliteOf(store)
       .prepare(
         "SELECT a.id FROM audit_logs_fts f JOIN audit_logs a ON a.seq = f.rowid WHERE audit_logs_fts MATCH ? ORDER BY a.seq",
       )
@@ -93,15 +94,15 @@ describe("full-text index", () => {
 
   it("forgets deleted records and follows updates", () => {
     seed();
-    store.sqlite.prepare("DELETE FROM audit_logs WHERE id = ?").run("76LGVrItCR9WE1iDfNmpHT");
+    sqliteOf(store).prepare("DELETE FROM audit_logs WHERE id = ?").run("76LGVrItCR9WE1iDfNmpHT");
     expect(search("dash")).toEqual([]);
-    store.sqlite
+    sqliteOf(store)
       .prepare("UPDATE audit_logs SET name = 'renamed_flow' WHERE id = ?")
       .run("19LZJaPtCM4GT1sUbWlqVC");
     expect(search("checkout_flow")).toEqual([]);
     expect(search("renamed_flow")).toEqual(["19LZJaPtCM4GT1sUbWlqVC"]);
     expect(
-      store.sqlite.prepare("INSERT INTO audit_logs_fts (audit_logs_fts) VALUES ('integrity-check')").run(),
+      sqliteOf(store).prepare("INSERT INTO audit_logs_fts (audit_logs_fts) VALUES ('integrity-check')").run(),
     ).toBeTruthy();
   });
 });

@@ -5,6 +5,7 @@ import { PassThrough } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { UsageError } from "../../src/errors.ts";
 import { runSql, type SqlFormat } from "../../src/report/sqlQuery.ts";
+import { sqliteOf } from "../../src/store/connection.ts";
 import { openStore, type Store } from "../../src/store/open.ts";
 import { runCli } from "../helpers/runCli.ts";
 import { buildScenarioStore } from "../report/scenario.ts";
@@ -23,7 +24,7 @@ async function capture(query: string, format: SqlFormat): Promise<string> {
   const out = new PassThrough();
   const chunks: Buffer[] = [];
   out.on("data", (chunk: Buffer) => chunks.push(chunk));
-  await runSql(readonly.sqlite, query, format, out);
+  await runSql(sqliteOf(readonly), query, format, out);
   return Buffer.concat(chunks).toString("utf8");
 }
 
@@ -85,7 +86,7 @@ describe("runSql", () => {
     await expect(capture(`VACUUM INTO '${copy}'`, "table")).rejects.toThrow(/refused.*nothing was run/);
     expect(existsSync(copy)).toBe(false);
     await expect(capture("CREATE TEMP TABLE t (a)", "table")).rejects.toThrow(/refused/);
-    expect(() => readonly.sqlite.prepare("SELECT * FROM temp.t").all()).toThrow(/no such table/);
+    expect(() => sqliteOf(readonly).prepare("SELECT * FROM temp.t").all()).toThrow(/no such table/);
     await expect(
       capture("UPDATE audit_logs SET name = 'x' WHERE seq = 1 RETURNING name", "json"),
     ).rejects.toThrow(/refused.*writes/);
@@ -94,7 +95,7 @@ describe("runSql", () => {
     await expect(capture(`ATTACH '${copy}' AS other`, "table")).rejects.toThrow(/returns no rows/);
     expect(existsSync(copy)).toBe(false);
     // Layer 2: the connection is query_only.
-    expect(readonly.sqlite.pragma("query_only", { simple: true })).toBe(1);
+    expect(sqliteOf(readonly).pragma("query_only", { simple: true })).toBe(1);
   });
 });
 
@@ -121,7 +122,7 @@ describe("flagtrail sql (CLI)", () => {
     ]);
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(/refused/);
-    expect(readonly.sqlite.prepare("SELECT name FROM audit_logs WHERE seq = 1").pluck().get()).toBe(
+    expect(sqliteOf(readonly).prepare("SELECT name FROM audit_logs WHERE seq = 1").pluck().get()).toBe(
       "checkout_flow",
     );
   });

@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { LockedError } from "../../src/errors.ts";
+import { sqliteOf } from "../../src/store/connection.ts";
 import { acquireLease, leaseHolder, readLease, releaseLease, renewLease } from "../../src/store/leases.ts";
 import { openStore } from "../../src/store/open.ts";
 import { readStatus } from "../../src/store/status.ts";
@@ -38,7 +39,7 @@ describe("leases", () => {
   it("lets a lease whose process is dead on this host be taken over before it expires", () => {
     const store = openStore(":memory:");
     const dead = spawnSync(process.execPath, ["-e", "process.pid"]).pid!;
-    store.sqlite
+    sqliteOf(store)
       .prepare("INSERT INTO leases (name, holder, pid, acquired_at, expires_at) VALUES (?, ?, ?, ?, ?)")
       .run("sync", leaseHolder("sync", dead), dead, 0, Date.now() + 3_600_000);
     expect(acquireLease(store, "sync", leaseHolder("sync"), 1000).tookOver?.pid).toBe(dead);
@@ -46,7 +47,7 @@ describe("leases", () => {
 
   it("does not take a live lease of another host before expiry", () => {
     const store = openStore(":memory:");
-    store.sqlite
+    sqliteOf(store)
       .prepare("INSERT INTO leases (name, holder, pid, acquired_at, expires_at) VALUES (?, ?, ?, ?, ?)")
       .run("sync", "elsewhere/999999/sync", 999999, 0, 10_000);
     expect(() => acquireLease(store, "sync", leaseHolder("sync"), 1000, 5000)).toThrow(
@@ -59,7 +60,7 @@ describe("leases", () => {
     const dead = spawnSync(process.execPath, ["-e", "0"]).pid;
     expect(dead).toBeTypeOf("number");
     const far = Date.now() + 3_600_000;
-    const insert = store.sqlite.prepare(
+    const insert = sqliteOf(store).prepare(
       "INSERT OR REPLACE INTO leases (name, holder, pid, acquired_at, expires_at) VALUES ('sync', ?, ?, 0, ?)",
     );
     insert.run(leaseHolder("sync", dead), dead, far);

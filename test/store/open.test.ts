@@ -4,13 +4,14 @@ import { join } from "node:path";
 import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
 import { FlagtrailError, LockedError } from "../../src/errors.ts";
+import { sqliteOf } from "../../src/store/connection.ts";
 import { acquireLease } from "../../src/store/leases.ts";
 import { openStore } from "../../src/store/open.ts";
 
 describe("openStore", () => {
   it("applies the drizzle migrations to an in-memory database", () => {
     const store = openStore(":memory:");
-    const tables = store.sqlite
+    const tables = sqliteOf(store)
       .prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
       .pluck()
       .all();
@@ -31,8 +32,8 @@ describe("openStore", () => {
     const path = join(mkdtempSync(join(tmpdir(), "flagtrail-")), "t.db");
     const store = openStore(path);
     expect(statSync(path).mode & 0o777).toBe(0o600);
-    expect(store.sqlite.pragma("journal_mode", { simple: true })).toBe("wal");
-    expect(store.sqlite.pragma("foreign_keys", { simple: true })).toBe(1);
+    expect(sqliteOf(store).pragma("journal_mode", { simple: true })).toBe("wal");
+    expect(sqliteOf(store).pragma("foreign_keys", { simple: true })).toBe(1);
     store.close();
   });
 
@@ -61,13 +62,13 @@ describe("openStore", () => {
     const path = join(mkdtempSync(join(tmpdir(), "flagtrail-")), "busy.db");
     const holder = openStore(path);
     const other = openStore(path);
-    other.sqlite.pragma("busy_timeout = 20");
-    holder.sqlite.prepare("BEGIN IMMEDIATE").run();
+    sqliteOf(other).pragma("busy_timeout = 20");
+    sqliteOf(holder).prepare("BEGIN IMMEDIATE").run();
     try {
       expect(() => acquireLease(other, "sync", "h/1/sync", 60_000)).toThrow(LockedError);
       expect(() => acquireLease(other, "sync", "h/1/sync", 60_000)).toThrow(/database is busy/);
     } finally {
-      holder.sqlite.prepare("ROLLBACK").run();
+      sqliteOf(holder).prepare("ROLLBACK").run();
       holder.close();
       other.close();
     }
@@ -78,7 +79,7 @@ describe("openStore", () => {
     const old = join(dir, "old.db");
     const store = openStore(old);
     // An older flagtrail had applied fewer migrations than this one ships.
-    store.sqlite
+    sqliteOf(store)
       .prepare(
         "DELETE FROM __drizzle_migrations WHERE created_at = (SELECT max(created_at) FROM __drizzle_migrations)",
       )

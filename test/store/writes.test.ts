@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { sqliteOf } from "../../src/store/connection.ts";
 import { CHAIN_GENESIS, chainLink, recordHash } from "../../src/store/hash.ts";
 import { openStore } from "../../src/store/open.ts";
 import { createRecordWriter } from "../../src/store/writes.ts";
@@ -19,7 +20,7 @@ describe("createRecordWriter.writePage", () => {
     const result = writer.writePage([a, b], { syncRunId: null, now: 42 });
     expect(result).toMatchObject({ fetched: 2, inserted: 2, duplicates: 0, mutations: 0, quarantined: 0 });
 
-    const rows = store.sqlite.prepare("SELECT * FROM audit_logs ORDER BY seq").all() as Record<
+    const rows = sqliteOf(store).prepare("SELECT * FROM audit_logs ORDER BY seq").all() as Record<
       string,
       unknown
     >[];
@@ -40,7 +41,7 @@ describe("createRecordWriter.writePage", () => {
     expect(rows[0]?.chain_hash).toBe(link1);
     expect(rows[1]?.chain_hash).toBe(chainLink(link1, recordHash(b)));
     const meta = Object.fromEntries(
-      store.sqlite
+      sqliteOf(store)
         .prepare("SELECT key, value FROM meta WHERE key LIKE 'chain_head%'")
         .all()
         .map((r) => [(r as { key: string }).key, (r as { value: string }).value]),
@@ -52,7 +53,7 @@ describe("createRecordWriter.writePage", () => {
     const { store, writer } = setup();
     const record = { ...makeRecord(AT), modifierEmail: { email: "x@example.com" }, futureField: 7 };
     writer.writePage([record], { syncRunId: null });
-    const row = store.sqlite.prepare("SELECT modifier_email, raw FROM audit_logs").get() as {
+    const row = sqliteOf(store).prepare("SELECT modifier_email, raw FROM audit_logs").get() as {
       modifier_email: string;
       raw: string;
     };
@@ -66,7 +67,7 @@ describe("createRecordWriter.writePage", () => {
     writer.writePage([a], { syncRunId: null });
     const result = writer.writePage([a, makeRecord(AT), a], { syncRunId: null });
     expect(result).toMatchObject({ fetched: 3, inserted: 1, duplicates: 2 });
-    expect(store.sqlite.prepare("SELECT count(*) FROM audit_logs").pluck().get()).toBe(2);
+    expect(sqliteOf(store).prepare("SELECT count(*) FROM audit_logs").pluck().get()).toBe(2);
   });
 
   it("keeps the first version of a changed record and files the new one as a revision", () => {
@@ -77,8 +78,8 @@ describe("createRecordWriter.writePage", () => {
     expect(writer.writePage([changed], { syncRunId: null })).toMatchObject({ mutations: 1, inserted: 0 });
     // Seeing the same changed version again is not a second mutation.
     expect(writer.writePage([changed], { syncRunId: null })).toMatchObject({ mutations: 0, duplicates: 1 });
-    expect(store.sqlite.prepare("SELECT change_log FROM audit_logs").pluck().get()).toBe("original");
-    const revisions = store.sqlite
+    expect(sqliteOf(store).prepare("SELECT change_log FROM audit_logs").pluck().get()).toBe("original");
+    const revisions = sqliteOf(store)
       .prepare("SELECT audit_log_id, raw, record_hash FROM audit_log_revisions")
       .all();
     expect(revisions).toEqual([
@@ -95,7 +96,7 @@ describe("createRecordWriter.writePage", () => {
       requestPath: "/console/v1/audit_logs?page=1",
     });
     expect(result).toMatchObject({ fetched: 2, inserted: 1, quarantined: 1 });
-    const row = store.sqlite.prepare("SELECT * FROM quarantine").get() as Record<string, string>;
+    const row = sqliteOf(store).prepare("SELECT * FROM quarantine").get() as Record<string, string>;
     expect(row.record_id).toBe(bad.id);
     expect(JSON.parse(row.raw as string)).toEqual(bad);
     expect(row.request_path).toBe("/console/v1/audit_logs?page=1");
@@ -111,7 +112,7 @@ describe("createRecordWriter.writePage", () => {
     const result = writer.writePage([odd], { syncRunId: null });
     expect(result.warnings).toBe(1);
     expect(result.warningMessages[0]).toContain(odd.id);
-    const row = store.sqlite.prepare("SELECT occurred_at, server_day, date_text FROM audit_logs").get();
+    const row = sqliteOf(store).prepare("SELECT occurred_at, server_day, date_text FROM audit_logs").get();
     expect(row).toEqual({ occurred_at: null, server_day: null, date_text: "sometime" });
   });
 
@@ -121,16 +122,16 @@ describe("createRecordWriter.writePage", () => {
     const before = writer.chainHead();
     expect(() =>
       writer.writePage([makeRecord(AT), makeRecord(AT)], { syncRunId: null }, () => {
-        store.sqlite
+        sqliteOf(store)
           .prepare("INSERT INTO checkpoints (filter_key, latest_id, updated_at) VALUES ('all', 'x', 1)")
           .run();
         throw new Error("disk full");
       }),
     ).toThrow("disk full");
-    expect(store.sqlite.prepare("SELECT count(*) FROM audit_logs").pluck().get()).toBe(1);
-    expect(store.sqlite.prepare("SELECT count(*) FROM checkpoints").pluck().get()).toBe(0);
+    expect(sqliteOf(store).prepare("SELECT count(*) FROM audit_logs").pluck().get()).toBe(1);
+    expect(sqliteOf(store).prepare("SELECT count(*) FROM checkpoints").pluck().get()).toBe(0);
     expect(writer.chainHead()).toEqual(before);
-    expect(store.sqlite.prepare("SELECT value FROM meta WHERE key = 'chain_head_seq'").pluck().get()).toBe(
+    expect(sqliteOf(store).prepare("SELECT value FROM meta WHERE key = 'chain_head_seq'").pluck().get()).toBe(
       "1",
     );
   });

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { AuditLogQuery } from "../../src/api/client.ts";
 import { ApiError, LockedError } from "../../src/errors.ts";
+import { sqliteOf } from "../../src/store/connection.ts";
 import { acquireLease } from "../../src/store/leases.ts";
 import { openStore, type Store } from "../../src/store/open.ts";
 import { readCheckpoint, readPendingCoverageDays, readPlan, readWindows } from "../../src/store/syncState.ts";
@@ -22,11 +23,11 @@ function history(count: number, days: number, start = NOW - days * DAY) {
 }
 
 function storedIds(store: Store): string[] {
-  return (store.sqlite.prepare("SELECT id FROM audit_logs").pluck().all() as string[]).sort();
+  return (sqliteOf(store).prepare("SELECT id FROM audit_logs").pluck().all() as string[]).sort();
 }
 
 function runRows(store: Store) {
-  return store.sqlite
+  return sqliteOf(store)
     .prepare("SELECT outcome, filter_key, inserted, error FROM sync_runs ORDER BY id")
     .all() as {
     outcome: string;
@@ -289,7 +290,7 @@ describe("runSync", () => {
     const client = new FakeConsoleClient(history(5, 2));
     await expect(runSync(store, client, base)).rejects.toBeInstanceOf(LockedError);
     expect(client.queries).toHaveLength(0);
-    expect(store.sqlite.prepare("SELECT count(*) FROM sync_runs").pluck().get()).toBe(0);
+    expect(sqliteOf(store).prepare("SELECT count(*) FROM sync_runs").pluck().get()).toBe(0);
   });
 
   it("re-reads a day whose server total exceeds the local count, and reports days still short", async () => {
@@ -303,7 +304,7 @@ describe("runSync", () => {
     const summary = await runSync(store, client, base);
     expect(storedIds(store)).toContain(lateRecord.id);
     expect(summary.coverageGaps).toEqual([]);
-    const row = store.sqlite
+    const row = sqliteOf(store)
       .prepare("SELECT server_total, local_count FROM coverage WHERE day = '2024-06-28'")
       .get();
     expect(row).toEqual({ server_total: 6, local_count: 6 }); // five on time, one late
@@ -337,9 +338,9 @@ describe("runSync coverage with quarantined and undated records", () => {
     const first = await runSync(store, client, { ...base, since: "2024-06-27" });
     expect(first.quarantined).toBe(2);
     expect(
-      store.sqlite.prepare("SELECT server_day FROM audit_logs WHERE id = ?").pluck().get(undated.id),
+      sqliteOf(store).prepare("SELECT server_day FROM audit_logs WHERE id = ?").pluck().get(undated.id),
     ).toBe(day);
-    const row = store.sqlite
+    const row = sqliteOf(store)
       .prepare("SELECT server_total, local_count, quarantined_count FROM coverage WHERE day = ?")
       .get(day) as { server_total: number; local_count: number; quarantined_count: number };
     // 1 quarantined with a date + the undated valid one count; the dateless record cannot.
@@ -377,14 +378,14 @@ describe("runSync coverage resumes after an interruption", () => {
       controller.signal,
     );
     expect(first.outcome).toBe("interrupted");
-    const coveredAfterKill = store.sqlite.prepare("SELECT count(*) FROM coverage").pluck().get() as number;
+    const coveredAfterKill = sqliteOf(store).prepare("SELECT count(*) FROM coverage").pluck().get() as number;
     expect(coveredAfterKill).toBeLessThan(10);
     expect(readPendingCoverageDays(store, "all").length).toBeGreaterThan(100);
 
     // The next run is incremental (a few days), yet it finishes the coverage of the whole first range.
     const second = await runSync(store, client, base);
     expect(second.outcome).toBe("ok");
-    const days = store.sqlite.prepare("SELECT day FROM coverage ORDER BY day").pluck().all() as string[];
+    const days = sqliteOf(store).prepare("SELECT day FROM coverage ORDER BY day").pluck().all() as string[];
     expect(days[0]).toBe("2024-03-01");
     expect(days.at(-1)).toBe("2024-07-01");
     expect(days).toHaveLength(123); // every day of 2024-03-01 .. 2024-07-01

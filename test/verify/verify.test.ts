@@ -3,12 +3,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
-import { backfillRuleDiffs, storeRuleDiffs } from "../../src/diff/store.ts";
 import { IntegrityError } from "../../src/errors.ts";
 import { verifyManifest } from "../../src/report/manifest.ts";
 import { verifyChain } from "../../src/report/verifyChain.ts";
 import { writeReports } from "../../src/report/writeReports.ts";
+import { sqliteOf } from "../../src/store/connection.ts";
 import type { Store } from "../../src/store/open.ts";
+import { backfillRuleDiffs, storeRuleDiffs } from "../../src/store/ruleDiffs.ts";
 import { runCli } from "../helpers/runCli.ts";
 import { buildScenarioStore, GENERATED_AT, SCENARIO } from "../report/scenario.ts";
 
@@ -23,7 +24,7 @@ function scenario(): Store {
   return store;
 }
 
-function expectBroken(sqlite: Store["sqlite"], message: RegExp): void {
+function expectBroken(sqlite: ReturnType<typeof sqliteOf>, message: RegExp): void {
   expect(() => verifyChain(sqlite)).toThrow(IntegrityError);
   expect(() => verifyChain(sqlite)).toThrow(message);
 }
@@ -31,8 +32,8 @@ function expectBroken(sqlite: Store["sqlite"], message: RegExp): void {
 describe("verifyChain", () => {
   it("accepts an intact chain and reports its head", () => {
     const s = scenario();
-    const head = s.sqlite.prepare("SELECT chain_hash FROM audit_logs WHERE seq = 16").pluck().get();
-    expect(verifyChain(s.sqlite)).toEqual({
+    const head = sqliteOf(s).prepare("SELECT chain_hash FROM audit_logs WHERE seq = 16").pluck().get();
+    expect(verifyChain(sqliteOf(s))).toEqual({
       records: 16,
       head: { seq: 16, chainHash: head },
       ruleDiffs: 0,
@@ -40,44 +41,47 @@ describe("verifyChain", () => {
       revisions: 1,
     });
     backfillRuleDiffs(s);
-    expect(verifyChain(s.sqlite)).toMatchObject({ records: 16, ruleDiffs: 2, revisions: 1 });
+    expect(verifyChain(sqliteOf(s))).toMatchObject({ records: 16, ruleDiffs: 2, revisions: 1 });
   });
 
   it("names the first row whose column was changed", () => {
     const s = scenario();
-    s.sqlite.prepare("UPDATE audit_logs SET updated_by = 'Someone Else' WHERE seq = 9").run();
-    s.sqlite.prepare("UPDATE audit_logs SET name = 'x' WHERE seq = 12").run();
-    expectBroken(s.sqlite, /^broken chain at seq 9 \(id S000000000000000000009\): column updated_by differs/);
+    sqliteOf(s).prepare("UPDATE audit_logs SET updated_by = 'Someone Else' WHERE seq = 9").run();
+    sqliteOf(s).prepare("UPDATE audit_logs SET name = 'x' WHERE seq = 12").run();
+    expectBroken(
+      sqliteOf(s),
+      /^broken chain at seq 9 \(id S000000000000000000009\): column updated_by differs/,
+    );
   });
 
   it("catches a raw record edited in place", () => {
     const s = scenario();
     const raw = JSON.parse(
-      s.sqlite.prepare("SELECT raw FROM audit_logs WHERE seq = 4").pluck().get() as string,
+      sqliteOf(s).prepare("SELECT raw FROM audit_logs WHERE seq = 4").pluck().get() as string,
     );
     raw.changeLog = "Started experiment (after approval)";
-    s.sqlite.prepare("UPDATE audit_logs SET raw = ? WHERE seq = 4").run(JSON.stringify(raw));
-    expectBroken(s.sqlite, /seq 4 \(id S000000000000000000004\): record_hash [0-9a-f]{12}… differs/);
+    sqliteOf(s).prepare("UPDATE audit_logs SET raw = ? WHERE seq = 4").run(JSON.stringify(raw));
+    expectBroken(sqliteOf(s), /seq 4 \(id S000000000000000000004\): record_hash [0-9a-f]{12}… differs/);
   });
 
   it("catches a row whose raw and hashes were both rewritten: the next link breaks", () => {
     const s = scenario();
-    s.sqlite.prepare("UPDATE audit_logs SET chain_hash = ? WHERE seq = 6").run("f".repeat(64));
-    expectBroken(s.sqlite, /seq 6 .*chain_hash ffffffffffff… differs from the link/);
+    sqliteOf(s).prepare("UPDATE audit_logs SET chain_hash = ? WHERE seq = 6").run("f".repeat(64));
+    expectBroken(sqliteOf(s), /seq 6 .*chain_hash ffffffffffff… differs from the link/);
   });
 
   it("catches a record moved in time: occurred_at and server_day are recomputed from the raw texts", () => {
     const s = scenario();
-    s.sqlite
+    sqliteOf(s)
       .prepare(
         "UPDATE audit_logs SET occurred_at = occurred_at - 400 * 86400000, server_day = '2023-02-23' WHERE seq = 4",
       )
       .run();
-    expectBroken(s.sqlite, /seq 4 \(id S000000000000000000004\): column occurred_at differs/);
+    expectBroken(sqliteOf(s), /seq 4 \(id S000000000000000000004\): column occurred_at differs/);
     const t = buildScenarioStore();
     try {
-      t.sqlite.prepare("UPDATE audit_logs SET server_day = '2024-03-30' WHERE seq = 4").run();
-      expectBroken(t.sqlite, /seq 4 .*column server_day differs/);
+      sqliteOf(t).prepare("UPDATE audit_logs SET server_day = '2024-03-30' WHERE seq = 4").run();
+      expectBroken(sqliteOf(t), /seq 4 .*column server_day differs/);
     } finally {
       t.close();
     }
@@ -86,45 +90,50 @@ describe("verifyChain", () => {
   it("recomputes rule diffs: a rewritten summary or a deleted rule_changes row is caught", () => {
     const s = scenario();
     backfillRuleDiffs(s);
-    s.sqlite
+    sqliteOf(s)
       .prepare("UPDATE rule_diff_summaries SET summary = 'rules unchanged' WHERE audit_log_id = ?")
       .run("S000000000000000000005");
-    expectBroken(s.sqlite, /derived data of seq 5 .*summary differs from the recomputed diff/);
-    const changes = s.sqlite.prepare("SELECT changes FROM audit_logs WHERE seq = 5").pluck().get();
+    expectBroken(sqliteOf(s), /derived data of seq 5 .*summary differs from the recomputed diff/);
+    const changes = sqliteOf(s).prepare("SELECT changes FROM audit_logs WHERE seq = 5").pluck().get();
     storeRuleDiffs(s, "S000000000000000000005", changes);
-    s.sqlite
+    sqliteOf(s)
       .prepare(
         "DELETE FROM rule_changes WHERE id = (SELECT max(id) FROM rule_changes WHERE audit_log_id = ?)",
       )
       .run("S000000000000000000006");
-    expectBroken(s.sqlite, /derived data of seq 6 .*rule_changes rows differ/);
-    s.sqlite.prepare("DELETE FROM rule_diff_summaries WHERE audit_log_id = ?").run("S000000000000000000006");
-    expectBroken(s.sqlite, /derived data of seq 6 .*summary is missing/);
+    expectBroken(sqliteOf(s), /derived data of seq 6 .*rule_changes rows differ/);
+    sqliteOf(s)
+      .prepare("DELETE FROM rule_diff_summaries WHERE audit_log_id = ?")
+      .run("S000000000000000000006");
+    expectBroken(sqliteOf(s), /derived data of seq 6 .*summary is missing/);
   });
 
   it("re-hashes stored revisions", () => {
     const s = scenario();
-    s.sqlite
+    sqliteOf(s)
       .prepare("UPDATE audit_log_revisions SET raw = replace(raw, 'edited later', 'edited again')")
       .run();
-    expectBroken(s.sqlite, /revision \d+ of record S000000000000000000013: record_hash differs/);
+    expectBroken(sqliteOf(s), /revision \d+ of record S000000000000000000013: record_hash differs/);
   });
 
   it("catches a deleted record", () => {
     const s = scenario();
-    s.sqlite.prepare("DELETE FROM audit_logs WHERE seq = 3").run();
-    expectBroken(s.sqlite, /seq 4 .*records 3\.\.3 are missing/);
+    sqliteOf(s).prepare("DELETE FROM audit_logs WHERE seq = 3").run();
+    expectBroken(sqliteOf(s), /seq 4 .*records 3\.\.3 are missing/);
   });
 
   it("catches records cut off the end when meta holds the head", () => {
     const s = scenario();
-    const head = s.sqlite.prepare("SELECT chain_hash FROM audit_logs WHERE seq = 16").pluck().get() as string;
-    const meta = s.sqlite.prepare("INSERT INTO meta (key, value) VALUES (?, ?)");
+    const head = sqliteOf(s)
+      .prepare("SELECT chain_hash FROM audit_logs WHERE seq = 16")
+      .pluck()
+      .get() as string;
+    const meta = sqliteOf(s).prepare("INSERT INTO meta (key, value) VALUES (?, ?)");
     meta.run("chain_head_seq", "16");
     meta.run("chain_head_hash", head);
-    expect(verifyChain(s.sqlite).records).toBe(16);
-    s.sqlite.prepare("DELETE FROM audit_logs WHERE seq = 16").run();
-    expectBroken(s.sqlite, /chain head recorded in meta \(seq 16/);
+    expect(verifyChain(sqliteOf(s)).records).toBe(16);
+    sqliteOf(s).prepare("DELETE FROM audit_logs WHERE seq = 16").run();
+    expectBroken(sqliteOf(s), /chain head recorded in meta \(seq 16/);
   });
 });
 

@@ -2,19 +2,14 @@
 // Called by the sync's insert hook for each new record (inside its transaction) and by backfill for
 // records stored before the diff existed or diffed by an older DIFF_VERSION.
 import Database from "better-sqlite3";
-import type { Db, Store } from "../store/open.ts";
-import { DIFF_VERSION, diffRecordChanges, type RuleChange, type RuleDiff } from "./rules.ts";
+import { DIFF_VERSION, diffRecordChanges, type RuleChange, type RuleDiff } from "../diff/rules.ts";
+import { sqliteOf as connectionOfStore, type Store } from "./connection.ts";
 
-/** A better-sqlite3 connection, the drizzle database over one, or an open Store. */
-export type DiffTarget = Database.Database | Db | Pick<Store, "sqlite">;
+/** An open Store, or (inside the store's own transactions) its connection. */
+export type DiffTarget = Database.Database | Store;
 
 function sqliteOf(target: DiffTarget): Database.Database {
-  if (target instanceof Database) return target;
-  if ("sqlite" in target) return target.sqlite;
-  // drizzle's better-sqlite3 database carries its connection as $client (not in its declared type).
-  const client = (target as { $client?: unknown }).$client;
-  if (client instanceof Database) return client;
-  throw new TypeError("storeRuleDiffs needs a better-sqlite3 connection, a drizzle database or a Store");
+  return target instanceof Database ? target : connectionOfStore(target);
 }
 
 interface Statements {

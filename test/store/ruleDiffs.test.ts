@@ -1,7 +1,8 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { DIFF_VERSION } from "../../src/diff/rules.ts";
-import { BACKFILL_MARK_KEY, backfillRuleDiffs, storeRuleDiffs } from "../../src/diff/store.ts";
+import { sqliteOf } from "../../src/store/connection.ts";
 import { openStore, type Store } from "../../src/store/open.ts";
+import { BACKFILL_MARK_KEY, backfillRuleDiffs, storeRuleDiffs } from "../../src/store/ruleDiffs.ts";
 import { exampleRule, insertRecords, makeRecord } from "../report/fixtures.ts";
 
 const T0 = Date.UTC(2022, 8, 26, 23, 46, 14);
@@ -19,7 +20,7 @@ function ruleRecord(id: string, percent: number) {
 }
 
 function rows(id: string) {
-  return store.sqlite
+  return sqliteOf(store)
     .prepare("SELECT rule_id, change, field, old_value, new_value FROM rule_changes WHERE audit_log_id = ?")
     .all(id);
 }
@@ -30,8 +31,7 @@ describe("storeRuleDiffs", () => {
     const record = ruleRecord("25KPZcLjTY7AS1uZdBolPZ", 50);
     insertRecords(store, [record]);
     storeRuleDiffs(store, record.id, record.changes);
-    storeRuleDiffs(store.sqlite, record.id, JSON.stringify(record.changes));
-    storeRuleDiffs(store.db, record.id, record.changes);
+    storeRuleDiffs(sqliteOf(store), record.id, JSON.stringify(record.changes));
     expect(rows(record.id)).toEqual([
       {
         rule_id: "BfGswoMDcsZ4y9Le1d9O",
@@ -41,7 +41,7 @@ describe("storeRuleDiffs", () => {
         new_value: "50",
       },
     ]);
-    expect(store.sqlite.prepare("SELECT * FROM rule_diff_summaries").all()).toEqual([
+    expect(sqliteOf(store).prepare("SELECT * FROM rule_diff_summaries").all()).toEqual([
       { audit_log_id: record.id, summary: 'rule "test": pass 100% → 50%', diff_version: DIFF_VERSION },
     ]);
   });
@@ -51,7 +51,7 @@ describe("storeRuleDiffs", () => {
     const record = makeRecord({ at: T0, name: "check_employee", actionType: "config_remove_tag" });
     insertRecords(store, [record]);
     expect(storeRuleDiffs(store, record.id, record.changes)).toBeNull();
-    expect(store.sqlite.prepare("SELECT count(*) FROM rule_diff_summaries").pluck().get()).toBe(0);
+    expect(sqliteOf(store).prepare("SELECT count(*) FROM rule_diff_summaries").pluck().get()).toBe(0);
   });
 });
 
@@ -72,15 +72,15 @@ describe("backfillRuleDiffs", () => {
     insertRecords(store, [fresh, stale, current, plain, nullRules]);
     storeRuleDiffs(store, stale.id, stale.changes);
     storeRuleDiffs(store, current.id, current.changes);
-    store.sqlite
+    sqliteOf(store)
       .prepare("UPDATE rule_diff_summaries SET diff_version = ?, summary = 'old' WHERE audit_log_id = ?")
       .run(DIFF_VERSION - 1, stale.id);
-    store.sqlite
+    sqliteOf(store)
       .prepare("UPDATE rule_diff_summaries SET summary = 'kept' WHERE audit_log_id = ?")
       .run(current.id);
 
     expect(backfillRuleDiffs(store)).toEqual({ diffed: 2, scanned: 5 });
-    const summaries = store.sqlite
+    const summaries = sqliteOf(store)
       .prepare("SELECT audit_log_id, summary FROM rule_diff_summaries ORDER BY audit_log_id")
       .all();
     expect(summaries).toEqual([
@@ -94,8 +94,8 @@ describe("backfillRuleDiffs", () => {
     const later = ruleRecord("AAAAAAAAAAAAAAAAAAAAA6", 60);
     insertRecords(store, [later]);
     expect(backfillRuleDiffs(store)).toEqual({ diffed: 1, scanned: 1 });
-    store.sqlite.prepare("DELETE FROM rule_changes WHERE audit_log_id = ?").run(fresh.id);
-    store.sqlite.prepare("DELETE FROM rule_diff_summaries WHERE audit_log_id = ?").run(fresh.id);
+    sqliteOf(store).prepare("DELETE FROM rule_changes WHERE audit_log_id = ?").run(fresh.id);
+    sqliteOf(store).prepare("DELETE FROM rule_diff_summaries WHERE audit_log_id = ?").run(fresh.id);
     expect(backfillRuleDiffs(store)).toEqual({ diffed: 0, scanned: 0 });
     expect(backfillRuleDiffs(store, { full: true })).toEqual({ diffed: 1, scanned: 6 });
     expect(rows(fresh.id)).toHaveLength(1);
@@ -110,12 +110,15 @@ describe("backfillRuleDiffs", () => {
     expect(backfillRuleDiffs(store, { batchSize: 500 })).toEqual({ diffed: 1203, scanned: 1203 });
     expect(
       JSON.parse(
-        store.sqlite.prepare("SELECT value FROM meta WHERE key = ?").pluck().get(BACKFILL_MARK_KEY) as string,
+        sqliteOf(store)
+          .prepare("SELECT value FROM meta WHERE key = ?")
+          .pluck()
+          .get(BACKFILL_MARK_KEY) as string,
       ),
     ).toEqual({
       diffVersion: DIFF_VERSION,
       seq: 1203,
     });
-    expect(store.sqlite.prepare("SELECT count(*) FROM rule_diff_summaries").pluck().get()).toBe(1203);
+    expect(sqliteOf(store).prepare("SELECT count(*) FROM rule_diff_summaries").pluck().get()).toBe(1203);
   });
 });
