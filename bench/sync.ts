@@ -14,7 +14,7 @@ const RECORDS = Number(process.env.BENCH_SYNC_RECORDS ?? 50_000);
 const WRITE_RECORDS = Number(process.env.BENCH_WRITE_RECORDS ?? 20_000);
 const DAYS = 120;
 const NOW = Date.UTC(2024, 3, 15, 19);
-const PAGE_SIZE = SYNC_DEFAULTS.pageSize;
+const PAGE_SIZE = SYNC_DEFAULTS.preferredPageSize;
 const CONCURRENCY = SYNC_DEFAULTS.concurrency;
 const WINDOW_DAYS = SYNC_DEFAULTS.windowDays;
 // Two days of margin: the server's days are Pacific, the range is computed in UTC.

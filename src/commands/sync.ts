@@ -35,7 +35,7 @@ export const syncOptionsShape = {
   actionType: z.array(z.string().trim().min(1)).default([]),
   allowUnknownActionTypes: z.boolean().default(false),
   db: z.string().optional(),
-  pageSize: intText(1).default(SYNC_DEFAULTS.pageSize),
+  pageSize: intText(1).optional(),
   concurrency: intText(1).default(SYNC_DEFAULTS.concurrency),
   lookbackDays: intText(0).default(SYNC_DEFAULTS.lookbackDays),
   full: z.boolean().default(false),
@@ -93,7 +93,8 @@ export function formatSummary(summary: SyncSummary): string {
   const lines = [
     `${verb} ${summary.range.since} .. ${summary.range.until} (${filter}) in ${summary.seconds} s${summary.resumed ? ", resumed an interrupted run" : ""}`,
     `  fetched ${summary.fetched}, new ${summary.inserted}, duplicates ${summary.duplicates}, mutations ${summary.mutations}, quarantined ${summary.quarantined}, warnings ${summary.warnings}`,
-    `  requests ${summary.requests}, 429s received ${summary.throttled}, windows ${summary.windows}, coverage ${summary.coverageDays} days, days with gaps ${summary.coverageGaps.length}`,
+    `  requests ${summary.requests} (coverage ${summary.coverageRequests}), retries ${summary.retries}, 429s received ${summary.throttled}, page size ${summary.pageSize}, windows ${summary.windows}`,
+    `  coverage ${summary.coverageDays} days, days with gaps ${summary.coverageGaps.length}`,
   ];
   if (summary.coverageOpenDays.length > 0) {
     lines.push(
@@ -195,8 +196,11 @@ export function addSyncOptions(command: Command): Command {
     .option("--action-type <type>", "only this action type (repeatable)", collect)
     .option("--allow-unknown-action-types", "accept action types missing from the specification's list")
     .option("--db <path>", "SQLite database (env FLAGTRAIL_DB, default ./flagtrail.db)")
-    .option("--page-size <n>", "records per request", String(SYNC_DEFAULTS.pageSize))
-    .option("--concurrency <n>", "date windows fetched at once", String(SYNC_DEFAULTS.concurrency))
+    .option(
+      "--page-size <n>",
+      `records per request (default: the largest the server grants, asked once with ${SYNC_DEFAULTS.preferredPageSize} and remembered)`,
+    )
+    .option("--concurrency <n>", "requests in flight at once", String(SYNC_DEFAULTS.concurrency))
     .option("--lookback-days <n>", "days re-read before the checkpoint", String(SYNC_DEFAULTS.lookbackDays))
     .option("--full", "ignore the checkpoint and re-read the whole range")
     .option("--no-coverage", "skip the per-day comparison of local and server record counts")

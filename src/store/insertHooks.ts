@@ -1,8 +1,8 @@
-// The one place where other subsystems react to newly stored audit records. It runs INSIDE the page's
+// The one place where other subsystems react to newly stored audit records. It runs INSIDE the write
 // transaction (same connection), so whatever it writes commits or rolls back with the records.
+import type Database from "better-sqlite3";
 import type { AuditLogRecord } from "../api/schemas.ts";
-import { storeRuleDiffs } from "../store/ruleDiffs.ts";
-import type { Store } from "./open.ts";
+import { insertFreshRuleDiffs } from "./ruleDiffs.ts";
 
 export interface InsertedRecord {
   id: string;
@@ -12,9 +12,9 @@ export interface InsertedRecord {
 }
 
 /** Called once per page with the records that were new to the store (not duplicates or revisions). */
-export function onRecordsInserted(store: Store, records: readonly InsertedRecord[]): void {
+export function onRecordsInserted(sqlite: Database.Database, records: readonly InsertedRecord[]): void {
   for (const { id, record } of records) {
     // Most records have `changes: {}`; only rule edits carry changes.rules to diff.
-    if (record.changes && "rules" in record.changes) storeRuleDiffs(store, id, record.changes);
+    if (record.changes && "rules" in record.changes) insertFreshRuleDiffs(sqlite, id, record.changes);
   }
 }

@@ -64,6 +64,37 @@ export function storeRuleDiffs(target: DiffTarget, auditLogId: string, changes: 
   return diff;
 }
 
+/**
+ * The diff of a record inserted in the caller's transaction a moment ago: it cannot have rows yet, so
+ * there is nothing to delete and no savepoint to take (the sync's write path).
+ */
+export function insertFreshRuleDiffs(sqlite: Database.Database, auditLogId: string, changes: unknown): void {
+  const diff = diffRecordChanges(changes);
+  if (diff === null) return;
+  const { insertChange, upsertSummary } = statementsFor(sqlite);
+  for (const c of diff.changes) insertChange.run(auditLogId, ...ruleChangeColumns(c));
+  upsertSummary.run(auditLogId, diff.summary, DIFF_VERSION);
+}
+
+/**
+ * Inside the sync's write transaction: records from `fromSeq` up to `toSeq` were diffed as they were
+ * inserted, so a backfill mark that stood at `fromSeq` moves to `toSeq` (a report never rescans them).
+ * A mark behind (an older store, a newer DIFF_VERSION) stays, for backfillRuleDiffs to catch up.
+ */
+export function advanceBackfillMark(sqlite: Database.Database, fromSeq: number, toSeq: number): void {
+  if (toSeq <= fromSeq || readMark(sqlite) !== fromSeq) return;
+  writeMarkValue(sqlite, toSeq);
+}
+
+function writeMarkValue(sqlite: Database.Database, seq: number): void {
+  sqlite
+    .prepare(
+      `INSERT INTO meta (key, value, updated_at) VALUES (?, ?, ?)
+       ON CONFLICT(key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at`,
+    )
+    .run(BACKFILL_MARK_KEY, JSON.stringify({ diffVersion: DIFF_VERSION, seq }), Date.now());
+}
+
 export interface BackfillResult {
   /** Records whose diff was (re)computed. */
   diffed: number;

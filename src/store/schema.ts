@@ -75,6 +75,12 @@ export const quarantine = sqliteTable(
     syncRunId: integer("sync_run_id"),
     /** The record's server day from its raw `date` text when that parses (for coverage), else NULL. */
     serverDay: text("server_day"),
+    /**
+     * The narrowest startDate..endDate of a request that returned it: when its own date is unreadable,
+     * coverage counts it for any range holding these bounds (and a narrower re-read narrows them).
+     */
+    dayMin: text("day_min"),
+    dayMax: text("day_max"),
   },
   (t) => [uniqueIndex("quarantine_raw_hash_idx").on(t.rawHash)],
 );
@@ -100,6 +106,8 @@ export const syncRuns = sqliteTable(
     warnings: integer("warnings").notNull().default(0),
     requests: integer("requests").notNull().default(0),
     throttled: integer("throttled").notNull().default(0),
+    /** Requests sent again after a failed attempt (5xx, 429, reset, truncated body). */
+    retries: integer("retries").notNull().default(0),
     error: text("error"),
     pid: integer("pid"),
   },

@@ -89,7 +89,7 @@ export function readStatus(store: Store): StoreStatus {
   const runs = db
     .prepare(
       `SELECT id, started_at, finished_at, outcome, filter_key, fetched, inserted, duplicates, mutations,
-         quarantined, warnings, requests, throttled, error FROM sync_runs ORDER BY id DESC LIMIT ?`,
+         quarantined, warnings, requests, throttled, retries, error FROM sync_runs ORDER BY id DESC LIMIT ?`,
     )
     .all(RECENT_RUNS) as (RunCounters & {
     id: number;
@@ -190,6 +190,7 @@ export function readStatus(store: Store): StoreStatus {
       warnings: r.warnings,
       requests: r.requests,
       throttled: r.throttled,
+      retries: r.retries,
       error: r.error,
     })),
     coverage: {
@@ -278,7 +279,7 @@ export function formatStatus(status: StoreStatus): string {
   out.push(status.runs.length === 0 ? "Runs: none" : "Last runs:");
   for (const run of status.runs) {
     out.push(
-      `  #${run.id} ${run.startedAt} ${run.outcome} [${run.filterKey}] fetched ${run.fetched}, new ${run.inserted}, duplicates ${run.duplicates}, mutations ${run.mutations}, quarantined ${run.quarantined}, requests ${run.requests}, 429s ${run.throttled}${run.error ? ` — ${run.error}` : ""}`,
+      `  #${run.id} ${run.startedAt} ${run.outcome} [${run.filterKey}] fetched ${run.fetched}, new ${run.inserted}, duplicates ${run.duplicates}, mutations ${run.mutations}, quarantined ${run.quarantined}, requests ${run.requests}, retries ${run.retries}, 429s ${run.throttled}${run.error ? ` — ${run.error}` : ""}`,
     );
   }
   const cov = status.coverage;

@@ -14,6 +14,8 @@ export type RunOutcome = "running" | "ok" | "failed" | "interrupted";
 export interface RunCounters extends PageCounts {
   requests: number;
   throttled: number;
+  /** Requests sent again after a failed attempt. */
+  retries: number;
 }
 
 export function startRun(
@@ -32,7 +34,7 @@ export function updateRunCounters(store: Store, runId: number, counters: RunCoun
   sqliteOf(store)
     .prepare(
       `UPDATE sync_runs SET fetched = ?, inserted = ?, duplicates = ?, mutations = ?, quarantined = ?,
-         warnings = ?, requests = ?, throttled = ? WHERE id = ?`,
+         warnings = ?, requests = ?, throttled = ?, retries = ? WHERE id = ?`,
     )
     .run(
       counters.fetched,
@@ -43,6 +45,7 @@ export function updateRunCounters(store: Store, runId: number, counters: RunCoun
       counters.warnings,
       counters.requests,
       counters.throttled,
+      counters.retries,
       runId,
     );
 }
@@ -292,58 +295,6 @@ export function listPlans(store: Store): SyncPlan[] {
 
 // ---- coverage --------------------------------------------------------------------------------------
 
-/**
- * What the store holds for a server day, restricted to the filter set's action types when it has any:
- * valid records, and quarantined ones (stored, but failed validation; counted once per record id and
- * not when a valid version of the same id is stored). Both count towards the server's total.
- */
-export function localCountForDay(
-  store: Store,
-  day: string,
-  actionTypes: readonly string[],
-): { stored: number; quarantined: number } {
-  const placeholders = actionTypes.map(() => "?").join(", ");
-  const storedSql =
-    actionTypes.length === 0
-      ? "SELECT count(*) FROM audit_logs WHERE server_day = ?"
-      : `SELECT count(*) FROM audit_logs WHERE server_day = ? AND action_type IN (${placeholders})`;
-  const quarantinedSql = `SELECT count(DISTINCT coalesce(record_id, raw_hash)) FROM quarantine
-     WHERE server_day = ? AND (record_id IS NULL OR record_id NOT IN (SELECT id FROM audit_logs))
-     ${actionTypes.length === 0 ? "" : `AND json_extract(raw, '$.actionType') IN (${placeholders})`}`;
-  const stored = sqliteOf(store)
-    .prepare<unknown[], number>(storedSql)
-    .pluck()
-    .get(day, ...actionTypes)!;
-  const quarantined = sqliteOf(store)
-    .prepare<unknown[], number>(quarantinedSql)
-    .pluck()
-    .get(day, ...actionTypes)!;
-  return { stored, quarantined };
-}
-
-/** Quarantined records written before quarantine.server_day existed get their day from the raw date. */
-export function fillQuarantineServerDays(store: Store, dayOf: (raw: unknown) => string | null): void {
-  const rows = sqliteOf(store)
-    .prepare<[], { id: number; raw: string }>("SELECT id, raw FROM quarantine WHERE server_day IS NULL")
-    .all();
-  if (rows.length === 0) return;
-  const update = sqliteOf(store).prepare("UPDATE quarantine SET server_day = ? WHERE id = ?");
-  sqliteOf(store)
-    .transaction(() => {
-      for (const row of rows) {
-        let raw: unknown;
-        try {
-          raw = JSON.parse(row.raw);
-        } catch {
-          continue;
-        }
-        const day = dayOf(raw);
-        if (day !== null) update.run(day, row.id);
-      }
-    })
-    .immediate();
-}
-
 /** The stored coverage of a day, if any. */
 export function readCoverage(
   store: Store,
@@ -462,13 +413,124 @@ export function addPendingCoverageDays(
   writePendingCoverageDays(store, filterKey, merged, now);
 }
 
-export function removePendingCoverageDay(store: Store, filterKey: string, day: string, now: number): void {
+export function removePendingCoverageDays(
+  store: Store,
+  filterKey: string,
+  days: readonly string[],
+  now: number,
+): void {
   const current = readPendingCoverageDays(store, filterKey);
-  if (!current.includes(day)) return;
+  const done = new Set(days);
+  if (!current.some((d) => done.has(d))) return;
   writePendingCoverageDays(
     store,
     filterKey,
-    current.filter((d) => d !== day),
+    current.filter((d) => !done.has(d)),
     now,
   );
+}
+
+// ---- the end of a plan -----------------------------------------------------------------------------
+
+/**
+ * Whether a finished plan's newest record may replace the checkpoint. An incremental plan (latestID)
+ * only ever sees newer records; an explicit or full range must not move the checkpoint back in time.
+ */
+function shouldAdvance(plan: SyncPlan, current: Checkpoint | undefined): boolean {
+  if (current === undefined || plan.latestId !== null) return true;
+  if (current.latestOccurredAt === null) return true;
+  return plan.headOccurredAt !== null && plan.headOccurredAt >= current.latestOccurredAt;
+}
+
+/** The checkpoint a finished plan leaves, or undefined to keep the current one. */
+function nextCheckpoint(
+  store: Store,
+  plan: SyncPlan,
+  current: Checkpoint | undefined,
+): { id: string; occurredAt: number | null } | undefined {
+  if (plan.headId !== null) {
+    return shouldAdvance(plan, current) ? { id: plan.headId, occurredAt: plan.headOccurredAt } : undefined;
+  }
+  // The newest window's first page was empty (no activity lately) or all quarantined: the newest
+  // record stored for the plan's range is the head, if it is newer than the checkpoint.
+  const newest = newestStoredRecord(store, plan.since, plan.until, plan.actionTypes);
+  if (!newest) return undefined;
+  const newer =
+    current === undefined ||
+    (newest.occurredAt != null &&
+      current.latestOccurredAt !== null &&
+      newest.occurredAt > current.latestOccurredAt);
+  return newer ? newest : undefined;
+}
+
+/**
+ * A plan is done: in one transaction, move the checkpoint, forget the windows, and remember the days
+ * whose coverage is still owed (so a run stopped during its coverage phase leaves them to the next run).
+ */
+export async function finishPlan(
+  store: Store,
+  plan: SyncPlan,
+  end: { runId: number; now: number; coverageDaysOwed: readonly string[] },
+): Promise<void> {
+  sqliteOf(store)
+    .transaction(() => {
+      const current = readCheckpoint(store, plan.filterKey);
+      const next = nextCheckpoint(store, plan, current);
+      if (next) {
+        writeCheckpoint(store, {
+          filterKey: plan.filterKey,
+          latestId: next.id,
+          latestOccurredAt: next.occurredAt,
+          runId: end.runId,
+          now: end.now,
+        });
+      }
+      dropPlan(store, plan.filterKey);
+      if (end.coverageDaysOwed.length > 0) {
+        addPendingCoverageDays(store, plan.filterKey, end.coverageDaysOwed, end.now);
+      }
+    })
+    .immediate();
+}
+
+/**
+ * A run that failed before its plan read anything (a rejected key, the server down) leaves no plan
+ * behind: there is nothing to resume, and a later run must plan its own range.
+ */
+export async function dropPlanIfUntouched(store: Store, filterKey: string): Promise<boolean> {
+  const windows = readWindows(store, filterKey);
+  if (windows.some((w) => w.status === "done" || w.nextPage > 1)) return false;
+  sqliteOf(store)
+    .transaction(() => dropPlan(store, filterKey))
+    .immediate();
+  return true;
+}
+
+/** The oldest server day stored (a full re-read starts there). */
+export function oldestServerDay(store: Store): string | null {
+  return (
+    sqliteOf(store).prepare<[], string | null>("SELECT min(server_day) FROM audit_logs").pluck().get() ?? null
+  );
+}
+
+// ---- the page size the server grants ---------------------------------------------------------------
+
+const PAGE_SIZE_KEY = "page_size_granted";
+
+export async function readGrantedPageSize(store: Store): Promise<number | undefined> {
+  const value = sqliteOf(store)
+    .prepare<[string], string>("SELECT value FROM meta WHERE key = ?")
+    .pluck()
+    .get(PAGE_SIZE_KEY);
+  const parsed = z.coerce.number().int().positive().safeParse(value);
+  return parsed.success ? parsed.data : undefined;
+}
+
+export async function saveGrantedPageSize(store: Store, size: number, now: number): Promise<void> {
+  sqliteOf(store)
+    .prepare(
+      `INSERT INTO meta (key, value, updated_at) VALUES (?, ?, ?)
+       ON CONFLICT(key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at`,
+    )
+    .run(PAGE_SIZE_KEY, String(size), now);
 }

@@ -41,6 +41,8 @@ export interface PageContext {
   syncRunId: number | null;
   /** Path and query of the request that returned the page (stored with quarantined records). */
   requestPath?: string | undefined;
+  /** The request's startDate..endDate: bounds the day of a quarantined record whose date is unreadable. */
+  dayRange?: { from: string; to: string } | undefined;
   now?: number | undefined;
 }
 
@@ -114,147 +116,182 @@ function issuesJson(issues: readonly z.core.$ZodIssue[]): string {
   );
 }
 
+/** Statements of the record writer, prepared once per connection. */
+function statementsFor(sqlite: Database.Database) {
+  return {
+    selectExisting: sqlite.prepare<[string], ExistingRow>(
+      "SELECT seq, record_hash FROM audit_logs WHERE id = ?",
+    ),
+    selectHead: sqlite.prepare<[], { seq: number; chain_hash: string }>(
+      "SELECT seq, chain_hash FROM audit_logs ORDER BY seq DESC LIMIT 1",
+    ),
+    insertRecord: sqlite.prepare(
+      `INSERT INTO audit_logs (id, name, action_type, change_log, updated_by, updated_by_user_id,
+         modifier_email, occurred_at, server_day, date_text, time_text, tags, changes, raw, record_hash,
+         seq, chain_hash, first_seen_at, sync_run_id)
+       VALUES (@id, @name, @actionType, @changeLog, @updatedBy, @updatedByUserId, @modifierEmail,
+         @occurredAt, @serverDay, @dateText, @timeText, @tags, @changes, @raw, @recordHash, @seq,
+         @chainHash, @firstSeenAt, @syncRunId)`,
+    ),
+    insertRevision: sqlite.prepare(
+      `INSERT OR IGNORE INTO audit_log_revisions (audit_log_id, raw, record_hash, seen_at, sync_run_id)
+       VALUES (?, ?, ?, ?, ?)`,
+    ),
+    insertQuarantine: sqlite.prepare(
+      `INSERT OR IGNORE INTO quarantine (record_id, raw, raw_hash, issues, request_path, received_at,
+         sync_run_id, server_day, day_min, day_max)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    ),
+    // A quarantined record seen again in a narrower request learns a narrower day range (coverage).
+    narrowQuarantine: sqlite.prepare(
+      `UPDATE quarantine SET day_min = max(coalesce(day_min, @from), @from), day_max = min(coalesce(day_max, @to), @to)
+       WHERE raw_hash = @hash AND server_day IS NULL`,
+    ),
+    upsertMeta: sqlite.prepare(
+      `INSERT INTO meta (key, value, updated_at) VALUES (?, ?, ?)
+       ON CONFLICT(key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at`,
+    ),
+  };
+}
+type Statements = ReturnType<typeof statementsFor>;
+const statementCache = new WeakMap<Database.Database, Statements>();
+
+function statements(sqlite: Database.Database): Statements {
+  let cached = statementCache.get(sqlite);
+  if (!cached) {
+    cached = statementsFor(sqlite);
+    statementCache.set(sqlite, cached);
+  }
+  return cached;
+}
+
+/** The current head of the hash chain; audit_logs is the authority, meta mirrors it for readers. */
+export function readChainHead(sqlite: Database.Database): { seq: number; hash: string } {
+  const row = statements(sqlite).selectHead.get();
+  return row ? { seq: row.seq, hash: row.chain_hash } : { seq: 0, hash: CHAIN_GENESIS };
+}
+
+/**
+ * Stores a page's records on `sqlite`, which must be inside a transaction: dedupe on id, revisions for
+ * changed content, quarantine for invalid records, the hash chain, and the insert hooks (rule diffs).
+ */
+export function storeRecords(
+  sqlite: Database.Database,
+  records: readonly unknown[],
+  context: PageContext,
+  parseTime: TimeParser = parseAuditTime,
+): PageWriteResult {
+  const st = statements(sqlite);
+  const now = context.now ?? Date.now();
+  const result: PageWriteResult = { ...emptyCounts(), outcomes: [], warningMessages: [] };
+  const inserted: InsertedRecord[] = [];
+  let head = readChainHead(sqlite);
+
+  for (const raw of records) {
+    result.fetched += 1;
+    const rawJson = JSON.stringify(raw ?? null);
+    const hash = recordHash(raw ?? null);
+    const parsed = auditLogRecordSchema.safeParse(raw);
+
+    if (!parsed.success) {
+      const day = serverDayOfDateText(rawDateOf(raw));
+      const fresh =
+        st.insertQuarantine.run(
+          recordIdOf(raw),
+          rawJson,
+          hash,
+          issuesJson(parsed.error.issues),
+          context.requestPath ?? null,
+          now,
+          context.syncRunId,
+          day,
+          context.dayRange?.from ?? null,
+          context.dayRange?.to ?? null,
+        ).changes > 0;
+      if (!fresh && day === null && context.dayRange) {
+        st.narrowQuarantine.run({ from: context.dayRange.from, to: context.dayRange.to, hash });
+      }
+      // A quarantined record seen again (page overlap, lookback) is a duplicate, not a new problem.
+      if (fresh) result.quarantined += 1;
+      else result.duplicates += 1;
+      result.outcomes.push({ kind: "quarantined", id: recordIdOf(raw), fresh });
+      continue;
+    }
+
+    const record = parsed.data;
+    const existing = st.selectExisting.get(record.id);
+    if (existing) {
+      if (existing.record_hash === hash) {
+        result.duplicates += 1;
+        result.outcomes.push({ kind: "duplicate", id: record.id, seq: existing.seq });
+      } else {
+        // An audit log must not change: keep the first version, file this one as a revision.
+        const fresh = st.insertRevision.run(record.id, rawJson, hash, now, context.syncRunId).changes > 0;
+        if (fresh) result.mutations += 1;
+        else result.duplicates += 1;
+        result.outcomes.push({ kind: fresh ? "mutation" : "duplicate", id: record.id, seq: existing.seq });
+      }
+      continue;
+    }
+
+    const time = parseTime(record.date, record.time);
+    if (time === null) {
+      result.warnings += 1;
+      result.warningMessages.push(
+        `record ${record.id}: could not parse date/time ${JSON.stringify(record.date)} ${JSON.stringify(record.time)}; stored with occurred_at NULL`,
+      );
+    }
+    const seq = head.seq + 1;
+    const chainHash = chainLink(head.hash, hash);
+    st.insertRecord.run({
+      id: record.id,
+      name: record.name,
+      actionType: record.actionType,
+      changeLog: record.changeLog ?? null,
+      updatedBy: record.updatedBy ?? null,
+      updatedByUserId: record.updatedByUserID ?? null,
+      modifierEmail: modifierEmailText(record.modifierEmail),
+      occurredAt: time?.occurredAt ?? null,
+      serverDay: time?.serverDay ?? serverDayOfDateText(record.date),
+      dateText: record.date,
+      timeText: record.time,
+      tags: jsonOrNull(record.tags),
+      changes: JSON.stringify(record.changes ?? {}),
+      raw: rawJson,
+      recordHash: hash,
+      seq,
+      chainHash,
+      firstSeenAt: now,
+      syncRunId: context.syncRunId,
+    });
+    head = { seq, hash: chainHash };
+    result.inserted += 1;
+    result.outcomes.push({ kind: "inserted", id: record.id, seq });
+    inserted.push({ id: record.id, record, seq });
+  }
+
+  if (inserted.length > 0) {
+    st.upsertMeta.run(CHAIN_HEAD_SEQ_KEY, String(head.seq), now);
+    st.upsertMeta.run(CHAIN_HEAD_HASH_KEY, head.hash, now);
+    onRecordsInserted(sqlite, inserted);
+  }
+  return result;
+}
+
+/** One page in its own transaction (tests, tools); the sync commits batches (syncBatch.ts). */
 export function createRecordWriter(store: Store, options: { parseTime?: TimeParser } = {}): RecordWriter {
   const sqlite = sqliteOf(store);
-  const parseTime = options.parseTime ?? parseAuditTime;
-
-  const selectExisting = sqlite.prepare<[string], ExistingRow>(
-    "SELECT seq, record_hash FROM audit_logs WHERE id = ?",
+  const pageTransaction = sqlite.transaction(
+    (records: readonly unknown[], context: PageContext, also?: (result: PageWriteResult) => void) => {
+      const result = storeRecords(sqlite, records, context, options.parseTime);
+      also?.(result);
+      return result;
+    },
   );
-  const selectHead = sqlite.prepare<[], { seq: number; chain_hash: string }>(
-    "SELECT seq, chain_hash FROM audit_logs ORDER BY seq DESC LIMIT 1",
-  );
-  const insertRecord = sqlite.prepare(
-    `INSERT INTO audit_logs (id, name, action_type, change_log, updated_by, updated_by_user_id,
-       modifier_email, occurred_at, server_day, date_text, time_text, tags, changes, raw, record_hash,
-       seq, chain_hash, first_seen_at, sync_run_id)
-     VALUES (@id, @name, @actionType, @changeLog, @updatedBy, @updatedByUserId, @modifierEmail,
-       @occurredAt, @serverDay, @dateText, @timeText, @tags, @changes, @raw, @recordHash, @seq,
-       @chainHash, @firstSeenAt, @syncRunId)`,
-  );
-  const insertRevision = sqlite.prepare(
-    `INSERT OR IGNORE INTO audit_log_revisions (audit_log_id, raw, record_hash, seen_at, sync_run_id)
-     VALUES (?, ?, ?, ?, ?)`,
-  );
-  const insertQuarantine = sqlite.prepare(
-    `INSERT OR IGNORE INTO quarantine (record_id, raw, raw_hash, issues, request_path, received_at, sync_run_id,
-       server_day)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-  );
-  const upsertMeta = sqlite.prepare(
-    `INSERT INTO meta (key, value, updated_at) VALUES (?, ?, ?)
-     ON CONFLICT(key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at`,
-  );
-
-  function chainHead(): { seq: number; hash: string } {
-    // audit_logs is the authority; meta mirrors it for readers that only want the head.
-    const row = selectHead.get();
-    return row ? { seq: row.seq, hash: row.chain_hash } : { seq: 0, hash: CHAIN_GENESIS };
-  }
-
-  function storePage(
-    records: readonly unknown[],
-    context: PageContext,
-    alsoInTransaction?: (result: PageWriteResult) => void,
-  ): PageWriteResult {
-    const now = context.now ?? Date.now();
-    const result: PageWriteResult = { ...emptyCounts(), outcomes: [], warningMessages: [] };
-    const inserted: InsertedRecord[] = [];
-    let head = chainHead();
-
-    for (const raw of records) {
-      result.fetched += 1;
-      const rawJson = JSON.stringify(raw ?? null);
-      const hash = recordHash(raw ?? null);
-      const parsed = auditLogRecordSchema.safeParse(raw);
-
-      if (!parsed.success) {
-        const fresh =
-          insertQuarantine.run(
-            recordIdOf(raw),
-            rawJson,
-            hash,
-            issuesJson(parsed.error.issues),
-            context.requestPath ?? null,
-            now,
-            context.syncRunId,
-            serverDayOfDateText(rawDateOf(raw)),
-          ).changes > 0;
-        // A quarantined record seen again (page overlap, lookback) is a duplicate, not a new problem.
-        if (fresh) result.quarantined += 1;
-        else result.duplicates += 1;
-        result.outcomes.push({ kind: "quarantined", id: recordIdOf(raw), fresh });
-        continue;
-      }
-
-      const record = parsed.data;
-      const existing = selectExisting.get(record.id);
-      if (existing) {
-        if (existing.record_hash === hash) {
-          result.duplicates += 1;
-          result.outcomes.push({ kind: "duplicate", id: record.id, seq: existing.seq });
-        } else {
-          // An audit log must not change: keep the first version, file this one as a revision.
-          const fresh = insertRevision.run(record.id, rawJson, hash, now, context.syncRunId).changes > 0;
-          if (fresh) result.mutations += 1;
-          else result.duplicates += 1;
-          result.outcomes.push({ kind: fresh ? "mutation" : "duplicate", id: record.id, seq: existing.seq });
-        }
-        continue;
-      }
-
-      const time = parseTime(record.date, record.time);
-      if (time === null) {
-        result.warnings += 1;
-        result.warningMessages.push(
-          `record ${record.id}: could not parse date/time ${JSON.stringify(record.date)} ${JSON.stringify(record.time)}; stored with occurred_at NULL`,
-        );
-      }
-      const seq = head.seq + 1;
-      const chainHash = chainLink(head.hash, hash);
-      insertRecord.run({
-        id: record.id,
-        name: record.name,
-        actionType: record.actionType,
-        changeLog: record.changeLog ?? null,
-        updatedBy: record.updatedBy ?? null,
-        updatedByUserId: record.updatedByUserID ?? null,
-        modifierEmail: modifierEmailText(record.modifierEmail),
-        occurredAt: time?.occurredAt ?? null,
-        serverDay: time?.serverDay ?? serverDayOfDateText(record.date),
-        dateText: record.date,
-        timeText: record.time,
-        tags: jsonOrNull(record.tags),
-        changes: JSON.stringify(record.changes ?? {}),
-        raw: rawJson,
-        recordHash: hash,
-        seq,
-        chainHash,
-        firstSeenAt: now,
-        syncRunId: context.syncRunId,
-      });
-      head = { seq, hash: chainHash };
-      result.inserted += 1;
-      result.outcomes.push({ kind: "inserted", id: record.id, seq });
-      inserted.push({ id: record.id, record, seq });
-    }
-
-    if (inserted.length > 0) {
-      upsertMeta.run(CHAIN_HEAD_SEQ_KEY, String(head.seq), now);
-      upsertMeta.run(CHAIN_HEAD_HASH_KEY, head.hash, now);
-      onRecordsInserted(store, inserted);
-    }
-    alsoInTransaction?.(result);
-    return result;
-  }
-
-  // IMMEDIATE: take the write lock up front so a concurrent reader-turned-writer cannot deadlock us.
-  const pageTransaction = sqlite.transaction(storePage);
-
   return {
-    writePage: (records, context, alsoInTransaction) =>
-      pageTransaction.immediate(records, context, alsoInTransaction),
-    chainHead,
+    // IMMEDIATE: take the write lock up front so a concurrent reader-turned-writer cannot deadlock us.
+    writePage: (records, context, also) => pageTransaction.immediate(records, context, also),
+    chainHead: () => readChainHead(sqlite),
   };
 }
 

@@ -13,6 +13,8 @@ export interface FakeClientOptions {
   maxLimit?: number;
   /** The clamp is silent: `itemsPerPage` echoes the requested limit, not the one used. */
   silentClamp?: boolean;
+  /** A server that miscounts: the totalItems it reports for a query. */
+  adjustTotal?: (query: AuditLogQuery, total: number) => number;
   /** Runs before each request is answered (insert records, throw, abort…). */
   beforeRequest?: (query: AuditLogQuery, index: number) => void;
 }
@@ -72,7 +74,7 @@ export class FakeConsoleClient implements ConsoleClient {
       pagination: {
         itemsPerPage: this.options.silentClamp ? query.limit : limit,
         pageNumber: query.page,
-        totalItems: list.length,
+        totalItems: this.options.adjustTotal?.(query, list.length) ?? list.length,
         nextPage: null,
         previousPage: null,
         all: "",

@@ -54,11 +54,16 @@ describe("flagtrail sync against the simulator", () => {
     expect(secondSummary).toMatchObject({ inserted: 3, mutations: 0 });
     expect(secondSummary.duplicates).toBe(secondSummary.fetched - 3);
     const pageQueries = auditQueries(sim).filter((q) => q.get("limit") === "50");
-    // One latestID page for the new records; the lookback days are re-read whole, without latestID.
+    // One latestID page for the new records; the lookback days (and the history checked before them)
+    // are checked by one count request without latestID, not re-read.
     const withLatest = pageQueries.filter((q) => q.has("latestID"));
     expect(withLatest).toHaveLength(1);
     expect(withLatest[0]?.get("latestID")).toBe(checkpoint);
-    expect(pageQueries.filter((q) => !q.has("latestID")).length).toBeGreaterThan(0);
+    expect(pageQueries.filter((q) => !q.has("latestID"))).toEqual([]);
+    const counts = auditQueries(sim).filter((q) => q.get("limit") === "1");
+    expect(counts).toHaveLength(1);
+    expect(counts[0]?.has("latestID")).toBe(false);
+    expect(secondSummary.requests).toBe(2);
     expect(withLatest[0]?.get("startDate")).toMatch(/^\d{4}-\d{2}-\d{2}$/);
     expect(withLatest[0]?.get("endDate")).toMatch(/^\d{4}-\d{2}-\d{2}$/);
     const newest = withDb(db, (d) =>

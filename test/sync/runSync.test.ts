@@ -60,8 +60,12 @@ describe("runSync", () => {
     expect(readPlan(store, "all")).toBeUndefined();
     expect(readWindows(store, "all")).toEqual([]);
     expect(runRows(store)).toEqual([{ outcome: "ok", filter_key: "all", inserted: 300, error: null }]);
-    // Coverage: one limit=1 probe per day of the range, no gaps.
-    expect(client.queries.filter((q) => q.limit === 1)).toHaveLength(summary.coverageDays);
+    // Coverage from paging alone: every window's totalItems matched its local count, so every day of
+    // the range is checked without a single count request.
+    expect(client.queries.filter((q) => q.limit === 1)).toHaveLength(0);
+    expect(summary.coverageRequests).toBe(0);
+    expect(summary.coverageDays).toBe(214); // 2023-12-01 .. 2024-07-01
+    expect(sqliteOf(store).prepare("SELECT count(*) FROM coverage").pluck().get()).toBe(214);
     expect(summary.coverageGaps).toEqual([]);
   });
 
@@ -309,13 +313,26 @@ describe("runSync", () => {
       .get();
     expect(row).toEqual({ server_total: 6, local_count: 6 }); // five on time, one late
 
+    // The late record cost one count request for the incremental range and a halving down to its day.
+    expect(summary.coverageRequests).toBeGreaterThan(1);
+    expect(
+      client.queries.filter(
+        (q) => q.startDate === "2024-06-28" && q.endDate === "2024-06-28" && q.limit !== 1,
+      ),
+    ).not.toEqual([]);
+
+    // A record the store holds only in quarantine, with no date at all, is not missing: the range that
+    // returned it counts it, so it is no gap (and no day is re-read for it).
     const noRepair = new FakeConsoleClient(history(8, 2));
     const other = openStore(":memory:");
-    const gapDay = new Date(NOW - DAY).toISOString().slice(0, 10);
-    noRepair.add(NOW - DAY, { id: "x".repeat(22) }); // invalid: quarantined, so the day stays short
+    noRepair.add(NOW - DAY, { id: "x".repeat(22) });
     const s2 = await runSync(other, noRepair, { ...base, since: "2024-06-28" });
     expect(s2.quarantined).toBe(1);
-    expect(s2.coverageGaps.map((g) => g.day)).toContain(gapDay);
+    expect(s2.coverageGaps).toEqual([]);
+    expect(sqliteOf(other).prepare("SELECT day_min, day_max FROM quarantine").get()).toEqual({
+      day_min: "2024-06-28",
+      day_max: "2024-07-01",
+    });
   });
 });
 
@@ -343,18 +360,30 @@ describe("runSync coverage with quarantined and undated records", () => {
     const row = sqliteOf(store)
       .prepare("SELECT server_total, local_count, quarantined_count FROM coverage WHERE day = ?")
       .get(day) as { server_total: number; local_count: number; quarantined_count: number };
-    // 1 quarantined with a date + the undated valid one count; the dateless record cannot.
+    // 1 quarantined with a date + the undated valid one count on their day; the dateless record counts
+    // for the range that returned it, so no day is short: every server record is held.
     expect(row.quarantined_count).toBe(1);
-    expect(row.local_count).toBe(row.server_total - 1);
-    expect(first.coverageGaps).toEqual([{ day, local: row.local_count, server: row.server_total }]);
-    expect(first.coverageGaps.map((g) => g.day)).toEqual([day]); // the other days are not short
+    expect(row.local_count).toBe(row.server_total);
+    expect(first.coverageGaps).toEqual([]);
 
-    // Next run: the day is still one short, but a repair at this total already ran: no whole-day read.
+    // The next (incremental) run checks a narrower range that the dateless record's first request does
+    // not fit in: halving finds its day, one read of that day places it there for good.
     client.queries.length = 0;
     const second = await runSync(store, client, base);
-    const dayReads = client.queries.filter((q) => q.startDate === day && q.endDate === day && q.limit !== 1);
-    expect(dayReads).toEqual([]);
-    expect(second.coverageGaps.map((g) => g.day)).toEqual([day]);
+    const dayReads = () =>
+      client.queries.filter((q) => q.startDate === day && q.endDate === day && q.limit !== 1);
+    expect(dayReads()).toHaveLength(1);
+    expect(second.coverageGaps).toEqual([]);
+    expect(
+      sqliteOf(store)
+        .prepare("SELECT day_min, day_max FROM quarantine WHERE record_id = ?")
+        .get("nodate0000000000000001"),
+    ).toEqual({ day_min: day, day_max: day });
+    // And from then on no run reads it again.
+    client.queries.length = 0;
+    const third = await runSync(store, client, base);
+    expect(dayReads()).toEqual([]);
+    expect(third.coverageGaps).toEqual([]);
   });
 });
 
@@ -363,11 +392,14 @@ describe("runSync coverage resumes after an interruption", () => {
     const store = openStore(":memory:");
     const controller = new AbortController();
     let probes = 0;
+    let lying = true;
+    // The server over-counts March until told otherwise: those windows disagree and coverage halves them.
     const client = new FakeConsoleClient(history(60, 100), {
+      adjustTotal: (q, total) => (lying && q.startDate <= "2024-03-31" ? total + 3 : total),
       beforeRequest: (q) => {
         if (q.limit === 1) {
           probes += 1;
-          if (probes === 5) controller.abort();
+          if (probes === 2) controller.abort();
         }
       },
     });
@@ -378,11 +410,12 @@ describe("runSync coverage resumes after an interruption", () => {
       controller.signal,
     );
     expect(first.outcome).toBe("interrupted");
-    const coveredAfterKill = sqliteOf(store).prepare("SELECT count(*) FROM coverage").pluck().get() as number;
-    expect(coveredAfterKill).toBeLessThan(10);
-    expect(readPendingCoverageDays(store, "all").length).toBeGreaterThan(100);
+    const pendingAfterKill = readPendingCoverageDays(store, "all");
+    expect(pendingAfterKill.length).toBeGreaterThanOrEqual(30);
+    expect(pendingAfterKill[0]).toBe("2024-03-01");
 
     // The next run is incremental (a few days), yet it finishes the coverage of the whole first range.
+    lying = false;
     const second = await runSync(store, client, base);
     expect(second.outcome).toBe("ok");
     const days = sqliteOf(store).prepare("SELECT day FROM coverage ORDER BY day").pluck().all() as string[];

@@ -1,0 +1,201 @@
+// Paging written once: every paged read of the audit log (a sync window, a day repair) goes through
+// readPages. Page 1 (or the resume page) is read alone; its totalItems says how many pages follow, and
+// those are requested ahead, up to `prefetch` at a time, but handed to the caller strictly in page
+// order. The list is newest first and only grows at its head while we page (new activity), which pushes
+// records towards later pages: each page's totalItems tells how far the list had shifted when that page
+// was answered, so the positions every page covered can be computed, and a hole left by pages answered
+// out of order is read again, page by page in order (sequential reading provably misses nothing).
+import { FlagtrailError } from "../errors.ts";
+import type { AuditLogPage, AuditLogQuery, ConsoleClient } from "./client.ts";
+
+/** The server kept paging without end: the same records again and again, or pages past its own total. */
+export class RunawayPagingError extends FlagtrailError {}
+
+/** What one paged read asks for; page and limit are the pager's business. */
+export type PagedQuery = Omit<AuditLogQuery, "page" | "limit">;
+
+export interface ReadPagesOptions {
+  /** Requested `limit`; the size the server reports in itemsPerPage (or silently uses) wins. */
+  limit: number;
+  /** The first page to read (a resumed window starts where it stopped). */
+  firstPage?: number;
+  /** Pages requested ahead of the one being handed out (1 = strictly sequential). */
+  prefetch?: number;
+  /** Stop after the page holding this record id (the checkpoint), for servers that ignore latestID. */
+  stopAtId?: string | null;
+  signal?: AbortSignal;
+}
+
+export interface FetchedPage {
+  page: number;
+  records: unknown[];
+  /** The server's total for the query when it answered this page. */
+  totalItems: number;
+  /** The page size in force for this page. */
+  perPage: number;
+  requestPath: string;
+  /** No page follows in this read. */
+  last: boolean;
+}
+
+/** Pages in a row that bring no record id unseen in this read before paging is called runaway. */
+export const REPEATED_PAGES_LIMIT = 5;
+/** Pages tolerated past what the largest totalItems allows (a list growing while we read). */
+const PAGES_PAST_TOTAL = 10;
+
+function idOf(record: unknown): string | undefined {
+  if (record !== null && typeof record === "object" && "id" in record) {
+    const id = (record as { id: unknown }).id;
+    if (typeof id === "string") return id;
+  }
+  return undefined;
+}
+
+const describeQuery = (q: PagedQuery) => `${q.startDate}..${q.endDate}`;
+
+/** The positions [from, to) of the list as it was when the read's first page was answered. */
+interface Span {
+  from: number;
+  to: number;
+}
+
+/**
+ * Positions of the original list not covered by any page read: page p answered when the list had
+ * grown by `shift` records covers original positions [(p-1)n - shift, pn - shift).
+ */
+export function uncoveredFrom(covered: readonly Span[], from: number, to: number): number | null {
+  const spans = [...covered].sort((a, b) => a.from - b.from);
+  let reached = from;
+  for (const span of spans) {
+    if (span.from > reached) return reached;
+    reached = Math.max(reached, span.to);
+    if (reached >= to) return null;
+  }
+  return reached < to ? reached : null;
+}
+
+class PageReader {
+  private undeclaredSize = Number.POSITIVE_INFINITY;
+  private readonly seen = new Set<string>();
+  private staleRun = 0;
+  private maxTotal = 0;
+
+  constructor(
+    private readonly client: ConsoleClient,
+    private readonly query: PagedQuery,
+    private readonly options: ReadPagesOptions,
+  ) {}
+
+  fetch(page: number, signal: AbortSignal | undefined): Promise<AuditLogPage> {
+    return this.client.listAuditLogs({ ...this.query, page, limit: this.options.limit }, signal);
+  }
+
+  /**
+   * The size of the server's pages. It may clamp `limit`: arithmetic uses the itemsPerPage it reports,
+   * unless a page comes back short while totalItems says records remain after it — a clamp it did not
+   * declare; from then on the size it actually used drives paging.
+   */
+  sizeOf(response: AuditLogPage, page: number): number {
+    const { itemsPerPage, totalItems } = response.pagination;
+    const reported = itemsPerPage > 0 ? itemsPerPage : this.options.limit;
+    const perPage = Math.min(reported, this.undeclaredSize);
+    const count = response.records.length;
+    if (count > 0 && count < perPage && (page - 1) * perPage + count < totalItems) {
+      this.undeclaredSize = count;
+      return count;
+    }
+    return perPage;
+  }
+
+  /** Judges one page in order: is it the last, and is the server running away? */
+  accept(response: AuditLogPage, page: number): FetchedPage {
+    const perPage = this.sizeOf(response, page);
+    const { totalItems } = response.pagination;
+    this.maxTotal = Math.max(this.maxTotal, totalItems);
+    const ids = response.records.map(idOf);
+    const fresh = ids.filter((id) => id === undefined || !this.seen.has(id)).length;
+    for (const id of ids) if (id !== undefined) this.seen.add(id);
+    this.staleRun = response.records.length > 0 && fresh === 0 ? this.staleRun + 1 : 0;
+    if (this.staleRun >= REPEATED_PAGES_LIMIT) {
+      throw new RunawayPagingError(
+        `The server returned only records it had already sent on ${this.staleRun} pages in a row for ` +
+          `${describeQuery(this.query)} (page ${page}, totalItems ${totalItems}); stopped that read.`,
+      );
+    }
+    const stop = this.options.stopAtId;
+    const reachedStop = stop != null && ids.includes(stop);
+    const last = response.records.length === 0 || page * perPage >= totalItems || reachedStop;
+    if (!last && page > Math.ceil(this.maxTotal / perPage) + PAGES_PAST_TOTAL) {
+      throw new RunawayPagingError(
+        `The server kept returning full pages past its totalItems (${this.maxTotal}) for ` +
+          `${describeQuery(this.query)}; stopped at page ${page}.`,
+      );
+    }
+    return { page, records: response.records, totalItems, perPage, requestPath: response.requestPath, last };
+  }
+}
+
+/**
+ * Reads a query's pages in order. Yields each page as soon as it and all pages before it are in.
+ * Aborting `signal` stops issuing requests; requests in flight are cancelled.
+ */
+export async function* readPages(
+  client: ConsoleClient,
+  query: PagedQuery,
+  options: ReadPagesOptions,
+): AsyncGenerator<FetchedPage, void, undefined> {
+  const reader = new PageReader(client, query, options);
+  const firstPage = options.firstPage ?? 1;
+  const prefetch = Math.max(1, options.prefetch ?? 1);
+  const controller = new AbortController();
+  const onAbort = () => controller.abort(options.signal?.reason);
+  if (options.signal?.aborted) onAbort();
+  options.signal?.addEventListener("abort", onAbort, { once: true });
+  const inFlight = new Map<number, Promise<AuditLogPage>>();
+  try {
+    const first = reader.accept(await reader.fetch(firstPage, controller.signal), firstPage);
+    yield first;
+    if (first.last) return;
+    const base = first.totalItems;
+    const covered: Span[] = [{ from: (firstPage - 1) * first.perPage, to: firstPage * first.perPage }];
+    let page = firstPage + 1;
+    let sequential = prefetch === 1;
+    for (;;) {
+      if (!sequential) {
+        // Ask ahead, never past the pages the first total allows (later ones are asked when needed).
+        const lastKnown = Math.max(page, Math.ceil(base / first.perPage));
+        for (let ahead = page; ahead < page + prefetch && ahead <= lastKnown; ahead += 1) {
+          if (!inFlight.has(ahead)) inFlight.set(ahead, quiet(reader.fetch(ahead, controller.signal)));
+        }
+      }
+      const pending = inFlight.get(page) ?? reader.fetch(page, controller.signal);
+      inFlight.delete(page);
+      const fetched = reader.accept(await pending, page);
+      const shift = fetched.totalItems - base;
+      covered.push({ from: (page - 1) * fetched.perPage - shift, to: page * fetched.perPage - shift });
+      yield fetched;
+      if (fetched.last) {
+        // Pages answered out of order while the list grew can leave a hole: re-read it in order.
+        const hole = sequential ? null : uncoveredFrom(covered, (firstPage - 1) * first.perPage, base);
+        if (hole === null) return;
+        sequential = true;
+        inFlight.clear();
+        page = Math.floor((hole + shift) / fetched.perPage) + 1;
+        continue;
+      }
+      page += 1;
+    }
+  } finally {
+    options.signal?.removeEventListener("abort", onAbort);
+    controller.abort();
+  }
+}
+
+/**
+ * A page asked ahead may fail before anyone awaits it (or never be awaited when the read stops early):
+ * mark its rejection handled now; awaiting the same promise later still throws.
+ */
+function quiet<T>(promise: Promise<T>): Promise<T> {
+  promise.catch(() => undefined);
+  return promise;
+}

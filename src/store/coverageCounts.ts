@@ -1,0 +1,144 @@
+// What the store holds per server day, for comparing with the server's totalItems. A record counts for
+// its server day: valid records by their own date, quarantined ones by theirs when it parses, else by
+// the narrowest request range that returned them (day_min..day_max), so an unreadable date is never a
+// false gap. Quarantined records count once per id, and not when a valid version of the id is stored.
+import { type Store, sqliteOf } from "./connection.ts";
+import { removePendingCoverageDays, writeCoverage } from "./syncState.ts";
+
+const typeFilter = (column: string, actionTypes: readonly string[]) =>
+  actionTypes.length === 0 ? "" : `AND ${column} IN (${actionTypes.map(() => "?").join(", ")})`;
+
+const QUARANTINE_HELD = `(q.record_id IS NULL OR q.record_id NOT IN (SELECT id FROM audit_logs))`;
+
+/** Records held for the server days from..to (both included). */
+export async function localCountForRange(
+  store: Store,
+  from: string,
+  to: string,
+  actionTypes: readonly string[],
+): Promise<number> {
+  const sqlite = sqliteOf(store);
+  const stored = sqlite
+    .prepare(
+      `SELECT count(*) FROM audit_logs WHERE server_day BETWEEN ? AND ? ${typeFilter("action_type", actionTypes)}`,
+    )
+    .pluck()
+    .get(from, to, ...actionTypes) as number;
+  const quarantined = sqlite
+    .prepare(
+      `SELECT count(DISTINCT coalesce(q.record_id, q.raw_hash)) FROM quarantine q
+       WHERE ${QUARANTINE_HELD}
+         AND (q.server_day BETWEEN ? AND ? OR (q.server_day IS NULL AND q.day_min >= ? AND q.day_max <= ?))
+         ${typeFilter("json_extract(q.raw, '$.actionType')", actionTypes)}`,
+    )
+    .pluck()
+    .get(from, to, from, to, ...actionTypes) as number;
+  return stored + quarantined;
+}
+
+export interface DayCount {
+  day: string;
+  /** Valid and quarantined records held for the day. */
+  held: number;
+  quarantined: number;
+}
+
+/** Per server day of from..to, what the store holds (days without a record are left out). */
+export async function localCountsByDay(
+  store: Store,
+  from: string,
+  to: string,
+  actionTypes: readonly string[],
+): Promise<Map<string, DayCount>> {
+  const sqlite = sqliteOf(store);
+  const counts = new Map<string, DayCount>();
+  const stored = sqlite
+    .prepare(
+      `SELECT server_day AS day, count(*) AS n FROM audit_logs WHERE server_day BETWEEN ? AND ?
+       ${typeFilter("action_type", actionTypes)} GROUP BY server_day`,
+    )
+    .all(from, to, ...actionTypes) as { day: string; n: number }[];
+  for (const row of stored) counts.set(row.day, { day: row.day, held: row.n, quarantined: 0 });
+  const quarantined = sqlite
+    .prepare(
+      `SELECT day, count(DISTINCT key) AS n FROM (
+         SELECT coalesce(q.server_day, CASE WHEN q.day_min = q.day_max THEN q.day_min END) AS day,
+                coalesce(q.record_id, q.raw_hash) AS key
+         FROM quarantine q WHERE ${QUARANTINE_HELD} ${typeFilter("json_extract(q.raw, '$.actionType')", actionTypes)}
+       ) WHERE day BETWEEN ? AND ? GROUP BY day`,
+    )
+    .all(...actionTypes, from, to) as { day: string; n: number }[];
+  for (const row of quarantined) {
+    const count = counts.get(row.day) ?? { day: row.day, held: 0, quarantined: 0 };
+    count.held += row.n;
+    count.quarantined += row.n;
+    counts.set(row.day, count);
+  }
+  return counts;
+}
+
+export interface CoverageDay {
+  day: string;
+  serverTotal: number;
+  localCount: number;
+  quarantinedCount: number;
+  dayClosed: boolean;
+}
+
+/** Coverage rows of checked days, and those days leave the list of days still owed, in one transaction. */
+export async function recordCoverage(
+  store: Store,
+  filterKey: string,
+  days: readonly CoverageDay[],
+  runId: number,
+  now: number,
+): Promise<void> {
+  sqliteOf(store)
+    .transaction(() => {
+      for (const d of days) writeCoverage(store, { filterKey, runId, now, ...d });
+      removePendingCoverageDays(
+        store,
+        filterKey,
+        days.map((d) => d.day),
+        now,
+      );
+    })
+    .immediate();
+}
+
+/**
+ * Days of from..to whose last check found fewer records held than the server counted, with the
+ * shortfall: a gap already reported (and already re-read) is expected again, not searched for again.
+ */
+export async function knownShortfalls(
+  store: Store,
+  filterKey: string,
+  from: string,
+  to: string,
+): Promise<Map<string, number>> {
+  const rows = sqliteOf(store)
+    .prepare(
+      `SELECT day, server_total - local_count AS short FROM coverage
+       WHERE filter_key = ? AND day BETWEEN ? AND ? AND server_total > local_count`,
+    )
+    .all(filterKey, from, to) as { day: string; short: number }[];
+  return new Map(rows.map((r) => [r.day, r.short]));
+}
+
+/**
+ * The first day of the unbroken run of checked days that ends the day before `day` (`day` itself when
+ * the day before was never checked): the history a nightly count can cover in the same request.
+ */
+export async function checkedRunStart(store: Store, filterKey: string, day: string): Promise<string> {
+  const days = sqliteOf(store)
+    .prepare("SELECT day FROM coverage WHERE filter_key = ? AND day < ? ORDER BY day DESC")
+    .pluck()
+    .all(filterKey, day) as string[];
+  let start = day;
+  for (const checked of days) {
+    const expected = new Date(Date.parse(`${start}T00:00:00Z`) - 86_400_000).toISOString().slice(0, 10);
+    if (checked !== expected) break;
+    start = checked;
+  }
+  return start;
+}

@@ -1,0 +1,84 @@
+// The sync's write path: several pages in ONE transaction with everything they advance — each window's
+// next page, the plan's head (the next checkpoint), the run's counters, the rule-diff mark. A kill loses
+// at most the batch being written, and the stored progress then points at its first page again.
+import { type Store, sqliteOf } from "./connection.ts";
+import { advanceBackfillMark } from "./ruleDiffs.ts";
+import { advanceWindow, type RunCounters, type SyncPlan, savePlan, updateRunCounters } from "./syncState.ts";
+import { addCounts, type PageWriteResult, readChainHead, storeRecords, type TimeParser } from "./writes.ts";
+
+export interface BatchPage {
+  records: readonly unknown[];
+  requestPath: string;
+  /** The request's startDate..endDate. */
+  dayRange: { from: string; to: string };
+  /** The window this page belongs to and its progress once the page is stored (day repairs have none). */
+  window?: { startDate: string; endDate: string; nextPage: number; done: boolean };
+  /** Page 1 of the plan's newest window: its first valid record becomes the plan's head. */
+  holdsHead?: boolean;
+}
+
+export interface SyncBatch {
+  plan: SyncPlan | null;
+  runId: number;
+  pages: readonly BatchPage[];
+  /** The run's counters before this batch; the stored row gets them plus the batch's counts. */
+  counters: RunCounters;
+  now: number;
+  parseTime?: TimeParser | undefined;
+}
+
+export interface BatchResult {
+  counters: RunCounters;
+  /** The plan with its head set, when this batch held it. */
+  plan: SyncPlan | null;
+  warningMessages: string[];
+}
+
+const selectOccurredAt = (store: Store, id: string): number | null =>
+  (sqliteOf(store).prepare("SELECT occurred_at FROM audit_logs WHERE id = ?").pluck().get(id) as
+    | number
+    | null
+    | undefined) ?? null;
+
+function commit(store: Store, batch: SyncBatch): BatchResult {
+  const sqlite = sqliteOf(store);
+  const counters = { ...batch.counters };
+  const warningMessages: string[] = [];
+  let plan = batch.plan;
+  const headBefore = readChainHead(sqlite).seq;
+  for (const page of batch.pages) {
+    const result: PageWriteResult = storeRecords(
+      sqlite,
+      page.records,
+      { syncRunId: batch.runId, requestPath: page.requestPath, dayRange: page.dayRange, now: batch.now },
+      batch.parseTime,
+    );
+    addCounts(counters, result);
+    warningMessages.push(...result.warningMessages);
+    if (plan && page.window) {
+      advanceWindow(store, plan.filterKey, page.window, {
+        nextPage: page.window.nextPage,
+        done: page.window.done,
+        runId: batch.runId,
+        now: batch.now,
+      });
+    }
+    if (plan && page.holdsHead && !plan.headFetched) {
+      // The newest record of the plan becomes the next checkpoint once the plan completes.
+      const headId = result.outcomes.find((o) => o.kind !== "quarantined")?.id ?? null;
+      const headOccurredAt = headId === null ? null : selectOccurredAt(store, headId);
+      plan = { ...plan, headFetched: true, headId, headOccurredAt };
+      savePlan(store, plan, batch.now);
+    }
+  }
+  advanceBackfillMark(sqlite, headBefore, readChainHead(sqlite).seq);
+  updateRunCounters(store, batch.runId, counters);
+  return { counters, plan, warningMessages };
+}
+
+/** Commits one batch (IMMEDIATE: the write lock up front, so a reader turned writer cannot deadlock us). */
+export async function commitSyncBatch(store: Store, batch: SyncBatch): Promise<BatchResult> {
+  return sqliteOf(store)
+    .transaction(() => commit(store, batch))
+    .immediate();
+}

@@ -1,0 +1,136 @@
+// The sync engine's options, their defaults and their checks (the one place for each), and what a run
+// reports back. Messages name the setting, never a command-line flag: only the commands know flags.
+import { z } from "zod";
+import type { ParsedAuditTime } from "../api/auditTime.ts";
+import { UsageError } from "../errors.ts";
+import type { RunCounters } from "../store/syncState.ts";
+import { defaultUntil, isDay } from "./days.ts";
+
+export const SYNC_DEFAULTS = {
+  /** Asked of a server whose page size is not known yet; what it grants is remembered. */
+  preferredPageSize: 1000,
+  /** What the API documents as its default `limit`: the fallback when a larger one is refused. */
+  fallbackPageSize: 100,
+  concurrency: 4,
+  lookbackDays: 2,
+  windowDays: 30,
+  /** First run without a start day: this many days back from the end day. */
+  backfillDays: 90,
+  leaseTtlMs: 60_000,
+  /** A write transaction holds at most this many records… */
+  batchRecords: 5_000,
+  /** …or the pages fetched in this many milliseconds, whichever comes first. */
+  batchMs: 2_000,
+} as const;
+
+const int = (what: string, min: number) =>
+  z
+    .number({ error: `${what} must be a whole number.` })
+    .int({ error: `${what} must be a whole number.` })
+    .min(min, { error: `${what} must be at least ${min}.` });
+const day = (what: string) =>
+  z.string().refine(isDay, {
+    error: (issue) => `${what} must be a date YYYY-MM-DD, got ${JSON.stringify(issue.input)}.`,
+  });
+
+export type TimeParser = (dateText: string, timeText: string) => ParsedAuditTime | null;
+
+export const syncOptionsSchema = z
+  .object({
+    since: day("The start day").optional(),
+    until: day("The end day").optional(),
+    actionTypes: z.array(z.string().min(1)).default([]),
+    /** Records asked per request; unset: the size the server granted before, else negotiated. */
+    pageSize: int("The page size", 1).optional(),
+    /** Requests in flight at once (pages of a window and windows). */
+    concurrency: int("The concurrency", 1).default(SYNC_DEFAULTS.concurrency),
+    lookbackDays: int("The lookback", 0).default(SYNC_DEFAULTS.lookbackDays),
+    /** Ignore the checkpoint and any interrupted plan: re-read the range. */
+    full: z.boolean().default(false),
+    windowDays: int("The window length", 1).default(SYNC_DEFAULTS.windowDays),
+    backfillDays: int("The backfill length", 1).default(SYNC_DEFAULTS.backfillDays),
+    /** Compare local and server counts per server day (default true). */
+    coverage: z.boolean().default(true),
+    /** Re-read a day whose local count is below the server's total (default true). */
+    repairGaps: z.boolean().default(true),
+    leaseTtlMs: int("The lease time", 1000).default(SYNC_DEFAULTS.leaseTtlMs),
+    batchRecords: int("The batch size", 1).default(SYNC_DEFAULTS.batchRecords),
+    batchMs: int("The batch time", 0).default(SYNC_DEFAULTS.batchMs),
+    /** Lease holder id; defaults to this host/pid. */
+    holder: z.string().min(1).optional(),
+    now: z.custom<() => number>((v) => typeof v === "function").optional(),
+    parseTime: z.custom<TimeParser>((v) => typeof v === "function").optional(),
+    onEvent: z.custom<(event: SyncEvent) => void>((v) => typeof v === "function").optional(),
+  })
+  .refine((o) => o.since === undefined || o.until === undefined || o.since <= o.until, {
+    error: "The start day is after the end day.",
+  });
+
+export type SyncOptions = z.input<typeof syncOptionsSchema>;
+
+export interface ResolvedSyncOptions extends z.output<typeof syncOptionsSchema> {
+  until: string;
+  /** The caller named the range (start or end day): an interrupted plan of another range does not win. */
+  explicitRange: boolean;
+  actionTypes: string[];
+  now: () => number;
+}
+
+export function resolveSyncOptions(options: SyncOptions, now: () => number = Date.now): ResolvedSyncOptions {
+  const parsed = syncOptionsSchema.safeParse(options);
+  if (!parsed.success) throw new UsageError(parsed.error.issues[0]?.message ?? "Invalid sync options.");
+  const o = parsed.data;
+  const clock = o.now ?? now;
+  const until = o.until ?? defaultUntil(clock());
+  if (o.since !== undefined && o.since > until) {
+    throw new UsageError(`The start day ${o.since} is after the end day ${until}.`);
+  }
+  return {
+    ...o,
+    until,
+    explicitRange: o.since !== undefined || o.until !== undefined,
+    actionTypes: [...new Set(o.actionTypes)].sort(),
+    now: clock,
+  };
+}
+
+export type SyncEvent =
+  | { type: "notice"; message: string }
+  | { type: "warning"; message: string }
+  | {
+      type: "progress";
+      phase: "windows" | "coverage";
+      done: number;
+      total: number;
+      fetched: number;
+      inserted: number;
+    };
+
+export interface CoverageGap {
+  day: string;
+  local: number;
+  server: number;
+}
+
+/** A run's counters (fetched, inserted, … requests, throttled, retries) plus what the run covered. */
+export interface SyncSummary extends RunCounters {
+  runId: number;
+  outcome: "ok" | "interrupted";
+  filterKey: string;
+  actionTypes: string[];
+  /** The range read by this run (union of a resumed plan and the new one). */
+  range: { since: string; until: string };
+  resumed: boolean;
+  windows: number;
+  /** The page size the server granted for this run. */
+  pageSize: number;
+  seconds: number;
+  coverageDays: number;
+  /** Requests spent on coverage alone (count probes; day repairs count as pages). */
+  coverageRequests: number;
+  coverageGaps: CoverageGap[];
+  /** Checked days whose server day had not ended yet: not final, checked again by the next sync. */
+  coverageOpenDays: string[];
+  /** The first warnings in full (the count is in `warnings`). */
+  warningMessages: string[];
+}

@@ -1,0 +1,111 @@
+// Executing a plan: every pending window is paged (windows and their pages in parallel, within the
+// run's request slots), each page goes to the batch writer with the window's progress, and a window read
+// without latestID is checked by count against the totalItems its pages reported: when they agree,
+// every day of the window is complete without a request of its own.
+import { readPages } from "../api/pager.ts";
+import { localCountForRange } from "../store/coverageCounts.ts";
+import { finishPlan, readWindows, type SyncPlan, type SyncWindow } from "../store/syncState.ts";
+import { recordMatchingRange } from "./coverage.ts";
+import { eachDay } from "./days.ts";
+import { runPool } from "./pool.ts";
+import type { SyncRun } from "./run.ts";
+
+/** A window whose count disagreed with the server: coverage bisects it. */
+export interface RangeToCheck {
+  from: string;
+  to: string;
+  /** The server's total for the range when known (from paging), else probed. */
+  serverTotal?: number;
+}
+
+async function fetchWindow(run: SyncRun, plan: SyncPlan, window: SyncWindow, isNewest: boolean) {
+  const useLatestId = plan.latestId !== null && window.startDate === plan.latestIdWindowStart;
+  const pages = readPages(
+    run.client,
+    {
+      startDate: window.startDate,
+      endDate: window.endDate,
+      sortOrder: "desc",
+      ...(plan.actionTypes.length > 0 ? { actionTypes: plan.actionTypes } : {}),
+      ...(useLatestId && plan.latestId !== null ? { latestID: plan.latestId } : {}),
+    },
+    {
+      limit: plan.pageSize,
+      firstPage: window.nextPage,
+      prefetch: run.options.concurrency,
+      stopAtId: useLatestId ? plan.latestId : null,
+      signal: run.signal,
+    },
+  );
+  let serverTotal = 0;
+  for await (const page of pages) {
+    serverTotal = page.totalItems;
+    await run.write({
+      records: page.records,
+      requestPath: page.requestPath,
+      dayRange: { from: window.startDate, to: window.endDate },
+      window: {
+        startDate: window.startDate,
+        endDate: window.endDate,
+        nextPage: page.page + 1,
+        done: page.last,
+      },
+      holdsHead: isNewest && page.page === 1,
+    });
+  }
+  return { serverTotal, countable: !useLatestId };
+}
+
+/**
+ * Checks finished windows by count, once every window is stored (adjacent windows share a day); a
+ * window that disagrees is returned for bisection.
+ */
+async function checkWindows(run: SyncRun, totals: readonly RangeToCheck[], mismatches: RangeToCheck[]) {
+  for (const range of totals) {
+    const local = await localCountForRange(run.store, range.from, range.to, run.options.actionTypes);
+    if (local === range.serverTotal) await recordMatchingRange(run, range);
+    else mismatches.push(range);
+  }
+}
+
+/**
+ * Pages the plan's pending windows, then moves the checkpoint and drops the plan in one transaction.
+ * Returns the plan's window count. Windows whose counts disagreed are added to `mismatches`.
+ */
+export async function executePlan(run: SyncRun, plan: SyncPlan, mismatches: RangeToCheck[]): Promise<number> {
+  const windows = await readWindows(run.store, plan.filterKey);
+  const newestStart = windows[0]?.startDate;
+  const pending = windows.filter((w) => w.status === "pending");
+  let done = windows.length - pending.length;
+  const totals: RangeToCheck[] = [];
+  run.plan = plan;
+  try {
+    await runPool(
+      pending,
+      run.options.concurrency,
+      async (window) => {
+        const { serverTotal, countable } = await fetchWindow(
+          run,
+          plan,
+          window,
+          window.startDate === newestStart,
+        );
+        if (countable) totals.push({ from: window.startDate, to: window.endDate, serverTotal });
+        done += 1;
+        run.progress("windows", done, windows.length);
+      },
+      run.signal,
+    );
+  } finally {
+    // Whatever was fetched is stored, even when a window failed or the run was stopped.
+    await run.flush();
+  }
+  if (run.signal.aborted) return windows.length;
+  if (run.options.coverage) await checkWindows(run, totals, mismatches);
+  const finished = run.plan ?? plan;
+  const owed = run.options.coverage
+    ? eachDay(finished.since, finished.until).filter((d) => !run.checkedDays.has(d))
+    : [];
+  await finishPlan(run.store, finished, { runId: run.runId, now: run.now(), coverageDaysOwed: owed });
+  return windows.length;
+}

@@ -1,0 +1,121 @@
+import { describe, expect, it } from "vitest";
+import type { AuditLogPage, AuditLogQuery, ConsoleClient } from "../../src/api/client.ts";
+import { type FetchedPage, RunawayPagingError, readPages, uncoveredFrom } from "../../src/api/pager.ts";
+import { makeRecord } from "../helpers/auditRecords.ts";
+import { FakeConsoleClient } from "../helpers/fakeConsoleClient.ts";
+
+const AT = Date.UTC(2024, 5, 10, 12);
+const QUERY = { startDate: "2024-06-10", endDate: "2024-06-10", sortOrder: "desc" } as const;
+
+async function collect(pages: AsyncIterable<FetchedPage>): Promise<FetchedPage[]> {
+  const out: FetchedPage[] = [];
+  for await (const page of pages) out.push(page);
+  return out;
+}
+
+function fakeWith(count: number): FakeConsoleClient {
+  return new FakeConsoleClient(
+    Array.from({ length: count }, (_, i) => ({ at: AT + i * 1000, record: makeRecord(AT + i * 1000) })),
+  );
+}
+
+const idsOf = (pages: FetchedPage[]) =>
+  new Set(pages.flatMap((p) => p.records.map((r) => (r as { id: string }).id)));
+
+describe("readPages", () => {
+  it("reads every page once, asking ahead but handing pages out in order", async () => {
+    const client = fakeWith(95);
+    const pages = await collect(readPages(client, QUERY, { limit: 10, prefetch: 4 }));
+    expect(pages.map((p) => p.page)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+    expect(pages.at(-1)?.last).toBe(true);
+    expect(idsOf(pages)).toEqual(new Set(client.ids()));
+    expect(client.queries.map((q) => q.page).sort((a, b) => a - b)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+  });
+
+  it("starts at a resumed page and stops after the page holding the stop id", async () => {
+    const client = fakeWith(95);
+    const newestFirst = [...client.ids()].reverse();
+    const stopAtId = newestFirst[34]!; // on page 4 of 10-record pages
+    const pages = await collect(readPages(client, QUERY, { limit: 10, prefetch: 1, firstPage: 2, stopAtId }));
+    expect(pages.map((p) => p.page)).toEqual([2, 3, 4]);
+    expect(pages.at(-1)?.last).toBe(true);
+  });
+
+  it("re-reads in order the hole that pages answered out of order leave while the list grows", async () => {
+    const inner = fakeWith(50);
+    let inserted = false;
+    // Page 2 is answered late, after 4 new records arrived at the head; pages 3+ answered before that.
+    const client: ConsoleClient = {
+      stats: () => inner.stats(),
+      close: () => inner.close(),
+      async listAuditLogs(query: AuditLogQuery, signal?: AbortSignal): Promise<AuditLogPage> {
+        if (query.page === 2 && !inserted) {
+          await new Promise((resolve) => setTimeout(resolve, 20));
+          for (let i = 0; i < 4; i += 1) inner.add(AT + 100_000 + i, makeRecord(AT + 100_000 + i));
+          inserted = true;
+        }
+        return inner.listAuditLogs(query, signal);
+      },
+    };
+    const before = new Set(inner.ids());
+    const pages = await collect(readPages(client, QUERY, { limit: 10, prefetch: 4 }));
+    const read = idsOf(pages);
+    for (const id of before) expect(read.has(id)).toBe(true);
+    // The hole (original positions 16..19) was read again, in order, after the parallel pass.
+    const order = inner.queries.map((q) => q.page);
+    expect(order.length).toBeGreaterThan(5);
+    expect(pages.map((p) => p.page).slice(0, 5)).toEqual([1, 2, 3, 4, 5]);
+  });
+
+  it("stops a server that sends the same page forever, in a bounded number of requests", async () => {
+    const records = Array.from({ length: 10 }, (_, i) => makeRecord(AT + i));
+    const client = new FakeConsoleClient([], {});
+    const repeating: ConsoleClient = {
+      stats: () => client.stats(),
+      close: async () => {},
+      async listAuditLogs(query: AuditLogQuery) {
+        client.queries.push(query);
+        return {
+          records: structuredClone(records),
+          pagination: {
+            itemsPerPage: 10,
+            pageNumber: query.page,
+            totalItems: 1e9,
+            nextPage: null,
+            previousPage: null,
+          },
+          requestPath: `/console/v1/audit_logs?page=${query.page}`,
+        };
+      },
+    };
+    await expect(collect(readPages(repeating, QUERY, { limit: 10, prefetch: 4 }))).rejects.toThrow(
+      RunawayPagingError,
+    );
+    expect(client.queries.length).toBeLessThanOrEqual(10);
+  });
+
+  it("uncoveredFrom finds the first position no page covered", () => {
+    expect(
+      uncoveredFrom(
+        [
+          { from: 0, to: 10 },
+          { from: 10, to: 20 },
+        ],
+        0,
+        20,
+      ),
+    ).toBeNull();
+    expect(
+      uncoveredFrom(
+        [
+          { from: 0, to: 10 },
+          { from: 12, to: 20 },
+        ],
+        0,
+        20,
+      ),
+    ).toBe(10);
+    expect(uncoveredFrom([{ from: 0, to: 10 }], 0, 15)).toBe(10);
+    expect(uncoveredFrom([{ from: 5, to: 20 }], 0, 20)).toBe(0);
+  });
+});
