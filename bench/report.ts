@@ -53,9 +53,9 @@ export function buildStore(path: string, records = RECORDS): void {
   const store = openStore(path);
   const insert = sqliteOf(store).prepare(
     `INSERT INTO audit_logs (id, name, action_type, change_log, updated_by, updated_by_user_id,
-       modifier_email, occurred_at, server_day, date_text, time_text, tags, changes, raw, record_hash,
+       modifier_email, occurred_at, server_day, date_text, time_text, tags, raw, record_hash,
        seq, chain_hash, first_seen_at)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, ?, ?, ?, ?, ?, 0)`,
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, ?, ?, ?, ?, 0)`,
   );
   // Bulk load: no fsync, and indexes and the FTS trigger rebuilt once at the end instead of per row.
   sqliteOf(store).pragma("synchronous = OFF");
@@ -102,7 +102,6 @@ export function buildStore(path: string, records = RECORDS): void {
           d.toISOString().slice(0, 10),
           record.date,
           record.time,
-          JSON.stringify(changes),
           raw,
           hash,
           i + 1,

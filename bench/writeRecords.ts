@@ -96,7 +96,6 @@ function rowsOf(records: readonly unknown[]): Row[] {
       r.date,
       r.time,
       r.tags === undefined ? null : JSON.stringify(r.tags),
-      JSON.stringify(r.changes ?? {}),
       JSON.stringify(raw),
       hash,
       index + 1,
@@ -113,9 +112,9 @@ export function measureBareInsert(records: readonly unknown[]): number {
   try {
     const insert = sqliteOf(temp.store).prepare(
       `INSERT INTO audit_logs (id, name, action_type, change_log, updated_by, updated_by_user_id,
-         modifier_email, occurred_at, server_day, date_text, time_text, tags, changes, raw, record_hash,
+         modifier_email, occurred_at, server_day, date_text, time_text, tags, raw, record_hash,
          seq, chain_hash, first_seen_at, sync_run_id)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     );
     const insertPage = sqliteOf(temp.store).transaction((rows: Row[]) => {
       for (const row of rows) insert.run(row);

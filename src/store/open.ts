@@ -80,6 +80,7 @@ export function openStore(path: string, options: OpenOptions = {}): Store {
       if (!inMemory) sqlite.pragma("journal_mode = WAL");
       // WAL + NORMAL is durable against process crashes (kill -9), which is what resumable sync needs.
       sqlite.pragma("synchronous = NORMAL");
+      sqlite.pragma("cache_size = -65536");
     }
     const db = drizzle(sqlite, { schema });
     if (!options.readonly) {

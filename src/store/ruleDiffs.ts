@@ -68,12 +68,17 @@ export function storeRuleDiffs(target: DiffTarget, auditLogId: string, changes: 
  * The diff of a record inserted in the caller's transaction a moment ago: it cannot have rows yet, so
  * there is nothing to delete and no savepoint to take (the sync's write path).
  */
-export function insertFreshRuleDiffs(sqlite: Database.Database, auditLogId: string, changes: unknown): void {
+export function insertFreshRuleDiffs(
+  sqlite: Database.Database,
+  auditLogId: string,
+  changes: unknown,
+): boolean {
   const diff = diffRecordChanges(changes);
-  if (diff === null) return;
+  if (diff === null) return false;
   const { insertChange, upsertSummary } = statementsFor(sqlite);
   for (const c of diff.changes) insertChange.run(auditLogId, ...ruleChangeColumns(c));
   upsertSummary.run(auditLogId, diff.summary, DIFF_VERSION);
+  return true;
 }
 
 /**
@@ -130,7 +135,7 @@ export function backfillRuleDiffs(
 ): BackfillResult {
   const sqlite = sqliteOf(store);
   const pending = sqlite.prepare(
-    `SELECT a.id, a.seq, a.changes,
+    `SELECT a.id, a.seq, a.changes, s.audit_log_id IS NULL AS fresh,
             (s.audit_log_id IS NULL OR s.diff_version < @version)
               AND CASE WHEN json_valid(a.changes) THEN json_type(a.changes, '$.rules') END NOT IN ('null')
               AS needs_diff
@@ -156,11 +161,16 @@ export function backfillRuleDiffs(
       seq: number;
       changes: string;
       needs_diff: number | null;
+      fresh: number;
     }[];
     if (batch.length === 0) break;
     sqlite.transaction(() => {
       for (const row of batch) {
-        if (row.needs_diff === 1 && storeRuleDiffs(sqlite, row.id, row.changes) !== null) diffed += 1;
+        if (row.needs_diff !== 1) continue;
+        // No summary means no rows either (both are written together): nothing to replace.
+        if (row.fresh === 1) {
+          if (insertFreshRuleDiffs(sqlite, row.id, row.changes)) diffed += 1;
+        } else if (storeRuleDiffs(sqlite, row.id, row.changes) !== null) diffed += 1;
       }
       after = batch[batch.length - 1]!.seq;
       scanned += batch.length;

@@ -23,8 +23,13 @@ export const auditLogs = sqliteTable(
     timeText: text("time_text").notNull(),
     /** JSON array or NULL when the record had no tags. */
     tags: text("tags"),
-    /** JSON object. */
-    changes: text("changes").notNull(),
+    /**
+     * JSON object: the record's `changes`, read from `raw` (stored once; a virtual generated column
+     * keeps the documented column for SQL).
+     */
+    changes: text("changes").generatedAlwaysAs(sql`coalesce(json_extract(raw, '$.changes'), '{}')`, {
+      mode: "virtual",
+    }),
     /** JSON of the record exactly as received. */
     raw: text("raw").notNull(),
     /** SHA-256 (hex) of the record's canonical JSON. */

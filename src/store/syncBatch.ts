@@ -1,6 +1,7 @@
 // The sync's write path: several pages in ONE transaction with everything they advance — each window's
 // next page, the plan's head (the next checkpoint), the run's counters, the rule-diff mark. A kill loses
 // at most the batch being written, and the stored progress then points at its first page again.
+import { bulkLoadActive } from "./bulkLoad.ts";
 import { type Store, sqliteOf } from "./connection.ts";
 import { advanceBackfillMark } from "./ruleDiffs.ts";
 import { advanceWindow, type RunCounters, type SyncPlan, savePlan, updateRunCounters } from "./syncState.ts";
@@ -46,12 +47,15 @@ function commit(store: Store, batch: SyncBatch): BatchResult {
   const warningMessages: string[] = [];
   let plan = batch.plan;
   const headBefore = readChainHead(sqlite).seq;
+  // During a bulk load the diffs are computed once after it (bulkLoad.ts), not record by record.
+  const bulk = bulkLoadActive(store);
   for (const page of batch.pages) {
     const result: PageWriteResult = storeRecords(
       sqlite,
       page.records,
       { syncRunId: batch.runId, requestPath: page.requestPath, dayRange: page.dayRange, now: batch.now },
       batch.parseTime,
+      { diffs: !bulk },
     );
     addCounts(counters, result);
     warningMessages.push(...result.warningMessages);
@@ -71,7 +75,7 @@ function commit(store: Store, batch: SyncBatch): BatchResult {
       savePlan(store, plan, batch.now);
     }
   }
-  advanceBackfillMark(sqlite, headBefore, readChainHead(sqlite).seq);
+  if (!bulk) advanceBackfillMark(sqlite, headBefore, readChainHead(sqlite).seq);
   updateRunCounters(store, batch.runId, counters);
   return { counters, plan, warningMessages };
 }

@@ -127,10 +127,10 @@ function statementsFor(sqlite: Database.Database) {
     ),
     insertRecord: sqlite.prepare(
       `INSERT INTO audit_logs (id, name, action_type, change_log, updated_by, updated_by_user_id,
-         modifier_email, occurred_at, server_day, date_text, time_text, tags, changes, raw, record_hash,
+         modifier_email, occurred_at, server_day, date_text, time_text, tags, raw, record_hash,
          seq, chain_hash, first_seen_at, sync_run_id)
        VALUES (@id, @name, @actionType, @changeLog, @updatedBy, @updatedByUserId, @modifierEmail,
-         @occurredAt, @serverDay, @dateText, @timeText, @tags, @changes, @raw, @recordHash, @seq,
+         @occurredAt, @serverDay, @dateText, @timeText, @tags, @raw, @recordHash, @seq,
          @chainHash, @firstSeenAt, @syncRunId)`,
     ),
     insertRevision: sqlite.prepare(
@@ -180,6 +180,7 @@ export function storeRecords(
   records: readonly unknown[],
   context: PageContext,
   parseTime: TimeParser = parseAuditTime,
+  hooks: { diffs: boolean } = { diffs: true },
 ): PageWriteResult {
   const st = statements(sqlite);
   const now = context.now ?? Date.now();
@@ -256,7 +257,6 @@ export function storeRecords(
       dateText: record.date,
       timeText: record.time,
       tags: jsonOrNull(record.tags),
-      changes: JSON.stringify(record.changes ?? {}),
       raw: rawJson,
       recordHash: hash,
       seq,
@@ -273,7 +273,7 @@ export function storeRecords(
   if (inserted.length > 0) {
     st.upsertMeta.run(CHAIN_HEAD_SEQ_KEY, String(head.seq), now);
     st.upsertMeta.run(CHAIN_HEAD_HASH_KEY, head.hash, now);
-    onRecordsInserted(sqlite, inserted);
+    if (hooks.diffs) onRecordsInserted(sqlite, inserted);
   }
   return result;
 }

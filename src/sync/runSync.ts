@@ -4,6 +4,7 @@
 // plan: finished windows and committed pages are not read again.
 import type { ConsoleClient } from "../api/client.ts";
 import { LockedError } from "../errors.ts";
+import { finishBulkLoad } from "../store/bulkLoad.ts";
 import type { Store } from "../store/connection.ts";
 import { acquireLease, leaseHolder, releaseLease, renewLease } from "../store/leases.ts";
 import { backfillRuleDiffs } from "../store/ruleDiffs.ts";
@@ -74,7 +75,9 @@ function keepLease(store: Store, o: ResolvedSyncOptions, holder: string, control
 
 /** The run's parts in order: page size, plans, coverage. */
 async function runParts(run: SyncRun, summary: { resumed: boolean; windows: number; pageSize: number }) {
-  // An older store's diffs catch up here, so the rule-diff mark can advance with every batch after.
+  // A bulk load killed half-way gets its indexes now; an older store's diffs catch up, so that the
+  // rule-diff mark advances with every batch after this.
+  await finishBulkLoad(run.store);
   backfillRuleDiffs(run.store);
   summary.pageSize = await resolvePageSize(run);
   const { plans, resumed } = await choosePlans(run, summary.pageSize);

@@ -3,6 +3,7 @@
 // without latestID is checked by count against the totalItems its pages reported: when they agree,
 // every day of the window is complete without a request of its own.
 import { readPages } from "../api/pager.ts";
+import { beginBulkLoad, finishBulkLoad } from "../store/bulkLoad.ts";
 import { localCountForRange } from "../store/coverageCounts.ts";
 import { finishPlan, readWindows, type SyncPlan, type SyncWindow } from "../store/syncState.ts";
 import { recordMatchingRange } from "./coverage.ts";
@@ -79,6 +80,8 @@ export async function executePlan(run: SyncRun, plan: SyncPlan, mismatches: Rang
   let done = windows.length - pending.length;
   const totals: RangeToCheck[] = [];
   run.plan = plan;
+  // A backfill into an empty store builds its indexes, full-text index and diffs after the load.
+  const bulk = pending.length > 1 && (await beginBulkLoad(run.store));
   try {
     await runPool(
       pending,
@@ -99,6 +102,7 @@ export async function executePlan(run: SyncRun, plan: SyncPlan, mismatches: Rang
   } finally {
     // Whatever was fetched is stored, even when a window failed or the run was stopped.
     await run.flush();
+    if (bulk) await finishBulkLoad(run.store);
   }
   if (run.signal.aborted) return windows.length;
   if (run.options.coverage) await checkWindows(run, totals, mismatches);

@@ -61,9 +61,9 @@ export function insertRecords(store: Store, records: readonly RawRecord[], first
   let chain = head?.hash ?? CHAIN_GENESIS;
   const insert = sqliteOf(store).prepare(
     `INSERT INTO audit_logs (id, name, action_type, change_log, updated_by, updated_by_user_id,
-       modifier_email, occurred_at, server_day, date_text, time_text, tags, changes, raw, record_hash,
+       modifier_email, occurred_at, server_day, date_text, time_text, tags, raw, record_hash,
        seq, chain_hash, first_seen_at)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
   const seqs: number[] = [];
   sqliteOf(store).transaction(() => {
@@ -88,7 +88,6 @@ export function insertRecords(store: Store, records: readonly RawRecord[], first
         date,
         time,
         record.tags === undefined || record.tags === null ? null : JSON.stringify(record.tags),
-        JSON.stringify(record.changes ?? {}),
         JSON.stringify(record),
         hash,
         seq,
