@@ -58,7 +58,12 @@ describe(`campaign (${SCALE}): kill -9 of report and daemon, hostile records`, (
       let kills = 0;
       let contradictions = 0;
       for (let i = 0; i < SIZES.reportKills; i++) {
-        const result = await runAndKill(args, env, random.int(800, 2200));
+        // Half the kills land while files are being written and renamed (after the first
+        // `.partial` appears), the others anywhere from the spawn.
+        const whileWriting = random.next() < 0.5;
+        const result = whileWriting
+          ? await runAndKill(args, env, random.int(0, 150), () => partials(out).length > 0)
+          : await runAndKill(args, env, random.int(500, 3000));
         if (result.killed) kills++;
         expect(integrity(db)).toBe("ok");
         if (existsSync(join(out, MANIFEST))) {

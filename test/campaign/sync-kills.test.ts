@@ -3,7 +3,7 @@
 // verify ok. CAMPAIGN_SCALE=full: ≥ 50 kills over 25k records; otherwise a few kills.
 import { afterAll, describe, expect, it } from "vitest";
 import { runCli } from "../helpers/runCli.ts";
-import { daysAgo, simEnv, tempDbPath, useTestSimulator } from "../helpers/simSync.ts";
+import { daysAgo, simEnv, tempDbPath, useTestSimulator, withDb } from "../helpers/simSync.ts";
 import {
   assertSoundSubset,
   assertVerifyOk,
@@ -22,6 +22,15 @@ import {
 } from "./lib.ts";
 
 const startSim = useTestSimulator();
+
+/** Records stored so far (0 before the store exists or is migrated). */
+function storedCount(db: string): number {
+  try {
+    return withDb(db, (d) => d.prepare("SELECT count(*) FROM audit_logs").pluck().get() as number);
+  } catch {
+    return 0;
+  }
+}
 const rows: FigureRow[] = [];
 afterAll(() => writeFigures("1-sync-kills", rows));
 
@@ -41,14 +50,20 @@ describe(`campaign (${SCALE}): kill -9 of sync`, () => {
       let kills = 0;
       let runs = 0;
       const storedAtKill: number[] = [];
+      // Kill moments spread over the whole backfill: the i-th kill waits for a random share of
+      // the records (sorted, so the store grows from kill to kill) to be stored.
+      const targets = Array.from({ length: SIZES.syncKills }, () => random.next() * SIZES.records).sort(
+        (a, b) => a - b,
+      );
       while (kills < SIZES.syncKills && runs < SIZES.syncKills * 2) {
         runs++;
         const before = requestsMade(sim);
+        const target = targets[kills]!;
         // One kill in five lands anywhere from the spawn (start-up, migrations, planning); the
-        // others after this process's first request, while it pages and writes.
+        // others once this process has made a request and the store holds the kill's share.
         const early = random.next() < 0.2;
-        const delay = early ? random.int(0, 1500) : random.int(0, 900);
-        const armed = early ? () => true : () => requestsMade(sim) > before;
+        const delay = early ? random.int(0, 1500) : random.int(0, 300);
+        const armed = early ? () => true : () => requestsMade(sim) > before && storedCount(db) >= target;
         const result = await runAndKill([...args, "--quiet"], env, delay, armed);
         if (result.killed) kills++;
         else expect(result.code, result.stderr).toBe(0);
@@ -73,6 +88,7 @@ describe(`campaign (${SCALE}): kill -9 of sync`, () => {
         kills,
         runs: runs + 1,
         killsWhileStoreIncomplete: storedAtKill.filter((n) => n < SIZES.records).length,
+        storedAtKills: `min ${Math.min(...storedAtKill)}, median ${storedAtKill.sort((a, b) => a - b)[storedAtKill.length >> 1]}, max ${Math.max(...storedAtKill)}`,
         records: sim.control.size(),
         headInserts: sim.control.counters().faults.headInsert,
         requests: requestsMade(sim),
