@@ -65,6 +65,8 @@ export const simulateOptionsSchema = z.object({
   linkStyle: z.enum(["host", "relative"]),
   now: instantText.optional(),
   maxPageSize: intText(1).optional(),
+  maxLimit: intText(1).optional(),
+  overLimit: z.enum(["clamp", "reject"]).optional(),
   rateLimit: z.boolean().default(false),
   rateLimitWindows: windowsText.optional(),
   retryAfter: z.boolean().default(true),
@@ -77,6 +79,16 @@ export const simulateOptionsSchema = z.object({
   mutateRate: rateText.optional(),
   headInsertRate: rateText.optional(),
   headInsertCount: intText(1).optional(),
+  errorStatus: z
+    .enum(["500", "502", "503", "504"], { message: "expected 500, 502, 503 or 504" })
+    .transform((text) => Number(text) as 500 | 502 | 503 | 504)
+    .optional(),
+  throttleRate: rateText.optional(),
+  nonJsonRate: rateText.optional(),
+  htmlErrorRate: rateText.optional(),
+  wrongEnvelope: z.boolean().optional(),
+  lyingTotal: intText(0).optional(),
+  repeatingPage: z.boolean().optional(),
 });
 type SimulateCliOptions = z.infer<typeof simulateOptionsSchema>;
 
@@ -100,6 +112,13 @@ export function simulatorOptionsFromFlags(o: SimulateCliOptions): SimulatorOptio
   if (o.mutateRate !== undefined) faults.mutateRate = o.mutateRate;
   if (o.headInsertRate !== undefined) faults.headInsertRate = o.headInsertRate;
   if (o.headInsertCount !== undefined) faults.headInsertCount = o.headInsertCount;
+  if (o.errorStatus !== undefined) faults.errorStatus = o.errorStatus;
+  if (o.throttleRate !== undefined) faults.throttleRate = o.throttleRate;
+  if (o.nonJsonRate !== undefined) faults.nonJson200Rate = o.nonJsonRate;
+  if (o.htmlErrorRate !== undefined) faults.htmlErrorRate = o.htmlErrorRate;
+  if (o.wrongEnvelope !== undefined) faults.wrongEnvelope = o.wrongEnvelope;
+  if (o.lyingTotal !== undefined) faults.lyingTotal = o.lyingTotal;
+  if (o.repeatingPage !== undefined) faults.repeatingPage = o.repeatingPage;
   return {
     host: o.host,
     port: o.port,
@@ -115,6 +134,8 @@ export function simulatorOptionsFromFlags(o: SimulateCliOptions): SimulatorOptio
     ...(o.serverSecret === undefined ? {} : { serverSecret: o.serverSecret }),
     ...(o.now === undefined ? {} : { now: o.now }),
     ...(o.maxPageSize === undefined ? {} : { maxPageSize: o.maxPageSize }),
+    ...(o.maxLimit === undefined ? {} : { maxLimit: o.maxLimit }),
+    ...(o.overLimit === undefined ? {} : { overLimit: o.overLimit }),
   };
 }
 
@@ -150,7 +171,14 @@ export function register(program: Command): void {
         .default("host"),
     )
     .option("--now <instant>", "simulator clock's start (epoch ms or ISO 8601); default the real now")
-    .option("--max-page-size <n>", "silently clamp the audit log's limit to this")
+    .option("--max-limit <n>", "declared largest audit log limit (default 1000)")
+    .addOption(
+      new Option(
+        "--over-limit <mode>",
+        "above --max-limit: grant the maximum, or answer 400 (default clamp)",
+      ).choices(["clamp", "reject"]),
+    )
+    .option("--max-page-size <n>", "fault: clamp the audit log's limit to this without declaring it")
     .option("--rate-limit", "enforce rate limits (default 100/10s,900/15m)")
     .option("--rate-limit-windows <spec>", "rate limit windows, e.g. 100/10s,900/15m (implies --rate-limit)")
     .option("--no-retry-after", "send 429s without a Retry-After header")
@@ -163,6 +191,16 @@ export function register(program: Command): void {
     .option("--mutate-rate <p>", "probability per audit log request of a record changed under its id")
     .option("--head-insert-rate <p>", "probability per later-page request of new records at the head")
     .option("--head-insert-count <n>", "records per head insert (default 5)")
+    .option(
+      "--error-status <code>",
+      "status of every injected 5xx (500, 502, 503 or 504) instead of a random one",
+    )
+    .option("--throttle-rate <p>", "probability of a 429 without Retry-After per request (1: endless 429)")
+    .option("--non-json-rate <p>", "probability of a 200 whose body is not JSON per request")
+    .option("--html-error-rate <p>", "probability of a 502 HTML error page per request")
+    .option("--wrong-envelope", "serve audit log 200s as JSON that is not the list envelope")
+    .option("--lying-total <n>", "add n to every audit log totalItems")
+    .option("--repeating-page", "serve page 1 for every page, with totalItems 1e9")
     .action(async (raw: Record<string, unknown>) => {
       const options = simulatorOptionsFromFlags(parseOptions(simulateOptionsSchema, raw));
       const sim = await startSimulator(options);

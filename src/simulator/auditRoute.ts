@@ -16,6 +16,8 @@ export const AUDIT_LOGS_MESSAGE = "Audit logs listed successfully.";
 export const DEFAULT_LIMIT = 100;
 /** Both dates omitted → the last 90 days; startDate omitted → 90 days before endDate. */
 export const DEFAULT_WINDOW_DAYS = 90;
+/** `totalItems` of the repeating-page mode: more pages than any client should ever read. */
+export const REPEATING_TOTAL = 1_000_000_000;
 /** `startTime`/`endTime` (newer API versions) must span less than this. */
 const MAX_TIME_RANGE_MS = 7 * 86_400_000;
 
@@ -26,6 +28,9 @@ export interface AuditRouteContext {
   counters: Counters;
   now: () => number;
   linkStyle: "host" | "relative";
+  /** The declared largest `limit`, and what happens above it. */
+  maxLimit: number;
+  overLimit: "clamp" | "reject";
   /** Appends `count` generated records at the newest end (the head-insert fault). */
   insertAtHead: (count: number) => void;
 }
@@ -146,12 +151,60 @@ function links(
   };
 }
 
+/** The granted page size, or a 400 when the declared maximum rejects the request. */
+function grantedLimit(requested: number, ctx: AuditRouteContext): number | SimResponse {
+  if (requested > ctx.maxLimit) {
+    if (ctx.overLimit === "reject") {
+      // class-validator's @Max text, as the service's NestJS validation would word it.
+      return badRequest([{ property: "limit", message: `limit must not be greater than ${ctx.maxLimit}` }]);
+    }
+    return ctx.faults.clampLimit(ctx.maxLimit);
+  }
+  return ctx.faults.clampLimit(requested);
+}
+
+/** The list envelope, or the bad-server variants of it (lying total, repeating page, wrong shape). */
+function envelope(
+  request: SimRequest,
+  ctx: AuditRouteContext,
+  page: { number: number; limit: number; total: number; data: unknown[] },
+): SimResponse {
+  const faults = ctx.faults.active;
+  let total = page.total;
+  if (faults.repeatingPage) {
+    total = REPEATING_TOTAL;
+    ctx.counters.fault("repeatingPage");
+  } else if (faults.lyingTotal > 0) {
+    total += faults.lyingTotal;
+    ctx.counters.fault("lyingTotal");
+  }
+  if (faults.wrongEnvelope) {
+    ctx.counters.fault("wrongEnvelope");
+    // Valid JSON, a 200 and the records, but not in the shape of a list response.
+    return { status: 200, body: { message: AUDIT_LOGS_MESSAGE, results: page.data, count: total } };
+  }
+  return {
+    status: 200,
+    body: {
+      message: AUDIT_LOGS_MESSAGE,
+      data: page.data,
+      pagination: {
+        itemsPerPage: page.limit,
+        pageNumber: page.number,
+        totalItems: total,
+        ...links(request, ctx.linkStyle, page.number, page.limit, total),
+      },
+    },
+  };
+}
+
 export function handleAuditLogs(request: SimRequest, ctx: AuditRouteContext): SimResponse {
   ctx.counters.query(request.query.toString());
   const parsed = parseQuery(request.query);
   if (Array.isArray(parsed)) return badRequest(parsed);
 
-  const limit = ctx.faults.clampLimit(parsed.limit);
+  const limit = grantedLimit(parsed.limit, ctx);
+  if (typeof limit !== "number") return limit;
   const inserted = ctx.faults.headInsert(parsed.page);
   if (inserted > 0) {
     ctx.insertAtHead(inserted);
@@ -179,7 +232,8 @@ export function handleAuditLogs(request: SimRequest, ctx: AuditRouteContext): Si
     }
   }
 
-  const offset = (parsed.page - 1) * limit;
+  // The repeating page serves page 1 whatever page is asked for.
+  const offset = ctx.faults.active.repeatingPage ? 0 : (parsed.page - 1) * limit;
   const result = ctx.store.query(query, offset, limit);
   const data = result.items.map((record) => {
     const rendered: Record<string, unknown> = ctx.store.render(record);
@@ -190,17 +244,5 @@ export function handleAuditLogs(request: SimRequest, ctx: AuditRouteContext): Si
     MALFORMATIONS[kind]!(broken);
     return broken;
   });
-  return {
-    status: 200,
-    body: {
-      message: AUDIT_LOGS_MESSAGE,
-      data,
-      pagination: {
-        itemsPerPage: limit,
-        pageNumber: parsed.page,
-        totalItems: result.total,
-        ...links(request, ctx.linkStyle, parsed.page, limit, result.total),
-      },
-    },
-  };
+  return envelope(request, ctx, { number: parsed.page, limit, total: result.total, data });
 }

@@ -17,6 +17,12 @@ export interface SimCounters {
     malformed: number;
     mutate: number;
     headInsert: number;
+    htmlError: number;
+    throttle: number;
+    nonJson200: number;
+    wrongEnvelope: number;
+    lyingTotal: number;
+    repeatingPage: number;
   };
   /** Query strings of the latest audit log requests, oldest first. */
   lastQueries: string[];
@@ -29,7 +35,21 @@ function fresh(): SimCounters {
     requests: {},
     statuses: {},
     throttled: 0,
-    faults: { serverError: 0, reset: 0, truncate: 0, clamp: 0, malformed: 0, mutate: 0, headInsert: 0 },
+    faults: {
+      serverError: 0,
+      reset: 0,
+      truncate: 0,
+      clamp: 0,
+      malformed: 0,
+      mutate: 0,
+      headInsert: 0,
+      htmlError: 0,
+      throttle: 0,
+      nonJson200: 0,
+      wrongEnvelope: 0,
+      lyingTotal: 0,
+      repeatingPage: 0,
+    },
     lastQueries: [],
   };
 }

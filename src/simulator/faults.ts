@@ -12,6 +12,10 @@ export interface RequestFaults {
   serverError?: number;
   reset: boolean;
   truncate: boolean;
+  /** Bad-server answers, checked after serverError in this order. */
+  htmlError: boolean;
+  throttle: boolean;
+  nonJson200: boolean;
 }
 
 export type RateDecision = { limited: false } | { limited: true; retryAfterSeconds: number | undefined };
@@ -23,6 +27,8 @@ export type QueuedFault = "serverError" | "reset" | "truncate" | "rateLimit";
 
 export class FaultEngine {
   private readonly prng: Prng;
+  /** Draws of the bad-server modes: a stream of their own, so existing seeds meet the same faults. */
+  private readonly badPrng: Prng;
   private settings: Faults;
   /** Accepted request instants per rate-limit window, oldest first. */
   private windows: number[][] = [];
@@ -35,12 +41,18 @@ export class FaultEngine {
     private readonly now: () => number,
   ) {
     this.prng = new Prng(seed, 7);
+    this.badPrng = new Prng(seed, 11);
     this.settings = settings;
     this.windows = settings.rateLimit?.windows.map(() => []) ?? [];
   }
 
   get current(): Faults {
     return structuredClone(this.settings);
+  }
+
+  /** The live settings, read-only and uncopied (read per request by the audit route). */
+  get active(): Readonly<Faults> {
+    return this.settings;
   }
 
   /** Replaces the fault settings (fields left out take their defaults: faults off). */
@@ -83,7 +95,7 @@ export class FaultEngine {
     return { limited: false };
   }
 
-  /** Faults of one API request; always draws five values so the stream stays aligned. */
+  /** Faults of one API request; always draws five (+ three) values so the streams stay aligned. */
   forRequest(): RequestFaults {
     const s = this.settings;
     const jitter = this.prng.next();
@@ -95,8 +107,13 @@ export class FaultEngine {
       delayMs: s.latencyMs + Math.floor(jitter * (s.jitterMs + 1)),
       reset: reset < s.resetRate,
       truncate: truncate < s.truncateRate,
+      htmlError: this.badPrng.next() < s.htmlErrorRate,
+      throttle: this.badPrng.next() < s.throttleRate,
+      nonJson200: this.badPrng.next() < s.nonJson200Rate,
     };
-    if (error < s.errorRate) decision.serverError = SERVER_ERRORS[Math.floor(which * SERVER_ERRORS.length)]!;
+    if (error < s.errorRate) {
+      decision.serverError = s.errorStatus ?? SERVER_ERRORS[Math.floor(which * SERVER_ERRORS.length)]!;
+    }
     const queued = this.queue[0];
     if (queued !== undefined && queued !== "rateLimit") {
       this.queue.shift();
@@ -105,7 +122,10 @@ export class FaultEngine {
       if (queued === "truncate") decision.truncate = true;
     }
     if (decision.serverError !== undefined) this.counters.fault("serverError");
+    else if (decision.htmlError) this.counters.fault("htmlError");
+    else if (decision.throttle) this.counters.fault("throttle");
     else if (decision.reset) this.counters.fault("reset");
+    else if (decision.nonJson200) this.counters.fault("nonJson200");
     return decision;
   }
 

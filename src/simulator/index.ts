@@ -93,6 +93,8 @@ export function buildSimulator(options: SimulatorOptions = {}) {
         counters,
         now,
         linkStyle: settings.linkStyle,
+        maxLimit: settings.maxLimit,
+        overLimit: settings.overLimit,
         insertAtHead: (count) => history.extend(store, count, now()),
       }),
   };

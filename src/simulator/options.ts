@@ -6,6 +6,9 @@ import { isValidTimeZone } from "./zonedTime.ts";
 
 const rate = z.number().min(0).max(1);
 
+/** Default declared maximum of the audit log's `limit`. */
+export const MAX_LIMIT = 1000;
+
 export const rateLimitSchema = z.object({
   /** Sliding windows; a request is refused when any window is full. Documented: 100/10 s, 900/15 min. */
   windows: z
@@ -31,7 +34,10 @@ export const faultsSchema = z.object({
   resetRate: rate.default(0),
   /** Probability that a JSON body is cut in half (with a matching Content-Length). */
   truncateRate: rate.default(0),
-  /** Silently clamp `limit` of the audit log to this size. */
+  /**
+   * Undeclared clamp of the audit log's `limit` (a fault, counted in `faults.clamp`): no 400 whatever
+   * the size, fewer records served, `itemsPerPage` says how many. The declared maximum is `maxLimit`.
+   */
   maxPageSize: z.number().int().min(1).optional(),
   /** Share of records served malformed (missing fields, wrong types); decided per record id. */
   malformedRate: rate.default(0),
@@ -40,6 +46,21 @@ export const faultsSchema = z.object({
   /** Probability, per audit log request for page 2 or later, of new records at the newest end. */
   headInsertRate: rate.default(0),
   headInsertCount: z.number().int().min(1).default(5),
+  // Bad-server modes (the crash and fault campaign): answers no client can page through.
+  /** Status of every injected 5xx instead of a random one of 500/502/503/504 (errorRate 1 + 503: endless 503). */
+  errorStatus: z.union([z.literal(500), z.literal(502), z.literal(503), z.literal(504)]).optional(),
+  /** Probability that an API request gets a 429 without `Retry-After` (1: endless 429), rate limit or not. */
+  throttleRate: rate.default(0),
+  /** Probability that an API request gets a 200 whose body is not JSON (text/plain). */
+  nonJson200Rate: rate.default(0),
+  /** Probability that an API request gets a proxy's 502 HTML error page instead of a JSON error. */
+  htmlErrorRate: rate.default(0),
+  /** Every audit log 200 is JSON but not the list envelope (no `data` array, no `pagination`). */
+  wrongEnvelope: z.boolean().default(false),
+  /** Added to every audit log `totalItems` (and to the links built from it): a total the pages never reach. */
+  lyingTotal: z.number().int().min(0).default(0),
+  /** Every audit log page serves page 1's records, with `totalItems` 10⁹ and a `nextPage` that never ends. */
+  repeatingPage: z.boolean().default(false),
 });
 export type Faults = z.infer<typeof faultsSchema>;
 export type FaultsInput = z.input<typeof faultsSchema>;
@@ -62,6 +83,13 @@ export const simulatorOptionsSchema = z.object({
   now: z.number().int().optional(),
   /** Shorthand for faults.maxPageSize. */
   maxPageSize: z.number().int().min(1).optional(),
+  /**
+   * The server's declared largest `limit` of the audit log. Undocumented for the real service, which
+   * reports the size it used in `itemsPerPage`: 1,000 granted and reported by default (see overLimit).
+   */
+  maxLimit: z.number().int().min(1).default(MAX_LIMIT),
+  /** Above maxLimit: `clamp` grants maxLimit and reports it in `itemsPerPage`; `reject` answers 400. */
+  overLimit: z.enum(["clamp", "reject"]).default("clamp"),
   /** `host`: "127.0.0.1:PORT/console/v1/audit_logs?page=2&limit=3"; `relative`: the path with the filters copied in. */
   linkStyle: z.enum(["host", "relative"]).default("host"),
   faults: faultsSchema.prefault({}),

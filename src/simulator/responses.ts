@@ -62,3 +62,28 @@ const SERVER_ERROR_TEXT: Record<number, string> = {
 export function serverError(status: number): SimResponse {
   return { status, body: { status, message: SERVER_ERROR_TEXT[status] ?? "Internal Server Error" } };
 }
+
+/** What a reverse proxy in front of the service sends when the service is down: HTML, not JSON. */
+export const HTML_BAD_GATEWAY =
+  "<html>\r\n<head><title>502 Bad Gateway</title></head>\r\n<body>\r\n<center><h1>502 Bad Gateway</h1></center>\r\n<hr><center>nginx</center>\r\n</body>\r\n</html>\r\n";
+
+export function htmlBadGateway(): SimResponse {
+  return {
+    status: 502,
+    body: undefined,
+    rawBody: HTML_BAD_GATEWAY,
+    headers: { "content-type": "text/html" },
+  };
+}
+
+/** A 200 that is not JSON at all, as from a misrouted health check or a captive portal. */
+export const NON_JSON_OK = "OK\n";
+
+export function nonJsonOk(): SimResponse {
+  return {
+    status: 200,
+    body: undefined,
+    rawBody: NON_JSON_OK,
+    headers: { "content-type": "text/plain; charset=utf-8" },
+  };
+}

@@ -4,7 +4,16 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Counters } from "./counters.ts";
 import type { FaultEngine } from "./faults.ts";
-import { badRequest, forbidden, notFound, serverError, tooManyRequests, unauthorized } from "./responses.ts";
+import {
+  badRequest,
+  forbidden,
+  htmlBadGateway,
+  nonJsonOk,
+  notFound,
+  serverError,
+  tooManyRequests,
+  unauthorized,
+} from "./responses.ts";
 import type { SimRequest, SimResponse, SimRoute } from "./types.ts";
 
 export const CONTROL_PREFIX = "/_sim/";
@@ -63,7 +72,7 @@ function match(
 }
 
 function send(res: ServerResponse, response: SimResponse, truncate = false): void {
-  let payload = JSON.stringify(response.body ?? null);
+  let payload = response.rawBody ?? JSON.stringify(response.body ?? null);
   // Cut inside the JSON text but declare the cut length: a well-formed HTTP response whose body
   // does not parse, which is what a client sees when a proxy truncates.
   if (truncate) payload = payload.slice(0, Math.max(1, Math.floor(payload.length / 2)));
@@ -118,6 +127,8 @@ export function createSimServer(deps: ServerDeps): Server {
     const faults = deps.faults.forRequest();
     if (faults.delayMs > 0) await sleep(faults.delayMs);
     if (faults.serverError !== undefined) return reply(serverError(faults.serverError));
+    if (faults.htmlError) return reply(htmlBadGateway());
+    if (faults.throttle) return reply(tooManyRequests(undefined));
     if (faults.reset) {
       // A TCP RST where the platform supports it, otherwise a plain close.
       if (typeof req.socket.resetAndDestroy === "function") req.socket.resetAndDestroy();
@@ -125,6 +136,7 @@ export function createSimServer(deps: ServerDeps): Server {
       return;
     }
     if (!body.ok) return reply(badRequest([{ property: "body", message: body.reason }]));
+    if (faults.nonJson200) return reply(nonJsonOk());
     const response = found.route.handle(request, found.params);
     if (faults.truncate) deps.counters.fault("truncate");
     reply(response, faults.truncate);

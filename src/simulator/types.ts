@@ -38,6 +38,8 @@ export interface SimResponse {
   status: number;
   body: unknown;
   headers?: Record<string, string>;
+  /** Sent as is instead of `body` as JSON (bad-server modes); give its content-type in `headers`. */
+  rawBody?: string;
 }
 
 export interface SimRoute {

@@ -19,7 +19,8 @@ const instant = (record: any): number => {
 let sim: RunningSimulator;
 
 beforeAll(async () => {
-  sim = await startSimulator({ records: 1500, seed: 7, now: NOW });
+  // These tests read whole lists in one request (limit=5000): a server that declares that maximum.
+  sim = await startSimulator({ records: 1500, seed: 7, now: NOW, maxLimit: 5000 });
 });
 afterAll(async () => {
   await sim.close();

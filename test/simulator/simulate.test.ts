@@ -31,6 +31,15 @@ describe("flagtrail simulate", () => {
       "--malformed-rate",
       "--mutate-rate",
       "--head-insert-rate",
+      "--max-limit",
+      "--over-limit",
+      "--error-status",
+      "--throttle-rate",
+      "--non-json-rate",
+      "--html-error-rate",
+      "--wrong-envelope",
+      "--lying-total",
+      "--repeating-page",
     ]) {
       expect(help, flag).toContain(flag);
     }
@@ -45,6 +54,10 @@ describe("flagtrail simulate", () => {
         [["--error-rate", "1.5"], "--error-rate"],
         [["--rate-limit-windows", "10 per s"], "--rate-limit-windows"],
         [["--no-retry-after"], "--no-retry-after"],
+        [["--error-status", "418"], "--error-status"],
+        [["--lying-total", "-3"], "--lying-total"],
+        [["--max-limit", "0"], "--max-limit"],
+        [["--over-limit", "drop"], "--over-limit"],
       ] as const) {
         stderr.mockClear();
         expect(await main(["node", "flagtrail", "simulate", ...args]), args.join(" ")).toBe(2);
@@ -108,6 +121,48 @@ describe("flagtrail simulate", () => {
         latencyMs: 5,
         jitterMs: 7,
         headInsertRate: 0.5,
+      },
+    });
+  });
+
+  it("maps the page-size maximum and the bad-server flags onto startSimulator options", async () => {
+    const program = buildProgram();
+    const command = program.commands.find((c) => c.name() === "simulate")!;
+    let captured: Record<string, unknown> = {};
+    command.action((raw: Record<string, unknown>) => {
+      captured = raw;
+    });
+    await program.parseAsync(
+      [
+        "simulate",
+        "--max-limit=500",
+        "--over-limit=reject",
+        "--error-rate=1",
+        "--error-status=503",
+        "--throttle-rate=1",
+        "--non-json-rate=0.5",
+        "--html-error-rate=0.25",
+        "--wrong-envelope",
+        "--lying-total=40",
+        "--repeating-page",
+      ],
+      { from: "user" },
+    );
+    const { parseOptions } = await import("../../src/commands/options.ts");
+    const { simulateOptionsSchema } = await import("../../src/commands/simulate.ts");
+    const options = simulatorOptionsFromFlags(parseOptions(simulateOptionsSchema, captured));
+    expect(options).toMatchObject({
+      maxLimit: 500,
+      overLimit: "reject",
+      faults: {
+        errorRate: 1,
+        errorStatus: 503,
+        throttleRate: 1,
+        nonJson200Rate: 0.5,
+        htmlErrorRate: 0.25,
+        wrongEnvelope: true,
+        lyingTotal: 40,
+        repeatingPage: true,
       },
     });
   });
