@@ -148,6 +148,18 @@ type AttemptOutcome =
 
 class TimeoutSignal extends Error {}
 
+/**
+ * One line from a body that is not JSON: a proxy's HTML error page is named by its title, anything
+ * else is cut short, with line breaks and control characters flattened, so errors stay one sentence.
+ */
+export function excerptOf(text: string): string | undefined {
+  const title = /<title[^>]*>([^<]*)<\/title>/i.exec(text)?.[1];
+  const flat = (title ?? (/^\s*</.test(text) ? "an HTML page" : text))
+    .replace(/[\u0000-\u001f\u007f-\u009f\s]+/g, " ")
+    .trim();
+  return flat === "" ? undefined : flat.slice(0, 120);
+}
+
 export function createConsoleClient(options: ConsoleClientOptions): ConsoleApiClient {
   const parsed = consoleClientOptionsSchema.safeParse(options);
   if (!parsed.success) {
@@ -378,7 +390,7 @@ class UndiciConsoleClient implements ConsoleApiClient {
       const body = errorBodySchema.safeParse(JSON.parse(text));
       message = body.success ? body.data.message : undefined;
     } catch {
-      message = text.trim() === "" ? undefined : text.trim().slice(0, 120);
+      message = excerptOf(text);
     }
     return message === undefined ? undefined : this.redact(message);
   }

@@ -390,3 +390,15 @@ describe("options", () => {
     await client.close();
   });
 });
+
+describe("excerptOf", () => {
+  it("names an HTML error page by its title and keeps any excerpt on one line", async () => {
+    const { excerptOf } = await import("../../src/api/consoleClient.ts");
+    expect(excerptOf("<html>\r\n<head><title>502 Bad Gateway</title></head>\n<body>…</body></html>")).toBe(
+      "502 Bad Gateway",
+    );
+    expect(excerptOf("<!doctype html>\n<p>down</p>")).toBe("an HTML page");
+    expect(excerptOf("upstream\nreset\u001b[31m")).toBe("upstream reset [31m");
+    expect(excerptOf("  \n ")).toBeUndefined();
+  });
+});
