@@ -14,6 +14,7 @@
 import {
   chmodSync,
   closeSync,
+  type Dirent,
   fchmodSync,
   fsyncSync,
   mkdirSync,
@@ -74,32 +75,45 @@ function isAlive(pid: number): boolean {
   }
 }
 
-/** Removes what killed runs left in `dir`: staging directories, and partial files of older versions. */
+/**
+ * Removes what killed runs left in `dir`: staging directories, and partial files of older versions.
+ * Best effort: what cannot be read or removed stays, and the report goes on.
+ */
 export function removeStale(dir: string, now = Date.now()): void {
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+  let entries: Dirent[];
+  try {
+    entries = readdirSync(dir, { withFileTypes: true });
+  } catch {
+    return;
+  }
+  for (const entry of entries) {
     const path = join(dir, entry.name);
-    let age: number;
     try {
-      age = now - statSync(path).mtimeMs;
+      const age = now - statSync(path).mtimeMs;
+      const staging = entry.isDirectory() ? STAGING_NAME.exec(entry.name) : null;
+      if (staging) {
+        const gone = !isAlive(Number(staging[1]));
+        if ((gone && age > STALE_AFTER_MS) || age > ABANDONED_AFTER_MS)
+          rmSync(path, { recursive: true, force: true });
+      } else if (entry.isFile() && LEGACY_PARTIAL.test(entry.name) && age > STALE_AFTER_MS) {
+        rmSync(path, { force: true });
+      }
     } catch {
-      continue; // removed meanwhile by another run
-    }
-    const staging = entry.isDirectory() ? STAGING_NAME.exec(entry.name) : null;
-    if (staging) {
-      const gone = !isAlive(Number(staging[1]));
-      if ((gone && age > STALE_AFTER_MS) || age > ABANDONED_AFTER_MS)
-        rmSync(path, { recursive: true, force: true });
-    } else if (entry.isFile() && LEGACY_PARTIAL.test(entry.name) && age > STALE_AFTER_MS) {
-      rmSync(path, { force: true });
+      // removed meanwhile by another run, or not ours to remove
     }
   }
 }
 
 /** A fresh staging directory (0700) inside `outDir`. */
 export function createStaging(outDir: string): string {
-  const dir = mkdtempSync(join(outDir, `${STAGING_PREFIX}${process.pid}-`));
-  chmodSync(dir, 0o700);
-  return dir;
+  try {
+    const dir = mkdtempSync(join(outDir, `${STAGING_PREFIX}${process.pid}-`));
+    chmodSync(dir, 0o700);
+    return dir;
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? "error";
+    throw new FlagtrailError(`Cannot write into the report directory ${outDir} (${code}).`, { cause: error });
+  }
 }
 
 export function removeStaging(dir: string): void {
