@@ -1,10 +1,10 @@
-// Streaming a query into an RFC 4180 CSV file: better-sqlite3 rows → csv-stringify → file. pipeline()
-// pulls rows only as fast as the file takes them (bounded memory) and tears everything down, closing
-// the SQLite iterator too, when any stage fails.
-import { createWriteStream } from "node:fs";
+// Streaming a query into an RFC 4180 CSV file: row batches from the store → csv-stringify, one batch at
+// a time → file. pipeline() pulls batches only as fast as the file takes them (bounded memory) and tears
+// everything down, closing the store's row stream too, when any stage fails.
+import { createWriteStream, fchmodSync, openSync } from "node:fs";
 import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
-import { stringify } from "csv-stringify";
+import { type Options, stringify } from "csv-stringify/sync";
 import { neutraliseFormula } from "./escape.ts";
 
 export interface CsvColumn<Row> {
@@ -12,32 +12,42 @@ export interface CsvColumn<Row> {
   value: (row: Row) => string | number | null;
 }
 
-/** Writes header + one line per row; returns the number of data rows. CRLF line ends (RFC 4180). */
+const CSV_OPTIONS: Options = {
+  record_delimiter: "\r\n",
+  // Quote a field holding CR or LF as well as delimiter and quote (RFC 4180 section 2.6): with CRLF
+  // record ends csv-stringify would otherwise leave a lone LF unquoted.
+  quoted_match: /[\r\n]/,
+  cast: { number: (n) => String(n) },
+};
+
+/**
+ * Writes header + one line per row, creating the file 0600 whatever the umask, and fsyncs it; returns
+ * the number of data rows. CRLF line ends (RFC 4180).
+ */
 export async function writeCsv<Row>(
   path: string,
   columns: readonly CsvColumn<Row>[],
-  rows: Iterable<Row>,
+  batches: AsyncIterable<readonly Row[]>,
 ): Promise<number> {
   let count = 0;
-  function* records(): Generator<(string | number)[]> {
-    for (const row of rows) {
-      count += 1;
-      yield columns.map((c) => neutraliseFormula(c.value(row)) ?? "");
+  // Each batch becomes one chunk of text: a record costs no await of its own.
+  async function* chunks(): AsyncGenerator<string> {
+    yield stringify([], { ...CSV_OPTIONS, header: true, columns: columns.map((c) => c.header) });
+    for await (const batch of batches) {
+      count += batch.length;
+      yield stringify(
+        batch.map((row) => columns.map((c) => neutraliseFormula(c.value(row)) ?? "")),
+        CSV_OPTIONS,
+      );
     }
   }
+  const fd = openSync(path, "w", 0o600);
+  fchmodSync(fd, 0o600);
+  // Larger buffer than the 16 KiB default: fewer waits, still a fixed amount of memory. The stream
+  // closes the descriptor when done; flush: the report set is published only after the bytes are durable.
   await pipeline(
-    Readable.from(records(), { objectMode: true, highWaterMark: 256 }),
-    stringify({
-      header: true,
-      columns: columns.map((c) => c.header),
-      record_delimiter: "\r\n",
-      // Quote a field holding CR or LF as well as delimiter and quote (RFC 4180 section 2.6): with CRLF
-      // record ends csv-stringify would otherwise leave a lone LF unquoted.
-      quoted_match: /[\r\n]/,
-      cast: { number: (n) => String(n) },
-    }),
-    // Larger buffer than the 16 KiB default: fewer waits, still a fixed amount of memory.
-    createWriteStream(path, { mode: 0o600, highWaterMark: 1 << 20 }),
+    Readable.from(chunks()),
+    createWriteStream(path, { fd, highWaterMark: 1 << 20, flush: true }),
   );
   return count;
 }

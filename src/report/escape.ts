@@ -1,4 +1,5 @@
 // Making untrusted text (entity names, change logs, people's names) safe in the two output formats.
+import { escapeControlChars } from "../text/controlChars.ts";
 
 const FORMULA_START = /^[=+\-@\t\r]/;
 
@@ -15,13 +16,16 @@ const MARKDOWN_SPECIAL = /[\\`*_{}[\]<>()#+\-!|~&]/g;
 /**
  * Inline Markdown text: every punctuation character Markdown or HTML could act on is backslash-escaped
  * (CommonMark allows escaping any ASCII punctuation), and line breaks become `<br>` so a value stays
- * inside its table cell, list item or heading.
+ * inside its table cell, list item or heading. Control characters become visible `\u001b` text
+ * (escaped after the punctuation, so their own backslash stays single).
  */
 export function mdText(value: unknown): string {
   if (value === null || value === undefined || value === "") return "";
-  return String(value)
-    .replace(MARKDOWN_SPECIAL, (c) => `\\${c}`)
-    .replace(/\r\n|\r|\n/g, "<br>");
+  return escapeControlChars(
+    String(value)
+      .replace(MARKDOWN_SPECIAL, (c) => `\\${c}`)
+      .replace(/\r\n|\r|\n/g, "<br>"),
+  );
 }
 
 /** A table row from already-escaped cells. */

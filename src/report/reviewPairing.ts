@@ -8,6 +8,7 @@
 //    not already accepted, rejected or deleted.
 // Records arrive sorted by flow, entity name, time (requests first within a second) and seq, so the
 // walk is linear and holds only the open requests of one entity.
+import type { ReviewRecord } from "../store/reportQueries.ts";
 
 /** `review <id>` where the id looks like one (has a digit or capital), not a word like "review requested". */
 const REVIEW_ID = /\breview ([A-Za-z0-9_-]{4,64})\b/g;
@@ -20,31 +21,21 @@ export function reviewIdOf(changeLog: string | null): string | null {
   }
   return null;
 }
-
-export interface ReviewRecord {
-  seq: number;
-  id: string;
-  occurred_at: number;
-  name: string;
-  entity: string;
-  /** request (…_review_create), accept, or close (reject / delete). */
-  role: "request" | "accept" | "close";
-  action_type: string;
-  change_log: string | null;
-  updated_by: string | null;
-  updated_by_user_id: string | null;
-}
+export type { ReviewRecord } from "../store/reportQueries.ts";
 
 export interface ReviewPair {
   accept: ReviewRecord;
   request: ReviewRecord;
 }
 
-/** Every approval that could be paired with its request, in input order. */
-export function* pairApprovals(records: Iterable<ReviewRecord>): Generator<ReviewPair> {
+/**
+ * A pairing walk as a function: feed it records in the order above, one call each; it returns the pair
+ * an approval closes, else null. (The report feeds it row batches as the store streams them.)
+ */
+export function approvalPairer(): (record: ReviewRecord) => ReviewPair | null {
   let key: string | null = null;
   let open: { record: ReviewRecord; reviewId: string | null }[] = [];
-  for (const record of records) {
+  return (record) => {
     const recordKey = `${record.entity}\u0000${record.name}`;
     if (recordKey !== key) {
       key = recordKey;
@@ -53,7 +44,7 @@ export function* pairApprovals(records: Iterable<ReviewRecord>): Generator<Revie
     const reviewId = reviewIdOf(record.change_log);
     if (record.role === "request") {
       open.push({ record, reviewId });
-      continue;
+      return null;
     }
     // Closing (accept, reject, delete): find the request it closes, latest first.
     let index = -1;
@@ -63,17 +54,29 @@ export function* pairApprovals(records: Iterable<ReviewRecord>): Generator<Revie
         break;
       }
     }
-    if (index < 0) continue;
+    if (index < 0) return null;
     const request = open[index]!.record;
     open.splice(index, 1);
-    if (record.role === "accept") yield { accept: record, request };
+    return record.role === "accept" ? { accept: record, request } : null;
+  };
+}
+
+/** Every approval that could be paired with its request, in input order. */
+export function* pairApprovals(records: Iterable<ReviewRecord>): Generator<ReviewPair> {
+  const pair = approvalPairer();
+  for (const record of records) {
+    const paired = pair(record);
+    if (paired) yield paired;
   }
+}
+
+/** An approval whose request was made by the same user id (both known). */
+export function isSelfApproval(pair: ReviewPair): boolean {
+  const approver = pair.accept.updated_by_user_id;
+  return approver !== null && approver !== "" && approver === pair.request.updated_by_user_id;
 }
 
 /** Approvals whose request was made by the same user id (both known). */
 export function* selfApprovals(records: Iterable<ReviewRecord>): Generator<ReviewPair> {
-  for (const pair of pairApprovals(records)) {
-    const approver = pair.accept.updated_by_user_id;
-    if (approver !== null && approver !== "" && approver === pair.request.updated_by_user_id) yield pair;
-  }
+  for (const pair of pairApprovals(records)) if (isSelfApproval(pair)) yield pair;
 }

@@ -1,8 +1,8 @@
 // Which server days a report period overlaps. Coverage (the server's total per day) is kept per server
 // calendar day, in the server's zone; the report's days are in --tz. The server's offset is read from
 // the time text of the stored record nearest each bound (the only place the API states it).
-import type Database from "better-sqlite3";
 import { parseAuditTime } from "../api/auditTime.ts";
+import type { ReportSnapshot } from "../store/reportQueries.ts";
 import type { Period } from "./period.ts";
 
 export interface ServerDayBound {
@@ -20,14 +20,8 @@ export interface ServerDays {
   last: ServerDayBound;
 }
 
-function offsetNear(sqlite: Database.Database, instant: number): number | null {
-  const near = sqlite.prepare(
-    `SELECT date_text, time_text FROM (
-       SELECT date_text, time_text, occurred_at FROM audit_logs WHERE occurred_at <= ? ORDER BY occurred_at DESC LIMIT 1)
-     UNION ALL SELECT date_text, time_text FROM (
-       SELECT date_text, time_text, occurred_at FROM audit_logs WHERE occurred_at > ? ORDER BY occurred_at LIMIT 1)`,
-  );
-  for (const row of near.all(instant, instant) as { date_text: string; time_text: string }[]) {
+async function offsetNear(snapshot: ReportSnapshot, instant: number): Promise<number | null> {
+  for (const row of await snapshot.timeTextsNear(instant)) {
     const parsed = parseAuditTime(row.date_text, row.time_text);
     if (parsed) return parsed.offsetMinutes;
   }
@@ -41,9 +35,9 @@ function boundAt(instant: number, offsetMinutes: number): ServerDayBound {
 }
 
 /** The first and last server day the period overlaps, or null when the store has no dated records. */
-export function serverDaysOf(sqlite: Database.Database, period: Period): ServerDays | null {
-  const startOffset = offsetNear(sqlite, period.start);
-  const endOffset = offsetNear(sqlite, period.end - 1);
+export async function serverDaysOf(snapshot: ReportSnapshot, period: Period): Promise<ServerDays | null> {
+  const startOffset = await offsetNear(snapshot, period.start);
+  const endOffset = await offsetNear(snapshot, period.end - 1);
   if (startOffset === null || endOffset === null) return null;
   return { first: boundAt(period.start, startOffset), last: boundAt(period.end - 1, endOffset) };
 }

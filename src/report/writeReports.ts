@@ -1,12 +1,15 @@
 // `flagtrail report` as a function (also called by the daemon and the demo): CSVs, the compliance
 // Markdown and the signed manifest for one period, read from one consistent snapshot of the store.
 
-import { existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { FlagtrailError } from "../errors.ts";
-import { sqliteOf } from "../store/connection.ts";
 import { openStore, type Store } from "../store/open.ts";
-import { backfillRuleDiffs } from "../store/ruleDiffs.ts";
+import {
+  type CsvRow,
+  type ReportParams,
+  type ReportSnapshot,
+  readReportSnapshot,
+} from "../store/reportQueries.ts";
 import { VERSION } from "../version.ts";
 import { writeComplianceMarkdown } from "./compliance.ts";
 import { type CsvColumn, writeCsv } from "./csv.ts";
@@ -19,9 +22,16 @@ import {
   signManifest,
 } from "./manifest.ts";
 import { isoFormatter, type Period, resolvePeriod } from "./period.ts";
-import { paramsFor, QUERIES } from "./queries.ts";
 import {
-  APPROVAL_ACTION_TYPES,
+  createStaging,
+  makeOutDir,
+  type PublishHook,
+  publishReportSet,
+  removeStaging,
+  removeStale,
+  writeDurable,
+} from "./publish.ts";
+import {
   REJECTION_ACTION_TYPES,
   REVIEW_EXEMPT_ACTION_TYPES,
   REVIEW_FLOWS,
@@ -31,10 +41,8 @@ import { serverDaysOf } from "./serverDays.ts";
 
 export type ReportFormat = "csv" | "md";
 
-const REPORT_CACHE_KIB = 65_536;
-
 export interface ReportOptions {
-  /** An open store, or the path of one (opened writable so rule diffs can be backfilled first). */
+  /** An open store, or the path of one (opened read-only: a report writes nothing to the store). */
   store?: Store;
   dbPath?: string;
   from: string;
@@ -49,6 +57,8 @@ export interface ReportOptions {
   generatedAt?: Date | number;
   /** HMAC key for the manifest; default process.env.FLAGTRAIL_SIGNING_KEY. Never written anywhere. */
   signingKey?: string;
+  /** Tests: called before each publishing step, to simulate a crash there by throwing. */
+  publishHook?: PublishHook;
 }
 
 export interface ReportFileResult extends ManifestFile {
@@ -61,18 +71,6 @@ export interface ReportResult {
   manifestPath: string;
   counts: { experimentStateChanges: number; configEdits: number; records: number };
   signed: boolean;
-}
-
-interface CsvRow {
-  occurred_at: number;
-  id: string;
-  updated_by: string | null;
-  updated_by_user_id: string | null;
-  modifier_email: string | null;
-  name: string;
-  action_type: string;
-  change_log: string | null;
-  rule_diff_summary: string | null;
 }
 
 function csvColumns(formatTime: (ms: number) => string): CsvColumn<CsvRow>[] {
@@ -101,167 +99,142 @@ function reportFileNames(from: string, to: string) {
 
 export async function writeReports(options: ReportOptions): Promise<ReportResult> {
   const period = resolvePeriod(options.from, options.to, options.timeZone ?? "UTC");
-  const formats = new Set<ReportFormat>(options.formats ?? ["csv", "md"]);
-  const actionTypes = options.actionTypes && options.actionTypes.length > 0 ? [...options.actionTypes] : null;
-  const generatedAt = new Date(options.generatedAt ?? Date.now()).toISOString();
-  const signingKey = options.signingKey ?? process.env.FLAGTRAIL_SIGNING_KEY;
-
+  const args: ReportArgs = {
+    period,
+    formats: new Set<ReportFormat>(options.formats ?? ["csv", "md"]),
+    actionTypes: options.actionTypes && options.actionTypes.length > 0 ? [...options.actionTypes] : null,
+    generatedAt: new Date(options.generatedAt ?? Date.now()).toISOString(),
+  };
   if (!options.store && !options.dbPath) throw new FlagtrailError("writeReports needs a store or a dbPath");
-  // Opening for writing would create an empty store at a mistyped path and report on nothing.
-  if (!options.store && options.dbPath !== ":memory:" && !existsSync(options.dbPath!)) {
-    throw new FlagtrailError(`No flagtrail database at ${options.dbPath}. Run \`flagtrail sync\` first.`);
-  }
-  const store = options.store ?? openStore(options.dbPath!);
+  const store = options.store ?? openStore(options.dbPath!, { readonly: true });
   try {
-    // Records stored before rule diffing existed get their diffs now, so the report is complete.
-    if (!sqliteOf(store).readonly) backfillRuleDiffs(store);
     makeOutDir(options.outDir);
-    return await writeFromSnapshot(store, {
-      period,
-      formats,
-      actionTypes,
-      generatedAt,
-      signingKey,
-      outDir: options.outDir,
-    });
+    removeStale(options.outDir);
+    const staging = createStaging(options.outDir);
+    try {
+      const written = await readReportSnapshot(store, (snapshot) => writeFiles(snapshot, staging, args));
+      const files: ReportFileResult[] = [];
+      for (const { name, rows } of written.files) {
+        files.push({
+          name,
+          path: join(options.outDir, name),
+          rows,
+          ...(await hashFile(join(staging, name))),
+        });
+      }
+      const manifest = signManifest(
+        manifestBody(args, files, written.store),
+        options.signingKey ?? process.env.FLAGTRAIL_SIGNING_KEY,
+      );
+      const manifestName = reportFileNames(period.from, period.to).manifest;
+      writeDurable(join(staging, manifestName), serializeManifest(manifest));
+      publishReportSet(
+        staging,
+        options.outDir,
+        { data: files.map((f) => f.name), manifest: manifestName },
+        options.publishHook,
+      );
+      return {
+        period,
+        files,
+        manifestPath: join(options.outDir, manifestName),
+        counts: written.counts,
+        signed: manifest.signature !== undefined,
+      };
+    } finally {
+      removeStaging(staging);
+    }
   } finally {
     if (!options.store) store.close();
   }
 }
 
-interface SnapshotArgs {
+interface ReportArgs {
   period: Period;
   formats: Set<ReportFormat>;
   actionTypes: string[] | null;
   generatedAt: string;
-  signingKey: string | undefined;
-  outDir: string;
 }
 
-async function writeFromSnapshot(store: Store, args: SnapshotArgs): Promise<ReportResult> {
-  const sqlite = sqliteOf(store);
-  const { period, outDir } = args;
+interface Written {
+  files: { name: string; rows: number }[];
+  counts: ReportResult["counts"];
+  store: Manifest["store"];
+}
+
+/** Every data file of the set, into `staging`, from one snapshot of the store. */
+async function writeFiles(snapshot: ReportSnapshot, staging: string, args: ReportArgs): Promise<Written> {
+  const { period } = args;
   const formatTime = isoFormatter(period.timeZone);
   const names = reportFileNames(period.from, period.to);
-  const params: Record<string, unknown> = {
+  const chainHead = await snapshot.chainHead();
+  const serverDays = await serverDaysOf(snapshot, period);
+  const params: ReportParams = {
     start: period.start,
     end: period.end,
-    types: args.actionTypes ? JSON.stringify(args.actionTypes) : null,
-    days: JSON.stringify(period.days),
-    approvals: JSON.stringify(APPROVAL_ACTION_TYPES),
-    rejects: JSON.stringify(REJECTION_ACTION_TYPES),
-    exempt: JSON.stringify(REVIEW_EXEMPT_ACTION_TYPES),
-    flows: JSON.stringify(REVIEW_FLOWS),
+    actionTypes: args.actionTypes,
+    days: period.days,
+    rejects: REJECTION_ACTION_TYPES,
+    exempt: REVIEW_EXEMPT_ACTION_TYPES,
+    flows: REVIEW_FLOWS,
     reviewWindow: REVIEW_WINDOW_MS,
-    reviewStart: period.start - REVIEW_WINDOW_MS,
+    serverFromDay: serverDays?.first.day ?? null,
+    serverToDay: serverDays?.last.day ?? null,
   };
-
-  const written: { name: string; rows: number }[] = [];
-  const counts = { experimentStateChanges: 0, configEdits: 0, records: 0 };
-  let records = 0;
-  let head: { seq: number; chain_hash: string } | undefined;
-  const temporary: string[] = [];
-  // Each file is written under a temporary name and renamed at the end: a killed run never leaves a
-  // file that looks complete.
-  const tempPath = (name: string) => {
-    const path = join(outDir, `.${name}.partial`);
-    temporary.push(path);
-    return path;
+  const written: Written = {
+    files: [],
+    counts: { experimentStateChanges: 0, configEdits: 0, records: 0 },
+    store: { records: await snapshot.storedRecords(), chainHead },
   };
-
-  // The sections read the period's rows several times: a page cache that holds a month of rows keeps
-  // that from going back to the file each time (64 MiB at most, whatever the store's size).
-  const cacheSize = sqlite.pragma("cache_size", { simple: true }) as number;
-  sqlite.pragma(`cache_size = ${-REPORT_CACHE_KIB}`);
-  // One read transaction: every file describes the same snapshot, even while a sync is writing. (A
-  // caller already inside a transaction has its own snapshot.)
-  const ownTransaction = !sqlite.inTransaction;
-  if (ownTransaction) sqlite.prepare("BEGIN").run();
-  try {
-    head = sqlite.prepare(QUERIES.chainHead).get() as typeof head;
-    const serverDays = serverDaysOf(sqlite, period);
-    params.serverFromDay = serverDays?.first.day ?? null;
-    params.serverToDay = serverDays?.last.day ?? null;
-    records = sqlite.prepare("SELECT count(*) FROM audit_logs").pluck().get() as number;
-    if (args.formats.has("csv")) {
-      const columns = csvColumns(formatTime);
-      for (const [key, query] of [
-        ["experimentStateChanges", QUERIES.experimentStateChangesCsv],
-        ["configEdits", QUERIES.configEditsCsv],
-      ] as const) {
-        const rows = sqlite.prepare(query).iterate(paramsFor(query, params)) as IterableIterator<CsvRow>;
-        const count = await writeCsv(tempPath(names[key]), columns, rows);
-        counts[key] = count;
-        written.push({ name: names[key], rows: count });
-      }
+  if (args.formats.has("csv")) {
+    const columns = csvColumns(formatTime);
+    for (const [key, query] of [
+      ["experimentStateChanges", "experimentStateChangesCsv"],
+      ["configEdits", "configEditsCsv"],
+    ] as const) {
+      const count = await writeCsv(join(staging, names[key]), columns, snapshot.batches(query, params));
+      written.counts[key] = count;
+      written.files.push({ name: names[key], rows: count });
     }
-    if (args.formats.has("md")) {
-      const result = writeComplianceMarkdown(tempPath(names.compliance), {
-        sqlite,
-        period,
-        serverDays,
-        actionTypes: args.actionTypes,
-        params,
-        formatTime,
-        generatedAt: args.generatedAt,
-        version: VERSION,
-      });
-      counts.records = result.records;
-      written.push({ name: names.compliance, rows: result.records });
-    } else {
-      counts.records = sqlite
-        .prepare(QUERIES.recordCount)
-        .pluck()
-        .get(paramsFor(QUERIES.recordCount, params)) as number;
-    }
-  } catch (error) {
-    for (const path of temporary) rmSync(path, { force: true });
-    throw error;
-  } finally {
-    if (ownTransaction) sqlite.prepare("COMMIT").run();
-    sqlite.pragma(`cache_size = ${cacheSize}`);
   }
-
-  const files: ReportFileResult[] = [];
-  for (const { name, rows } of written) {
-    const path = join(outDir, name);
-    renameSync(join(outDir, `.${name}.partial`), path);
-    files.push({ name, path, rows, ...(await hashFile(path)) });
-  }
-
-  const manifest: Manifest = signManifest(
-    {
-      format: MANIFEST_FORMAT,
-      flagtrailVersion: VERSION,
+  if (args.formats.has("md")) {
+    const result = await writeComplianceMarkdown(join(staging, names.compliance), {
+      snapshot,
+      period,
+      serverDays,
+      actionTypes: args.actionTypes,
+      params,
+      formatTime,
       generatedAt: args.generatedAt,
-      parameters: {
-        from: period.from,
-        to: period.to,
-        timeZone: period.timeZone,
-        actionTypes: args.actionTypes,
-        formats: (["csv", "md"] as const).filter((f) => args.formats.has(f)),
-      },
-      period: { start: period.start, end: period.end },
-      files: files.map(({ name, rows, bytes, sha256 }) => ({ name, rows, bytes, sha256 })),
-      store: { records, chainHead: head ? { seq: head.seq, chainHash: head.chain_hash } : null },
-    },
-    args.signingKey,
-  );
-  const manifestPath = join(outDir, names.manifest);
-  const manifestTemp = tempPath(names.manifest);
-  writeFileSync(manifestTemp, serializeManifest(manifest), { mode: 0o600 });
-  renameSync(manifestTemp, manifestPath);
-
-  return { period, files, manifestPath, counts, signed: manifest.signature !== undefined };
+      version: VERSION,
+    });
+    written.counts.records = result.records;
+    written.files.push({ name: names.compliance, rows: result.records });
+  } else {
+    written.counts.records = (await snapshot.rows("recordCount", params))[0]?.records ?? 0;
+  }
+  return written;
 }
 
-function makeOutDir(dir: string): void {
-  try {
-    mkdirSync(dir, { recursive: true });
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code ?? "error";
-    throw new FlagtrailError(`Cannot create the report directory ${dir} (${code}): is a file in the way?`, {
-      cause: error,
-    });
-  }
+function manifestBody(
+  args: ReportArgs,
+  files: readonly ReportFileResult[],
+  store: Manifest["store"],
+): Omit<Manifest, "signature"> {
+  const { period } = args;
+  return {
+    format: MANIFEST_FORMAT,
+    flagtrailVersion: VERSION,
+    generatedAt: args.generatedAt,
+    parameters: {
+      from: period.from,
+      to: period.to,
+      timeZone: period.timeZone,
+      actionTypes: args.actionTypes,
+      formats: (["csv", "md"] as const).filter((f) => args.formats.has(f)),
+    },
+    period: { start: period.start, end: period.end },
+    files: files.map(({ name, rows, bytes, sha256 }) => ({ name, rows, bytes, sha256 })),
+    store,
+  };
 }

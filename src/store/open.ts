@@ -55,7 +55,7 @@ function assertMigrated(sqlite: Database.Database, path: string): void {
     throw new FlagtrailError(`${path} is not a flagtrail database (no migrations applied).`);
   if (Number(newestApplied) < newestShippedMigration()) {
     throw new FlagtrailError(
-      `${path} was written by an older flagtrail; run \`flagtrail sync\` (or \`flagtrail report\`) on it once to upgrade it.`,
+      `${path} was written by an older flagtrail; run \`flagtrail sync\` on it once to upgrade it.`,
     );
   }
 }

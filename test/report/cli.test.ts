@@ -31,10 +31,10 @@ describe("writeReports", () => {
 });
 
 describe("flagtrail report (CLI)", () => {
-  it("writes the four files for a filtered period, backfilling rule diffs first", async () => {
+  it("writes the four files for a filtered period, with the rule diffs the store holds", async () => {
     const dir = mkdtempSync(join(tmpdir(), "flagtrail-report-cli-"));
     const dbPath = join(dir, "store.db");
-    buildScenarioStore(dbPath).close();
+    buildScenarioStore(dbPath, { ruleDiffs: true }).close();
     const out = join(dir, "out");
     const result = await runCli([
       "report",

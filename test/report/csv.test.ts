@@ -17,15 +17,24 @@ describe("neutraliseFormula", () => {
   });
 });
 
+/** Rows as the store hands them over: batches, the statement started at the first one. */
+async function* inBatches<Row>(start: () => IterableIterator<Row>): AsyncGenerator<Row[]> {
+  const rows = [...start()];
+  for (let i = 0; i < rows.length; i += 2) yield rows.slice(i, i + 2);
+}
+
 describe("writeCsv", () => {
   it("streams rows from SQLite into an RFC 4180 file", async () => {
     const store = openStore(":memory:");
     const path = join(mkdtempSync(join(tmpdir(), "flagtrail-csv-")), "x.csv");
-    const rows = sqliteOf(store)
-      .prepare("SELECT value AS v FROM json_each(?)")
-      .iterate(JSON.stringify(["plain", "a,b", 'say "hi"', "two\nlines", "=1+1"])) as IterableIterator<{
-      v: string;
-    }>;
+    const rows = inBatches(
+      () =>
+        sqliteOf(store)
+          .prepare("SELECT value AS v FROM json_each(?)")
+          .iterate(JSON.stringify(["plain", "a,b", 'say "hi"', "two\nlines", "=1+1"])) as IterableIterator<{
+          v: string;
+        }>,
+    );
     const count = await writeCsv(path, [{ header: "v", value: (r) => r.v }], rows);
     expect(count).toBe(5);
     expect(readFileSync(path, "utf8")).toBe(
@@ -36,11 +45,12 @@ describe("writeCsv", () => {
 
   it("fails cleanly when the file cannot be written, leaving the connection usable", async () => {
     const store = openStore(":memory:");
-    const rows = sqliteOf(store)
-      .prepare("SELECT value FROM json_each('[1,2,3]')")
-      .iterate() as IterableIterator<{
-      value: number;
-    }>;
+    const rows = inBatches(
+      () =>
+        sqliteOf(store).prepare("SELECT value FROM json_each('[1,2,3]')").iterate() as IterableIterator<{
+          value: number;
+        }>,
+    );
     await expect(
       writeCsv("/nonexistent-dir/x.csv", [{ header: "value", value: (r) => r.value }], rows),
     ).rejects.toThrow(/ENOENT/);

@@ -8,6 +8,7 @@ import { sqliteOf } from "../../src/store/connection.ts";
 // CHAIN_GENESIS), without depending on the sync code.
 import { CHAIN_GENESIS, chainLink, recordHash } from "../../src/store/hash.ts";
 import { openStore, type Store } from "../../src/store/open.ts";
+import { storeRuleDiffs } from "../../src/store/ruleDiffs.ts";
 
 export type RawRecord = Record<string, unknown> & { id: string };
 
@@ -100,6 +101,16 @@ export function insertRecords(store: Store, records: readonly RawRecord[], first
   return seqs;
 }
 
+/**
+ * insertRecords, then each record's rule diff, as the sync's insert hook stores it with the record. A
+ * report reads the diffs the store holds; it computes none.
+ */
+export function insertSyncedRecords(store: Store, records: readonly RawRecord[], firstSeenAt = 0): number[] {
+  const seqs = insertRecords(store, records, firstSeenAt);
+  for (const record of records) storeRuleDiffs(store, record.id, record.changes ?? {});
+  return seqs;
+}
+
 /** The first rule of the OpenAPI example of GET /console/v1/audit_logs. */
 export function exampleRule(overrides: Record<string, unknown> = {}): Record<string, unknown> {
   return {
@@ -120,7 +131,7 @@ export function exampleRule(overrides: Record<string, unknown> = {}): Record<str
 export async function juneComplianceMarkdown(records: readonly RawRecord[]): Promise<string> {
   const store = openStore(":memory:");
   try {
-    insertRecords(store, records);
+    insertSyncedRecords(store, records);
     const outDir = mkdtempSync(join(tmpdir(), "flagtrail-june-"));
     await writeReports({
       store,

@@ -20,7 +20,7 @@ let result: ReportResult;
 let outDir: string;
 
 beforeAll(async () => {
-  store = buildScenarioStore();
+  store = buildScenarioStore(":memory:", { ruleDiffs: true });
   outDir = mkdtempSync(join(tmpdir(), "flagtrail-report-"));
   result = await writeReports({
     store,

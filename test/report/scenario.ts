@@ -3,7 +3,7 @@
 import { sqliteOf } from "../../src/store/connection.ts";
 import { recordHash } from "../../src/store/hash.ts";
 import { openStore, type Store } from "../../src/store/open.ts";
-import { exampleRule, insertRecords, makeRecord, type RawRecord } from "./fixtures.ts";
+import { exampleRule, insertRecords, insertSyncedRecords, makeRecord, type RawRecord } from "./fixtures.ts";
 
 export const SCENARIO = { from: "2024-03-29", to: "2024-04-01", timeZone: "Europe/Berlin" } as const;
 export const GENERATED_AT = Date.UTC(2024, 3, 2, 6, 0, 0);
@@ -189,11 +189,15 @@ export function scenarioRecords(): RawRecord[] {
   ];
 }
 
-/** Builds the scenario store at `path` (":memory:" for in-process tests). */
-export function buildScenarioStore(path = ":memory:"): Store {
+/**
+ * Builds the scenario store at `path` (":memory:" for in-process tests). `ruleDiffs`: store each
+ * record's rule diff with it, as the sync does (a report reads them and computes none); without, the
+ * store is one written before rule diffs existed.
+ */
+export function buildScenarioStore(path = ":memory:", options: { ruleDiffs?: boolean } = {}): Store {
   const store = openStore(path);
   const records = scenarioRecords();
-  insertRecords(store, records, GENERATED_AT - 3_600_000);
+  (options.ruleDiffs ? insertSyncedRecords : insertRecords)(store, records, GENERATED_AT - 3_600_000);
   // A later version of record 13 under the same id: a mutation.
   const mutated = { ...records[12]!, changeLog: "Created dashboard (edited later)" };
   sqliteOf(store)

@@ -86,7 +86,7 @@ describe("openStore", () => {
       .run();
     store.close();
     expect(() => openStore(old, { readonly: true })).toThrow(
-      /old\.db was written by an older flagtrail; run `flagtrail sync` \(or `flagtrail report`\) on it once to upgrade it\.$/,
+      /old\.db was written by an older flagtrail; run `flagtrail sync` on it once to upgrade it\.$/,
     );
     openStore(join(dir, "current.db")).close();
     openStore(join(dir, "current.db"), { readonly: true }).close();

@@ -1,9 +1,14 @@
 // What the compliance Markdown's sections share: the buffered file writer, the context they read
 // from, and the helpers that run a section's query and print it after the section.
-import { closeSync, openSync, writeSync } from "node:fs";
-import type Database from "better-sqlite3";
+import { closeSync, fchmodSync, fsyncSync, openSync, writeSync } from "node:fs";
+import {
+  type ReportParams,
+  type ReportQueryName,
+  type ReportRows,
+  type ReportSnapshot,
+  reportQuery,
+} from "../../store/reportQueries.ts";
 import type { Period } from "../period.ts";
-import { paramsFor, QUERIES, type QueryName } from "../queries.ts";
 import type { ServerDays } from "../serverDays.ts";
 import { formatSqlParams } from "../sqlParams.ts";
 
@@ -15,6 +20,8 @@ export class TextFile {
 
   constructor(path: string) {
     this.fd = openSync(path, "w", 0o600);
+    // The mode above applies only when the file is new, and the umask could narrow it only.
+    fchmodSync(this.fd, 0o600);
   }
 
   write(text: string): void {
@@ -34,45 +41,51 @@ export class TextFile {
     this.size = 0;
   }
 
+  /** Flushes, makes the bytes durable (the report set is published only after) and closes. */
   close(): void {
-    this.flush();
-    closeSync(this.fd);
+    try {
+      this.flush();
+      fsyncSync(this.fd);
+    } finally {
+      closeSync(this.fd);
+    }
   }
 }
 
 export interface ComplianceContext {
-  sqlite: Database.Database;
+  snapshot: ReportSnapshot;
   period: Period;
   /** The server days the period overlaps (coverage is per server day); null without dated records. */
   serverDays: ServerDays | null;
   actionTypes: readonly string[] | null;
-  params: Record<string, unknown>;
+  params: ReportParams;
   formatTime: (epochMs: number) => string;
   generatedAt: string;
   version: string;
 }
 
-export function run<Row>(ctx: ComplianceContext, name: QueryName): Row[] {
-  const sql = QUERIES[name];
-  return ctx.sqlite.prepare(sql).all(paramsFor(sql, ctx.params)) as Row[];
+export function run<N extends ReportQueryName>(ctx: ComplianceContext, name: N): Promise<ReportRows[N][]> {
+  return ctx.snapshot.rows(name, ctx.params);
 }
 
-export function iterate<Row>(ctx: ComplianceContext, name: QueryName): IterableIterator<Row> {
-  const sql = QUERIES[name];
-  return ctx.sqlite.prepare(sql).iterate(paramsFor(sql, ctx.params)) as IterableIterator<Row>;
+/** A long section's rows a batch at a time: `for await (const batch of …) for (const row of batch)`. */
+export function batches<N extends ReportQueryName>(
+  ctx: ComplianceContext,
+  name: N,
+): AsyncIterable<readonly ReportRows[N][]> {
+  return ctx.snapshot.batches(name, ctx.params);
 }
 
 /** The queries behind a section, each with its parameters in the form `flagtrail sql --param` takes. */
-export function querySection(out: TextFile, ctx: ComplianceContext, ...names: QueryName[]): void {
+export function querySection(out: TextFile, ctx: ComplianceContext, ...names: ReportQueryName[]): void {
   out.line();
   out.line(`<details><summary>Query</summary>`);
   for (const name of names) {
-    const sql = QUERIES[name];
+    const { sql, params } = reportQuery(name, ctx.params);
     out.line();
     out.line("```sql");
     out.line(sql);
     out.line("```");
-    const params = paramsFor(sql, ctx.params);
     if (Object.keys(params).length > 0) {
       out.line();
       out.line("Parameters, as `flagtrail sql` takes them before the query:");

@@ -2,7 +2,7 @@
 import microdiff from "microdiff";
 import { pathSuffix } from "../../diff/values.ts";
 import { mdRow, mdText } from "../escape.ts";
-import { type ComplianceContext, iterate, querySection, type TextFile, time } from "./markdown.ts";
+import { batches, type ComplianceContext, querySection, type TextFile, time } from "./markdown.ts";
 
 /** Top-level paths that differ between the first stored version of a record and a later one. */
 function changedPaths(original: string, revision: string): string {
@@ -20,7 +20,7 @@ function changedPaths(original: string, revision: string): string {
   }
 }
 
-export function writeMutations(out: TextFile, ctx: ComplianceContext): void {
+export async function writeMutations(out: TextFile, ctx: ComplianceContext): Promise<void> {
   out.line("## Records mutated under the same id");
   out.line();
   out.line(
@@ -29,32 +29,26 @@ export function writeMutations(out: TextFile, ctx: ComplianceContext): void {
   );
   out.line();
   let count = 0;
-  for (const row of iterate<{
-    id: string;
-    name: string;
-    action_type: string;
-    occurred_at: number | null;
-    seen_at: number;
-    original: string;
-    revision: string;
-  }>(ctx, "mutations")) {
-    if (count === 0) {
+  for await (const batch of batches(ctx, "mutations")) {
+    for (const row of batch) {
+      if (count === 0) {
+        out.line(
+          mdRow(["Record id", "Entity", "Action type", "Record time", "Revision seen at", "Fields changed"]),
+        );
+        out.line(mdRow(["---", "---", "---", "---", "---", "---"]));
+      }
+      count += 1;
       out.line(
-        mdRow(["Record id", "Entity", "Action type", "Record time", "Revision seen at", "Fields changed"]),
+        mdRow([
+          mdText(row.id),
+          mdText(row.name),
+          mdText(row.action_type),
+          time(ctx, row.occurred_at),
+          ctx.formatTime(row.seen_at),
+          mdText(changedPaths(row.original, row.revision)),
+        ]),
       );
-      out.line(mdRow(["---", "---", "---", "---", "---", "---"]));
     }
-    count += 1;
-    out.line(
-      mdRow([
-        mdText(row.id),
-        mdText(row.name),
-        mdText(row.action_type),
-        time(ctx, row.occurred_at),
-        ctx.formatTime(row.seen_at),
-        mdText(changedPaths(row.original, row.revision)),
-      ]),
-    );
   }
   if (count === 0) out.line("None.");
   querySection(out, ctx, "mutations");

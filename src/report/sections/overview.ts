@@ -1,7 +1,8 @@
 // Header, completeness (coverage) and activity counts and the daily chart.
+import { type ActionTypeCount, type CoverageRow, UNPLACED_RECORDS_SQL } from "../../store/reportQueries.ts";
 import { mdRow, mdTable, mdText } from "../escape.ts";
 import { offsetText } from "../serverDays.ts";
-import { type ComplianceContext, iterate, querySection, run, type TextFile, time } from "./markdown.ts";
+import { batches, type ComplianceContext, querySection, run, type TextFile, time } from "./markdown.ts";
 
 export function writeHeader(out: TextFile, ctx: ComplianceContext, records: number): void {
   const { period } = ctx;
@@ -31,17 +32,6 @@ export function writeHeader(out: TextFile, ctx: ComplianceContext, records: numb
   out.line();
 }
 
-interface CoverageRow {
-  day: string;
-  filter_key: string;
-  server_total: number;
-  local_count_at_sync: number;
-  day_closed: number;
-  checked_at: number;
-  /** Recounted in this snapshot. */
-  local_count: number;
-}
-
 /** Server days from..to inclusive (YYYY-MM-DD). */
 function dayRange(from: string, to: string): string[] {
   const days: string[] = [];
@@ -50,9 +40,9 @@ function dayRange(from: string, to: string): string[] {
   return days;
 }
 
-export function writeCompleteness(out: TextFile, ctx: ComplianceContext): void {
+export async function writeCompleteness(out: TextFile, ctx: ComplianceContext): Promise<void> {
   const { serverDays, period } = ctx;
-  const unplaced = run<{ records: number }>(ctx, "unplaced")[0]?.records ?? 0;
+  const unplaced = (await run(ctx, "unplaced"))[0]?.records ?? 0;
   out.line("## Completeness");
   out.line();
   if (serverDays === null) {
@@ -61,7 +51,7 @@ export function writeCompleteness(out: TextFile, ctx: ComplianceContext): void {
     querySection(out, ctx, "unplaced");
     return;
   }
-  const rows = run<CoverageRow>(ctx, "coverage");
+  const rows = await run(ctx, "coverage");
   const byDay = new Map<string, CoverageRow[]>();
   for (const row of rows) {
     const list = byDay.get(row.day) ?? [];
@@ -154,24 +144,18 @@ export function writeCompleteness(out: TextFile, ctx: ComplianceContext): void {
     out.line(
       `${unplaced} stored records have a date or time that could not be parsed: they have no instant, so no ` +
         "section below lists them, but those whose date text was readable count on their server day in the " +
-        "completeness check above (`SELECT * FROM audit_logs WHERE occurred_at IS NULL`).",
+        `completeness check above (\`${UNPLACED_RECORDS_SQL}\`).`,
     );
     out.line();
   }
   querySection(out, ctx, "coverage", "unplaced");
 }
 
-export interface ActionTypeCount {
-  action_type: string;
-  category: string;
-  records: number;
-}
-
-export function writeActivity(
+export async function writeActivity(
   out: TextFile,
   ctx: ComplianceContext,
   byType: readonly ActionTypeCount[],
-): void {
+): Promise<void> {
   out.line("## Activity by action type");
   out.line();
   if (byType.length === 0) out.line("No records in the period.");
@@ -185,12 +169,7 @@ export function writeActivity(
   }
   querySection(out, ctx, "byActionType");
 
-  const byPerson = run<{
-    updated_by_user_id: string | null;
-    updated_by: string | null;
-    email: string | null;
-    records: number;
-  }>(ctx, "byPerson");
+  const byPerson = await run(ctx, "byPerson");
   out.line("## Activity by person");
   out.line();
   if (byPerson.length === 0) out.line("No records in the period.");
@@ -210,8 +189,8 @@ export function writeActivity(
   querySection(out, ctx, "byPerson");
 }
 
-export function writeDaily(out: TextFile, ctx: ComplianceContext): void {
-  const rows = run<{ day: string; records: number }>(ctx, "daily");
+export async function writeDaily(out: TextFile, ctx: ComplianceContext): Promise<void> {
+  const rows = await run(ctx, "daily");
   const max = Math.max(1, ...rows.map((r) => r.records));
   out.line("## Daily activity");
   out.line();
@@ -227,35 +206,31 @@ export function writeDaily(out: TextFile, ctx: ComplianceContext): void {
   querySection(out, ctx, "daily");
 }
 
-export function writeExperimentTimelines(out: TextFile, ctx: ComplianceContext): void {
+export async function writeExperimentTimelines(out: TextFile, ctx: ComplianceContext): Promise<void> {
   out.line("## Experiment state timelines");
   out.line();
   let current: string | null = null;
   let experiments = 0;
-  for (const row of iterate<{
-    name: string;
-    occurred_at: number;
-    action_type: string;
-    updated_by: string | null;
-    change_log: string | null;
-  }>(ctx, "experimentTimelines")) {
-    if (row.name !== current) {
-      if (current !== null) out.line();
-      current = row.name;
-      experiments += 1;
-      out.line(`### ${mdText(row.name) || "(no name)"}`);
-      out.line();
-      out.line(mdRow(["Time", "State change", "By", "Change log"]));
-      out.line(mdRow(["---", "---", "---", "---"]));
+  for await (const batch of batches(ctx, "experimentTimelines")) {
+    for (const row of batch) {
+      if (row.name !== current) {
+        if (current !== null) out.line();
+        current = row.name;
+        experiments += 1;
+        out.line(`### ${mdText(row.name) || "(no name)"}`);
+        out.line();
+        out.line(mdRow(["Time", "State change", "By", "Change log"]));
+        out.line(mdRow(["---", "---", "---", "---"]));
+      }
+      out.line(
+        mdRow([
+          time(ctx, row.occurred_at),
+          mdText(row.action_type),
+          mdText(row.updated_by),
+          mdText(row.change_log),
+        ]),
+      );
     }
-    out.line(
-      mdRow([
-        time(ctx, row.occurred_at),
-        mdText(row.action_type),
-        mdText(row.updated_by),
-        mdText(row.change_log),
-      ]),
-    );
   }
   if (experiments === 0) out.line("No experiment state changes in the period.");
   querySection(out, ctx, "experimentTimelines");

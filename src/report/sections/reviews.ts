@@ -1,10 +1,10 @@
 // The review section: unreviewed changes, self-approvals, rejections.
 import { mdRow, mdTable, mdText } from "../escape.ts";
-import { type ReviewPair, type ReviewRecord, selfApprovals } from "../reviewPairing.ts";
+import { approvalPairer, isSelfApproval, type ReviewPair } from "../reviewPairing.ts";
 import { REVIEW_WINDOW_DAYS } from "../reviews.ts";
-import { type ComplianceContext, iterate, querySection, run, type TextFile, time } from "./markdown.ts";
+import { batches, type ComplianceContext, querySection, run, type TextFile, time } from "./markdown.ts";
 
-export function writeReviews(out: TextFile, ctx: ComplianceContext): void {
+export async function writeReviews(out: TextFile, ctx: ComplianceContext): Promise<void> {
   out.line("## Reviews");
   out.line();
   out.line("### Changes with no approved review before them");
@@ -18,27 +18,23 @@ export function writeReviews(out: TextFile, ctx: ComplianceContext): void {
   );
   out.line();
   let unreviewed = 0;
-  for (const row of iterate<{
-    occurred_at: number;
-    name: string;
-    action_type: string;
-    category: string;
-    updated_by: string | null;
-  }>(ctx, "unreviewed")) {
-    if (unreviewed === 0) {
-      out.line(mdRow(["Time", "Entity", "Action type", "Category", "By"]));
-      out.line(mdRow(["---", "---", "---", "---", "---"]));
+  for await (const batch of batches(ctx, "unreviewed")) {
+    for (const row of batch) {
+      if (unreviewed === 0) {
+        out.line(mdRow(["Time", "Entity", "Action type", "Category", "By"]));
+        out.line(mdRow(["---", "---", "---", "---", "---"]));
+      }
+      unreviewed += 1;
+      out.line(
+        mdRow([
+          time(ctx, row.occurred_at),
+          mdText(row.name),
+          mdText(row.action_type),
+          mdText(row.category),
+          mdText(row.updated_by),
+        ]),
+      );
     }
-    unreviewed += 1;
-    out.line(
-      mdRow([
-        time(ctx, row.occurred_at),
-        mdText(row.name),
-        mdText(row.action_type),
-        mdText(row.category),
-        mdText(row.updated_by),
-      ]),
-    );
   }
   if (unreviewed === 0) out.line("None.");
   querySection(out, ctx, "unreviewed");
@@ -53,7 +49,7 @@ export function writeReviews(out: TextFile, ctx: ComplianceContext): void {
       "whose request is not found accuses nobody.",
   );
   out.line();
-  const self = selfApprovalsOf(ctx);
+  const self = await selfApprovalsOf(ctx);
   if (self.length === 0) out.line("None.");
   else {
     out.line(
@@ -75,13 +71,7 @@ export function writeReviews(out: TextFile, ctx: ComplianceContext): void {
 
   out.line("### Rejected reviews");
   out.line();
-  const rejected = run<{
-    occurred_at: number;
-    name: string;
-    action_type: string;
-    updated_by: string | null;
-    change_log: string | null;
-  }>(ctx, "rejected");
+  const rejected = await run(ctx, "rejected");
   if (rejected.length === 0) out.line("None.");
   else {
     out.line(
@@ -101,14 +91,19 @@ export function writeReviews(out: TextFile, ctx: ComplianceContext): void {
 }
 
 /** The period's self-approvals (after the action-type filter), in time order. */
-function selfApprovalsOf(ctx: ComplianceContext): ReviewPair[] {
+async function selfApprovalsOf(ctx: ComplianceContext): Promise<ReviewPair[]> {
   const types = ctx.actionTypes ? new Set(ctx.actionTypes) : null;
   const found: ReviewPair[] = [];
-  for (const pair of selfApprovals(iterate<ReviewRecord>(ctx, "reviewRecords"))) {
-    const { accept } = pair;
-    if (accept.occurred_at < ctx.period.start || accept.occurred_at >= ctx.period.end) continue;
-    if (types && !types.has(accept.action_type)) continue;
-    found.push(pair);
+  const pair = approvalPairer();
+  for await (const batch of batches(ctx, "reviewRecords")) {
+    for (const record of batch) {
+      const paired = pair(record);
+      if (!paired || !isSelfApproval(paired)) continue;
+      const { accept } = paired;
+      if (accept.occurred_at < ctx.period.start || accept.occurred_at >= ctx.period.end) continue;
+      if (types && !types.has(accept.action_type)) continue;
+      found.push(paired);
+    }
   }
   return found.sort((a, b) => a.accept.occurred_at - b.accept.occurred_at || a.accept.seq - b.accept.seq);
 }

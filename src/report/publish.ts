@@ -1,0 +1,176 @@
+// Publishing a report set so that a reader never sees a manifest that disagrees with the files beside
+// it, even when the run is killed half-way (issue 13, item 7).
+//
+// Why not one directory renamed into place: several periods' sets share the output directory, each
+// named by its period, so a set is a group of files in it, not a directory of its own. Instead:
+// 1. every file is written and fsynced in a private staging directory inside the output directory
+//    (`.flagtrail-report-<pid>-<random>`, same filesystem, so each move is an atomic rename);
+// 2. the period's old manifest is removed first (and that removal made durable);
+// 3. every data file is renamed into place;
+// 4. the new manifest is renamed into place last.
+// Killed before 2: the old manifest and its old files. Between 2 and 4: no manifest, so nothing claims
+// anything (the files there are a mix of old and new). After 4: the new set. `verify --manifest` never
+// sees a contradiction. A killed run's staging directory is removed by the next run (removeStale).
+import {
+  chmodSync,
+  closeSync,
+  type Dirent,
+  fchmodSync,
+  fsyncSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeSync,
+} from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { FlagtrailError } from "../errors.ts";
+
+const STAGING_PREFIX = ".flagtrail-report-";
+const STAGING_NAME = /^\.flagtrail-report-(\d+)-[A-Za-z0-9]+$/;
+/** `.<file>.partial`: where flagtrail before staging directories wrote a file before renaming it. */
+const LEGACY_PARTIAL = /^\.(experiment-state-changes|config-edits|compliance|manifest)_.+\.partial$/;
+/** Left alone for this long, a staging directory whose process is gone is a dead run's. */
+const STALE_AFTER_MS = 60_000;
+/** Left alone this long it is a dead run's whatever its pid says (reused, or another machine's). */
+const ABANDONED_AFTER_MS = 3_600_000;
+
+/** A publishing step, for tests that simulate a crash right before it. */
+export type PublishStep = "remove old manifest" | `rename ${string}` | "remove staging";
+
+/** Called before each publishing step; a test throws from it to stop the run there. */
+export type PublishHook = (step: PublishStep) => void;
+
+/**
+ * Creates the output directory (and any missing parent) 0700, whatever the umask: reports name people
+ * and their emails. An existing directory keeps its mode (the user chose it).
+ */
+export function makeOutDir(dir: string): void {
+  try {
+    const first = mkdirSync(dir, { recursive: true, mode: 0o700 });
+    if (first === undefined) return;
+    // mkdir's mode is narrowed by the umask, never widened: set it. From the deepest up to the first made.
+    for (let d = resolve(dir); ; d = dirname(d)) {
+      chmodSync(d, 0o700);
+      if (d === resolve(first) || d === dirname(d)) break;
+    }
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? "error";
+    throw new FlagtrailError(`Cannot create the report directory ${dir} (${code}): is a file in the way?`, {
+      cause: error,
+    });
+  }
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    // EPERM: it exists, as another user's process.
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+/**
+ * Removes what killed runs left in `dir`: staging directories, and partial files of older versions.
+ * Best effort: what cannot be read or removed stays, and the report goes on.
+ */
+export function removeStale(dir: string, now = Date.now()): void {
+  let entries: Dirent[];
+  try {
+    entries = readdirSync(dir, { withFileTypes: true });
+  } catch {
+    return;
+  }
+  for (const entry of entries) {
+    const path = join(dir, entry.name);
+    try {
+      const age = now - statSync(path).mtimeMs;
+      const staging = entry.isDirectory() ? STAGING_NAME.exec(entry.name) : null;
+      if (staging) {
+        const gone = !isAlive(Number(staging[1]));
+        if ((gone && age > STALE_AFTER_MS) || age > ABANDONED_AFTER_MS)
+          rmSync(path, { recursive: true, force: true });
+      } else if (entry.isFile() && LEGACY_PARTIAL.test(entry.name) && age > STALE_AFTER_MS) {
+        rmSync(path, { force: true });
+      }
+    } catch {
+      // removed meanwhile by another run, or not ours to remove
+    }
+  }
+}
+
+/** A fresh staging directory (0700) inside `outDir`. */
+export function createStaging(outDir: string): string {
+  try {
+    const dir = mkdtempSync(join(outDir, `${STAGING_PREFIX}${process.pid}-`));
+    chmodSync(dir, 0o700);
+    return dir;
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? "error";
+    throw new FlagtrailError(`Cannot write into the report directory ${outDir} (${code}).`, { cause: error });
+  }
+}
+
+export function removeStaging(dir: string): void {
+  rmSync(dir, { recursive: true, force: true });
+}
+
+/** Writes a small file 0600 (whatever the umask) and makes it durable. */
+export function writeDurable(path: string, text: string): void {
+  const fd = openSync(path, "w", 0o600);
+  try {
+    fchmodSync(fd, 0o600);
+    writeSync(fd, text);
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Makes a directory's entries (creations, renames, removals) durable. */
+function syncDirectory(dir: string): void {
+  let fd: number;
+  try {
+    fd = openSync(dir, "r");
+  } catch {
+    return;
+  }
+  try {
+    fsyncSync(fd);
+  } catch {
+    // Some platforms cannot fsync a directory (EISDIR, EINVAL); a rename there is as durable as it gets.
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * Moves a complete, fsynced set from `staging` into `outDir`: old manifest out first, data files next,
+ * the manifest last (see the top of this file). Leaves `staging` empty.
+ */
+export function publishReportSet(
+  staging: string,
+  outDir: string,
+  files: { data: readonly string[]; manifest: string },
+  hook: PublishHook = () => {},
+): void {
+  syncDirectory(staging);
+  hook("remove old manifest");
+  rmSync(join(outDir, files.manifest), { force: true });
+  syncDirectory(outDir);
+  for (const name of files.data) {
+    hook(`rename ${name}`);
+    renameSync(join(staging, name), join(outDir, name));
+  }
+  // Durable before the manifest appears: after a power cut too, no manifest without its files.
+  syncDirectory(outDir);
+  hook(`rename ${files.manifest}`);
+  renameSync(join(staging, files.manifest), join(outDir, files.manifest));
+  syncDirectory(outDir);
+  hook("remove staging");
+}
