@@ -5,7 +5,7 @@
 // and SQL that does not compile are usage errors (exit 2).
 import type { Writable } from "node:stream";
 import { UsageError } from "../errors.ts";
-import type { Store } from "../store/connection.ts";
+import type { Store } from "../store/open.ts";
 import { prepareReadOnlyQuery } from "../store/readOnlyQuery.ts";
 import { type SqlFormat, writeCsv, writeJson, writeTable } from "./format.ts";
 

@@ -3,7 +3,7 @@
 // first broken thing.
 import { IntegrityError } from "../errors.ts";
 import { readChainSnapshot } from "../store/chainRead.ts";
-import type { Store } from "../store/connection.ts";
+import type { Store } from "../store/open.ts";
 import { type ChainHead, checkRecords, type RecordsCheck, short } from "./records.ts";
 import {
   checkCoverage,
