@@ -3,9 +3,8 @@
 import type { Command } from "commander";
 import { z } from "zod";
 import { resolveDbPath } from "../config.ts";
-import { parseSqlParams } from "../report/sqlParams.ts";
-import { runSql } from "../report/sqlQuery.ts";
-import { sqliteOf } from "../store/connection.ts";
+import { parseSqlParams } from "../sql/params.ts";
+import { runSql } from "../sql/runSql.ts";
 import { openStore } from "../store/open.ts";
 import { parseOptions } from "./options.ts";
 
@@ -38,7 +37,7 @@ export function register(program: Command): void {
       const options = parseOptions(sqlOptionsSchema, raw);
       const store = openStore(resolveDbPath(options), { readonly: true });
       try {
-        await runSql(sqliteOf(store), query, options.format, process.stdout, parseSqlParams(options.param));
+        await runSql(store, query, options.format, process.stdout, parseSqlParams(options.param));
       } finally {
         store.close();
       }

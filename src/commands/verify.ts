@@ -1,14 +1,15 @@
-// `flagtrail verify`: re-walk the store's hash chain; with --manifest, re-hash a report's files and
-// check its signature. Any mismatch is an IntegrityError (exit 1) naming the first broken thing.
+// `flagtrail verify`: re-walk the store's hash chain and check what it does not cover against its
+// digests (src/verify/store.ts); with --manifest, re-hash a report's files and check its signature
+// (src/verify/manifest.ts). Any mismatch is an IntegrityError (exit 1) naming the first broken thing.
 
 import { existsSync } from "node:fs";
 import type { Command } from "commander";
 import { z } from "zod";
 import { resolveDbPath } from "../config.ts";
-import { verifyManifest } from "../report/manifest.ts";
-import { assertChainContains, verifyChain } from "../report/verifyChain.ts";
-import { sqliteOf } from "../store/connection.ts";
 import { openStore } from "../store/open.ts";
+import { checkManifest, type ReadManifest, readManifest } from "../verify/manifest.ts";
+import { type StoreCheck, verifyStore } from "../verify/store.ts";
+import type { TableCheck } from "../verify/tables.ts";
 import { parseOptions } from "./options.ts";
 
 const verifyOptionsSchema = z.object({
@@ -16,18 +17,47 @@ const verifyOptionsSchema = z.object({
   manifest: z.string().min(1).optional(),
 });
 
+function tableText(name: string, check: TableCheck): string {
+  const rows = `${name}: ${check.rows} ${check.rows === 1 ? "row" : "rows"}`;
+  return check.digest === "matched"
+    ? `${rows} match their digest`
+    : `${rows}, no digest in meta to check against (written before flagtrail kept one)`;
+}
+
+/** Says exactly what was compared, and what cannot be (README "flagtrail verify"). */
+function storeText(check: StoreCheck): string[] {
+  return [
+    check.head
+      ? `hash chain of ${check.records} records intact (head seq ${check.head.seq} ${check.head.chainHash.slice(0, 12)}…)`
+      : "store is empty",
+    `copied and derived columns (occurred_at, server_day) match the raw records; ` +
+      `${check.ruleDiffs} rule diffs recomputed and equal` +
+      (check.staleRuleDiffs > 0
+        ? ` (${check.staleRuleDiffs} of an older diff version not compared; the next report recomputes them)`
+        : "") +
+      `; ${check.revisions} stored revisions re-hashed`,
+    `${tableText("quarantine", check.quarantine)}; ${tableText("coverage", check.coverage)}`,
+    check.signature === "valid"
+      ? "chain head signature valid"
+      : "chain head signature not checked (FLAGTRAIL_SIGNING_KEY not set)",
+    "not checkable: first_seen_at, sync_run_id",
+  ];
+}
+
 export function register(program: Command): void {
   program
     .command("verify")
     .description(
-      "Re-walk the store's hash chain and name the first broken link; with --manifest, re-hash the report " +
-        "files it lists and check its HMAC when FLAGTRAIL_SIGNING_KEY is set. Exit 1 on any mismatch.",
+      "Re-walk the store's hash chain and name the first broken link, check quarantine and coverage against " +
+        "their digests and, when FLAGTRAIL_SIGNING_KEY is set, the chain head's signature; with --manifest, " +
+        "re-hash the report files it lists and check its HMAC. Exit 1 on any mismatch.",
     )
     .option("--db <path>", "SQLite database (env FLAGTRAIL_DB, default ./flagtrail.db)")
     .option("--manifest <file>", "a report manifest_<from>_<to>.json to check")
     .action(async (raw: Record<string, unknown>) => {
       const options = parseOptions(verifyOptionsSchema, raw);
       const dbPath = resolveDbPath(options);
+      const signingKey = process.env.FLAGTRAIL_SIGNING_KEY || undefined;
       const parts: string[] = [];
       // An auditor may hold the report without the store: then only the files are checked.
       const checkStore = !(
@@ -36,43 +66,28 @@ export function register(program: Command): void {
         !process.env.FLAGTRAIL_DB &&
         !existsSync(dbPath)
       );
-      let store: ReturnType<typeof openStore> | null = null;
-      try {
-        if (checkStore) {
-          store = openStore(dbPath, { readonly: true });
-          const chain = verifyChain(sqliteOf(store));
-          parts.push(
-            chain.head
-              ? `hash chain of ${chain.records} records intact (head seq ${chain.head.seq} ${chain.head.chainHash.slice(0, 12)}…)`
-              : "store is empty",
-          );
-          // Say exactly what was compared, and what cannot be (README "flagtrail verify").
-          parts.push(
-            `copied and derived columns (occurred_at, server_day) match the raw records; ` +
-              `${chain.ruleDiffs} rule diffs recomputed and equal` +
-              (chain.staleRuleDiffs > 0
-                ? ` (${chain.staleRuleDiffs} of an older diff version not compared; the next report recomputes them)`
-                : "") +
-              `; ${chain.revisions} stored revisions re-hashed; not checkable: first_seen_at, sync_run_id, coverage`,
-          );
+      const manifest: ReadManifest | null = options.manifest ? await readManifest(options.manifest) : null;
+      if (checkStore) {
+        const store = openStore(dbPath, { readonly: true });
+        try {
+          const check = await verifyStore(store, {
+            signingKey,
+            manifestHead: manifest?.manifest.store.chainHead,
+          });
+          parts.push(...storeText(check));
+        } finally {
+          store.close();
         }
-        if (options.manifest) {
-          const check = await verifyManifest(
-            options.manifest,
-            process.env.FLAGTRAIL_SIGNING_KEY || undefined,
-          );
-          if (store && check.manifest.store.chainHead)
-            assertChainContains(sqliteOf(store), check.manifest.store.chainHead);
-          parts.push(
-            `${check.files} report files match the manifest` +
-              (check.signatureChecked
-                ? ", signature valid"
-                : ", signature not checked (FLAGTRAIL_SIGNING_KEY not set)") +
-              (store ? "" : `; store not checked (no database at ${dbPath})`),
-          );
-        }
-      } finally {
-        store?.close();
+      }
+      if (manifest) {
+        const check = await checkManifest(manifest, signingKey);
+        parts.push(
+          `${check.files} report files match the manifest` +
+            (check.signatureChecked
+              ? ", signature valid"
+              : ", signature not checked (FLAGTRAIL_SIGNING_KEY not set)") +
+            (checkStore ? "" : `; store not checked (no database at ${dbPath})`),
+        );
       }
       process.stdout.write(`OK: ${parts.join("; ")}\n`);
     });

@@ -1,15 +1,8 @@
 // Making untrusted text (entity names, change logs, people's names) safe in the two output formats.
 import { escapeControlChars } from "../text/controlChars.ts";
 
-const FORMULA_START = /^[=+\-@\t\r]/;
-
-/**
- * A spreadsheet evaluates a cell starting with = + - @ (or tab/CR before them) as a formula; prefixing
- * a single quote makes it text (OWASP "CSV injection"). Only strings are touched, never numbers.
- */
-export function neutraliseFormula<T>(value: T): T | string {
-  return typeof value === "string" && FORMULA_START.test(value) ? `'${value}` : value;
-}
+// Shared with `flagtrail sql` (src/text/escape.ts); re-exported for the report's writers.
+export { escapeControls, neutraliseFormula } from "../text/escape.ts";
 
 const MARKDOWN_SPECIAL = /[\\`*_{}[\]<>()#+\-!|~&]/g;
 

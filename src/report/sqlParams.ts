@@ -1,35 +1,3 @@
-// Named parameters for `flagtrail sql --param name=value`, and the same form printed under each query
-// of the compliance report, so a reader can paste them and re-run the query. One codec both ways:
-// an integer literal binds as an integer (epoch-ms bounds compare with INTEGER columns), `NULL` binds
-// SQL NULL, anything else binds as text (JSON lists stay text; the queries read them with json_each).
-import { UsageError } from "../errors.ts";
-
-const PARAM = /^([A-Za-z_][A-Za-z0-9_]*)=(.*)$/s;
-const INTEGER = /^-?\d{1,15}$/;
-
-export function parseSqlParams(list: readonly string[]): Record<string, unknown> {
-  const params: Record<string, unknown> = {};
-  for (const item of list) {
-    const match = PARAM.exec(item);
-    if (!match) throw new UsageError(`--param: expected name=value, got ${JSON.stringify(item)}`);
-    const [, name, value] = match as unknown as [string, string, string];
-    params[name] = value === "NULL" ? null : INTEGER.test(value) ? Number(value) : value;
-  }
-  return params;
-}
-
-function shellQuote(text: string): string {
-  return `'${text.replaceAll("'", "'\\''")}'`;
-}
-
-function paramText(value: unknown): string {
-  if (value === null || value === undefined) return "NULL";
-  return String(value);
-}
-
-/** `--param 'name=value'` for each parameter, shell-quoted, one per line. */
-export function formatSqlParams(params: Record<string, unknown>): string {
-  return Object.entries(params)
-    .map(([name, value]) => `--param ${shellQuote(`${name}=${paramText(value)}`)}`)
-    .join(" \\\n  ");
-}
+// Moved to src/sql/params.ts (one codec for `flagtrail sql --param` and the report's printed queries);
+// kept so the report's imports resolve until they point there.
+export { formatSqlParams, parseSqlParams } from "../sql/params.ts";

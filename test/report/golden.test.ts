@@ -6,10 +6,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PassThrough } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { parseSqlParams } from "../../src/report/sqlParams.ts";
-import { runSql } from "../../src/report/sqlQuery.ts";
 import { type ReportResult, writeReports } from "../../src/report/writeReports.ts";
-import { sqliteOf } from "../../src/store/connection.ts";
+import { parseSqlParams } from "../../src/sql/params.ts";
+import { runSql } from "../../src/sql/runSql.ts";
 import type { Store } from "../../src/store/open.ts";
 import { buildScenarioStore, GENERATED_AT, SCENARIO } from "./scenario.ts";
 
@@ -212,7 +211,7 @@ describe("queries printed in the report", () => {
       const sink = new PassThrough();
       const chunks: Buffer[] = [];
       sink.on("data", (c: Buffer) => chunks.push(c));
-      await runSql(sqliteOf(store), sql!, "json", sink, parseSqlParams(args));
+      await runSql(store, sql!, "json", sink, parseSqlParams(args));
       results.set(sql!, JSON.parse(Buffer.concat(chunks).toString("utf8")));
     }
     const rejected = [...results.entries()].find(([sql]) => sql.includes("json_each(@rejects)"))!;

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { PassThrough } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { UsageError } from "../../src/errors.ts";
-import { runSql, type SqlFormat } from "../../src/report/sqlQuery.ts";
+import { runSql, type SqlFormat } from "../../src/sql/runSql.ts";
 import { sqliteOf } from "../../src/store/connection.ts";
 import { openStore, type Store } from "../../src/store/open.ts";
 import { runCli } from "../helpers/runCli.ts";
@@ -24,7 +24,7 @@ async function capture(query: string, format: SqlFormat): Promise<string> {
   const out = new PassThrough();
   const chunks: Buffer[] = [];
   out.on("data", (chunk: Buffer) => chunks.push(chunk));
-  await runSql(sqliteOf(readonly), query, format, out);
+  await runSql(readonly, query, format, out);
   return Buffer.concat(chunks).toString("utf8");
 }
 

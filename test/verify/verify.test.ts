@@ -4,12 +4,13 @@ import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
 import { IntegrityError } from "../../src/errors.ts";
-import { verifyManifest } from "../../src/report/manifest.ts";
-import { verifyChain } from "../../src/report/verifyChain.ts";
 import { writeReports } from "../../src/report/writeReports.ts";
 import { sqliteOf } from "../../src/store/connection.ts";
+import { writeChainHeadSignature } from "../../src/store/digests.ts";
 import type { Store } from "../../src/store/open.ts";
 import { backfillRuleDiffs, storeRuleDiffs } from "../../src/store/ruleDiffs.ts";
+import { verifyManifest } from "../../src/verify/manifest.ts";
+import { verifyStore } from "../../src/verify/store.ts";
 import { runCli } from "../helpers/runCli.ts";
 import { buildScenarioStore, GENERATED_AT, SCENARIO } from "../report/scenario.ts";
 
@@ -24,16 +25,16 @@ function scenario(): Store {
   return store;
 }
 
-function expectBroken(sqlite: ReturnType<typeof sqliteOf>, message: RegExp): void {
-  expect(() => verifyChain(sqlite)).toThrow(IntegrityError);
-  expect(() => verifyChain(sqlite)).toThrow(message);
+async function expectBroken(s: Store, message: RegExp): Promise<void> {
+  await expect(verifyStore(s)).rejects.toThrow(IntegrityError);
+  await expect(verifyStore(s)).rejects.toThrow(message);
 }
 
-describe("verifyChain", () => {
-  it("accepts an intact chain and reports its head", () => {
+describe("verifyStore: the record chain", () => {
+  it("accepts an intact chain and reports its head", async () => {
     const s = scenario();
     const head = sqliteOf(s).prepare("SELECT chain_hash FROM audit_logs WHERE seq = 16").pluck().get();
-    expect(verifyChain(sqliteOf(s))).toEqual({
+    expect(await verifyStore(s)).toMatchObject({
       records: 16,
       head: { seq: 16, chainHash: head },
       ruleDiffs: 0,
@@ -41,59 +42,56 @@ describe("verifyChain", () => {
       revisions: 1,
     });
     backfillRuleDiffs(s);
-    expect(verifyChain(sqliteOf(s))).toMatchObject({ records: 16, ruleDiffs: 2, revisions: 1 });
+    expect(await verifyStore(s)).toMatchObject({ records: 16, ruleDiffs: 2, revisions: 1 });
   });
 
-  it("names the first row whose column was changed", () => {
+  it("names the first row whose column was changed", async () => {
     const s = scenario();
     sqliteOf(s).prepare("UPDATE audit_logs SET updated_by = 'Someone Else' WHERE seq = 9").run();
     sqliteOf(s).prepare("UPDATE audit_logs SET name = 'x' WHERE seq = 12").run();
-    expectBroken(
-      sqliteOf(s),
-      /^broken chain at seq 9 \(id S000000000000000000009\): column updated_by differs/,
-    );
+    await expectBroken(s, /^broken chain at seq 9 \(id S000000000000000000009\): column updated_by differs/);
   });
 
-  it("catches a raw record edited in place", () => {
+  it("catches a raw record edited in place", async () => {
     const s = scenario();
     const raw = JSON.parse(
       sqliteOf(s).prepare("SELECT raw FROM audit_logs WHERE seq = 4").pluck().get() as string,
     );
     raw.changeLog = "Started experiment (after approval)";
     sqliteOf(s).prepare("UPDATE audit_logs SET raw = ? WHERE seq = 4").run(JSON.stringify(raw));
-    expectBroken(sqliteOf(s), /seq 4 \(id S000000000000000000004\): record_hash [0-9a-f]{12}… differs/);
+    await expectBroken(s, /seq 4 \(id S000000000000000000004\): record_hash [0-9a-f]{12}… differs/);
   });
 
-  it("catches a row whose raw and hashes were both rewritten: the next link breaks", () => {
+  it("catches a row whose raw and hashes were both rewritten: the next link breaks", async () => {
     const s = scenario();
     sqliteOf(s).prepare("UPDATE audit_logs SET chain_hash = ? WHERE seq = 6").run("f".repeat(64));
-    expectBroken(sqliteOf(s), /seq 6 .*chain_hash ffffffffffff… differs from the link/);
+    await expectBroken(s, /seq 6 .*chain_hash ffffffffffff… differs from the link/);
   });
 
-  it("catches a record moved in time: occurred_at and server_day are recomputed from the raw texts", () => {
+  it("catches a record moved in time: occurred_at and server_day are recomputed from the raw texts", async () => {
     const s = scenario();
     sqliteOf(s)
       .prepare(
         "UPDATE audit_logs SET occurred_at = occurred_at - 400 * 86400000, server_day = '2023-02-23' WHERE seq = 4",
       )
       .run();
-    expectBroken(sqliteOf(s), /seq 4 \(id S000000000000000000004\): column occurred_at differs/);
+    await expectBroken(s, /seq 4 \(id S000000000000000000004\): column occurred_at differs/);
     const t = buildScenarioStore();
     try {
       sqliteOf(t).prepare("UPDATE audit_logs SET server_day = '2024-03-30' WHERE seq = 4").run();
-      expectBroken(sqliteOf(t), /seq 4 .*column server_day differs/);
+      await expectBroken(t, /seq 4 .*column server_day differs/);
     } finally {
       t.close();
     }
   });
 
-  it("recomputes rule diffs: a rewritten summary or a deleted rule_changes row is caught", () => {
+  it("recomputes rule diffs: a rewritten summary or a deleted rule_changes row is caught", async () => {
     const s = scenario();
     backfillRuleDiffs(s);
     sqliteOf(s)
       .prepare("UPDATE rule_diff_summaries SET summary = 'rules unchanged' WHERE audit_log_id = ?")
       .run("S000000000000000000005");
-    expectBroken(sqliteOf(s), /derived data of seq 5 .*summary differs from the recomputed diff/);
+    await expectBroken(s, /derived data of seq 5 .*summary differs from the recomputed diff/);
     const changes = sqliteOf(s).prepare("SELECT changes FROM audit_logs WHERE seq = 5").pluck().get();
     storeRuleDiffs(s, "S000000000000000000005", changes);
     sqliteOf(s)
@@ -101,28 +99,28 @@ describe("verifyChain", () => {
         "DELETE FROM rule_changes WHERE id = (SELECT max(id) FROM rule_changes WHERE audit_log_id = ?)",
       )
       .run("S000000000000000000006");
-    expectBroken(sqliteOf(s), /derived data of seq 6 .*rule_changes rows differ/);
+    await expectBroken(s, /derived data of seq 6 .*rule_changes rows differ/);
     sqliteOf(s)
       .prepare("DELETE FROM rule_diff_summaries WHERE audit_log_id = ?")
       .run("S000000000000000000006");
-    expectBroken(sqliteOf(s), /derived data of seq 6 .*summary is missing/);
+    await expectBroken(s, /derived data of seq 6 .*summary is missing/);
   });
 
-  it("re-hashes stored revisions", () => {
+  it("re-hashes stored revisions", async () => {
     const s = scenario();
     sqliteOf(s)
       .prepare("UPDATE audit_log_revisions SET raw = replace(raw, 'edited later', 'edited again')")
       .run();
-    expectBroken(sqliteOf(s), /revision \d+ of record S000000000000000000013: record_hash differs/);
+    await expectBroken(s, /revision \d+ of record S000000000000000000013: record_hash differs/);
   });
 
-  it("catches a deleted record", () => {
+  it("catches a deleted record", async () => {
     const s = scenario();
     sqliteOf(s).prepare("DELETE FROM audit_logs WHERE seq = 3").run();
-    expectBroken(sqliteOf(s), /seq 4 .*records 3\.\.3 are missing/);
+    await expectBroken(s, /seq 4 .*records 3\.\.3 are missing/);
   });
 
-  it("catches records cut off the end when meta holds the head", () => {
+  it("catches records cut off the end when meta holds the head", async () => {
     const s = scenario();
     const head = sqliteOf(s)
       .prepare("SELECT chain_hash FROM audit_logs WHERE seq = 16")
@@ -131,9 +129,9 @@ describe("verifyChain", () => {
     const meta = sqliteOf(s).prepare("INSERT INTO meta (key, value) VALUES (?, ?)");
     meta.run("chain_head_seq", "16");
     meta.run("chain_head_hash", head);
-    expect(verifyChain(sqliteOf(s)).records).toBe(16);
+    expect((await verifyStore(s)).records).toBe(16);
     sqliteOf(s).prepare("DELETE FROM audit_logs WHERE seq = 16").run();
-    expectBroken(sqliteOf(s), /chain head recorded in meta \(seq 16/);
+    await expectBroken(s, /chain head recorded in meta \(seq 16/);
   });
 });
 
@@ -204,6 +202,8 @@ describe("flagtrail verify (CLI)", () => {
       outDir: join(dir, "reports"),
       signingKey: "secret",
     });
+    // The writer signs the chain head when it runs with the key (src/store/digests.ts).
+    writeChainHeadSignature(sqliteOf(file), "secret");
     file.close();
     const env = { FLAGTRAIL_SIGNING_KEY: "secret" };
 

@@ -1,0 +1,63 @@
+// The report manifest's format, shared by its writer (src/report/manifest.ts) and its checker
+// (src/verify/manifest.ts): manifest_<from>_<to>.json says what was asked, what was written (row
+// counts, SHA-256 of every file) and the store's hash-chain head, optionally signed with HMAC-SHA256
+// over its canonical JSON. The signing key comes from FLAGTRAIL_SIGNING_KEY and is never written anywhere.
+import { createHash, createHmac } from "node:crypto";
+import { createReadStream } from "node:fs";
+import { basename } from "node:path";
+import { z } from "zod";
+import { canonicalJson } from "../store/hash.ts";
+
+export const MANIFEST_FORMAT = "flagtrail-report-manifest/1";
+
+const fileEntrySchema = z.object({
+  name: z
+    .string()
+    .min(1)
+    .refine((name) => basename(name) === name && name !== "." && name !== "..", {
+      message: "a manifest lists file names in its own directory, not paths",
+    }),
+  rows: z.number().int().nonnegative(),
+  bytes: z.number().int().nonnegative(),
+  sha256: z.string().regex(/^[0-9a-f]{64}$/),
+});
+
+export const manifestSchema = z.object({
+  format: z.literal(MANIFEST_FORMAT),
+  flagtrailVersion: z.string(),
+  generatedAt: z.string(),
+  parameters: z.object({
+    from: z.string(),
+    to: z.string(),
+    timeZone: z.string(),
+    actionTypes: z.array(z.string()).nullable(),
+    formats: z.array(z.enum(["csv", "md"])),
+  }),
+  period: z.object({ start: z.number().int(), end: z.number().int() }),
+  files: z.array(fileEntrySchema),
+  store: z.object({
+    records: z.number().int().nonnegative(),
+    chainHead: z.object({ seq: z.number().int().nonnegative(), chainHash: z.string() }).nullable(),
+  }),
+  signature: z
+    .object({ algorithm: z.literal("HMAC-SHA256"), value: z.string().regex(/^[0-9a-f]{64}$/) })
+    .optional(),
+});
+
+export type Manifest = z.infer<typeof manifestSchema>;
+export type ManifestFile = z.infer<typeof fileEntrySchema>;
+
+export async function hashFile(path: string): Promise<{ sha256: string; bytes: number }> {
+  const hash = createHash("sha256");
+  let bytes = 0;
+  for await (const chunk of createReadStream(path)) {
+    hash.update(chunk as Buffer);
+    bytes += (chunk as Buffer).length;
+  }
+  return { sha256: hash.digest("hex"), bytes };
+}
+
+/** HMAC-SHA256 (hex) of a manifest body (without its signature), over its canonical JSON. */
+export function manifestHmac(body: unknown, key: string): string {
+  return createHmac("sha256", key).update(canonicalJson(body)).digest("hex");
+}

@@ -1,0 +1,114 @@
+// The three output formats of `flagtrail sql`. Each streams: memory stays bounded whatever the row count.
+// CSV and JSON carry the data as it is (JSON escapes control characters itself; CSV neutralises formula
+// cells only); the text table writes control characters visibly (escapeControls) so a hostile value
+// cannot drive the terminal it is printed on.
+import { once } from "node:events";
+import type { Writable } from "node:stream";
+import { stringify } from "csv-stringify";
+import { escapeControls, neutraliseFormula } from "../text/escape.ts";
+
+export type SqlFormat = "table" | "csv" | "json";
+
+/** Rows the table reads before it prints, to size its columns. */
+export const TABLE_SAMPLE_ROWS = 1000;
+
+async function write(out: Writable, text: string): Promise<void> {
+  if (!out.write(text)) await once(out, "drain");
+}
+
+function jsonValue(value: unknown): unknown {
+  if (Buffer.isBuffer(value)) return value.toString("hex");
+  if (typeof value === "bigint") return value.toString();
+  return value;
+}
+
+export async function writeJson(
+  rows: AsyncIterable<unknown[]>,
+  columns: readonly string[],
+  out: Writable,
+): Promise<number> {
+  let count = 0;
+  await write(out, "[");
+  for await (const row of rows) {
+    const object: Record<string, unknown> = {};
+    columns.forEach((name, i) => {
+      object[name] = jsonValue(row[i]);
+    });
+    await write(out, `${count === 0 ? "\n" : ",\n"}  ${JSON.stringify(object)}`);
+    count += 1;
+  }
+  await write(out, count === 0 ? "]\n" : "\n]\n");
+  return count;
+}
+
+export async function writeCsv(
+  rows: AsyncIterable<unknown[]>,
+  columns: readonly string[],
+  out: Writable,
+): Promise<number> {
+  // Quote CR/LF too: with CRLF record ends csv-stringify would leave a lone LF unquoted.
+  const stringifier = stringify({
+    header: true,
+    columns: [...columns],
+    record_delimiter: "\r\n",
+    quoted_match: /[\r\n]/,
+  });
+  stringifier.pipe(out, { end: false });
+  let count = 0;
+  for await (const row of rows) {
+    const cells = row.map((v) =>
+      v === null ? "" : neutraliseFormula(Buffer.isBuffer(v) ? v.toString("hex") : v),
+    );
+    if (!stringifier.write(cells)) await once(stringifier, "drain");
+    count += 1;
+  }
+  stringifier.end();
+  await once(stringifier, "end");
+  return count;
+}
+
+function cellText(value: unknown): string {
+  if (value === null || value === undefined) return "NULL";
+  if (Buffer.isBuffer(value)) return `x'${value.toString("hex")}'`;
+  return escapeControls(String(value));
+}
+
+/**
+ * A text table. Column widths come from the header and the first TABLE_SAMPLE_ROWS rows, which are
+ * held; the rest stream. A later cell wider than its column is printed whole (that line is longer):
+ * nothing is cut, and memory stays bounded on any row count.
+ */
+export async function writeTable(
+  rows: AsyncIterable<unknown[]>,
+  columns: readonly string[],
+  out: Writable,
+): Promise<number> {
+  const iterator = rows[Symbol.asyncIterator]();
+  const sample: string[][] = [];
+  let next = await iterator.next();
+  while (!next.done && sample.length < TABLE_SAMPLE_ROWS) {
+    sample.push(next.value.map(cellText));
+    next = await iterator.next();
+  }
+  const header = columns.map((name) => escapeControls(name));
+  const widths = header.map((name) => name.length);
+  for (const row of sample) {
+    for (let i = 0; i < widths.length; i += 1) widths[i] = Math.max(widths[i]!, row[i]!.length);
+  }
+  const line = (values: readonly string[]) =>
+    `${values
+      .map((v, i) => v.padEnd(widths[i]!))
+      .join(" | ")
+      .trimEnd()}\n`;
+  await write(out, line(header));
+  await write(out, `${widths.map((w) => "-".repeat(w)).join("-+-")}\n`);
+  for (const row of sample) await write(out, line(row));
+  let count = sample.length;
+  while (!next.done) {
+    await write(out, line(next.value.map(cellText)));
+    count += 1;
+    next = await iterator.next();
+  }
+  await write(out, `(${count} ${count === 1 ? "row" : "rows"})\n`);
+  return count;
+}

@@ -1,0 +1,194 @@
+// What the hash chain over audit_logs does not cover, covered on its own: a digest of the quarantine
+// table and one of the coverage table, kept in `meta` by the writer and recomputed by `flagtrail
+// verify`; and, with FLAGTRAIL_SIGNING_KEY, an HMAC of the chain head, so that records cut off the end
+// together with a rewritten meta head are caught without a report manifest.
+//
+// For the writer (src/store/writes.ts, syncState.ts), inside the transaction that changes the rows:
+//   - after inserting quarantine rows:   updateQuarantineDigest(sqlite)   — folds only the new rows
+//   - after writing coverage rows:       updateCoverageDigest(sqlite)     — rehashes the table (one row a
+//                                        day per filter set: small); call once per batch of days
+//   - after moving the chain head:       writeChainHeadSignature(sqlite, process.env.FLAGTRAIL_SIGNING_KEY)
+//                                        (a no-op without a key; also worth calling once per run, so a
+//                                        store first synced without the key gets signed)
+// A key that does not exist yet is created from the rows present (trust on first use), so stores written
+// before these keys existed get them on their next write; until then verify reports them "not covered".
+//
+// Not covered: quarantine.server_day (derived from the raw `date`, and filled in later for old rows).
+import { createHmac, timingSafeEqual } from "node:crypto";
+import type Database from "better-sqlite3";
+import { z } from "zod";
+import { CHAIN_GENESIS, canonicalJson, chainLink, sha256Hex } from "./hash.ts";
+
+/** meta key: JSON {rows, lastId, digest} — a hash chain over quarantine rows in id order. */
+export const QUARANTINE_DIGEST_KEY = "chain:quarantine";
+/** meta key: JSON {rows, digest} — a hash chain over coverage rows in (filter_key, day) order. */
+export const COVERAGE_DIGEST_KEY = "chain:coverage";
+/** meta key: hex HMAC-SHA256 of the chain head (signChainHead). The key itself is never stored. */
+export const CHAIN_HEAD_SIGNATURE_KEY = "chain:head_signature";
+
+const hex64 = z.string().regex(/^[0-9a-f]{64}$/);
+
+export const quarantineDigestSchema = z.object({
+  rows: z.number().int().nonnegative(),
+  /** The highest quarantine.id folded in: the writer folds only rows above it. */
+  lastId: z.number().int().nonnegative(),
+  digest: hex64,
+});
+export type QuarantineDigest = z.infer<typeof quarantineDigestSchema>;
+
+export const coverageDigestSchema = z.object({ rows: z.number().int().nonnegative(), digest: hex64 });
+export type CoverageDigest = z.infer<typeof coverageDigestSchema>;
+
+/** A quarantine row's columns as stored, all but server_day (see above). */
+export interface QuarantineRow {
+  id: number;
+  record_id: string | null;
+  raw: string;
+  raw_hash: string;
+  issues: string;
+  request_path: string | null;
+  received_at: number;
+  sync_run_id: number | null;
+}
+
+/** A coverage row's columns as stored. */
+export interface CoverageRow {
+  filter_key: string;
+  day: string;
+  server_total: number;
+  local_count: number;
+  checked_at: number;
+  sync_run_id: number | null;
+  day_closed: number;
+  quarantined_count: number;
+}
+
+export const QUARANTINE_COLUMNS =
+  "id, record_id, raw, raw_hash, issues, request_path, received_at, sync_run_id";
+export const COVERAGE_COLUMNS =
+  "filter_key, day, server_total, local_count, checked_at, sync_run_id, day_closed, quarantined_count";
+
+export const EMPTY_QUARANTINE_DIGEST: QuarantineDigest = { rows: 0, lastId: 0, digest: CHAIN_GENESIS };
+export const EMPTY_COVERAGE_DIGEST: CoverageDigest = { rows: 0, digest: CHAIN_GENESIS };
+
+/** The digest with one more quarantine row (rows must come in id order). */
+export function foldQuarantineRow(state: QuarantineDigest, row: QuarantineRow): QuarantineDigest {
+  const rowHash = sha256Hex(
+    canonicalJson([
+      row.id,
+      row.record_id,
+      row.raw,
+      row.raw_hash,
+      row.issues,
+      row.request_path,
+      row.received_at,
+      row.sync_run_id,
+    ]),
+  );
+  return { rows: state.rows + 1, lastId: row.id, digest: chainLink(state.digest, rowHash) };
+}
+
+/** The digest with one more coverage row (rows must come in (filter_key, day) order). */
+export function foldCoverageRow(state: CoverageDigest, row: CoverageRow): CoverageDigest {
+  const rowHash = sha256Hex(
+    canonicalJson([
+      row.filter_key,
+      row.day,
+      row.server_total,
+      row.local_count,
+      row.checked_at,
+      row.sync_run_id,
+      row.day_closed,
+      row.quarantined_count,
+    ]),
+  );
+  return { rows: state.rows + 1, digest: chainLink(state.digest, rowHash) };
+}
+
+function headMessage(head: { seq: number; chainHash: string }): string {
+  // Its own prefix, so no other HMAC made with the same key (a report manifest's) can stand in for it.
+  return `flagtrail-chain-head/1\n${head.seq}\n${head.chainHash}`;
+}
+
+/** HMAC-SHA256 (hex) of the chain head: its seq and chain_hash. */
+export function signChainHead(head: { seq: number; chainHash: string }, key: string): string {
+  return createHmac("sha256", key).update(headMessage(head)).digest("hex");
+}
+
+/** Whether `signature` is signChainHead(head, key), compared in constant time. */
+export function checkChainHeadSignature(
+  head: { seq: number; chainHash: string },
+  signature: string,
+  key: string,
+): boolean {
+  const expected = Buffer.from(signChainHead(head, key), "hex");
+  const actual = Buffer.from(signature, "hex");
+  return expected.length === actual.length && timingSafeEqual(expected, actual);
+}
+
+/** A digest kept in meta, or null when the key is missing or its value is not one. */
+export function parseDigest<T>(schema: z.ZodType<T>, text: string | null | undefined): T | null {
+  if (text === null || text === undefined) return null;
+  try {
+    const parsed = schema.safeParse(JSON.parse(text));
+    return parsed.success ? parsed.data : null;
+  } catch {
+    return null;
+  }
+}
+
+// ---- the writer's side: store-internal, synchronous, inside the writer's transaction ----------------
+
+function readMeta(sqlite: Database.Database, key: string): string | undefined {
+  return sqlite.prepare<[string], string>("SELECT value FROM meta WHERE key = ?").pluck().get(key);
+}
+
+function writeMeta(sqlite: Database.Database, key: string, value: string): void {
+  sqlite
+    .prepare(
+      `INSERT INTO meta (key, value, updated_at) VALUES (?, ?, ?)
+       ON CONFLICT(key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at`,
+    )
+    .run(key, value, Date.now());
+}
+
+/** Folds quarantine rows added since the last call into meta QUARANTINE_DIGEST_KEY. */
+export function updateQuarantineDigest(sqlite: Database.Database): QuarantineDigest {
+  const stored = readMeta(sqlite, QUARANTINE_DIGEST_KEY);
+  // A missing (or unreadable) digest starts over from every row present.
+  let state = parseDigest(quarantineDigestSchema, stored) ?? EMPTY_QUARANTINE_DIGEST;
+  const rows = sqlite
+    .prepare<[number], QuarantineRow>(`SELECT ${QUARANTINE_COLUMNS} FROM quarantine WHERE id > ? ORDER BY id`)
+    .iterate(state.lastId);
+  for (const row of rows) state = foldQuarantineRow(state, row);
+  writeMeta(sqlite, QUARANTINE_DIGEST_KEY, JSON.stringify(state));
+  return state;
+}
+
+/** Recomputes meta COVERAGE_DIGEST_KEY from every coverage row. */
+export function updateCoverageDigest(sqlite: Database.Database): CoverageDigest {
+  let state = EMPTY_COVERAGE_DIGEST;
+  const rows = sqlite
+    .prepare<[], CoverageRow>(`SELECT ${COVERAGE_COLUMNS} FROM coverage ORDER BY filter_key, day`)
+    .iterate();
+  for (const row of rows) state = foldCoverageRow(state, row);
+  writeMeta(sqlite, COVERAGE_DIGEST_KEY, JSON.stringify(state));
+  return state;
+}
+
+/**
+ * Signs the current chain head (the last record of audit_logs) into meta CHAIN_HEAD_SIGNATURE_KEY when
+ * a key is given; without one, does nothing (an existing signature then goes stale, and verify with the
+ * key says so). Returns whether it signed.
+ */
+export function writeChainHeadSignature(sqlite: Database.Database, key: string | undefined): boolean {
+  if (!key) return false;
+  const head = sqlite
+    .prepare<[], { seq: number; chainHash: string }>(
+      "SELECT seq, chain_hash AS chainHash FROM audit_logs ORDER BY seq DESC LIMIT 1",
+    )
+    .get();
+  if (!head) return false;
+  writeMeta(sqlite, CHAIN_HEAD_SIGNATURE_KEY, signChainHead(head, key));
+  return true;
+}

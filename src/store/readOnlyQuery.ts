@@ -1,0 +1,67 @@
+// A user's own SQL (`flagtrail sql`, and the queries the report prints for re-running): compiled and run
+// on the store's connection, which is switched to `PRAGMA query_only = ON` first. The store reports
+// what SQLite says about the statement; the caller (src/sql/) decides what to refuse.
+import type Database from "better-sqlite3";
+import { UsageError } from "../errors.ts";
+import { type Store, sqliteOf } from "./connection.ts";
+
+export interface ReadOnlyQuery {
+  /** SQLite's own classification of the compiled statement (sqlite3_stmt_readonly). */
+  readonly readOnly: boolean;
+  /** It returns rows (a query), unlike ATTACH, BEGIN, a PRAGMA that only sets. */
+  readonly returnsRows: boolean;
+  /** Result column names, in order (empty when it returns no rows). */
+  readonly columns: readonly string[];
+  /**
+   * Runs it with named parameters (`@name`); each row is an array in column order. Parameters are bound
+   * at once (a missing one throws here, before any output); rows are read as they are consumed.
+   */
+  rows(params: Record<string, unknown>): AsyncIterable<unknown[]>;
+}
+
+function sqlError(error: unknown): unknown {
+  return error instanceof Error && error.name === "SqliteError"
+    ? new UsageError(`SQL error: ${error.message}`)
+    : error;
+}
+
+function start(statement: Database.Statement, params: Record<string, unknown>): IterableIterator<unknown[]> {
+  try {
+    return statement.raw(true).iterate(params) as IterableIterator<unknown[]>;
+  } catch (error) {
+    // Binding errors (a missing named parameter) come as RangeError/TypeError: bad input all the same.
+    throw error instanceof Error ? new UsageError(`SQL error: ${error.message}`) : error;
+  }
+}
+
+async function* stream(rows: IterableIterator<unknown[]>): AsyncGenerator<unknown[]> {
+  try {
+    // for…of closes the SQLite iterator when the consumer stops early (a closed pipe).
+    for (const row of rows) yield row;
+  } catch (error) {
+    throw sqlError(error);
+  }
+}
+
+/**
+ * Compiles one statement for reading. SQL that does not compile (or holds more than one statement) is a
+ * UsageError: the user's input, not the store, is at fault. Nothing runs until `rows` is iterated.
+ */
+export async function prepareReadOnlyQuery(store: Store, sql: string): Promise<ReadOnlyQuery> {
+  const sqlite = sqliteOf(store);
+  // Layer 2 of the read-only guarantee: whatever SQLite classified wrongly is refused when it runs.
+  sqlite.pragma("query_only = ON");
+  let statement: Database.Statement;
+  try {
+    statement = sqlite.prepare(sql);
+  } catch (error) {
+    throw new UsageError(`SQL error: ${(error as Error).message}`);
+  }
+  const returnsRows = statement.reader;
+  return {
+    readOnly: statement.readonly,
+    returnsRows,
+    columns: returnsRows ? statement.columns().map((c) => c.name) : [],
+    rows: (params) => stream(start(statement, params)),
+  };
+}

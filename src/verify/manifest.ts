@@ -1,0 +1,86 @@
+// `flagtrail verify --manifest`: re-hash every file a report manifest lists and, with the key, check
+// its signature. The first mismatch throws an IntegrityError naming it.
+import { timingSafeEqual } from "node:crypto";
+import { readFile, stat } from "node:fs/promises";
+import { dirname, join } from "node:path";
+import { IntegrityError, UsageError } from "../errors.ts";
+import { hashFile, type Manifest, manifestHmac, manifestSchema } from "../manifest/format.ts";
+
+export interface ReadManifest {
+  path: string;
+  manifest: Manifest;
+  /** The file's JSON as read: the signature covers it whole, fields this version does not know included. */
+  raw: Record<string, unknown>;
+}
+
+export async function readManifest(path: string): Promise<ReadManifest> {
+  let text: string;
+  try {
+    text = await readFile(path, "utf8");
+  } catch (error) {
+    throw new UsageError(`cannot read manifest ${path}: ${(error as Error).message}`);
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    throw new IntegrityError(`manifest ${path} is not valid JSON`);
+  }
+  const parsed = manifestSchema.safeParse(json);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new IntegrityError(
+      `manifest ${path} is malformed at ${issue?.path.join(".") || "(root)"}: ${issue?.message}`,
+    );
+  }
+  return { path, manifest: parsed.data, raw: json as Record<string, unknown> };
+}
+
+export interface ManifestCheck {
+  manifest: Manifest;
+  files: number;
+  /** true: signature valid; false: no key to check it with; (a bad signature throws). */
+  signatureChecked: boolean;
+}
+
+/** Re-hashes the files of a manifest already read and, when a key is given, checks its signature. */
+export async function checkManifest(read: ReadManifest, key: string | undefined): Promise<ManifestCheck> {
+  const { manifest, raw } = read;
+  const dir = dirname(read.path);
+  for (const file of manifest.files) {
+    const filePath = join(dir, file.name);
+    try {
+      await stat(filePath);
+    } catch {
+      throw new IntegrityError(`${file.name}: listed in the manifest but missing`);
+    }
+    const actual = await hashFile(filePath);
+    if (actual.sha256 !== file.sha256 || actual.bytes !== file.bytes) {
+      throw new IntegrityError(
+        `${file.name}: SHA-256 ${actual.sha256} (${actual.bytes} bytes) differs from the manifest's ` +
+          `${file.sha256} (${file.bytes} bytes)`,
+      );
+    }
+  }
+  if (!key) return { manifest, files: manifest.files.length, signatureChecked: false };
+  if (!manifest.signature) {
+    throw new IntegrityError(
+      "the manifest is not signed but FLAGTRAIL_SIGNING_KEY is set: the signature may have been removed",
+    );
+  }
+  // Signed over the file's own JSON (minus the signature), so an added field also breaks it.
+  const { signature: _signature, ...body } = raw;
+  const expected = Buffer.from(manifestHmac(body, key), "hex");
+  const actual = Buffer.from(manifest.signature.value, "hex");
+  if (expected.length !== actual.length || !timingSafeEqual(expected, actual)) {
+    throw new IntegrityError(
+      "the manifest's HMAC-SHA256 signature does not match (wrong key, or the manifest was edited)",
+    );
+  }
+  return { manifest, files: manifest.files.length, signatureChecked: true };
+}
+
+/** Reads a manifest, re-hashes its files and checks its signature when a key is given. */
+export async function verifyManifest(path: string, key: string | undefined): Promise<ManifestCheck> {
+  return checkManifest(await readManifest(path), key);
+}

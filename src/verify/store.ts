@@ -1,0 +1,68 @@
+// `flagtrail verify`'s store half: every check reads the same snapshot (readChainSnapshot), so a sync
+// committing pages meanwhile cannot look like tampering. Any mismatch is an IntegrityError naming the
+// first broken thing.
+import { IntegrityError } from "../errors.ts";
+import { readChainSnapshot } from "../store/chainRead.ts";
+import type { Store } from "../store/open.ts";
+import { type ChainHead, checkRecords, type RecordsCheck, short } from "./records.ts";
+import {
+  checkCoverage,
+  checkHeadSignature,
+  checkMetaHead,
+  checkQuarantine,
+  checkRevisions,
+  type TableCheck,
+} from "./tables.ts";
+
+/** The parts of the store read, in order. */
+export type StorePart = "meta" | "records" | "revisions" | "quarantine" | "coverage";
+
+export interface VerifyStoreOptions {
+  /** FLAGTRAIL_SIGNING_KEY: check the chain head's signature (its absence is then an error). */
+  signingKey?: string | undefined;
+  /** A report manifest's chain head: it must still be in the store, unchanged (the store only grows). */
+  manifestHead?: ChainHead | null | undefined;
+  /** Called after each part is read (progress; tests write to the store in between). */
+  afterRead?: ((part: StorePart) => void | Promise<void>) | undefined;
+}
+
+export interface StoreCheck extends RecordsCheck {
+  /** audit_log_revisions rows re-hashed. */
+  revisions: number;
+  quarantine: TableCheck;
+  coverage: TableCheck;
+  /** "valid" with a key; "not checked" without one. */
+  signature: "valid" | "not checked";
+}
+
+export async function verifyStore(store: Store, options: VerifyStoreOptions = {}): Promise<StoreCheck> {
+  const after = async (part: StorePart) => {
+    await options.afterRead?.(part);
+  };
+  return readChainSnapshot(store, async (reader) => {
+    const meta = await reader.meta();
+    await after("meta");
+    const chain = await checkRecords(reader, meta.ruleDiffsBackfilledTo);
+    await after("records");
+    checkMetaHead(meta, chain.head);
+    if (options.signingKey) checkHeadSignature(meta, chain.head, options.signingKey);
+    const revisions = await checkRevisions(reader);
+    await after("revisions");
+    const quarantine = await checkQuarantine(reader, meta);
+    await after("quarantine");
+    const coverage = await checkCoverage(reader, meta);
+    await after("coverage");
+    if (options.manifestHead) {
+      const head = options.manifestHead;
+      const stored = await reader.chainHashAt(head.seq);
+      if (stored !== head.chainHash) {
+        throw new IntegrityError(
+          `the manifest's chain head (seq ${head.seq}, ${short(head.chainHash)}) is not in the store ` +
+            `(${stored === null ? "no record at that seq" : `found ${short(stored)}`})`,
+        );
+      }
+    }
+    const signature = options.signingKey ? "valid" : "not checked";
+    return { ...chain, revisions, quarantine, coverage, signature };
+  });
+}

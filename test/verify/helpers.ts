@@ -1,0 +1,68 @@
+// A store written the way the sync writes it: records and quarantined records through the real page
+// writer, coverage rows through the real coverage writer, and the digests and head signature updated in
+// the same transactions, as src/store/digests.ts asks of the writer.
+import { sqliteOf } from "../../src/store/connection.ts";
+import {
+  updateCoverageDigest,
+  updateQuarantineDigest,
+  writeChainHeadSignature,
+} from "../../src/store/digests.ts";
+import type { Store } from "../../src/store/open.ts";
+import { writeCoverage } from "../../src/store/syncState.ts";
+import { createRecordWriter } from "../../src/store/writes.ts";
+import { makeRecord } from "../report/fixtures.ts";
+
+export const KEY = "test-signing-key";
+const DAY_MS = 86_400_000;
+const START = Date.UTC(2024, 2, 1, 12);
+
+let next = 0;
+
+/** `count` valid records one a day from 1 March 2024 and `bad` quarantined ones, in one page. */
+export function writePage(store: Store, count: number, bad = 0, key: string | undefined = KEY): void {
+  const records: unknown[] = [];
+  for (let i = 0; i < count; i += 1) {
+    next += 1;
+    records.push(
+      makeRecord({
+        id: `V${String(next).padStart(21, "0")}`,
+        at: START + (next % 20) * DAY_MS,
+        actionType: "gate_update",
+        name: `gate_${next}`,
+      }),
+    );
+  }
+  for (let i = 0; i < bad; i += 1) {
+    next += 1;
+    // No name, no actionType: fails validation, goes to quarantine.
+    records.push({ id: `Q${String(next).padStart(21, "0")}`, date: "Fri Mar 01 2024", time: 7 });
+  }
+  const sqlite = sqliteOf(store);
+  createRecordWriter(store).writePage(records, { syncRunId: null, requestPath: "/test" }, () => {
+    updateQuarantineDigest(sqlite);
+    writeChainHeadSignature(sqlite, key);
+  });
+}
+
+/** Coverage rows for the first `days` days of March 2024, in one transaction with their digest. */
+export function writeCoverageDays(store: Store, days: number): void {
+  const sqlite = sqliteOf(store);
+  sqlite
+    .transaction(() => {
+      for (let d = 0; d < days; d += 1) {
+        const day = new Date(START + d * DAY_MS).toISOString().slice(0, 10);
+        writeCoverage(store, {
+          filterKey: "all",
+          day,
+          serverTotal: 5,
+          localCount: 5,
+          quarantinedCount: 0,
+          dayClosed: true,
+          runId: 1,
+          now: START + 40 * DAY_MS,
+        });
+      }
+      updateCoverageDigest(sqlite);
+    })
+    .immediate();
+}
