@@ -1,5 +1,5 @@
 // Making untrusted text (entity names, change logs, people's names) safe in the two output formats.
-import { escapeControlChars } from "../text/controlChars.ts";
+import { escapeControls } from "../text/escape.ts";
 
 // Shared with `flagtrail sql` (src/text/escape.ts); re-exported for the report's writers.
 export { escapeControls, neutraliseFormula } from "../text/escape.ts";
@@ -14,10 +14,12 @@ const MARKDOWN_SPECIAL = /[\\`*_{}[\]<>()#+\-!|~&]/g;
  */
 export function mdText(value: unknown): string {
   if (value === null || value === undefined || value === "") return "";
-  return escapeControlChars(
+  return escapeControls(
     String(value)
       .replace(MARKDOWN_SPECIAL, (c) => `\\${c}`)
       .replace(/\r\n|\r|\n/g, "<br>"),
+    // Backslashes are Markdown escapes by now, and a tab is harmless in a table cell.
+    { keep: "\\\t" },
   );
 }
 

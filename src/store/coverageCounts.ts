@@ -3,6 +3,7 @@
 // the narrowest request range that returned them (day_min..day_max), so an unreadable date is never a
 // false gap. Quarantined records count once per id, and not when a valid version of the id is stored.
 import { type Store, sqliteOf } from "./connection.ts";
+import { updateCoverageDigest } from "./digests.ts";
 import { removePendingCoverageDays, writeCoverage } from "./syncState.ts";
 
 const typeFilter = (column: string, actionTypes: readonly string[]) =>
@@ -102,6 +103,8 @@ export async function recordCoverage(
         days.map((d) => d.day),
         now,
       );
+      // verify checks coverage against this digest: an edited or deleted row is caught.
+      updateCoverageDigest(sqliteOf(store));
     })
     .immediate();
 }

@@ -3,6 +3,7 @@
 // at most the batch being written, and the stored progress then points at its first page again.
 import { bulkLoadActive } from "./bulkLoad.ts";
 import { type Store, sqliteOf } from "./connection.ts";
+import { writeChainHeadSignature } from "./digests.ts";
 import { advanceBackfillMark } from "./ruleDiffs.ts";
 import { advanceWindow, type RunCounters, type SyncPlan, savePlan, updateRunCounters } from "./syncState.ts";
 import { addCounts, type PageWriteResult, readChainHead, storeRecords, type TimeParser } from "./writes.ts";
@@ -26,6 +27,8 @@ export interface SyncBatch {
   counters: RunCounters;
   now: number;
   parseTime?: TimeParser | undefined;
+  /** Signs the chain head (HMAC) so that verify with the key catches a truncation. Never stored. */
+  signingKey?: string | undefined;
 }
 
 export interface BatchResult {
@@ -76,6 +79,7 @@ function commit(store: Store, batch: SyncBatch): BatchResult {
     }
   }
   if (!bulk) advanceBackfillMark(sqlite, headBefore, readChainHead(sqlite).seq);
+  writeChainHeadSignature(sqlite, batch.signingKey);
   updateRunCounters(store, batch.runId, counters);
   return { counters, plan, warningMessages };
 }

@@ -7,6 +7,7 @@ import type { z } from "zod";
 import { type ParsedAuditTime, parseAuditTime } from "../api/auditTime.ts";
 import { type AuditLogRecord, auditLogRecordSchema } from "../api/schemas.ts";
 import { sqliteOf } from "./connection.ts";
+import { updateQuarantineDigest } from "./digests.ts";
 import { CHAIN_GENESIS, chainLink, recordHash } from "./hash.ts";
 import { type InsertedRecord, onRecordsInserted } from "./insertHooks.ts";
 import type { Store } from "./open.ts";
@@ -270,6 +271,8 @@ export function storeRecords(
     inserted.push({ id: record.id, record, seq });
   }
 
+  // verify checks quarantine against this digest: a deleted or edited row is caught.
+  if (result.quarantined > 0) updateQuarantineDigest(sqlite);
   if (inserted.length > 0) {
     st.upsertMeta.run(CHAIN_HEAD_SEQ_KEY, String(head.seq), now);
     st.upsertMeta.run(CHAIN_HEAD_HASH_KEY, head.hash, now);

@@ -56,6 +56,8 @@ export const syncOptionsSchema = z
     leaseTtlMs: int("The lease time", 1000).default(SYNC_DEFAULTS.leaseTtlMs),
     batchRecords: int("The batch size", 1).default(SYNC_DEFAULTS.batchRecords),
     batchMs: int("The batch time", 0).default(SYNC_DEFAULTS.batchMs),
+    /** Signs the chain head in the store (HMAC); default FLAGTRAIL_SIGNING_KEY. Never stored or logged. */
+    signingKey: z.string().min(1).optional(),
     /** Lease holder id; defaults to this host/pid. */
     holder: z.string().min(1).optional(),
     now: z.custom<() => number>((v) => typeof v === "function").optional(),
@@ -87,6 +89,7 @@ export function resolveSyncOptions(options: SyncOptions, now: () => number = Dat
   }
   return {
     ...o,
+    signingKey: o.signingKey ?? (process.env.FLAGTRAIL_SIGNING_KEY || undefined),
     until,
     explicitRange: o.since !== undefined || o.until !== undefined,
     actionTypes: [...new Set(o.actionTypes)].sort(),

@@ -123,6 +123,7 @@ export class SyncRun {
         counters: this.counters,
         now: this.now(),
         parseTime: this.options.parseTime,
+        signingKey: this.options.signingKey,
       });
       this.counters = { ...result.counters };
       this.plan = result.plan;

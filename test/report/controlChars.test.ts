@@ -5,21 +5,20 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { writeReports } from "../../src/report/writeReports.ts";
 import { openStore } from "../../src/store/open.ts";
-import { escapeControlChars } from "../../src/text/controlChars.ts";
+import { escapeControls } from "../../src/text/escape.ts";
 import { insertSyncedRecords, makeRecord } from "./fixtures.ts";
 
 /** Clears the screen, retitles the terminal, rings, backspaces; NUL, DEL and an 8-bit CSI. */
 const HOSTILE = "evil\u001b[2J\u001b]0;pwned\u0007\b\u0000x\u007f\u009b31m";
 const ANY_CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/;
 
-describe("escapeControlChars", () => {
+describe("escapeControls as the Markdown writer calls it", () => {
+  const markdown = (text: string) => escapeControls(text, { keep: "\\\t\n\r" });
   it("writes ESC, BEL, BS, NUL, DEL and C1 controls as \\u and four hex digits, and nothing else", () => {
-    expect(escapeControlChars("\u001b\u0007\b\u0000\u007f\u0080\u009b\u009f")).toBe(
+    expect(markdown("\u001b\u0007\b\u0000\u007f\u0080\u009b\u009f")).toBe(
       "\\u001b\\u0007\\u0008\\u0000\\u007f\\u0080\\u009b\\u009f",
     );
-    expect(escapeControlChars("tab\there\nline\r\né ü 名 🚀 \u00a0")).toBe(
-      "tab\there\nline\r\né ü 名 🚀 \u00a0",
-    );
+    expect(markdown("tab\there\nline\r\né ü 名 🚀 \u00a0")).toBe("tab\there\nline\r\né ü 名 🚀 \u00a0");
   });
 });
 
