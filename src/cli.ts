@@ -1,14 +1,7 @@
 // The command-line entry: wires commands and is the only place that turns errors into exit codes.
 // 0 ok, 1 failure at run time, 2 bad usage or input.
 import { Command, CommanderError } from "commander";
-import * as daemon from "./commands/daemon.ts";
-import * as demo from "./commands/demo.ts";
-import * as report from "./commands/report.ts";
-import * as simulate from "./commands/simulate.ts";
-import * as sql from "./commands/sql.ts";
-import * as status from "./commands/status.ts";
-import * as sync from "./commands/sync.ts";
-import * as verify from "./commands/verify.ts";
+import { registerCommands } from "./commands/register.ts";
 import { FlagtrailError } from "./errors.ts";
 import { VERSION } from "./version.ts";
 
@@ -18,9 +11,7 @@ export function buildProgram(): Command {
     .version(VERSION)
     .showHelpAfterError("(run with --help for usage)")
     .exitOverride();
-  for (const command of [sync, status, report, sql, verify, daemon, demo, simulate]) {
-    command.register(program);
-  }
+  registerCommands(program);
   // Subcommands inherit exitOverride only if set before they are added; set it on all of them.
   for (const sub of program.commands) sub.exitOverride();
   return program;
@@ -33,6 +24,11 @@ export async function main(argv: readonly string[]): Promise<number> {
   } catch (error) {
     return exitCodeFor(error);
   }
+}
+
+/** What bin/flagtrail.js runs: the whole process, from its arguments to its exit code. */
+export async function runProcess(argv: readonly string[]): Promise<number> {
+  return main(argv);
 }
 
 function exitCodeFor(error: unknown): number {

@@ -43,20 +43,13 @@ import {
   type TimeParser,
 } from "../store/writes.ts";
 import { addDays, defaultUntil, eachDay, isDay, serverDayClosed, todayUtc } from "./days.ts";
+import { SYNC_DEFAULTS } from "./defaults.ts";
 import { filterKeyFor, planWindows } from "./plan.ts";
 import { runPool } from "./pool.ts";
 
 export const SYNC_LEASE = "sync";
 
-export const SYNC_DEFAULTS = {
-  pageSize: 100,
-  concurrency: 2,
-  lookbackDays: 2,
-  windowDays: 30,
-  /** First run without --since: this many days back from --until. */
-  backfillDays: 90,
-  leaseTtlMs: 60_000,
-} as const;
+export { SYNC_DEFAULTS };
 
 export interface SyncOptions {
   since?: string | undefined;
