@@ -28,7 +28,37 @@ export async function main(argv: readonly string[]): Promise<number> {
 
 /** What bin/flagtrail.js runs: the whole process, from its arguments to its exit code. */
 export async function runProcess(argv: readonly string[]): Promise<number> {
+  installProcessHandlers();
   return main(argv);
+}
+
+/**
+ * Process-wide outcomes no command owns, installed before any command module loads:
+ * - a reader that closed stdout (`flagtrail sql … | head -2`) ends the command at once, quietly, with 0:
+ *   what a pipeline shows for `cat` killed by SIGPIPE, so `set -o pipefail` scripts do not fail on it;
+ * - SIGINT/SIGTERM that no command handles (while modules load, in commands without a clean stop, or a
+ *   second signal during one) exit 1 with one sentence instead of the shell's 130/143. sync, daemon and
+ *   simulate install their own handlers for a clean stop; this one is first in line and steps aside then.
+ */
+function installProcessHandlers(): void {
+  process.stdout.on("error", (error) => {
+    if (isClosedStdout(error)) process.exit(0);
+    process.stderr.write(`flagtrail: cannot write to stdout: ${error.message}\n`);
+    process.exit(1);
+  });
+  for (const signal of ["SIGINT", "SIGTERM"] as const) {
+    process.prependListener(signal, () => {
+      if (process.listenerCount(signal) > 1) return;
+      process.stderr.write(`flagtrail: stopped by ${signal}; anything already stored is kept.\n`);
+      process.exit(1);
+    });
+  }
+}
+
+/** EPIPE on a write: only stdout and stderr are pipes we write raw (network errors arrive typed). */
+function isClosedStdout(error: unknown): boolean {
+  const { code, syscall } = (error ?? {}) as NodeJS.ErrnoException;
+  return code === "EPIPE" && syscall === "write";
 }
 
 function exitCodeFor(error: unknown): number {
@@ -36,6 +66,8 @@ function exitCodeFor(error: unknown): number {
     // Commander already printed help or the usage problem.
     return error.exitCode === 0 ? 0 : 2;
   }
+  // A write that failed because stdout was closed reaches here too (awaited writes reject).
+  if (isClosedStdout(error)) return 0;
   if (error instanceof FlagtrailError) {
     process.stderr.write(`flagtrail: ${error.message}\n`);
     return error.exitCode;

@@ -25,6 +25,8 @@ export interface CliOptions {
   /** Called with the child right after it starts (e.g. to kill it mid-run). */
   onSpawn?: (child: ChildProcess) => void;
   input?: string;
+  /** Options for node itself, before the script (e.g. `--import` of a test hook). */
+  nodeArgs?: readonly string[];
 }
 
 export function cliEnv(extra: Record<string, string | undefined> = {}): NodeJS.ProcessEnv {
@@ -43,7 +45,7 @@ export function cliEnv(extra: Record<string, string | undefined> = {}): NodeJS.P
 /** Spawns the CLI with `args`; resolves when it exits (never rejects on a non-zero exit code). */
 export function runCli(args: readonly string[], options: CliOptions = {}): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI_PATH, ...args], {
+    const child = spawn(process.execPath, [...(options.nodeArgs ?? []), CLI_PATH, ...args], {
       cwd: options.cwd ?? PROJECT_ROOT,
       env: cliEnv(options.env),
       stdio: ["pipe", "pipe", "pipe"],
