@@ -57,7 +57,12 @@ function addSyncOptions(command: Command): Command {
       "--base-url <url>",
       "console API base URL (env FLAGTRAIL_BASE_URL, default https://statsigapi.net)",
     )
-    .option("--api-key <key>", "console API key (env FLAGTRAIL_API_KEY)")
+    .option("--api-key-file <path>", "file holding the console API key, trimmed (env FLAGTRAIL_API_KEY_FILE)")
+    .option(
+      "--api-key <key>",
+      "console API key; prefer FLAGTRAIL_API_KEY or --api-key-file: a key on the command line is " +
+        "visible to other users (ps) and is written to npm's debug log under npx",
+    )
     .option(
       "--auth-header <name>",
       "header carrying the key (env FLAGTRAIL_AUTH_HEADER, default STATSIG-API-KEY)",

@@ -36,6 +36,7 @@ export const syncOptionsShape = {
   coverage: z.boolean().default(true),
   baseUrl: z.string().optional(),
   apiKey: z.string().optional(),
+  apiKeyFile: z.string().min(1).optional(),
   authHeader: z.string().optional(),
   json: z.boolean().default(false),
   quiet: z.boolean().default(false),
