@@ -8,5 +8,7 @@ export default defineConfig({
     // Integration tests spawn the CLI and a simulator; two cores cannot run many at once.
     pool: "forks",
     maxWorkers: 2,
+    // Every spawned bin/flagtrail.js runs the TypeScript sources, never a possibly stale dist/.
+    env: { FLAGTRAIL_FROM_SOURCE: "1" },
   },
 });

@@ -28,6 +28,11 @@ const BENCHES: Record<string, BenchModule> = {
     what: "1M-record generation; page 9000 vs. page 1",
   },
   report: { file: "report.ts", exportName: "benchReport", what: "one-month report over a 1M-record store" },
+  startup: {
+    file: "startup.ts",
+    exportName: "benchStartup",
+    what: "flagtrail --version, --help, status --help (compiled dist/, rebuilt first) vs. node -e 0",
+  },
 };
 
 const RESULT_PREFIX = "BENCH_RESULT ";

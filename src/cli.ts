@@ -1,14 +1,7 @@
 // The command-line entry: wires commands and is the only place that turns errors into exit codes.
 // 0 ok, 1 failure at run time, 2 bad usage or input.
 import { Command, CommanderError } from "commander";
-import * as daemon from "./commands/daemon.ts";
-import * as demo from "./commands/demo.ts";
-import * as report from "./commands/report.ts";
-import * as simulate from "./commands/simulate.ts";
-import * as sql from "./commands/sql.ts";
-import * as status from "./commands/status.ts";
-import * as sync from "./commands/sync.ts";
-import * as verify from "./commands/verify.ts";
+import { registerCommands } from "./commands/register.ts";
 import { FlagtrailError } from "./errors.ts";
 import { VERSION } from "./version.ts";
 
@@ -18,9 +11,7 @@ export function buildProgram(): Command {
     .version(VERSION)
     .showHelpAfterError("(run with --help for usage)")
     .exitOverride();
-  for (const command of [sync, status, report, sql, verify, daemon, demo, simulate]) {
-    command.register(program);
-  }
+  registerCommands(program);
   // Subcommands inherit exitOverride only if set before they are added; set it on all of them.
   for (const sub of program.commands) sub.exitOverride();
   return program;
@@ -35,11 +26,48 @@ export async function main(argv: readonly string[]): Promise<number> {
   }
 }
 
+/** What bin/flagtrail.js runs: the whole process, from its arguments to its exit code. */
+export async function runProcess(argv: readonly string[]): Promise<number> {
+  installProcessHandlers();
+  return main(argv);
+}
+
+/**
+ * Process-wide outcomes no command owns, installed before any command module loads:
+ * - a reader that closed stdout (`flagtrail sql … | head -2`) ends the command at once, quietly, with 0:
+ *   what a pipeline shows for `cat` killed by SIGPIPE, so `set -o pipefail` scripts do not fail on it;
+ * - SIGINT/SIGTERM that no command handles (while modules load, in commands without a clean stop, or a
+ *   second signal during one) exit 1 with one sentence instead of the shell's 130/143. sync, daemon and
+ *   simulate install their own handlers for a clean stop; this one is first in line and steps aside then.
+ */
+function installProcessHandlers(): void {
+  process.stdout.on("error", (error) => {
+    if (isClosedStdout(error)) process.exit(0);
+    process.stderr.write(`flagtrail: cannot write to stdout: ${error.message}\n`);
+    process.exit(1);
+  });
+  for (const signal of ["SIGINT", "SIGTERM"] as const) {
+    process.prependListener(signal, () => {
+      if (process.listenerCount(signal) > 1) return;
+      process.stderr.write(`flagtrail: stopped by ${signal}; anything already stored is kept.\n`);
+      process.exit(1);
+    });
+  }
+}
+
+/** EPIPE on a write: only stdout and stderr are pipes we write raw (network errors arrive typed). */
+function isClosedStdout(error: unknown): boolean {
+  const { code, syscall } = (error ?? {}) as NodeJS.ErrnoException;
+  return code === "EPIPE" && syscall === "write";
+}
+
 function exitCodeFor(error: unknown): number {
   if (error instanceof CommanderError) {
     // Commander already printed help or the usage problem.
     return error.exitCode === 0 ? 0 : 2;
   }
+  // A write that failed because stdout was closed reaches here too (awaited writes reject).
+  if (isClosedStdout(error)) return 0;
   if (error instanceof FlagtrailError) {
     process.stderr.write(`flagtrail: ${error.message}\n`);
     return error.exitCode;

@@ -1,5 +1,6 @@
 // Connection settings for anything that talks to the console API (sync, daemon, demo): flags win over
 // environment variables, and every value is validated here so that later code can trust it.
+import { readFileSync } from "node:fs";
 import { z } from "zod";
 import { UsageError } from "./errors.ts";
 
@@ -11,6 +12,7 @@ export const DEFAULT_DB_PATH = "./flagtrail.db";
 export interface ConnectionFlags {
   baseUrl?: string | undefined;
   apiKey?: string | undefined;
+  apiKeyFile?: string | undefined;
   authHeader?: string | undefined;
   db?: string | undefined;
 }
@@ -40,12 +42,11 @@ const headerName = z
   .trim()
   .regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/, { message: "the auth header must be a valid HTTP header name" });
 
+const NO_KEY = "no API key: set FLAGTRAIL_API_KEY or FLAGTRAIL_API_KEY_FILE, or pass --api-key-file";
+
 const syncConfigSchema = z.object({
   baseUrl: httpUrl,
-  apiKey: z
-    .string({ message: "no API key: pass --api-key or set FLAGTRAIL_API_KEY" })
-    .trim()
-    .min(1, { message: "no API key: pass --api-key or set FLAGTRAIL_API_KEY" }),
+  apiKey: z.string({ message: NO_KEY }).trim().min(1, { message: NO_KEY }),
   authHeader: headerName,
   dbPath: z.string().trim().min(1, { message: "the database path is empty" }),
 });
@@ -64,13 +65,48 @@ export function resolveDbPath(flags: Pick<ConnectionFlags, "db">, env: Env = pro
 }
 
 /**
+ * A key kept in a file (a secrets mount, a 0600 file): its contents, trimmed. Never echoed, not even
+ * in part, when it cannot be read or holds nothing.
+ */
+function readKeyFile(path: string): string {
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? "unreadable";
+    throw new UsageError(`Cannot read the API key file ${path} (${code}).`);
+  }
+  const key = text.trim();
+  if (key === "") throw new UsageError(`The API key file ${path} is empty.`);
+  return key;
+}
+
+/**
+ * The key, flags before environment: --api-key, --api-key-file, FLAGTRAIL_API_KEY,
+ * FLAGTRAIL_API_KEY_FILE. A file is read only when nothing before it gave a key.
+ */
+function resolveApiKey(flags: ConnectionFlags, env: Env): string | undefined {
+  const sources: (() => string | undefined)[] = [
+    () => flags.apiKey,
+    () => (flags.apiKeyFile ? readKeyFile(flags.apiKeyFile) : undefined),
+    () => env.FLAGTRAIL_API_KEY,
+    () => (env.FLAGTRAIL_API_KEY_FILE ? readKeyFile(env.FLAGTRAIL_API_KEY_FILE) : undefined),
+  ];
+  for (const source of sources) {
+    const key = source();
+    if (key !== undefined && key !== "") return key;
+  }
+  return undefined;
+}
+
+/**
  * Everything a sync needs to reach the API and the store. Missing key or a non-http(s) URL is a
  * UsageError (exit 2). The key is returned for the client only: never log or store this object whole.
  */
 export function resolveSyncConfig(flags: ConnectionFlags, env: Env = process.env): SyncConfig {
   const result = syncConfigSchema.safeParse({
     baseUrl: firstDefined(flags.baseUrl, env.FLAGTRAIL_BASE_URL, DEFAULT_BASE_URL),
-    apiKey: firstDefined(flags.apiKey, env.FLAGTRAIL_API_KEY),
+    apiKey: resolveApiKey(flags, env),
     authHeader: firstDefined(flags.authHeader, env.FLAGTRAIL_AUTH_HEADER, DEFAULT_AUTH_HEADER),
     dbPath: resolveDbPath(flags, env),
   });

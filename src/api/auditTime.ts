@@ -2,7 +2,10 @@
 // JavaScript's Date#toDateString()/toTimeString() in its own zone (or the spec's long form), so the
 // offset inside the time text is the only authority: never UTC by assumption, never the process zone.
 import { tz } from "@date-fns/tz";
-import { format, isValid, parse } from "date-fns";
+// One module per function: the date-fns index loads all ~250 of them (~180 ms more at every sync start).
+import { format } from "date-fns/format";
+import { isValid } from "date-fns/isValid";
+import { parse } from "date-fns/parse";
 
 export interface ParsedAuditTime {
   /** The instant, epoch milliseconds UTC. */

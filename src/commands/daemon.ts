@@ -1,7 +1,5 @@
 // `flagtrail daemon`: the scheduled worker. Each cycle is a sync, optionally followed by the report of
 // the previous day, week or month. `--once` runs one cycle now (for system cron, timers and CI).
-
-import type { Command } from "commander";
 import { z } from "zod";
 import { resolveClientTuning, resolveSyncConfig } from "../config.ts";
 import { previousPeriod, type ReportCadence, todayIn } from "../daemon/periods.ts";
@@ -23,13 +21,7 @@ import { meta } from "../store/schema.ts";
 import { createSyncClient } from "../sync/client.ts";
 import { runSync, type SyncEvent } from "../sync/runSync.ts";
 import { parseOptions } from "./options.ts";
-import {
-  addSyncOptions,
-  checkActionTypes,
-  runSyncOptionsFrom,
-  sinceNotAfterUntil,
-  syncOptionsShape,
-} from "./sync.ts";
+import { checkActionTypes, runSyncOptionsFrom, sinceNotAfterUntil, syncOptionsShape } from "./sync.ts";
 
 const daemonOptionsSchema = z
   .object({
@@ -52,7 +44,7 @@ const daemonOptionsSchema = z
 
 type DaemonOptions = z.infer<typeof daemonOptionsSchema>;
 
-async function action(raw: Record<string, unknown>): Promise<void> {
+export async function action(raw: Record<string, unknown>): Promise<void> {
   const options = parseOptions(daemonOptionsSchema, raw);
   checkActionTypes(options.actionType, options.allowUnknownActionTypes);
   validateSchedule(options.cron, options.tz);
@@ -152,25 +144,4 @@ async function writePeriodReport(
     actionTypes: options.actionType,
   });
   return { from: period.from, to: period.to, manifest: result.manifestPath, records: result.counts.records };
-}
-
-export function register(program: Command): void {
-  addSyncOptions(
-    program
-      .command("daemon")
-      .description("Sync on a schedule (node-cron), optionally followed by the previous period's report.")
-      .option("--cron <expr>", "cron expression; 6 fields allow seconds", "0 2 * * *")
-      .option("--tz <zone>", "time zone of the schedule and of report days", "UTC")
-      .option(
-        "--report <cadence>",
-        "after each sync, report the previous day | week | month (daily, weekly, monthly)",
-      )
-      .option("--out <dir>", "report directory", "reports")
-      .option("--once", "run one cycle now and exit (system cron, systemd timers, CI)")
-      .option(
-        "--lease-ttl <seconds>",
-        "lease lifetime without heartbeat; bounds how long a crashed worker blocks",
-        "600",
-      ),
-  ).action(action);
 }

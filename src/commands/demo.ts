@@ -1,6 +1,5 @@
 // `flagtrail demo` (npm run demo): the main job on the embedded simulator, end to end.
 import { relative } from "node:path";
-import type { Command } from "commander";
 import { z } from "zod";
 import { runDemo } from "../demo/runDemo.ts";
 import { parseOptions } from "./options.ts";
@@ -21,50 +20,38 @@ const demoOptionsSchema = z.object({
   days: intText(91, 3650).default(150),
 });
 
-export function register(program: Command): void {
-  program
-    .command("demo")
-    .description(
-      "Run the main job on the embedded simulator: seeded history > 90 days → sync → last month's reports.",
-    )
-    .option("--db <path>", "demo database", "./flagtrail-demo.db")
-    .option("--out <dir>", "report directory", "reports")
-    .option("--seed <n>", "seed of the simulated history", "2026")
-    .option("--records <n>", "audit records in the simulated history", "20000")
-    .option("--days <n>", "days of simulated history (more than 90)", "150")
-    .action(async (raw: Record<string, unknown>) => {
-      const options = parseOptions(demoOptionsSchema, raw);
-      const started = Date.now();
-      const out = (line: string) => process.stdout.write(`${line}\n`);
-      const result = await runDemo({
-        dbPath: options.db,
-        outDir: options.out,
-        seed: options.seed,
-        records: options.records,
-        days: options.days,
-        onProgress: out,
-      });
-      out(formatSummary(result.sync).trimEnd());
-      out(
-        result.incremental
-          ? `Incremental run: ${result.sync.inserted} new records since the last demo run${result.sync.inserted > 0 ? " (checkpoint moved forward)" : ""}.`
-          : `Backfill done: ${result.sync.inserted} records stored in ${options.db}.`,
-      );
-      const { period } = result.report;
-      out(`Reports for ${period.from} .. ${period.to} (last complete month, UTC):`);
-      for (const file of result.report.files)
-        out(`  ${relative(process.cwd(), file.path)}  sha256 ${file.sha256.slice(0, 16)}…`);
-      out(`  ${relative(process.cwd(), result.report.manifestPath)}`);
-      out("");
-      out("Try some SQL over the change history:");
-      out(
-        `  npx flagtrail sql --db ${options.db} "SELECT updated_by, count(*) AS edits FROM config_edits GROUP BY updated_by ORDER BY edits DESC LIMIT 5"`,
-      );
-      out(
-        `  npx flagtrail sql --db ${options.db} "SELECT name, action_type, rule_diff_summary FROM config_edits WHERE rule_diff_summary IS NOT NULL ORDER BY occurred_at DESC LIMIT 5"`,
-      );
-      out(
-        `Done in ${((Date.now() - started) / 1000).toFixed(1)} s. Run \`npm run demo\` again to see an incremental sync.`,
-      );
-    });
+export async function action(raw: Record<string, unknown>): Promise<void> {
+  const options = parseOptions(demoOptionsSchema, raw);
+  const started = Date.now();
+  const out = (line: string) => process.stdout.write(`${line}\n`);
+  const result = await runDemo({
+    dbPath: options.db,
+    outDir: options.out,
+    seed: options.seed,
+    records: options.records,
+    days: options.days,
+    onProgress: out,
+  });
+  out(formatSummary(result.sync).trimEnd());
+  out(
+    result.incremental
+      ? `Incremental run: ${result.sync.inserted} new records since the last demo run${result.sync.inserted > 0 ? " (checkpoint moved forward)" : ""}.`
+      : `Backfill done: ${result.sync.inserted} records stored in ${options.db}.`,
+  );
+  const { period } = result.report;
+  out(`Reports for ${period.from} .. ${period.to} (last complete month, UTC):`);
+  for (const file of result.report.files)
+    out(`  ${relative(process.cwd(), file.path)}  sha256 ${file.sha256.slice(0, 16)}…`);
+  out(`  ${relative(process.cwd(), result.report.manifestPath)}`);
+  out("");
+  out("Try some SQL over the change history:");
+  out(
+    `  npx flagtrail sql --db ${options.db} "SELECT updated_by, count(*) AS edits FROM config_edits GROUP BY updated_by ORDER BY edits DESC LIMIT 5"`,
+  );
+  out(
+    `  npx flagtrail sql --db ${options.db} "SELECT name, action_type, rule_diff_summary FROM config_edits WHERE rule_diff_summary IS NOT NULL ORDER BY occurred_at DESC LIMIT 5"`,
+  );
+  out(
+    `Done in ${((Date.now() - started) / 1000).toFixed(1)} s. Run \`npm run demo\` again to see an incremental sync.`,
+  );
 }

@@ -1,5 +1,4 @@
 // `flagtrail report`: CSVs, compliance Markdown and a (signed) manifest for a period.
-import type { Command } from "commander";
 import { z } from "zod";
 import { resolveDbPath } from "../config.ts";
 import { writeReports } from "../report/writeReports.ts";
@@ -37,35 +36,20 @@ const reportOptionsSchema = z.object({
     ),
 });
 
-export function register(program: Command): void {
-  program
-    .command("report")
-    .description(
-      "Write experiment-state-changes and config-edits CSVs, a compliance Markdown report and a manifest " +
-        "(SHA-256 of each file, hash-chain head, HMAC signature when FLAGTRAIL_SIGNING_KEY is set) for a period.",
-    )
-    .requiredOption("--from <day>", "first day of the period, YYYY-MM-DD (in --tz)")
-    .requiredOption("--to <day>", "last day of the period, YYYY-MM-DD (in --tz, included)")
-    .option("--db <path>", "SQLite database (env FLAGTRAIL_DB, default ./flagtrail.db)")
-    .option("--out <dir>", "output directory", "reports")
-    .option("--format <list>", "comma-separated: csv, md", "csv,md")
-    .option("--tz <zone>", "IANA time zone of the period's days and of the times shown", "UTC")
-    .option("--action-type <type...>", "only these action types (repeat or comma-separate)")
-    .action(async (raw: Record<string, unknown>) => {
-      const options = parseOptions(reportOptionsSchema, raw);
-      const result = await writeReports({
-        dbPath: resolveDbPath(options),
-        from: options.from,
-        to: options.to,
-        timeZone: options.tz,
-        outDir: options.out,
-        formats: options.format,
-        actionTypes: options.actionType,
-      });
-      for (const file of result.files)
-        process.stdout.write(`${file.path}  ${file.rows} rows  sha256 ${file.sha256}\n`);
-      process.stdout.write(
-        `${result.manifestPath}  ${result.signed ? "signed" : "unsigned (FLAGTRAIL_SIGNING_KEY not set)"}\n`,
-      );
-    });
+export async function action(raw: Record<string, unknown>): Promise<void> {
+  const options = parseOptions(reportOptionsSchema, raw);
+  const result = await writeReports({
+    dbPath: resolveDbPath(options),
+    from: options.from,
+    to: options.to,
+    timeZone: options.tz,
+    outDir: options.out,
+    formats: options.format,
+    actionTypes: options.actionType,
+  });
+  for (const file of result.files)
+    process.stdout.write(`${file.path}  ${file.rows} rows  sha256 ${file.sha256}\n`);
+  process.stdout.write(
+    `${result.manifestPath}  ${result.signed ? "signed" : "unsigned (FLAGTRAIL_SIGNING_KEY not set)"}\n`,
+  );
 }

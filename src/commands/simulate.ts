@@ -1,6 +1,6 @@
 // `flagtrail simulate`: runs the console API simulator until SIGINT/SIGTERM. stdout carries one line,
 // `listening on http://127.0.0.1:PORT`, so scripts can read the address; the key is never printed.
-import { type Command, Option } from "commander";
+import type { Command } from "commander";
 import { z } from "zod";
 import { UsageError } from "../errors.ts";
 import type { FaultsInput, SimulatorOptions } from "../simulator/index.ts";
@@ -139,81 +139,18 @@ export function simulatorOptionsFromFlags(o: SimulateCliOptions): SimulatorOptio
   };
 }
 
-export function register(program: Command): void {
-  program
-    .command("simulate")
-    .description(
-      "Run the console API simulator (audit log, entity routes, faults) on 127.0.0.1 until SIGINT/SIGTERM.",
-    )
-    .option("--host <host>", "address to bind", "127.0.0.1")
-    .option("--port <n>", "port to listen on (0 = any free port)", "0")
-    .addOption(
-      new Option("--api-key <key>", "console key the simulator accepts (default console-simulator-key)").env(
-        "FLAGTRAIL_SIM_API_KEY",
-      ),
-    )
-    .option("--auth-header <name>", "header carrying the key (default STATSIG-API-KEY)")
-    .addOption(
-      new Option("--server-secret <secret>", "secret the event webhook accepts").env(
-        "FLAGTRAIL_SIM_SERVER_SECRET",
-      ),
-    )
-    .option("--seed <n>", "seed of the history and the faults", "1")
-    .option("--records <n>", "audit log records to generate", "5000")
-    .option("--days <n>", "days of history, ending now", "120")
-    .option("--tz <zone>", "IANA zone of the server's date/time texts", "America/Los_Angeles")
-    .addOption(
-      new Option("--date-style <style>", "date/time text form").choices(["short", "long"]).default("short"),
-    )
-    .addOption(
-      new Option("--link-style <style>", "form of nextPage/previousPage")
-        .choices(["host", "relative"])
-        .default("host"),
-    )
-    .option("--now <instant>", "simulator clock's start (epoch ms or ISO 8601); default the real now")
-    .option("--max-limit <n>", "declared largest audit log limit (default 1000)")
-    .addOption(
-      new Option(
-        "--over-limit <mode>",
-        "above --max-limit: grant the maximum, or answer 400 (default clamp)",
-      ).choices(["clamp", "reject"]),
-    )
-    .option("--max-page-size <n>", "fault: clamp the audit log's limit to this without declaring it")
-    .option("--rate-limit", "enforce rate limits (default 100/10s,900/15m)")
-    .option("--rate-limit-windows <spec>", "rate limit windows, e.g. 100/10s,900/15m (implies --rate-limit)")
-    .option("--no-retry-after", "send 429s without a Retry-After header")
-    .option("--error-rate <p>", "probability of a 5xx per request")
-    .option("--latency <ms>", "fixed latency per request")
-    .option("--jitter <ms>", "extra random latency up to this")
-    .option("--reset-rate <p>", "probability of a connection reset per request")
-    .option("--truncate-rate <p>", "probability of a truncated JSON body per request")
-    .option("--malformed-rate <p>", "share of records served malformed")
-    .option("--mutate-rate <p>", "probability per audit log request of a record changed under its id")
-    .option("--head-insert-rate <p>", "probability per later-page request of new records at the head")
-    .option("--head-insert-count <n>", "records per head insert (default 5)")
-    .option(
-      "--error-status <code>",
-      "status of every injected 5xx (500, 502, 503 or 504) instead of a random one",
-    )
-    .option("--throttle-rate <p>", "probability of a 429 without Retry-After per request (1: endless 429)")
-    .option("--non-json-rate <p>", "probability of a 200 whose body is not JSON per request")
-    .option("--html-error-rate <p>", "probability of a 502 HTML error page per request")
-    .option("--wrong-envelope", "serve audit log 200s as JSON that is not the list envelope")
-    .option("--lying-total <n>", "add n to every audit log totalItems")
-    .option("--repeating-page", "serve page 1 for every page, with totalItems 1e9")
-    .action(async (raw: Record<string, unknown>) => {
-      const options = simulatorOptionsFromFlags(parseOptions(simulateOptionsSchema, raw));
-      const sim = await startSimulator(options);
-      process.stdout.write(`listening on ${sim.url}\n`);
-      await new Promise<void>((resolve) => {
-        const stop = () => {
-          process.off("SIGINT", stop);
-          process.off("SIGTERM", stop);
-          resolve();
-        };
-        process.on("SIGINT", stop);
-        process.on("SIGTERM", stop);
-      });
-      await sim.close();
-    });
+export async function action(raw: Record<string, unknown>): Promise<void> {
+  const options = simulatorOptionsFromFlags(parseOptions(simulateOptionsSchema, raw));
+  const sim = await startSimulator(options);
+  process.stdout.write(`listening on ${sim.url}\n`);
+  await new Promise<void>((resolve) => {
+    const stop = () => {
+      process.off("SIGINT", stop);
+      process.off("SIGTERM", stop);
+      resolve();
+    };
+    process.on("SIGINT", stop);
+    process.on("SIGTERM", stop);
+  });
+  await sim.close();
 }

@@ -1,6 +1,5 @@
 // `flagtrail sync`: validate the options, resolve connection settings, run the sync engine under the
 // "sync" lease, print a summary (text or JSON) on stdout and progress on stderr when it is a TTY.
-import type { Command } from "commander";
 import { distance } from "fastest-levenshtein";
 import { z } from "zod";
 import { AUDIT_ACTION_TYPES } from "../api/actionTypes.ts";
@@ -9,13 +8,8 @@ import { AbortedError, UsageError } from "../errors.ts";
 import { openStore } from "../store/open.ts";
 import { createSyncClient } from "../sync/client.ts";
 import { defaultUntil, isDay } from "../sync/days.ts";
-import {
-  runSync,
-  SYNC_DEFAULTS,
-  type SyncEvent,
-  type SyncOptions,
-  type SyncSummary,
-} from "../sync/runSync.ts";
+import { SYNC_DEFAULTS } from "../sync/defaults.ts";
+import { runSync, type SyncEvent, type SyncOptions, type SyncSummary } from "../sync/runSync.ts";
 import { parseOptions } from "./options.ts";
 
 // parseOptions prefixes the flag name (e.g. "--since: …"), so messages start with what is wrong.
@@ -28,7 +22,7 @@ const intText = (min: number) =>
     .transform(Number)
     .refine((n) => n >= min, { message: `must be at least ${min}` });
 
-/** The sync options shared by `sync` and `daemon` (one definition, registered by addSyncOptions). */
+/** The sync options shared by `sync` and `daemon` (commander registers them in register.ts). */
 export const syncOptionsShape = {
   since: day,
   until: day,
@@ -42,6 +36,7 @@ export const syncOptionsShape = {
   coverage: z.boolean().default(true),
   baseUrl: z.string().optional(),
   apiKey: z.string().optional(),
+  apiKeyFile: z.string().min(1).optional(),
   authHeader: z.string().optional(),
   json: z.boolean().default(false),
   quiet: z.boolean().default(false),
@@ -137,7 +132,7 @@ function progressReporter(options: SyncCliOptions) {
   return { onEvent, finish };
 }
 
-async function action(raw: Record<string, unknown>): Promise<void> {
+export async function action(raw: Record<string, unknown>): Promise<void> {
   const options = parseOptions(syncOptionsSchema, raw);
   checkActionTypes(options.actionType, options.allowUnknownActionTypes);
   const config = resolveSyncConfig(options);
@@ -171,48 +166,4 @@ async function action(raw: Record<string, unknown>): Promise<void> {
     await client.close();
     store.close();
   }
-}
-
-function collect(value: string, previous: string[] = []): string[] {
-  return [...previous, value];
-}
-
-export function register(program: Command): void {
-  addSyncOptions(
-    program
-      .command("sync")
-      .description("Fetch the console audit log into the SQLite store (incremental after the first run)."),
-  ).action(action);
-}
-
-/** Registers the options of `sync` on a command (sync and daemon share them). */
-export function addSyncOptions(command: Command): Command {
-  return command
-    .option("--since <date>", "first day to sync, YYYY-MM-DD (first run default: 90 days back)")
-    .option(
-      "--until <date>",
-      "last day to sync, YYYY-MM-DD (default: tomorrow in UTC, so a server east of UTC has its today read)",
-    )
-    .option("--action-type <type>", "only this action type (repeatable)", collect)
-    .option("--allow-unknown-action-types", "accept action types missing from the specification's list")
-    .option("--db <path>", "SQLite database (env FLAGTRAIL_DB, default ./flagtrail.db)")
-    .option(
-      "--page-size <n>",
-      `records per request (default: the largest the server grants, asked once with ${SYNC_DEFAULTS.preferredPageSize} and remembered)`,
-    )
-    .option("--concurrency <n>", "requests in flight at once", String(SYNC_DEFAULTS.concurrency))
-    .option("--lookback-days <n>", "days re-read before the checkpoint", String(SYNC_DEFAULTS.lookbackDays))
-    .option("--full", "ignore the checkpoint and re-read the whole range")
-    .option("--no-coverage", "skip the per-day comparison of local and server record counts")
-    .option(
-      "--base-url <url>",
-      "console API base URL (env FLAGTRAIL_BASE_URL, default https://statsigapi.net)",
-    )
-    .option("--api-key <key>", "console API key (env FLAGTRAIL_API_KEY)")
-    .option(
-      "--auth-header <name>",
-      "header carrying the key (env FLAGTRAIL_AUTH_HEADER, default STATSIG-API-KEY)",
-    )
-    .option("--json", "print the summary as JSON")
-    .option("--quiet", "no notices or progress on stderr");
 }

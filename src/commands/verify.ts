@@ -3,7 +3,6 @@
 // (src/verify/manifest.ts). Any mismatch is an IntegrityError (exit 1) naming the first broken thing.
 
 import { existsSync } from "node:fs";
-import type { Command } from "commander";
 import { z } from "zod";
 import { resolveDbPath } from "../config.ts";
 import { openStore } from "../store/open.ts";
@@ -33,7 +32,7 @@ function storeText(check: StoreCheck): string[] {
     `copied and derived columns (occurred_at, server_day) match the raw records; ` +
       `${check.ruleDiffs} rule diffs recomputed and equal` +
       (check.staleRuleDiffs > 0
-        ? ` (${check.staleRuleDiffs} of an older diff version not compared; the next report recomputes them)`
+        ? ` (${check.staleRuleDiffs} of an older diff version not compared; the next sync recomputes them)`
         : "") +
       `; ${check.revisions} stored revisions re-hashed`,
     `${tableText("quarantine", check.quarantine)}; ${tableText("coverage", check.coverage)}`,
@@ -44,51 +43,35 @@ function storeText(check: StoreCheck): string[] {
   ];
 }
 
-export function register(program: Command): void {
-  program
-    .command("verify")
-    .description(
-      "Re-walk the store's hash chain and name the first broken link, check quarantine and coverage against " +
-        "their digests and, when FLAGTRAIL_SIGNING_KEY is set, the chain head's signature; with --manifest, " +
-        "re-hash the report files it lists and check its HMAC. Exit 1 on any mismatch.",
-    )
-    .option("--db <path>", "SQLite database (env FLAGTRAIL_DB, default ./flagtrail.db)")
-    .option("--manifest <file>", "a report manifest_<from>_<to>.json to check")
-    .action(async (raw: Record<string, unknown>) => {
-      const options = parseOptions(verifyOptionsSchema, raw);
-      const dbPath = resolveDbPath(options);
-      const signingKey = process.env.FLAGTRAIL_SIGNING_KEY || undefined;
-      const parts: string[] = [];
-      // An auditor may hold the report without the store: then only the files are checked.
-      const checkStore = !(
-        options.manifest &&
-        !options.db &&
-        !process.env.FLAGTRAIL_DB &&
-        !existsSync(dbPath)
-      );
-      const manifest: ReadManifest | null = options.manifest ? await readManifest(options.manifest) : null;
-      if (checkStore) {
-        const store = openStore(dbPath, { readonly: true });
-        try {
-          const check = await verifyStore(store, {
-            signingKey,
-            manifestHead: manifest?.manifest.store.chainHead,
-          });
-          parts.push(...storeText(check));
-        } finally {
-          store.close();
-        }
-      }
-      if (manifest) {
-        const check = await checkManifest(manifest, signingKey);
-        parts.push(
-          `${check.files} report files match the manifest` +
-            (check.signatureChecked
-              ? ", signature valid"
-              : ", signature not checked (FLAGTRAIL_SIGNING_KEY not set)") +
-            (checkStore ? "" : `; store not checked (no database at ${dbPath})`),
-        );
-      }
-      process.stdout.write(`OK: ${parts.join("; ")}\n`);
-    });
+export async function action(raw: Record<string, unknown>): Promise<void> {
+  const options = parseOptions(verifyOptionsSchema, raw);
+  const dbPath = resolveDbPath(options);
+  const signingKey = process.env.FLAGTRAIL_SIGNING_KEY || undefined;
+  const parts: string[] = [];
+  // An auditor may hold the report without the store: then only the files are checked.
+  const checkStore = !(options.manifest && !options.db && !process.env.FLAGTRAIL_DB && !existsSync(dbPath));
+  const manifest: ReadManifest | null = options.manifest ? await readManifest(options.manifest) : null;
+  if (checkStore) {
+    const store = openStore(dbPath, { readonly: true });
+    try {
+      const check = await verifyStore(store, {
+        signingKey,
+        manifestHead: manifest?.manifest.store.chainHead,
+      });
+      parts.push(...storeText(check));
+    } finally {
+      store.close();
+    }
+  }
+  if (manifest) {
+    const check = await checkManifest(manifest, signingKey);
+    parts.push(
+      `${check.files} report files match the manifest` +
+        (check.signatureChecked
+          ? ", signature valid"
+          : ", signature not checked (FLAGTRAIL_SIGNING_KEY not set)") +
+        (checkStore ? "" : `; store not checked (no database at ${dbPath})`),
+    );
+  }
+  process.stdout.write(`OK: ${parts.join("; ")}\n`);
 }

@@ -1,5 +1,5 @@
 // Opening a store: create the file private (0600), set pragmas, apply drizzle-kit migrations.
-import { closeSync, existsSync, openSync, readFileSync } from "node:fs";
+import { chmodSync, closeSync, existsSync, openSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import Database from "better-sqlite3";
@@ -60,6 +60,21 @@ function assertMigrated(sqlite: Database.Database, path: string): void {
   }
 }
 
+/**
+ * A store made before flagtrail created it private, or by hand, may be readable by others (0644); so
+ * would its -wal and -shm be, which SQLite creates with the database's mode. Narrow them to the owner's
+ * bits when they are ours; someone else's file is theirs to manage.
+ */
+function makePrivate(path: string): void {
+  const uid = process.getuid?.();
+  if (uid === undefined) return; // no POSIX modes to narrow (Windows)
+  for (const file of [path, `${path}-wal`, `${path}-shm`]) {
+    if (!existsSync(file)) continue;
+    const { mode, uid: owner } = statSync(file);
+    if ((mode & 0o077) !== 0 && owner === uid) chmodSync(file, mode & 0o700);
+  }
+}
+
 export function openStore(path: string, options: OpenOptions = {}): Store {
   const inMemory = path === ":memory:";
   if (options.readonly) {
@@ -69,9 +84,10 @@ export function openStore(path: string, options: OpenOptions = {}): Store {
   }
   let sqlite: Database.Database | undefined;
   try {
-    if (!options.readonly && !inMemory && !existsSync(path)) {
+    if (!options.readonly && !inMemory) {
       // Audit history names people and their emails: the file is readable by its owner only.
-      closeSync(openSync(path, "a", 0o600));
+      if (existsSync(path)) makePrivate(path);
+      else closeSync(openSync(path, "a", 0o600));
     }
     sqlite = new Database(path, { readonly: options.readonly ?? false, fileMustExist: !inMemory });
     sqlite.pragma("busy_timeout = 5000");

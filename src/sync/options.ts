@@ -5,23 +5,9 @@ import type { ParsedAuditTime } from "../api/auditTime.ts";
 import { UsageError } from "../errors.ts";
 import type { RunCounters } from "../store/syncState.ts";
 import { defaultUntil, isDay } from "./days.ts";
+import { SYNC_DEFAULTS } from "./defaults.ts";
 
-export const SYNC_DEFAULTS = {
-  /** Asked of a server whose page size is not known yet; what it grants is remembered. */
-  preferredPageSize: 1000,
-  /** What the API documents as its default `limit`: the fallback when a larger one is refused. */
-  fallbackPageSize: 100,
-  concurrency: 4,
-  lookbackDays: 2,
-  windowDays: 30,
-  /** First run without a start day: this many days back from the end day. */
-  backfillDays: 90,
-  leaseTtlMs: 60_000,
-  /** A write transaction holds at most this many records… */
-  batchRecords: 5_000,
-  /** …or the pages fetched in this many milliseconds, whichever comes first. */
-  batchMs: 2_000,
-} as const;
+export { SYNC_DEFAULTS };
 
 const int = (what: string, min: number) =>
   z

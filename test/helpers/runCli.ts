@@ -1,4 +1,5 @@
-// Runs the real CLI (`node bin/flagtrail.js …`) in a child process, as a user would.
+// Runs the real CLI (`node bin/flagtrail.js …`) in a child process, as a user would, from the TypeScript
+// sources (FLAGTRAIL_FROM_SOURCE=1) so that a test run never depends on a fresh build of dist/.
 import { type ChildProcess, spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 
@@ -13,7 +14,10 @@ export interface CliResult {
 }
 
 export interface CliOptions {
-  /** Added to a copy of process.env with every FLAGTRAIL_* variable removed (tests stay hermetic). */
+  /**
+   * Added to a copy of process.env with every FLAGTRAIL_* variable removed (tests stay hermetic), except
+   * FLAGTRAIL_FROM_SOURCE=1.
+   */
   env?: Record<string, string | undefined>;
   cwd?: string;
   /** Kill the child after this many ms (the result then has signal SIGKILL). Default 60 s. */
@@ -21,6 +25,8 @@ export interface CliOptions {
   /** Called with the child right after it starts (e.g. to kill it mid-run). */
   onSpawn?: (child: ChildProcess) => void;
   input?: string;
+  /** Options for node itself, before the script (e.g. `--import` of a test hook). */
+  nodeArgs?: readonly string[];
 }
 
 export function cliEnv(extra: Record<string, string | undefined> = {}): NodeJS.ProcessEnv {
@@ -28,6 +34,7 @@ export function cliEnv(extra: Record<string, string | undefined> = {}): NodeJS.P
   for (const [key, value] of Object.entries(process.env)) {
     if (!key.startsWith("FLAGTRAIL_")) env[key] = value;
   }
+  env.FLAGTRAIL_FROM_SOURCE = "1";
   for (const [key, value] of Object.entries(extra)) {
     if (value === undefined) delete env[key];
     else env[key] = value;
@@ -38,7 +45,7 @@ export function cliEnv(extra: Record<string, string | undefined> = {}): NodeJS.P
 /** Spawns the CLI with `args`; resolves when it exits (never rejects on a non-zero exit code). */
 export function runCli(args: readonly string[], options: CliOptions = {}): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI_PATH, ...args], {
+    const child = spawn(process.execPath, [...(options.nodeArgs ?? []), CLI_PATH, ...args], {
       cwd: options.cwd ?? PROJECT_ROOT,
       env: cliEnv(options.env),
       stdio: ["pipe", "pipe", "pipe"],

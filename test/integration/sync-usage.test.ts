@@ -20,7 +20,7 @@ describe("flagtrail sync usage errors", () => {
       name: "a missing key",
       args: [],
       env: {},
-      message: /No API key: pass --api-key or set FLAGTRAIL_API_KEY/,
+      message: /No API key: set FLAGTRAIL_API_KEY or FLAGTRAIL_API_KEY_FILE, or pass --api-key-file\./,
     },
   ];
 

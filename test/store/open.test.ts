@@ -1,4 +1,4 @@
-import { mkdtempSync, statSync, writeFileSync } from "node:fs";
+import { chmodSync, chownSync, existsSync, mkdtempSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
@@ -35,6 +35,33 @@ describe("openStore", () => {
     expect(sqliteOf(store).pragma("journal_mode", { simple: true })).toBe("wal");
     expect(sqliteOf(store).pragma("foreign_keys", { simple: true })).toBe(1);
     store.close();
+  });
+
+  it("narrows a pre-existing 0644 store, and its -wal and -shm, to 0600 on a writable open", () => {
+    const path = join(mkdtempSync(join(tmpdir(), "flagtrail-")), "t.db");
+    // A first connection left open keeps the -wal and -shm files on disk.
+    const first = openStore(path);
+    const files = [path, `${path}-wal`, `${path}-shm`];
+    expect(files.map(existsSync)).toEqual([true, true, true]);
+    for (const file of files) chmodSync(file, 0o644);
+
+    // A read-only open (status, sql, verify) changes nothing.
+    openStore(path, { readonly: true }).close();
+    expect(files.map((f) => statSync(f).mode & 0o777)).toEqual([0o644, 0o644, 0o644]);
+
+    const second = openStore(path);
+    expect(files.map((f) => statSync(f).mode & 0o777)).toEqual([0o600, 0o600, 0o600]);
+    second.close();
+    first.close();
+  });
+
+  it.runIf(process.getuid?.() === 0)("leaves a store it does not own as it is", () => {
+    const path = join(mkdtempSync(join(tmpdir(), "flagtrail-")), "t.db");
+    openStore(path).close();
+    chmodSync(path, 0o644);
+    chownSync(path, 4242, 4242);
+    openStore(path).close();
+    expect(statSync(path).mode & 0o777).toBe(0o644);
   });
 
   it("turns open failures into one FlagtrailError sentence naming the path and the cause", () => {
