@@ -20,7 +20,7 @@ const BENCHES: Record<string, BenchModule> = {
   sync: {
     file: "sync.ts",
     exportName: "benchSync",
-    what: "sync of the simulator's history vs. fetch-only; writePage vs. bare INSERT",
+    what: "requests of a 3-year backfill and a nightly run; 150 ms latency vs. a sequential pager; ingest vs. fetch-only; peak RSS; writePage vs. bare INSERT",
   },
   simulator: {
     file: "simulator.ts",
@@ -123,6 +123,12 @@ async function main(args: string[]): Promise<number> {
   if (args[0] === "--child" && args[1]) {
     await runChild(args[1]);
     return 0;
+  }
+  // `--scale full`: the 1,000,000-record figures (children read BENCH_SCALE).
+  const scaleAt = args.indexOf("--scale");
+  if (scaleAt >= 0) {
+    process.env.BENCH_SCALE = args[scaleAt + 1] ?? "";
+    args.splice(scaleAt, 2);
   }
   const unknown = args.filter((name) => !(name in BENCHES));
   if (unknown.length > 0) {

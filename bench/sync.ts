@@ -1,154 +1,201 @@
-// Sync benchmark: the in-process simulator (no faults, no rate limit) serves a history; the same
-// windows are read twice, once by the console client alone (fetch-only, nothing stored) and once by
-// runSync into a temp file store. Their time ratio is what storing costs on top of fetching.
-// Then writePage per 1000 records against a bare prepared INSERT of the same rows.
+// Sync benchmarks, each figure beside its baseline measured in the same run (issue 14's table):
+// - ingest: a sync into an empty store vs. fetching the same pages alone (same pager, concurrency and
+//   page size, nothing stored), the simulator in its own process; records/s of both.
+// - memory: peak RSS of a sync of a small and of a large history, each in a process of its own.
+// - latency: a backfill at 150 ms per request with concurrency 8 vs. a sequential pager.
+// - requests: a three-year backfill (pages, coverage requests) and a nightly run of 250 records, exact.
+// - write path: a page through the record writer vs. a bare INSERT of the same rows.
+// BENCH_SCALE=full (npm run bench -- --scale full) uses 1,000,000 records where the default uses fewer.
+import { execFile } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
 import { createConsoleClient } from "../src/api/consoleClient.ts";
-import { startSimulator } from "../src/simulator/index.ts";
-import { addDays, todayUtc } from "../src/sync/days.ts";
-import { type PlannedWindow, planWindows } from "../src/sync/plan.ts";
+import { readPages } from "../src/api/pager.ts";
+import { addDays } from "../src/sync/days.ts";
+import { planWindows } from "../src/sync/plan.ts";
 import { runPool } from "../src/sync/pool.ts";
-import { runSync, SYNC_DEFAULTS } from "../src/sync/runSync.ts";
+import { runSync } from "../src/sync/runSync.ts";
+import { SIM_KEY, type SimProcess, startSimProcess } from "./simProcess.ts";
 import { measureBareInsert, measureWritePage, simulatedRecords, tempStore } from "./writeRecords.ts";
 
-const RECORDS = Number(process.env.BENCH_SYNC_RECORDS ?? 50_000);
-const WRITE_RECORDS = Number(process.env.BENCH_WRITE_RECORDS ?? 20_000);
-const DAYS = 120;
-const NOW = Date.UTC(2024, 3, 15, 19);
-const PAGE_SIZE = SYNC_DEFAULTS.preferredPageSize;
-const CONCURRENCY = SYNC_DEFAULTS.concurrency;
-const WINDOW_DAYS = SYNC_DEFAULTS.windowDays;
-// Two days of margin: the server's days are Pacific, the range is computed in UTC.
-const UNTIL = addDays(todayUtc(NOW), 1);
-const SINCE = addDays(todayUtc(NOW), -(DAYS + 2));
-/** The benchmark measures throughput, not the rate budget: lift it. */
+const FULL = process.env.BENCH_SCALE === "full";
+const INGEST_RECORDS = FULL ? 1_000_000 : 50_000;
+const SMALL_RECORDS = 10_000;
+const NOW = Date.UTC(2026, 10, 20, 20, 0, 0);
+const TODAY = "2026-11-20";
+const UNTIL = addDays(TODAY, 1);
 const NO_RATE_LIMIT = [{ limit: 1e9, windowMs: 1000 }];
+const run = promisify(execFile);
 
-function collectGarbage(): void {
-  (globalThis as { gc?: () => void }).gc?.();
-}
+const simFlags = (records: number, days: number, extra: string[] = []) => [
+  "--records",
+  String(records),
+  "--days",
+  String(days),
+  "--seed",
+  "1",
+  "--now",
+  String(NOW),
+  ...extra,
+];
+const clientFor = (sim: SimProcess) =>
+  createConsoleClient({ baseUrl: sim.url, apiKey: SIM_KEY, rateLimits: NO_RATE_LIMIT });
 
-function clientFor(url: string, apiKey: string) {
-  return createConsoleClient({ baseUrl: url, apiKey, rateLimits: NO_RATE_LIMIT });
-}
-
-/** Reads every page of every window the way runSync does (same stop rule, same concurrency). */
-async function fetchOnly(
-  url: string,
-  apiKey: string,
-  windows: readonly PlannedWindow[],
-  firstPageOnly = false,
-): Promise<{ records: number; requests: number; ms: number }> {
-  const client = clientFor(url, apiKey);
+/** Every page of every window through the sync's own pager, nothing stored. */
+async function fetchOnly(sim: SimProcess, since: string, options: { concurrency: number; limit: number }) {
+  const client = clientFor(sim);
   let records = 0;
   const started = performance.now();
   try {
-    await runPool(windows, CONCURRENCY, async (window, signal) => {
-      for (let page = 1; ; page += 1) {
-        const response = await client.listAuditLogs(
-          { startDate: window.startDate, endDate: window.endDate, page, limit: PAGE_SIZE, sortOrder: "desc" },
-          signal,
-        );
-        const count = response.records.length;
-        records += count;
-        const perPage = response.pagination.itemsPerPage > 0 ? response.pagination.itemsPerPage : PAGE_SIZE;
-        if (
-          firstPageOnly ||
-          count === 0 ||
-          count < perPage ||
-          page * perPage >= response.pagination.totalItems
-        ) {
-          break;
-        }
+    await runPool(planWindows(since, UNTIL, 30), options.concurrency, async (window) => {
+      const query = { startDate: window.startDate, endDate: window.endDate, sortOrder: "desc" as const };
+      for await (const page of readPages(client, query, {
+        limit: options.limit,
+        prefetch: options.concurrency,
+      })) {
+        records += page.records.length;
       }
     });
-    return { records, requests: client.stats().requests, ms: performance.now() - started };
+    return { records, ms: performance.now() - started, requests: client.stats().requests };
   } finally {
     await client.close();
   }
 }
 
-async function syncOnce(url: string, apiKey: string) {
-  const client = clientFor(url, apiKey);
-  const temp = tempStore("sync");
-  try {
-    const started = performance.now();
-    const summary = await runSync(temp.store, client, {
-      since: SINCE,
-      until: UNTIL,
-      pageSize: PAGE_SIZE,
-      concurrency: CONCURRENCY,
-      windowDays: WINDOW_DAYS,
-      coverage: false,
-    });
-    const ms = performance.now() - started;
-    if (summary.outcome !== "ok" || summary.inserted !== RECORDS || summary.quarantined !== 0) {
-      throw new Error(
-        `bench sync: outcome ${summary.outcome}, inserted ${summary.inserted} of ${RECORDS}, quarantined ${summary.quarantined}`,
-      );
-    }
-    return { fetched: summary.fetched, inserted: summary.inserted, requests: summary.requests, ms };
-  } finally {
-    temp.done();
-    await client.close();
-  }
+interface ChildSync {
+  ms: number;
+  inserted: number;
+  requests: number;
+  coverageRequests: number;
+  gaps: number;
+  rssMb: number;
 }
 
-export async function benchSync(): Promise<Record<string, number>> {
-  const rssStartMb = process.memoryUsage().rss / 2 ** 20;
-  const sim = await startSimulator({ records: RECORDS, days: DAYS, seed: 1, now: NOW });
-  const figures: Record<string, number> = {};
-  try {
-    const { url } = sim;
-    const { apiKey } = sim.settings;
-    const windows = planWindows(SINCE, UNTIL, WINDOW_DAYS);
+async function syncInChild(sim: SimProcess, since: string): Promise<ChildSync> {
+  const script = fileURLToPath(new URL("syncChild.ts", import.meta.url));
+  const { stdout } = await run(process.execPath, ["--import", "tsx", script, sim.url, since, UNTIL], {
+    maxBuffer: 1 << 20,
+  });
+  return JSON.parse(stdout.trim().split("\n").at(-1) ?? "{}") as ChildSync;
+}
 
-    // Warm-up: the simulator builds each window's list on first use; neither side should pay it.
-    await fetchOnly(url, apiKey, windows, true);
-    // The fetch-only baseline runs before and after the sync; its mean brackets the sync's run.
-    collectGarbage();
-    const fetchBefore = await fetchOnly(url, apiKey, windows);
-    collectGarbage();
-    const sync = await syncOnce(url, apiKey);
-    collectGarbage();
-    const fetchAfter = await fetchOnly(url, apiKey, windows);
-    if (fetchBefore.records !== sync.fetched || fetchAfter.records !== sync.fetched) {
+async function ingestAndMemory(figures: Record<string, number>) {
+  const since = addDays(TODAY, -402);
+  const sim = await startSimProcess(simFlags(INGEST_RECORDS, 400));
+  try {
+    await fetchOnly(sim, since, { concurrency: 4, limit: 1000 }); // warm-up: the simulator builds its lists
+    const fetched = await fetchOnly(sim, since, { concurrency: 4, limit: 1000 });
+    const sync = await syncInChild(sim, since);
+    if (sync.inserted !== INGEST_RECORDS || fetched.records !== INGEST_RECORDS || sync.gaps !== 0) {
       throw new Error(
-        `bench sync: fetch-only read ${fetchBefore.records}/${fetchAfter.records} records, the sync ${sync.fetched}`,
+        `bench ingest: fetched ${fetched.records}, synced ${sync.inserted} of ${INGEST_RECORDS}`,
       );
     }
-    const fetchMs = (fetchBefore.ms + fetchAfter.ms) / 2;
     Object.assign(figures, {
-      sync_records_in_history: RECORDS,
-      sync_records_fetched: sync.fetched,
-      sync_requests: sync.requests,
-      fetch_only_ms: Math.round(fetchMs),
-      sync_ms: Math.round(sync.ms),
-      fetch_only_records_per_s: Math.round((sync.fetched / fetchMs) * 1000),
-      sync_records_per_s: Math.round((sync.fetched / sync.ms) * 1000),
-      sync_vs_fetch_only_time_ratio: sync.ms / fetchMs,
+      ingest_records: INGEST_RECORDS,
+      ingest_fetch_only_records_per_s: Math.round((fetched.records / fetched.ms) * 1000),
+      ingest_sync_records_per_s: Math.round((sync.inserted / sync.ms) * 1000),
+      ingest_sync_vs_fetch_only_speed_ratio: fetched.ms / sync.ms,
+      ingest_sync_requests: sync.requests,
+      ingest_peak_rss_mb: Math.round(sync.rssMb),
     });
   } finally {
     await sim.close();
   }
+  const small = await startSimProcess(simFlags(SMALL_RECORDS, 400));
+  try {
+    const sync = await syncInChild(small, since);
+    Object.assign(figures, {
+      small_sync_records: SMALL_RECORDS,
+      small_sync_peak_rss_mb: Math.round(sync.rssMb),
+      large_vs_small_peak_rss_ratio: (figures.ingest_peak_rss_mb ?? 0) / sync.rssMb,
+    });
+  } finally {
+    await small.close();
+  }
+}
 
-  // writePage against a bare INSERT of the same rows; two rounds, the faster of each (noise only adds).
-  const records = simulatedRecords(WRITE_RECORDS);
-  collectGarbage();
+async function latency(figures: Record<string, number>) {
+  const since = addDays(TODAY, -122);
+  const sim = await startSimProcess(simFlags(10_000, 120, ["--latency", "150"]));
+  try {
+    const sequential = await fetchOnly(sim, since, { concurrency: 1, limit: 100 });
+    const client = clientFor(sim);
+    const temp = tempStore("latency");
+    try {
+      const started = performance.now();
+      const summary = await runSync(temp.store, client, {
+        since,
+        until: UNTIL,
+        pageSize: 100,
+        concurrency: 8,
+      });
+      const ms = performance.now() - started;
+      Object.assign(figures, {
+        latency_150ms_sequential_pager_ms: Math.round(sequential.ms),
+        latency_150ms_sync_concurrency_8_ms: Math.round(ms),
+        latency_150ms_sync_vs_sequential_speed_ratio: sequential.ms / ms,
+        latency_150ms_sequential_requests: sequential.requests,
+        latency_150ms_sync_requests: summary.requests,
+      });
+    } finally {
+      temp.done();
+      await client.close();
+    }
+  } finally {
+    await sim.close();
+  }
+}
+
+async function requestCounts(figures: Record<string, number>) {
+  const since = "2024-01-01";
+  const sim = await startSimProcess(simFlags(30_000, 1050));
+  const client = clientFor(sim);
+  const temp = tempStore("requests");
+  try {
+    const backfill = await runSync(temp.store, client, { since, until: UNTIL, now: () => NOW });
+    const pages = backfill.requests - backfill.coverageRequests;
+    await sim.append(
+      Array.from({ length: 250 }, (_, i) => ({
+        at: NOW - 3_600_000 + i * 1000,
+        name: `n${i}`,
+        actionType: "gate_update",
+      })),
+    );
+    await sim.resetCounters();
+    const nightly = await runSync(temp.store, client, { pageSize: 100, now: () => NOW + 60_000 });
+    Object.assign(figures, {
+      backfill_3y_records: backfill.inserted,
+      backfill_3y_page_requests: pages,
+      backfill_3y_coverage_requests: backfill.coverageRequests,
+      backfill_3y_coverage_vs_pages_ratio: backfill.coverageRequests / pages,
+      nightly_250_records_requests: await sim.auditRequests(),
+      nightly_250_bar_requests: Math.ceil(250 / 100) + 2,
+    });
+  } finally {
+    temp.done();
+    await client.close();
+    await sim.close();
+  }
+}
+
+export async function benchSync(): Promise<Record<string, number>> {
+  const figures: Record<string, number> = {};
+  await requestCounts(figures);
+  await latency(figures);
+  await ingestAndMemory(figures);
+  // The record writer against a bare INSERT of the same rows; two rounds, the faster of each.
+  const records = simulatedRecords(20_000);
   let writeMs = Number.POSITIVE_INFINITY;
   let bareMs = Number.POSITIVE_INFINITY;
   for (let round = 0; round < 2; round += 1) {
     writeMs = Math.min(writeMs, measureWritePage(records));
-    collectGarbage();
     bareMs = Math.min(bareMs, measureBareInsert(records));
-    collectGarbage();
   }
   Object.assign(figures, {
     write_page_ms_per_1000: writeMs,
     bare_insert_ms_per_1000: bareMs,
     write_page_vs_bare_insert_ratio: writeMs / bareMs,
-    sync_rss_start_mb: Math.round(rssStartMb),
-    // maxRSS (KiB) is this process's peak: the in-process simulator's history is included.
-    sync_peak_rss_mb: Math.round(process.resourceUsage().maxRSS / 1024),
   });
   return figures;
 }

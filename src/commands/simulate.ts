@@ -1,6 +1,5 @@
 // `flagtrail simulate`: runs the console API simulator until SIGINT/SIGTERM. stdout carries one line,
 // `listening on http://127.0.0.1:PORT`, so scripts can read the address; the key is never printed.
-import type { Command } from "commander";
 import { z } from "zod";
 import { UsageError } from "../errors.ts";
 import type { FaultsInput, SimulatorOptions } from "../simulator/index.ts";
