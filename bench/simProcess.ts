@@ -9,7 +9,7 @@ export const SIM_KEY = "console-simulator-key";
 
 export interface SimProcess {
   url: string;
-  append(records: { at: number; name: string; actionType: string }[]): Promise<void>;
+  append(records: { at?: number; name: string; actionType: string }[]): Promise<void>;
   auditRequests(): Promise<number>;
   resetCounters(): Promise<void>;
   close(): Promise<void>;
@@ -22,7 +22,7 @@ async function control(url: string, method: string, path: string, body?: unknown
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   });
   if (!response.ok) throw new Error(`simulator ${method} ${path}: HTTP ${response.status}`);
-  return response.json();
+  return ((await response.json()) as { data: unknown }).data;
 }
 
 /** Starts `flagtrail simulate` with these flags on 127.0.0.1 and waits for its address. */

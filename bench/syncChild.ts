@@ -21,6 +21,7 @@ try {
     `${JSON.stringify({
       ms,
       inserted: summary.inserted,
+      fetched: summary.fetched,
       requests: summary.requests,
       coverageRequests: summary.coverageRequests,
       gaps: summary.coverageGaps.length,

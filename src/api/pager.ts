@@ -24,6 +24,21 @@ export interface ReadPagesOptions {
   /** Stop after the page holding this record id (the checkpoint), for servers that ignore latestID. */
   stopAtId?: string | null;
   signal?: AbortSignal;
+  /**
+   * Shared by reads running side by side: a unit is held from a page's request until the caller has
+   * taken the page, so requests in flight plus pages waiting their turn stay within it (memory).
+   */
+  budget?: PageBudget;
+}
+
+export interface PageBudget {
+  /** Waits for a unit; the returned function gives it back. */
+  take(): Promise<() => void>;
+}
+
+interface HeldPage {
+  response: AuditLogPage;
+  release: () => void;
 }
 
 export interface FetchedPage {
@@ -151,10 +166,40 @@ export async function* readPages(
   const onAbort = () => controller.abort(options.signal?.reason);
   if (options.signal?.aborted) onAbort();
   options.signal?.addEventListener("abort", onAbort, { once: true });
-  const inFlight = new Map<number, Promise<AuditLogPage>>();
+  const inFlight = new Map<number, Promise<HeldPage>>();
+  const fetchHeld = async (page: number): Promise<HeldPage> => {
+    const release = options.budget ? await options.budget.take() : () => {};
+    try {
+      return { response: await reader.fetch(page, controller.signal), release };
+    } catch (error) {
+      release();
+      throw error;
+    }
+  };
+  // Pages asked ahead and no longer wanted give their unit back once they settle.
+  const dropAll = () => {
+    for (const pending of inFlight.values())
+      pending.then(
+        (held) => held.release(),
+        () => undefined,
+      );
+    inFlight.clear();
+  };
   try {
-    const first = reader.accept(await reader.fetch(firstPage, controller.signal), firstPage);
-    yield first;
+    const firstHeld = await fetchHeld(firstPage);
+    const first = (() => {
+      try {
+        return reader.accept(firstHeld.response, firstPage);
+      } catch (error) {
+        firstHeld.release();
+        throw error;
+      }
+    })();
+    try {
+      yield first;
+    } finally {
+      firstHeld.release();
+    }
     if (first.last) return;
     const base = first.totalItems;
     const covered: Span[] = [{ from: (firstPage - 1) * first.perPage, to: firstPage * first.perPage }];
@@ -165,22 +210,28 @@ export async function* readPages(
         // Ask ahead, never past the pages the first total allows (later ones are asked when needed).
         const lastKnown = Math.max(page, Math.ceil(base / first.perPage));
         for (let ahead = page; ahead < page + prefetch && ahead <= lastKnown; ahead += 1) {
-          if (!inFlight.has(ahead)) inFlight.set(ahead, quiet(reader.fetch(ahead, controller.signal)));
+          if (!inFlight.has(ahead)) inFlight.set(ahead, quiet(fetchHeld(ahead)));
         }
       }
-      const pending = inFlight.get(page) ?? reader.fetch(page, controller.signal);
+      const pending = inFlight.get(page) ?? fetchHeld(page);
       inFlight.delete(page);
-      const fetched = reader.accept(await pending, page);
-      const shift = fetched.totalItems - base;
-      covered.push({ from: (page - 1) * fetched.perPage - shift, to: page * fetched.perPage - shift });
-      yield fetched;
+      const held = await pending;
+      let fetched: FetchedPage;
+      try {
+        fetched = reader.accept(held.response, page);
+        const shift = fetched.totalItems - base;
+        covered.push({ from: (page - 1) * fetched.perPage - shift, to: page * fetched.perPage - shift });
+        yield fetched;
+      } finally {
+        held.release();
+      }
       if (fetched.last) {
         // Pages answered out of order while the list grew can leave a hole: re-read it in order.
         const hole = sequential ? null : uncoveredFrom(covered, (firstPage - 1) * first.perPage, base);
         if (hole === null) return;
         sequential = true;
-        inFlight.clear();
-        page = Math.floor((hole + shift) / fetched.perPage) + 1;
+        dropAll();
+        page = Math.floor((hole + fetched.totalItems - base) / fetched.perPage) + 1;
         continue;
       }
       page += 1;
@@ -188,6 +239,7 @@ export async function* readPages(
   } finally {
     options.signal?.removeEventListener("abort", onAbort);
     controller.abort();
+    dropAll();
   }
 }
 

@@ -14,10 +14,9 @@ import {
 import { FlagtrailError } from "../errors.ts";
 import { createLogger } from "../log.ts";
 import { writeReports } from "../report/writeReports.ts";
-import { drizzleOf } from "../store/connection.ts";
 import { leaseHolder } from "../store/leases.ts";
+import { writeMetaValue } from "../store/metaValues.ts";
 import { openStore, type Store } from "../store/open.ts";
-import { meta } from "../store/schema.ts";
 import { createSyncClient } from "../sync/client.ts";
 import { runSync, type SyncEvent } from "../sync/runSync.ts";
 import { parseOptions } from "./options.ts";
@@ -120,13 +119,9 @@ export async function action(raw: Record<string, unknown>): Promise<void> {
 }
 
 /** The last cycle's outcome (sync and report), for `flagtrail status`. */
-function recordLastCycle(store: Store, outcome: CycleOutcome): void {
+async function recordLastCycle(store: Store, outcome: CycleOutcome): Promise<void> {
   const value = JSON.stringify({ at: new Date().toISOString(), ok: outcome.ok, ...outcome.fields });
-  drizzleOf(store)
-    .insert(meta)
-    .values({ key: DAEMON_LAST_CYCLE_KEY, value, updatedAt: Date.now() })
-    .onConflictDoUpdate({ target: meta.key, set: { value, updatedAt: Date.now() } })
-    .run();
+  await writeMetaValue(store, DAEMON_LAST_CYCLE_KEY, value);
 }
 
 async function writePeriodReport(

@@ -31,7 +31,7 @@ export interface WorkerDeps {
   cycle: Cycle;
   log: Logger;
   /** Told every cycle's outcome, failed ones included (the daemon keeps the last one for status). */
-  onOutcome?: (outcome: CycleOutcome) => void;
+  onOutcome?: (outcome: CycleOutcome) => void | Promise<void>;
 }
 
 export function validateSchedule(expression: string, timezone: string): void {
@@ -119,7 +119,7 @@ async function runCycle({ cycle, log, onOutcome }: WorkerDeps, signal: AbortSign
   if (outcome.ok) log.info("cycle.end", outcome.fields);
   else log.error("cycle.failed", outcome.fields);
   try {
-    onOutcome?.(outcome);
+    await onOutcome?.(outcome);
   } catch (error) {
     log.warn("cycle.outcome_not_recorded", { error });
   }

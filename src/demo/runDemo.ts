@@ -8,7 +8,6 @@
 // of records after the anchor: every run serves the same past, plus whatever has "happened" since.
 
 import { createHash } from "node:crypto";
-import { eq } from "drizzle-orm";
 import { z } from "zod";
 import { DEFAULT_AUTH_HEADER } from "../config.ts";
 import { lastCompleteMonth } from "../daemon/periods.ts";
@@ -16,9 +15,8 @@ import { FlagtrailError, UsageError } from "../errors.ts";
 import { type ReportResult, writeReports } from "../report/writeReports.ts";
 import type { AppendInput } from "../simulator/index.ts";
 import { startSimulator } from "../simulator/index.ts";
-import { drizzleOf } from "../store/connection.ts";
+import { readMetaValue, writeMetaValue } from "../store/metaValues.ts";
 import { openStore, type Store } from "../store/open.ts";
-import { meta } from "../store/schema.ts";
 import { readCheckpoint } from "../store/syncState.ts";
 import { createSyncClient } from "../sync/client.ts";
 import { addDays, todayUtc } from "../sync/days.ts";
@@ -59,7 +57,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
   const say = options.onProgress ?? (() => {});
   const store = openStore(options.dbPath);
   try {
-    const { anchor } = readOrCreateWorld(store, options, now);
+    const { anchor } = await readOrCreateWorld(store, options, now);
     const sim = await startSimulator({
       host: "127.0.0.1",
       port: 0,
@@ -140,10 +138,10 @@ type DemoWorld = z.infer<typeof demoWorldSchema>;
  * The world this database was filled from. A re-run with other --seed/--records/--days would serve
  * the same ids with other content, so it is refused rather than mixed into the store.
  */
-function readOrCreateWorld(store: Store, options: DemoOptions, now: number): DemoWorld {
-  const row = drizzleOf(store).select().from(meta).where(eq(meta.key, WORLD_KEY)).get();
-  if (row) {
-    const parsed = demoWorldSchema.safeParse(safeJson(row.value));
+async function readOrCreateWorld(store: Store, options: DemoOptions, now: number): Promise<DemoWorld> {
+  const stored = await readMetaValue(store, WORLD_KEY);
+  if (stored !== undefined) {
+    const parsed = demoWorldSchema.safeParse(safeJson(stored));
     if (!parsed.success)
       throw new FlagtrailError(`${store.path} holds an unreadable demo world (${WORLD_KEY}).`);
     const world = parsed.data;
@@ -162,10 +160,7 @@ function readOrCreateWorld(store: Store, options: DemoOptions, now: number): Dem
     records: options.records,
     days: options.days,
   };
-  drizzleOf(store)
-    .insert(meta)
-    .values({ key: WORLD_KEY, value: JSON.stringify(world), updatedAt: now })
-    .run();
+  await writeMetaValue(store, WORLD_KEY, JSON.stringify(world), now);
   return world;
 }
 

@@ -95,7 +95,7 @@ async function repairDay(run: SyncRun, day: string, pageSize: number): Promise<v
       sortOrder: "desc",
       ...(run.options.actionTypes.length > 0 ? { actionTypes: run.options.actionTypes } : {}),
     },
-    { limit: pageSize, prefetch: run.options.concurrency, signal: run.signal },
+    { limit: pageSize, prefetch: run.options.concurrency, budget: run.pageBudget, signal: run.signal },
   );
   for await (const page of pages) {
     await run.write({

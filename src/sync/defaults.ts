@@ -13,7 +13,7 @@ export const SYNC_DEFAULTS = {
   backfillDays: 90,
   leaseTtlMs: 60_000,
   /** A write transaction holds at most this many records… */
-  batchRecords: 5_000,
+  batchRecords: 2_000,
   /** …or the pages fetched in this many milliseconds, whichever comes first. */
   batchMs: 2_000,
 } as const;

@@ -1,50 +1,19 @@
-// What one sync run carries from part to part: the store, the client (at most `concurrency` requests in
-// flight, whoever sends them), the run's counters and events, and the batch writer every fetched page
-// goes through. One object passed explicitly instead of closures over shared variables.
-import type { AuditLogPage, AuditLogQuery, ClientStats, ConsoleClient } from "../api/client.ts";
-import type { Store } from "../store/connection.ts";
+// What one sync run carries from part to part: the store, the client, the page budget all its reads
+// share (at most `concurrency` pages requested or waiting), the run's counters and events, and the batch
+// writer every fetched page goes through. One object passed explicitly instead of closures over shared variables.
+import type { ClientStats, ConsoleClient } from "../api/client.ts";
+import type { Store } from "../store/open.ts";
 import { type BatchPage, commitSyncBatch } from "../store/syncBatch.ts";
 import type { RunCounters, SyncPlan } from "../store/syncState.ts";
 import { emptyCounts } from "../store/writes.ts";
 import type { CoverageGap, ResolvedSyncOptions, SyncEvent } from "./options.ts";
+import { Slots } from "./pool.ts";
 
 const MAX_WARNING_MESSAGES = 20;
 
-/** A counting semaphore: the run's requests share `concurrency` slots. */
-class Slots {
-  private free: number;
-  private readonly waiting: (() => void)[] = [];
-  constructor(size: number) {
-    this.free = size;
-  }
-  async run<T>(task: () => Promise<T>): Promise<T> {
-    if (this.free > 0) this.free -= 1;
-    else await new Promise<void>((resolve) => this.waiting.push(resolve));
-    try {
-      return await task();
-    } finally {
-      const next = this.waiting.shift();
-      if (next) next();
-      else this.free += 1;
-    }
-  }
-}
-
-/** The client seen by the run's parts: every request takes one of the run's slots. */
-function limitedClient(client: ConsoleClient, slots: Slots): ConsoleClient {
-  return {
-    listAuditLogs: (query: AuditLogQuery, signal?: AbortSignal): Promise<AuditLogPage> =>
-      slots.run(() => {
-        signal?.throwIfAborted();
-        return client.listAuditLogs(query, signal);
-      }),
-    stats: () => client.stats(),
-    close: () => client.close(),
-  };
-}
-
 export class SyncRun {
-  readonly client: ConsoleClient;
+  /** Pages in flight or waiting their turn, across all of the run's reads (bounds memory too). */
+  readonly pageBudget: Slots;
   counters: RunCounters = { ...emptyCounts(), requests: 0, throttled: 0, retries: 0 };
   readonly warningMessages: string[] = [];
   /** Days whose coverage this run has written (their pending mark is gone too). */
@@ -62,13 +31,13 @@ export class SyncRun {
 
   constructor(
     readonly store: Store,
-    client: ConsoleClient,
+    readonly client: ConsoleClient,
     readonly options: ResolvedSyncOptions,
     readonly runId: number,
     readonly filterKey: string,
     readonly signal: AbortSignal,
   ) {
-    this.client = limitedClient(client, new Slots(options.concurrency));
+    this.pageBudget = new Slots(options.concurrency);
     this.statsAtStart = client.stats();
   }
 

@@ -5,8 +5,8 @@
 import type { ConsoleClient } from "../api/client.ts";
 import { LockedError } from "../errors.ts";
 import { finishBulkLoad } from "../store/bulkLoad.ts";
-import type { Store } from "../store/connection.ts";
 import { acquireLease, leaseHolder, releaseLease, renewLease } from "../store/leases.ts";
+import type { Store } from "../store/open.ts";
 import { backfillRuleDiffs } from "../store/ruleDiffs.ts";
 import { dropPlanIfUntouched, finishRun, markOrphanRunsInterrupted, startRun } from "../store/syncState.ts";
 import { checkCoverage } from "./coverage.ts";

@@ -34,6 +34,7 @@ async function fetchWindow(run: SyncRun, plan: SyncPlan, window: SyncWindow, isN
       limit: plan.pageSize,
       firstPage: window.nextPage,
       prefetch: run.options.concurrency,
+      budget: run.pageBudget,
       stopAtId: useLatestId ? plan.latestId : null,
       signal: run.signal,
     },

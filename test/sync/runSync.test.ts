@@ -4,6 +4,7 @@ import { ApiError, LockedError } from "../../src/errors.ts";
 import { sqliteOf } from "../../src/store/connection.ts";
 import { acquireLease } from "../../src/store/leases.ts";
 import { openStore, type Store } from "../../src/store/open.ts";
+import { backfillRuleDiffs } from "../../src/store/ruleDiffs.ts";
 import { readCheckpoint, readPendingCoverageDays, readPlan, readWindows } from "../../src/store/syncState.ts";
 import { runSync, type SyncOptions } from "../../src/sync/runSync.ts";
 import { makeRecord } from "../helpers/auditRecords.ts";
@@ -67,6 +68,19 @@ describe("runSync", () => {
     expect(summary.coverageDays).toBe(214); // 2023-12-01 .. 2024-07-01
     expect(sqliteOf(store).prepare("SELECT count(*) FROM coverage").pluck().get()).toBe(214);
     expect(summary.coverageGaps).toEqual([]);
+    // A backfill into an empty store built its indexes after the load, and diffed every rule edit: the
+    // rule-diff mark stands at the chain head, so a report (or the next sync) rescans nothing.
+    expect(sqliteOf(store).prepare("SELECT value FROM meta WHERE key = 'bulk_load'").get()).toBeUndefined();
+    const indexes = sqliteOf(store)
+      .prepare(
+        "SELECT name FROM sqlite_master WHERE type IN ('index', 'trigger') AND tbl_name = 'audit_logs'",
+      )
+      .pluck()
+      .all();
+    expect(indexes).toEqual(
+      expect.arrayContaining(["audit_logs_server_day_idx", "audit_logs_fts_after_insert"]),
+    );
+    expect(backfillRuleDiffs(store)).toEqual({ diffed: 0, scanned: 0 });
   });
 
   it("defaults a first run to the last 90 days and says so", async () => {
@@ -112,6 +126,8 @@ describe("runSync", () => {
     expect(client.queries[1]?.latestID).toBeUndefined();
     expect(summary.duplicates).toBe(summary.fetched - 3);
     expect(readCheckpoint(store, "all")?.latestId).toBe(fresh[2]!.id);
+    // Records stored one batch at a time move the rule-diff mark along: nothing left to rescan.
+    expect(backfillRuleDiffs(store)).toEqual({ diffed: 0, scanned: 0 });
   });
 
   it("re-reads the lookback days without latestID: a back-dated record is stored even without coverage", async () => {

@@ -1,0 +1,22 @@
+// Small named values kept in the store's `meta` table by the layers above it (the daemon's last cycle,
+// the demo's world), through drizzle's query builder.
+import { eq } from "drizzle-orm";
+import { drizzleOf, type Store } from "./connection.ts";
+import { meta } from "./schema.ts";
+
+export async function readMetaValue(store: Store, key: string): Promise<string | undefined> {
+  return drizzleOf(store).select().from(meta).where(eq(meta.key, key)).get()?.value;
+}
+
+export async function writeMetaValue(
+  store: Store,
+  key: string,
+  value: string,
+  now = Date.now(),
+): Promise<void> {
+  drizzleOf(store)
+    .insert(meta)
+    .values({ key, value, updatedAt: now })
+    .onConflictDoUpdate({ target: meta.key, set: { value, updatedAt: now } })
+    .run();
+}
