@@ -138,9 +138,7 @@ describe(`campaign (${SCALE}): kill -9 of report and daemon, hostile records`, (
     TIMEOUT,
   );
 
-  // TODO(issue 13 defect 6): ESC, BEL, BS and NUL reach the Markdown report and `sql` table output raw
-  // today; the short suite inside `npm test` skips this case until they are escaped.
-  it.skipIf(SCALE === "short")(
+  it(
     "keeps hostile names harmless in CSV, Markdown and sql output, and exact in sql json",
     async () => {
       const sim = await startSim({ seed: SEED, records: 50, days: DAYS });
