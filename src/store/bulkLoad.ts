@@ -1,10 +1,9 @@
-// A first backfill into an empty store loads records without the secondary indexes, the full-text
-// trigger and the rule diffs, and builds all three once after the load: SQLite builds an index from
-// sorted data far faster than it maintains one row by row. What was set aside is written to meta in the
+// A first backfill into an empty store loads records without the secondary indexes and the full-text
+// trigger, and builds both once after the load: SQLite builds an index from sorted data far faster than
+// it maintains one row by row. (Rule diffs are written as records arrive: they need the parsed record.) What was set aside is written to meta in the
 // same transaction that sets it aside, so a load killed half-way is finished by the next write open.
 import { z } from "zod";
 import { type Store, sqliteOf } from "./connection.ts";
-import { backfillRuleDiffs } from "./ruleDiffs.ts";
 
 const BULK_LOAD_KEY = "bulk_load";
 /** Kept during the load: the primary key and seq's uniqueness are what dedupe and the chain rely on. */
@@ -40,11 +39,6 @@ export async function beginBulkLoad(store: Store): Promise<boolean> {
     .immediate();
 }
 
-/** Whether records are being loaded without their indexes and diffs (the writer then skips diffs). */
-export function bulkLoadActive(store: Store): boolean {
-  return sqliteOf(store).prepare("SELECT 1 FROM meta WHERE key = ?").pluck().get(BULK_LOAD_KEY) !== undefined;
-}
-
 /** Builds what a bulk load set aside, if one is pending (finished, or killed half-way). */
 export async function finishBulkLoad(store: Store): Promise<boolean> {
   const sqlite = sqliteOf(store);
@@ -59,6 +53,5 @@ export async function finishBulkLoad(store: Store): Promise<boolean> {
       sqlite.prepare("DELETE FROM meta WHERE key = ?").run(BULK_LOAD_KEY);
     })
     .immediate();
-  backfillRuleDiffs(store);
   return true;
 }

@@ -1,7 +1,6 @@
 // The sync's write path: several pages in ONE transaction with everything they advance — each window's
 // next page, the plan's head (the next checkpoint), the run's counters, the rule-diff mark. A kill loses
 // at most the batch being written, and the stored progress then points at its first page again.
-import { bulkLoadActive } from "./bulkLoad.ts";
 import { type Store, sqliteOf } from "./connection.ts";
 import { writeChainHeadSignature } from "./digests.ts";
 import { advanceBackfillMark } from "./ruleDiffs.ts";
@@ -50,15 +49,12 @@ function commit(store: Store, batch: SyncBatch): BatchResult {
   const warningMessages: string[] = [];
   let plan = batch.plan;
   const headBefore = readChainHead(sqlite).seq;
-  // During a bulk load the diffs are computed once after it (bulkLoad.ts), not record by record.
-  const bulk = bulkLoadActive(store);
   for (const page of batch.pages) {
     const result: PageWriteResult = storeRecords(
       sqlite,
       page.records,
       { syncRunId: batch.runId, requestPath: page.requestPath, dayRange: page.dayRange, now: batch.now },
       batch.parseTime,
-      { diffs: !bulk },
     );
     addCounts(counters, result);
     warningMessages.push(...result.warningMessages);
@@ -78,7 +74,7 @@ function commit(store: Store, batch: SyncBatch): BatchResult {
       savePlan(store, plan, batch.now);
     }
   }
-  if (!bulk) advanceBackfillMark(sqlite, headBefore, readChainHead(sqlite).seq);
+  advanceBackfillMark(sqlite, headBefore, readChainHead(sqlite).seq);
   writeChainHeadSignature(sqlite, batch.signingKey);
   updateRunCounters(store, batch.runId, counters);
   return { counters, plan, warningMessages };

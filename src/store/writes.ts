@@ -181,7 +181,6 @@ export function storeRecords(
   records: readonly unknown[],
   context: PageContext,
   parseTime: TimeParser = parseAuditTime,
-  hooks: { diffs: boolean } = { diffs: true },
 ): PageWriteResult {
   const st = statements(sqlite);
   const now = context.now ?? Date.now();
@@ -276,7 +275,7 @@ export function storeRecords(
   if (inserted.length > 0) {
     st.upsertMeta.run(CHAIN_HEAD_SEQ_KEY, String(head.seq), now);
     st.upsertMeta.run(CHAIN_HEAD_HASH_KEY, head.hash, now);
-    if (hooks.diffs) onRecordsInserted(sqlite, inserted);
+    onRecordsInserted(sqlite, inserted);
   }
   return result;
 }
