@@ -23,7 +23,7 @@ export const DEFAULT_BASE_URL = "https://statsigapi.net";
 export const DEFAULT_AUTH_HEADER = "STATSIG-API-KEY";
 export const AUDIT_LOGS_PATH = "/console/v1/audit_logs";
 export const AUTH_REJECTED_MESSAGE =
-  "The API key was rejected: it is not an active console key (check FLAGTRAIL_API_KEY / --api-key).";
+  "The API key was rejected: it is not an active console key.";
 
 /** Reported before each retry, e.g. for a log line or a progress bar. Never holds the key. */
 export interface RetryEvent {
@@ -42,13 +42,13 @@ export const consoleClientOptionsSchema = z.object({
   baseUrl: z
     .url({
       protocol: /^https?$/,
-      error: "The base URL must be an http:// or https:// address (FLAGTRAIL_BASE_URL / --base-url).",
+      error: "The base URL must be an http:// or https:// address.",
     })
     .default(DEFAULT_BASE_URL),
   apiKey: z
-    .string({ error: "No API key: set FLAGTRAIL_API_KEY or pass --api-key." })
+    .string({ error: "No API key was given." })
     .trim()
-    .min(1, { error: "No API key: set FLAGTRAIL_API_KEY or pass --api-key." }),
+    .min(1, { error: "No API key was given." }),
   authHeader: z
     .string()
     .regex(HEADER_NAME, { error: "The auth header name must be a valid HTTP header name." })
