@@ -35,7 +35,7 @@ async function waitUntil(ready: () => boolean): Promise<void> {
 describe("flagtrail sync crash safety", () => {
   it("resumes after kill -9 without re-reading finished windows, ending in exact set equality", async () => {
     // Slow enough that the kill lands between batch commits (a batch holds at most 2 s of pages).
-    const sim = await startSim({ records: 1200, days: 100, faults: { latencyMs: 50 } });
+    const sim = await startSim({ records: 1200, days: 100, faults: { latencyMs: 100 } });
     const db = tempDbPath();
     const env = simEnv(sim, db);
     const args = ["sync", "--since", daysAgo(105), "--page-size", "20", "--concurrency", "1", "--quiet"];
