@@ -22,8 +22,7 @@ import { errorBodySchema, listEnvelopeSchema, type Pagination } from "./schemas.
 export const DEFAULT_BASE_URL = "https://statsigapi.net";
 export const DEFAULT_AUTH_HEADER = "STATSIG-API-KEY";
 export const AUDIT_LOGS_PATH = "/console/v1/audit_logs";
-export const AUTH_REJECTED_MESSAGE =
-  "The API key was rejected: it is not an active console key.";
+export const AUTH_REJECTED_MESSAGE = "The API key was rejected: it is not an active console key.";
 
 /** Reported before each retry, e.g. for a log line or a progress bar. Never holds the key. */
 export interface RetryEvent {
@@ -45,10 +44,7 @@ export const consoleClientOptionsSchema = z.object({
       error: "The base URL must be an http:// or https:// address.",
     })
     .default(DEFAULT_BASE_URL),
-  apiKey: z
-    .string({ error: "No API key was given." })
-    .trim()
-    .min(1, { error: "No API key was given." }),
+  apiKey: z.string({ error: "No API key was given." }).trim().min(1, { error: "No API key was given." }),
   authHeader: z
     .string()
     .regex(HEADER_NAME, { error: "The auth header name must be a valid HTTP header name." })

@@ -75,10 +75,15 @@ export function insertFreshRuleDiffs(
 ): boolean {
   const diff = diffRecordChanges(changes);
   if (diff === null) return false;
+  insertRuleDiffRows(sqlite, auditLogId, diff);
+  return true;
+}
+
+/** Writes a diff computed beforehand for a record that has none stored yet. */
+export function insertRuleDiffRows(sqlite: Database.Database, auditLogId: string, diff: RuleDiff): void {
   const { insertChange, upsertSummary } = statementsFor(sqlite);
   for (const c of diff.changes) insertChange.run(auditLogId, ...ruleChangeColumns(c));
   upsertSummary.run(auditLogId, diff.summary, DIFF_VERSION);
-  return true;
 }
 
 /**

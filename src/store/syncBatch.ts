@@ -5,10 +5,20 @@ import { type Store, sqliteOf } from "./connection.ts";
 import { writeChainHeadSignature } from "./digests.ts";
 import { advanceBackfillMark } from "./ruleDiffs.ts";
 import { advanceWindow, type RunCounters, type SyncPlan, savePlan, updateRunCounters } from "./syncState.ts";
-import { addCounts, type PageWriteResult, readChainHead, storeRecords, type TimeParser } from "./writes.ts";
+import {
+  addCounts,
+  type PageWriteResult,
+  type PreparedRecord,
+  prepareRecords,
+  readChainHead,
+  storePrepared,
+  type TimeParser,
+} from "./writes.ts";
 
 export interface BatchPage {
   records: readonly unknown[];
+  /** The records worked out ahead of the transaction (prepareRecords), when the caller did that. */
+  prepared?: readonly PreparedRecord[];
   requestPath: string;
   /** The request's startDate..endDate. */
   dayRange: { from: string; to: string };
@@ -50,11 +60,10 @@ function commit(store: Store, batch: SyncBatch): BatchResult {
   let plan = batch.plan;
   const headBefore = readChainHead(sqlite).seq;
   for (const page of batch.pages) {
-    const result: PageWriteResult = storeRecords(
+    const result: PageWriteResult = storePrepared(
       sqlite,
-      page.records,
+      page.prepared ?? prepareRecords(page.records, batch.parseTime),
       { syncRunId: batch.runId, requestPath: page.requestPath, dayRange: page.dayRange, now: batch.now },
-      batch.parseTime,
     );
     addCounts(counters, result);
     warningMessages.push(...result.warningMessages);

@@ -6,6 +6,7 @@ import type Database from "better-sqlite3";
 import type { z } from "zod";
 import { type ParsedAuditTime, parseAuditTime } from "../api/auditTime.ts";
 import { type AuditLogRecord, auditLogRecordSchema } from "../api/schemas.ts";
+import { diffRecordChanges, type RuleDiff } from "../diff/rules.ts";
 import { sqliteOf } from "./connection.ts";
 import { updateQuarantineDigest } from "./digests.ts";
 import { CHAIN_GENESIS, chainLink, recordHash } from "./hash.ts";
@@ -173,8 +174,49 @@ export function readChainHead(sqlite: Database.Database): { seq: number; hash: s
 }
 
 /**
+ * A record as far as it can be worked out before the write transaction: its JSON, hash, validation,
+ * parsed time and rule diff. Pure (no database), so a sync does this as each page arrives and the
+ * transaction only writes.
+ */
+export type PreparedRecord =
+  | { valid: false; raw: unknown; rawJson: string; hash: string; issues: string; day: string | null }
+  | {
+      valid: true;
+      record: AuditLogRecord;
+      rawJson: string;
+      hash: string;
+      time: ParsedAuditTime | null;
+      diff: RuleDiff | null;
+    };
+
+export function prepareRecords(
+  records: readonly unknown[],
+  parseTime: TimeParser = parseAuditTime,
+): PreparedRecord[] {
+  return records.map((raw): PreparedRecord => {
+    const rawJson = JSON.stringify(raw ?? null);
+    const hash = recordHash(raw ?? null);
+    const parsed = auditLogRecordSchema.safeParse(raw);
+    if (!parsed.success) {
+      return {
+        valid: false,
+        raw,
+        rawJson,
+        hash,
+        issues: issuesJson(parsed.error.issues),
+        day: serverDayOfDateText(rawDateOf(raw)),
+      };
+    }
+    const record = parsed.data;
+    // Most records have `changes: {}`; only rule edits carry changes.rules to diff.
+    const diff = record.changes && "rules" in record.changes ? diffRecordChanges(record.changes) : null;
+    return { valid: true, record, rawJson, hash, time: parseTime(record.date, record.time), diff };
+  });
+}
+
+/**
  * Stores a page's records on `sqlite`, which must be inside a transaction: dedupe on id, revisions for
- * changed content, quarantine for invalid records, the hash chain, and the insert hooks (rule diffs).
+ * changed content, quarantine for invalid records, the hash chain, and the rule diffs of new records.
  */
 export function storeRecords(
   sqlite: Database.Database,
@@ -182,44 +224,57 @@ export function storeRecords(
   context: PageContext,
   parseTime: TimeParser = parseAuditTime,
 ): PageWriteResult {
+  return storePrepared(sqlite, prepareRecords(records, parseTime), context);
+}
+
+function quarantineRecord(
+  st: Statements,
+  p: Extract<PreparedRecord, { valid: false }>,
+  context: PageContext,
+  now: number,
+): boolean {
+  const fresh =
+    st.insertQuarantine.run(
+      recordIdOf(p.raw),
+      p.rawJson,
+      p.hash,
+      p.issues,
+      context.requestPath ?? null,
+      now,
+      context.syncRunId,
+      p.day,
+      context.dayRange?.from ?? null,
+      context.dayRange?.to ?? null,
+    ).changes > 0;
+  if (!fresh && p.day === null && context.dayRange) {
+    st.narrowQuarantine.run({ from: context.dayRange.from, to: context.dayRange.to, hash: p.hash });
+  }
+  return fresh;
+}
+
+export function storePrepared(
+  sqlite: Database.Database,
+  prepared: readonly PreparedRecord[],
+  context: PageContext,
+): PageWriteResult {
   const st = statements(sqlite);
   const now = context.now ?? Date.now();
   const result: PageWriteResult = { ...emptyCounts(), outcomes: [], warningMessages: [] };
   const inserted: InsertedRecord[] = [];
   let head = readChainHead(sqlite);
 
-  for (const raw of records) {
+  for (const p of prepared) {
     result.fetched += 1;
-    const rawJson = JSON.stringify(raw ?? null);
-    const hash = recordHash(raw ?? null);
-    const parsed = auditLogRecordSchema.safeParse(raw);
-
-    if (!parsed.success) {
-      const day = serverDayOfDateText(rawDateOf(raw));
-      const fresh =
-        st.insertQuarantine.run(
-          recordIdOf(raw),
-          rawJson,
-          hash,
-          issuesJson(parsed.error.issues),
-          context.requestPath ?? null,
-          now,
-          context.syncRunId,
-          day,
-          context.dayRange?.from ?? null,
-          context.dayRange?.to ?? null,
-        ).changes > 0;
-      if (!fresh && day === null && context.dayRange) {
-        st.narrowQuarantine.run({ from: context.dayRange.from, to: context.dayRange.to, hash });
-      }
+    if (!p.valid) {
+      const fresh = quarantineRecord(st, p, context, now);
       // A quarantined record seen again (page overlap, lookback) is a duplicate, not a new problem.
       if (fresh) result.quarantined += 1;
       else result.duplicates += 1;
-      result.outcomes.push({ kind: "quarantined", id: recordIdOf(raw), fresh });
+      result.outcomes.push({ kind: "quarantined", id: recordIdOf(p.raw), fresh });
       continue;
     }
 
-    const record = parsed.data;
+    const { record, rawJson, hash, time } = p;
     const existing = st.selectExisting.get(record.id);
     if (existing) {
       if (existing.record_hash === hash) {
@@ -235,7 +290,6 @@ export function storeRecords(
       continue;
     }
 
-    const time = parseTime(record.date, record.time);
     if (time === null) {
       result.warnings += 1;
       result.warningMessages.push(
@@ -267,7 +321,7 @@ export function storeRecords(
     head = { seq, hash: chainHash };
     result.inserted += 1;
     result.outcomes.push({ kind: "inserted", id: record.id, seq });
-    inserted.push({ id: record.id, record, seq });
+    inserted.push({ id: record.id, diff: p.diff });
   }
 
   // verify checks quarantine against this digest: a deleted or edited row is caught.

@@ -5,7 +5,7 @@ import type { ClientStats, ConsoleClient } from "../api/client.ts";
 import type { Store } from "../store/open.ts";
 import { type BatchPage, commitSyncBatch } from "../store/syncBatch.ts";
 import type { RunCounters, SyncPlan } from "../store/syncState.ts";
-import { emptyCounts } from "../store/writes.ts";
+import { emptyCounts, prepareRecords } from "../store/writes.ts";
 import type { CoverageGap, ResolvedSyncOptions, SyncEvent } from "./options.ts";
 import { Slots } from "./pool.ts";
 
@@ -71,7 +71,9 @@ export class SyncRun {
   /** Queues a fetched page; the batch commits once it is large or old enough. */
   async write(page: BatchPage): Promise<void> {
     if (this.pending.length === 0) this.pendingSince = this.now();
-    this.pending.push(page);
+    // Validation, hashing and rule diffs as each page arrives, between network waits; the batch's
+    // transaction then only writes.
+    this.pending.push({ ...page, prepared: prepareRecords(page.records, this.options.parseTime) });
     this.pendingRecords += page.records.length;
     const { batchRecords, batchMs } = this.options;
     if (this.pendingRecords >= batchRecords || this.now() - this.pendingSince >= batchMs) await this.flush();
