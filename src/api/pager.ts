@@ -101,6 +101,12 @@ class PageReader {
     private readonly options: ReadPagesOptions,
   ) {}
 
+  /** A second pass over pages already read (a hole): repeats are expected against the first pass. */
+  startPass(): void {
+    this.seen.clear();
+    this.staleRun = 0;
+  }
+
   fetch(page: number, signal: AbortSignal | undefined): Promise<AuditLogPage> {
     return this.client.listAuditLogs({ ...this.query, page, limit: this.options.limit }, signal);
   }
@@ -230,6 +236,7 @@ export async function* readPages(
         const hole = sequential ? null : uncoveredFrom(covered, (firstPage - 1) * first.perPage, base);
         if (hole === null) return;
         sequential = true;
+        reader.startPass();
         dropAll();
         page = Math.floor((hole + fetched.totalItems - base) / fetched.perPage) + 1;
         continue;

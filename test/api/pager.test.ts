@@ -42,7 +42,8 @@ describe("readPages", () => {
   });
 
   it("re-reads in order the hole that pages answered out of order leave while the list grows", async () => {
-    const inner = fakeWith(50);
+    // Long enough that the in-order pass re-reads more than REPEATED_PAGES_LIMIT pages it has seen.
+    const inner = fakeWith(200);
     let inserted = false;
     // Page 2 is answered late, after 4 new records arrived at the head; pages 3+ answered before that.
     const client: ConsoleClient = {
