@@ -5,6 +5,7 @@
 // <details>, and inline escapes, <br>, `code`, **strong** and [links](#anchor)).
 import { readFileSync } from "node:fs";
 import { writeDurable } from "./publish.ts";
+import { headingSlug } from "./sections/markdown.ts";
 
 const CSS = `
 body { font: 14px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: #111; max-width: 72rem; margin: 2rem auto; padding: 0 1rem; }
@@ -39,14 +40,6 @@ export function escapeHtml(text: string): string {
 /** An attribute value, double-quoted. */
 function escapeAttr(text: string): string {
   return text.replace(/[&"]/g, (c) => HTML_SPECIAL[c]!);
-}
-
-/** A heading's anchor as GitHub derives it: lower case, punctuation dropped, spaces to hyphens. */
-export function headingSlug(text: string): string {
-  return text
-    .toLowerCase()
-    .replace(/[^\p{L}\p{N} _-]/gu, "")
-    .replace(/ /g, "-");
 }
 
 /** Escaped Markdown inline text (as mdText writes it, plus the sections' own markup) to HTML. */

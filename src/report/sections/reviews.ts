@@ -5,7 +5,15 @@ import type { RejectedRow } from "../../store/reportQueries.ts";
 import { mdRow, mdTable, mdText } from "../escape.ts";
 import { approvalPairer, isSelfApproval, type ReviewPair } from "../reviewPairing.ts";
 import { REVIEW_WINDOW_DAYS } from "../reviews.ts";
-import { batches, type ComplianceContext, querySection, run, type TextFile, time } from "./markdown.ts";
+import {
+  batches,
+  type ComplianceContext,
+  HEADINGS,
+  querySection,
+  run,
+  type TextFile,
+  time,
+} from "./markdown.ts";
 
 /** The review findings read before anything is written: the summary counts them first. */
 export interface ReviewFindings {
@@ -29,7 +37,7 @@ export async function writeReviews(
 ): Promise<void> {
   out.line("## Reviews");
   out.line();
-  out.line("### Changes with no approved review before them");
+  out.line(`### ${HEADINGS.unreviewed}`);
   out.line();
   out.line(
     "An experiment state change or config edit counts as reviewed when an approval of its own kind " +
@@ -65,7 +73,7 @@ export async function writeReviews(
     );
   querySection(out, ctx, "unreviewed");
 
-  out.line("### Reviews approved by their own author");
+  out.line(`### ${HEADINGS.selfApprovals}`);
   out.line();
   out.line(
     "An approval whose request was made by the same user id. An approval is paired with the request " +
@@ -95,7 +103,7 @@ export async function writeReviews(
   }
   querySection(out, ctx, "reviewRecords");
 
-  out.line("### Rejected reviews");
+  out.line(`### ${HEADINGS.rejected}`);
   out.line();
   const { rejected } = found;
   if (rejected.length === 0) out.line("None.");

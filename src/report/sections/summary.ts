@@ -2,7 +2,7 @@
 import type { MutationCount } from "../../store/reportQueries.ts";
 import { mdTable, mdText } from "../escape.ts";
 import { type Completeness, completenessVerdict } from "./completeness.ts";
-import type { ComplianceContext, TextFile } from "./markdown.ts";
+import { type ComplianceContext, HEADINGS, headingSlug, type TextFile } from "./markdown.ts";
 import type { ReviewFindings } from "./reviews.ts";
 
 export interface Summary {
@@ -14,20 +14,9 @@ export interface Summary {
   mutations: MutationCount;
 }
 
-/**
- * The sections' anchors as GitHub, GitLab and most renderers derive them from the headings (lower case,
- * punctuation dropped, spaces to hyphens); the headings below must keep these words.
- */
-export const ANCHORS = {
-  completeness: "completeness",
-  unreviewed: "changes-with-no-approved-review-before-them",
-  selfApprovals: "reviews-approved-by-their-own-author",
-  rejected: "rejected-reviews",
-  mutations: "records-mutated-under-the-same-id",
-} as const;
-
-function link(count: number, anchor: string): string {
-  return `[${count}](#${anchor})`;
+/** A count linking to the section that lists it. */
+function link(count: number | string, heading: string): string {
+  return `[${count}](#${headingSlug(heading)})`;
 }
 
 export function writeSummary(out: TextFile, ctx: ComplianceContext, s: Summary): void {
@@ -46,13 +35,13 @@ export function writeSummary(out: TextFile, ctx: ComplianceContext, s: Summary):
         ["Records", String(s.records)],
         ["Entities", String(s.entities)],
         ["People", String(s.people)],
-        ["Completeness", `${completenessVerdict(s.completeness)} [Details](#${ANCHORS.completeness})`],
-        ["Changes without an approved review", link(reviews.unreviewed, ANCHORS.unreviewed)],
-        ["Self-approvals", link(reviews.selfApprovals.length, ANCHORS.selfApprovals)],
-        ["Rejected reviews", link(reviews.rejected.length, ANCHORS.rejected)],
+        ["Completeness", `${completenessVerdict(s.completeness)} ${link("Details", HEADINGS.completeness)}`],
+        ["Changes without an approved review", link(reviews.unreviewed, HEADINGS.unreviewed)],
+        ["Self-approvals", link(reviews.selfApprovals.length, HEADINGS.selfApprovals)],
+        ["Rejected reviews", link(reviews.rejected.length, HEADINGS.rejected)],
         [
           "Mutated records",
-          `${link(mutations.records, ANCHORS.mutations)} (${mutations.revisions} later ${mutations.revisions === 1 ? "version" : "versions"})`,
+          `${link(mutations.records, HEADINGS.mutations)} (${mutations.revisions} later ${mutations.revisions === 1 ? "version" : "versions"})`,
         ],
       ],
     ),
