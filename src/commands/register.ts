@@ -100,7 +100,7 @@ function registerReport(program: Command): void {
     .requiredOption("--to <day>", "last day of the period, YYYY-MM-DD (in --tz, included)")
     .option(...DB_OPTION)
     .option("--out <dir>", "output directory", "reports")
-    .option("--format <list>", "comma-separated: csv, md", "csv,md")
+    .option("--format <list>", "comma-separated: csv, md, html", "csv,md")
     .option("--tz <zone>", "IANA time zone of the period's days and of the times shown", "UTC")
     .option("--action-type <type...>", "only these action types (repeat or comma-separate)")
     .action(lazy(() => import("./report.ts")));

@@ -1,6 +1,7 @@
 // `flagtrail report`: CSVs, compliance Markdown and a (signed) manifest for a period.
 import { z } from "zod";
 import { resolveDbPath } from "../config.ts";
+import { REPORT_FORMATS } from "../report/formats.ts";
 import { writeReports } from "../report/writeReports.ts";
 import { parseOptions } from "./options.ts";
 
@@ -20,7 +21,7 @@ const reportOptionsSchema = z.object({
         .map((f) => f.trim())
         .filter(Boolean),
     )
-    .pipe(z.array(z.enum(["csv", "md"], { message: "formats are csv and md" })).min(1)),
+    .pipe(z.array(z.enum(REPORT_FORMATS, { message: `formats are ${REPORT_FORMATS.join(", ")}` })).min(1)),
   tz: z.string().min(1).default("UTC"),
   actionType: z
     .array(z.string())

@@ -6,6 +6,7 @@ import { createHash, createHmac } from "node:crypto";
 import { createReadStream } from "node:fs";
 import { basename } from "node:path";
 import { z } from "zod";
+import { REPORT_FORMATS } from "../report/formats.ts";
 import { canonicalJson } from "../store/hash.ts";
 
 export const MANIFEST_FORMAT = "flagtrail-report-manifest/1";
@@ -31,7 +32,7 @@ export const manifestSchema = z.object({
     to: z.string(),
     timeZone: z.string(),
     actionTypes: z.array(z.string()).nullable(),
-    formats: z.array(z.enum(["csv", "md"])),
+    formats: z.array(z.enum(REPORT_FORMATS)),
   }),
   period: z.object({ start: z.number().int(), end: z.number().int() }),
   files: z.array(fileEntrySchema),

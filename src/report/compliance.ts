@@ -1,23 +1,43 @@
-// compliance_<from>_<to>.md: the period's completeness, activity, timelines, rule diffs, reviews and
-// mutations, each section followed by the query behind it. Long sections are streamed row by row
-// into a buffered file writer, a batch of rows at a time, so memory does not grow with the period.
-import { writeConfigEdits } from "./sections/configEdits.ts";
+// compliance_<from>_<to>.md: an executive summary first, then the findings in full (completeness,
+// reviews, mutations), then the descriptive sections summarised (activity, the chart, changes per
+// entity; every row is in the CSVs), each section followed by the query behind it. The summary's counts
+// are read before anything is written; the long lists are streamed a batch of rows at a time into a
+// buffered file writer, so memory does not grow with the period.
+import type { ActionTypeCount, PersonCount } from "../store/reportQueries.ts";
+import { readCompleteness, writeCompleteness } from "./sections/completeness.ts";
+import { writeDaily } from "./sections/daily.ts";
+import { CONFIG_SECTION, EXPERIMENT_SECTION, writeEntitySummary } from "./sections/entities.ts";
 import { type ComplianceContext, run, TextFile } from "./sections/markdown.ts";
 import { writeMutations } from "./sections/mutations.ts";
-import {
-  writeActivity,
-  writeCompleteness,
-  writeDaily,
-  writeExperimentTimelines,
-  writeHeader,
-} from "./sections/overview.ts";
-import { writeReviews } from "./sections/reviews.ts";
+import { writeActivity } from "./sections/overview.ts";
+import { readReviewFindings, writeReviews } from "./sections/reviews.ts";
+import { type Summary, writeParameters, writeSummary } from "./sections/summary.ts";
 
 export type { ComplianceContext } from "./sections/markdown.ts";
 
 export interface ComplianceResult {
   /** Records of the period (after the action-type filter) that the report covers. */
   records: number;
+  /** What the summary says, for other renditions of the same report. */
+  summary: Summary;
+}
+
+export async function readSummary(
+  ctx: ComplianceContext,
+): Promise<Summary & { byType: ActionTypeCount[]; byPerson: PersonCount[] }> {
+  // The per-type counts also give the total: one pass over the period instead of two.
+  const byType = await run(ctx, "byActionType");
+  const byPerson = await run(ctx, "byPerson");
+  return {
+    records: byType.reduce((sum, r) => sum + r.records, 0),
+    entities: (await run(ctx, "entityCount"))[0]?.records ?? 0,
+    people: byPerson.length,
+    completeness: await readCompleteness(ctx),
+    reviews: await readReviewFindings(ctx),
+    mutations: (await run(ctx, "mutationCount"))[0] ?? { records: 0, revisions: 0 },
+    byType,
+    byPerson,
+  };
 }
 
 export async function writeComplianceMarkdown(
@@ -26,18 +46,17 @@ export async function writeComplianceMarkdown(
 ): Promise<ComplianceResult> {
   const out = new TextFile(path);
   try {
-    // The per-type counts also give the header its total: one pass over the period instead of two.
-    const byType = await run(ctx, "byActionType");
-    const records = byType.reduce((sum, r) => sum + r.records, 0);
-    writeHeader(out, ctx, records);
-    await writeCompleteness(out, ctx);
-    await writeActivity(out, ctx, byType);
-    await writeDaily(out, ctx);
-    await writeExperimentTimelines(out, ctx);
-    await writeConfigEdits(out, ctx);
-    await writeReviews(out, ctx);
+    const { byType, byPerson, ...summary } = await readSummary(ctx);
+    writeSummary(out, ctx, summary);
+    writeCompleteness(out, ctx, summary.completeness);
+    await writeReviews(out, ctx, summary.reviews);
     await writeMutations(out, ctx);
-    return { records };
+    await writeActivity(out, ctx, byType, byPerson);
+    await writeDaily(out, ctx);
+    await writeEntitySummary(out, ctx, EXPERIMENT_SECTION);
+    await writeEntitySummary(out, ctx, CONFIG_SECTION);
+    writeParameters(out, ctx);
+    return { records: summary.records, summary };
   } finally {
     out.close();
   }

@@ -13,6 +13,8 @@ import {
 import { VERSION } from "../version.ts";
 import { writeComplianceMarkdown } from "./compliance.ts";
 import { type CsvColumn, writeCsv } from "./csv.ts";
+import { REPORT_FORMATS, type ReportFormat } from "./formats.ts";
+import { writeComplianceHtml } from "./html.ts";
 import {
   hashFile,
   MANIFEST_FORMAT,
@@ -39,7 +41,7 @@ import {
 } from "./reviews.ts";
 import { serverDaysOf } from "./serverDays.ts";
 
-export type ReportFormat = "csv" | "md";
+export type { ReportFormat } from "./formats.ts";
 
 export interface ReportOptions {
   /** An open store, or the path of one (opened read-only: a report writes nothing to the store). */
@@ -93,6 +95,7 @@ function reportFileNames(from: string, to: string) {
     experimentStateChanges: `experiment-state-changes_${from}_${to}.csv`,
     configEdits: `config-edits_${from}_${to}.csv`,
     compliance: `compliance_${from}_${to}.md`,
+    complianceHtml: `compliance_${from}_${to}.html`,
     manifest: `manifest_${from}_${to}.json`,
   };
 }
@@ -197,7 +200,9 @@ async function writeFiles(snapshot: ReportSnapshot, staging: string, args: Repor
       written.files.push({ name: names[key], rows: count });
     }
   }
-  if (args.formats.has("md")) {
+  // The HTML is rendered from the Markdown (same numbers by construction), which stays in staging
+  // unlisted, so unpublished, when only the HTML was asked for.
+  if (args.formats.has("md") || args.formats.has("html")) {
     const result = await writeComplianceMarkdown(join(staging, names.compliance), {
       snapshot,
       period,
@@ -209,7 +214,11 @@ async function writeFiles(snapshot: ReportSnapshot, staging: string, args: Repor
       version: VERSION,
     });
     written.counts.records = result.records;
-    written.files.push({ name: names.compliance, rows: result.records });
+    if (args.formats.has("md")) written.files.push({ name: names.compliance, rows: result.records });
+    if (args.formats.has("html")) {
+      writeComplianceHtml(join(staging, names.compliance), join(staging, names.complianceHtml));
+      written.files.push({ name: names.complianceHtml, rows: result.records });
+    }
   } else {
     written.counts.records = (await snapshot.rows("recordCount", params))[0]?.records ?? 0;
   }
@@ -231,7 +240,7 @@ function manifestBody(
       to: period.to,
       timeZone: period.timeZone,
       actionTypes: args.actionTypes,
-      formats: (["csv", "md"] as const).filter((f) => args.formats.has(f)),
+      formats: REPORT_FORMATS.filter((f) => args.formats.has(f)),
     },
     period: { start: period.start, end: period.end },
     files: files.map(({ name, rows, bytes, sha256 }) => ({ name, rows, bytes, sha256 })),

@@ -33,6 +33,48 @@ WHERE ${period("v")}
 ORDER BY v.occurred_at, v.seq`;
 }
 
+function entitySummary(view: string, ruleChanges: boolean): string {
+  const join = ruleChanges ? "\nLEFT JOIN rule_changes rc ON rc.audit_log_id = v.id" : "";
+  return `SELECT v.name, v.updated_by, v.action_type, count(DISTINCT v.id) AS changes,
+       ${ruleChanges ? "count(rc.id)" : "0"} AS rule_changes, min(v.occurred_at) AS first_at,
+       max(v.occurred_at) AS last_at
+FROM ${view} v${join}
+WHERE ${period("v")}
+GROUP BY v.name, v.updated_by, v.action_type
+ORDER BY v.name, v.updated_by, v.action_type`;
+}
+
+const UNREVIEWED = `WITH events AS (
+  SELECT 'experiment' AS kind, e.name, e.occurred_at, e.seq, e.id, e.action_type, e.category, e.updated_by,
+         0 AS is_approval
+  FROM experiment_state_changes e
+  WHERE e.occurred_at >= @reviewStart AND e.occurred_at < @end
+    AND e.action_type NOT IN (SELECT value FROM json_each(@exempt))
+  UNION ALL
+  SELECT 'config', c.name, c.occurred_at, c.seq, c.id, c.action_type, c.category, c.updated_by, 0
+  FROM config_edits c
+  WHERE c.occurred_at >= @reviewStart AND c.occurred_at < @end
+    AND c.action_type NOT IN (SELECT value FROM json_each(@exempt))
+  UNION ALL
+  SELECT json_extract(f.value, '$.entity'), a.name, a.occurred_at, a.seq, a.id, a.action_type, NULL,
+         a.updated_by, 1
+  FROM json_each(@flows) f
+  JOIN audit_logs a ON a.action_type = json_extract(f.value, '$.accept')
+  WHERE json_extract(f.value, '$.entity') IN ('experiment', 'config')
+    AND a.occurred_at >= @reviewStart AND a.occurred_at < @end
+),
+ordered AS (
+  SELECT *, lag(is_approval) OVER w AS after_approval, lag(occurred_at) OVER w AS previous_at
+  FROM events
+  WINDOW w AS (PARTITION BY kind, name ORDER BY occurred_at, is_approval DESC, seq)
+)
+SELECT ch.occurred_at, ch.name, ch.action_type, ch.category, ch.updated_by, ch.id
+FROM ordered ch
+WHERE ch.is_approval = 0
+  AND ${period("ch")}
+  AND NOT (coalesce(ch.after_approval, 0) = 1 AND ch.previous_at >= ch.occurred_at - @reviewWindow)
+ORDER BY ch.occurred_at, ch.seq`;
+
 const QUERIES = {
   experimentStateChangesCsv: csvQuery("experiment_state_changes"),
   configEditsCsv: csvQuery("config_edits"),
@@ -92,6 +134,16 @@ LEFT JOIN audit_logs a ON a.occurred_at >= d.day_start AND a.occurred_at < d.day
 GROUP BY d.day
 ORDER BY d.day`,
 
+  // The executive summary's counts: distinct entity names of the period.
+  entityCount: `SELECT count(DISTINCT a.name) AS records
+FROM audit_logs a
+WHERE ${period("a")}`,
+
+  // The descriptive lists, summarised per entity (the full rows are in the CSVs): one row per entity,
+  // person and action type, folded per entity by the report.
+  experimentSummary: entitySummary("experiment_state_changes", false),
+  configSummary: entitySummary("config_edits", true),
+
   experimentTimelines: `SELECT v.name, v.occurred_at, v.action_type, v.updated_by, v.change_log, v.id
 FROM experiment_state_changes v
 WHERE ${period("v")}
@@ -109,36 +161,10 @@ ORDER BY v.name, v.occurred_at, v.seq, rc.id`,
   // experiment state changes, config_review_accept → config edits) and name, if that change comes within
   // @reviewWindow; any later change needs another approval. One window pass over the changes and
   // approvals since @reviewStart: each change looks at the event just before it.
-  unreviewed: `WITH events AS (
-  SELECT 'experiment' AS kind, e.name, e.occurred_at, e.seq, e.id, e.action_type, e.category, e.updated_by,
-         0 AS is_approval
-  FROM experiment_state_changes e
-  WHERE e.occurred_at >= @reviewStart AND e.occurred_at < @end
-    AND e.action_type NOT IN (SELECT value FROM json_each(@exempt))
-  UNION ALL
-  SELECT 'config', c.name, c.occurred_at, c.seq, c.id, c.action_type, c.category, c.updated_by, 0
-  FROM config_edits c
-  WHERE c.occurred_at >= @reviewStart AND c.occurred_at < @end
-    AND c.action_type NOT IN (SELECT value FROM json_each(@exempt))
-  UNION ALL
-  SELECT json_extract(f.value, '$.entity'), a.name, a.occurred_at, a.seq, a.id, a.action_type, NULL,
-         a.updated_by, 1
-  FROM json_each(@flows) f
-  JOIN audit_logs a ON a.action_type = json_extract(f.value, '$.accept')
-  WHERE json_extract(f.value, '$.entity') IN ('experiment', 'config')
-    AND a.occurred_at >= @reviewStart AND a.occurred_at < @end
-),
-ordered AS (
-  SELECT *, lag(is_approval) OVER w AS after_approval, lag(occurred_at) OVER w AS previous_at
-  FROM events
-  WINDOW w AS (PARTITION BY kind, name ORDER BY occurred_at, is_approval DESC, seq)
-)
-SELECT ch.occurred_at, ch.name, ch.action_type, ch.category, ch.updated_by, ch.id
-FROM ordered ch
-WHERE ch.is_approval = 0
-  AND ${period("ch")}
-  AND NOT (coalesce(ch.after_approval, 0) = 1 AND ch.previous_at >= ch.occurred_at - @reviewWindow)
-ORDER BY ch.occurred_at, ch.seq`,
+  unreviewed: UNREVIEWED,
+
+  // How many rows the unreviewed list above has, for the summary that comes before it.
+  unreviewedCount: `SELECT count(*) AS records FROM (\n${UNREVIEWED}\n)`,
 
   // Every review record of the window, per flow and entity in time order (a request sorts first within
   // its second). The report pairs each approval with its request in code (src/report/reviewPairing.ts):
@@ -171,6 +197,11 @@ JOIN audit_logs a ON a.id = r.audit_log_id
 WHERE ((a.occurred_at >= @start AND a.occurred_at < @end) OR (r.seen_at >= @start AND r.seen_at < @end))
   AND ${scoped("a", TYPES)}
 ORDER BY a.occurred_at, a.seq, r.id`,
+  mutationCount: `SELECT count(DISTINCT r.audit_log_id) AS records, count(*) AS revisions
+FROM audit_log_revisions r
+JOIN audit_logs a ON a.id = r.audit_log_id
+WHERE ((a.occurred_at >= @start AND a.occurred_at < @end) OR (r.seen_at >= @start AND r.seen_at < @end))
+  AND ${scoped("a", TYPES)}`,
 } as const;
 
 export type ReportQueryName = keyof typeof QUERIES;
@@ -290,6 +321,23 @@ export interface MutationRow {
   revision: string;
 }
 
+/** An entity's changes by one person of one action type (rule_changes is 0 outside config edits). */
+export interface EntitySummaryRow {
+  name: string;
+  updated_by: string | null;
+  action_type: string;
+  changes: number;
+  rule_changes: number;
+  first_at: number;
+  last_at: number;
+}
+
+/** The executive summary's count of mutated records and of their later versions. */
+export interface MutationCount {
+  records: number;
+  revisions: number;
+}
+
 /** The row each query returns. */
 export interface ReportRows {
   experimentStateChangesCsv: CsvRow;
@@ -300,12 +348,17 @@ export interface ReportRows {
   byActionType: ActionTypeCount;
   byPerson: PersonCount;
   daily: { day: string; records: number };
+  entityCount: CountRow;
+  experimentSummary: EntitySummaryRow;
+  configSummary: EntitySummaryRow;
   experimentTimelines: TimelineRow;
   configEdits: ConfigEditRow;
   unreviewed: UnreviewedRow;
+  unreviewedCount: CountRow;
   reviewRecords: ReviewRecord;
   rejected: RejectedRow;
   mutations: MutationRow;
+  mutationCount: MutationCount;
 }
 
 /** What the report asks about; bindParams turns it into this dialect's bound values. */

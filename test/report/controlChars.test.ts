@@ -47,8 +47,10 @@ describe("a hostile name through the report", () => {
       const md = readFileSync(join(outDir, "compliance_2024-06-01_2024-06-30.md"), "utf8");
       expect(md).not.toMatch(ANY_CONTROL);
       const visible = "evil\\u001b\\[2J\\u001b\\]0;pwned\\u0007\\u0008\\u0000x\\u007f\\u009b31m";
-      expect(md).toContain(`### ${visible}\n`);
-      expect(md).toContain(`by Mallory${visible}: ${visible}`);
+      // In the per-experiment and per-config summaries, and in the unreviewed list with its author.
+      expect(md).toContain(`\n| ${visible} | 1 | 2024-06-03T09:00:00+00:00 |`);
+      expect(md).toContain(`\n| ${visible} | 1 | 0 | 2024-06-03T10:00:00+00:00 |`);
+      expect(md).toContain(`| ${visible} | gate\\_update | Mallory${visible} |`);
       const csv = readFileSync(join(outDir, "config-edits_2024-06-01_2024-06-30.csv"), "utf8");
       expect(csv).toContain(`,${HOSTILE},gate_update,${HOSTILE},`);
       expect(result.counts.configEdits).toBe(1);

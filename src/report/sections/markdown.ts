@@ -12,6 +12,23 @@ import type { Period } from "../period.ts";
 import type { ServerDays } from "../serverDays.ts";
 import { formatSqlParams } from "../sqlParams.ts";
 
+/** The headings the summary links to: their anchors are derived from these words (headingSlug). */
+export const HEADINGS = {
+  completeness: "Completeness",
+  unreviewed: "Changes with no approved review before them",
+  selfApprovals: "Reviews approved by their own author",
+  rejected: "Rejected reviews",
+  mutations: "Records mutated under the same id",
+} as const;
+
+/** A heading's anchor as GitHub (and GitLab, VS Code…) derives it: lower case, punctuation dropped, spaces to hyphens. */
+export function headingSlug(text: string): string {
+  return text
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N} _-]/gu, "")
+    .replace(/ /g, "-");
+}
+
 /** Appends text to a file through a 64 KiB buffer: bounded memory, few system calls. */
 export class TextFile {
   private readonly fd: number;

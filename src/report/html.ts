@@ -1,0 +1,215 @@
+// compliance_<from>_<to>.html: the compliance Markdown as one self-contained page (inline CSS, the chart
+// as inline SVG, no script, nothing fetched) that prints to PDF from a browser. It is rendered from the
+// Markdown file itself, so every number in it is the Markdown's by construction; the converter knows
+// only the subset the report's sections write (headings, paragraphs, tables, fenced code, the query
+// <details>, and inline escapes, <br>, `code`, **strong** and [links](#anchor)).
+import { readFileSync } from "node:fs";
+import { writeDurable } from "./publish.ts";
+import { headingSlug } from "./sections/markdown.ts";
+
+const CSS = `
+body { font: 14px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: #111; max-width: 72rem; margin: 2rem auto; padding: 0 1rem; }
+h1 { font-size: 1.6rem; } h2 { font-size: 1.25rem; border-bottom: 1px solid #ccc; margin-top: 2rem; } h3 { font-size: 1.05rem; }
+table { border-collapse: collapse; margin: .5rem 0 1rem; font-size: 12px; }
+th, td { border: 1px solid #bbb; padding: 2px 6px; text-align: left; vertical-align: top; overflow-wrap: anywhere; }
+th { background: #eee; }
+td.n { text-align: right; font-variant-numeric: tabular-nums; }
+code, pre { font: 12px/1.35 ui-monospace, Menlo, Consolas, monospace; }
+pre { background: #f6f6f6; padding: .5rem; white-space: pre-wrap; overflow-wrap: anywhere; }
+details { margin: .25rem 0 1rem; color: #444; }
+svg.chart { width: 100%; max-width: 60rem; height: auto; }
+svg.chart text { font: 10px sans-serif; fill: #333; }
+svg.chart rect { fill: #4a6fa5; }
+@page { margin: 15mm; }
+@media print {
+  body { margin: 0; max-width: none; font-size: 11px; }
+  h2, h3 { break-after: avoid; }
+  tr, svg.chart { break-inside: avoid; }
+  thead { display: table-header-group; }
+  a { color: inherit; text-decoration: none; }
+}
+`.trim();
+
+const HTML_SPECIAL: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" };
+
+/** Text content: what an HTML serializer escapes there (so the page round-trips through a parser). */
+export function escapeHtml(text: string): string {
+  return text.replace(/[&<>]/g, (c) => HTML_SPECIAL[c]!);
+}
+
+/** An attribute value, double-quoted. */
+function escapeAttr(text: string): string {
+  return text.replace(/[&"]/g, (c) => HTML_SPECIAL[c]!);
+}
+
+/** Escaped Markdown inline text (as mdText writes it, plus the sections' own markup) to HTML. */
+export function inlineHtml(md: string): string {
+  let html = "";
+  let i = 0;
+  while (i < md.length) {
+    const c = md[i]!;
+    if (c === "\\" && i + 1 < md.length && /[!-/:-@[-`{-~]/.test(md[i + 1]!)) {
+      html += escapeHtml(md[i + 1]!);
+      i += 2;
+    } else if (md.startsWith("<br>", i)) {
+      html += "<br>";
+      i += 4;
+    } else if (c === "`") {
+      const fence = /^`+/.exec(md.slice(i))![0];
+      const end = md.indexOf(fence, i + fence.length);
+      if (end < 0) {
+        html += escapeHtml(fence);
+        i += fence.length;
+        continue;
+      }
+      html += `<code>${escapeHtml(md.slice(i + fence.length, end).trim())}</code>`;
+      i = end + fence.length;
+    } else if (md.startsWith("**", i) && md.indexOf("**", i + 2) > i + 2) {
+      const end = md.indexOf("**", i + 2);
+      html += `<strong>${inlineHtml(md.slice(i + 2, end))}</strong>`;
+      i = end + 2;
+    } else if (c === "[" && /^\[[^\]]*\]\(#[^)\s]*\)/.test(md.slice(i))) {
+      const match = /^\[([^\]]*)\]\((#[^)\s]*)\)/.exec(md.slice(i))!;
+      html += `<a href="${escapeAttr(match[2]!)}">${inlineHtml(match[1]!)}</a>`;
+      i += match[0].length;
+    } else {
+      html += escapeHtml(c);
+      i += 1;
+    }
+  }
+  return html;
+}
+
+/** A table row's cells: split on `|` that is not escaped. */
+export function tableCells(line: string): string[] {
+  const cells: string[] = [];
+  let cell = "";
+  const body = line.trim().replace(/^\|/, "").replace(/\|$/, "");
+  for (let i = 0; i < body.length; i++) {
+    if (body[i] === "\\" && i + 1 < body.length) {
+      cell += body[i]! + body[i + 1]!;
+      i += 1;
+    } else if (body[i] === "|") {
+      cells.push(cell.trim());
+      cell = "";
+    } else cell += body[i];
+  }
+  cells.push(cell.trim());
+  return cells;
+}
+
+function tableHtml(lines: readonly string[]): string {
+  const [header, , ...rows] = lines.map(tableCells);
+  const td = (cell: string) => {
+    const numeric = /^-?\d+$/.test(cell);
+    return `<td${numeric ? ' class="n"' : ""}>${inlineHtml(cell)}</td>`;
+  };
+  return [
+    "<table>",
+    `<thead><tr>${(header ?? []).map((h) => `<th>${inlineHtml(h)}</th>`).join("")}</tr></thead>`,
+    "<tbody>",
+    ...rows.map((r) => `<tr>${r.map(td).join("")}</tr>`),
+    "</tbody>",
+    "</table>",
+  ].join("\n");
+}
+
+/** The Mermaid xychart the daily section writes, drawn as an SVG bar chart with the same numbers. */
+export function chartSvg(mermaid: readonly string[]): string {
+  const labels = [...(mermaid.find((l) => l.trim().startsWith("x-axis")) ?? "").matchAll(/"([^"]*)"/g)].map(
+    (m) => m[1]!,
+  );
+  const barLine = mermaid.find((l) => l.trim().startsWith("bar")) ?? "";
+  const values = (/\[(.*)\]/.exec(barLine)?.[1] ?? "")
+    .split(",")
+    .map((v) => v.trim())
+    .filter((v) => v !== "")
+    .map(Number);
+  const title = /title "([^"]*)"/.exec(mermaid.join("\n"))?.[1] ?? "";
+  const max = Math.max(1, ...values);
+  const [w, h, left, bottom, top] = [760, 260, 44, 40, 24];
+  const slot = (w - left - 8) / Math.max(1, values.length);
+  const scale = (h - top - bottom) / max;
+  const parts = [
+    `<svg class="chart" viewBox="0 0 ${w} ${h}" role="img" aria-label="${escapeAttr(title)}">`,
+    `<text x="${w / 2}" y="14" text-anchor="middle">${escapeHtml(title)}</text>`,
+    `<line x1="${left}" y1="${h - bottom}" x2="${w - 8}" y2="${h - bottom}" stroke="#999"></line>`,
+    `<text x="${left - 4}" y="${top + 4}" text-anchor="end">${max}</text>`,
+    `<text x="${left - 4}" y="${h - bottom}" text-anchor="end">0</text>`,
+  ];
+  values.forEach((v, k) => {
+    const x = left + k * slot;
+    const bh = v * scale;
+    const cx = (x + slot / 2).toFixed(1);
+    parts.push(
+      `<rect x="${(x + slot * 0.15).toFixed(1)}" y="${(h - bottom - bh).toFixed(1)}" width="${(slot * 0.7).toFixed(1)}" height="${bh.toFixed(1)}"><title>${escapeHtml(labels[k] ?? "")}: ${v}</title></rect>`,
+      `<text x="${cx}" y="${h - bottom + 12}" text-anchor="end" transform="rotate(-45 ${cx} ${h - bottom + 12})">${escapeHtml(labels[k] ?? "")}</text>`,
+    );
+  });
+  parts.push("</svg>");
+  return parts.join("\n");
+}
+
+/** The report's Markdown as the body of an HTML page. */
+export function markdownToHtml(md: string): string {
+  const lines = md.split("\n");
+  const out: string[] = [];
+  let paragraph: string[] = [];
+  const endParagraph = () => {
+    if (paragraph.length > 0) out.push(`<p>${paragraph.map(inlineHtml).join("\n")}</p>`);
+    paragraph = [];
+  };
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i]!;
+    const fence = /^```(\w*)$/.exec(line);
+    const heading = /^(#{1,6}) (.*)$/.exec(line);
+    if (fence) {
+      endParagraph();
+      const end = lines.indexOf("```", i + 1);
+      const body = lines.slice(i + 1, end < 0 ? lines.length : end);
+      out.push(
+        fence[1] === "mermaid" ? chartSvg(body) : `<pre><code>${escapeHtml(body.join("\n"))}</code></pre>`,
+      );
+      i = end < 0 ? lines.length : end;
+    } else if (heading) {
+      endParagraph();
+      const text = inlineHtml(heading[2]!);
+      const level = heading[1]!.length;
+      out.push(`<h${level} id="${escapeAttr(headingSlug(heading[2]!))}">${text}</h${level}>`);
+    } else if (line.startsWith("| ")) {
+      endParagraph();
+      let end = i;
+      while (end < lines.length && lines[end]!.startsWith("| ")) end++;
+      out.push(tableHtml(lines.slice(i, end)));
+      i = end - 1;
+    } else if (line === "<details><summary>Query</summary>" || line === "</details>") {
+      endParagraph();
+      out.push(line);
+    } else if (line.trim() === "") endParagraph();
+    else paragraph.push(line);
+  }
+  endParagraph();
+  return out.join("\n");
+}
+
+/** Reads the compliance Markdown and writes its HTML rendition beside it (a page of a few MB at most). */
+export function writeComplianceHtml(markdownPath: string, htmlPath: string): void {
+  const md = readFileSync(markdownPath, "utf8");
+  const title = /^# (.*)$/m.exec(md)?.[1] ?? "Compliance report";
+  const page = [
+    "<!DOCTYPE html>",
+    '<html lang="en">',
+    "<head>",
+    '<meta charset="utf-8">',
+    '<meta name="viewport" content="width=device-width, initial-scale=1">',
+    `<title>${inlineHtml(title)}</title>`,
+    `<style>\n${CSS}\n</style>`,
+    "</head>",
+    "<body>",
+    markdownToHtml(md),
+    "</body>",
+    "</html>",
+    "",
+  ].join("\n");
+  writeDurable(htmlPath, page);
+}

@@ -1,0 +1,63 @@
+// The activity chart: a bar per day up to six weeks, a bar per week (Monday to Sunday, cut by the
+// period's ends) beyond, so that a quarter has ~13 bars instead of ~90; axis labels are MM-DD.
+import { mdTable, mdText } from "../escape.ts";
+import { type ComplianceContext, querySection, run, type TextFile } from "./markdown.ts";
+
+/** Longest period still drawn a bar per day. */
+export const DAILY_BARS_MAX_DAYS = 42;
+
+export interface ChartBucket {
+  /** First and last day of the bucket (YYYY-MM-DD; equal for a daily bar). */
+  from: string;
+  to: string;
+  records: number;
+}
+
+/** Days (in order) into daily buckets, or weekly ones beyond DAILY_BARS_MAX_DAYS. */
+export function chartBuckets(days: readonly { day: string; records: number }[]): ChartBucket[] {
+  if (days.length <= DAILY_BARS_MAX_DAYS)
+    return days.map((d) => ({ from: d.day, to: d.day, records: d.records }));
+  const buckets: ChartBucket[] = [];
+  for (const d of days) {
+    const monday = new Date(`${d.day}T00:00:00Z`).getUTCDay() === 1;
+    const last = buckets.at(-1);
+    if (!last || monday) buckets.push({ from: d.day, to: d.day, records: d.records });
+    else {
+      last.to = d.day;
+      last.records += d.records;
+    }
+  }
+  return buckets;
+}
+
+export async function writeDaily(out: TextFile, ctx: ComplianceContext): Promise<void> {
+  const rows = await run(ctx, "daily");
+  const buckets = chartBuckets(rows);
+  const weekly = rows.length > DAILY_BARS_MAX_DAYS;
+  const max = Math.max(1, ...buckets.map((b) => b.records));
+  const unit = weekly ? "week" : "day";
+  const years = [...new Set(rows.map((r) => r.day.slice(0, 4)))].join("–");
+  out.line(`## ${weekly ? "Weekly" : "Daily"} activity`);
+  out.line();
+  out.line(
+    `Records per ${unit} in ${mdText(ctx.period.timeZone)}` +
+      (weekly ? " (weeks from Monday, cut by the period's ends; labelled by their first day)." : "."),
+  );
+  out.line();
+  out.line("```mermaid");
+  out.line("xychart-beta");
+  out.line(`    title "Records per ${unit}, ${years}"`);
+  out.line(`    x-axis [${buckets.map((b) => `"${b.from.slice(5)}"`).join(", ")}]`);
+  out.line(`    y-axis "Records" 0 --> ${max}`);
+  out.line(`    bar [${buckets.map((b) => b.records).join(", ")}]`);
+  out.line("```");
+  out.line();
+  // The same numbers as text, for renderers without Mermaid: a row per week, or per day in weeks.
+  out.line(
+    mdTable(
+      [weekly ? "Week" : "Day", "Records"],
+      buckets.map((b) => [b.from === b.to ? b.from : `${b.from} to ${b.to}`, String(b.records)]),
+    ),
+  );
+  querySection(out, ctx, "daily");
+}
