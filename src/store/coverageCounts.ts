@@ -1,7 +1,8 @@
 // What the store holds per server day, for comparing with the server's totalItems. A record counts for
-// its server day: valid records by their own date, quarantined ones by theirs when it parses, else by
-// the narrowest request range that returned them (day_min..day_max), so an unreadable date is never a
-// false gap. Quarantined records count once per id, and not when a valid version of the id is stored.
+// its server day: valid records by their own date unless a single-day read showed the server files them
+// under another (listed_days), quarantined ones by their date when it parses, else by the narrowest
+// request range that returned them (day_min..day_max). So a gap report means a record is missing. Quarantined records count once per id, and not when a valid version of the id is stored.
+import type Database from "better-sqlite3";
 import { type Store, sqliteOf } from "./connection.ts";
 import { updateCoverageDigest } from "./digests.ts";
 import { removePendingCoverageDays, writeCoverage } from "./syncState.ts";
@@ -10,6 +11,45 @@ const typeFilter = (column: string, actionTypes: readonly string[]) =>
   actionTypes.length === 0 ? "" : `AND ${column} IN (${actionTypes.map(() => "?").join(", ")})`;
 
 const QUARANTINE_HELD = `(q.record_id IS NULL OR q.record_id NOT IN (SELECT id FROM audit_logs))`;
+
+/**
+ * Inside the write transaction of a single-day read: the server listed these records under `day`. A
+ * record whose own date text says another day (written in another zone) is counted on `day` from now on.
+ */
+export function noteListedDay(sqlite: Database.Database, ids: readonly string[], day: string): void {
+  const upsert = sqlite.prepare(
+    `INSERT INTO listed_days (audit_log_id, day)
+     SELECT id, @day FROM audit_logs WHERE id = @id AND server_day IS NOT @day
+     ON CONFLICT(audit_log_id) DO UPDATE SET day = excluded.day`,
+  );
+  const drop = sqlite.prepare(
+    "DELETE FROM listed_days WHERE audit_log_id = @id AND (SELECT server_day FROM audit_logs WHERE id = @id) IS @day",
+  );
+  for (const id of ids) {
+    upsert.run({ id, day });
+    drop.run({ id, day });
+  }
+}
+
+/**
+ * Records the server lists on another day than their own date's, as (own day, listed day) pairs of the
+ * filter set: the corrections to counts by server_day.
+ */
+function relisted(
+  sqlite: Database.Database,
+  from: string,
+  to: string,
+  actionTypes: readonly string[],
+): { own: string | null; listed: string }[] {
+  return sqlite
+    .prepare(
+      `SELECT a.server_day AS own, l.day AS listed FROM listed_days l JOIN audit_logs a ON a.id = l.audit_log_id
+       WHERE ((a.server_day BETWEEN ? AND ?) OR (l.day BETWEEN ? AND ?)) ${typeFilter("a.action_type", actionTypes)}`,
+    )
+    .all(from, to, from, to, ...actionTypes) as { own: string | null; listed: string }[];
+}
+
+const within = (day: string | null, from: string, to: string) => day !== null && day >= from && day <= to;
 
 /** Records held for the server days from..to (both included). */
 export async function localCountForRange(
@@ -25,6 +65,10 @@ export async function localCountForRange(
     )
     .pluck()
     .get(from, to, ...actionTypes) as number;
+  let moved = 0;
+  for (const r of relisted(sqlite, from, to, actionTypes)) {
+    moved += (within(r.listed, from, to) ? 1 : 0) - (within(r.own, from, to) ? 1 : 0);
+  }
   const quarantined = sqlite
     .prepare(
       `SELECT count(DISTINCT coalesce(q.record_id, q.raw_hash)) FROM quarantine q
@@ -34,7 +78,7 @@ export async function localCountForRange(
     )
     .pluck()
     .get(from, to, from, to, ...actionTypes) as number;
-  return stored + quarantined;
+  return stored + moved + quarantined;
 }
 
 export interface DayCount {
@@ -60,6 +104,16 @@ export async function localCountsByDay(
     )
     .all(from, to, ...actionTypes) as { day: string; n: number }[];
   for (const row of stored) counts.set(row.day, { day: row.day, held: row.n, quarantined: 0 });
+  const add = (day: string | null, n: number) => {
+    if (!within(day, from, to) || day === null) return;
+    const count = counts.get(day) ?? { day, held: 0, quarantined: 0 };
+    count.held += n;
+    counts.set(day, count);
+  };
+  for (const r of relisted(sqlite, from, to, actionTypes)) {
+    add(r.own, -1);
+    add(r.listed, 1);
+  }
   const quarantined = sqlite
     .prepare(
       `SELECT day, count(DISTINCT key) AS n FROM (

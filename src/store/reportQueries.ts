@@ -86,8 +86,9 @@ WHERE ${period("a")}`,
   unplaced: "SELECT count(*) AS records FROM audit_logs WHERE occurred_at IS NULL",
 
   // Coverage is kept per server day (the API's calendar day in the server's zone). The local count is
-  // recounted in this snapshot (stored records plus quarantined ones, as the sync counts them) rather
-  // than trusted from sync time. A filter key is "all" or "types:" + comma-separated action types.
+  // recounted in this snapshot exactly as the sync counts (store/coverageCounts.ts): stored records on
+  // the day the server lists them under, quarantined ones on their date's day or the one day a request
+  // placed them in, rather than trusted from sync time. A filter key is "all" or "types:" + comma-separated action types.
   coverage: `WITH cov AS (
   SELECT c.*,
          CASE WHEN c.filter_key = 'all' THEN NULL
@@ -97,10 +98,13 @@ WHERE ${period("a")}`,
 )
 SELECT c.day, c.filter_key, c.server_total, c.local_count AS local_count_at_sync, c.day_closed, c.checked_at,
        (SELECT count(*) FROM audit_logs a
-        WHERE a.server_day = c.day
+        WHERE a.server_day = c.day AND a.id NOT IN (SELECT audit_log_id FROM listed_days)
           AND (c.types_json IS NULL OR a.action_type IN (SELECT value FROM json_each(c.types_json))))
+       + (SELECT count(*) FROM listed_days l JOIN audit_logs a ON a.id = l.audit_log_id
+          WHERE l.day = c.day
+            AND (c.types_json IS NULL OR a.action_type IN (SELECT value FROM json_each(c.types_json))))
        + (SELECT count(DISTINCT coalesce(q.record_id, q.raw_hash)) FROM quarantine q
-          WHERE q.server_day = c.day
+          WHERE coalesce(q.server_day, CASE WHEN q.day_min = q.day_max THEN q.day_min END) = c.day
             AND (q.record_id IS NULL OR q.record_id NOT IN (SELECT id FROM audit_logs))
             AND (c.types_json IS NULL
                  OR json_extract(q.raw, '$.actionType') IN (SELECT value FROM json_each(c.types_json))))

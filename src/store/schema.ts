@@ -207,6 +207,18 @@ export const ruleDiffSummaries = sqliteTable("rule_diff_summaries", {
   diffVersion: integer("diff_version").notNull(),
 });
 
+/**
+ * The server day a single-day request listed a record under, when that differs from the day of its own
+ * `date` text (a server that writes some texts in another zone than the one it files days in). Coverage
+ * counts such a record on the day the server lists it under, so that a gap report means a missing record.
+ */
+export const listedDays = sqliteTable("listed_days", {
+  auditLogId: text("audit_log_id")
+    .primaryKey()
+    .references(() => auditLogs.id),
+  day: text("day").notNull(),
+});
+
 /** Category of each action type (experiment_state | config_edit | …), written from code at open. */
 export const actionTypeCategories = sqliteTable("action_type_categories", {
   actionType: text("action_type").primaryKey(),

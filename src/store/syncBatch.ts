@@ -2,6 +2,7 @@
 // next page, the plan's head (the next checkpoint), the run's counters, the rule-diff mark. A kill loses
 // at most the batch being written, and the stored progress then points at its first page again.
 import { type Store, sqliteOf } from "./connection.ts";
+import { noteListedDay } from "./coverageCounts.ts";
 import { writeChainHeadSignature } from "./digests.ts";
 import { advanceBackfillMark } from "./ruleDiffs.ts";
 import { advanceWindow, type RunCounters, type SyncPlan, savePlan, updateRunCounters } from "./syncState.ts";
@@ -24,6 +25,8 @@ export interface BatchPage {
   dayRange: { from: string; to: string };
   /** The window this page belongs to and its progress once the page is stored (day repairs have none). */
   window?: { startDate: string; endDate: string; nextPage: number; done: boolean };
+  /** A single-day read: the server lists every record of the page under this day. */
+  listedDay?: string;
   /** Page 1 of the plan's newest window: its first valid record becomes the plan's head. */
   holdsHead?: boolean;
 }
@@ -66,6 +69,10 @@ function commit(store: Store, batch: SyncBatch): BatchResult {
       { syncRunId: batch.runId, requestPath: page.requestPath, dayRange: page.dayRange, now: batch.now },
     );
     addCounts(counters, result);
+    if (page.listedDay !== undefined) {
+      const ids = result.outcomes.flatMap((o) => (o.kind === "quarantined" ? [] : [o.id]));
+      noteListedDay(sqlite, ids, page.listedDay);
+    }
     warningMessages.push(...result.warningMessages);
     if (plan && page.window) {
       advanceWindow(store, plan.filterKey, page.window, {

@@ -102,24 +102,14 @@ async function repairDay(run: SyncRun, day: string, pageSize: number): Promise<v
       records: page.records,
       requestPath: page.requestPath,
       dayRange: { from: day, to: day },
+      listedDay: day,
     });
   }
   await run.flush();
 }
 
-async function settleDay(run: SyncRun, day: string, serverTotal: number, pageSize: number): Promise<void> {
-  const held = async () => (await localCountsByDay(run.store, day, day, run.options.actionTypes)).get(day);
-  let count = await held();
-  const local = count?.held ?? 0;
-  // A repair at this very server total already ended with this local count: reading the day again
-  // would change nothing (and would repeat on every run). The gap stays reported.
-  const previous = readCoverage(run.store, run.filterKey, day);
-  const repairedBefore = previous?.serverTotal === serverTotal && previous.localCount === local;
-  if (local < serverTotal && !repairedBefore && run.options.repairGaps && !run.signal.aborted) {
-    await repairDay(run, day, pageSize);
-    count = await held();
-  }
-  if (run.signal.aborted) return;
+async function recordDay(run: SyncRun, day: string, serverTotal: number): Promise<void> {
+  const count = (await localCountsByDay(run.store, day, day, run.options.actionTypes)).get(day);
   await recordDays(run, [
     {
       day,
@@ -131,24 +121,56 @@ async function settleDay(run: SyncRun, day: string, serverTotal: number, pageSiz
   ]);
 }
 
+async function settleDay(
+  run: SyncRun,
+  day: string,
+  serverTotal: number,
+  pageSize: number,
+  later: { day: string; serverTotal: number }[],
+): Promise<void> {
+  const held = async () => (await localCountsByDay(run.store, day, day, run.options.actionTypes)).get(day);
+  const local = (await held())?.held ?? 0;
+  // More held than the server lists: a record the server files under a neighbouring day, which that
+  // day's re-read will show. Judged once every day of this check is settled.
+  if (local > serverTotal) {
+    later.push({ day, serverTotal });
+    return;
+  }
+  // A repair at this very server total already ended with this local count: reading the day again
+  // would change nothing (and would repeat on every run). The gap stays reported.
+  const previous = readCoverage(run.store, run.filterKey, day);
+  const repairedBefore = previous?.serverTotal === serverTotal && previous.localCount === local;
+  if (local < serverTotal && !repairedBefore && run.options.repairGaps && !run.signal.aborted) {
+    await repairDay(run, day, pageSize);
+  }
+  if (run.signal.aborted) return;
+  await recordDay(run, day, serverTotal);
+}
+
 /** Compares a range with the server's total; halves it until the days that differ are found. */
-async function settle(run: SyncRun, range: RangeToCheck, pageSize: number): Promise<void> {
+async function settle(
+  run: SyncRun,
+  range: RangeToCheck,
+  pageSize: number,
+  later: { day: string; serverTotal: number }[],
+): Promise<void> {
   if (run.signal.aborted) return;
   const serverTotal = range.serverTotal ?? (await probe(run, range.from, range.to));
   const local = await localCountForRange(run.store, range.from, range.to, run.options.actionTypes);
   const known = [...(await knownShortfalls(run.store, run.filterKey, range.from, range.to)).values()];
   if (local + known.reduce((a, b) => a + b, 0) === serverTotal) return recordMatchingRange(run, range);
-  if (range.from === range.to) return settleDay(run, range.from, serverTotal, pageSize);
+  if (range.from === range.to) return settleDay(run, range.from, serverTotal, pageSize, later);
   const mid = addDays(range.from, Math.floor(daysBetween(range.from, range.to) / 2));
   const olderTotal = await probe(run, range.from, mid);
   // Records only arrive at the newest end while we look: the newer half's total by subtraction is
   // at most one probe old. A negative result means the server's counts moved: ask for it.
   const newerTotal = serverTotal - olderTotal;
-  await settle(run, { from: range.from, to: mid, serverTotal: olderTotal }, pageSize);
+  await settle(run, { from: range.from, to: mid, serverTotal: olderTotal }, pageSize, later);
   await settle(
     run,
     { from: addDays(mid, 1), to: range.to, ...(newerTotal >= 0 ? { serverTotal: newerTotal } : {}) },
     pageSize,
+    later,
   );
 }
 
@@ -199,15 +221,17 @@ export async function checkCoverage(
   );
   const ranges = [...mismatches, ...owedRanges];
   let done = 0;
+  const later: { day: string; serverTotal: number }[] = [];
   await runPool(
     ranges,
     run.options.concurrency,
     async (range) => {
-      await settle(run, range, pageSize);
+      await settle(run, range, pageSize, later);
       done += 1;
       run.progress("coverage", done, ranges.length);
     },
     run.signal,
   );
+  if (!run.signal.aborted) for (const d of later) await recordDay(run, d.day, d.serverTotal);
   return run.checkedDays.size;
 }

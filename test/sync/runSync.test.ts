@@ -1,13 +1,17 @@
+import { mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { AuditLogQuery } from "../../src/api/client.ts";
 import { ApiError, LockedError } from "../../src/errors.ts";
+import { writeReports } from "../../src/report/writeReports.ts";
 import { sqliteOf } from "../../src/store/connection.ts";
 import { acquireLease } from "../../src/store/leases.ts";
 import { openStore, type Store } from "../../src/store/open.ts";
 import { backfillRuleDiffs } from "../../src/store/ruleDiffs.ts";
 import { readCheckpoint, readPendingCoverageDays, readPlan, readWindows } from "../../src/store/syncState.ts";
 import { runSync, type SyncOptions } from "../../src/sync/runSync.ts";
-import { makeRecord } from "../helpers/auditRecords.ts";
+import { makeRecord, utcDateText, utcTimeText } from "../helpers/auditRecords.ts";
 import { FakeConsoleClient } from "../helpers/fakeConsoleClient.ts";
 
 const DAY = 86_400_000;
@@ -458,5 +462,49 @@ describe("runSync checkpoint without recent activity", () => {
     });
     expect(notices.join("\n")).not.toContain("No checkpoint");
     expect(client.queries.some((q) => q.latestID === newest.id)).toBe(true);
+  });
+});
+
+describe("runSync coverage with texts in another zone than the server's days", () => {
+  it("counts a record on the day the server lists it under: no false gap, and the report agrees", async () => {
+    const store = openStore(":memory:");
+    // The fake server files days in UTC. Some records carry texts written in UTC-8: one stamped
+    // 2024-06-29 03:00 UTC reads "Fri Jun 28 2024 19:00:00 GMT-0800", so its own date says the 28th.
+    const entries = history(40, 6);
+    const at = Date.UTC(2024, 5, 29, 3, 0, 0);
+    const local = new Date(at - 8 * 3_600_000);
+    const shifted = makeRecord(at, {
+      date: utcDateText(local.getTime()),
+      time: `${utcTimeText(local.getTime()).slice(0, 8)} GMT-0800 (Pacific Standard Time)`,
+    });
+    const client = new FakeConsoleClient([...entries, { at, record: shifted }]);
+    // A one-day range: the record is listed on the 29th, while its own date says the 28th.
+    const summary = await runSync(store, client, { ...base, since: "2024-06-29", until: "2024-06-29" });
+    expect(
+      sqliteOf(store).prepare("SELECT server_day FROM audit_logs WHERE id = ?").pluck().get(shifted.id),
+    ).toBe("2024-06-28");
+    expect(summary.coverageGaps).toEqual([]);
+    expect(
+      sqliteOf(store).prepare("SELECT day FROM listed_days WHERE audit_log_id = ?").pluck().get(shifted.id),
+    ).toBe("2024-06-29");
+    const row = sqliteOf(store)
+      .prepare("SELECT server_total, local_count FROM coverage WHERE day = '2024-06-29'")
+      .get() as { server_total: number; local_count: number };
+    expect(row.local_count).toBe(row.server_total);
+
+    // A wider range later: the 28th and 29th hold what the server lists on them, so no day differs.
+    const wider = await runSync(store, client, { ...base, since: "2024-06-25", until: "2024-06-30" });
+    expect(wider.coverageGaps).toEqual([]);
+    // The report recounts the same way: no gap on either day.
+    const outDir = mkdtempSync(join(tmpdir(), "flagtrail-zones-"));
+    const report = await writeReports({
+      store,
+      from: "2024-06-28",
+      to: "2024-06-29",
+      outDir,
+      formats: ["md"],
+    });
+    const markdown = readFileSync(report.files.find((f) => f.path.endsWith(".md"))!.path, "utf8");
+    expect(markdown).toContain("**Complete**: all");
   });
 });
