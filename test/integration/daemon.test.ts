@@ -63,7 +63,7 @@ function logEvents(result: CliResult): { event: string; [key: string]: unknown }
 describe("flagtrail daemon", () => {
   it("runs on a per-second schedule, keeps a second daemon idle, and stops cleanly on SIGTERM mid-sync", async () => {
     // Latency makes one sync last a few seconds, so SIGTERM lands in the middle of one.
-    const sim = await startSim({ records: 800, days: 100, faults: { latencyMs: 25 } });
+    const sim = await startSim({ records: 800, days: 100, faults: { latencyMs: 60 } });
     const db = tempDbPath();
     const env = simEnv(sim, db);
     const args = [
