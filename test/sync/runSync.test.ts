@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { AuditLogQuery } from "../../src/api/client.ts";
-import { ApiError, LockedError } from "../../src/errors.ts";
+import { ApiError, AuthError, LockedError } from "../../src/errors.ts";
 import { writeReports } from "../../src/report/writeReports.ts";
 import { sqliteOf } from "../../src/store/connection.ts";
 import { acquireLease } from "../../src/store/leases.ts";
@@ -506,5 +506,65 @@ describe("runSync coverage with texts in another zone than the server's days", (
     });
     const markdown = readFileSync(report.files.find((f) => f.path.endsWith(".md"))!.path, "utf8");
     expect(markdown).toContain("**Complete**: all");
+  });
+});
+
+describe("runSync sticky plans", () => {
+  function interruptedStore() {
+    const store = openStore(":memory:");
+    const controller = new AbortController();
+    const client = new FakeConsoleClient(history(300, 100), {
+      beforeRequest: (_q, index) => {
+        if (index === 6) controller.abort();
+      },
+    });
+    return { store, client, controller };
+  }
+
+  it("resumes an interrupted explicit range once: the same range finishes it, nothing is read twice", async () => {
+    const { store, client, controller } = interruptedStore();
+    const options = { ...base, since: "2024-03-01", concurrency: 1 };
+    const first = await runSync(store, client, options, controller.signal);
+    expect(first.outcome).toBe("interrupted");
+    const storedBefore = storedIds(store).length;
+    client.queries.length = 0;
+    const second = await runSync(store, client, options);
+    expect(second.resumed).toBe(true);
+    expect(storedIds(store)).toEqual(client.ids().sort());
+    // Every record is fetched once more at most: the plan finished and no second plan re-read the range.
+    const pageRecords = client.queries.filter((q) => q.limit === 10).length * 10;
+    expect(pageRecords).toBeLessThan(300 - storedBefore + 10 * 10);
+    expect(second.fetched).toBeLessThan(300 - storedBefore + 40);
+  });
+
+  it("a run naming another range replaces the interrupted plan, says so, and coverage owes its unread days", async () => {
+    const { store, client, controller } = interruptedStore();
+    await runSync(store, client, { ...base, since: "2024-03-01", concurrency: 1 }, controller.signal);
+    const notices: string[] = [];
+    const other = await runSync(store, client, {
+      ...base,
+      since: "2024-06-20",
+      onEvent: (e) => {
+        if (e.type === "notice") notices.push(e.message);
+      },
+    });
+    expect(other.resumed).toBe(false);
+    expect(notices.join("\n")).toMatch(/interrupted sync of 2024-03-01 to 2024-07-01 is replaced/);
+    expect(other.range.since).toBe("2024-06-20");
+    // The older days it left unread were checked by count and re-read where short: nothing is missing.
+    expect(storedIds(store)).toEqual(client.ids().sort());
+    expect(other.coverageGaps).toEqual([]);
+  });
+
+  it("a run that fails before reading anything (a rejected key) leaves no plan to resume", async () => {
+    const store = openStore(":memory:");
+    const client = new FakeConsoleClient(history(20, 10), {
+      beforeRequest: () => {
+        throw new AuthError("The API key was rejected: it is not an active console key.", 401);
+      },
+    });
+    await expect(runSync(store, client, { ...base, since: "2024-06-01" })).rejects.toThrow(AuthError);
+    expect(readPlan(store, "all")).toBeUndefined();
+    expect(readWindows(store, "all")).toEqual([]);
   });
 });
