@@ -19,8 +19,9 @@ import { writeMetaValue } from "../store/metaValues.ts";
 import { openStore, type Store } from "../store/open.ts";
 import { createSyncClient } from "../sync/client.ts";
 import { runSync, type SyncEvent } from "../sync/runSync.ts";
+import { checkActionTypes } from "./actionTypes.ts";
 import { parseOptions } from "./options.ts";
-import { checkActionTypes, runSyncOptionsFrom, sinceNotAfterUntil, syncOptionsShape } from "./sync.ts";
+import { runSyncOptionsFrom, sinceNotAfterUntil, syncOptionsShape } from "./sync.ts";
 
 const daemonOptionsSchema = z
   .object({

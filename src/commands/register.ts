@@ -103,6 +103,7 @@ function registerReport(program: Command): void {
     .option("--format <list>", "comma-separated: csv, md", "csv,md")
     .option("--tz <zone>", "IANA time zone of the period's days and of the times shown", "UTC")
     .option("--action-type <type...>", "only these action types (repeat or comma-separate)")
+    .option("--allow-unknown-action-types", "accept action types missing from the specification's list")
     .action(lazy(() => import("./report.ts")));
 }
 

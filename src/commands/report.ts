@@ -2,6 +2,7 @@
 import { z } from "zod";
 import { resolveDbPath } from "../config.ts";
 import { writeReports } from "../report/writeReports.ts";
+import { checkActionTypes } from "./actionTypes.ts";
 import { parseOptions } from "./options.ts";
 
 const day = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, { message: "expected a calendar day YYYY-MM-DD" });
@@ -34,10 +35,12 @@ const reportOptionsSchema = z.object({
     .pipe(
       z.array(z.string().regex(/^[A-Za-z0-9_]+$/, { message: "an action type is letters, digits and _" })),
     ),
+  allowUnknownActionTypes: z.boolean().default(false),
 });
 
 export async function action(raw: Record<string, unknown>): Promise<void> {
   const options = parseOptions(reportOptionsSchema, raw);
+  checkActionTypes(options.actionType, options.allowUnknownActionTypes);
   const result = await writeReports({
     dbPath: resolveDbPath(options),
     from: options.from,
@@ -47,6 +50,7 @@ export async function action(raw: Record<string, unknown>): Promise<void> {
     formats: options.format,
     actionTypes: options.actionType,
   });
+  if (result.notice) process.stdout.write(`${result.notice}\n`);
   for (const file of result.files)
     process.stdout.write(`${file.path}  ${file.rows} rows  sha256 ${file.sha256}\n`);
   process.stdout.write(

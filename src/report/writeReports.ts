@@ -71,6 +71,8 @@ export interface ReportResult {
   manifestPath: string;
   counts: { experimentStateChanges: number; configEdits: number; records: number };
   signed: boolean;
+  /** Set when no day of the period was ever checked by a sync: empty sections prove nothing then. */
+  notice: string | null;
 }
 
 function csvColumns(formatTime: (ms: number) => string): CsvColumn<CsvRow>[] {
@@ -140,6 +142,7 @@ export async function writeReports(options: ReportOptions): Promise<ReportResult
         manifestPath: join(options.outDir, manifestName),
         counts: written.counts,
         signed: manifest.signature !== undefined,
+        notice: written.notice,
       };
     } finally {
       removeStaging(staging);
@@ -157,6 +160,7 @@ interface ReportArgs {
 }
 
 interface Written {
+  notice: string | null;
   files: { name: string; rows: number }[];
   counts: ReportResult["counts"];
   store: Manifest["store"];
@@ -182,6 +186,7 @@ async function writeFiles(snapshot: ReportSnapshot, staging: string, args: Repor
     serverToDay: serverDays?.last.day ?? null,
   };
   const written: Written = {
+    notice: await coverageNotice(snapshot, period, params),
     files: [],
     counts: { experimentStateChanges: 0, configEdits: 0, records: 0 },
     store: { records: await snapshot.storedRecords(), chainHead },
@@ -207,6 +212,7 @@ async function writeFiles(snapshot: ReportSnapshot, staging: string, args: Repor
       formatTime,
       generatedAt: args.generatedAt,
       version: VERSION,
+      notice: written.notice,
     });
     written.counts.records = result.records;
     written.files.push({ name: names.compliance, rows: result.records });
@@ -214,6 +220,22 @@ async function writeFiles(snapshot: ReportSnapshot, staging: string, args: Repor
     written.counts.records = (await snapshot.rows("recordCount", params))[0]?.records ?? 0;
   }
   return written;
+}
+
+/**
+ * A period no sync ever covered (no server-day counts stored for any of its days) yields a report as
+ * empty as a quiet period's: say which it is, first.
+ */
+async function coverageNotice(
+  snapshot: ReportSnapshot,
+  period: Period,
+  params: ReportParams,
+): Promise<string | null> {
+  if (params.serverFromDay !== null && (await snapshot.rows("coverage", params)).length > 0) return null;
+  return (
+    `No synced coverage: no day of ${period.from} to ${period.to} was ever checked by a sync, ` +
+    "so an empty section here does not mean that nothing happened; sync these days first."
+  );
 }
 
 function manifestBody(

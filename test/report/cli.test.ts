@@ -100,3 +100,50 @@ describe("flagtrail report (CLI)", () => {
     expect(results.map((r) => r.code)).toEqual([2, 2, 2]);
   });
 });
+
+describe("report filters and coverage (issue 9)", () => {
+  it("refuses an unknown action type like sync does (exit 2, closest valid names), writing nothing", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "flagtrail-report-typo-"));
+    const dbPath = join(dir, "store.db");
+    buildScenarioStore(dbPath).close();
+    const out = join(dir, "out");
+    const args = ["--from", SCENARIO.from, "--to", SCENARIO.to, "--db", dbPath, "--out", out];
+    const [report, sync] = await Promise.all([
+      runCli(["report", ...args, "--action-type", "gate_updat"]),
+      runCli(["sync", "--db", dbPath, "--action-type", "gate_updat"]),
+    ]);
+    expect(report.code).toBe(2);
+    expect(report.stderr).toBe(sync.stderr);
+    expect(report.stderr).toMatch(
+      /^flagtrail: Unknown action type "gate_updat"; closest valid: gate_update, /,
+    );
+    expect(existsSync(out)).toBe(false);
+  });
+
+  it("says first, in the Markdown and on stdout, when no day of the period was ever synced", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "flagtrail-report-uncovered-"));
+    const dbPath = join(dir, "store.db");
+    buildScenarioStore(dbPath).close();
+    const out = join(dir, "out");
+    const result = await runCli([
+      "report",
+      "--from",
+      "2023-01-01",
+      "--to",
+      "2023-01-31",
+      "--db",
+      dbPath,
+      "--out",
+      out,
+    ]);
+    expect(result.code).toBe(0);
+    expect(result.stdout.split("\n")[0]).toMatch(/^No synced coverage: no day of 2023-01-01 to 2023-01-31 /);
+    const md = readFileSync(join(out, "compliance_2023-01-01_2023-01-31.md"), "utf8").split("\n");
+    expect(md[2]).toMatch(/^> \*\*No synced coverage: /);
+
+    const covered = await writeReports({ dbPath, from: SCENARIO.from, to: SCENARIO.to, outDir: out });
+    expect(covered.notice).toBeNull();
+    const text = readFileSync(join(out, `compliance_${SCENARIO.from}_${SCENARIO.to}.md`), "utf8");
+    expect(text).not.toContain("No synced coverage");
+  });
+});

@@ -8,6 +8,10 @@ export function writeHeader(out: TextFile, ctx: ComplianceContext, records: numb
   const { period } = ctx;
   out.line(`# Compliance report ${period.from} to ${period.to}`);
   out.line();
+  if (ctx.notice) {
+    out.line(`> **${mdText(ctx.notice)}**`);
+    out.line();
+  }
   out.line(
     mdTable(
       ["Item", "Value"],
