@@ -18,6 +18,7 @@ import { leaseHolder } from "../store/leases.ts";
 import { writeMetaValue } from "../store/metaValues.ts";
 import { openStore, type Store } from "../store/open.ts";
 import { createSyncClient } from "../sync/client.ts";
+import { resolveSyncOptions } from "../sync/options.ts";
 import { runSync, type SyncEvent } from "../sync/runSync.ts";
 import { checkActionTypes } from "./actionTypes.ts";
 import { parseOptions } from "./options.ts";
@@ -47,6 +48,7 @@ type DaemonOptions = z.infer<typeof daemonOptionsSchema>;
 export async function action(raw: Record<string, unknown>): Promise<void> {
   const options = parseOptions(daemonOptionsSchema, raw);
   checkActionTypes(options.actionType, options.allowUnknownActionTypes);
+  resolveSyncOptions(runSyncOptionsFrom(options));
   validateSchedule(options.cron, options.tz);
   const config = resolveSyncConfig(options);
   const tuning = resolveClientTuning();

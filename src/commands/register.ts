@@ -47,6 +47,7 @@ function addSyncOptions(command: Command): Command {
     )
     .option("--action-type <type>", "only this action type (repeatable)", collect)
     .option("--allow-unknown-action-types", "accept action types missing from the specification's list")
+    .option("--allow-before-2015", "accept a --since before 2015 (refused by default as a likely typo)")
     .option(...DB_OPTION)
     .option(
       "--page-size <n>",

@@ -7,6 +7,7 @@ import { openStore } from "../store/open.ts";
 import { createSyncClient } from "../sync/client.ts";
 import { defaultUntil, isDay } from "../sync/days.ts";
 import { SYNC_DEFAULTS } from "../sync/defaults.ts";
+import { resolveSyncOptions } from "../sync/options.ts";
 import { runSync, type SyncEvent, type SyncOptions, type SyncSummary } from "../sync/runSync.ts";
 import { checkActionTypes } from "./actionTypes.ts";
 import { parseOptions } from "./options.ts";
@@ -27,6 +28,7 @@ export const syncOptionsShape = {
   until: day,
   actionType: z.array(z.string().trim().min(1)).default([]),
   allowUnknownActionTypes: z.boolean().default(false),
+  allowBefore2015: z.boolean().default(false),
   db: z.string().optional(),
   pageSize: intText(1).optional(),
   concurrency: intText(1).default(SYNC_DEFAULTS.concurrency),
@@ -61,6 +63,7 @@ export function runSyncOptionsFrom(options: z.infer<z.ZodObject<typeof syncOptio
     lookbackDays: options.lookbackDays,
     full: options.full,
     coverage: options.coverage,
+    allowStartBefore2015: options.allowBefore2015,
   };
 }
 
@@ -117,6 +120,8 @@ function progressReporter(options: SyncCliOptions) {
 export async function action(raw: Record<string, unknown>): Promise<void> {
   const options = parseOptions(syncOptionsSchema, raw);
   checkActionTypes(options.actionType, options.allowUnknownActionTypes);
+  // The engine's checks of the range, before a store file is created for a run that cannot start.
+  resolveSyncOptions(runSyncOptionsFrom(options));
   const config = resolveSyncConfig(options);
   const tuning = resolveClientTuning();
 
