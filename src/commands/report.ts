@@ -36,6 +36,7 @@ const reportOptionsSchema = z.object({
       z.array(z.string().regex(/^[A-Za-z0-9_]+$/, { message: "an action type is letters, digits and _" })),
     ),
   allowUnknownActionTypes: z.boolean().default(false),
+  bom: z.boolean().optional(),
 });
 
 export async function action(raw: Record<string, unknown>): Promise<void> {
@@ -49,6 +50,7 @@ export async function action(raw: Record<string, unknown>): Promise<void> {
     outDir: options.out,
     formats: options.format,
     actionTypes: options.actionType,
+    bom: options.bom,
   });
   if (result.notice) process.stdout.write(`${result.notice}\n`);
   for (const file of result.files)

@@ -51,6 +51,8 @@ export interface ReportOptions {
   timeZone?: string;
   outDir: string;
   formats?: readonly ReportFormat[];
+  /** Start each CSV with a UTF-8 byte-order mark (spreadsheets then read UTF-8 right). Default true. */
+  bom?: boolean;
   /** Only these action types; default all. */
   actionTypes?: readonly string[] | null;
   /** The report's "generated at"; tests inject it so output is byte-stable. Default now. */
@@ -106,6 +108,7 @@ export async function writeReports(options: ReportOptions): Promise<ReportResult
     formats: new Set<ReportFormat>(options.formats ?? ["csv", "md"]),
     actionTypes: options.actionTypes && options.actionTypes.length > 0 ? [...options.actionTypes] : null,
     generatedAt: new Date(options.generatedAt ?? Date.now()).toISOString(),
+    bom: options.bom ?? true,
   };
   if (!options.store && !options.dbPath) throw new FlagtrailError("writeReports needs a store or a dbPath");
   const store = options.store ?? openStore(options.dbPath!, { readonly: true });
@@ -157,6 +160,7 @@ interface ReportArgs {
   formats: Set<ReportFormat>;
   actionTypes: string[] | null;
   generatedAt: string;
+  bom: boolean;
 }
 
 interface Written {
@@ -197,7 +201,9 @@ async function writeFiles(snapshot: ReportSnapshot, staging: string, args: Repor
       ["experimentStateChanges", "experimentStateChangesCsv"],
       ["configEdits", "configEditsCsv"],
     ] as const) {
-      const count = await writeCsv(join(staging, names[key]), columns, snapshot.batches(query, params));
+      const count = await writeCsv(join(staging, names[key]), columns, snapshot.batches(query, params), {
+        bom: args.bom,
+      });
       written.counts[key] = count;
       written.files.push({ name: names[key], rows: count });
     }

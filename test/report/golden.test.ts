@@ -110,8 +110,9 @@ describe("report contents", () => {
   it("neutralises formula cells and keeps RFC 4180 quoting in the CSV", () => {
     const csv = output("config-edits_2024-03-29_2024-04-01.csv");
     const lines = csv.split("\r\n");
+    // The UTF-8 byte-order mark first: spreadsheets then read the file as UTF-8.
     expect(lines[0]).toBe(
-      "time,epoch_ms,record_id,updated_by,updated_by_user_id,updated_by_email,entity_name,action_type,change_log,rule_diff_summary",
+      "\uFEFFtime,epoch_ms,record_id,updated_by,updated_by_user_id,updated_by_email,entity_name,action_type,change_log,rule_diff_summary",
     );
     // Mallory's name, email and the change log all start with formula characters.
     expect(csv).toContain("'=cmd|' /C calc'!A0,malloryUserId0000003,'@mallory@example.com,");
