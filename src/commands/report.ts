@@ -53,8 +53,11 @@ export async function action(raw: Record<string, unknown>): Promise<void> {
     bom: options.bom,
   });
   if (result.notice) process.stdout.write(`${result.notice}\n`);
-  for (const file of result.files)
-    process.stdout.write(`${file.path}  ${file.rows} rows  sha256 ${file.sha256}\n`);
+  for (const file of result.files) {
+    // A CSV's rows are records; the Markdown's "rows" would be its record count, read as lines.
+    const rows = file.name.endsWith(".csv") ? `  ${file.rows} rows` : "";
+    process.stdout.write(`${file.path}${rows}  sha256 ${file.sha256}\n`);
+  }
   process.stdout.write(
     `${result.manifestPath}  ${result.signed ? "signed" : "unsigned (FLAGTRAIL_SIGNING_KEY not set)"}\n`,
   );

@@ -56,6 +56,12 @@ describe("flagtrail report (CLI)", () => {
     expect(result.stderr).toBe("");
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/manifest_2024-03-29_2024-04-01\.json {2}unsigned/);
+    // Row counts for the CSVs only: the Markdown's would be its record count, not its lines.
+    const lines = result.stdout.split("\n");
+    expect(lines.find((l) => l.includes("config-edits_"))).toMatch(/\.csv {2}2 rows {2}sha256 [0-9a-f]{64}$/);
+    expect(lines.find((l) => l.includes("compliance_"))).toMatch(
+      /compliance_2024-03-29_2024-04-01\.md {2}sha256 [0-9a-f]{64}$/,
+    );
     const csv = readFileSync(join(out, "config-edits_2024-03-29_2024-04-01.csv"), "utf8").split("\r\n");
     // Header, the two matching config edits (the late gate_update is outside the period), final CRLF.
     expect(csv.filter((l) => l.startsWith("2024-"))).toHaveLength(2);
