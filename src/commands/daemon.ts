@@ -140,6 +140,8 @@ async function writePeriodReport(
     timeZone: options.tz,
     outDir: options.out,
     actionTypes: options.actionType,
+    // A cycle re-run for the same period (a restart, --once twice) replaces it; the manifest says so.
+    force: true,
   });
   return { from: period.from, to: period.to, manifest: result.manifestPath, records: result.counts.records };
 }

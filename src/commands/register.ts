@@ -105,6 +105,10 @@ function registerReport(program: Command): void {
     .option("--tz <zone>", "IANA time zone of the period's days and of the times shown", "UTC")
     .option("--action-type <type...>", "only these action types (repeat or comma-separate)")
     .option("--allow-unknown-action-types", "accept action types missing from the specification's list")
+    .option(
+      "--force",
+      "replace an earlier report's files of the period that differ (the manifest lists them)",
+    )
     .option("--no-bom", "write the CSVs without the UTF-8 byte-order mark spreadsheets need to read UTF-8")
     .action(lazy(() => import("./report.ts")));
 }

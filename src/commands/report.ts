@@ -37,6 +37,7 @@ const reportOptionsSchema = z.object({
     ),
   allowUnknownActionTypes: z.boolean().default(false),
   bom: z.boolean().optional(),
+  force: z.boolean().optional(),
 });
 
 export async function action(raw: Record<string, unknown>): Promise<void> {
@@ -51,6 +52,7 @@ export async function action(raw: Record<string, unknown>): Promise<void> {
     formats: options.format,
     actionTypes: options.actionType,
     bom: options.bom,
+    force: options.force,
   });
   if (result.notice) process.stdout.write(`${result.notice}\n`);
   for (const file of result.files) {

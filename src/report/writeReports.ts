@@ -1,6 +1,7 @@
 // `flagtrail report` as a function (also called by the daemon and the demo): CSVs, the compliance
 // Markdown and the signed manifest for one period, read from one consistent snapshot of the store.
 
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { FlagtrailError } from "../errors.ts";
 import { openStore, type Store } from "../store/open.ts";
@@ -18,6 +19,7 @@ import {
   MANIFEST_FORMAT,
   type Manifest,
   type ManifestFile,
+  type ManifestReplaced,
   serializeManifest,
   signManifest,
 } from "./manifest.ts";
@@ -59,6 +61,11 @@ export interface ReportOptions {
   generatedAt?: Date | number;
   /** HMAC key for the manifest; default process.env.FLAGTRAIL_SIGNING_KEY. Never written anywhere. */
   signingKey?: string;
+  /**
+   * Replace files of an earlier report of the same period whose content differs (the manifest lists
+   * them). Default false: such a file makes the run fail before anything is published.
+   */
+  force?: boolean;
   /** Tests: called before each publishing step, to simulate a crash there by throwing. */
   publishHook?: PublishHook;
 }
@@ -92,12 +99,18 @@ function csvColumns(formatTime: (ms: number) => string): CsvColumn<CsvRow>[] {
   ];
 }
 
-function reportFileNames(from: string, to: string) {
+/**
+ * `<kind>_<from>_<to>[_<zone>].<ext>`: the same days read in another zone are another period, so a
+ * zone other than UTC is part of the name (its slashes as dashes: Europe-Berlin).
+ */
+function reportFileNames(period: Period) {
+  const zone = period.timeZone === "UTC" ? "" : `_${period.timeZone.replaceAll("/", "-")}`;
+  const stem = `${period.from}_${period.to}${zone}`;
   return {
-    experimentStateChanges: `experiment-state-changes_${from}_${to}.csv`,
-    configEdits: `config-edits_${from}_${to}.csv`,
-    compliance: `compliance_${from}_${to}.md`,
-    manifest: `manifest_${from}_${to}.json`,
+    experimentStateChanges: `experiment-state-changes_${stem}.csv`,
+    configEdits: `config-edits_${stem}.csv`,
+    compliance: `compliance_${stem}.md`,
+    manifest: `manifest_${stem}.json`,
   };
 }
 
@@ -127,11 +140,12 @@ export async function writeReports(options: ReportOptions): Promise<ReportResult
           ...(await hashFile(join(staging, name))),
         });
       }
+      const replaced = await filesToReplace(options.outDir, files, options.force ?? false);
       const manifest = signManifest(
-        manifestBody(args, files, written.store),
+        manifestBody(args, files, written.store, replaced),
         options.signingKey ?? process.env.FLAGTRAIL_SIGNING_KEY,
       );
-      const manifestName = reportFileNames(period.from, period.to).manifest;
+      const manifestName = reportFileNames(period).manifest;
       writeDurable(join(staging, manifestName), serializeManifest(manifest));
       publishReportSet(
         staging,
@@ -174,7 +188,7 @@ interface Written {
 async function writeFiles(snapshot: ReportSnapshot, staging: string, args: ReportArgs): Promise<Written> {
   const { period } = args;
   const formatTime = isoFormatter(period.timeZone);
-  const names = reportFileNames(period.from, period.to);
+  const names = reportFileNames(period);
   const chainHead = await snapshot.chainHead();
   const serverDays = await serverDaysOf(snapshot, period);
   const params: ReportParams = {
@@ -244,10 +258,37 @@ async function coverageNotice(
   );
 }
 
+/**
+ * The files of an earlier report in `outDir` that this one would overwrite with different content.
+ * A report never replaces evidence silently: without `force` their existence fails the run (before
+ * anything is published); with it, the manifest lists each replaced file's old size and hash.
+ */
+async function filesToReplace(
+  outDir: string,
+  files: readonly ReportFileResult[],
+  force: boolean,
+): Promise<ManifestReplaced> {
+  const replaced: ManifestReplaced = [];
+  for (const file of files) {
+    if (!existsSync(file.path)) continue;
+    const old = await hashFile(file.path);
+    if (old.sha256 === file.sha256 && old.bytes === file.bytes) continue;
+    if (!force) {
+      throw new FlagtrailError(
+        `${file.path} already exists with different content (an earlier report of this period); ` +
+          "move it away, or force the replacement, which the manifest then records.",
+      );
+    }
+    replaced.push({ name: file.name, ...old });
+  }
+  return replaced;
+}
+
 function manifestBody(
   args: ReportArgs,
   files: readonly ReportFileResult[],
   store: Manifest["store"],
+  replaced: ManifestReplaced,
 ): Omit<Manifest, "signature"> {
   const { period } = args;
   return {
@@ -263,6 +304,7 @@ function manifestBody(
     },
     period: { start: period.start, end: period.end },
     files: files.map(({ name, rows, bytes, sha256 }) => ({ name, rows, bytes, sha256 })),
+    ...(replaced.length > 0 ? { replaced } : {}),
     store,
   };
 }

@@ -12,8 +12,8 @@ import { buildScenarioStore, SCENARIO } from "./scenario.ts";
 
 const BOM = Buffer.from([0xef, 0xbb, 0xbf]);
 const CSVS = [
-  `experiment-state-changes_${SCENARIO.from}_${SCENARIO.to}.csv`,
-  `config-edits_${SCENARIO.from}_${SCENARIO.to}.csv`,
+  `experiment-state-changes_${SCENARIO.from}_${SCENARIO.to}_Europe-Berlin.csv`,
+  `config-edits_${SCENARIO.from}_${SCENARIO.to}_Europe-Berlin.csv`,
 ];
 
 describe("CSV byte-order mark", () => {
@@ -33,7 +33,7 @@ describe("CSV byte-order mark", () => {
       expect(listed).toMatchObject({ bytes: a.length, sha256: createHash("sha256").update(a).digest("hex") });
     }
     // The Markdown is not a spreadsheet file: no mark.
-    const md = readFileSync(join(dir, "bom", `compliance_${SCENARIO.from}_${SCENARIO.to}.md`));
+    const md = readFileSync(join(dir, "bom", `compliance_${SCENARIO.from}_${SCENARIO.to}_Europe-Berlin.md`));
     expect(md.subarray(0, 1).toString()).toBe("#");
     for (const result of [withBom, without])
       await expect(verifyManifest(result.manifestPath, undefined)).resolves.toMatchObject({ files: 3 });
@@ -43,7 +43,19 @@ describe("CSV byte-order mark", () => {
     const dir = mkdtempSync(join(tmpdir(), "flagtrail-bom-cli-"));
     const dbPath = join(dir, "store.db");
     buildScenarioStore(dbPath).close();
-    const args = ["report", "--from", SCENARIO.from, "--to", SCENARIO.to, "--db", dbPath, "--format", "csv"];
+    const args = [
+      "report",
+      "--from",
+      SCENARIO.from,
+      "--to",
+      SCENARIO.to,
+      "--tz",
+      SCENARIO.timeZone,
+      "--db",
+      dbPath,
+      "--format",
+      "csv",
+    ];
     const result = await runCli([...args, "--out", join(dir, "out"), "--no-bom"]);
     expect(result.code).toBe(0);
     for (const name of CSVS)

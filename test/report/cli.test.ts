@@ -55,25 +55,29 @@ describe("flagtrail report (CLI)", () => {
     ]);
     expect(result.stderr).toBe("");
     expect(result.code).toBe(0);
-    expect(result.stdout).toMatch(/manifest_2024-03-29_2024-04-01\.json {2}unsigned/);
+    expect(result.stdout).toMatch(/manifest_2024-03-29_2024-04-01_Europe-Berlin\.json {2}unsigned/);
     // Row counts for the CSVs only: the Markdown's would be its record count, not its lines.
     const lines = result.stdout.split("\n");
     expect(lines.find((l) => l.includes("config-edits_"))).toMatch(/\.csv {2}2 rows {2}sha256 [0-9a-f]{64}$/);
     expect(lines.find((l) => l.includes("compliance_"))).toMatch(
-      /compliance_2024-03-29_2024-04-01\.md {2}sha256 [0-9a-f]{64}$/,
+      /compliance_2024-03-29_2024-04-01_Europe-Berlin\.md {2}sha256 [0-9a-f]{64}$/,
     );
-    const csv = readFileSync(join(out, "config-edits_2024-03-29_2024-04-01.csv"), "utf8").split("\r\n");
+    const csv = readFileSync(join(out, "config-edits_2024-03-29_2024-04-01_Europe-Berlin.csv"), "utf8").split(
+      "\r\n",
+    );
     // Header, the two matching config edits (the late gate_update is outside the period), final CRLF.
     expect(csv.filter((l) => l.startsWith("2024-"))).toHaveLength(2);
     expect(csv[1]).toContain('"rule ""Beta users"": pass 10% → 50%');
-    const manifest = JSON.parse(readFileSync(join(out, "manifest_2024-03-29_2024-04-01.json"), "utf8"));
+    const manifest = JSON.parse(
+      readFileSync(join(out, "manifest_2024-03-29_2024-04-01_Europe-Berlin.json"), "utf8"),
+    );
     expect(manifest.parameters.actionTypes).toEqual([
       "gate_update",
       "config_default_value_update",
       "experiment_start",
     ]);
     expect(manifest.files.map((f: { rows: number }) => f.rows)).toEqual([1, 2, 3]);
-    expect(existsSync(join(out, "compliance_2024-03-29_2024-04-01.md"))).toBe(true);
+    expect(existsSync(join(out, "compliance_2024-03-29_2024-04-01_Europe-Berlin.md"))).toBe(true);
   });
 
   it("exits 1 with one sentence when the output directory cannot be created", async () => {
