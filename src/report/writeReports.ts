@@ -140,7 +140,7 @@ export async function writeReports(options: ReportOptions): Promise<ReportResult
           ...(await hashFile(join(staging, name))),
         });
       }
-      const replaced = await filesToReplace(options.outDir, files, options.force ?? false);
+      const replaced = await filesToReplace(files, options.force ?? false);
       const manifest = signManifest(
         manifestBody(args, files, written.store, replaced),
         options.signingKey ?? process.env.FLAGTRAIL_SIGNING_KEY,
@@ -259,15 +259,11 @@ async function coverageNotice(
 }
 
 /**
- * The files of an earlier report in `outDir` that this one would overwrite with different content.
+ * The files of an earlier report in the output directory that this one would overwrite with different content.
  * A report never replaces evidence silently: without `force` their existence fails the run (before
  * anything is published); with it, the manifest lists each replaced file's old size and hash.
  */
-async function filesToReplace(
-  outDir: string,
-  files: readonly ReportFileResult[],
-  force: boolean,
-): Promise<ManifestReplaced> {
+async function filesToReplace(files: readonly ReportFileResult[], force: boolean): Promise<ManifestReplaced> {
   const replaced: ManifestReplaced = [];
   for (const file of files) {
     if (!existsSync(file.path)) continue;
