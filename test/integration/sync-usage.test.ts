@@ -63,6 +63,8 @@ describe("flagtrail sync usage errors", () => {
     );
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/ECONNREFUSED|connection/);
+    // The host it tried is named, so a wrong base URL shows.
+    expect(result.stderr).toMatch(/^flagtrail: GET http:\/\/127\.0\.0\.1:9\/console\/v1\/audit_logs\?/);
     expect(result.stderr).not.toContain("console-test-key");
   });
 

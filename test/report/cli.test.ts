@@ -97,7 +97,7 @@ describe("flagtrail report (CLI)", () => {
     ]);
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(
-      /^flagtrail: Cannot create the report directory .*store\.db\/reports \(ENOTDIR\): is a file in the way\?\n$/,
+      /^flagtrail: Cannot create the report directory .*store\.db\/reports \(ENOTDIR\): a file is in the way\.\n$/,
     );
   });
 
