@@ -122,7 +122,11 @@ function registerSql(program: Command): void {
     )
     .argument("<query>", 'the SQL statement, e.g. "SELECT * FROM config_edits LIMIT 5"')
     .option(...DB_OPTION)
-    .option("--format <format>", "table, csv or json", "table")
+    .option("--format <format>", "table, csv, json or nl (newline-delimited JSON); default table")
+    .option("--csv", "same as --format csv")
+    .option("--json", "same as --format json")
+    .option("--nl", "same as --format nl: one JSON object per line")
+    .option("--table", "same as --format table")
     .option(
       "--param <name=value>",
       "bind the named parameter @name (repeatable; an integer binds as a number, NULL as NULL, else text)",
