@@ -56,10 +56,11 @@ export async function action(raw: Record<string, unknown>): Promise<void> {
     secrets: [config.apiKey, process.env.FLAGTRAIL_SIGNING_KEY],
     // --json forces JSON lines even on a terminal; without it they are chosen when stderr is not a TTY.
     ...(options.json ? { json: true } : {}),
+    quiet: options.quiet,
   });
   const onEvent = (event: SyncEvent) => {
     if (event.type === "warning") log.warn("sync.warning", { message: event.message });
-    else if (event.type === "notice" && !options.quiet) log.info("sync.notice", { message: event.message });
+    else if (event.type === "notice") log.info("sync.notice", { message: event.message });
   };
 
   const store = openStore(config.dbPath);

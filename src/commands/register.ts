@@ -34,11 +34,12 @@ function registerSync(program: Command): void {
     program
       .command("sync")
       .description("Fetch the console audit log into the SQLite store (incremental after the first run)."),
+    SYNC_OUTPUT,
   ).action(lazy(() => import("./sync.ts")));
 }
 
 /** Registers the options of `sync` on a command (sync and daemon share them). */
-function addSyncOptions(command: Command): Command {
+function addSyncOptions(command: Command, output: { json: string; quiet: string }): Command {
   return command
     .option("--since <date>", "first day to sync, YYYY-MM-DD (first run default: 90 days back)")
     .option(
@@ -75,9 +76,15 @@ function addSyncOptions(command: Command): Command {
       "--auth-header <name>",
       "header carrying the key (env FLAGTRAIL_AUTH_HEADER, default STATSIG-API-KEY)",
     )
-    .option("--json", "print the summary as JSON")
-    .option("--quiet", "no notices or progress on stderr");
+    .option("--json", output.json)
+    .option("--quiet", output.quiet);
 }
+
+const SYNC_OUTPUT = { json: "print the summary as JSON", quiet: "no notices or progress on stderr" };
+const DAEMON_OUTPUT = {
+  json: "log JSON lines on a terminal too (they are the default when stderr is not a terminal)",
+  quiet: "log warnings and errors only",
+};
 
 function registerStatus(program: Command): void {
   program
@@ -166,6 +173,7 @@ function registerDaemon(program: Command): void {
         "lease lifetime without heartbeat; bounds how long a crashed worker blocks",
         "600",
       ),
+    DAEMON_OUTPUT,
   ).action(lazy(() => import("./daemon.ts")));
 }
 
