@@ -13,6 +13,8 @@ export interface LoggerOptions {
   /** Where lines go; defaults to process.stderr. */
   write?: (line: string) => void;
   json?: boolean;
+  /** Warnings and errors only (`--quiet`): cron mails and journals then hold only what needs a look. */
+  quiet?: boolean;
   /** Strings that must never be printed (API key, signing key): replaced by "***". */
   secrets?: readonly (string | undefined)[];
   now?: () => Date;
@@ -35,7 +37,9 @@ export function createLogger(options: LoggerOptions = {}): Logger {
     write(`${mask(line)}\n`);
   };
   return {
-    info: (event, fields) => emit("info", event, fields),
+    info: (event, fields) => {
+      if (!options.quiet) emit("info", event, fields);
+    },
     warn: (event, fields) => emit("warn", event, fields),
     error: (event, fields) => emit("error", event, fields),
   };

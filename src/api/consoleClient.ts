@@ -253,7 +253,8 @@ class UndiciConsoleClient implements ConsoleApiClient {
       const elapsedMs = this.clock.now() - started;
       const giveUp = (why: string) =>
         new ApiError(
-          `GET ${requestPath}: ${outcome.reason}; gave up after ${attempt} attempt${attempt === 1 ? "" : "s"} ` +
+          // The origin names the host tried (a wrong base URL shows); the key travels in a header only.
+          `GET ${this.origin}${requestPath}: ${outcome.reason}; gave up after ${attempt} attempt${attempt === 1 ? "" : "s"} ` +
             `in ${(elapsedMs / 1000).toFixed(1)} s (${why}).`,
           outcome.status,
         );
@@ -325,9 +326,13 @@ class UndiciConsoleClient implements ConsoleApiClient {
           retryAfterMs: undefined,
         };
       }
-      throw new ApiError(`GET ${requestPath}: request failed (${this.redact(what)}).`, undefined, {
-        cause: error,
-      });
+      throw new ApiError(
+        `GET ${this.origin}${requestPath}: request failed (${this.redact(what)}).`,
+        undefined,
+        {
+          cause: error,
+        },
+      );
     } finally {
       clearTimeout(timer);
       signal?.removeEventListener("abort", onAbort);

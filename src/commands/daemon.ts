@@ -18,9 +18,11 @@ import { leaseHolder } from "../store/leases.ts";
 import { writeMetaValue } from "../store/metaValues.ts";
 import { openStore, type Store } from "../store/open.ts";
 import { createSyncClient } from "../sync/client.ts";
+import { resolveSyncOptions } from "../sync/options.ts";
 import { runSync, type SyncEvent } from "../sync/runSync.ts";
+import { checkActionTypes } from "./actionTypes.ts";
 import { parseOptions } from "./options.ts";
-import { checkActionTypes, runSyncOptionsFrom, sinceNotAfterUntil, syncOptionsShape } from "./sync.ts";
+import { runSyncOptionsFrom, sinceNotAfterUntil, syncOptionsShape } from "./sync.ts";
 
 const daemonOptionsSchema = z
   .object({
@@ -46,6 +48,7 @@ type DaemonOptions = z.infer<typeof daemonOptionsSchema>;
 export async function action(raw: Record<string, unknown>): Promise<void> {
   const options = parseOptions(daemonOptionsSchema, raw);
   checkActionTypes(options.actionType, options.allowUnknownActionTypes);
+  resolveSyncOptions(runSyncOptionsFrom(options));
   validateSchedule(options.cron, options.tz);
   const config = resolveSyncConfig(options);
   const tuning = resolveClientTuning();
@@ -53,10 +56,11 @@ export async function action(raw: Record<string, unknown>): Promise<void> {
     secrets: [config.apiKey, process.env.FLAGTRAIL_SIGNING_KEY],
     // --json forces JSON lines even on a terminal; without it they are chosen when stderr is not a TTY.
     ...(options.json ? { json: true } : {}),
+    quiet: options.quiet,
   });
   const onEvent = (event: SyncEvent) => {
     if (event.type === "warning") log.warn("sync.warning", { message: event.message });
-    else if (event.type === "notice" && !options.quiet) log.info("sync.notice", { message: event.message });
+    else if (event.type === "notice") log.info("sync.notice", { message: event.message });
   };
 
   const store = openStore(config.dbPath);
@@ -137,6 +141,8 @@ async function writePeriodReport(
     timeZone: options.tz,
     outDir: options.out,
     actionTypes: options.actionType,
+    // A cycle re-run for the same period (a restart, --once twice) replaces it; the manifest says so.
+    force: true,
   });
   return { from: period.from, to: period.to, manifest: result.manifestPath, records: result.counts.records };
 }

@@ -34,11 +34,12 @@ function registerSync(program: Command): void {
     program
       .command("sync")
       .description("Fetch the console audit log into the SQLite store (incremental after the first run)."),
+    SYNC_OUTPUT,
   ).action(lazy(() => import("./sync.ts")));
 }
 
 /** Registers the options of `sync` on a command (sync and daemon share them). */
-function addSyncOptions(command: Command): Command {
+function addSyncOptions(command: Command, output: { json: string; quiet: string }): Command {
   return command
     .option("--since <date>", "first day to sync, YYYY-MM-DD (first run default: 90 days back)")
     .option(
@@ -47,6 +48,7 @@ function addSyncOptions(command: Command): Command {
     )
     .option("--action-type <type>", "only this action type (repeatable)", collect)
     .option("--allow-unknown-action-types", "accept action types missing from the specification's list")
+    .option("--allow-before-2015", "accept a --since before 2015 (refused by default as a likely typo)")
     .option(...DB_OPTION)
     .option(
       "--page-size <n>",
@@ -74,9 +76,15 @@ function addSyncOptions(command: Command): Command {
       "--auth-header <name>",
       "header carrying the key (env FLAGTRAIL_AUTH_HEADER, default STATSIG-API-KEY)",
     )
-    .option("--json", "print the summary as JSON")
-    .option("--quiet", "no notices or progress on stderr");
+    .option("--json", output.json)
+    .option("--quiet", output.quiet);
 }
+
+const SYNC_OUTPUT = { json: "print the summary as JSON", quiet: "no notices or progress on stderr" };
+const DAEMON_OUTPUT = {
+  json: "log JSON lines on a terminal too (they are the default when stderr is not a terminal)",
+  quiet: "log warnings and errors only",
+};
 
 function registerStatus(program: Command): void {
   program
@@ -103,6 +111,12 @@ function registerReport(program: Command): void {
     .option("--format <list>", "comma-separated: csv, md, html", "csv,md")
     .option("--tz <zone>", "IANA time zone of the period's days and of the times shown", "UTC")
     .option("--action-type <type...>", "only these action types (repeat or comma-separate)")
+    .option("--allow-unknown-action-types", "accept action types missing from the specification's list")
+    .option(
+      "--force",
+      "replace an earlier report's files of the period that differ (the manifest lists them)",
+    )
+    .option("--no-bom", "write the CSVs without the UTF-8 byte-order mark spreadsheets need to read UTF-8")
     .action(lazy(() => import("./report.ts")));
 }
 
@@ -115,7 +129,11 @@ function registerSql(program: Command): void {
     )
     .argument("<query>", 'the SQL statement, e.g. "SELECT * FROM config_edits LIMIT 5"')
     .option(...DB_OPTION)
-    .option("--format <format>", "table, csv or json", "table")
+    .option("--format <format>", "table, csv, json or nl (newline-delimited JSON); default table")
+    .option("--csv", "same as --format csv")
+    .option("--json", "same as --format json")
+    .option("--nl", "same as --format nl: one JSON object per line")
+    .option("--table", "same as --format table")
     .option(
       "--param <name=value>",
       "bind the named parameter @name (repeatable; an integer binds as a number, NULL as NULL, else text)",
@@ -155,6 +173,7 @@ function registerDaemon(program: Command): void {
         "lease lifetime without heartbeat; bounds how long a crashed worker blocks",
         "600",
       ),
+    DAEMON_OUTPUT,
   ).action(lazy(() => import("./daemon.ts")));
 }
 

@@ -3,6 +3,7 @@ import { z } from "zod";
 import { resolveDbPath } from "../config.ts";
 import { REPORT_FORMATS } from "../report/formats.ts";
 import { writeReports } from "../report/writeReports.ts";
+import { checkActionTypes } from "./actionTypes.ts";
 import { parseOptions } from "./options.ts";
 
 const day = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, { message: "expected a calendar day YYYY-MM-DD" });
@@ -35,10 +36,14 @@ const reportOptionsSchema = z.object({
     .pipe(
       z.array(z.string().regex(/^[A-Za-z0-9_]+$/, { message: "an action type is letters, digits and _" })),
     ),
+  allowUnknownActionTypes: z.boolean().default(false),
+  bom: z.boolean().optional(),
+  force: z.boolean().optional(),
 });
 
 export async function action(raw: Record<string, unknown>): Promise<void> {
   const options = parseOptions(reportOptionsSchema, raw);
+  checkActionTypes(options.actionType, options.allowUnknownActionTypes);
   const result = await writeReports({
     dbPath: resolveDbPath(options),
     from: options.from,
@@ -47,9 +52,15 @@ export async function action(raw: Record<string, unknown>): Promise<void> {
     outDir: options.out,
     formats: options.format,
     actionTypes: options.actionType,
+    bom: options.bom,
+    force: options.force,
   });
-  for (const file of result.files)
-    process.stdout.write(`${file.path}  ${file.rows} rows  sha256 ${file.sha256}\n`);
+  if (result.notice) process.stdout.write(`${result.notice}\n`);
+  for (const file of result.files) {
+    // A CSV's rows are records; the Markdown's "rows" would be its record count, read as lines.
+    const rows = file.name.endsWith(".csv") ? `  ${file.rows} rows` : "";
+    process.stdout.write(`${file.path}${rows}  sha256 ${file.sha256}\n`);
+  }
   process.stdout.write(
     `${result.manifestPath}  ${result.signed ? "signed" : "unsigned (FLAGTRAIL_SIGNING_KEY not set)"}\n`,
   );

@@ -1,7 +1,7 @@
 // `flagtrail simulate`: runs the console API simulator until SIGINT/SIGTERM. stdout carries one line,
 // `listening on http://127.0.0.1:PORT`, so scripts can read the address; the key is never printed.
 import { z } from "zod";
-import { UsageError } from "../errors.ts";
+import { FlagtrailError, UsageError } from "../errors.ts";
 import type { FaultsInput, SimulatorOptions } from "../simulator/index.ts";
 import { startSimulator } from "../simulator/index.ts";
 import { isValidTimeZone } from "../simulator/zonedTime.ts";
@@ -138,9 +138,29 @@ export function simulatorOptionsFromFlags(o: SimulateCliOptions): SimulatorOptio
   };
 }
 
+/** A bind failure (busy port, privileged port, unknown address) as one sentence, not a stack trace. */
+function listenError(error: unknown, raw: Record<string, unknown>): unknown {
+  const code = (error as NodeJS.ErrnoException).code;
+  if ((error as NodeJS.ErrnoException).syscall !== "listen" || code === undefined) return error;
+  const reason =
+    code === "EADDRINUSE"
+      ? "another process uses that port; choose another --port, or 0 for any free one"
+      : code === "EACCES"
+        ? "no permission to bind that port (below 1024 needs privileges)"
+        : "the address cannot be bound here; check --host";
+  return new FlagtrailError(
+    `Cannot listen on ${String(raw.host)}:${String(raw.port)} (${code}): ${reason}.`,
+    {
+      cause: error,
+    },
+  );
+}
+
 export async function action(raw: Record<string, unknown>): Promise<void> {
   const options = simulatorOptionsFromFlags(parseOptions(simulateOptionsSchema, raw));
-  const sim = await startSimulator(options);
+  const sim = await startSimulator(options).catch((error: unknown) => {
+    throw listenError(error, raw);
+  });
   process.stdout.write(`listening on ${sim.url}\n`);
   await new Promise<void>((resolve) => {
     const stop = () => {

@@ -1,15 +1,15 @@
 // `flagtrail sync`: validate the options, resolve connection settings, run the sync engine under the
 // "sync" lease, print a summary (text or JSON) on stdout and progress on stderr when it is a TTY.
-import { distance } from "fastest-levenshtein";
 import { z } from "zod";
-import { AUDIT_ACTION_TYPES } from "../api/actionTypes.ts";
 import { resolveClientTuning, resolveSyncConfig } from "../config.ts";
-import { AbortedError, UsageError } from "../errors.ts";
+import { AbortedError } from "../errors.ts";
 import { openStore } from "../store/open.ts";
 import { createSyncClient } from "../sync/client.ts";
 import { defaultUntil, isDay } from "../sync/days.ts";
 import { SYNC_DEFAULTS } from "../sync/defaults.ts";
+import { resolveSyncOptions } from "../sync/options.ts";
 import { runSync, type SyncEvent, type SyncOptions, type SyncSummary } from "../sync/runSync.ts";
+import { checkActionTypes } from "./actionTypes.ts";
 import { parseOptions } from "./options.ts";
 
 // parseOptions prefixes the flag name (e.g. "--since: …"), so messages start with what is wrong.
@@ -28,6 +28,7 @@ export const syncOptionsShape = {
   until: day,
   actionType: z.array(z.string().trim().min(1)).default([]),
   allowUnknownActionTypes: z.boolean().default(false),
+  allowBefore2015: z.boolean().default(false),
   db: z.string().optional(),
   pageSize: intText(1).optional(),
   concurrency: intText(1).default(SYNC_DEFAULTS.concurrency),
@@ -62,24 +63,8 @@ export function runSyncOptionsFrom(options: z.infer<z.ZodObject<typeof syncOptio
     lookbackDays: options.lookbackDays,
     full: options.full,
     coverage: options.coverage,
+    allowStartBefore2015: options.allowBefore2015,
   };
-}
-
-const KNOWN_TYPES = new Set<string>(AUDIT_ACTION_TYPES);
-
-/** Unknown action types are usage errors naming the closest valid ones (unless allowed). */
-export function checkActionTypes(types: readonly string[], allowUnknown: boolean): void {
-  if (allowUnknown) return;
-  for (const type of types) {
-    if (KNOWN_TYPES.has(type)) continue;
-    const suggestions = AUDIT_ACTION_TYPES.map((candidate) => ({ candidate, d: distance(type, candidate) }))
-      .sort((a, b) => a.d - b.d || a.candidate.localeCompare(b.candidate))
-      .slice(0, 3)
-      .map((n) => n.candidate);
-    throw new UsageError(
-      `Unknown action type "${type}"; closest valid: ${suggestions.join(", ")} (or pass --allow-unknown-action-types).`,
-    );
-  }
 }
 
 export function formatSummary(summary: SyncSummary): string {
@@ -135,6 +120,8 @@ function progressReporter(options: SyncCliOptions) {
 export async function action(raw: Record<string, unknown>): Promise<void> {
   const options = parseOptions(syncOptionsSchema, raw);
   checkActionTypes(options.actionType, options.allowUnknownActionTypes);
+  // The engine's checks of the range, before a store file is created for a run that cannot start.
+  resolveSyncOptions(runSyncOptionsFrom(options));
   const config = resolveSyncConfig(options);
   const tuning = resolveClientTuning();
 

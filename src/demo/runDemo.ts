@@ -108,6 +108,8 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
         to: month.to,
         timeZone: "UTC",
         outDir: options.outDir,
+        // Running the demo again refreshes its own reports (the manifest lists what it replaced).
+        force: true,
       });
       return {
         simulatorUrl: sim.url,

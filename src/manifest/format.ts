@@ -36,6 +36,8 @@ export const manifestSchema = z.object({
   }),
   period: z.object({ start: z.number().int(), end: z.number().int() }),
   files: z.array(fileEntrySchema),
+  /** Files of an earlier report this one overwrote (forced): their names, sizes and hashes before. */
+  replaced: z.array(fileEntrySchema.omit({ rows: true })).optional(),
   store: z.object({
     records: z.number().int().nonnegative(),
     chainHead: z.object({ seq: z.number().int().nonnegative(), chainHash: z.string() }).nullable(),
@@ -47,6 +49,7 @@ export const manifestSchema = z.object({
 
 export type Manifest = z.infer<typeof manifestSchema>;
 export type ManifestFile = z.infer<typeof fileEntrySchema>;
+export type ManifestReplaced = NonNullable<Manifest["replaced"]>;
 
 export async function hashFile(path: string): Promise<{ sha256: string; bytes: number }> {
   const hash = createHash("sha256");

@@ -20,18 +20,23 @@ const CSV_OPTIONS: Options = {
   cast: { number: (n) => String(n) },
 };
 
+/** The UTF-8 byte-order mark: without it LibreOffice's and Excel's default import read UTF-8 as Latin-1. */
+const BOM = "\uFEFF";
+
 /**
  * Writes header + one line per row, creating the file 0600 whatever the umask, and fsyncs it; returns
- * the number of data rows. CRLF line ends (RFC 4180).
+ * the number of data rows. CRLF line ends (RFC 4180); a UTF-8 byte-order mark first when `bom`.
  */
 export async function writeCsv<Row>(
   path: string,
   columns: readonly CsvColumn<Row>[],
   batches: AsyncIterable<readonly Row[]>,
+  options: { bom: boolean },
 ): Promise<number> {
   let count = 0;
   // Each batch becomes one chunk of text: a record costs no await of its own.
   async function* chunks(): AsyncGenerator<string> {
+    if (options.bom) yield BOM;
     yield stringify([], { ...CSV_OPTIONS, header: true, columns: columns.map((c) => c.header) });
     for await (const batch of batches) {
       count += batch.length;

@@ -7,6 +7,7 @@ export {
   MANIFEST_FORMAT,
   type Manifest,
   type ManifestFile,
+  type ManifestReplaced,
   manifestSchema,
 } from "../manifest/format.ts";
 

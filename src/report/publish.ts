@@ -59,10 +59,19 @@ export function makeOutDir(dir: string): void {
     }
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code ?? "error";
-    throw new FlagtrailError(`Cannot create the report directory ${dir} (${code}): is a file in the way?`, {
+    throw new FlagtrailError(`Cannot create the report directory ${dir} (${code}): ${whyNot(code)}.`, {
       cause: error,
     });
   }
+}
+
+/** The likely reason behind a failed mkdir or write, for the one sentence the user reads. */
+function whyNot(code: string): string {
+  if (code === "ENOTDIR" || code === "EEXIST") return "a file is in the way";
+  if (code === "EACCES" || code === "EPERM") return "no permission to write there";
+  if (code === "EROFS") return "the file system is read-only";
+  if (code === "ENOSPC" || code === "EDQUOT") return "the disk is full";
+  return "the file system refused it";
 }
 
 function isAlive(pid: number): boolean {
@@ -112,7 +121,9 @@ export function createStaging(outDir: string): string {
     return dir;
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code ?? "error";
-    throw new FlagtrailError(`Cannot write into the report directory ${outDir} (${code}).`, { cause: error });
+    throw new FlagtrailError(`Cannot write into the report directory ${outDir} (${code}): ${whyNot(code)}.`, {
+      cause: error,
+    });
   }
 }
 

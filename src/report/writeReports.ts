@@ -1,6 +1,7 @@
 // `flagtrail report` as a function (also called by the daemon and the demo): CSVs, the compliance
 // Markdown and the signed manifest for one period, read from one consistent snapshot of the store.
 
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { FlagtrailError } from "../errors.ts";
 import { openStore, type Store } from "../store/open.ts";
@@ -20,6 +21,7 @@ import {
   MANIFEST_FORMAT,
   type Manifest,
   type ManifestFile,
+  type ManifestReplaced,
   serializeManifest,
   signManifest,
 } from "./manifest.ts";
@@ -53,12 +55,19 @@ export interface ReportOptions {
   timeZone?: string;
   outDir: string;
   formats?: readonly ReportFormat[];
+  /** Start each CSV with a UTF-8 byte-order mark (spreadsheets then read UTF-8 right). Default true. */
+  bom?: boolean;
   /** Only these action types; default all. */
   actionTypes?: readonly string[] | null;
   /** The report's "generated at"; tests inject it so output is byte-stable. Default now. */
   generatedAt?: Date | number;
   /** HMAC key for the manifest; default process.env.FLAGTRAIL_SIGNING_KEY. Never written anywhere. */
   signingKey?: string;
+  /**
+   * Replace files of an earlier report of the same period whose content differs (the manifest lists
+   * them). Default false: such a file makes the run fail before anything is published.
+   */
+  force?: boolean;
   /** Tests: called before each publishing step, to simulate a crash there by throwing. */
   publishHook?: PublishHook;
 }
@@ -73,6 +82,8 @@ export interface ReportResult {
   manifestPath: string;
   counts: { experimentStateChanges: number; configEdits: number; records: number };
   signed: boolean;
+  /** Set when no day of the period was ever checked by a sync: empty sections prove nothing then. */
+  notice: string | null;
 }
 
 function csvColumns(formatTime: (ms: number) => string): CsvColumn<CsvRow>[] {
@@ -90,13 +101,19 @@ function csvColumns(formatTime: (ms: number) => string): CsvColumn<CsvRow>[] {
   ];
 }
 
-function reportFileNames(from: string, to: string) {
+/**
+ * `<kind>_<from>_<to>[_<zone>].<ext>`: the same days read in another zone are another period, so a
+ * zone other than UTC is part of the name (its slashes as dashes: Europe-Berlin).
+ */
+function reportFileNames(period: Period) {
+  const zone = period.timeZone === "UTC" ? "" : `_${period.timeZone.replaceAll("/", "-")}`;
+  const stem = `${period.from}_${period.to}${zone}`;
   return {
-    experimentStateChanges: `experiment-state-changes_${from}_${to}.csv`,
-    configEdits: `config-edits_${from}_${to}.csv`,
-    compliance: `compliance_${from}_${to}.md`,
-    complianceHtml: `compliance_${from}_${to}.html`,
-    manifest: `manifest_${from}_${to}.json`,
+    experimentStateChanges: `experiment-state-changes_${stem}.csv`,
+    configEdits: `config-edits_${stem}.csv`,
+    compliance: `compliance_${stem}.md`,
+    complianceHtml: `compliance_${stem}.html`,
+    manifest: `manifest_${stem}.json`,
   };
 }
 
@@ -107,6 +124,7 @@ export async function writeReports(options: ReportOptions): Promise<ReportResult
     formats: new Set<ReportFormat>(options.formats ?? ["csv", "md"]),
     actionTypes: options.actionTypes && options.actionTypes.length > 0 ? [...options.actionTypes] : null,
     generatedAt: new Date(options.generatedAt ?? Date.now()).toISOString(),
+    bom: options.bom ?? true,
   };
   if (!options.store && !options.dbPath) throw new FlagtrailError("writeReports needs a store or a dbPath");
   const store = options.store ?? openStore(options.dbPath!, { readonly: true });
@@ -125,11 +143,12 @@ export async function writeReports(options: ReportOptions): Promise<ReportResult
           ...(await hashFile(join(staging, name))),
         });
       }
+      const replaced = await filesToReplace(files, options.force ?? false);
       const manifest = signManifest(
-        manifestBody(args, files, written.store),
+        manifestBody(args, files, written.store, replaced),
         options.signingKey ?? process.env.FLAGTRAIL_SIGNING_KEY,
       );
-      const manifestName = reportFileNames(period.from, period.to).manifest;
+      const manifestName = reportFileNames(period).manifest;
       writeDurable(join(staging, manifestName), serializeManifest(manifest));
       publishReportSet(
         staging,
@@ -143,6 +162,7 @@ export async function writeReports(options: ReportOptions): Promise<ReportResult
         manifestPath: join(options.outDir, manifestName),
         counts: written.counts,
         signed: manifest.signature !== undefined,
+        notice: written.notice,
       };
     } finally {
       removeStaging(staging);
@@ -157,9 +177,11 @@ interface ReportArgs {
   formats: Set<ReportFormat>;
   actionTypes: string[] | null;
   generatedAt: string;
+  bom: boolean;
 }
 
 interface Written {
+  notice: string | null;
   files: { name: string; rows: number }[];
   counts: ReportResult["counts"];
   store: Manifest["store"];
@@ -169,7 +191,7 @@ interface Written {
 async function writeFiles(snapshot: ReportSnapshot, staging: string, args: ReportArgs): Promise<Written> {
   const { period } = args;
   const formatTime = isoFormatter(period.timeZone);
-  const names = reportFileNames(period.from, period.to);
+  const names = reportFileNames(period);
   const chainHead = await snapshot.chainHead();
   const serverDays = await serverDaysOf(snapshot, period);
   const params: ReportParams = {
@@ -185,6 +207,7 @@ async function writeFiles(snapshot: ReportSnapshot, staging: string, args: Repor
     serverToDay: serverDays?.last.day ?? null,
   };
   const written: Written = {
+    notice: await coverageNotice(snapshot, period, params),
     files: [],
     counts: { experimentStateChanges: 0, configEdits: 0, records: 0 },
     store: { records: await snapshot.storedRecords(), chainHead },
@@ -195,7 +218,9 @@ async function writeFiles(snapshot: ReportSnapshot, staging: string, args: Repor
       ["experimentStateChanges", "experimentStateChangesCsv"],
       ["configEdits", "configEditsCsv"],
     ] as const) {
-      const count = await writeCsv(join(staging, names[key]), columns, snapshot.batches(query, params));
+      const count = await writeCsv(join(staging, names[key]), columns, snapshot.batches(query, params), {
+        bom: args.bom,
+      });
       written.counts[key] = count;
       written.files.push({ name: names[key], rows: count });
     }
@@ -212,6 +237,7 @@ async function writeFiles(snapshot: ReportSnapshot, staging: string, args: Repor
       formatTime,
       generatedAt: args.generatedAt,
       version: VERSION,
+      notice: written.notice,
     });
     written.counts.records = result.records;
     if (args.formats.has("md")) written.files.push({ name: names.compliance, rows: result.records });
@@ -225,10 +251,49 @@ async function writeFiles(snapshot: ReportSnapshot, staging: string, args: Repor
   return written;
 }
 
+/**
+ * A period no sync ever covered (no server-day counts stored for any of its days) yields a report as
+ * empty as a quiet period's: say which it is, first.
+ */
+async function coverageNotice(
+  snapshot: ReportSnapshot,
+  period: Period,
+  params: ReportParams,
+): Promise<string | null> {
+  if (params.serverFromDay !== null && (await snapshot.rows("coverage", params)).length > 0) return null;
+  return (
+    `No synced coverage: no day of ${period.from} to ${period.to} was ever checked by a sync, ` +
+    "so an empty section here does not mean that nothing happened; sync these days first."
+  );
+}
+
+/**
+ * The files of an earlier report in the output directory that this one would overwrite with different content.
+ * A report never replaces evidence silently: without `force` their existence fails the run (before
+ * anything is published); with it, the manifest lists each replaced file's old size and hash.
+ */
+async function filesToReplace(files: readonly ReportFileResult[], force: boolean): Promise<ManifestReplaced> {
+  const replaced: ManifestReplaced = [];
+  for (const file of files) {
+    if (!existsSync(file.path)) continue;
+    const old = await hashFile(file.path);
+    if (old.sha256 === file.sha256 && old.bytes === file.bytes) continue;
+    if (!force) {
+      throw new FlagtrailError(
+        `${file.path} already exists with different content (an earlier report of this period); ` +
+          "move it away, or force the replacement, which the manifest then records.",
+      );
+    }
+    replaced.push({ name: file.name, ...old });
+  }
+  return replaced;
+}
+
 function manifestBody(
   args: ReportArgs,
   files: readonly ReportFileResult[],
   store: Manifest["store"],
+  replaced: ManifestReplaced,
 ): Omit<Manifest, "signature"> {
   const { period } = args;
   return {
@@ -244,6 +309,7 @@ function manifestBody(
     },
     period: { start: period.start, end: period.end },
     files: files.map(({ name, rows, bytes, sha256 }) => ({ name, rows, bytes, sha256 })),
+    ...(replaced.length > 0 ? { replaced } : {}),
     store,
   };
 }

@@ -7,7 +7,7 @@ import type { Writable } from "node:stream";
 import { stringify } from "csv-stringify";
 import { escapeControls, neutraliseFormula } from "../text/escape.ts";
 
-export type SqlFormat = "table" | "csv" | "json";
+export type SqlFormat = "table" | "csv" | "json" | "nl";
 
 /** Rows the table reads before it prints, to size its columns. */
 export const TABLE_SAMPLE_ROWS = 1000;
@@ -38,6 +38,24 @@ export async function writeJson(
     count += 1;
   }
   await write(out, count === 0 ? "]\n" : "\n]\n");
+  return count;
+}
+
+/** Newline-delimited JSON (sqlite-utils' --nl): one object per line, nothing around them. */
+export async function writeNdjson(
+  rows: AsyncIterable<unknown[]>,
+  columns: readonly string[],
+  out: Writable,
+): Promise<number> {
+  let count = 0;
+  for await (const row of rows) {
+    const object: Record<string, unknown> = {};
+    columns.forEach((name, i) => {
+      object[name] = jsonValue(row[i]);
+    });
+    await write(out, `${JSON.stringify(object)}\n`);
+    count += 1;
+  }
   return count;
 }
 

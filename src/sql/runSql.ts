@@ -7,7 +7,7 @@ import type { Writable } from "node:stream";
 import { UsageError } from "../errors.ts";
 import type { Store } from "../store/open.ts";
 import { prepareReadOnlyQuery } from "../store/readOnlyQuery.ts";
-import { type SqlFormat, writeCsv, writeJson, writeTable } from "./format.ts";
+import { type SqlFormat, writeCsv, writeJson, writeNdjson, writeTable } from "./format.ts";
 
 export type { SqlFormat } from "./format.ts";
 
@@ -35,6 +35,7 @@ export async function runSql(
   }
   const rows = statement.rows(params);
   if (format === "json") return writeJson(rows, statement.columns, out);
+  if (format === "nl") return writeNdjson(rows, statement.columns, out);
   if (format === "csv") return writeCsv(rows, statement.columns, out);
   return writeTable(rows, statement.columns, out);
 }

@@ -75,6 +75,30 @@ function makePrivate(path: string): void {
   }
 }
 
+/**
+ * A `--db` pointed by mistake at another application's SQLite file must not gain flagtrail's tables or
+ * be switched to WAL: refuse a file that has tables but no drizzle migrations table, reading it through
+ * a read-only connection so that the refusal leaves the file byte-identical (and its mode unchanged).
+ */
+function assertNotForeign(path: string): void {
+  const probe = new Database(path, { readonly: true, fileMustExist: true });
+  try {
+    const tables = probe
+      .prepare(
+        "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name",
+      )
+      .pluck()
+      .all() as string[];
+    if (tables.length === 0 || tables.includes("__drizzle_migrations")) return;
+    const shown = tables.slice(0, 3).join(", ") + (tables.length > 3 ? ", …" : "");
+    throw new FlagtrailError(
+      `${path} is another application's SQLite database (tables ${shown}), not a flagtrail store; it was left untouched.`,
+    );
+  } finally {
+    probe.close();
+  }
+}
+
 export function openStore(path: string, options: OpenOptions = {}): Store {
   const inMemory = path === ":memory:";
   if (options.readonly) {
@@ -86,8 +110,11 @@ export function openStore(path: string, options: OpenOptions = {}): Store {
   try {
     if (!options.readonly && !inMemory) {
       // Audit history names people and their emails: the file is readable by its owner only.
-      if (existsSync(path)) makePrivate(path);
-      else closeSync(openSync(path, "a", 0o600));
+      if (!existsSync(path)) closeSync(openSync(path, "a", 0o600));
+      else {
+        if (statSync(path).size > 0) assertNotForeign(path);
+        makePrivate(path);
+      }
     }
     sqlite = new Database(path, { readonly: options.readonly ?? false, fileMustExist: !inMemory });
     sqlite.pragma("busy_timeout = 5000");
@@ -106,7 +133,10 @@ export function openStore(path: string, options: OpenOptions = {}): Store {
     } else {
       // A read-only open touches nothing above: read once so a non-database fails here, not later.
       sqlite.prepare("SELECT count(*) FROM sqlite_master").pluck().get();
-      if (!inMemory) assertMigrated(sqlite, path);
+      if (!inMemory) {
+        assertNotForeign(path);
+        assertMigrated(sqlite, path);
+      }
     }
     const opened = sqlite;
     const store: Store = { path, readonly: options.readonly ?? false, close: () => opened.close() };

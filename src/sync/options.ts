@@ -33,6 +33,8 @@ export const syncOptionsSchema = z
     lookbackDays: int("The lookback", 0).default(SYNC_DEFAULTS.lookbackDays),
     /** Ignore the checkpoint and any interrupted plan: re-read the range. */
     full: z.boolean().default(false),
+    /** Accept a start day before EARLIEST_START_DAY (a guard against typos like 2004 for 2024). */
+    allowStartBefore2015: z.boolean().default(false),
     windowDays: int("The window length", 1).default(SYNC_DEFAULTS.windowDays),
     backfillDays: int("The backfill length", 1).default(SYNC_DEFAULTS.backfillDays),
     /** Compare local and server counts per server day (default true). */
@@ -54,6 +56,9 @@ export const syncOptionsSchema = z
     error: "The start day is after the end day.",
   });
 
+/** Before this day no console audit log exists: an earlier start is a typo until the caller says not. */
+export const EARLIEST_START_DAY = "2015-01-01";
+
 export type SyncOptions = z.input<typeof syncOptionsSchema>;
 
 export interface ResolvedSyncOptions extends z.output<typeof syncOptionsSchema> {
@@ -72,6 +77,19 @@ export function resolveSyncOptions(options: SyncOptions, now: () => number = Dat
   const until = o.until ?? defaultUntil(clock());
   if (o.since !== undefined && o.since > until) {
     throw new UsageError(`The start day ${o.since} is after the end day ${until}.`);
+  }
+  // A far end day plans windows for days that cannot have records yet (2099: 892 windows), and an
+  // interrupted plan of them would be resumed by later runs.
+  const latest = defaultUntil(clock());
+  if (until > latest) {
+    throw new UsageError(
+      `The end day ${until} is after tomorrow (${latest} in UTC): no records exist there yet.`,
+    );
+  }
+  if (o.since !== undefined && o.since < EARLIEST_START_DAY && !o.allowStartBefore2015) {
+    throw new UsageError(
+      `The start day ${o.since} is before ${EARLIEST_START_DAY}, older than any console audit log; allow an earlier start explicitly if it is meant.`,
+    );
   }
   return {
     ...o,

@@ -54,7 +54,8 @@ describe(`campaign (${SCALE}): kill -9 of report and daemon, hostile records`, (
       const env = simEnv(sim, db);
       expect((await runCli(["sync", "--since", daysAgo(DAYS + 2), "--quiet"], { env })).code).toBe(0);
       const out = mkdtempSync(join(tmpdir(), "flagtrail-campaign-report-"));
-      const args = ["report", "--db", db, "--from", FROM, "--to", TO, "--out", out];
+      // Each run replaces the previous (killed) one's files: --force.
+      const args = ["report", "--db", db, "--from", FROM, "--to", TO, "--out", out, "--force"];
       let kills = 0;
       let contradictions = 0;
       for (let i = 0; i < SIZES.reportKills; i++) {

@@ -155,10 +155,10 @@ describe("flagtrail daemon", () => {
     expect(end.report).toMatchObject({ from, to });
     expect(readdirSync(out).sort()).toEqual(
       [
-        `compliance_${from}_${to}.md`,
-        `config-edits_${from}_${to}.csv`,
-        `experiment-state-changes_${from}_${to}.csv`,
-        `manifest_${from}_${to}.json`,
+        `compliance_${from}_${to}_Europe-Berlin.md`,
+        `config-edits_${from}_${to}_Europe-Berlin.csv`,
+        `experiment-state-changes_${from}_${to}_Europe-Berlin.csv`,
+        `manifest_${from}_${to}_Europe-Berlin.json`,
       ].sort(),
     );
     const last = withDb(

@@ -17,6 +17,18 @@ describe("flagtrail sync usage errors", () => {
     },
     { name: "an unknown option", args: ["--sinse", "2024-01-01"], message: /unknown option '--sinse'/ },
     {
+      name: "an --until after tomorrow",
+      args: ["--until", "2099-12-31"],
+      message:
+        /^flagtrail: The end day 2099-12-31 is after tomorrow \(\d{4}-\d{2}-\d{2} in UTC\): no records exist there yet\.\n$/,
+    },
+    {
+      name: "a --since before 2015",
+      args: ["--since", "2004-03-01", "--until", "2024-03-31"],
+      message:
+        /^flagtrail: The start day 2004-03-01 is before 2015-01-01, older than any console audit log; /,
+    },
+    {
       name: "a missing key",
       args: [],
       env: {},
@@ -51,6 +63,8 @@ describe("flagtrail sync usage errors", () => {
     );
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/ECONNREFUSED|connection/);
+    // The host it tried is named, so a wrong base URL shows.
+    expect(result.stderr).toMatch(/^flagtrail: GET http:\/\/127\.0\.0\.1:9\/console\/v1\/audit_logs\?/);
     expect(result.stderr).not.toContain("console-test-key");
   });
 

@@ -55,19 +55,29 @@ describe("flagtrail report (CLI)", () => {
     ]);
     expect(result.stderr).toBe("");
     expect(result.code).toBe(0);
-    expect(result.stdout).toMatch(/manifest_2024-03-29_2024-04-01\.json {2}unsigned/);
-    const csv = readFileSync(join(out, "config-edits_2024-03-29_2024-04-01.csv"), "utf8").split("\r\n");
+    expect(result.stdout).toMatch(/manifest_2024-03-29_2024-04-01_Europe-Berlin\.json {2}unsigned/);
+    // Row counts for the CSVs only: the Markdown's would be its record count, not its lines.
+    const lines = result.stdout.split("\n");
+    expect(lines.find((l) => l.includes("config-edits_"))).toMatch(/\.csv {2}2 rows {2}sha256 [0-9a-f]{64}$/);
+    expect(lines.find((l) => l.includes("compliance_"))).toMatch(
+      /compliance_2024-03-29_2024-04-01_Europe-Berlin\.md {2}sha256 [0-9a-f]{64}$/,
+    );
+    const csv = readFileSync(join(out, "config-edits_2024-03-29_2024-04-01_Europe-Berlin.csv"), "utf8").split(
+      "\r\n",
+    );
     // Header, the two matching config edits (the late gate_update is outside the period), final CRLF.
     expect(csv.filter((l) => l.startsWith("2024-"))).toHaveLength(2);
     expect(csv[1]).toContain('"rule ""Beta users"": pass 10% → 50%');
-    const manifest = JSON.parse(readFileSync(join(out, "manifest_2024-03-29_2024-04-01.json"), "utf8"));
+    const manifest = JSON.parse(
+      readFileSync(join(out, "manifest_2024-03-29_2024-04-01_Europe-Berlin.json"), "utf8"),
+    );
     expect(manifest.parameters.actionTypes).toEqual([
       "gate_update",
       "config_default_value_update",
       "experiment_start",
     ]);
     expect(manifest.files.map((f: { rows: number }) => f.rows)).toEqual([1, 2, 3]);
-    expect(existsSync(join(out, "compliance_2024-03-29_2024-04-01.md"))).toBe(true);
+    expect(existsSync(join(out, "compliance_2024-03-29_2024-04-01_Europe-Berlin.md"))).toBe(true);
   });
 
   it("exits 1 with one sentence when the output directory cannot be created", async () => {
@@ -87,7 +97,7 @@ describe("flagtrail report (CLI)", () => {
     ]);
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(
-      /^flagtrail: Cannot create the report directory .*store\.db\/reports \(ENOTDIR\): is a file in the way\?\n$/,
+      /^flagtrail: Cannot create the report directory .*store\.db\/reports \(ENOTDIR\): a file is in the way\.\n$/,
     );
   });
 
@@ -98,5 +108,52 @@ describe("flagtrail report (CLI)", () => {
       runCli(["report", "--from", "2024-03-01", "--to", "2024-03-02", "--format", "pdf"]),
     ]);
     expect(results.map((r) => r.code)).toEqual([2, 2, 2]);
+  });
+});
+
+describe("report filters and coverage (issue 9)", () => {
+  it("refuses an unknown action type like sync does (exit 2, closest valid names), writing nothing", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "flagtrail-report-typo-"));
+    const dbPath = join(dir, "store.db");
+    buildScenarioStore(dbPath).close();
+    const out = join(dir, "out");
+    const args = ["--from", SCENARIO.from, "--to", SCENARIO.to, "--db", dbPath, "--out", out];
+    const [report, sync] = await Promise.all([
+      runCli(["report", ...args, "--action-type", "gate_updat"]),
+      runCli(["sync", "--db", dbPath, "--action-type", "gate_updat"]),
+    ]);
+    expect(report.code).toBe(2);
+    expect(report.stderr).toBe(sync.stderr);
+    expect(report.stderr).toMatch(
+      /^flagtrail: Unknown action type "gate_updat"; closest valid: gate_update, /,
+    );
+    expect(existsSync(out)).toBe(false);
+  });
+
+  it("says first, in the Markdown and on stdout, when no day of the period was ever synced", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "flagtrail-report-uncovered-"));
+    const dbPath = join(dir, "store.db");
+    buildScenarioStore(dbPath).close();
+    const out = join(dir, "out");
+    const result = await runCli([
+      "report",
+      "--from",
+      "2023-01-01",
+      "--to",
+      "2023-01-31",
+      "--db",
+      dbPath,
+      "--out",
+      out,
+    ]);
+    expect(result.code).toBe(0);
+    expect(result.stdout.split("\n")[0]).toMatch(/^No synced coverage: no day of 2023-01-01 to 2023-01-31 /);
+    const md = readFileSync(join(out, "compliance_2023-01-01_2023-01-31.md"), "utf8").split("\n");
+    expect(md[2]).toMatch(/^> \*\*No synced coverage: /);
+
+    const covered = await writeReports({ dbPath, from: SCENARIO.from, to: SCENARIO.to, outDir: out });
+    expect(covered.notice).toBeNull();
+    const text = readFileSync(join(out, `compliance_${SCENARIO.from}_${SCENARIO.to}.md`), "utf8");
+    expect(text).not.toContain("No synced coverage");
   });
 });

@@ -35,7 +35,7 @@ describe("writeCsv", () => {
           v: string;
         }>,
     );
-    const count = await writeCsv(path, [{ header: "v", value: (r) => r.v }], rows);
+    const count = await writeCsv(path, [{ header: "v", value: (r) => r.v }], rows, { bom: false });
     expect(count).toBe(5);
     expect(readFileSync(path, "utf8")).toBe(
       'v\r\nplain\r\n"a,b"\r\n"say ""hi"""\r\n"two\nlines"\r\n\'=1+1\r\n',
@@ -52,7 +52,7 @@ describe("writeCsv", () => {
         }>,
     );
     await expect(
-      writeCsv("/nonexistent-dir/x.csv", [{ header: "value", value: (r) => r.value }], rows),
+      writeCsv("/nonexistent-dir/x.csv", [{ header: "value", value: (r) => r.value }], rows, { bom: true }),
     ).rejects.toThrow(/ENOENT/);
     expect(sqliteOf(store).prepare("SELECT 42").pluck().get()).toBe(42);
     store.close();

@@ -45,17 +45,17 @@ describe("report golden files", () => {
   it("experiment state changes CSV", () => {
     golden(
       "experiment-state-changes.golden.csv",
-      output("experiment-state-changes_2024-03-29_2024-04-01.csv"),
+      output("experiment-state-changes_2024-03-29_2024-04-01_Europe-Berlin.csv"),
     );
   });
   it("config edits CSV", () => {
-    golden("config-edits.golden.csv", output("config-edits_2024-03-29_2024-04-01.csv"));
+    golden("config-edits.golden.csv", output("config-edits_2024-03-29_2024-04-01_Europe-Berlin.csv"));
   });
   it("compliance Markdown", () => {
-    golden("compliance.golden.md", output("compliance_2024-03-29_2024-04-01.md"));
+    golden("compliance.golden.md", output("compliance_2024-03-29_2024-04-01_Europe-Berlin.md"));
   });
   it("manifest", () => {
-    golden("manifest.golden.json", output("manifest_2024-03-29_2024-04-01.json"));
+    golden("manifest.golden.json", output("manifest_2024-03-29_2024-04-01_Europe-Berlin.json"));
   });
 });
 
@@ -100,18 +100,19 @@ describe("report contents", () => {
   it("counts what it wrote", () => {
     expect(result.counts).toEqual({ experimentStateChanges: 4, configEdits: 5, records: 12 });
     expect(result.files.map((f) => [f.name, f.rows])).toEqual([
-      ["experiment-state-changes_2024-03-29_2024-04-01.csv", 4],
-      ["config-edits_2024-03-29_2024-04-01.csv", 5],
-      ["compliance_2024-03-29_2024-04-01.md", 12],
+      ["experiment-state-changes_2024-03-29_2024-04-01_Europe-Berlin.csv", 4],
+      ["config-edits_2024-03-29_2024-04-01_Europe-Berlin.csv", 5],
+      ["compliance_2024-03-29_2024-04-01_Europe-Berlin.md", 12],
     ]);
     expect(result.signed).toBe(true);
   });
 
   it("neutralises formula cells and keeps RFC 4180 quoting in the CSV", () => {
-    const csv = output("config-edits_2024-03-29_2024-04-01.csv");
+    const csv = output("config-edits_2024-03-29_2024-04-01_Europe-Berlin.csv");
     const lines = csv.split("\r\n");
+    // The UTF-8 byte-order mark first: spreadsheets then read the file as UTF-8.
     expect(lines[0]).toBe(
-      "time,epoch_ms,record_id,updated_by,updated_by_user_id,updated_by_email,entity_name,action_type,change_log,rule_diff_summary",
+      "\uFEFFtime,epoch_ms,record_id,updated_by,updated_by_user_id,updated_by_email,entity_name,action_type,change_log,rule_diff_summary",
     );
     // Mallory's name, email and the change log all start with formula characters.
     expect(csv).toContain("'=cmd|' /C calc'!A0,malloryUserId0000003,'@mallory@example.com,");
@@ -120,8 +121,8 @@ describe("report contents", () => {
     expect(csv).toContain('"pricing `config` | v2\nsecond line"');
     // Every parsed cell, quoted or not: none starts with a formula character.
     for (const file of [
-      "config-edits_2024-03-29_2024-04-01.csv",
-      "experiment-state-changes_2024-03-29_2024-04-01.csv",
+      "config-edits_2024-03-29_2024-04-01_Europe-Berlin.csv",
+      "experiment-state-changes_2024-03-29_2024-04-01_Europe-Berlin.csv",
     ]) {
       const cells = parseCsv(output(file)).flat();
       expect(cells.length).toBeGreaterThan(20);
@@ -131,17 +132,19 @@ describe("report contents", () => {
   });
 
   it("writes times in the chosen zone with offset, across the DST change", () => {
-    const csv = output("experiment-state-changes_2024-03-29_2024-04-01.csv");
+    const csv = output("experiment-state-changes_2024-03-29_2024-04-01_Europe-Berlin.csv");
     expect(csv).toContain("2024-03-29T10:30:00+01:00,1711704600000,S000000000000000000004");
     expect(csv).toContain("2024-04-01T09:00:00+02:00,1711954800000,S000000000000000000012");
     // The 22:30 UTC record of 1 April is on 2 April in Berlin: not in the period.
-    expect(output("config-edits_2024-03-29_2024-04-01.csv")).not.toContain("late_gate");
+    expect(output("config-edits_2024-03-29_2024-04-01_Europe-Berlin.csv")).not.toContain("late_gate");
     // 22:30 UTC on 30 March is still 30 March in Berlin (23:30 CET).
-    expect(output("config-edits_2024-03-29_2024-04-01.csv")).toContain("2024-03-30T23:30:00+01:00");
+    expect(output("config-edits_2024-03-29_2024-04-01_Europe-Berlin.csv")).toContain(
+      "2024-03-30T23:30:00+01:00",
+    );
   });
 
   it("keeps every Markdown table row as wide as its header despite | in names", () => {
-    const md = output("compliance_2024-03-29_2024-04-01.md");
+    const md = output("compliance_2024-03-29_2024-04-01_Europe-Berlin.md");
     expect(md).toContain("pricing \\`config\\` \\| v2<br>second line");
     const lines = md.split("\n");
     let width: number | null = null;
@@ -161,7 +164,7 @@ describe("report contents", () => {
   });
 
   it("reports completeness, reviews, self-approval, rejection and mutation", () => {
-    const md = output("compliance_2024-03-29_2024-04-01.md");
+    const md = output("compliance_2024-03-29_2024-04-01_Europe-Berlin.md");
     expect(md).toContain("The period overlaps the 5 server days 2024-03-28 to 2024-04-01.");
     expect(md).toContain("exists for 3 of these 5 server days. On 2 of them the local count equals");
     expect(md).toContain("| 2024-03-31 | all | 7 | 5 | -2 | 5 |");
@@ -197,7 +200,7 @@ describe("report contents", () => {
 
 describe("queries printed in the report", () => {
   it("each runs with `flagtrail sql`'s parameter codec on the store it describes", async () => {
-    const md = output("compliance_2024-03-29_2024-04-01.md");
+    const md = output("compliance_2024-03-29_2024-04-01_Europe-Berlin.md");
     const blocks = [
       ...md.matchAll(/```sql\n([\s\S]*?)\n```\n(?:\nParameters, as [^\n]*\n\n```sh\n([\s\S]*?)\n```)?/g),
     ];

@@ -10,6 +10,7 @@ await writeReports({
   outDir: outDir!,
   generatedAt: GENERATED_AT,
   signingKey: "publish-test-key",
+  force: true,
   publishHook: (step) => {
     if (step === killAt) process.kill(process.pid, "SIGKILL");
   },

@@ -24,7 +24,7 @@ import { insertSyncedRecords, makeRecord } from "./fixtures.ts";
 import { buildScenarioStore, GENERATED_AT, SCENARIO } from "./scenario.ts";
 
 const KEY = "publish-test-key";
-const MANIFEST = `manifest_${SCENARIO.from}_${SCENARIO.to}.json`;
+const MANIFEST = `manifest_${SCENARIO.from}_${SCENARIO.to}_Europe-Berlin.json`;
 const KILL_SCRIPT = fileURLToPath(new URL("./killDuringPublish.ts", import.meta.url));
 let store: Store;
 
@@ -40,6 +40,7 @@ function report(outDir: string, hook?: (step: PublishStep) => void) {
     outDir,
     generatedAt: GENERATED_AT,
     signingKey: KEY,
+    force: true,
     publishHook: hook,
   });
 }
@@ -67,9 +68,9 @@ describe("publishing a report set", () => {
     await report(mkdtempSync(join(tmpdir(), "flagtrail-publish-steps-")), (step) => steps.push(step));
     expect(steps).toEqual([
       "remove old manifest",
-      `rename experiment-state-changes_${SCENARIO.from}_${SCENARIO.to}.csv`,
-      `rename config-edits_${SCENARIO.from}_${SCENARIO.to}.csv`,
-      `rename compliance_${SCENARIO.from}_${SCENARIO.to}.md`,
+      `rename experiment-state-changes_${SCENARIO.from}_${SCENARIO.to}_Europe-Berlin.csv`,
+      `rename config-edits_${SCENARIO.from}_${SCENARIO.to}_Europe-Berlin.csv`,
+      `rename compliance_${SCENARIO.from}_${SCENARIO.to}_Europe-Berlin.md`,
       `rename ${MANIFEST}`,
       "remove staging",
     ]);
@@ -114,7 +115,7 @@ describe("publishing a report set", () => {
     await report(outDir);
     changeTheData();
     store.close();
-    const killAt: PublishStep = `rename config-edits_${SCENARIO.from}_${SCENARIO.to}.csv`;
+    const killAt: PublishStep = `rename config-edits_${SCENARIO.from}_${SCENARIO.to}_Europe-Berlin.csv`;
     const child = spawnSync(process.execPath, ["--import", "tsx", KILL_SCRIPT, dbPath, outDir, killAt], {
       cwd: PROJECT_ROOT,
       encoding: "utf8",
@@ -140,9 +141,9 @@ describe("publishing a report set", () => {
     const old = (Date.now() - 120_000) / 1000;
     const dead = join(outDir, `.flagtrail-report-${deadPid}-Ab12Cd`);
     mkdirSync(dead);
-    writeFileSync(join(dead, `compliance_${SCENARIO.from}_${SCENARIO.to}.md`), "half a report");
+    writeFileSync(join(dead, `compliance_${SCENARIO.from}_${SCENARIO.to}_Europe-Berlin.md`), "half a report");
     utimesSync(dead, old, old);
-    const partial = join(outDir, `.config-edits_${SCENARIO.from}_${SCENARIO.to}.csv.partial`);
+    const partial = join(outDir, `.config-edits_${SCENARIO.from}_${SCENARIO.to}_Europe-Berlin.csv.partial`);
     writeFileSync(partial, "half a csv");
     utimesSync(partial, old, old);
     // Still running (this process), and one whose process is gone but that changed a moment ago.

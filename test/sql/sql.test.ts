@@ -155,3 +155,30 @@ describe("flagtrail sql (CLI)", () => {
     expect((await runCli(["sql", "SELECT 1", "--db", dbPath, "--format", "xml"])).code).toBe(2);
   });
 });
+
+describe("flagtrail sql output flags (issue 9)", () => {
+  it("--csv, --json, --nl and --table as sqlite-utils users type them; --format still works; a clash exits 2", async () => {
+    const query = "SELECT 1 AS a, 'Zoë' AS b UNION ALL SELECT 2, NULL";
+    const run = (...flags: string[]) => runCli(["sql", query, "--db", dbPath, ...flags]);
+    const [csv, json, nl, table, format, clash] = await Promise.all([
+      run("--csv"),
+      run("--json"),
+      run("--nl"),
+      run("--table"),
+      run("--format", "nl"),
+      run("--csv", "--format", "json"),
+    ]);
+    expect(csv.stdout).toBe("a,b\r\n1,Zoë\r\n2,\r\n");
+    expect(JSON.parse(json.stdout)).toEqual([
+      { a: 1, b: "Zoë" },
+      { a: 2, b: null },
+    ]);
+    expect(nl.stdout).toBe('{"a":1,"b":"Zoë"}\n{"a":2,"b":null}\n');
+    expect(format.stdout).toBe(nl.stdout);
+    expect(table.stdout).toMatch(/^a \| b\n/);
+    expect(clash.code).toBe(2);
+    expect(clash.stderr).toBe(
+      "flagtrail: --format, --csv, --json, --nl and --table disagree: csv and json.\n",
+    );
+  });
+});

@@ -1,4 +1,14 @@
-import { chmodSync, chownSync, existsSync, mkdtempSync, statSync, writeFileSync } from "node:fs";
+import { createHash } from "node:crypto";
+import {
+  chmodSync,
+  chownSync,
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
@@ -7,6 +17,7 @@ import { FlagtrailError, LockedError } from "../../src/errors.ts";
 import { sqliteOf } from "../../src/store/connection.ts";
 import { acquireLease } from "../../src/store/leases.ts";
 import { openStore } from "../../src/store/open.ts";
+import { runCli } from "../helpers/runCli.ts";
 
 describe("openStore", () => {
   it("applies the drizzle migrations to an in-memory database", () => {
@@ -122,6 +133,55 @@ describe("openStore", () => {
     const plain = new Database(foreign);
     plain.exec("CREATE TABLE t (x)");
     plain.close();
-    expect(() => openStore(foreign, { readonly: true })).toThrow(/other\.db is not a flagtrail database/);
+    expect(() => openStore(foreign, { readonly: true })).toThrow(
+      /other\.db is another application.s SQLite database \(tables t\), not a flagtrail store/,
+    );
+  });
+});
+
+describe("another application's SQLite file (issue 9)", () => {
+  it("sync and report refuse it in one sentence, exit 1, leaving it byte-identical and not in WAL", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "flagtrail-foreign-"));
+    const path = join(dir, "app.db");
+    const app = new Database(path);
+    app.exec(
+      "CREATE TABLE users (id INTEGER PRIMARY KEY, name TEXT); INSERT INTO users (name) VALUES ('Zoë');",
+    );
+    app.exec("CREATE TABLE orders (id INTEGER PRIMARY KEY, user_id INTEGER)");
+    app.close();
+    chmodSync(path, 0o644);
+    const before = createHash("sha256").update(readFileSync(path)).digest("hex");
+
+    const [sync, report] = await Promise.all([
+      runCli(["sync", "--db", path, "--base-url", "http://127.0.0.1:9", "--api-key", "k"]),
+      runCli([
+        "report",
+        "--db",
+        path,
+        "--from",
+        "2024-01-01",
+        "--to",
+        "2024-01-02",
+        "--out",
+        join(dir, "out"),
+      ]),
+    ]);
+    for (const result of [sync, report]) {
+      expect(result.code).toBe(1);
+      expect(result.stderr).toBe(
+        `flagtrail: ${path} is another application's SQLite database (tables orders, users), not a flagtrail store; it was left untouched.\n`,
+      );
+    }
+    expect(createHash("sha256").update(readFileSync(path)).digest("hex")).toBe(before);
+    expect(statSync(path).mode & 0o777).toBe(0o644);
+    expect(readdirSync(dir).sort()).toEqual(["app.db"]);
+  });
+
+  it("still opens an empty file as a new store", () => {
+    const path = join(mkdtempSync(join(tmpdir(), "flagtrail-")), "empty.db");
+    writeFileSync(path, "");
+    openStore(path).close();
+    openStore(path).close();
+    expect(openStore(path, { readonly: true }).readonly).toBe(true);
   });
 });

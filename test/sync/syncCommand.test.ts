@@ -2,7 +2,8 @@
 import { existsSync } from "node:fs";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { main } from "../../src/cli.ts";
-import { checkActionTypes, formatSummary } from "../../src/commands/sync.ts";
+import { checkActionTypes } from "../../src/commands/actionTypes.ts";
+import { formatSummary } from "../../src/commands/sync.ts";
 import { UsageError } from "../../src/errors.ts";
 import type { SyncSummary } from "../../src/sync/runSync.ts";
 import { tempDbPath } from "../helpers/simSync.ts";

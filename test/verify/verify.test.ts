@@ -166,7 +166,7 @@ describe("verifyManifest", () => {
     bytes[100] = bytes[100]! ^ 1;
     writeFileSync(md, bytes);
     await expect(verifyManifest(result.manifestPath, "k1")).rejects.toThrow(
-      /^compliance_2024-03-29_2024-04-01\.md: SHA-256 [0-9a-f]{64} \(\d+ bytes\) differs/,
+      /^compliance_2024-03-29_2024-04-01_Europe-Berlin\.md: SHA-256 [0-9a-f]{64} \(\d+ bytes\) differs/,
     );
   });
 
@@ -217,7 +217,9 @@ describe("flagtrail verify (CLI)", () => {
     appendFileSync(result.files[0]!.path, " ");
     const badFile = await runCli(["verify", "--db", dbPath, "--manifest", result.manifestPath], { env });
     expect(badFile.code).toBe(1);
-    expect(badFile.stderr).toMatch(/experiment-state-changes_2024-03-29_2024-04-01\.csv: SHA-256/);
+    expect(badFile.stderr).toMatch(
+      /experiment-state-changes_2024-03-29_2024-04-01_Europe-Berlin\.csv: SHA-256/,
+    );
 
     // Tamper the way an attacker would: straight through SQLite, not through flagtrail.
     const writable = new Database(dbPath);

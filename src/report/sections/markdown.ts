@@ -79,6 +79,8 @@ export interface ComplianceContext {
   formatTime: (epochMs: number) => string;
   generatedAt: string;
   version: string;
+  /** A warning the report's first lines carry (a period no sync covered). */
+  notice?: string | null;
 }
 
 export function run<N extends ReportQueryName>(ctx: ComplianceContext, name: N): Promise<ReportRows[N][]> {

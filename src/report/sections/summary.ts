@@ -24,6 +24,11 @@ export function writeSummary(out: TextFile, ctx: ComplianceContext, s: Summary):
   const { reviews, mutations } = s;
   out.line(`# Compliance report ${period.from} to ${period.to}`);
   out.line();
+  // A period no sync covered would look as clean as a quiet one: say so before anything else.
+  if (ctx.notice) {
+    out.line(`> **${mdText(ctx.notice)}**`);
+    out.line();
+  }
   out.line("## Summary");
   out.line();
   out.line(

@@ -1,0 +1,50 @@
+// Failures a user meets at the edges become one sentence, never a stack trace (issue 9): a busy port
+// for the simulator, a report directory the user may not create.
+import { once } from "node:events";
+import { mkdtempSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { runCli } from "./helpers/runCli.ts";
+import { buildScenarioStore } from "./report/scenario.ts";
+
+describe("one sentence, no stack trace", () => {
+  it("simulate on a busy port", async () => {
+    const holder = createServer().listen(0, "127.0.0.1");
+    await once(holder, "listening");
+    const { port } = holder.address() as { port: number };
+    try {
+      const result = await runCli(["simulate", "--port", String(port)]);
+      expect(result.code).toBe(1);
+      expect(result.stderr).toBe(
+        `flagtrail: Cannot listen on 127.0.0.1:${port} (EADDRINUSE): another process uses that port; choose another --port, or 0 for any free one.\n`,
+      );
+    } finally {
+      holder.close();
+    }
+  });
+
+  it.runIf(process.platform === "linux")(
+    "report --out where no directory may be created (sysfs)",
+    async () => {
+      const dbPath = join(mkdtempSync(join(tmpdir(), "flagtrail-out-")), "store.db");
+      buildScenarioStore(dbPath).close();
+      const result = await runCli([
+        "report",
+        "--from",
+        "2024-01-01",
+        "--to",
+        "2024-01-02",
+        "--db",
+        dbPath,
+        "--out",
+        "/sys/flagtrail-reports",
+      ]);
+      expect(result.code).toBe(1);
+      expect(result.stderr).toMatch(
+        /^flagtrail: Cannot create the report directory \/sys\/flagtrail-reports \((EACCES|EPERM|EROFS)\): (no permission to write there|the file system is read-only)\.\n$/,
+      );
+    },
+  );
+});

@@ -1,0 +1,90 @@
+// Report file names and overwrites (issue 9): the zone is in the names when it is not UTC, and an
+// earlier report's file is never replaced silently: refused, or forced and listed in the manifest.
+import { createHash } from "node:crypto";
+import { mkdtempSync, readdirSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { writeReports } from "../../src/report/writeReports.ts";
+import { verifyManifest } from "../../src/verify/manifest.ts";
+import { runCli } from "../helpers/runCli.ts";
+import { buildScenarioStore, GENERATED_AT, SCENARIO } from "./scenario.ts";
+
+const sha = (path: string) => createHash("sha256").update(readFileSync(path)).digest("hex");
+
+describe("report file names and overwrites", () => {
+  it("names the zone when it is not UTC, so both readings of the same days sit side by side", async () => {
+    const store = buildScenarioStore(":memory:");
+    const outDir = mkdtempSync(join(tmpdir(), "flagtrail-names-"));
+    await writeReports({ store, ...SCENARIO, outDir, generatedAt: GENERATED_AT });
+    await writeReports({ store, ...SCENARIO, timeZone: "UTC", outDir, generatedAt: GENERATED_AT });
+    store.close();
+    expect(readdirSync(outDir).sort()).toEqual([
+      "compliance_2024-03-29_2024-04-01.md",
+      "compliance_2024-03-29_2024-04-01_Europe-Berlin.md",
+      "config-edits_2024-03-29_2024-04-01.csv",
+      "config-edits_2024-03-29_2024-04-01_Europe-Berlin.csv",
+      "experiment-state-changes_2024-03-29_2024-04-01.csv",
+      "experiment-state-changes_2024-03-29_2024-04-01_Europe-Berlin.csv",
+      "manifest_2024-03-29_2024-04-01.json",
+      "manifest_2024-03-29_2024-04-01_Europe-Berlin.json",
+    ]);
+  });
+
+  it("refuses to replace a file with different content, allows an identical one, and lists forced replacements", async () => {
+    const store = buildScenarioStore(":memory:");
+    const outDir = mkdtempSync(join(tmpdir(), "flagtrail-overwrite-"));
+    const first = await writeReports({ store, ...SCENARIO, outDir, generatedAt: GENERATED_AT });
+    const md = join(outDir, "compliance_2024-03-29_2024-04-01_Europe-Berlin.md");
+    const manifest = first.manifestPath;
+    const before = [sha(md), sha(manifest)];
+
+    // Same content: nothing to protect, nothing listed.
+    const same = await writeReports({ store, ...SCENARIO, outDir, generatedAt: GENERATED_AT });
+    expect(JSON.parse(readFileSync(same.manifestPath, "utf8")).replaced).toBeUndefined();
+
+    // A later "generated at" changes the Markdown: refused, and the old set is left as it was.
+    const later = GENERATED_AT + 60_000;
+    await expect(writeReports({ store, ...SCENARIO, outDir, generatedAt: later })).rejects.toThrow(
+      `${md} already exists with different content (an earlier report of this period); move it away, or force the replacement, which the manifest then records.`,
+    );
+    expect([sha(md), sha(manifest)]).toEqual(before);
+    expect(readdirSync(outDir).filter((n) => n.startsWith("."))).toEqual([]);
+
+    const forced = await writeReports({ store, ...SCENARIO, outDir, generatedAt: later, force: true });
+    store.close();
+    const written = JSON.parse(readFileSync(forced.manifestPath, "utf8"));
+    expect(written.replaced).toEqual([
+      {
+        name: "compliance_2024-03-29_2024-04-01_Europe-Berlin.md",
+        bytes: first.files[2]!.bytes,
+        sha256: before[0],
+      },
+    ]);
+    await expect(verifyManifest(forced.manifestPath, undefined)).resolves.toMatchObject({ files: 3 });
+  });
+
+  it("report exits 1 with one sentence on a second run, and replaces with --force", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "flagtrail-overwrite-cli-"));
+    const dbPath = join(dir, "store.db");
+    buildScenarioStore(dbPath).close();
+    const args = [
+      "report",
+      "--from",
+      SCENARIO.from,
+      "--to",
+      SCENARIO.to,
+      "--db",
+      dbPath,
+      "--out",
+      join(dir, "out"),
+    ];
+    expect((await runCli(args)).code).toBe(0);
+    const again = await runCli(args);
+    expect(again.code).toBe(1);
+    expect(again.stderr).toMatch(
+      /^flagtrail: \S+compliance_2024-03-29_2024-04-01\.md already exists with different content .*\.\n$/,
+    );
+    expect((await runCli([...args, "--force"])).code).toBe(0);
+  });
+});
