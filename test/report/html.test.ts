@@ -119,12 +119,14 @@ describe("the HTML report", () => {
       formats: ["html"],
       generatedAt: 0,
     });
+    // The scenario's zone is not UTC, so it is part of every name.
+    const zone = SCENARIO.timeZone.replaceAll("/", "-");
     expect(readdirSync(only).sort()).toEqual([
-      `compliance_${SCENARIO.from}_${SCENARIO.to}.html`,
-      `manifest_${SCENARIO.from}_${SCENARIO.to}.json`,
+      `compliance_${SCENARIO.from}_${SCENARIO.to}_${zone}.html`,
+      `manifest_${SCENARIO.from}_${SCENARIO.to}_${zone}.json`,
     ]);
     expect(result.files.map((f) => [f.name, f.rows])).toEqual([
-      [`compliance_${SCENARIO.from}_${SCENARIO.to}.html`, 12],
+      [`compliance_${SCENARIO.from}_${SCENARIO.to}_${zone}.html`, 12],
     ]);
     const manifest = JSON.parse(readFileSync(result.manifestPath, "utf8"));
     expect(manifest.parameters.formats).toEqual(["html"]);
