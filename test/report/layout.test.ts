@@ -34,7 +34,10 @@ describe("the executive summary", () => {
     store = buildScenarioStore(":memory:", { ruleDiffs: true });
     const outDir = mkdtempSync(join(tmpdir(), "flagtrail-layout-"));
     await writeReports({ store, ...SCENARIO, outDir, formats: ["md"], generatedAt: GENERATED_AT });
-    md = readFileSync(join(outDir, `compliance_${SCENARIO.from}_${SCENARIO.to}.md`), "utf8");
+    md = readFileSync(
+      join(outDir, `compliance_${SCENARIO.from}_${SCENARIO.to}_${SCENARIO.timeZone.replaceAll("/", "-")}.md`),
+      "utf8",
+    );
   });
   afterAll(() => store.close());
 
