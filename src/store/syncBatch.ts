@@ -3,7 +3,7 @@
 // at most the batch being written, and the stored progress then points at its first page again.
 import { type Store, sqliteOf } from "./connection.ts";
 import { noteListedDay } from "./coverageCounts.ts";
-import { writeChainHeadSignature } from "./digests.ts";
+import { updateQuarantineDigest, writeChainHeadSignature } from "./digests.ts";
 import { advanceBackfillMark } from "./ruleDiffs.ts";
 import { advanceWindow, type RunCounters, type SyncPlan, savePlan, updateRunCounters } from "./syncState.ts";
 import {
@@ -92,6 +92,8 @@ function commit(store: Store, batch: SyncBatch): BatchResult {
   }
   advanceBackfillMark(sqlite, headBefore, readChainHead(sqlite).seq);
   writeChainHeadSignature(sqlite, batch.signingKey);
+  // Created on the first batch even with no quarantined record, so verify covers the table from the start.
+  updateQuarantineDigest(sqlite);
   updateRunCounters(store, batch.runId, counters);
   return { counters, plan, warningMessages };
 }
