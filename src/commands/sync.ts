@@ -1,6 +1,7 @@
 // `flagtrail sync`: validate the options, resolve connection settings, run the sync engine under the
 // "sync" lease, print a summary (text or JSON) on stdout and progress on stderr when it is a TTY.
 import { z } from "zod";
+import type { RetryEvent } from "../api/consoleClient.ts";
 import { resolveClientTuning, resolveSyncConfig } from "../config.ts";
 import { AbortedError } from "../errors.ts";
 import { openStore } from "../store/open.ts";
@@ -90,16 +91,38 @@ export function formatSummary(summary: SyncSummary): string {
   return `${lines.join("\n")}\n`;
 }
 
+/** Seconds between progress lines when stderr is not a terminal (cron logs, CI). */
+const LOG_PROGRESS_SECONDS = Number(process.env.FLAGTRAIL_PROGRESS_SECONDS ?? 10);
+
+/**
+ * Progress on stderr: a bar redrawn in place on a terminal; elsewhere one line at most every
+ * FLAGTRAIL_PROGRESS_SECONDS, so a cron log shows where a long run is. Every retry is a line of its own.
+ */
 function progressReporter(options: SyncCliOptions) {
   const tty = process.stderr.isTTY === true;
   let drawn = false;
+  let last: Extract<SyncEvent, { type: "progress" }> | undefined;
+  let lastLogged: typeof last;
   const finish = () => {
     if (drawn) process.stderr.write("\n");
     drawn = false;
   };
+  const logLine = () => {
+    if (!last || last === lastLogged) return;
+    lastLogged = last;
+    process.stderr.write(
+      `progress: ${last.phase} ${last.done}/${last.total}, fetched ${last.fetched}, new ${last.inserted}\n`,
+    );
+  };
+  const timer =
+    !tty && !options.quiet && LOG_PROGRESS_SECONDS > 0
+      ? setInterval(logLine, LOG_PROGRESS_SECONDS * 1000)
+      : undefined;
+  timer?.unref();
   const onEvent = (event: SyncEvent) => {
     if (options.quiet) return;
     if (event.type === "progress") {
+      last = event;
       if (!tty) return;
       const width = 24;
       const filled = event.total > 0 ? Math.round((event.done / event.total) * width) : width;
@@ -114,7 +137,18 @@ function progressReporter(options: SyncCliOptions) {
     // Warnings are counted in the summary; only notices are worth a line each.
     if (event.type === "notice") process.stderr.write(`${event.message}\n`);
   };
-  return { onEvent, finish };
+  const onRetry = (event: RetryEvent) => {
+    if (options.quiet) return;
+    finish();
+    process.stderr.write(
+      `retry: GET ${event.requestPath}: ${event.reason}; attempt ${event.attempt + 1} in ${(event.delayMs / 1000).toFixed(1)} s\n`,
+    );
+  };
+  const stop = () => {
+    if (timer) clearInterval(timer);
+    finish();
+  };
+  return { onEvent, onRetry, finish: stop };
 }
 
 export async function action(raw: Record<string, unknown>): Promise<void> {
@@ -126,12 +160,12 @@ export async function action(raw: Record<string, unknown>): Promise<void> {
   const tuning = resolveClientTuning();
 
   const store = openStore(config.dbPath);
-  const client = createSyncClient(config, tuning);
+  const report = progressReporter(options);
+  const client = createSyncClient(config, tuning, report.onRetry);
   const controller = new AbortController();
   const stop = () => controller.abort(new AbortedError("stopped by signal"));
   process.once("SIGINT", stop);
   process.once("SIGTERM", stop);
-  const report = progressReporter(options);
   try {
     const summary = await runSync(
       store,
