@@ -24,7 +24,7 @@ export interface StoreStatus {
   checkpoints: { filterKey: string; latestId: string; latestOccurredAt: string | null; updatedAt: string }[];
   /** Plans of interrupted runs that the next sync of that filter set resumes. */
   pending: { filterKey: string; since: string; until: string; windowsDone: number; windowsTotal: number }[];
-  runningLease: { holder: string; pid: number; expiresAt: string } | null;
+  runningLease: { holder: string; pid: number; since: string; expiresAt: string } | null;
   /** A live `flagtrail daemon` on this database, and the outcome of its last cycle (sync + report). */
   daemon: {
     lease: { holder: string; pid: number; expiresAt: string } | null;
@@ -167,7 +167,12 @@ export function readStatus(store: Store): StoreStatus {
     }),
     runningLease:
       lease && leaseIsLive(lease, now) // a holder that died (kill -9) is not "running"
-        ? { holder: lease.holder, pid: lease.pid, expiresAt: iso(lease.expiresAt) ?? "" }
+        ? {
+            holder: lease.holder,
+            pid: lease.pid,
+            since: iso(lease.acquiredAt) ?? "",
+            expiresAt: iso(lease.expiresAt) ?? "",
+          }
         : null,
     daemon: {
       lease:
@@ -251,7 +256,8 @@ export function formatStatus(status: StoreStatus): string {
     `Hash chain: ${status.chainHead.seq} links${status.chainHead.hash ? `, head ${status.chainHead.hash.slice(0, 16)}…` : ""}`,
   );
   if (status.runningLease) {
-    out.push(`Sync running: ${status.runningLease.holder} (until ${status.runningLease.expiresAt})`);
+    const l = status.runningLease;
+    out.push(`Sync running since ${l.since}: ${l.holder}, pid ${l.pid} (lease renewed until ${l.expiresAt})`);
   }
   if (status.daemon.lease) out.push(`Daemon running: ${status.daemon.lease.holder}`);
   const cycle = status.daemon.lastCycle;
@@ -272,14 +278,20 @@ export function formatStatus(status: StoreStatus): string {
     out.push(`  ${c.filterKey}: ${c.latestId} (${c.latestOccurredAt ?? "no time"}), updated ${c.updatedAt}`);
   }
   for (const p of status.pending) {
+    // While a sync runs, its plan is in progress, not interrupted.
     out.push(
-      `Interrupted sync of ${p.filterKey} ${p.since} .. ${p.until}: ${p.windowsDone}/${p.windowsTotal} windows done; the next sync resumes it`,
+      status.runningLease
+        ? `Sync in progress for ${p.filterKey} ${p.since} .. ${p.until}: ${p.windowsDone}/${p.windowsTotal} windows done`
+        : `Interrupted sync of ${p.filterKey} ${p.since} .. ${p.until}: ${p.windowsDone}/${p.windowsTotal} windows done; the next sync resumes it`,
     );
   }
   out.push(status.runs.length === 0 ? "Runs: none" : "Last runs:");
   for (const run of status.runs) {
+    // "running" without a live lease means the process died: the next sync marks it interrupted.
+    const outcome =
+      run.outcome === "running" && !status.runningLease ? "running (process gone)" : run.outcome;
     out.push(
-      `  #${run.id} ${run.startedAt} ${run.outcome} [${run.filterKey}] fetched ${run.fetched}, new ${run.inserted}, duplicates ${run.duplicates}, mutations ${run.mutations}, quarantined ${run.quarantined}, requests ${run.requests}, retries ${run.retries}, 429s ${run.throttled}${run.error ? ` — ${run.error}` : ""}`,
+      `  #${run.id} ${run.startedAt} ${outcome} [${run.filterKey}] fetched ${run.fetched}, new ${run.inserted}, duplicates ${run.duplicates}, mutations ${run.mutations}, quarantined ${run.quarantined}, requests ${run.requests}, retries ${run.retries}, 429s ${run.throttled}${run.error ? ` — ${run.error}` : ""}`,
     );
   }
   const cov = status.coverage;

@@ -31,3 +31,33 @@ describe("flagtrail sync progress in a log", () => {
     expect(quiet.stderr).toBe("");
   });
 });
+
+describe("flagtrail status while a sync runs", () => {
+  it("says the sync is running, since when and by which pid, and its plan is in progress", async () => {
+    const sim = await startSim({ records: 600, days: 60, faults: { latencyMs: 100 } });
+    const db = tempDbPath();
+    const env = simEnv(sim, db);
+    let pid: number | undefined;
+    const running = runCli(
+      ["sync", "--since", daysAgo(62), "--page-size", "20", "--concurrency", "1", "--quiet"],
+      {
+        env,
+        onSpawn: (child) => {
+          pid = child.pid;
+        },
+      },
+    );
+    let seen = "";
+    for (let waited = 0; waited < 20_000 && !seen.includes("Sync running since"); waited += 200) {
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      const status = await runCli(["status", "--db", db], { env });
+      if (status.code === 0) seen = status.stdout;
+    }
+    expect(seen).toMatch(
+      new RegExp(`Sync running since \\d{4}-\\d{2}-\\d{2}T[^:]+:\\d{2}:\\d{2}.*pid ${pid}`),
+    );
+    expect(seen).toMatch(/Sync in progress for all /);
+    expect(seen).not.toMatch(/Interrupted sync/);
+    expect((await running).code).toBe(0);
+  });
+});
