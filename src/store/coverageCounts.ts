@@ -4,8 +4,8 @@
 // request range that returned them (day_min..day_max). So a gap report means a record is missing. Quarantined records count once per id, and not when a valid version of the id is stored.
 import type Database from "better-sqlite3";
 import { type Store, sqliteOf } from "./connection.ts";
+import { removePendingCoverageDays, writeCoverage } from "./coverageState.ts";
 import { updateCoverageDigest } from "./digests.ts";
-import { removePendingCoverageDays, writeCoverage } from "./syncState.ts";
 
 const typeFilter = (column: string, actionTypes: readonly string[]) =>
   actionTypes.length === 0 ? "" : `AND ${column} IN (${actionTypes.map(() => "?").join(", ")})`;

@@ -3,7 +3,7 @@
 // verify`; and, with FLAGTRAIL_SIGNING_KEY, an HMAC of the chain head, so that records cut off the end
 // together with a rewritten meta head are caught without a report manifest.
 //
-// For the writer (src/store/writes.ts, syncState.ts), inside the transaction that changes the rows:
+// For the writer (src/store/writes.ts, syncBatch.ts, coverageCounts.ts), inside the transaction that changes the rows:
 //   - after inserting quarantine rows:   updateQuarantineDigest(sqlite)   — folds only the new rows
 //   - after writing coverage rows:       updateCoverageDigest(sqlite)     — rehashes the table (one row a
 //                                        day per filter set: small); call once per batch of days

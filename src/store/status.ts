@@ -1,10 +1,12 @@
 // The read side behind `flagtrail status`: what the store holds and how complete it is.
 
 import { z } from "zod";
+import { listCheckpoints } from "./checkpoints.ts";
 import { sqliteOf } from "./connection.ts";
 import { DAEMON_LAST_CYCLE_KEY, DAEMON_LEASE, leaseIsLive, readLease } from "./leases.ts";
 import type { Store } from "./open.ts";
-import { listCheckpoints, listPlans, type RunCounters, readWindows } from "./syncState.ts";
+import { listPlans, readWindows } from "./syncPlans.ts";
+import type { RunCounters } from "./syncRuns.ts";
 
 const RECENT_RUNS = 10;
 const LISTED = 50;

@@ -5,7 +5,8 @@ import { type Store, sqliteOf } from "./connection.ts";
 import { noteListedDay } from "./coverageCounts.ts";
 import { updateQuarantineDigest, writeChainHeadSignature } from "./digests.ts";
 import { advanceBackfillMark } from "./ruleDiffs.ts";
-import { advanceWindow, type RunCounters, type SyncPlan, savePlan, updateRunCounters } from "./syncState.ts";
+import { advanceWindow, type SyncPlan, savePlan } from "./syncPlans.ts";
+import { type RunCounters, updateRunCounters } from "./syncRuns.ts";
 import {
   addCounts,
   type PageWriteResult,

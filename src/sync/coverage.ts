@@ -19,7 +19,7 @@ import {
   openCoverageDays,
   readCoverage,
   readPendingCoverageDays,
-} from "../store/syncState.ts";
+} from "../store/coverageState.ts";
 import { addDays, daysBetween, eachDay, serverDayClosed } from "./days.ts";
 import { runPool } from "./pool.ts";
 import type { SyncRun } from "./run.ts";

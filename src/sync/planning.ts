@@ -1,15 +1,10 @@
 // Which plans a run executes: an interrupted plan to finish, a new plan for this run's range, or both.
 // An interrupted plan is resumed once; a run that names another range replaces it (and says so), its
 // unread days then owed to coverage, which finds and re-reads whatever is missing.
-import {
-  addPendingCoverageDays,
-  createPlan,
-  oldestServerDay,
-  readCheckpoint,
-  readPlan,
-  readWindows,
-  type SyncPlan,
-} from "../store/syncState.ts";
+
+import { readCheckpoint } from "../store/checkpoints.ts";
+import { addPendingCoverageDays } from "../store/coverageState.ts";
+import { createPlan, oldestServerDay, readPlan, readWindows, type SyncPlan } from "../store/syncPlans.ts";
 import { addDays, eachDay, todayUtc } from "./days.ts";
 import { planWindows } from "./plan.ts";
 import type { SyncRun } from "./run.ts";

@@ -4,7 +4,8 @@
 import type { ClientStats, ConsoleClient } from "../api/client.ts";
 import type { Store } from "../store/open.ts";
 import { type BatchPage, commitSyncBatch } from "../store/syncBatch.ts";
-import type { RunCounters, SyncPlan } from "../store/syncState.ts";
+import type { SyncPlan } from "../store/syncPlans.ts";
+import type { RunCounters } from "../store/syncRuns.ts";
 import { emptyCounts, prepareRecords } from "../store/writes.ts";
 import type { CoverageGap, ResolvedSyncOptions, SyncEvent } from "./options.ts";
 import { Slots } from "./pool.ts";

@@ -8,7 +8,8 @@ import { finishBulkLoad } from "../store/bulkLoad.ts";
 import { acquireLease, leaseHolder, releaseLease, renewLease } from "../store/leases.ts";
 import type { Store } from "../store/open.ts";
 import { backfillRuleDiffs } from "../store/ruleDiffs.ts";
-import { dropPlanIfUntouched, finishRun, markOrphanRunsInterrupted, startRun } from "../store/syncState.ts";
+import { dropPlanIfUntouched } from "../store/syncPlans.ts";
+import { finishRun, markOrphanRunsInterrupted, startRun } from "../store/syncRuns.ts";
 import { checkCoverage } from "./coverage.ts";
 import {
   type ResolvedSyncOptions,

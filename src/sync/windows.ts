@@ -5,7 +5,7 @@
 import { readPages } from "../api/pager.ts";
 import { beginBulkLoad, finishBulkLoad } from "../store/bulkLoad.ts";
 import { localCountForRange } from "../store/coverageCounts.ts";
-import { finishPlan, readWindows, type SyncPlan, type SyncWindow } from "../store/syncState.ts";
+import { finishPlan, readWindows, type SyncPlan, type SyncWindow } from "../store/syncPlans.ts";
 import { recordMatchingRange } from "./coverage.ts";
 import { eachDay } from "./days.ts";
 import { runPool } from "./pool.ts";

@@ -2,13 +2,13 @@
 // writer, coverage rows through the real coverage writer, and the digests and head signature updated in
 // the same transactions, as src/store/digests.ts asks of the writer.
 import { sqliteOf } from "../../src/store/connection.ts";
+import { writeCoverage } from "../../src/store/coverageState.ts";
 import {
   updateCoverageDigest,
   updateQuarantineDigest,
   writeChainHeadSignature,
 } from "../../src/store/digests.ts";
 import type { Store } from "../../src/store/open.ts";
-import { writeCoverage } from "../../src/store/syncState.ts";
 import { createRecordWriter } from "../../src/store/writes.ts";
 import { makeRecord } from "../report/fixtures.ts";
 
