@@ -8,7 +8,7 @@ import { describe, expect, it } from "vitest";
 import { writeReports } from "../../src/report/writeReports.ts";
 import { verifyManifest } from "../../src/verify/manifest.ts";
 import { runCli } from "../helpers/runCli.ts";
-import { buildScenarioStore, SCENARIO } from "./scenario.ts";
+import { buildScenarioStore, SCENARIO, scenarioOnDisk } from "./scenario.ts";
 
 const BOM = Buffer.from([0xef, 0xbb, 0xbf]);
 const CSVS = [
@@ -40,22 +40,8 @@ describe("CSV byte-order mark", () => {
   });
 
   it("report --no-bom omits it on the command line", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "flagtrail-bom-cli-"));
-    const dbPath = join(dir, "store.db");
-    buildScenarioStore(dbPath).close();
-    const args = [
-      "report",
-      "--from",
-      SCENARIO.from,
-      "--to",
-      SCENARIO.to,
-      "--tz",
-      SCENARIO.timeZone,
-      "--db",
-      dbPath,
-      "--format",
-      "csv",
-    ];
+    const { dir, reportArgs } = scenarioOnDisk("flagtrail-bom-cli-", { tz: true });
+    const args = [...reportArgs, "--format", "csv"];
     const result = await runCli([...args, "--out", join(dir, "out"), "--no-bom"]);
     expect(result.code).toBe(0);
     for (const name of CSVS)

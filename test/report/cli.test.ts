@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { writeReports } from "../../src/report/writeReports.ts";
 import { runCli } from "../helpers/runCli.ts";
-import { buildScenarioStore, SCENARIO } from "./scenario.ts";
+import { buildScenarioStore, SCENARIO, scenarioOnDisk } from "./scenario.ts";
 
 describe("--help", () => {
   it.each([
@@ -32,20 +32,10 @@ describe("writeReports", () => {
 
 describe("flagtrail report (CLI)", () => {
   it("writes the four files for a filtered period, with the rule diffs the store holds", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "flagtrail-report-cli-"));
-    const dbPath = join(dir, "store.db");
-    buildScenarioStore(dbPath, { ruleDiffs: true }).close();
+    const { dir, reportArgs } = scenarioOnDisk("flagtrail-report-cli-", { ruleDiffs: true, tz: true });
     const out = join(dir, "out");
     const result = await runCli([
-      "report",
-      "--from",
-      SCENARIO.from,
-      "--to",
-      SCENARIO.to,
-      "--tz",
-      SCENARIO.timeZone,
-      "--db",
-      dbPath,
+      ...reportArgs,
       "--out",
       out,
       "--action-type",
@@ -81,20 +71,8 @@ describe("flagtrail report (CLI)", () => {
   });
 
   it("exits 1 with one sentence when the output directory cannot be created", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "flagtrail-report-cli-"));
-    const dbPath = join(dir, "store.db");
-    buildScenarioStore(dbPath).close();
-    const result = await runCli([
-      "report",
-      "--from",
-      SCENARIO.from,
-      "--to",
-      SCENARIO.to,
-      "--db",
-      dbPath,
-      "--out",
-      join(dbPath, "reports"),
-    ]);
+    const { dbPath, reportArgs } = scenarioOnDisk("flagtrail-report-cli-");
+    const result = await runCli([...reportArgs, "--out", join(dbPath, "reports")]);
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(
       /^flagtrail: Cannot create the report directory .*store\.db\/reports \(ENOTDIR\): a file is in the way\.\n$/,

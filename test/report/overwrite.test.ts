@@ -8,7 +8,7 @@ import { describe, expect, it } from "vitest";
 import { writeReports } from "../../src/report/writeReports.ts";
 import { verifyManifest } from "../../src/verify/manifest.ts";
 import { runCli } from "../helpers/runCli.ts";
-import { buildScenarioStore, GENERATED_AT, SCENARIO } from "./scenario.ts";
+import { buildScenarioStore, GENERATED_AT, SCENARIO, scenarioOnDisk } from "./scenario.ts";
 
 const sha = (path: string) => createHash("sha256").update(readFileSync(path)).digest("hex");
 
@@ -65,20 +65,8 @@ describe("report file names and overwrites", () => {
   });
 
   it("report exits 1 with one sentence on a second run, and replaces with --force", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "flagtrail-overwrite-cli-"));
-    const dbPath = join(dir, "store.db");
-    buildScenarioStore(dbPath).close();
-    const args = [
-      "report",
-      "--from",
-      SCENARIO.from,
-      "--to",
-      SCENARIO.to,
-      "--db",
-      dbPath,
-      "--out",
-      join(dir, "out"),
-    ];
+    const { dir, reportArgs } = scenarioOnDisk("flagtrail-overwrite-cli-");
+    const args = [...reportArgs, "--out", join(dir, "out")];
     expect((await runCli(args)).code).toBe(0);
     const again = await runCli(args);
     expect(again.code).toBe(1);

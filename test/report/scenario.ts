@@ -1,3 +1,6 @@
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 // A fixed, small store for report, sql and verify tests: every report section has something in it.
 // Period 2024-03-29..2024-04-01 in Europe/Berlin crosses the spring DST change (31 March).
 import { sqliteOf } from "../../src/store/connection.ts";
@@ -210,4 +213,23 @@ export function buildScenarioStore(path = ":memory:", options: { ruleDiffs?: boo
   coverage.run("all", "2024-03-30", 1, 1, GENERATED_AT);
   coverage.run("all", "2024-03-31", 7, 5, GENERATED_AT);
   return store;
+}
+
+/**
+ * The scenario store in a fresh temp directory, and the `report` arguments for the scenario's period over
+ * it (with `--tz` when asked for): the setup every CLI report test starts from.
+ */
+export function scenarioOnDisk(
+  prefix: string,
+  options: { ruleDiffs?: boolean; tz?: boolean } = {},
+): { dir: string; dbPath: string; reportArgs: string[] } {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  const dbPath = join(dir, "store.db");
+  buildScenarioStore(dbPath, { ruleDiffs: options.ruleDiffs ?? false }).close();
+  const tz = options.tz ? ["--tz", SCENARIO.timeZone] : [];
+  return {
+    dir,
+    dbPath,
+    reportArgs: ["report", "--from", SCENARIO.from, "--to", SCENARIO.to, ...tz, "--db", dbPath],
+  };
 }
