@@ -1,10 +1,13 @@
 // One sync in a process of its own, so that its peak RSS is the sync's alone: `node --import tsx
 // bench/syncChild.ts URL SINCE UNTIL` prints one JSON line {ms, inserted, requests, rssMb}.
 import { createConsoleClient } from "../src/api/consoleClient.ts";
+import { keepHeapSmall } from "../src/commands/heap.ts";
 import { runSync } from "../src/sync/runSync.ts";
 import { SIM_KEY } from "./simProcess.ts";
 import { tempStore } from "./writeRecords.ts";
 
+// As `flagtrail sync` runs it.
+keepHeapSmall();
 const [url, since, until] = process.argv.slice(2);
 if (!url || !since || !until) throw new Error("usage: syncChild.ts URL SINCE UNTIL");
 const client = createConsoleClient({

@@ -21,6 +21,7 @@ import { createSyncClient } from "../sync/client.ts";
 import { resolveSyncOptions } from "../sync/options.ts";
 import { runSync, type SyncEvent } from "../sync/runSync.ts";
 import { checkActionTypes } from "./actionTypes.ts";
+import { keepHeapSmall } from "./heap.ts";
 import { parseOptions } from "./options.ts";
 import { runSyncOptionsFrom, sinceNotAfterUntil, syncOptionsShape } from "./sync.ts";
 
@@ -46,6 +47,7 @@ const daemonOptionsSchema = z
 type DaemonOptions = z.infer<typeof daemonOptionsSchema>;
 
 export async function action(raw: Record<string, unknown>): Promise<void> {
+  keepHeapSmall();
   const options = parseOptions(daemonOptionsSchema, raw);
   checkActionTypes(options.actionType, options.allowUnknownActionTypes);
   resolveSyncOptions(runSyncOptionsFrom(options));

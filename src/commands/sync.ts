@@ -11,6 +11,7 @@ import { SYNC_DEFAULTS } from "../sync/defaults.ts";
 import { resolveSyncOptions } from "../sync/options.ts";
 import { runSync, type SyncEvent, type SyncOptions, type SyncSummary } from "../sync/runSync.ts";
 import { checkActionTypes } from "./actionTypes.ts";
+import { keepHeapSmall } from "./heap.ts";
 import { parseOptions } from "./options.ts";
 
 // parseOptions prefixes the flag name (e.g. "--since: …"), so messages start with what is wrong.
@@ -152,6 +153,7 @@ function progressReporter(options: SyncCliOptions) {
 }
 
 export async function action(raw: Record<string, unknown>): Promise<void> {
+  keepHeapSmall();
   const options = parseOptions(syncOptionsSchema, raw);
   checkActionTypes(options.actionType, options.allowUnknownActionTypes);
   // The engine's checks of the range, before a store file is created for a run that cannot start.

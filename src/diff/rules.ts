@@ -1,7 +1,6 @@
 // The rule diff: changes.rules.old → changes.rules.new, rules matched by id. Produces the rows of
 // rule_changes and the one-line summary of rule_diff_summaries. Pure: no database here.
 import { type AuditCondition, type AuditRule, auditRuleSchema } from "../api/schemas.ts";
-import { canonicalJson } from "../store/hash.ts";
 import { arrow, encodeValue, listDelta, pathChanges, sameValue, shortValue, textDiff } from "./values.ts";
 
 /**
@@ -88,36 +87,43 @@ interface Item {
   /** The rule's id when it has a string one. */
   id: string | null;
   /** The rule when it has the expected shape; null: its fields are diffed generically. */
-  rule: AuditRule | null;
+  readonly rule: AuditRule | null;
   raw: unknown;
   /** 1-based. */
   position: number;
+  /** Matches old and new rules (set by assignKeys). */
+  key: string;
+  /** The id is used by more than one rule on this side: said in the summary. */
+  duplicate: boolean;
 }
 
 function toItems(list: readonly unknown[]): Item[] {
   return list.map((raw, index) => {
-    const parsed = auditRuleSchema.safeParse(raw);
     const rawId = raw !== null && typeof raw === "object" ? (raw as { id?: unknown }).id : undefined;
+    // Validated only when read: most rules of an edit are unchanged and never need it.
+    let parsed: AuditRule | null | undefined;
     return {
-      id: parsed.success ? parsed.data.id : typeof rawId === "string" ? rawId : null,
-      rule: parsed.success ? parsed.data : null,
+      id: typeof rawId === "string" ? rawId : null,
+      get rule() {
+        if (parsed === undefined) {
+          const result = auditRuleSchema.safeParse(raw);
+          parsed = result.success ? result.data : null;
+        }
+        return parsed;
+      },
       raw,
       position: index + 1,
+      key: "",
+      duplicate: false,
     };
   });
-}
-
-interface Keyed extends Item {
-  key: string;
-  /** The id is used by more than one rule on this side: said in the summary. */
-  duplicate: boolean;
 }
 
 /**
  * Keys for matching old and new rules: the id (a rule without one: `#position`). Rules sharing an id
  * (malformed data) are paired identical content first, then in order; the rest are added or removed.
  */
-function keyBoth(oldItems: readonly Item[], newItems: readonly Item[]): { old: Keyed[]; new: Keyed[] } {
+function assignKeys(oldItems: readonly Item[], newItems: readonly Item[]): void {
   const base = (item: Item) => item.id ?? `#${item.position}`;
   const groups = new Map<string, { old: Item[]; new: Item[] }>();
   for (const [side, items] of [
@@ -130,10 +136,13 @@ function keyBoth(oldItems: readonly Item[], newItems: readonly Item[]): { old: K
       groups.set(base(item), group);
     }
   }
-  const keys = new Map<Item, Keyed>();
   for (const [id, group] of groups) {
     const duplicate = group.old.length > 1 || group.new.length > 1;
-    const keyOf = (item: Item, key: string) => keys.set(item, { ...item, key, duplicate });
+    // Set in place: a copy would read (and so validate) every rule.
+    const keyOf = (item: Item, key: string) => {
+      item.key = key;
+      item.duplicate = duplicate;
+    };
     if (!duplicate) {
       for (const item of [...group.old, ...group.new]) keyOf(item, id);
       continue;
@@ -142,7 +151,7 @@ function keyBoth(oldItems: readonly Item[], newItems: readonly Item[]): { old: K
     const freeNew: Item[] = [];
     let pair = 0;
     for (const item of group.new) {
-      const same = freeOld.findIndex((o) => canonicalJson(o.raw) === canonicalJson(item.raw));
+      const same = freeOld.findIndex((o) => sameValue(o.raw, item.raw));
       if (same < 0) {
         freeNew.push(item);
         continue;
@@ -158,11 +167,10 @@ function keyBoth(oldItems: readonly Item[], newItems: readonly Item[]): { old: K
       if (freeNew[k]) keyOf(freeNew[k]!, `${id}\u0000${pair}`);
     }
   }
-  return { old: oldItems.map((i) => keys.get(i)!), new: newItems.map((i) => keys.get(i)!) };
 }
 
+/** Read from the raw rule: a valid rule gives the same answer, and unchanged rules stay unvalidated. */
 function itemName(item: Item): string {
-  if (item.rule) return ruleName(item.rule);
   const group =
     item.raw !== null && typeof item.raw === "object"
       ? (item.raw as { groupName?: unknown }).groupName
@@ -170,12 +178,13 @@ function itemName(item: Item): string {
   return typeof group === "string" && group.length > 0 ? group : (item.id ?? `#${item.position}`);
 }
 
-function label(item: Keyed): string {
+function label(item: Item): string {
   return `rule ${JSON.stringify(itemName(item))}${item.duplicate ? ` (duplicate id ${item.id ?? "none"})` : ""}`;
 }
 
 function diffItems(oldItems: readonly Item[], newItems: readonly Item[]): RuleDiff {
-  const keyed = keyBoth(oldItems, newItems);
+  assignKeys(oldItems, newItems);
+  const keyed = { old: oldItems, new: newItems };
   const oldByKey = new Map(keyed.old.map((k) => [k.key, k]));
   const newByKey = new Map(keyed.new.map((k) => [k.key, k]));
   const moved = movedKeys(
@@ -189,6 +198,8 @@ function diffItems(oldItems: readonly Item[], newItems: readonly Item[]): RuleDi
   // Report in the new evaluation order, then the removed rules in their old order.
   for (const next of keyed.new) {
     const before = oldByKey.get(next.key);
+    // The common case: a rule the edit left alone.
+    if (before && !moved.has(next.key) && sameValue(before.raw, next.raw)) continue;
     const base = { ruleId: next.id ?? "", ruleName: itemName(next) };
     if (!before) {
       changes.push({
@@ -277,10 +288,6 @@ function pathField(field: string, before: unknown, after: unknown): FieldDiff[] 
       phrase: `${field}: ${cs.map((c) => `${c.path || "$"} ${arrow(c)}`).join(", ")}`,
     },
   ];
-}
-
-function ruleName(rule: AuditRule): string {
-  return rule.groupName && rule.groupName.length > 0 ? rule.groupName : rule.id;
 }
 
 function describeRule(rule: AuditRule): string {

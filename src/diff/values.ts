@@ -3,7 +3,48 @@ import { diffWordsWithSpace } from "diff";
 import microdiff from "microdiff";
 import { canonicalJson } from "../store/hash.ts";
 
+/**
+ * Equal as JSON: what canonicalJson would say, without writing either value out (the diff compares
+ * every rule of every rule edit, most of them unchanged). Keys in any order; a key whose value JSON
+ * leaves out (undefined, a function) counts as absent. Anything unusual (toJSON, non-finite numbers,
+ * non-plain values) falls back to comparing the canonical texts.
+ */
 export function sameValue(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  const ta = typeof a;
+  if ((ta === "string" || ta === "boolean") && typeof b === ta) return false;
+  if (ta !== typeof b || ta !== "object" || a === null || b === null) return slowSame(a, b);
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || a.length !== b.length) return slowSame(a, b);
+    for (let i = 0; i < a.length; i += 1) if (!sameValue(a[i], b[i])) return false;
+    return true;
+  }
+  if (Array.isArray(b) || !isPlain(a as object) || !isPlain(b as object)) return slowSame(a, b);
+  const ra = a as Record<string, unknown>;
+  const rb = b as Record<string, unknown>;
+  let present = 0;
+  for (const key in ra) {
+    const value = ra[key];
+    if (value === undefined || typeof value === "function") continue;
+    if (!Object.hasOwn(rb, key) || !sameValue(value, rb[key])) return false;
+    present += 1;
+  }
+  for (const key in rb) {
+    const value = rb[key];
+    if (value !== undefined && typeof value !== "function") present -= 1;
+  }
+  return present === 0;
+}
+
+function isPlain(value: object): boolean {
+  const proto = Object.getPrototypeOf(value);
+  return (
+    (proto === Object.prototype || proto === null) &&
+    typeof (value as { toJSON?: unknown }).toJSON !== "function"
+  );
+}
+
+function slowSame(a: unknown, b: unknown): boolean {
   return canonicalJson(a) === canonicalJson(b);
 }
 

@@ -1,47 +1,66 @@
 // Hashing shared by the writer (sync) and the checker (verify): one definition, so they agree.
-import { createHash } from "node:crypto";
+import { hash } from "node:crypto";
 
 /**
- * JSON with object keys sorted at every depth: the same record always hashes the same. Written out
- * directly (no sorted copy of the value) because it runs for every record stored. The key order is
- * exactly JSON.stringify's over an object built in sorted key order: integer-like keys first, ascending.
+ * JSON with object keys sorted at every depth: the same record always hashes the same. The key order
+ * is exactly JSON.stringify's over an object built in sorted key order (integer-like keys first,
+ * ascending), because that is how it is made: objects whose keys are out of order are copied in order,
+ * everything else is passed to JSON.stringify as it is. It runs for every record stored, so it copies
+ * only what it must and writes the text once.
  */
 export function canonicalJson(value: unknown): string {
-  return write(value) ?? "null";
+  return JSON.stringify(sortedKeys(value)) ?? "null";
 }
 
-const INTEGER_KEY = /^(?:0|[1-9]\d*)$/;
-
-function orderedKeys(value: object): string[] {
-  const keys = Object.keys(value).sort();
-  if (!keys.some((key) => INTEGER_KEY.test(key))) return keys;
-  // Let the engine order them as it orders any object's own keys.
-  return Object.keys(Object.fromEntries(keys.map((key) => [key, 0])));
-}
-
-/** JSON text of a value, or undefined where JSON.stringify leaves a value out (undefined, functions). */
-function write(value: unknown): string | undefined {
-  if (value === null || typeof value !== "object") return JSON.stringify(value);
+/** `value` with every object's keys in sorted order; the same value where nothing had to move. */
+function sortedKeys(value: unknown): unknown {
+  if (value === null || typeof value !== "object") return value;
   if (typeof (value as { toJSON?: unknown }).toJSON === "function")
-    return write((value as { toJSON(): unknown }).toJSON());
+    return sortedKeys((value as { toJSON(): unknown }).toJSON());
   if (Array.isArray(value)) {
-    let out = "[";
-    for (let i = 0; i < value.length; i += 1) out += `${i === 0 ? "" : ","}${write(value[i]) ?? "null"}`;
-    return `${out}]`;
+    let copy: unknown[] | null = null;
+    for (let i = 0; i < value.length; i += 1) {
+      const item = sortedKeys(value[i]);
+      if (item !== value[i] && copy === null) copy = value.slice(0, i);
+      copy?.push(item);
+    }
+    return copy ?? value;
   }
-  let out = "{";
-  let first = true;
-  for (const key of orderedKeys(value)) {
-    const text = write((value as Record<string, unknown>)[key]);
-    if (text === undefined) continue;
-    out += `${first ? "" : ","}${JSON.stringify(key)}:${text}`;
-    first = false;
+  const record = value as Record<string, unknown>;
+  const keys = Object.keys(record);
+  let changed = sortInPlace(keys);
+  const values = new Array<unknown>(keys.length);
+  for (let i = 0; i < keys.length; i += 1) {
+    const before = record[keys[i]!];
+    values[i] = sortedKeys(before);
+    if (values[i] !== before) changed = true;
   }
-  return `${out}}`;
+  if (!changed) return value;
+  const copy: Record<string, unknown> = {};
+  for (let i = 0; i < keys.length; i += 1) copy[keys[i]!] = values[i];
+  return copy;
+}
+
+/** Insertion sort (objects have few keys; Array#sort allocates a work array per call). True if moved. */
+function sortInPlace(keys: string[]): boolean {
+  let moved = false;
+  for (let i = 1; i < keys.length; i += 1) {
+    const key = keys[i]!;
+    let j = i - 1;
+    if (keys[j]! <= key) continue;
+    moved = true;
+    while (j >= 0 && keys[j]! > key) {
+      keys[j + 1] = keys[j]!;
+      j -= 1;
+    }
+    keys[j + 1] = key;
+  }
+  return moved;
 }
 
 export function sha256Hex(data: string | Buffer): string {
-  return createHash("sha256").update(data).digest("hex");
+  // The one-shot form: no Hash stream object per call (this runs twice for every record stored).
+  return hash("sha256", data, "hex");
 }
 
 export function recordHash(record: unknown): string {

@@ -11,16 +11,13 @@ import {
   addCounts,
   type PageWriteResult,
   type PreparedRecord,
-  prepareRecords,
   readChainHead,
   storePrepared,
-  type TimeParser,
 } from "./writes.ts";
 
 export interface BatchPage {
-  records: readonly unknown[];
-  /** The records worked out ahead of the transaction (prepareRecords), when the caller did that. */
-  prepared?: readonly PreparedRecord[];
+  /** The page's records worked out ahead of the transaction (prepareRecords). */
+  prepared: readonly PreparedRecord[];
   requestPath: string;
   /** The request's startDate..endDate. */
   dayRange: { from: string; to: string };
@@ -39,7 +36,6 @@ export interface SyncBatch {
   /** The run's counters before this batch; the stored row gets them plus the batch's counts. */
   counters: RunCounters;
   now: number;
-  parseTime?: TimeParser | undefined;
   /** Signs the chain head (HMAC) so that verify with the key catches a truncation. Never stored. */
   signingKey?: string | undefined;
 }
@@ -64,11 +60,12 @@ function commit(store: Store, batch: SyncBatch): BatchResult {
   let plan = batch.plan;
   const headBefore = readChainHead(sqlite).seq;
   for (const page of batch.pages) {
-    const result: PageWriteResult = storePrepared(
-      sqlite,
-      page.prepared ?? prepareRecords(page.records, batch.parseTime),
-      { syncRunId: batch.runId, requestPath: page.requestPath, dayRange: page.dayRange, now: batch.now },
-    );
+    const result: PageWriteResult = storePrepared(sqlite, page.prepared, {
+      syncRunId: batch.runId,
+      requestPath: page.requestPath,
+      dayRange: page.dayRange,
+      now: batch.now,
+    });
     addCounts(counters, result);
     if (page.listedDay !== undefined) {
       const ids = result.outcomes.flatMap((o) => (o.kind === "quarantined" ? [] : [o.id]));

@@ -133,7 +133,8 @@ function statementsFor(sqlite: Database.Database) {
          seq, chain_hash, first_seen_at, sync_run_id)
        VALUES (@id, @name, @actionType, @changeLog, @updatedBy, @updatedByUserId, @modifierEmail,
          @occurredAt, @serverDay, @dateText, @timeText, @tags, @raw, @recordHash, @seq,
-         @chainHash, @firstSeenAt, @syncRunId)`,
+         @chainHash, @firstSeenAt, @syncRunId)
+       ON CONFLICT (id) DO NOTHING`,
     ),
     insertRevision: sqlite.prepare(
       `INSERT OR IGNORE INTO audit_log_revisions (audit_log_id, raw, record_hash, seen_at, sync_run_id)
@@ -173,34 +174,79 @@ export function readChainHead(sqlite: Database.Database): { seq: number; hash: s
   return row ? { seq: row.seq, hash: row.chain_hash } : { seq: 0, hash: CHAIN_GENESIS };
 }
 
+/** The audit_logs columns of a valid record that do not depend on the store (seq, chain, run). */
+interface RecordColumns {
+  id: string;
+  name: string;
+  actionType: string;
+  changeLog: string | null;
+  updatedBy: string | null;
+  updatedByUserId: string | null;
+  modifierEmail: string | null;
+  occurredAt: number | null;
+  serverDay: string | null;
+  dateText: string;
+  timeText: string;
+  tags: string | null;
+  raw: string;
+  recordHash: string;
+  // Set by storePrepared just before the insert (one object per record, no copy).
+  seq: number;
+  chainHash: string;
+  firstSeenAt: number;
+  syncRunId: number | null;
+}
+
 /**
- * A record as far as it can be worked out before the write transaction: its JSON, hash, validation,
- * parsed time and rule diff. Pure (no database), so a sync does this as each page arrives and the
- * transaction only writes.
+ * A record as far as it can be worked out before the write transaction: validated, hashed, its columns
+ * and rule diff. Pure (no database), so a sync does this as each page arrives and the transaction only
+ * writes. It keeps strings only, not the parsed record: a batch waiting for its commit stays small.
  */
 export type PreparedRecord =
-  | { valid: false; raw: unknown; rawJson: string; hash: string; issues: string; day: string | null }
-  | {
-      valid: true;
-      record: AuditLogRecord;
-      rawJson: string;
-      hash: string;
-      time: ParsedAuditTime | null;
-      diff: RuleDiff | null;
-    };
+  | { valid: false; id: string | null; rawJson: string; hash: string; issues: string; day: string | null }
+  | { valid: true; columns: RecordColumns; diff: RuleDiff | null; timeWarning: string | null };
+
+function columnsOf(
+  record: AuditLogRecord,
+  raw: string,
+  hash: string,
+  time: ParsedAuditTime | null,
+): RecordColumns {
+  return {
+    id: record.id,
+    name: record.name,
+    actionType: record.actionType,
+    changeLog: record.changeLog ?? null,
+    updatedBy: record.updatedBy ?? null,
+    updatedByUserId: record.updatedByUserID ?? null,
+    modifierEmail: modifierEmailText(record.modifierEmail),
+    occurredAt: time?.occurredAt ?? null,
+    serverDay: time?.serverDay ?? serverDayOfDateText(record.date),
+    dateText: record.date,
+    timeText: record.time,
+    tags: jsonOrNull(record.tags),
+    raw,
+    recordHash: hash,
+    seq: 0,
+    chainHash: "",
+    firstSeenAt: 0,
+    syncRunId: null,
+  };
+}
 
 export function prepareRecords(
   records: readonly unknown[],
   parseTime: TimeParser = parseAuditTime,
 ): PreparedRecord[] {
   return records.map((raw): PreparedRecord => {
+    // Stored as received (key order included); hashed in canonical form, so key order never makes a revision.
     const rawJson = JSON.stringify(raw ?? null);
     const hash = recordHash(raw ?? null);
     const parsed = auditLogRecordSchema.safeParse(raw);
     if (!parsed.success) {
       return {
         valid: false,
-        raw,
+        id: recordIdOf(raw),
         rawJson,
         hash,
         issues: issuesJson(parsed.error.issues),
@@ -208,9 +254,14 @@ export function prepareRecords(
       };
     }
     const record = parsed.data;
+    const time = parseTime(record.date, record.time);
     // Most records have `changes: {}`; only rule edits carry changes.rules to diff.
     const diff = record.changes && "rules" in record.changes ? diffRecordChanges(record.changes) : null;
-    return { valid: true, record, rawJson, hash, time: parseTime(record.date, record.time), diff };
+    const timeWarning =
+      time === null
+        ? `record ${record.id}: could not parse date/time ${JSON.stringify(record.date)} ${JSON.stringify(record.time)}; stored with occurred_at NULL`
+        : null;
+    return { valid: true, columns: columnsOf(record, rawJson, hash, time), diff, timeWarning };
   });
 }
 
@@ -235,7 +286,7 @@ function quarantineRecord(
 ): boolean {
   const fresh =
     st.insertQuarantine.run(
-      recordIdOf(p.raw),
+      p.id,
       p.rawJson,
       p.hash,
       p.issues,
@@ -270,58 +321,41 @@ export function storePrepared(
       // A quarantined record seen again (page overlap, lookback) is a duplicate, not a new problem.
       if (fresh) result.quarantined += 1;
       else result.duplicates += 1;
-      result.outcomes.push({ kind: "quarantined", id: recordIdOf(p.raw), fresh });
+      result.outcomes.push({ kind: "quarantined", id: p.id, fresh });
       continue;
     }
-
-    const { record, rawJson, hash, time } = p;
-    const existing = st.selectExisting.get(record.id);
-    if (existing) {
-      if (existing.record_hash === hash) {
-        result.duplicates += 1;
-        result.outcomes.push({ kind: "duplicate", id: record.id, seq: existing.seq });
-      } else {
-        // An audit log must not change: keep the first version, file this one as a revision.
-        const fresh = st.insertRevision.run(record.id, rawJson, hash, now, context.syncRunId).changes > 0;
-        if (fresh) result.mutations += 1;
-        else result.duplicates += 1;
-        result.outcomes.push({ kind: fresh ? "mutation" : "duplicate", id: record.id, seq: existing.seq });
-      }
-      continue;
-    }
-
-    if (time === null) {
-      result.warnings += 1;
-      result.warningMessages.push(
-        `record ${record.id}: could not parse date/time ${JSON.stringify(record.date)} ${JSON.stringify(record.time)}; stored with occurred_at NULL`,
-      );
-    }
+    const { columns } = p;
+    // Insert first: in a backfill nearly every record is new, and the id's index answers both questions.
     const seq = head.seq + 1;
-    const chainHash = chainLink(head.hash, hash);
-    st.insertRecord.run({
-      id: record.id,
-      name: record.name,
-      actionType: record.actionType,
-      changeLog: record.changeLog ?? null,
-      updatedBy: record.updatedBy ?? null,
-      updatedByUserId: record.updatedByUserID ?? null,
-      modifierEmail: modifierEmailText(record.modifierEmail),
-      occurredAt: time?.occurredAt ?? null,
-      serverDay: time?.serverDay ?? serverDayOfDateText(record.date),
-      dateText: record.date,
-      timeText: record.time,
-      tags: jsonOrNull(record.tags),
-      raw: rawJson,
-      recordHash: hash,
-      seq,
-      chainHash,
-      firstSeenAt: now,
-      syncRunId: context.syncRunId,
-    });
-    head = { seq, hash: chainHash };
-    result.inserted += 1;
-    result.outcomes.push({ kind: "inserted", id: record.id, seq });
-    inserted.push({ id: record.id, diff: p.diff });
+    const chainHash = chainLink(head.hash, columns.recordHash);
+    columns.seq = seq;
+    columns.chainHash = chainHash;
+    columns.firstSeenAt = now;
+    columns.syncRunId = context.syncRunId;
+    if (st.insertRecord.run(columns).changes > 0) {
+      head = { seq, hash: chainHash };
+      if (p.timeWarning !== null) {
+        result.warnings += 1;
+        result.warningMessages.push(p.timeWarning);
+      }
+      result.inserted += 1;
+      result.outcomes.push({ kind: "inserted", id: columns.id, seq });
+      inserted.push({ id: columns.id, diff: p.diff });
+      continue;
+    }
+    const existing = st.selectExisting.get(columns.id);
+    if (existing === undefined) throw new Error(`audit record ${columns.id} neither stored nor present`);
+    if (existing.record_hash === columns.recordHash) {
+      result.duplicates += 1;
+      result.outcomes.push({ kind: "duplicate", id: columns.id, seq: existing.seq });
+      continue;
+    }
+    // An audit log must not change: keep the first version, file this one as a revision.
+    const fresh =
+      st.insertRevision.run(columns.id, columns.raw, columns.recordHash, now, context.syncRunId).changes > 0;
+    if (fresh) result.mutations += 1;
+    else result.duplicates += 1;
+    result.outcomes.push({ kind: fresh ? "mutation" : "duplicate", id: columns.id, seq: existing.seq });
   }
 
   // verify checks quarantine against this digest: a deleted or edited row is caught.

@@ -12,6 +12,9 @@ import { Slots } from "./pool.ts";
 
 const MAX_WARNING_MESSAGES = 20;
 
+/** A page as fetched: the batch writer prepares its records on arrival. */
+export type FetchedPage = Omit<BatchPage, "prepared"> & { records: readonly unknown[] };
+
 export class SyncRun {
   /** Pages in flight or waiting their turn, across all of the run's reads (bounds memory too). */
   readonly pageBudget: Slots;
@@ -70,12 +73,13 @@ export class SyncRun {
   }
 
   /** Queues a fetched page; the batch commits once it is large or old enough. */
-  async write(page: BatchPage): Promise<void> {
+  async write(page: FetchedPage): Promise<void> {
     if (this.pending.length === 0) this.pendingSince = this.now();
     // Validation, hashing and rule diffs as each page arrives, between network waits; the batch's
-    // transaction then only writes.
-    this.pending.push({ ...page, prepared: prepareRecords(page.records, this.options.parseTime) });
-    this.pendingRecords += page.records.length;
+    // transaction then only writes. The parsed records are dropped here: the batch keeps strings.
+    const { records, ...rest } = page;
+    this.pending.push({ ...rest, prepared: prepareRecords(records, this.options.parseTime) });
+    this.pendingRecords += records.length;
     const { batchRecords, batchMs } = this.options;
     if (this.pendingRecords >= batchRecords || this.now() - this.pendingSince >= batchMs) await this.flush();
   }
@@ -94,7 +98,6 @@ export class SyncRun {
         pages,
         counters: this.counters,
         now: this.now(),
-        parseTime: this.options.parseTime,
         signingKey: this.options.signingKey,
       });
       this.counters = { ...result.counters };
