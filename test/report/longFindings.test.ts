@@ -49,6 +49,7 @@ async function juneReport(count: number) {
       from: "2024-06-01",
       to: "2024-06-30",
       outDir,
+      formats: ["csv", "md", "html"],
       generatedAt: 0,
     });
     const read = (kind: string) =>
@@ -56,6 +57,7 @@ async function juneReport(count: number) {
     return {
       result,
       md: read("compliance.md"),
+      html: read("compliance.html"),
       manifest: JSON.parse(read("manifest.json")),
       csv: read("unreviewed-changes.csv"),
     };
@@ -88,7 +90,7 @@ describe("changes without an approved review", () => {
 
   it("past that bound are summarised per entity, the summary says so, and the CSV holds every one", async () => {
     const count = FINDINGS_LISTED_IN_FULL + 1;
-    const { md, csv, manifest } = await juneReport(count);
+    const { md, html, csv, manifest } = await juneReport(count);
     const summary = md.slice(0, md.indexOf("## Completeness"));
     expect(summary).toContain(
       `| Changes without an approved review | [${count}](#changes-with-no-approved-review-before-them) ` +
@@ -108,6 +110,9 @@ describe("changes without an approved review", () => {
       "| gate\\_2 | 67",
     ]);
     expect(rows[0]).toContain("gate\\_update (67)");
+    // The HTML rendition follows the Markdown.
+    expect(html).toContain(`${count} changes, more than ${FINDINGS_LISTED_IN_FULL}: summarised per entity`);
+    expect(html).toContain("(summarised per entity; every one in the unreviewed-changes CSV)");
     // Every change, with its change log, is in the CSV: nothing is lost from the evidence package.
     const data = csv.split("\r\n").filter((l) => l.startsWith("2024-"));
     expect(data).toHaveLength(count);
