@@ -101,7 +101,7 @@ function registerReport(program: Command): void {
   program
     .command("report")
     .description(
-      "Write experiment-state-changes and config-edits CSVs, a compliance Markdown report and a manifest " +
+      "Write experiment-state-changes, config-edits and unreviewed-changes CSVs, a compliance Markdown report and a manifest " +
         "(SHA-256 of each file, hash-chain head, HMAC signature when FLAGTRAIL_SIGNING_KEY is set) for a period.",
     )
     .requiredOption("--from <day>", "first day of the period, YYYY-MM-DD (in --tz)")

@@ -19,6 +19,8 @@ const fileEntrySchema = z.object({
       message: "a manifest lists file names in its own directory, not paths",
     }),
   rows: z.number().int().nonnegative(),
+  /** A CSV's column headers, in order: the evidence package says what its tables hold. */
+  columns: z.array(z.string()).optional(),
   bytes: z.number().int().nonnegative(),
   sha256: z.string().regex(/^[0-9a-f]{64}$/),
 });
@@ -37,7 +39,7 @@ export const manifestSchema = z.object({
   period: z.object({ start: z.number().int(), end: z.number().int() }),
   files: z.array(fileEntrySchema),
   /** Files of an earlier report this one overwrote (forced): their names, sizes and hashes before. */
-  replaced: z.array(fileEntrySchema.omit({ rows: true })).optional(),
+  replaced: z.array(fileEntrySchema.omit({ rows: true, columns: true })).optional(),
   store: z.object({
     records: z.number().int().nonnegative(),
     chainHead: z.object({ seq: z.number().int().nonnegative(), chainHash: z.string() }).nullable(),

@@ -1,5 +1,6 @@
-// `flagtrail report` as a function (also called by the daemon and the demo): CSVs, the compliance
-// Markdown and the signed manifest for one period, read from one consistent snapshot of the store.
+// `flagtrail report` as a function (also called by the daemon and the demo): CSVs (experiment state
+// changes, config edits, changes with no approved review), the compliance Markdown and the signed
+// manifest for one period, read from one consistent snapshot of the store.
 
 import { existsSync } from "node:fs";
 import { join } from "node:path";
@@ -41,6 +42,7 @@ import {
   REVIEW_FLOWS,
   REVIEW_WINDOW_MS,
 } from "./reviews.ts";
+import { UNREVIEWED_CSV } from "./sections/reviews.ts";
 import { serverDaysOf } from "./serverDays.ts";
 
 export type { ReportFormat } from "./formats.ts";
@@ -80,7 +82,7 @@ export interface ReportResult {
   period: Period;
   files: ReportFileResult[];
   manifestPath: string;
-  counts: { experimentStateChanges: number; configEdits: number; records: number };
+  counts: { experimentStateChanges: number; configEdits: number; unreviewedChanges: number; records: number };
   signed: boolean;
   /** Set when no day of the period was ever checked by a sync: empty sections prove nothing then. */
   notice: string | null;
@@ -111,6 +113,7 @@ function reportFileNames(period: Period) {
   return {
     experimentStateChanges: `experiment-state-changes_${stem}.csv`,
     configEdits: `config-edits_${stem}.csv`,
+    unreviewedChanges: `${UNREVIEWED_CSV}_${stem}.csv`,
     compliance: `compliance_${stem}.md`,
     complianceHtml: `compliance_${stem}.html`,
     manifest: `manifest_${stem}.json`,
@@ -135,11 +138,12 @@ export async function writeReports(options: ReportOptions): Promise<ReportResult
     try {
       const written = await readReportSnapshot(store, (snapshot) => writeFiles(snapshot, staging, args));
       const files: ReportFileResult[] = [];
-      for (const { name, rows } of written.files) {
+      for (const { name, rows, columns } of written.files) {
         files.push({
           name,
           path: join(options.outDir, name),
           rows,
+          ...(columns ? { columns } : {}),
           ...(await hashFile(join(staging, name))),
         });
       }
@@ -182,7 +186,7 @@ interface ReportArgs {
 
 interface Written {
   notice: string | null;
-  files: { name: string; rows: number }[];
+  files: { name: string; rows: number; columns?: string[] }[];
   counts: ReportResult["counts"];
   store: Manifest["store"];
 }
@@ -209,7 +213,7 @@ async function writeFiles(snapshot: ReportSnapshot, staging: string, args: Repor
   const written: Written = {
     notice: await coverageNotice(snapshot, period, params),
     files: [],
-    counts: { experimentStateChanges: 0, configEdits: 0, records: 0 },
+    counts: { experimentStateChanges: 0, configEdits: 0, unreviewedChanges: 0, records: 0 },
     store: { records: await snapshot.storedRecords(), chainHead },
   };
   if (args.formats.has("csv")) {
@@ -217,12 +221,13 @@ async function writeFiles(snapshot: ReportSnapshot, staging: string, args: Repor
     for (const [key, query] of [
       ["experimentStateChanges", "experimentStateChangesCsv"],
       ["configEdits", "configEditsCsv"],
+      ["unreviewedChanges", "unreviewedCsv"],
     ] as const) {
       const count = await writeCsv(join(staging, names[key]), columns, snapshot.batches(query, params), {
         bom: args.bom,
       });
       written.counts[key] = count;
-      written.files.push({ name: names[key], rows: count });
+      written.files.push({ name: names[key], rows: count, columns: columns.map((c) => c.header) });
     }
   }
   // The HTML is rendered from the Markdown (same numbers by construction), which stays in staging
@@ -308,7 +313,13 @@ function manifestBody(
       formats: REPORT_FORMATS.filter((f) => args.formats.has(f)),
     },
     period: { start: period.start, end: period.end },
-    files: files.map(({ name, rows, bytes, sha256 }) => ({ name, rows, bytes, sha256 })),
+    files: files.map(({ name, rows, columns, bytes, sha256 }) => ({
+      name,
+      rows,
+      ...(columns ? { columns } : {}),
+      bytes,
+      sha256,
+    })),
     ...(replaced.length > 0 ? { replaced } : {}),
     store,
   };

@@ -78,7 +78,13 @@ export function buildSimulator(options: SimulatorOptions = {}) {
   });
   const observer: HistoryObserver = world.observer;
   generator = new HistoryGenerator(settings.seed, observer);
-  generator.fill(store, { records: settings.records, days: settings.days, endAt: startNow });
+  generator.fill(store, {
+    records: settings.records,
+    days: settings.days,
+    endAt: startNow,
+    // The team keeps office hours in the project's zone, the one the server writes dates in.
+    offsetMinutes: (at) => clock.offsetMinutes(at),
+  });
 
   const history = generator;
   const auditRoute: SimRoute = {

@@ -170,6 +170,27 @@ ORDER BY v.name, v.occurred_at, v.seq, rc.id`,
   // How many rows the unreviewed list above has, for the summary that comes before it.
   unreviewedCount: `SELECT count(*) AS records FROM (\n${UNREVIEWED}\n)`,
 
+  // The same changes as full rows, for their own CSV (the columns of the other two CSVs).
+  unreviewedCsv: `WITH unreviewed AS (
+${UNREVIEWED}
+)
+SELECT a.occurred_at, a.id, a.updated_by, a.updated_by_user_id, a.modifier_email, a.name, a.action_type,
+       a.change_log, s.summary AS rule_diff_summary
+FROM unreviewed u
+JOIN audit_logs a ON a.id = u.id
+LEFT JOIN rule_diff_summaries s ON s.audit_log_id = a.id
+ORDER BY a.occurred_at, a.seq`,
+
+  // The same changes per entity, person and action type, when they are too many to list.
+  unreviewedSummary: `WITH unreviewed AS (
+${UNREVIEWED}
+)
+SELECT u.name, u.updated_by, u.action_type, count(*) AS changes, 0 AS rule_changes,
+       min(u.occurred_at) AS first_at, max(u.occurred_at) AS last_at
+FROM unreviewed u
+GROUP BY u.name, u.updated_by, u.action_type
+ORDER BY u.name, u.updated_by, u.action_type`,
+
   // Every review record of the window, per flow and entity in time order (a request sorts first within
   // its second). The report pairs each approval with its request in code (src/report/reviewPairing.ts):
   // by the review id in the change logs, else the latest still-open request.
@@ -213,7 +234,7 @@ export type ReportQueryName = keyof typeof QUERIES;
 /** Shown to the reader beside the count of records without an instant: how to list them. */
 export const UNPLACED_RECORDS_SQL = "SELECT * FROM audit_logs WHERE occurred_at IS NULL";
 
-/** A row of the two CSVs (experiment state changes, config edits). */
+/** A row of the CSVs (experiment state changes, config edits, changes with no approved review). */
 export interface CsvRow {
   occurred_at: number;
   id: string;
@@ -359,6 +380,8 @@ export interface ReportRows {
   configEdits: ConfigEditRow;
   unreviewed: UnreviewedRow;
   unreviewedCount: CountRow;
+  unreviewedCsv: CsvRow;
+  unreviewedSummary: EntitySummaryRow;
   reviewRecords: ReviewRecord;
   rejected: RejectedRow;
   mutations: MutationRow;

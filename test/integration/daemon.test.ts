@@ -159,6 +159,7 @@ describe("flagtrail daemon", () => {
         `config-edits_${from}_${to}_Europe-Berlin.csv`,
         `experiment-state-changes_${from}_${to}_Europe-Berlin.csv`,
         `manifest_${from}_${to}_Europe-Berlin.json`,
+        `unreviewed-changes_${from}_${to}_Europe-Berlin.csv`,
       ].sort(),
     );
     const last = withDb(

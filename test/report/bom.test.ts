@@ -14,6 +14,7 @@ const BOM = Buffer.from([0xef, 0xbb, 0xbf]);
 const CSVS = [
   `experiment-state-changes_${SCENARIO.from}_${SCENARIO.to}_Europe-Berlin.csv`,
   `config-edits_${SCENARIO.from}_${SCENARIO.to}_Europe-Berlin.csv`,
+  `unreviewed-changes_${SCENARIO.from}_${SCENARIO.to}_Europe-Berlin.csv`,
 ];
 
 describe("CSV byte-order mark", () => {
@@ -36,7 +37,7 @@ describe("CSV byte-order mark", () => {
     const md = readFileSync(join(dir, "bom", `compliance_${SCENARIO.from}_${SCENARIO.to}_Europe-Berlin.md`));
     expect(md.subarray(0, 1).toString()).toBe("#");
     for (const result of [withBom, without])
-      await expect(verifyManifest(result.manifestPath, undefined)).resolves.toMatchObject({ files: 3 });
+      await expect(verifyManifest(result.manifestPath, undefined)).resolves.toMatchObject({ files: 4 });
   });
 
   it("report --no-bom omits it on the command line", async () => {

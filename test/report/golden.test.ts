@@ -51,6 +51,12 @@ describe("report golden files", () => {
   it("config edits CSV", () => {
     golden("config-edits.golden.csv", output("config-edits_2024-03-29_2024-04-01_Europe-Berlin.csv"));
   });
+  it("changes with no approved review CSV", () => {
+    golden(
+      "unreviewed-changes.golden.csv",
+      output("unreviewed-changes_2024-03-29_2024-04-01_Europe-Berlin.csv"),
+    );
+  });
   it("compliance Markdown", () => {
     golden("compliance.golden.md", output("compliance_2024-03-29_2024-04-01_Europe-Berlin.md"));
   });
@@ -98,10 +104,16 @@ function cells(line: string): string[] {
 
 describe("report contents", () => {
   it("counts what it wrote", () => {
-    expect(result.counts).toEqual({ experimentStateChanges: 4, configEdits: 5, records: 12 });
+    expect(result.counts).toEqual({
+      experimentStateChanges: 4,
+      configEdits: 5,
+      unreviewedChanges: 4,
+      records: 12,
+    });
     expect(result.files.map((f) => [f.name, f.rows])).toEqual([
       ["experiment-state-changes_2024-03-29_2024-04-01_Europe-Berlin.csv", 4],
       ["config-edits_2024-03-29_2024-04-01_Europe-Berlin.csv", 5],
+      ["unreviewed-changes_2024-03-29_2024-04-01_Europe-Berlin.csv", 4],
       ["compliance_2024-03-29_2024-04-01_Europe-Berlin.md", 12],
     ]);
     expect(result.signed).toBe(true);

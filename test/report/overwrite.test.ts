@@ -28,6 +28,8 @@ describe("report file names and overwrites", () => {
       "experiment-state-changes_2024-03-29_2024-04-01_Europe-Berlin.csv",
       "manifest_2024-03-29_2024-04-01.json",
       "manifest_2024-03-29_2024-04-01_Europe-Berlin.json",
+      "unreviewed-changes_2024-03-29_2024-04-01.csv",
+      "unreviewed-changes_2024-03-29_2024-04-01_Europe-Berlin.csv",
     ]);
   });
 
@@ -57,11 +59,11 @@ describe("report file names and overwrites", () => {
     expect(written.replaced).toEqual([
       {
         name: "compliance_2024-03-29_2024-04-01_Europe-Berlin.md",
-        bytes: first.files[2]!.bytes,
+        bytes: first.files.find((f) => f.name.startsWith("compliance_"))!.bytes,
         sha256: before[0],
       },
     ]);
-    await expect(verifyManifest(forced.manifestPath, undefined)).resolves.toMatchObject({ files: 3 });
+    await expect(verifyManifest(forced.manifestPath, undefined)).resolves.toMatchObject({ files: 4 });
   });
 
   it("report exits 1 with one sentence on a second run, and replaces with --force", async () => {

@@ -70,6 +70,7 @@ describe("publishing a report set", () => {
       "remove old manifest",
       `rename experiment-state-changes_${SCENARIO.from}_${SCENARIO.to}_Europe-Berlin.csv`,
       `rename config-edits_${SCENARIO.from}_${SCENARIO.to}_Europe-Berlin.csv`,
+      `rename unreviewed-changes_${SCENARIO.from}_${SCENARIO.to}_Europe-Berlin.csv`,
       `rename compliance_${SCENARIO.from}_${SCENARIO.to}_Europe-Berlin.md`,
       `rename ${MANIFEST}`,
       "remove staging",
@@ -93,7 +94,7 @@ describe("publishing a report set", () => {
         // Some files are new, some old: no manifest claims anything about them.
         expect(existsSync(manifestPath)).toBe(false);
       } else {
-        expect((await verifyManifest(manifestPath, KEY)).files).toBe(3);
+        expect((await verifyManifest(manifestPath, KEY)).files).toBe(4);
       }
       // A failed run removes its own staging directory.
       expect(leftovers(outDir)).toEqual([]);
@@ -183,7 +184,7 @@ describe("publishing a report set", () => {
       await report(shared);
       expect(statSync(shared).mode & 0o777).toBe(0o755);
       expect(readdirSync(shared).map((name) => statSync(join(shared, name)).mode & 0o777)).toEqual([
-        0o600, 0o600, 0o600, 0o600,
+        0o600, 0o600, 0o600, 0o600, 0o600,
       ]);
     } finally {
       process.umask(previous);

@@ -217,6 +217,82 @@ describe("history generator", () => {
     }
     expect(resolved).toBeGreaterThan(10);
     expect(selfApproved).toBeGreaterThan(0);
+    // Self-approvals are the exception.
+    expect(selfApproved / resolved).toBeLessThan(0.1);
+  });
+
+  it("keeps exactly N records for any N, bursts included", () => {
+    for (const n of [0, 1, 2, 3, 4, 5, 60, 999]) expect(generate(7, n).records, `${n}`).toHaveLength(n);
+  });
+
+  it("follows a team's rhythm: office hours, quiet weekends, no empty day, days unlike each other", () => {
+    // Days and hours in UTC: generate() gives the team no zone offset.
+    const perDay = new Map<string, number>();
+    let office = 0;
+    for (const at of history.instants) {
+      const day = new Date(at).toISOString().slice(0, 10);
+      perDay.set(day, (perDay.get(day) ?? 0) + 1);
+      const hour = new Date(at).getUTCHours();
+      if (hour >= 8 && hour < 18) office++;
+    }
+    const first = Math.ceil((NOW - 120 * DAY) / DAY) * DAY;
+    const weekday: number[] = [];
+    const weekend: number[] = [];
+    for (let t = first; t < NOW - DAY; t += DAY) {
+      const count = perDay.get(new Date(t).toISOString().slice(0, 10)) ?? 0;
+      expect(count, new Date(t).toISOString()).toBeGreaterThan(0);
+      // Bursts (bulk jobs) are not the team's rhythm: leave their days out of the averages.
+      if (count > 150) continue;
+      const day = new Date(t).getUTCDay();
+      (day === 0 || day === 6 ? weekend : weekday).push(count);
+    }
+    const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+    expect(mean(weekday)).toBeGreaterThan(4 * mean(weekend));
+    expect(office / history.instants.length).toBeGreaterThan(0.75);
+    // Not the same count every weekday, as a real team's are not.
+    expect(Math.max(...weekday) - Math.min(...weekday)).toBeGreaterThan(mean(weekday) / 3);
+  });
+
+  it("reviews most changes before they are made: a few hot-fixes, rejections, withdrawals, self-approvals", () => {
+    // The report's rule (README "Report contents"): a change is reviewed when the event just before
+    // it, among its entity's changes and approvals of its kind, is an approval.
+    const experimentChanges = new Set([
+      "schedule_experiment_start",
+      "experiment_start",
+      "experiment_pause_assignment",
+      "experiment_decision_make",
+      "experiment_abandon",
+      "experiment_restart",
+      "archive_experiment",
+    ]);
+    const kindOf = (type: string) =>
+      experimentChanges.has(type) || type.startsWith("experiment_review")
+        ? "experiment"
+        : type.startsWith("config_") || type.startsWith("gate_") || type.startsWith("dynamic_config_")
+          ? "config"
+          : null;
+    const lastWasApproval = new Map<string, boolean>();
+    let changes = 0;
+    let unreviewed = 0;
+    const counts = new Map<string, number>();
+    for (const r of history.records) {
+      counts.set(r.actionType, (counts.get(r.actionType) ?? 0) + 1);
+      const kind = kindOf(r.actionType);
+      if (kind === null || /_create$|_review_(create|reject|delete)$/.test(r.actionType)) continue;
+      const key = `${kind} ${r.name}`;
+      if (r.actionType.endsWith("_review_accept")) {
+        lastWasApproval.set(key, true);
+        continue;
+      }
+      changes++;
+      if (!lastWasApproval.get(key)) unreviewed++;
+      lastWasApproval.set(key, false);
+    }
+    expect(changes).toBeGreaterThan(500);
+    expect(unreviewed / changes).toBeGreaterThan(0.01);
+    expect(unreviewed / changes).toBeLessThan(0.1);
+    for (const type of ["config_review_reject", "config_review_delete", "experiment_review_reject"])
+      expect(counts.get(type) ?? 0, type).toBeGreaterThan(0);
   });
 
   it("has several updaters, bursts of hundreds in one second, and names reports must escape", () => {

@@ -151,7 +151,7 @@ describe("verifyManifest", () => {
   it("accepts the files as written and checks the signature with the key", async () => {
     const result = await report("k1");
     await expect(verifyManifest(result.manifestPath, "k1")).resolves.toMatchObject({
-      files: 3,
+      files: 4,
       signatureChecked: true,
     });
     await expect(verifyManifest(result.manifestPath, undefined)).resolves.toMatchObject({
@@ -211,7 +211,7 @@ describe("flagtrail verify (CLI)", () => {
     expect(ok.stderr).toBe("");
     expect(ok.code).toBe(0);
     expect(ok.stdout).toMatch(
-      /^OK: hash chain of 16 records intact .*3 report files match the manifest, signature valid\n$/,
+      /^OK: hash chain of 16 records intact .*4 report files match the manifest, signature valid\n$/,
     );
 
     appendFileSync(result.files[0]!.path, " ");

@@ -1,5 +1,6 @@
 // The descriptive lists (every experiment state change, every config edit) summarised per entity: a
-// month of them is most of a megabyte of Markdown, and every row is in the CSVs already.
+// month of them is most of a megabyte of Markdown, and every row is in the CSVs already. The table is
+// also how a long finding list is shown (sections/reviews.ts).
 import type { EntitySummaryRow, ReportQueryName } from "../../store/reportQueries.ts";
 import { mdRow, mdText } from "../escape.ts";
 import { batches, type ComplianceContext, querySection, type TextFile, time } from "./markdown.ts";
@@ -26,15 +27,25 @@ function add(map: Map<string, number>, key: string, n: number): void {
   map.set(key, (map.get(key) ?? 0) + n);
 }
 
-interface EntitySection {
-  title: string;
+/** A query whose rows are EntitySummaryRow, ordered by entity name. */
+export type EntitySummaryQuery = Extract<
+  ReportQueryName,
+  "experimentSummary" | "configSummary" | "unreviewedSummary"
+>;
+
+/** How a per-entity table is headed: the entity column's word, and whether it counts rule changes. */
+export interface EntityTable {
   /** What the entities are called, for the empty case and the column ("Experiment", "Config"). */
   noun: string;
-  summary: Extract<ReportQueryName, "experimentSummary" | "configSummary">;
+  ruleChanges: boolean;
+}
+
+interface EntitySection extends EntityTable {
+  title: string;
+  summary: EntitySummaryQuery;
   /** The query that lists every row, printed under the section for `flagtrail sql`. */
   full: ReportQueryName;
   csv: string;
-  ruleChanges: boolean;
 }
 
 export const EXPERIMENT_SECTION: EntitySection = {
@@ -55,7 +66,7 @@ export const CONFIG_SECTION: EntitySection = {
   ruleChanges: true,
 };
 
-function writeRow(out: TextFile, ctx: ComplianceContext, section: EntitySection, e: EntityTotals): void {
+function writeRow(out: TextFile, ctx: ComplianceContext, section: EntityTable, e: EntityTotals): void {
   out.line(
     mdRow([
       mdText(e.name) || "(no name)",
@@ -69,7 +80,6 @@ function writeRow(out: TextFile, ctx: ComplianceContext, section: EntitySection,
   );
 }
 
-/** Rows come ordered by entity name: one entity's totals are complete when the name changes. */
 export async function writeEntitySummary(
   out: TextFile,
   ctx: ComplianceContext,
@@ -82,15 +92,30 @@ export async function writeEntitySummary(
       `person. Every change is a row of the ${section.csv} CSV; the second query below lists them here.`,
   );
   out.line();
+  const entities = await writeEntityTable(out, ctx, section.summary, section);
+  if (entities === 0) out.line(`No ${section.noun} changes in the period.`);
+  querySection(out, ctx, section.summary, section.full);
+}
+
+/**
+ * One table row per entity from `query`, whose rows come ordered by entity name: one entity's totals
+ * are complete when the name changes. Returns the number of entities (0: nothing written).
+ */
+export async function writeEntityTable(
+  out: TextFile,
+  ctx: ComplianceContext,
+  query: EntitySummaryQuery,
+  table: EntityTable,
+): Promise<number> {
   let current = null as EntityTotals | null;
   let entities = 0;
-  for await (const batch of batches(ctx, section.summary)) {
+  for await (const batch of batches(ctx, query)) {
     for (const row of batch as readonly EntitySummaryRow[]) {
       if (current?.name !== row.name) {
-        if (current) writeRow(out, ctx, section, current);
+        if (current) writeRow(out, ctx, table, current);
         if (entities === 0) {
-          const header = [section.noun[0]!.toUpperCase() + section.noun.slice(1), "Changes"];
-          if (section.ruleChanges) header.push("Rule changes");
+          const header = [table.noun[0]!.toUpperCase() + table.noun.slice(1), "Changes"];
+          if (table.ruleChanges) header.push("Rule changes");
           header.push("First", "Last", "Action types", "People");
           out.line(mdRow(header));
           out.line(mdRow(header.map(() => "---")));
@@ -115,7 +140,6 @@ export async function writeEntitySummary(
       add(e.byPerson, row.updated_by ?? "(unknown)", row.changes);
     }
   }
-  if (current) writeRow(out, ctx, section, current);
-  if (entities === 0) out.line(`No ${section.noun} changes in the period.`);
-  querySection(out, ctx, section.summary, section.full);
+  if (current) writeRow(out, ctx, table, current);
+  return entities;
 }

@@ -5,6 +5,7 @@ import type { RejectedRow } from "../../store/reportQueries.ts";
 import { mdRow, mdTable, mdText } from "../escape.ts";
 import { approvalPairer, isSelfApproval, type ReviewPair } from "../reviewPairing.ts";
 import { REVIEW_WINDOW_DAYS } from "../reviews.ts";
+import { writeEntityTable } from "./entities.ts";
 import {
   batches,
   type ComplianceContext,
@@ -14,6 +15,22 @@ import {
   type TextFile,
   time,
 } from "./markdown.ts";
+
+/**
+ * A finding list up to this many rows is listed in full; a longer one is summarised per entity, its rows
+ * in a CSV. 200 rows (~25 KB of Markdown) is still a list a reader scans in minutes and keeps a month
+ * well under ~150 KB; past it, nobody reads row by row, and a per-entity table answers "where?" while a
+ * spreadsheet answers the rest. A realistic team's month has tens (the demo's: about 50).
+ */
+export const FINDINGS_LISTED_IN_FULL = 200;
+
+/** The kind part of the CSV holding every change without an approved review (its name: `<kind>_<period>.csv`). */
+export const UNREVIEWED_CSV = "unreviewed-changes";
+
+/** Whether the unreviewed changes are too many to list (then summarised per entity). */
+export function unreviewedSummarised(found: ReviewFindings): boolean {
+  return found.unreviewed > FINDINGS_LISTED_IN_FULL;
+}
 
 /** The review findings read before anything is written: the summary counts them first. */
 export interface ReviewFindings {
@@ -47,31 +64,19 @@ export async function writeReviews(
       "review records themselves are exempt (and use up no approval).",
   );
   out.line();
-  let unreviewed = 0;
-  for await (const batch of batches(ctx, "unreviewed")) {
-    for (const row of batch) {
-      if (unreviewed === 0) {
-        out.line(mdRow(["Time", "Entity", "Action type", "By"]));
-        out.line(mdRow(["---", "---", "---", "---"]));
-      }
-      unreviewed += 1;
-      out.line(
-        mdRow([
-          time(ctx, row.occurred_at),
-          mdText(row.name),
-          mdText(row.action_type),
-          mdText(row.updated_by),
-        ]),
-      );
-    }
-  }
-  if (unreviewed === 0) out.line("None.");
-  // Same snapshot, same query: a difference would be a bug in the report, not in the store.
-  if (unreviewed !== found.unreviewed)
-    throw new FlagtrailError(
-      `the unreviewed changes were counted ${found.unreviewed} times, listed ${unreviewed}`,
+  if (unreviewedSummarised(found)) {
+    out.line(
+      `${found.unreviewed} changes, more than ${FINDINGS_LISTED_IN_FULL}: summarised per entity (name) below. ` +
+        `Every one of them is a row of this report's ${UNREVIEWED_CSV} CSV, which the manifest lists with its ` +
+        "SHA-256; the first query below lists them.",
     );
-  querySection(out, ctx, "unreviewed");
+    out.line();
+    await writeEntityTable(out, ctx, "unreviewedSummary", { noun: "entity", ruleChanges: false });
+    querySection(out, ctx, "unreviewed", "unreviewedSummary");
+  } else {
+    await listUnreviewed(out, ctx, found);
+    querySection(out, ctx, "unreviewed");
+  }
 
   out.line(`### ${HEADINGS.selfApprovals}`);
   out.line();
@@ -122,6 +127,34 @@ export async function writeReviews(
     );
   }
   querySection(out, ctx, "rejected");
+}
+
+/** Every change without an approved review, one row each (they are few: see FINDINGS_LISTED_IN_FULL). */
+async function listUnreviewed(out: TextFile, ctx: ComplianceContext, found: ReviewFindings): Promise<void> {
+  let unreviewed = 0;
+  for await (const batch of batches(ctx, "unreviewed")) {
+    for (const row of batch) {
+      if (unreviewed === 0) {
+        out.line(mdRow(["Time", "Entity", "Action type", "By"]));
+        out.line(mdRow(["---", "---", "---", "---"]));
+      }
+      unreviewed += 1;
+      out.line(
+        mdRow([
+          time(ctx, row.occurred_at),
+          mdText(row.name),
+          mdText(row.action_type),
+          mdText(row.updated_by),
+        ]),
+      );
+    }
+  }
+  if (unreviewed === 0) out.line("None.");
+  // Same snapshot, same query: a difference would be a bug in the report, not in the store.
+  if (unreviewed !== found.unreviewed)
+    throw new FlagtrailError(
+      `the unreviewed changes were counted ${found.unreviewed} times, listed ${unreviewed}`,
+    );
 }
 
 /** The period's self-approvals (after the action-type filter), in time order. */

@@ -3,7 +3,12 @@ import type { MutationCount } from "../../store/reportQueries.ts";
 import { mdTable, mdText } from "../escape.ts";
 import { type Completeness, completenessVerdict } from "./completeness.ts";
 import { type ComplianceContext, HEADINGS, headingSlug, type TextFile } from "./markdown.ts";
-import type { ReviewFindings } from "./reviews.ts";
+import {
+  FINDINGS_LISTED_IN_FULL,
+  type ReviewFindings,
+  UNREVIEWED_CSV,
+  unreviewedSummarised,
+} from "./reviews.ts";
 
 export interface Summary {
   records: number;
@@ -41,7 +46,13 @@ export function writeSummary(out: TextFile, ctx: ComplianceContext, s: Summary):
         ["Entities", String(s.entities)],
         ["People", String(s.people)],
         ["Completeness", `${completenessVerdict(s.completeness)} ${link("Details", HEADINGS.completeness)}`],
-        ["Changes without an approved review", link(reviews.unreviewed, HEADINGS.unreviewed)],
+        [
+          "Changes without an approved review",
+          link(reviews.unreviewed, HEADINGS.unreviewed) +
+            (unreviewedSummarised(reviews)
+              ? ` (summarised per entity; every one in the ${UNREVIEWED_CSV} CSV)`
+              : ""),
+        ],
         ["Self-approvals", link(reviews.selfApprovals.length, HEADINGS.selfApprovals)],
         ["Rejected reviews", link(reviews.rejected.length, HEADINGS.rejected)],
         [
@@ -53,7 +64,12 @@ export function writeSummary(out: TextFile, ctx: ComplianceContext, s: Summary):
   );
   out.line();
   out.line(
-    "Findings (completeness, reviews, mutations) are listed in full below. The descriptive lists (experiment " +
+    "Findings (completeness, reviews, mutations) are listed in full below" +
+      (unreviewedSummarised(reviews)
+        ? `, except the changes without an approved review: more than ${FINDINGS_LISTED_IN_FULL}, they are ` +
+          `summarised per entity, and every one is a row of this report's ${UNREVIEWED_CSV} CSV. `
+        : `; the changes without an approved review are also a CSV of their own (${UNREVIEWED_CSV}). `) +
+      "The descriptive lists (experiment " +
       "state changes, config edits) are summarised per entity: every change, with its rule-diff summary, is " +
       "a row of this report's experiment-state-changes and config-edits CSVs, which the manifest lists with " +
       "their SHA-256. Times are shown in the report's time zone. Each section ends with the SQL behind it and its " +

@@ -1,61 +1,91 @@
 // The seeded history generator: N records over D days ending at "now", produced by a small state
 // machine over experiments, dynamic configs and gates, so that what the log says happened is
 // consistent (an experiment is started before it is paused; a rule edit's `old` is the previous
-// `new`). Every config/experiment change is reported to the HistoryObserver for the entity routes.
+// `new`). Records follow a team's rhythm (rhythm.ts: office hours, quiet weekends); most changes go
+// through a review (reviewFlow.ts), whose answer and the approved change come later, in working time;
+// bulk jobs add bursts of records within one second. Every config/experiment change is reported to the
+// HistoryObserver for the entity routes.
 import type { AuditRule } from "../../api/schemas.ts";
-import type { AuditStore, NewRecord, StoredRecord } from "../auditStore.ts";
+import type { AuditStore, StoredRecord } from "../auditStore.ts";
 import { Prng } from "../prng.ts";
 import type { ExperimentStatus, HistoryObserver, SimActor } from "../types.ts";
 import { makeActors } from "./actors.ts";
+import { FollowUps } from "./followUps.ts";
 import { NamePool } from "./names.ts";
+import { type Draft, type Emitted, type Reviewable, ReviewFlow } from "./reviewFlow.ts";
+import { Timeline } from "./rhythm.ts";
 import { applyRuleEdit, newRule, RULE_EDITS, type RuleEdit } from "./rules.ts";
 
 const DAY_MS = 86_400_000;
-/** Share of records that arrive in bursts (hundreds of records within one second). */
-const BURST_SHARE = 0.08;
+/** Share of records that arrive in bursts (hundreds of records within one second): bulk jobs. */
+const BURST_SHARE = 0.03;
 const TAGS = ["★ Core", "checkout", "growth", "infra", "mobile", "compliance"];
 const MAX_RULES = 6;
 const LAYERS = ["checkout_layer", "search_layer", "onboarding_layer", "pricing_layer", "feed_layer"];
+/** A change is made by its entity's owner this often, else by whoever is at work. */
+const OWNER_AUTHORS = 0.75;
+/** Metrics a bulk job tags: enough distinct names for the largest burst. */
+const METRIC_AREAS = [
+  "checkout",
+  "search",
+  "feed",
+  "signup",
+  "billing",
+  "ads",
+  "cart",
+  "profile",
+  "pricing",
+  "onboarding",
+];
+const METRIC_EVENTS = [
+  "clicks",
+  "views",
+  "purchases",
+  "sessions",
+  "errors",
+  "latency",
+  "signups",
+  "retention",
+  "revenue",
+  "scrolls",
+];
+const METRIC_STATS = ["count", "mean", "p50", "p95", "sum", "rate"];
 
 type ConfigKind = "dynamic_config" | "gate";
 
-interface ConfigState {
+interface ConfigState extends Reviewable {
   id: string;
-  name: string;
   kind: ConfigKind;
   rules: AuditRule[];
   /** Rules before the last rule edit, for config_revert. */
   previous: AuditRule[] | null;
   enabled: boolean;
-  tags: string[];
   owner: SimActor;
 }
 
-interface ExperimentState {
+interface ExperimentState extends Reviewable {
   id: string;
-  name: string;
   status: ExperimentStatus;
   scheduled: boolean;
   layerId: string | null;
-  tags: string[];
   owner: SimActor;
+  /** Its position in the live pool, for an O(1) removal when archived. */
+  index: number;
 }
-
-interface PendingReview {
-  kind: "experiment" | "config";
-  name: string;
-  tags: string[];
-  creator: SimActor;
-  reviewId: string;
-}
-
-type Draft = Omit<NewRecord, "id" | "at" | "actor">;
 
 export interface HistoryPlan {
   records: number;
   days: number;
   /** Epoch ms; every generated record is older than this. */
   endAt: number;
+  /** The team's offset from UTC at an instant: it keeps office hours there. Default UTC. */
+  offsetMinutes?: (at: number) => number;
+}
+
+interface Burst {
+  /** Comes just before this regular record, at its second. */
+  before: number;
+  size: number;
 }
 
 export class HistoryGenerator {
@@ -64,10 +94,16 @@ export class HistoryGenerator {
   private readonly ids: Prng;
   private readonly names: NamePool;
   readonly actors: SimActor[];
+  private readonly bot: SimActor;
   private readonly configs: ConfigState[] = [];
   private readonly gateCount = { value: 0 };
   private readonly experiments: ExperimentState[] = [];
-  private readonly reviews: PendingReview[] = [];
+  private readonly reviews: ReviewFlow;
+  /** Steps owed later, by record slot; `slot` counts the records of the team's rhythm emitted so far. */
+  private readonly followUps = new FollowUps<(at: number) => Emitted>();
+  private slot = 0;
+  /** Record slots per busy hour of the history, to turn a review's delay into slots. */
+  private slotsPerBusyHour = 1;
 
   constructor(
     seed: number,
@@ -77,6 +113,10 @@ export class HistoryGenerator {
     this.ids = new Prng(seed, 2);
     this.names = new NamePool(new Prng(seed, 3));
     this.actors = makeActors(seed);
+    this.bot = this.actors.find((a) => a.email.startsWith("deploy-bot")) ?? this.actors[0]!;
+    this.reviews = new ReviewFlow(this.prng, this.ids, this.actors, (busyHours, step) =>
+      this.followUps.push(this.slot + Math.max(1, Math.round(busyHours * this.slotsPerBusyHour)), step),
+    );
   }
 
   /**
@@ -87,39 +127,61 @@ export class HistoryGenerator {
     return this.ids.alphanumeric(22);
   }
 
-  /** Fills an empty store with the planned history. */
+  /** Fills an empty store with the planned history: exactly `plan.records` records. */
   fill(store: AuditStore, plan: HistoryPlan): void {
-    const n = plan.records;
     const start = plan.endAt - Math.round(plan.days * DAY_MS);
-    const span = plan.endAt - start;
+    const timeline = new Timeline(start, plan.endAt, plan.offsetMinutes ?? (() => 0), this.prng);
+    const bursts = this.planBursts(plan.records);
+    const regular = plan.records - bursts.reduce((sum, b) => sum + b.size, 0);
+    this.slotsPerBusyHour = regular / Math.max(1, timeline.busyHours);
+    let last = start;
+    let next = 0;
+    for (let i = 0; i < regular; i++) {
+      // Stratified quantiles keep the array sorted as it is built (no sort of 1M records).
+      const at = Math.max(last, timeline.at((i + this.prng.next()) / regular));
+      for (; bursts[next]?.before === i; next++) last = this.burst(store, at, bursts[next]!.size, plan.endAt);
+      last = Math.max(last, at);
+      this.emit(store, last, this.prng.pick(this.actors));
+    }
+  }
+
+  /**
+   * Bulk jobs: their records are extra to the rhythm (placed between regular records, not taking
+   * their time slots, so no day is left empty after one). At least one per history of 4+ records.
+   */
+  private planBursts(n: number): Burst[] {
+    if (n < 4) return [];
     const maxBurst = Math.max(2, Math.min(500, Math.floor(n / 10)));
     const minBurst = Math.max(2, Math.min(100, Math.floor(n / 40)));
-    const burstChance = BURST_SHARE / ((minBurst + maxBurst) / 2);
-    let last = start;
-    let i = 0;
-    let bursts = 0;
-    while (i < n) {
-      // Stratified instants keep the array sorted as it is built (no sort of 1M records).
-      const base = Math.max(last, Math.floor(start + (span * (i + this.prng.next())) / n));
-      // At least one burst per history, even when the dice never roll one.
-      const burstDue = bursts === 0 && i >= n / 2;
-      if (n - i > 1 && (this.prng.chance(burstChance) || burstDue)) {
-        bursts++;
-        const size = Math.min(n - i, this.prng.int(minBurst, maxBurst));
-        const actor = this.prng.pick(this.actors);
-        const second = Math.floor(base / 1000) * 1000;
-        for (let j = 0; j < size; j++) {
-          const at = Math.max(last, Math.min(plan.endAt - 1, second + Math.floor((j * 1000) / size)));
-          this.emit(store, at, actor);
-          last = at;
-        }
-        i += size;
-      } else {
-        this.emit(store, base, this.prng.pick(this.actors));
-        last = base;
-        i++;
-      }
+    const count = Math.max(1, Math.round((n * BURST_SHARE) / ((minBurst + maxBurst) / 2)));
+    const sizes = Array.from({ length: count }, () => this.prng.int(minBurst, maxBurst));
+    const regular = n - sizes.reduce((sum, s) => sum + s, 0);
+    if (regular < 1) return [];
+    return sizes
+      .map((size) => ({ before: this.prng.int(0, regular - 1), size }))
+      .sort((a, b) => a.before - b.before);
+  }
+
+  /** The bot tags `size` metrics within the second of `at`; returns the last record's instant. */
+  private burst(store: AuditStore, at: number, size: number, endAt: number): number {
+    const second = Math.floor(at / 1000) * 1000;
+    const tag = this.prng.pick(TAGS);
+    const first = this.prng.int(0, METRIC_AREAS.length * METRIC_EVENTS.length * METRIC_STATS.length - 1);
+    let when = at;
+    for (let j = 0; j < size; j++) {
+      when = Math.max(at, Math.min(endAt - 1, second + Math.floor((j * 1000) / size)));
+      const name = metricName(first + j);
+      store.append({
+        id: this.recordId(store),
+        at: when,
+        actor: this.bot,
+        name,
+        actionType: "metric_add_tag",
+        changeLog: `Added tag ${tag} (bulk job)`,
+        tags: [tag],
+      });
     }
+    return when;
   }
 
   /** Appends `count` more records at `at` (or just after the newest record), continuing the story. */
@@ -132,12 +194,15 @@ export class HistoryGenerator {
     return added;
   }
 
+  /** One record: a step owed by an earlier one when due (a review's answer, an approved change), else a new one. */
   private emit(store: AuditStore, at: number, actor: SimActor): StoredRecord {
-    const draft = this.step(at, actor);
+    this.slot++;
+    const due = this.followUps.popDue(this.slot);
+    const { actor: by, draft } = due ? due(at) : this.step(at, actor);
     return store.append({
       id: this.recordId(store),
       at,
-      actor,
+      actor: by,
       name: draft.name,
       actionType: draft.actionType,
       changeLog: draft.changeLog,
@@ -146,44 +211,81 @@ export class HistoryGenerator {
     });
   }
 
-  /** One action chosen from what the current state allows. */
-  private step(at: number, actor: SimActor): Draft {
+  /** One new action chosen from what the current state allows. */
+  private step(at: number, actor: SimActor): Emitted {
     const dynamicConfigs = this.configs.length - this.gateCount.value;
     const live = this.experiments.length;
     const weights = [
-      6, // login
-      dynamicConfigs < 4 ? 30 : dynamicConfigs < 5000 ? 2 : 0.2, // create dynamic config
-      this.gateCount.value < 3 ? 30 : this.gateCount.value < 5000 ? 1.5 : 0.15, // create gate
-      this.configs.length > 0 ? 40 : 0, // rule edit
-      this.configs.length > 0 ? 10 : 0, // other config change
-      live < 3 ? 25 : live < 3000 ? 3 : 0.3, // create experiment
-      live > 0 ? 20 : 0, // experiment state change
-      this.configs.length + live > 0 ? 5 : 0, // review requested
-      this.reviews.length > 0 ? 7 : 0, // review accepted / rejected
-      live > 0 ? 2 : 0, // experiment owner change
+      14, // login
+      dynamicConfigs < 4 ? 30 : dynamicConfigs < 5000 ? 0.5 : 0.05, // create dynamic config
+      this.gateCount.value < 3 ? 30 : this.gateCount.value < 5000 ? 0.4 : 0.04, // create gate
+      this.configs.length > 0 ? 22 : 0, // rule edit
+      this.configs.length > 0 ? 5 : 0, // other config change
+      live < 3 ? 25 : live < 3000 ? 1.6 : 0.16, // create experiment
+      live > 0 ? 12 : 0, // experiment state change
+      live > 0 ? 0.6 : 0, // experiment owner change
     ];
-    switch (this.prng.weighted(weights)) {
+    const choice = this.prng.weighted(weights);
+    switch (choice) {
       case 0:
-        return { name: actor.name, actionType: "user_login", changeLog: `${actor.name} logged in` };
+        return this.login(actor);
       case 1:
-        return this.createConfig("dynamic_config", at, actor);
+        return { actor, draft: this.createConfig("dynamic_config", at, actor) };
       case 2:
-        return this.createConfig("gate", at, actor);
+        return { actor, draft: this.createConfig("gate", at, actor) };
       case 3:
-        return this.editRules(at, actor);
-      case 4:
-        return this.otherConfigChange(at, actor);
+      case 4: {
+        const edit = choice === 3;
+        const config = this.pickFree(this.configs, true);
+        if (config === undefined) return this.login(actor);
+        const apply = (t: number, by: SimActor) =>
+          edit ? this.editRules(config, t, by) : this.otherConfigChange(config, t, by);
+        return this.reviews.start(
+          { kind: "config", entity: config, author: this.authorOf(config, actor), apply },
+          at,
+        );
+      }
       case 5:
-        return this.createExperiment(at, actor);
-      case 6:
-        return this.moveExperiment(at, actor);
-      case 7:
-        return this.requestReview(actor);
-      case 8:
-        return this.resolveReview();
+        return { actor, draft: this.createExperiment(at, actor) };
+      case 6: {
+        const experiment = this.pickFree(this.experiments, false);
+        if (experiment === undefined) return this.login(actor);
+        const apply = (t: number, by: SimActor) => this.moveExperiment(experiment, t, by);
+        return this.reviews.start(
+          { kind: "experiment", entity: experiment, author: this.authorOf(experiment, actor), apply },
+          at,
+        );
+      }
       default:
-        return this.changeExperimentOwner(actor);
+        return { actor, draft: this.changeExperimentOwner(actor) };
     }
+  }
+
+  private login(actor: SimActor): Emitted {
+    return {
+      actor,
+      draft: { name: actor.name, actionType: "user_login", changeLog: `${actor.name} logged in` },
+    };
+  }
+
+  private authorOf(entity: { owner: SimActor }, actor: SimActor): SimActor {
+    return this.prng.chance(OWNER_AUTHORS) ? entity.owner : actor;
+  }
+
+  /**
+   * An entity no review is open on, or undefined after a few tries. `recent`: favour the newest ones
+   * (a team works on what it built lately; old configs are rarely touched).
+   */
+  private pickFree<T extends Reviewable>(items: readonly T[], recent: boolean): T | undefined {
+    for (let tries = 0; tries < 4; tries++) {
+      const u = this.prng.next();
+      const index = recent
+        ? items.length - 1 - Math.floor(items.length * u * u * u)
+        : Math.floor(items.length * u);
+      const item = items[index];
+      if (item !== undefined && !item.busy) return item;
+    }
+    return undefined;
   }
 
   private someTags(): string[] {
@@ -234,6 +336,7 @@ export class HistoryGenerator {
       enabled: true,
       tags: this.someTags(),
       owner: actor,
+      busy: false,
     };
     this.configs.push(config);
     if (kind === "gate") this.gateCount.value++;
@@ -248,8 +351,7 @@ export class HistoryGenerator {
     };
   }
 
-  private editRules(at: number, actor: SimActor): Draft {
-    const config = this.prng.pick(this.configs);
+  private editRules(config: ConfigState, at: number, actor: SimActor): Draft {
     let edit: RuleEdit = this.prng.pick(RULE_EDITS);
     // Keep rule lists short, as real ones are: past the cap an addition becomes a removal.
     if (edit === "ruleAdded" && config.rules.length >= MAX_RULES) edit = "ruleRemoved";
@@ -282,8 +384,7 @@ export class HistoryGenerator {
     };
   }
 
-  private otherConfigChange(at: number, actor: SimActor): Draft {
-    const config = this.prng.pick(this.configs);
+  private otherConfigChange(config: ConfigState, at: number, actor: SimActor): Draft {
     const choice = this.prng.int(0, 4);
     let draft: Draft;
     if (choice === 0 && config.kind === "dynamic_config") {
@@ -309,7 +410,7 @@ export class HistoryGenerator {
         changeLog: "Reverted to the previous version",
         changes: { rules: { old, new: config.rules } },
       };
-    } else if (choice === 3) {
+    } else if (choice !== 4) {
       const tag = this.prng.pick(TAGS);
       if (!config.tags.includes(tag)) config.tags = [...config.tags, tag];
       draft = {
@@ -339,6 +440,8 @@ export class HistoryGenerator {
       layerId: this.prng.chance(0.4) ? this.prng.pick(LAYERS) : null,
       tags: this.someTags(),
       owner: actor,
+      busy: false,
+      index: this.experiments.length,
     };
     this.experiments.push(experiment);
     this.reportExperiment(experiment, at, actor, "experiment_create");
@@ -350,9 +453,7 @@ export class HistoryGenerator {
     };
   }
 
-  private moveExperiment(at: number, actor: SimActor): Draft {
-    const index = this.prng.int(0, this.experiments.length - 1);
-    const experiment = this.experiments[index]!;
+  private moveExperiment(experiment: ExperimentState, at: number, actor: SimActor): Draft {
     const r = this.prng.next();
     let actionType: string;
     let changeLog: string;
@@ -404,8 +505,7 @@ export class HistoryGenerator {
           actionType = "archive_experiment";
           changeLog = "Archived the experiment";
           // Archived experiments leave the live pool (swap-remove keeps this O(1)).
-          this.experiments[index] = this.experiments[this.experiments.length - 1]!;
-          this.experiments.pop();
+          this.removeExperiment(experiment);
         } else {
           experiment.status = "active";
           actionType = "experiment_restart";
@@ -416,39 +516,12 @@ export class HistoryGenerator {
     return { name: experiment.name, actionType, changeLog, tags: experiment.tags };
   }
 
-  private requestReview(actor: SimActor): Draft {
-    const onExperiment = this.experiments.length > 0 && (this.configs.length === 0 || this.prng.chance(0.5));
-    const entity = onExperiment ? this.prng.pick(this.experiments) : this.prng.pick(this.configs);
-    const review: PendingReview = {
-      kind: onExperiment ? "experiment" : "config",
-      name: entity.name,
-      tags: entity.tags,
-      creator: actor,
-      reviewId: this.ids.alphanumeric(8),
-    };
-    this.reviews.push(review);
-    return {
-      name: review.name,
-      actionType: onExperiment ? "experiment_review_create" : "config_review_create",
-      changeLog: `Requested review ${review.reviewId}`,
-      tags: review.tags,
-    };
-  }
-
-  private resolveReview(): Draft {
-    const index = this.prng.int(0, this.reviews.length - 1);
-    const review = this.reviews[index]!;
-    this.reviews[index] = this.reviews[this.reviews.length - 1]!;
-    this.reviews.pop();
-    const accepted = this.prng.chance(0.7);
-    // When `actor` is the review's creator this is a self-approval: the log says so only through
-    // updatedBy, as the real one does.
-    return {
-      name: review.name,
-      actionType: `${review.kind}_review_${accepted ? "accept" : "reject"}`,
-      changeLog: `${accepted ? "Accepted" : "Rejected"} review ${review.reviewId} requested by ${review.creator.name}`,
-      tags: review.tags,
-    };
+  private removeExperiment(experiment: ExperimentState): void {
+    const last = this.experiments.pop()!;
+    if (last !== experiment) {
+      last.index = experiment.index;
+      this.experiments[experiment.index] = last;
+    }
   }
 
   private changeExperimentOwner(actor: SimActor): Draft {
@@ -462,4 +535,12 @@ export class HistoryGenerator {
       tags: experiment.tags,
     };
   }
+}
+
+function metricName(n: number): string {
+  const i = n % (METRIC_AREAS.length * METRIC_EVENTS.length * METRIC_STATS.length);
+  const stat = METRIC_STATS[i % METRIC_STATS.length]!;
+  const event = METRIC_EVENTS[Math.floor(i / METRIC_STATS.length) % METRIC_EVENTS.length]!;
+  const area = METRIC_AREAS[Math.floor(i / (METRIC_STATS.length * METRIC_EVENTS.length))]!;
+  return `${area}_${event}_${stat}`;
 }
