@@ -1,0 +1,127 @@
+// Leases on PostgreSQL: the lease is a session-level advisory lock held by a dedicated connection, so
+// the server itself guarantees one holder across machines, and a holder that dies (kill -9, lost host)
+// loses it with its session, with no expiry to wait for. The `leases` row only tells `status` who holds
+// it and since when; whether it is held is read from pg_locks.
+import { and, eq } from "drizzle-orm";
+import { LockedError } from "../../errors.ts";
+import type { AcquireResult, Lease } from "../leases.ts";
+import { type PgStore, pgConnectionOf } from "./connection.ts";
+import { describePgError } from "./errors.ts";
+import { leases } from "./schema.ts";
+
+/** The advisory-lock namespace (first key) of flagtrail's leases; the second key is hashtext(name). */
+export const LEASE_LOCK_CLASS = 0x46_54_4c_01;
+
+/** A lease row as `status` shows it, with whether a live session holds its lock right now. */
+export interface PgLease extends Lease {
+  live: boolean;
+}
+
+async function rowOf(store: PgStore, name: string): Promise<Lease | undefined> {
+  const [row] = await pgConnectionOf(store).db.select().from(leases).where(eq(leases.name, name));
+  return row;
+}
+
+function refusal(name: string, current: Lease | undefined): LockedError {
+  const who = current
+    ? ` (process ${current.pid}, ${current.holder.split("/")[0]}, since ${new Date(current.acquiredAt).toISOString()})`
+    : "";
+  return new LockedError(`Another ${name} is running on this database${who}. Wait for it to finish.`);
+}
+
+/**
+ * Takes lease `name`, or throws LockedError naming who holds it. `ttlMs` only sets the row's expires_at
+ * (renewLease moves it on), kept for status and for symmetry with SQLite: the lock decides.
+ */
+export async function acquirePgLease(
+  store: PgStore,
+  name: string,
+  holder: string,
+  ttlMs: number,
+  now: number = Date.now(),
+): Promise<AcquireResult> {
+  const connection = pgConnectionOf(store);
+  if (connection.leases.has(name)) throw refusal(name, await rowOf(store, name));
+  const client = await connection.pool.connect().catch((error: unknown) => {
+    throw describePgError(error, connection.url);
+  });
+  try {
+    const locked = await client.query<{ locked: boolean }>(
+      "SELECT pg_try_advisory_lock($1, hashtext($2)) AS locked",
+      [LEASE_LOCK_CLASS, name],
+    );
+    if (!locked.rows[0]?.locked) throw refusal(name, await rowOf(store, name));
+    const previous = await rowOf(store, name);
+    const lease: Lease = { name, holder, pid: process.pid, acquiredAt: now, expiresAt: now + ttlMs };
+    await connection.db
+      .insert(leases)
+      .values(lease)
+      .onConflictDoUpdate({
+        target: leases.name,
+        set: { holder, pid: lease.pid, acquiredAt: now, expiresAt: lease.expiresAt },
+      });
+    connection.leases.set(name, { holder, client });
+    // A row left by a holder whose session is gone: it died without giving the lease back.
+    return previous && previous.holder !== holder ? { lease, tookOver: previous } : { lease };
+  } catch (error) {
+    // Closing the session drops any lock it took: nothing is left held on a failure.
+    client.release(true);
+    throw error instanceof LockedError ? error : describePgError(error, connection.url);
+  }
+}
+
+/** Moves a held lease's expires_at on. Throws LockedError when its session (and so the lock) is gone. */
+export async function renewPgLease(
+  store: PgStore,
+  name: string,
+  holder: string,
+  ttlMs: number,
+  now: number = Date.now(),
+): Promise<Lease> {
+  const connection = pgConnectionOf(store);
+  const held = connection.leases.get(name);
+  const lost = new LockedError(`The ${name} lease was lost to another process.`);
+  if (!held || held.holder !== holder) throw lost;
+  try {
+    await held.client.query("SELECT 1");
+  } catch {
+    connection.leases.delete(name);
+    held.client.release(true);
+    throw lost;
+  }
+  const [row] = await connection.db
+    .update(leases)
+    .set({ expiresAt: now + ttlMs })
+    .where(and(eq(leases.name, name), eq(leases.holder, holder)))
+    .returning();
+  if (!row) throw lost;
+  return row;
+}
+
+/** Gives the lease back (row and lock); returns whether this process held it. */
+export async function releasePgLease(store: PgStore, name: string, holder: string): Promise<boolean> {
+  const connection = pgConnectionOf(store);
+  const held = connection.leases.get(name);
+  if (!held || held.holder !== holder) return false;
+  connection.leases.delete(name);
+  try {
+    await connection.db.delete(leases).where(and(eq(leases.name, name), eq(leases.holder, holder)));
+  } finally {
+    // Ending the session is what frees the lock, even if the delete above failed.
+    held.client.release(true);
+  }
+  return true;
+}
+
+/** The lease row, if any, and whether some session holds its lock now (for status). */
+export async function readPgLease(store: PgStore, name: string): Promise<PgLease | undefined> {
+  const row = await rowOf(store, name);
+  if (!row) return undefined;
+  const held = await pgConnectionOf(store).pool.query<{ live: boolean }>(
+    `SELECT EXISTS (SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND granted
+       AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
+       AND classid = $1::bigint::oid AND objid = (hashtext($2)::bigint & 4294967295)::oid AND objsubid = 2) AS live`,
+    [LEASE_LOCK_CLASS, name],
+  );
+  return { ...row, live: held.rows[0]?.live ?? false };
+}
