@@ -61,6 +61,13 @@ export async function acquirePgLease(
         set: { holder, pid: lease.pid, acquiredAt: now, expiresAt: lease.expiresAt },
       });
     connection.leases.set(name, { holder, client });
+    // The session died (server restart, network, terminated): the lock went with it. Forget the lease, so
+    // that renewing says it was lost; an unhandled 'error' here would crash the process.
+    client.on("error", () => {
+      if (connection.leases.get(name)?.client !== client) return;
+      connection.leases.delete(name);
+      client.release(true);
+    });
     // A row left by a holder whose session is gone: it died without giving the lease back.
     return previous && previous.holder !== holder ? { lease, tookOver: previous } : { lease };
   } catch (error) {
