@@ -256,7 +256,7 @@ describe("full-text search and generated columns on PostgreSQL", () => {
       const insert = sqliteOf(sqlite).prepare(
         "INSERT INTO audit_logs (id, name, action_type, date_text, time_text, raw, record_hash, seq, chain_hash, first_seen_at) VALUES (?, 'n', 't', 'd', 't', ?, 'h', ?, 'c', 0)",
       );
-      raws.forEach((raw, i) => insert.run(`a${i + 1}`, raw, i + 1));
+      for (const [i, raw] of raws.entries()) insert.run(`a${i + 1}`, raw, i + 1);
       const fromSqlite = sqliteOf(sqlite)
         .prepare("SELECT changes FROM audit_logs ORDER BY seq")
         .pluck()
