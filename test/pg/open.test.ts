@@ -159,6 +159,11 @@ describe("leases on PostgreSQL", () => {
     );
     expect(await readPgLease(second, "sync")).toMatchObject({ holder: "host-a/1/sync", live: true });
     expect((await renewPgLease(first, "sync", "host-a/1/sync", 60_000, 5_000)).expiresAt).toBe(65_000);
+    // The same holder taking it again renews it, as on SQLite; another holder in the same process may not.
+    expect((await acquirePgLease(first, "sync", "host-a/1/sync", 60_000, 6_000)).lease.acquiredAt).toBe(
+      6_000,
+    );
+    await expect(acquirePgLease(first, "sync", "host-a/9/other", 60_000)).rejects.toThrow(LockedError);
     // Another lease name is independent.
     await acquirePgLease(second, "daemon", "host-b/2/daemon", 60_000);
 

@@ -46,7 +46,11 @@ export function describePgError(error: unknown, url: string): FlagtrailError {
   const code = (error as { code?: unknown }).code;
   const message = scrubSecret(error instanceof Error ? error.message : String(error), url);
   const fail = (text: string) => new FlagtrailError(text, { cause: error });
-  if ((typeof code === "string" && UNREACHABLE.has(code)) || /timeout/i.test(message)) {
+  // node-postgres' own connect timeouts carry no code (a server's statement timeout has SQLSTATE 57014).
+  if (
+    (typeof code === "string" && UNREACHABLE.has(code)) ||
+    (code === undefined && /timeout/i.test(message))
+  ) {
     return fail(`Cannot reach the PostgreSQL server of ${where} (${sentence(message)}).`);
   }
   if (code === "28P01" || /client password must be a string/.test(message)) {

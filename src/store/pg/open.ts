@@ -154,8 +154,13 @@ export async function openPgStore(url: string, options: PgOpenOptions = {}): Pro
     location: where,
     readonly,
     close: async () => {
-      for (const [name, held] of [...connection.leases]) await releasePgLease(store, name, held.holder);
-      await pool.end();
+      try {
+        for (const [name, held] of [...connection.leases]) await releasePgLease(store, name, held.holder);
+      } catch (error) {
+        throw describePgError(error, url);
+      } finally {
+        await pool.end();
+      }
     },
   };
   return attachPgConnection(store, connection);
