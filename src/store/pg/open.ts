@@ -115,8 +115,9 @@ async function prepare(pool: pg.Pool, where: string, readonly: boolean): Promise
     // Two processes opening a new store at once would both create its tables: the second waits here.
     await client.query("SELECT pg_advisory_lock($1, $2)", [...MIGRATION_LOCK]);
     assertNotForeign(await migrationState(client), where);
-    await migrate(drizzle({ client, schema }), { migrationsFolder });
-    await writeCategories(drizzle({ client, schema }));
+    const db = drizzle({ client, schema });
+    await migrate(db, { migrationsFolder });
+    await writeCategories(db);
   } catch (error) {
     broken = true;
     throw error;
