@@ -3,6 +3,8 @@ import { defineConfig } from "vitest/config";
 export default defineConfig({
   test: {
     include: ["test/**/*.test.ts"],
+    // One throwaway PostgreSQL cluster for the whole run (tests reach it with inject("pgUrl")).
+    globalSetup: ["test/pg/globalSetup.ts"],
     testTimeout: 60_000,
     hookTimeout: 60_000,
     // Integration tests spawn the CLI and a simulator; two cores cannot run many at once.

@@ -1,0 +1,56 @@
+// Where a store is: the `--db` / FLAGTRAIL_DB value read as a SQLite file path or a PostgreSQL URL.
+// The URL may carry a password, so everything shown to a person goes through maskUrl().
+import { UsageError } from "../errors.ts";
+
+export type StoreLocation =
+  | { readonly engine: "sqlite"; readonly path: string }
+  | { readonly engine: "postgres"; readonly url: string };
+
+const SCHEME = /^([a-z][a-z0-9+.-]*):\/\//i;
+const POSTGRES_SCHEMES = new Set(["postgres", "postgresql"]);
+/** Query parameters that node-postgres / libpq read as secrets. */
+const SECRET_PARAMS = /([?&](?:password|sslpassword)=)[^&#]*/gi;
+
+/**
+ * `url` with its password (in the user info, or a `password=` parameter) shown as `***`. Works on the
+ * text as given rather than through `new URL`, so that the rest reads exactly as the user wrote it,
+ * including a malformed URL. Anything without `scheme://` (a file path) comes back unchanged.
+ */
+export function maskUrl(url: string): string {
+  const scheme = SCHEME.exec(url);
+  if (!scheme) return url;
+  const start = scheme[0].length;
+  const queryAt = url.slice(start).search(/[?#]/);
+  const beforeQuery = queryAt === -1 ? url.length : start + queryAt;
+  // The user info ends at the last "@" before the query: a password typed with a raw "@" or "/" is then
+  // masked whole (masking too much is the safe side).
+  const at = url.lastIndexOf("@", beforeQuery - 1);
+  const colon = url.indexOf(":", start);
+  const masked =
+    at >= start && colon >= 0 && colon < at
+      ? `${url.slice(0, colon)}:***${url.slice(at, beforeQuery)}`
+      : url.slice(0, beforeQuery);
+  return masked + url.slice(beforeQuery).replace(SECRET_PARAMS, "$1***");
+}
+
+/**
+ * Reads a store location. `postgres://` and `postgresql://` select PostgreSQL; any other `scheme://`
+ * is refused (a typo such as `postgress://` or another engine's URL must not become a file of that name);
+ * everything else is a SQLite file path (`:memory:` included).
+ */
+export function parseStoreLocation(value: string): StoreLocation {
+  const scheme = SCHEME.exec(value)?.[1]?.toLowerCase();
+  if (scheme === undefined) return { engine: "sqlite", path: value };
+  if (!POSTGRES_SCHEMES.has(scheme)) {
+    throw new UsageError(
+      `Unsupported database ${maskUrl(value)}: give a SQLite file path or a postgres:// URL.`,
+    );
+  }
+  if (!URL.canParse(value)) throw new UsageError(`Not a valid PostgreSQL URL: ${maskUrl(value)}.`);
+  return { engine: "postgres", url: value };
+}
+
+/** How a location is shown to a person: the path, or the URL without its password. */
+export function describeLocation(location: StoreLocation): string {
+  return location.engine === "sqlite" ? location.path : maskUrl(location.url);
+}

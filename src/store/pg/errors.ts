@@ -1,0 +1,67 @@
+// One sentence for the user from a node-postgres error, naming the store by its masked URL and never
+// repeating the password (a driver message could quote the connection string).
+import { FlagtrailError } from "../../errors.ts";
+import { maskUrl } from "../location.ts";
+
+const UNREACHABLE = new Set([
+  "ECONNREFUSED",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+  "ETIMEDOUT",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+]);
+
+/** `message` with the URL's password (as typed and percent-decoded) replaced by `***`. */
+export function scrubSecret(message: string, url: string): string {
+  let password = "";
+  try {
+    password = new URL(url).password;
+  } catch {
+    // A URL that does not parse never reached the driver; maskUrl below still covers its text.
+  }
+  let text = message.split(url).join(maskUrl(url));
+  for (const secret of new Set([password, safeDecode(password)])) {
+    if (secret.length > 0) text = text.split(secret).join("***");
+  }
+  return text;
+}
+
+function safeDecode(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
+}
+
+function sentence(message: string): string {
+  return message.replace(/[\s.]+$/, "");
+}
+
+/** The driver's error as a FlagtrailError, or the error itself when it already is one. */
+export function describePgError(error: unknown, url: string): FlagtrailError {
+  if (error instanceof FlagtrailError) return error;
+  const where = maskUrl(url);
+  const code = (error as { code?: unknown }).code;
+  const message = scrubSecret(error instanceof Error ? error.message : String(error), url);
+  const fail = (text: string) => new FlagtrailError(text, { cause: error });
+  // node-postgres' own connect timeouts carry no code (a server's statement timeout has SQLSTATE 57014).
+  if (
+    (typeof code === "string" && UNREACHABLE.has(code)) ||
+    (code === undefined && /timeout/i.test(message))
+  ) {
+    return fail(`Cannot reach the PostgreSQL server of ${where} (${sentence(message)}).`);
+  }
+  if (code === "28P01" || /client password must be a string/.test(message)) {
+    return fail(`PostgreSQL refused the login to ${where}: wrong user name or password.`);
+  }
+  if (code === "28000") return fail(`PostgreSQL refused the login to ${where}: ${sentence(message)}.`);
+  if (code === "3D000") {
+    return fail(`The database of ${where} does not exist on that server; create it first (CREATE DATABASE).`);
+  }
+  if (code === "42501") {
+    return fail(`The PostgreSQL user of ${where} lacks a privilege flagtrail needs: ${sentence(message)}.`);
+  }
+  return fail(`Cannot use the PostgreSQL database at ${where}: ${sentence(message)}.`);
+}

@@ -1,0 +1,168 @@
+// Opening a PostgreSQL store: a connection pool, drizzle-kit's migrations (drizzle/pg/) applied on a
+// writable open, and the same refusals as src/store/open.ts on SQLite: another application's database
+// is left untouched, a read-only open of an out-of-date store says what to do.
+import { fileURLToPath } from "node:url";
+import { readMigrationFiles } from "drizzle-orm/migrator";
+import { drizzle } from "drizzle-orm/node-postgres";
+import { migrate } from "drizzle-orm/node-postgres/migrator";
+import pg from "pg";
+import { FlagtrailError } from "../../errors.ts";
+import { ACTION_TYPE_CATEGORIES } from "../categories.ts";
+import { maskUrl } from "../location.ts";
+import { attachPgConnection, type PgConnection, type PgStore } from "./connection.ts";
+import { describePgError } from "./errors.ts";
+import { releasePgLease } from "./leases.ts";
+import * as schema from "./schema.ts";
+
+export type { PgDb, PgStore } from "./connection.ts";
+
+const migrationsFolder = fileURLToPath(new URL("../../../drizzle/pg", import.meta.url));
+/** The advisory-lock key that serialises migrations of one database across processes. */
+const MIGRATION_LOCK = [0x46_54_4c_02, 0] as const;
+
+export interface PgOpenOptions {
+  /** Open without writing anything: no migrations, every transaction read-only by the server's rule. */
+  readonly?: boolean;
+}
+
+/** bigint (int8) as a JS number: epoch milliseconds, seq and count(*) read as they do from SQLite. */
+const types: pg.CustomTypesConfig = {
+  getTypeParser: ((oid: number, format?: "text" | "binary") =>
+    oid === pg.types.builtins.INT8 && format !== "binary"
+      ? (value: string) => Number(value)
+      : pg.types.getTypeParser(oid, format)) as pg.CustomTypesConfig["getTypeParser"],
+};
+
+interface MigrationState {
+  /** Tables and views of the current schema, by name. */
+  relations: string[];
+  /** Hashes and times of the migrations applied, when drizzle's table exists. */
+  applied: { hash: string; created_at: number }[] | undefined;
+}
+
+async function migrationState(client: pg.ClientBase): Promise<MigrationState> {
+  const relations = await client.query<{ name: string }>(
+    `SELECT table_name AS name FROM information_schema.tables WHERE table_schema = current_schema()
+     ORDER BY table_name`,
+  );
+  const hasTable = await client.query<{ present: boolean }>(
+    "SELECT to_regclass('drizzle.__drizzle_migrations') IS NOT NULL AS present",
+  );
+  const applied = hasTable.rows[0]?.present
+    ? (
+        await client.query<{ hash: string; created_at: number }>(
+          "SELECT hash, created_at FROM drizzle.__drizzle_migrations",
+        )
+      ).rows
+    : undefined;
+  return { relations: relations.rows.map((r) => r.name), applied };
+}
+
+/**
+ * A URL pointed by mistake at another application's database must not gain flagtrail's tables: refuse
+ * a database with tables but none of flagtrail's migrations (drizzle's table, if another drizzle
+ * application made it, lacks our first migration).
+ */
+function assertNotForeign(state: MigrationState, where: string): void {
+  const ours = readMigrationFiles({ migrationsFolder })[0]?.hash;
+  const migratedByUs = state.applied?.some((m) => m.hash === ours) ?? false;
+  if (migratedByUs || (state.relations.length === 0 && (state.applied?.length ?? 0) === 0)) return;
+  const shown = state.relations.slice(0, 3).join(", ") + (state.relations.length > 3 ? ", …" : "");
+  throw new FlagtrailError(
+    `${where} is another application's database${shown ? ` (tables ${shown})` : ""}, not a flagtrail store; it was left untouched.`,
+  );
+}
+
+/** A read-only open cannot migrate: a store an older flagtrail wrote would fail later on a missing column. */
+function assertMigrated(state: MigrationState, where: string): void {
+  const newestShipped = Math.max(...readMigrationFiles({ migrationsFolder }).map((m) => m.folderMillis));
+  const newestApplied = Math.max(-1, ...(state.applied ?? []).map((m) => Number(m.created_at)));
+  if (newestApplied < 0)
+    throw new FlagtrailError(`${where} is not a flagtrail database (no migrations applied).`);
+  if (newestApplied < newestShipped) {
+    throw new FlagtrailError(
+      `${where} was written by an older flagtrail; run \`flagtrail sync\` on it once to upgrade it.`,
+    );
+  }
+}
+
+/** Makes action_type_categories equal to the code's list, writing only when it differs. */
+async function writeCategories(db: PgConnection["db"]): Promise<void> {
+  const stored = await db.select().from(schema.actionTypeCategories);
+  const same =
+    stored.length === ACTION_TYPE_CATEGORIES.size &&
+    stored.every((row) => ACTION_TYPE_CATEGORIES.get(row.actionType) === row.category);
+  if (same) return;
+  await db.transaction(async (tx) => {
+    await tx.delete(schema.actionTypeCategories);
+    await tx
+      .insert(schema.actionTypeCategories)
+      .values([...ACTION_TYPE_CATEGORIES].map(([actionType, category]) => ({ actionType, category })));
+  });
+}
+
+/** Checks the database is ours (or empty), then migrates it, one process at a time. */
+async function prepare(pool: pg.Pool, where: string, readonly: boolean): Promise<void> {
+  const client = await pool.connect();
+  let broken = false;
+  try {
+    if (readonly) {
+      const state = await migrationState(client);
+      assertNotForeign(state, where);
+      assertMigrated(state, where);
+      return;
+    }
+    // Two processes opening a new store at once would both create its tables: the second waits here.
+    await client.query("SELECT pg_advisory_lock($1, $2)", [...MIGRATION_LOCK]);
+    assertNotForeign(await migrationState(client), where);
+    const db = drizzle({ client, schema });
+    await migrate(db, { migrationsFolder });
+    await writeCategories(db);
+  } catch (error) {
+    broken = true;
+    throw error;
+  } finally {
+    // Ending the session frees the migration lock whatever happened; a clean one goes back unlocked.
+    if (!readonly && !broken) await client.query("SELECT pg_advisory_unlock($1, $2)", [...MIGRATION_LOCK]);
+    client.release(broken || undefined);
+  }
+}
+
+/** Opens the PostgreSQL store at `url` (postgres://…), creating or upgrading its tables unless read-only. */
+export async function openPgStore(url: string, options: PgOpenOptions = {}): Promise<PgStore> {
+  const readonly = options.readonly ?? false;
+  const where = maskUrl(url);
+  const pool = new pg.Pool({
+    connectionString: url,
+    application_name: "flagtrail",
+    connectionTimeoutMillis: 10_000,
+    // A lease is a session: keepalives let the server notice a holder whose machine vanished.
+    keepAlive: true,
+    max: 4,
+    types,
+    ...(readonly ? { options: "-c default_transaction_read_only=on" } : {}),
+  });
+  // An idle connection the server drops emits here; the next query reports it, so nothing to do now.
+  pool.on("error", () => {});
+  try {
+    await prepare(pool, where, readonly);
+  } catch (error) {
+    await pool.end().catch(() => {});
+    throw describePgError(error, url);
+  }
+  const connection: PgConnection = { pool, db: drizzle({ client: pool, schema }), url, leases: new Map() };
+  const store: PgStore = {
+    location: where,
+    readonly,
+    close: async () => {
+      try {
+        for (const [name, held] of [...connection.leases]) await releasePgLease(store, name, held.holder);
+      } catch (error) {
+        throw describePgError(error, url);
+      } finally {
+        await pool.end();
+      }
+    },
+  };
+  return attachPgConnection(store, connection);
+}

@@ -1,0 +1,214 @@
+// The PostgreSQL schema, the source of drizzle-kit's migrations in drizzle/pg/ (the views and full-text
+// search are in a custom migration there). It mirrors src/store/schema.ts table for table and column for
+// column, in the column order SQLite stores have after their migrations (test/pg/schema.test.ts checks
+// both), so that ad hoc SQL and `SELECT *` read the same on both engines.
+// Types keep values identical when read back: text for every string (raw JSON too: its exact bytes are
+// hashed, which jsonb would reorder and respace), bigint read as a JS number for epoch milliseconds and
+// seq, integer for counts and flags (0/1 as on SQLite, not boolean).
+import { sql } from "drizzle-orm";
+import { bigint, index, integer, pgTable, primaryKey, text, uniqueIndex } from "drizzle-orm/pg-core";
+
+/** Epoch milliseconds UTC: past int4's range, and well within a JS number's exact integers. */
+const epochMs = (name: string) => bigint(name, { mode: "number" });
+
+/** One row per audit log record, first version as received. Never updated once written. */
+export const auditLogs = pgTable(
+  "audit_logs",
+  {
+    id: text("id").primaryKey(),
+    name: text("name").notNull(),
+    actionType: text("action_type").notNull(),
+    changeLog: text("change_log"),
+    updatedBy: text("updated_by"),
+    updatedByUserId: text("updated_by_user_id"),
+    modifierEmail: text("modifier_email"),
+    occurredAt: epochMs("occurred_at"),
+    serverDay: text("server_day"),
+    dateText: text("date_text").notNull(),
+    timeText: text("time_text").notNull(),
+    tags: text("tags"),
+    raw: text("raw").notNull(),
+    recordHash: text("record_hash").notNull(),
+    seq: bigint("seq", { mode: "number" }).notNull(),
+    chainHash: text("chain_hash").notNull(),
+    firstSeenAt: epochMs("first_seen_at").notNull(),
+    syncRunId: integer("sync_run_id"),
+    /**
+     * The record's `changes` read from `raw`, last as on SQLite (where migration 0003 re-added it).
+     * `->>` gives the member's text as it stands in `raw` and SQL NULL for JSON null, like SQLite's
+     * json_extract. STORED: virtual generated columns exist only from PostgreSQL 18 on.
+     */
+    changes: text("changes").generatedAlwaysAs(sql`coalesce(raw::json ->> 'changes', '{}')`),
+  },
+  (t) => [
+    index("audit_logs_occurred_at_idx").on(t.occurredAt),
+    index("audit_logs_server_day_idx").on(t.serverDay),
+    index("audit_logs_action_type_idx").on(t.actionType, t.occurredAt),
+    index("audit_logs_name_idx").on(t.name),
+    uniqueIndex("audit_logs_seq_idx").on(t.seq),
+  ],
+);
+
+/** Later versions of a record whose id was already stored with other content (a mutation). */
+export const auditLogRevisions = pgTable(
+  "audit_log_revisions",
+  {
+    id: integer("id").primaryKey().generatedByDefaultAsIdentity(),
+    auditLogId: text("audit_log_id").notNull(),
+    raw: text("raw").notNull(),
+    recordHash: text("record_hash").notNull(),
+    seenAt: epochMs("seen_at").notNull(),
+    syncRunId: integer("sync_run_id"),
+  },
+  (t) => [uniqueIndex("audit_log_revisions_id_hash_idx").on(t.auditLogId, t.recordHash)],
+);
+
+/** Records that failed validation: kept whole, with every zod issue, never dropped. */
+export const quarantine = pgTable(
+  "quarantine",
+  {
+    id: integer("id").primaryKey().generatedByDefaultAsIdentity(),
+    recordId: text("record_id"),
+    raw: text("raw").notNull(),
+    rawHash: text("raw_hash").notNull(),
+    issues: text("issues").notNull(),
+    requestPath: text("request_path"),
+    receivedAt: epochMs("received_at").notNull(),
+    syncRunId: integer("sync_run_id"),
+    serverDay: text("server_day"),
+    dayMin: text("day_min"),
+    dayMax: text("day_max"),
+  },
+  (t) => [uniqueIndex("quarantine_raw_hash_idx").on(t.rawHash)],
+);
+
+/** One row per `flagtrail sync` (and per daemon cycle). `retries` is last, as SQLite added it later. */
+export const syncRuns = pgTable(
+  "sync_runs",
+  {
+    id: integer("id").primaryKey().generatedByDefaultAsIdentity(),
+    startedAt: epochMs("started_at").notNull(),
+    finishedAt: epochMs("finished_at"),
+    outcome: text("outcome").notNull().default("running"),
+    filterKey: text("filter_key").notNull(),
+    params: text("params").notNull(),
+    fetched: integer("fetched").notNull().default(0),
+    inserted: integer("inserted").notNull().default(0),
+    duplicates: integer("duplicates").notNull().default(0),
+    mutations: integer("mutations").notNull().default(0),
+    quarantined: integer("quarantined").notNull().default(0),
+    warnings: integer("warnings").notNull().default(0),
+    requests: integer("requests").notNull().default(0),
+    throttled: integer("throttled").notNull().default(0),
+    error: text("error"),
+    pid: integer("pid"),
+    retries: integer("retries").notNull().default(0),
+  },
+  (t) => [index("sync_runs_started_at_idx").on(t.startedAt)],
+);
+
+/** Newest record id seen per filter set: sent as latestID on the next incremental run. */
+export const checkpoints = pgTable("checkpoints", {
+  filterKey: text("filter_key").primaryKey(),
+  latestId: text("latest_id").notNull(),
+  latestOccurredAt: epochMs("latest_occurred_at"),
+  updatedAt: epochMs("updated_at").notNull(),
+  syncRunId: integer("sync_run_id"),
+});
+
+/** Progress through the date windows of a range, so that a killed run resumes where it stopped. */
+export const syncWindows = pgTable(
+  "sync_windows",
+  {
+    filterKey: text("filter_key").notNull(),
+    startDate: text("start_date").notNull(),
+    endDate: text("end_date").notNull(),
+    status: text("status").notNull().default("pending"),
+    nextPage: integer("next_page").notNull().default(1),
+    updatedAt: epochMs("updated_at").notNull(),
+    syncRunId: integer("sync_run_id"),
+  },
+  (t) => [primaryKey({ columns: [t.filterKey, t.startDate, t.endDate] })],
+);
+
+/** Per server day: how many records the server says exist and how many the store holds. */
+export const coverage = pgTable(
+  "coverage",
+  {
+    filterKey: text("filter_key").notNull(),
+    day: text("day").notNull(),
+    serverTotal: integer("server_total").notNull(),
+    localCount: integer("local_count").notNull(),
+    checkedAt: epochMs("checked_at").notNull(),
+    syncRunId: integer("sync_run_id"),
+    dayClosed: integer("day_closed").notNull().default(0),
+    quarantinedCount: integer("quarantined_count").notNull().default(0),
+  },
+  (t) => [primaryKey({ columns: [t.filterKey, t.day] })],
+);
+
+/**
+ * Who holds which lease, for `status`. On PostgreSQL the lease itself is a session-level advisory lock
+ * (src/store/pg/leases.ts): the row only says who took it, and since when.
+ */
+export const leases = pgTable("leases", {
+  name: text("name").primaryKey(),
+  holder: text("holder").notNull(),
+  pid: integer("pid").notNull(),
+  acquiredAt: epochMs("acquired_at").notNull(),
+  expiresAt: epochMs("expires_at").notNull(),
+});
+
+/** One row per changed rule field, derived from changes.rules.old → new. */
+export const ruleChanges = pgTable(
+  "rule_changes",
+  {
+    id: integer("id").primaryKey().generatedByDefaultAsIdentity(),
+    auditLogId: text("audit_log_id")
+      .notNull()
+      .references(() => auditLogs.id),
+    ruleId: text("rule_id").notNull(),
+    ruleName: text("rule_name"),
+    change: text("change").notNull(),
+    field: text("field"),
+    oldValue: text("old_value"),
+    newValue: text("new_value"),
+    oldPosition: integer("old_position"),
+    newPosition: integer("new_position"),
+  },
+  (t) => [
+    index("rule_changes_audit_log_id_idx").on(t.auditLogId),
+    index("rule_changes_rule_id_idx").on(t.ruleId),
+  ],
+);
+
+/** The one-line human summary of a record's rule diff; its presence marks the record as diffed. */
+export const ruleDiffSummaries = pgTable("rule_diff_summaries", {
+  auditLogId: text("audit_log_id")
+    .primaryKey()
+    .references(() => auditLogs.id),
+  summary: text("summary").notNull(),
+  diffVersion: integer("diff_version").notNull(),
+});
+
+/** The server day a single-day request listed a record under, when that differs from its own date. */
+export const listedDays = pgTable("listed_days", {
+  auditLogId: text("audit_log_id")
+    .primaryKey()
+    .references(() => auditLogs.id),
+  day: text("day").notNull(),
+});
+
+/** Category of each action type (experiment_state | config_edit | …), written from code at open. */
+export const actionTypeCategories = pgTable("action_type_categories", {
+  actionType: text("action_type").primaryKey(),
+  category: text("category").notNull(),
+});
+
+/** Store-level facts: hash chain head, server time zone seen, schema notes. */
+export const meta = pgTable("meta", {
+  key: text("key").primaryKey(),
+  value: text("value").notNull(),
+  // Whole seconds × 1000, as SQLite's unixepoch() * 1000.
+  updatedAt: epochMs("updated_at").notNull().default(sql`(floor(extract(epoch from now())) * 1000)::bigint`),
+});
