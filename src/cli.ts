@@ -61,7 +61,8 @@ function isClosedStdout(error: unknown): boolean {
   return code === "EPIPE" && syscall === "write";
 }
 
-function exitCodeFor(error: unknown): number {
+/** The exit code for how a command ended, with its one sentence on stderr. */
+export function exitCodeFor(error: unknown): number {
   if (error instanceof CommanderError) {
     // Commander already printed help or the usage problem.
     return error.exitCode === 0 ? 0 : 2;
@@ -72,7 +73,11 @@ function exitCodeFor(error: unknown): number {
     process.stderr.write(`flagtrail: ${error.message}\n`);
     return error.exitCode;
   }
-  const message = error instanceof Error ? (error.stack ?? error.message) : String(error);
-  process.stderr.write(`flagtrail: unexpected error: ${message}\n`);
+  // A bug or an error we did not foresee: still one sentence; the stack only when asked for.
+  const message = error instanceof Error ? error.message.split("\n")[0] : String(error);
+  const stack = process.env.FLAGTRAIL_DEBUG === "1" && error instanceof Error ? `\n${error.stack}` : "";
+  process.stderr.write(
+    `flagtrail: unexpected error: ${message} (FLAGTRAIL_DEBUG=1 shows where it happened).${stack}\n`,
+  );
   return 1;
 }

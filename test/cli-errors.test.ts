@@ -48,3 +48,30 @@ describe("one sentence, no stack trace", () => {
     },
   );
 });
+
+describe("an error flagtrail did not foresee", () => {
+  it("is one sentence with no stack, unless FLAGTRAIL_DEBUG=1 asks for it", async () => {
+    const { exitCodeFor } = await import("../src/cli.ts");
+    const written: string[] = [];
+    const original = process.stderr.write.bind(process.stderr);
+    process.stderr.write = ((chunk: string) => {
+      written.push(String(chunk));
+      return true;
+    }) as typeof process.stderr.write;
+    try {
+      const bug = new TypeError("store.close is not a function\n    at somewhere (file.ts:1:1)");
+      expect(exitCodeFor(bug)).toBe(1);
+      process.env.FLAGTRAIL_DEBUG = "1";
+      expect(exitCodeFor(bug)).toBe(1);
+    } finally {
+      delete process.env.FLAGTRAIL_DEBUG;
+      process.stderr.write = original;
+    }
+    expect(written[0]).toBe(
+      "flagtrail: unexpected error: store.close is not a function (FLAGTRAIL_DEBUG=1 shows where it happened).\n",
+    );
+    expect(written[1]).toMatch(
+      /^flagtrail: unexpected error: .*\nTypeError: store\.close is not a function\n\s+at /,
+    );
+  });
+});

@@ -31,11 +31,17 @@ describe("sameValue", () => {
 
   it("treats values as JSON does: key order, left-out values, non-finite numbers, toJSON", () => {
     const cases: [unknown, unknown][] = [
-      [{ a: 1, b: [1, 2] }, { b: [1, 2], a: 1 }],
+      [
+        { a: 1, b: [1, 2] },
+        { b: [1, 2], a: 1 },
+      ],
       [{ a: 1, x: undefined }, { a: 1 }],
       [{ a: 1, f: () => 1 }, { a: 1 }],
       [{ a: 1 }, { a: 1, b: null }],
-      [[1, undefined], [1, null]],
+      [
+        [1, undefined],
+        [1, null],
+      ],
       [Number.NaN, null],
       [Number.POSITIVE_INFINITY, Number.NaN],
       [0, -0],
