@@ -23,26 +23,22 @@ import { runSync, type SyncEvent } from "../sync/runSync.ts";
 import { checkActionTypes } from "./actionTypes.ts";
 import { keepHeapSmall } from "./heap.ts";
 import { parseOptions } from "./options.ts";
-import { runSyncOptionsFrom, sinceNotAfterUntil, syncOptionsShape } from "./sync.ts";
+import { runSyncOptionsFrom, syncOptionsShape } from "./sync.ts";
 
-const daemonOptionsSchema = z
-  .object({
-    ...syncOptionsShape,
-    cron: z.string().trim().min(1).default("0 2 * * *"),
-    tz: z.string().trim().min(1).default("UTC"),
-    report: z
-      .enum(["daily", "weekly", "monthly"], { message: "expected daily, weekly or monthly" })
-      .optional(),
-    out: z.string().min(1).default("reports"),
-    once: z.boolean().default(false),
-    leaseTtl: z
-      .string()
-      .regex(/^\d+$/, { message: "expected a whole number of seconds" })
-      .transform((s) => Number(s) * 1000)
-      .refine((ms) => ms >= 5_000, { message: "must be at least 5 seconds" })
-      .default(600_000),
-  })
-  .refine(sinceNotAfterUntil, { message: "--since must not be after --until.", path: [] });
+const daemonOptionsSchema = z.object({
+  ...syncOptionsShape,
+  cron: z.string().trim().min(1).default("0 2 * * *"),
+  tz: z.string().trim().min(1).default("UTC"),
+  report: z.enum(["daily", "weekly", "monthly"], { message: "expected daily, weekly or monthly" }).optional(),
+  out: z.string().min(1).default("reports"),
+  once: z.boolean().default(false),
+  leaseTtl: z
+    .string()
+    .regex(/^\d+$/, { message: "expected a whole number of seconds" })
+    .transform((s) => Number(s) * 1000)
+    .refine((ms) => ms >= 5_000, { message: "must be at least 5 seconds" })
+    .default(600_000),
+});
 
 type DaemonOptions = z.infer<typeof daemonOptionsSchema>;
 

@@ -6,7 +6,7 @@ import { resolveClientTuning, resolveSyncConfig } from "../config.ts";
 import { AbortedError } from "../errors.ts";
 import { openStore } from "../store/open.ts";
 import { createSyncClient } from "../sync/client.ts";
-import { defaultUntil, isDay } from "../sync/days.ts";
+import { isDay } from "../sync/days.ts";
 import { SYNC_DEFAULTS } from "../sync/defaults.ts";
 import { resolveSyncOptions } from "../sync/options.ts";
 import { runSync, type SyncEvent, type SyncOptions, type SyncSummary } from "../sync/runSync.ts";
@@ -45,12 +45,8 @@ export const syncOptionsShape = {
   quiet: z.boolean().default(false),
 };
 
-export const sinceNotAfterUntil = (o: { since?: string | undefined; until?: string | undefined }) =>
-  o.since === undefined || o.since <= (o.until ?? defaultUntil());
-
-const syncOptionsSchema = z
-  .object(syncOptionsShape)
-  .refine(sinceNotAfterUntil, { message: "--since must not be after --until.", path: [] });
+// The range itself (start after end, an end after tomorrow…) is the engine's rule: resolveSyncOptions.
+const syncOptionsSchema = z.object(syncOptionsShape);
 
 type SyncCliOptions = z.infer<typeof syncOptionsSchema>;
 

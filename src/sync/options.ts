@@ -21,40 +21,36 @@ const day = (what: string) =>
 
 export type TimeParser = (dateText: string, timeText: string) => ParsedAuditTime | null;
 
-export const syncOptionsSchema = z
-  .object({
-    since: day("The start day").optional(),
-    until: day("The end day").optional(),
-    actionTypes: z.array(z.string().min(1)).default([]),
-    /** Records asked per request; unset: the size the server granted before, else negotiated. */
-    pageSize: int("The page size", 1).optional(),
-    /** Requests in flight at once (pages of a window and windows). */
-    concurrency: int("The concurrency", 1).default(SYNC_DEFAULTS.concurrency),
-    lookbackDays: int("The lookback", 0).default(SYNC_DEFAULTS.lookbackDays),
-    /** Ignore the checkpoint and any interrupted plan: re-read the range. */
-    full: z.boolean().default(false),
-    /** Accept a start day before EARLIEST_START_DAY (a guard against typos like 2004 for 2024). */
-    allowStartBefore2015: z.boolean().default(false),
-    windowDays: int("The window length", 1).default(SYNC_DEFAULTS.windowDays),
-    backfillDays: int("The backfill length", 1).default(SYNC_DEFAULTS.backfillDays),
-    /** Compare local and server counts per server day (default true). */
-    coverage: z.boolean().default(true),
-    /** Re-read a day whose local count is below the server's total (default true). */
-    repairGaps: z.boolean().default(true),
-    leaseTtlMs: int("The lease time", 1000).default(SYNC_DEFAULTS.leaseTtlMs),
-    batchRecords: int("The batch size", 1).default(SYNC_DEFAULTS.batchRecords),
-    batchMs: int("The batch time", 0).default(SYNC_DEFAULTS.batchMs),
-    /** Signs the chain head in the store (HMAC); default FLAGTRAIL_SIGNING_KEY. Never stored or logged. */
-    signingKey: z.string().min(1).optional(),
-    /** Lease holder id; defaults to this host/pid. */
-    holder: z.string().min(1).optional(),
-    now: z.custom<() => number>((v) => typeof v === "function").optional(),
-    parseTime: z.custom<TimeParser>((v) => typeof v === "function").optional(),
-    onEvent: z.custom<(event: SyncEvent) => void>((v) => typeof v === "function").optional(),
-  })
-  .refine((o) => o.since === undefined || o.until === undefined || o.since <= o.until, {
-    error: "The start day is after the end day.",
-  });
+export const syncOptionsSchema = z.object({
+  since: day("The start day").optional(),
+  until: day("The end day").optional(),
+  actionTypes: z.array(z.string().min(1)).default([]),
+  /** Records asked per request; unset: the size the server granted before, else negotiated. */
+  pageSize: int("The page size", 1).optional(),
+  /** Requests in flight at once (pages of a window and windows). */
+  concurrency: int("The concurrency", 1).default(SYNC_DEFAULTS.concurrency),
+  lookbackDays: int("The lookback", 0).default(SYNC_DEFAULTS.lookbackDays),
+  /** Ignore the checkpoint and any interrupted plan: re-read the range. */
+  full: z.boolean().default(false),
+  /** Accept a start day before EARLIEST_START_DAY (a guard against typos like 2004 for 2024). */
+  allowStartBefore2015: z.boolean().default(false),
+  windowDays: int("The window length", 1).default(SYNC_DEFAULTS.windowDays),
+  backfillDays: int("The backfill length", 1).default(SYNC_DEFAULTS.backfillDays),
+  /** Compare local and server counts per server day (default true). */
+  coverage: z.boolean().default(true),
+  /** Re-read a day whose local count is below the server's total (default true). */
+  repairGaps: z.boolean().default(true),
+  leaseTtlMs: int("The lease time", 1000).default(SYNC_DEFAULTS.leaseTtlMs),
+  batchRecords: int("The batch size", 1).default(SYNC_DEFAULTS.batchRecords),
+  batchMs: int("The batch time", 0).default(SYNC_DEFAULTS.batchMs),
+  /** Signs the chain head in the store (HMAC); default FLAGTRAIL_SIGNING_KEY. Never stored or logged. */
+  signingKey: z.string().min(1).optional(),
+  /** Lease holder id; defaults to this host/pid. */
+  holder: z.string().min(1).optional(),
+  now: z.custom<() => number>((v) => typeof v === "function").optional(),
+  parseTime: z.custom<TimeParser>((v) => typeof v === "function").optional(),
+  onEvent: z.custom<(event: SyncEvent) => void>((v) => typeof v === "function").optional(),
+});
 
 /** Before this day no console audit log exists: an earlier start is a typo until the caller says not. */
 export const EARLIEST_START_DAY = "2015-01-01";

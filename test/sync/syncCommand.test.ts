@@ -35,7 +35,7 @@ describe("sync options", () => {
     [
       "--since after --until",
       ["--since", "2024-05-02", "--until", "2024-05-01"],
-      /--since must not be after --until/,
+      /The start day 2024-05-02 is after the end day 2024-05-01/,
     ],
     ["a zero page size", ["--page-size", "0"], /--page-size: must be at least 1/],
     ["a non-numeric concurrency", ["--concurrency", "two"], /--concurrency: expected a whole number/],
