@@ -1,20 +1,26 @@
 // Sync benchmarks, each figure beside its baseline measured in the same run (issue 14's table):
 // - ingest: a sync into an empty store vs. fetching the same pages alone (same pager, concurrency and
 //   page size, nothing stored), the simulator in its own process; records/s of both.
-// - memory: peak RSS of a sync of a small and of a large history, each in a process of its own.
+// - memory: peak RSS of `flagtrail sync` (the compiled CLI, as users run it) of a small and of a large
+//   history, each in a process of its own.
 // - latency: a backfill at 150 ms per request with concurrency 8 vs. a sequential pager.
 // - requests: a three-year backfill (pages, coverage requests) and a nightly run of 250 records, exact.
 // - write path: a page through the record writer vs. a bare INSERT of the same rows.
 // BENCH_SCALE=full (npm run bench -- --scale full) uses 1,000,000 records where the default uses fewer.
 import { execFile } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
+import { z } from "zod";
 import { createConsoleClient } from "../src/api/consoleClient.ts";
 import { readPages } from "../src/api/pager.ts";
 import { addDays } from "../src/sync/days.ts";
 import { planWindows } from "../src/sync/plan.ts";
 import { runPool } from "../src/sync/pool.ts";
 import { runSync } from "../src/sync/runSync.ts";
+import { buildDist, compiledEnv, maxRssMb, PRINT_MAX_RSS } from "./compiled.ts";
 import { SIM_KEY, type SimProcess, startSimProcess } from "./simProcess.ts";
 import { measureBareInsert, measureWritePage, simulatedRecords, tempStore } from "./writeRecords.ts";
 
@@ -26,6 +32,7 @@ const TODAY = "2026-11-20";
 const UNTIL = addDays(TODAY, 1);
 const NO_RATE_LIMIT = [{ limit: 1e9, windowMs: 1000 }];
 const run = promisify(execFile);
+const BIN = fileURLToPath(new URL("../bin/flagtrail.js", import.meta.url));
 
 const simFlags = (records: number, days: number, extra: string[] = []) => [
   "--records",
@@ -72,12 +79,39 @@ interface ChildSync {
   rssMb: number;
 }
 
+const summarySchema = z.looseObject({
+  inserted: z.number(),
+  fetched: z.number(),
+  requests: z.number(),
+  coverageRequests: z.number(),
+  coverageGaps: z.array(z.unknown()),
+});
+
+/** `flagtrail sync` as users run it (compiled dist/, its own process) into a fresh store; its peak RSS. */
 async function syncInChild(sim: SimProcess, since: string): Promise<ChildSync> {
-  const script = fileURLToPath(new URL("syncChild.ts", import.meta.url));
-  const { stdout } = await run(process.execPath, ["--import", "tsx", script, sim.url, since, UNTIL], {
-    maxBuffer: 1 << 20,
-  });
-  return JSON.parse(stdout.trim().split("\n").at(-1) ?? "{}") as ChildSync;
+  const dir = mkdtempSync(join(tmpdir(), "flagtrail-bench-sync-"));
+  try {
+    const args = ["--import", PRINT_MAX_RSS, BIN, "sync", "--db", join(dir, "bench.db")];
+    args.push("--base-url", sim.url, "--since", since, "--until", UNTIL, "--json", "--quiet");
+    const started = performance.now();
+    const { stdout, stderr } = await run(process.execPath, args, {
+      maxBuffer: 1 << 24,
+      env: compiledEnv({ FLAGTRAIL_API_KEY: SIM_KEY, FLAGTRAIL_RATE_LIMITS: "1000000000/1000" }),
+    });
+    const ms = performance.now() - started;
+    const summary = summarySchema.parse(JSON.parse(stdout));
+    return {
+      ms,
+      inserted: summary.inserted,
+      fetched: summary.fetched,
+      requests: summary.requests,
+      coverageRequests: summary.coverageRequests,
+      gaps: summary.coverageGaps.length,
+      rssMb: maxRssMb(stderr),
+    };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 async function ingestAndMemory(figures: Record<string, number>) {
@@ -192,6 +226,7 @@ async function requestCounts(figures: Record<string, number>) {
 
 export async function benchSync(): Promise<Record<string, number>> {
   const figures: Record<string, number> = {};
+  buildDist(); // the ingest and memory figures run the compiled CLI
   await requestCounts(figures);
   await latency(figures);
   await ingestAndMemory(figures);
