@@ -135,8 +135,11 @@ export async function releasePgLease(store: PgStore, name: string, holder: strin
   if (!held || held.holder !== holder) return false;
   try {
     await connection.db.delete(leases).where(and(eq(leases.name, name), eq(leases.holder, holder)));
+    // Unlocked by the server before we return: ending the session alone frees the lock only once the
+    // server has noticed, and a next holder asking at once would be refused.
+    await held.client.query("SELECT pg_advisory_unlock($1, $2)", [LEASE_LOCK_CLASS, lockKey(name)]);
   } finally {
-    // Ending the session is what frees the lock, even if the delete above failed.
+    // Ending the session frees the lock too, even if the statements above failed.
     forget(store, name, held.client);
   }
   return true;
