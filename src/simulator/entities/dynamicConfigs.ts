@@ -225,6 +225,11 @@ export class DynamicConfigStore {
     return [...this.configs.keys()];
   }
 
+  /** Names of the dynamic configs that have versions (newest name of each), in the order first reported. */
+  names(): string[] {
+    return [...this.configs.values()].map((versions) => versions[versions.length - 1]!.name);
+  }
+
   /** How many versions of `configId` are stored (0 for an unknown config). */
   versionCount(configId: string): number {
     return this.configs.get(configId)?.length ?? 0;

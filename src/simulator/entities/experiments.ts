@@ -132,9 +132,9 @@ export class ExperimentStore {
     return true;
   }
 
-  /** Experiments of a layer, or undefined when no experiment ever joined it. */
-  layerSize(layerId: string): number | undefined {
-    return this.layers.get(layerId)?.size;
+  /** Ids of the layers experiments have joined, in the order first named. */
+  layerIds(): string[] {
+    return [...this.layers.keys()];
   }
 
   /** The full Experiment record of `id`, as the API serves it. */

@@ -41,6 +41,10 @@ export interface EntityWorld {
 
 /** What tests plant in the entity routes; every method returns false for an unknown entity. */
 export interface EntityControl {
+  /** Names of the dynamic configs that have versions (the audit log's `name` of their records). */
+  configNames(): string[];
+  /** Ids of the layers that have had experiments. */
+  layerIds(): string[];
   /** A config version with no audit record, by `actor` at `at` (default: now, the console actor). */
   plantVersion(config: string, patch: VersionPatch, actor?: SimActor, at?: number): boolean;
   /** Other content under an existing version number. */
@@ -76,6 +80,8 @@ export function createEntityWorld(options: EntityWorldOptions): EntityWorld {
         : route,
   );
   const control: EntityControl = {
+    configNames: () => configs.names(),
+    layerIds: () => experiments.layerIds(),
     plantVersion: (config, patch, actor = consoleActor, at = options.now()) =>
       configs.plantVersion(config, at, actor, patch),
     mutateVersion: (config, version, fields) => configs.mutateVersion(config, version, fields),
