@@ -315,4 +315,6 @@ export interface VersionPatch {
   defaultValue?: Record<string, unknown>;
   description?: string;
   tags?: string[];
+  /** Any other served fields (targetApps, schema, team…). */
+  overrides?: Record<string, unknown>;
 }
