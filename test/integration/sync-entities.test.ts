@@ -1,6 +1,8 @@
 // Entity history through the real CLI against the simulator over 127.0.0.1: which reads a sync makes
 // (a nightly run without a config edit makes no version request), what it stores, links and diffs,
 // and how it takes a deleted config (404), a key without the scope (403) and a mutated version.
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { RunningSimulator } from "../../src/simulator/index.ts";
 import { runCli } from "../helpers/runCli.ts";
@@ -224,5 +226,58 @@ describe("sync reads entity history", () => {
     const second = await sync(sim, db);
     expect(requestsTo(sim, "/experiments")).toBe(0);
     expect(second.entities).toMatchObject({ layers: 0, events: 1, metricSnapshots: 0 });
+  });
+
+  it("plants each reconciliation finding in the simulator and finds it in the report", async () => {
+    const sim = await startSim({ records: 300 });
+    const db = tempDbPath();
+    const layer = sim.entities.layerIds()[0]!;
+    sim.control.append([{ name: layer, actionType: "layer_create", changeLog: "Created layer" }]);
+    await sync(sim, db);
+    const [silent, unversioned] = sim.entities.configNames() as [string, string];
+    const actor = { id: "actorActorActor00003", name: "Finn", email: "" };
+    // A version with no audit record, then a recorded edit that makes the sync read the config again.
+    const at = sim.control.now();
+    sim.entities.plantVersion(silent, { description: "changed in silence" }, actor, at - 5000);
+    sim.entities.plantVersion(silent, { tags: ["audited"] }, actor, at);
+    sim.control.append([{ at, name: silent, actionType: "config_add_tag", changeLog: "Added tag", actor }]);
+    // A config edit that produced no version.
+    sim.control.append([
+      { at, name: unversioned, actionType: "config_description_update", changeLog: "Edited", actor },
+    ]);
+    // An experiment whose status the audit log never shows changing.
+    const experiments = await fetch(`${sim.url}/console/v1/layers/${layer}/experiments`, {
+      headers: { [sim.settings.authHeader]: sim.settings.apiKey },
+    }).then((r) => r.json() as Promise<{ data: { name: string; status: string }[] }>);
+    const target = experiments.data.find((e) => e.status !== "abandoned")!;
+    sim.entities.forceExperimentStatus(target.name, "abandoned");
+    // Any experiment state change makes the sync read the layers again (a record names no layer).
+    sim.control.append([
+      { at, name: "another experiment", actionType: "experiment_start", changeLog: "Started" },
+    ]);
+    await sync(sim, db);
+
+    const out = join(db, "..", "reports");
+    const day = new Date(at).toISOString().slice(0, 10);
+    const report = await runCli(
+      ["report", "--from", day, "--to", day, "--db", db, "--out", out, "--format", "md"],
+      {
+        env: simEnv(sim, db),
+      },
+    );
+    expect(report.code, report.stderr).toBe(0);
+    const md = readFileSync(join(out, readdirSync(out).find((f) => f.startsWith("compliance_"))!), "utf8");
+    const between = (a: string, b: string) => md.slice(md.indexOf(a), md.indexOf(b));
+    const esc = (text: string) => text.replace(/[_`|*\\[\]()<>#+\-!:]/g, (c) => `\\${c}`);
+    expect(between("### Config versions with no audit record", "### Config edits with no version")).toContain(
+      `| ${esc(silent)} |`,
+    );
+    expect(between("### Config edits with no version", "### Experiments whose")).toContain(
+      `| ${esc(unversioned)} |`,
+    );
+    const contradictions = between("### Experiments whose", "## Experiment timelines");
+    expect(contradictions).toContain(`| ${esc(target.name)} |`);
+    expect(contradictions).toContain("| abandoned |");
+    expect(between("## Config edits: before and after", "## Reconciliation")).toContain("tags");
   });
 });
