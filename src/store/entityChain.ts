@@ -3,6 +3,7 @@
 // sha256(previous link + row's record hash), as in the record chain). The head is mirrored in meta so
 // that rows cut off the end show up in `verify`.
 import type Database from "better-sqlite3";
+import { type Store, sqliteOf } from "./connection.ts";
 import { CHAIN_GENESIS, chainLink } from "./hash.ts";
 
 /** The tables the entity chain runs through; each has entity_seq, entity_chain_hash, raw, record_hash. */
@@ -22,8 +23,17 @@ export interface EntityChainHead {
   hash: string;
 }
 
+/** Per table, the columns copied from the raw record (verify compares them with it). */
+const COPIED: Record<EntityChainTable, string> = {
+  config_versions: "json_object('id', config_id, 'version', version, 'lastModifiedTime', last_modified_time)",
+  config_version_revisions: "json_object('version', version)",
+  experiment_snapshots: "json_object('id', experiment_id, 'name', name, 'status', status)",
+  metric_snapshots: "json_object('id', metric_id)",
+};
+
 const UNION = ENTITY_CHAIN_TABLES.map(
-  (table) => `SELECT '${table}' AS tbl, id, raw, record_hash, entity_seq, entity_chain_hash FROM ${table}`,
+  (table) =>
+    `SELECT '${table}' AS tbl, id, raw, record_hash, entity_seq, entity_chain_hash, ${COPIED[table]} AS copied FROM ${table}`,
 ).join(" UNION ALL ");
 
 export interface EntityChainRow {
@@ -33,6 +43,8 @@ export interface EntityChainRow {
   record_hash: string;
   entity_seq: number;
   entity_chain_hash: string;
+  /** JSON object of the columns copied from `raw`, by the raw record's field names. */
+  copied: string;
 }
 
 /** The last link stored, or null for an empty chain. */
@@ -45,11 +57,37 @@ export function entityChainHead(sqlite: Database.Database): EntityChainHead | nu
   return row ?? null;
 }
 
-/** Every row of the chain in order (for verify). */
+/** Every row of the chain in order . */
 export function entityChainRows(sqlite: Database.Database): IterableIterator<EntityChainRow> {
   return sqlite
     .prepare(`SELECT * FROM (${UNION}) ORDER BY entity_seq`)
     .iterate() as IterableIterator<EntityChainRow>;
+}
+
+/**
+ * What `verify` reads of the entity chain, in one read transaction of its own (the entity chain does
+ * not depend on the record chain, so it needs no snapshot shared with it): the rows in order and the
+ * head meta holds, as stored.
+ */
+export async function readEntityChain<T>(
+  store: Store,
+  read: (rows: AsyncIterable<EntityChainRow>, metaHead: string | null) => Promise<T>,
+): Promise<T> {
+  const sqlite = sqliteOf(store);
+  const own = !sqlite.inTransaction;
+  if (own) sqlite.prepare("BEGIN").run();
+  try {
+    const metaHead = sqlite
+      .prepare("SELECT value FROM meta WHERE key = ?")
+      .pluck()
+      .get(ENTITY_CHAIN_HEAD_KEY);
+    async function* rows(): AsyncGenerator<EntityChainRow> {
+      for (const row of entityChainRows(sqlite)) yield row;
+    }
+    return await read(rows(), typeof metaHead === "string" ? metaHead : null);
+  } finally {
+    if (own) sqlite.prepare("COMMIT").run();
+  }
 }
 
 /**

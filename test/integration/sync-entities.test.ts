@@ -89,6 +89,14 @@ describe("sync reads entity history", () => {
     expect(linked).toContainEqual(
       expect.objectContaining({ field: "defaultValue", path: "$.limit", new_value: "7" }),
     );
+
+    const verify = await runCli(["verify", "--db", db], { env: simEnv(sim, db) });
+    expect(verify.code, verify.stderr).toBe(0);
+    const chainRows = count(
+      db,
+      "SELECT (SELECT count(*) FROM config_versions) + (SELECT count(*) FROM config_version_revisions) + (SELECT count(*) FROM experiment_snapshots) + (SELECT count(*) FROM metric_snapshots)",
+    );
+    expect(verify.stdout).toContain(`entity chain of ${chainRows} rows intact`);
   });
 
   it("stores each diff case of a version: default value paths, enabled, tags, description, rules, other fields", async () => {
