@@ -95,4 +95,23 @@ CREATE TABLE `metric_snapshots` (
 );
 --> statement-breakpoint
 CREATE INDEX `metric_snapshots_event_idx` ON `metric_snapshots` (`event_name`,`metric_id`,`taken_at`);--> statement-breakpoint
-CREATE UNIQUE INDEX `metric_snapshots_entity_seq_idx` ON `metric_snapshots` (`entity_seq`);
+CREATE UNIQUE INDEX `metric_snapshots_entity_seq_idx` ON `metric_snapshots` (`entity_seq`);--> statement-breakpoint
+-- Views over entity history (written by hand below drizzle-kit's tables; README "Entity history").
+-- Every field change of every stored config version, with the audit record that produced it (NULL:
+-- none did) and who made the version.
+CREATE VIEW `config_version_history` AS
+SELECT v.config_key, v.version, v.last_modified_time, v.last_modifier_id, v.last_modifier_name,
+       l.audit_log_id, a.action_type, a.updated_by, c.field, c.path, c.change, c.old_value, c.new_value
+FROM config_versions v
+LEFT JOIN config_edit_links l ON l.config_key = v.config_key AND l.version = v.version
+LEFT JOIN audit_logs a ON a.id = l.audit_log_id
+LEFT JOIN config_version_changes c ON c.config_key = v.config_key AND c.version = v.version;
+--> statement-breakpoint
+-- Each experiment as its layer last listed it.
+CREATE VIEW `experiment_current_states` AS
+SELECT s.experiment_id, s.name, s.layer_id, s.status, s.taken_at,
+       json_extract(s.raw, '$.startTime') AS start_time, json_extract(s.raw, '$.endTime') AS end_time,
+       json_extract(s.raw, '$.decisionReason') AS decision_reason,
+       json_extract(s.raw, '$.launchedGroupID') AS launched_group_id
+FROM experiment_snapshots s
+WHERE s.entity_seq = (SELECT max(s2.entity_seq) FROM experiment_snapshots s2 WHERE s2.experiment_id = s.experiment_id);
