@@ -272,16 +272,17 @@ export type ListPageFetcher = (page: number, limit: number) => Promise<ListPage>
  */
 export async function readListPages(fetchPage: ListPageFetcher, limit: number): Promise<ListPage[]> {
   const pages: ListPage[] = [];
-  let largestTotal = 0;
+  let firstTotal: number | undefined;
   for (let page = 1; ; page += 1) {
     const fetched = await fetchPage(page, limit);
     pages.push(fetched);
     const perPage = fetched.pagination.itemsPerPage > 0 ? fetched.pagination.itemsPerPage : limit;
-    largestTotal = Math.max(largestTotal, fetched.pagination.totalItems);
+    firstTotal ??= fetched.pagination.totalItems;
     if (fetched.items.length === 0 || page * perPage >= fetched.pagination.totalItems) return pages;
-    if (page >= Math.ceil(largestTotal / perPage) + PAGES_PAST_TOTAL) {
+    // Measured against the first total: a total that grows with every page must not move the limit.
+    if (page >= Math.ceil(firstTotal / perPage) + PAGES_PAST_TOTAL) {
       throw new RunawayPagingError(
-        `${fetched.requestPath}: the server kept paging past its own total of ${largestTotal} items.`,
+        `${fetched.requestPath}: the server kept paging ${PAGES_PAST_TOTAL} pages past its first total of ${firstTotal} items.`,
       );
     }
   }

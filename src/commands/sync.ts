@@ -78,7 +78,7 @@ function formatEntities(e: EntitySummary): string {
   const gone = e.notFound.length > 0 ? `, not found ${e.notFound.length}` : "";
   const refused = e.forbidden ? ", refused (HTTP 403)" : "";
   return (
-    `  entities: configs ${e.configs} (new versions ${e.newVersions}, mutated ${e.mutatedVersions.length}), ` +
+    `  entities: requests ${e.requests}, configs ${e.configs} (new versions ${e.newVersions}, mutated ${e.mutatedVersions.length}), ` +
     `layers ${e.layers} (experiment snapshots ${e.experimentSnapshots}), events ${e.events} (metric snapshots ${e.metricSnapshots})${gone}${refused}`
   );
 }

@@ -47,6 +47,8 @@ export interface EntitySummary {
   forbidden: boolean;
   /** Items that failed their schema (counted, not stored). */
   invalid: number;
+  /** Requests the entity reads sent, retries included (also in the run's total). */
+  requests: number;
 }
 
 const hasListPage = (client: ConsoleClient): client is ConsoleApiClient =>
@@ -69,7 +71,9 @@ export async function syncEntities(run: SyncRun): Promise<EntitySummary | null> 
     notFound: [],
     forbidden: false,
     invalid: 0,
+    requests: 0,
   };
+  const requestsBefore = client.stats().requests;
   const context = () => ({ runId: run.runId, now: run.now() });
   const signal = run.signal;
 
@@ -172,6 +176,7 @@ export async function syncEntities(run: SyncRun): Promise<EntitySummary | null> 
   } catch (error) {
     if (!(error instanceof StopEntities)) throw error;
   }
+  summary.requests = client.stats().requests - requestsBefore;
   const mutated = summary.mutatedVersions;
   if (mutated.length > 0) {
     const named = mutated

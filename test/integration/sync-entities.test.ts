@@ -47,6 +47,7 @@ describe("sync reads entity history", () => {
     expect(configs).toBeGreaterThan(3);
     expect(first.entities).toMatchObject({ configs, forbidden: false, notFound: [] });
     expect(requestsTo(sim, "/versions")).toBe(configs);
+    expect(first.entities.requests).toBe(configs);
     // The generator stores one version per audited edit: every version is linked, and only one.
     const versions = count(db, "SELECT count(*) FROM config_versions");
     expect(first.entities.newVersions).toBe(versions);
