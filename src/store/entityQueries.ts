@@ -52,11 +52,17 @@ export function layersDueForExperiments(
   return layers.filter((l) => Math.max(l.newest, newestMove) > l.caught_up).map((l) => l.name);
 }
 
-/** Events whose metrics were read before (their lineage is followed), plus `named`, each once. */
+/**
+ * Events to read metrics of: `named`, every event read before, and every event the stored metrics'
+ * lineage names (lineage is followed), each once.
+ */
 export function eventsDueForMetrics(store: Store, named: readonly string[]): string[] {
   const known = sqliteOf(store)
     .prepare(
-      "SELECT DISTINCT entity_key FROM entity_fetches WHERE kind = 'event_metrics' AND outcome = 'ok' ORDER BY entity_key",
+      `SELECT entity_key FROM entity_fetches WHERE kind = 'event_metrics' AND outcome = 'ok'
+       UNION
+       SELECT e.value FROM metric_snapshots m, json_each(m.raw, '$.lineage.events') e WHERE e.type = 'text'
+       ORDER BY 1`,
     )
     .pluck()
     .all() as string[];

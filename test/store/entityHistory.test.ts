@@ -4,11 +4,12 @@ import { afterEach, describe, expect, it } from "vitest";
 import { sqliteOf } from "../../src/store/connection.ts";
 import { ENTITY_CHAIN_HEAD_KEY, entityChainRows } from "../../src/store/entityChain.ts";
 import { pairEditsWithVersions } from "../../src/store/entityLinks.ts";
-import { configsDueForVersions } from "../../src/store/entityQueries.ts";
+import { configsDueForVersions, eventsDueForMetrics } from "../../src/store/entityQueries.ts";
 import {
   recordEntityFetch,
   storeConfigVersions,
   storeExperimentSnapshots,
+  storeMetricSnapshots,
 } from "../../src/store/entityWrites.ts";
 import { CHAIN_GENESIS, chainLink, recordHash } from "../../src/store/hash.ts";
 import { openStore, type Store } from "../../src/store/open.ts";
@@ -145,5 +146,29 @@ describe("pairEditsWithVersions", () => {
 
   it("leaves a record unlinked when the modifier differs or the second does", () => {
     expect(pairEditsWithVersions([e("a", T0, "u1")], [v(1, T0 + 1000, "u1"), v(2, T0, "u9")])).toEqual([]);
+  });
+});
+
+describe("eventsDueForMetrics", () => {
+  it("reads the named events, those read before and those the stored lineage names, each once", () => {
+    store = openStore(":memory:");
+    expect(eventsDueForMetrics(store, ["purchase"])).toEqual(["purchase"]);
+    recordEntityFetch(
+      store,
+      { kind: "event_metrics", key: "purchase", outcome: "ok", items: 1, invalid: 0 },
+      ctx,
+    );
+    storeMetricSnapshots(
+      store,
+      "purchase",
+      [
+        {
+          id: "funnel::funnel",
+          raw: { id: "funnel::funnel", lineage: { events: ["purchase", "checkout"], metrics: [] } },
+        },
+      ],
+      ctx,
+    );
+    expect(eventsDueForMetrics(store, ["signup"])).toEqual(["signup", "checkout", "purchase"]);
   });
 });
