@@ -75,9 +75,9 @@ function keepLease(store: Store, o: ResolvedSyncOptions, holder: string, control
   return { state, stop: () => clearInterval(timer) };
 }
 
-/** The run's parts in order: page size, plans, coverage. */
 type Parts = { resumed: boolean; windows: number; pageSize: number; entities: EntitySummary | null };
 
+/** The run's parts in order: page size, plans, coverage, entity history. */
 async function runParts(run: SyncRun, summary: Parts) {
   // A bulk load killed half-way gets its indexes now; an older store's diffs catch up, so that the
   // rule-diff mark advances with every batch after this.
