@@ -57,125 +57,33 @@ const hasListPage = (client: ConsoleClient): client is ConsoleApiClient =>
 /** Stops the entity reads: a 403, or a failure after all retries. */
 class StopEntities extends Error {}
 
+const emptySummary = (): EntitySummary => ({
+  configs: 0,
+  newVersions: 0,
+  mutatedVersions: [],
+  layers: 0,
+  experimentSnapshots: 0,
+  events: 0,
+  metricSnapshots: 0,
+  notFound: [],
+  forbidden: false,
+  invalid: 0,
+  requests: 0,
+});
+
 export async function syncEntities(run: SyncRun): Promise<EntitySummary | null> {
-  const { client, store, options } = run;
+  const { client, options } = run;
   if (!options.entities || !hasListPage(client) || run.signal.aborted) return null;
-  const summary: EntitySummary = {
-    configs: 0,
-    newVersions: 0,
-    mutatedVersions: [],
-    layers: 0,
-    experimentSnapshots: 0,
-    events: 0,
-    metricSnapshots: 0,
-    notFound: [],
-    forbidden: false,
-    invalid: 0,
-    requests: 0,
-  };
+  const pass = new EntityPass(run, client);
   const requestsBefore = client.stats().requests;
-  const context = () => ({ runId: run.runId, now: run.now() });
-  const signal = run.signal;
-
-  /** One read: its outcome recorded; ok reads handed to `store`. */
-  async function read<T>(
-    kind: EntityKind,
-    key: string,
-    get: () => Promise<EntityRead<T>>,
-    keep: (r: Extract<EntityRead<T>, { status: "ok" }>) => void,
-  ) {
-    let result: EntityRead<T>;
-    try {
-      result = await get();
-    } catch (error) {
-      if (signal.aborted || error instanceof AbortedError) throw error;
-      if (!(error instanceof ApiError)) throw error;
-      warn(
-        run,
-        `Entity history stopped at ${kind.replace("_", " ")} of ${key}: ${error.message} The next sync tries again.`,
-      );
-      throw new StopEntities();
-    }
-    const items = result.status === "ok" ? result.items.length : 0;
-    const invalid = result.status === "ok" ? result.invalid.length : 0;
-    recordEntityFetch(store, { kind, key, outcome: result.status, items, invalid }, context());
-    if (result.status === "not_found") summary.notFound.push(`${kind}:${key}`);
-    if (result.status === "forbidden") {
-      summary.forbidden = true;
-      warn(
-        run,
-        `The API key may not read entity history (HTTP 403 on ${result.requestPath}): config versions, experiments and metrics were not read; the audit log was.`,
-      );
-      throw new StopEntities();
-    }
-    if (result.status === "ok") {
-      summary.invalid += invalid;
-      keep(result);
-    }
-  }
-
   try {
-    for (const key of configsDueForVersions(store)) {
-      if (signal.aborted) break;
-      summary.configs += 1;
-      await read(
-        "config_versions",
-        key,
-        () => listConfigVersions(client, key, { signal }),
-        (result) => {
-          const stored = storeConfigVersions(
-            store,
-            key,
-            result.items.map(({ record, raw }) => ({
-              configId: record.id,
-              version: record.version,
-              lastModifiedTime: record.lastModifiedTime,
-              lastModifierId: record.lastModifierID ?? null,
-              lastModifierName: record.lastModifierName ?? null,
-              raw,
-            })),
-            context(),
-          );
-          summary.newVersions += stored.inserted;
-          summary.mutatedVersions.push(...stored.mutations);
-          linkAndDiffConfig(store, key);
-        },
-      );
-    }
-    for (const layer of layersDueForExperiments(store, LAYER_ACTIONS, EXPERIMENT_STATE_CHANGES)) {
-      if (signal.aborted) break;
-      summary.layers += 1;
-      await read(
-        "layer_experiments",
-        layer,
-        () => listLayerExperiments(client, layer, { signal }),
-        (result) => {
-          const items = result.items.map(({ record, raw }) => ({
-            id: record.id,
-            name: record.name,
-            status: record.status,
-            raw,
-          }));
-          summary.experimentSnapshots += storeExperimentSnapshots(store, layer, items, context());
-        },
-      );
-    }
-    for (const event of eventsDueForMetrics(store, options.events)) {
-      if (signal.aborted) break;
-      summary.events += 1;
-      await read(
-        "event_metrics",
-        event,
-        () => listEventMetrics(client, event, { signal }),
-        (result) => {
-          const items = result.items.map(({ record, raw }) => ({ id: record.id, raw }));
-          summary.metricSnapshots += storeMetricSnapshots(store, event, items, context());
-        },
-      );
-    }
+    await pass.configs();
+    await pass.layers();
+    await pass.events();
   } catch (error) {
     if (!(error instanceof StopEntities)) throw error;
   }
+  const summary = pass.summary;
   summary.requests = client.stats().requests - requestsBefore;
   const mutated = summary.mutatedVersions;
   if (mutated.length > 0) {
@@ -189,6 +97,114 @@ export async function syncEntities(run: SyncRun): Promise<EntitySummary | null> 
     );
   }
   return summary;
+}
+
+/** One entity pass of a run: the reads of each kind, each stored as it arrives. */
+class EntityPass {
+  readonly summary = emptySummary();
+
+  constructor(
+    private readonly run: SyncRun,
+    private readonly client: ConsoleApiClient,
+  ) {}
+
+  private context() {
+    return { runId: this.run.runId, now: this.run.now() };
+  }
+
+  async configs(): Promise<void> {
+    const { store, signal } = this.run;
+    for (const key of configsDueForVersions(store)) {
+      if (signal.aborted) return;
+      this.summary.configs += 1;
+      const result = await this.read("config_versions", key, () =>
+        listConfigVersions(this.client, key, { signal }),
+      );
+      if (result === null) continue;
+      const versions = result.items.map(({ record, raw }) => ({
+        configId: record.id,
+        version: record.version,
+        lastModifiedTime: record.lastModifiedTime,
+        lastModifierId: record.lastModifierID ?? null,
+        lastModifierName: record.lastModifierName ?? null,
+        raw,
+      }));
+      const stored = storeConfigVersions(store, key, versions, this.context());
+      this.summary.newVersions += stored.inserted;
+      this.summary.mutatedVersions.push(...stored.mutations);
+      linkAndDiffConfig(store, key);
+    }
+  }
+
+  async layers(): Promise<void> {
+    const { store, signal } = this.run;
+    for (const layer of layersDueForExperiments(store, LAYER_ACTIONS, EXPERIMENT_STATE_CHANGES)) {
+      if (signal.aborted) return;
+      this.summary.layers += 1;
+      const result = await this.read("layer_experiments", layer, () =>
+        listLayerExperiments(this.client, layer, { signal }),
+      );
+      if (result === null) continue;
+      const items = result.items.map(({ record, raw }) => ({
+        id: record.id,
+        name: record.name,
+        status: record.status,
+        raw,
+      }));
+      this.summary.experimentSnapshots += storeExperimentSnapshots(store, layer, items, this.context());
+    }
+  }
+
+  async events(): Promise<void> {
+    const { store, signal, options } = this.run;
+    for (const event of eventsDueForMetrics(store, options.events)) {
+      if (signal.aborted) return;
+      this.summary.events += 1;
+      const result = await this.read("event_metrics", event, () =>
+        listEventMetrics(this.client, event, { signal }),
+      );
+      if (result === null) continue;
+      const items = result.items.map(({ record, raw }) => ({ id: record.id, raw }));
+      this.summary.metricSnapshots += storeMetricSnapshots(store, event, items, this.context());
+    }
+  }
+
+  /** One read, its outcome recorded: the items when ok, null for a 404; a 403 or a failure stops the pass. */
+  private async read<T>(
+    kind: EntityKind,
+    key: string,
+    get: () => Promise<EntityRead<T>>,
+  ): Promise<Extract<EntityRead<T>, { status: "ok" }> | null> {
+    let result: EntityRead<T>;
+    try {
+      result = await get();
+    } catch (error) {
+      if (this.run.signal.aborted || error instanceof AbortedError || !(error instanceof ApiError))
+        throw error;
+      warn(
+        this.run,
+        `Entity history stopped at ${kind.replace("_", " ")} of ${key}: ${error.message} The next sync tries again.`,
+      );
+      throw new StopEntities();
+    }
+    const items = result.status === "ok" ? result.items.length : 0;
+    const invalid = result.status === "ok" ? result.invalid.length : 0;
+    recordEntityFetch(this.run.store, { kind, key, outcome: result.status, items, invalid }, this.context());
+    if (result.status === "forbidden") {
+      this.summary.forbidden = true;
+      warn(
+        this.run,
+        `The API key may not read entity history (HTTP 403 on ${result.requestPath}): config versions, experiments and metrics were not read; the audit log was.`,
+      );
+      throw new StopEntities();
+    }
+    if (result.status === "not_found") {
+      this.summary.notFound.push(`${kind}:${key}`);
+      return null;
+    }
+    this.summary.invalid += invalid;
+    return result;
+  }
 }
 
 /** A warning of the run: counted, shown in the summary, emitted (the entity part adds at most two). */
