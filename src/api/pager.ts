@@ -7,6 +7,7 @@
 // out of order is read again, page by page in order (sequential reading provably misses nothing).
 import { FlagtrailError } from "../errors.ts";
 import type { AuditLogPage, AuditLogQuery, ConsoleClient } from "./client.ts";
+import type { ListPage } from "./consoleClient.ts";
 
 /** The server kept paging without end: the same records again and again, or pages past its own total. */
 export class RunawayPagingError extends FlagtrailError {}
@@ -257,4 +258,32 @@ export async function* readPages(
 function quiet<T>(promise: Promise<T>): Promise<T> {
   promise.catch(() => undefined);
   return promise;
+}
+
+/** One page of a console list other than the audit log (entity lists take only `page` and `limit`). */
+export type ListPageFetcher = (page: number, limit: number) => Promise<ListPage>;
+
+/**
+ * Every item of an entity list (config versions, a layer's experiments, an event's metrics), pages read
+ * strictly in order. readPages is not used: it is typed to the audit query (dates, latestID, the
+ * checkpoint stop) and its hole re-reading exists for pages requested ahead; these lists are a page or
+ * two, read sequentially, which misses nothing even when the list grows at its head meanwhile (items
+ * only move to later pages: the caller drops the repeats by key). The same runaway guard applies.
+ */
+export async function readListPages(fetchPage: ListPageFetcher, limit: number): Promise<ListPage[]> {
+  const pages: ListPage[] = [];
+  let firstTotal: number | undefined;
+  for (let page = 1; ; page += 1) {
+    const fetched = await fetchPage(page, limit);
+    pages.push(fetched);
+    const perPage = fetched.pagination.itemsPerPage > 0 ? fetched.pagination.itemsPerPage : limit;
+    firstTotal ??= fetched.pagination.totalItems;
+    if (fetched.items.length === 0 || page * perPage >= fetched.pagination.totalItems) return pages;
+    // Measured against the first total: a total that grows with every page must not move the limit.
+    if (page >= Math.ceil(firstTotal / perPage) + PAGES_PAST_TOTAL) {
+      throw new RunawayPagingError(
+        `${fetched.requestPath}: the server kept paging ${PAGES_PAST_TOTAL} pages past its first total of ${firstTotal} items.`,
+      );
+    }
+  }
 }

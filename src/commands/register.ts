@@ -62,6 +62,8 @@ function addSyncOptions(command: Command, output: { json: string; quiet: string 
     )
     .option("--full", "ignore the checkpoint and re-read the whole range")
     .option("--no-coverage", "skip the per-day comparison of local and server record counts")
+    .option("--no-entities", "skip config versions, layer experiments and event metrics (entity history)")
+    .option("--event <name>", "also read the metrics derived from this event (repeatable)", collect)
     .option(
       "--base-url <url>",
       "console API base URL (env FLAGTRAIL_BASE_URL, default https://statsigapi.net)",

@@ -8,6 +8,7 @@ import { openStore } from "../store/open.ts";
 import { createSyncClient } from "../sync/client.ts";
 import { isDay } from "../sync/days.ts";
 import { SYNC_DEFAULTS } from "../sync/defaults.ts";
+import type { EntitySummary } from "../sync/entities.ts";
 import { resolveSyncOptions } from "../sync/options.ts";
 import { runSync, type SyncEvent, type SyncOptions, type SyncSummary } from "../sync/runSync.ts";
 import { checkActionTypes } from "./actionTypes.ts";
@@ -37,6 +38,9 @@ export const syncOptionsShape = {
   lookbackDays: intText(0).default(SYNC_DEFAULTS.lookbackDays),
   full: z.boolean().default(false),
   coverage: z.boolean().default(true),
+  // Defaults are the engine's (sync/options.ts).
+  entities: z.boolean().optional(),
+  event: z.array(z.string().trim().min(1)).optional(),
   baseUrl: z.string().optional(),
   apiKey: z.string().optional(),
   apiKeyFile: z.string().min(1).optional(),
@@ -62,7 +66,18 @@ export function runSyncOptionsFrom(options: z.infer<z.ZodObject<typeof syncOptio
     full: options.full,
     coverage: options.coverage,
     allowStartBefore2015: options.allowBefore2015,
+    entities: options.entities,
+    events: options.event,
   };
+}
+
+function formatEntities(e: EntitySummary): string {
+  const gone = e.notFound.length > 0 ? `, not found ${e.notFound.length}` : "";
+  const refused = e.forbidden ? ", refused (HTTP 403)" : "";
+  return (
+    `  entities: requests ${e.requests}, configs ${e.configs} (new versions ${e.newVersions}, mutated ${e.mutatedVersions.length}), ` +
+    `layers ${e.layers} (experiment snapshots ${e.experimentSnapshots}), events ${e.events} (metric snapshots ${e.metricSnapshots})${gone}${refused}`
+  );
 }
 
 export function formatSummary(summary: SyncSummary): string {
@@ -84,6 +99,7 @@ export function formatSummary(summary: SyncSummary): string {
   }
   if (summary.coverageGaps.length > 10)
     lines.push(`  … ${summary.coverageGaps.length - 10} more days with gaps`);
+  if (summary.entities) lines.push(formatEntities(summary.entities));
   for (const warning of summary.warningMessages.slice(0, 5)) lines.push(`  warning: ${warning}`);
   return `${lines.join("\n")}\n`;
 }

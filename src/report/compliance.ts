@@ -7,6 +7,7 @@ import type { ActionTypeCount, PersonCount } from "../store/reportQueries.ts";
 import { readCompleteness, writeCompleteness } from "./sections/completeness.ts";
 import { writeDaily } from "./sections/daily.ts";
 import { CONFIG_SECTION, EXPERIMENT_SECTION, writeEntitySummary } from "./sections/entities.ts";
+import { writeEntityHistory } from "./sections/entityHistory.ts";
 import { type ComplianceContext, run, TextFile } from "./sections/markdown.ts";
 import { writeMutations } from "./sections/mutations.ts";
 import { writeActivity } from "./sections/overview.ts";
@@ -55,6 +56,7 @@ export async function writeComplianceMarkdown(
     await writeDaily(out, ctx);
     await writeEntitySummary(out, ctx, EXPERIMENT_SECTION);
     await writeEntitySummary(out, ctx, CONFIG_SECTION);
+    await writeEntityHistory(out, ctx);
     writeParameters(out, ctx);
     return { records: summary.records, summary };
   } finally {

@@ -6,7 +6,7 @@ import { AUDIT_LOGS_PATH, handleAuditLogs } from "./auditRoute.ts";
 import { AuditStore } from "./auditStore.ts";
 import { controlRoutes, createControl, type SimulatorControl } from "./control.ts";
 import { Counters } from "./counters.ts";
-import { createEntityWorld } from "./entities/index.ts";
+import { createEntityWorld, type EntityControl } from "./entities/index.ts";
 import { FaultEngine } from "./faults.ts";
 import { HistoryGenerator } from "./history/generator.ts";
 import { type SimulatorOptions, type SimulatorSettings, simulatorOptionsSchema } from "./options.ts";
@@ -16,6 +16,7 @@ import { ZonedClock } from "./zonedTime.ts";
 
 export type { AppendInput, SimulatorControl } from "./control.ts";
 export type { SimCounters } from "./counters.ts";
+export type { EntityControl } from "./entities/index.ts";
 export type { QueuedFault } from "./faults.ts";
 export type { Faults, FaultsInput, SimulatorOptions, SimulatorSettings } from "./options.ts";
 
@@ -26,6 +27,8 @@ export interface RunningSimulator {
   /** The validated options with defaults filled in (holds the key: never log it). */
   settings: SimulatorSettings;
   control: SimulatorControl;
+  /** Test powers over the entity routes (config versions, experiments, scopes). */
+  entities: EntityControl;
   close(): Promise<void>;
 }
 
@@ -105,7 +108,15 @@ export function buildSimulator(options: SimulatorOptions = {}) {
       }),
   };
   const control = createControl({ store, generator, counters, faults, now, advanceClock });
-  return { settings, store, control, counters, faults, apiRoutes: [auditRoute, ...world.routes] };
+  return {
+    settings,
+    store,
+    control,
+    entities: world.control,
+    counters,
+    faults,
+    apiRoutes: [auditRoute, ...world.routes],
+  };
 }
 
 export async function startSimulator(options: SimulatorOptions = {}): Promise<RunningSimulator> {
@@ -129,6 +140,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     port,
     settings,
     control: built.control,
+    entities: built.entities,
     close: () =>
       new Promise<void>((resolve, reject) => {
         server.close((error) => (error ? reject(error) : resolve()));

@@ -13,6 +13,7 @@
 // @reviewWindow the review validity in ms and @reviewStart = @start - @reviewWindow.
 import type Database from "better-sqlite3";
 import { type Store, sqliteOf } from "./connection.ts";
+import { ENTITY_REPORT_QUERIES, type EntityReportRows } from "./entityReportQueries.ts";
 
 const TYPES = "(@types IS NULL OR %.action_type IN (SELECT value FROM json_each(@types)))";
 const PERIOD = "%.occurred_at >= @start AND %.occurred_at < @end";
@@ -227,6 +228,8 @@ FROM audit_log_revisions r
 JOIN audit_logs a ON a.id = r.audit_log_id
 WHERE ((a.occurred_at >= @start AND a.occurred_at < @end) OR (r.seen_at >= @start AND r.seen_at < @end))
   AND ${scoped("a", TYPES)}`,
+
+  ...ENTITY_REPORT_QUERIES,
 } as const;
 
 export type ReportQueryName = keyof typeof QUERIES;
@@ -364,7 +367,7 @@ export interface MutationCount {
 }
 
 /** The row each query returns. */
-export interface ReportRows {
+export interface ReportRows extends EntityReportRows {
   experimentStateChangesCsv: CsvRow;
   configEditsCsv: CsvRow;
   recordCount: CountRow;

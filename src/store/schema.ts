@@ -231,3 +231,155 @@ export const meta = sqliteTable("meta", {
   value: text("value").notNull(),
   updatedAt: integer("updated_at").notNull().default(sql`(unixepoch() * 1000)`),
 });
+
+// Entity history (issue 10): what the console's other reads say about the entities the audit log
+// names. Content rows are append-only and linked in one hash chain of their own (entity_seq,
+// entity_chain_hash across config_versions, config_version_revisions, experiment_snapshots and
+// metric_snapshots, in entity_seq order), which `verify` walks like the record chain.
+
+/** One row per (config, version) as first received. Never updated. */
+export const configVersions = sqliteTable(
+  "config_versions",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    /** The config as the audit log names it (its `name`), which is also the id the request used. */
+    configKey: text("config_key").notNull(),
+    /** The record's own `id`. */
+    configId: text("config_id").notNull(),
+    version: integer("version").notNull(),
+    /** Epoch ms of the version (`lastModifiedTime`). */
+    lastModifiedTime: integer("last_modified_time").notNull(),
+    lastModifierId: text("last_modifier_id"),
+    lastModifierName: text("last_modifier_name"),
+    /** JSON of the version record exactly as received. */
+    raw: text("raw").notNull(),
+    /** SHA-256 of the record's canonical JSON (same function as audit_logs.record_hash). */
+    recordHash: text("record_hash").notNull(),
+    entitySeq: integer("entity_seq").notNull(),
+    entityChainHash: text("entity_chain_hash").notNull(),
+    firstSeenAt: integer("first_seen_at").notNull(),
+    syncRunId: integer("sync_run_id"),
+  },
+  (t) => [
+    uniqueIndex("config_versions_key_version_idx").on(t.configKey, t.version),
+    index("config_versions_time_idx").on(t.configKey, t.lastModifiedTime),
+    uniqueIndex("config_versions_entity_seq_idx").on(t.entitySeq),
+  ],
+);
+
+/** A version that came back with other content under the same number: a mutation, kept whole. */
+export const configVersionRevisions = sqliteTable(
+  "config_version_revisions",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    configKey: text("config_key").notNull(),
+    version: integer("version").notNull(),
+    raw: text("raw").notNull(),
+    recordHash: text("record_hash").notNull(),
+    entitySeq: integer("entity_seq").notNull(),
+    entityChainHash: text("entity_chain_hash").notNull(),
+    seenAt: integer("seen_at").notNull(),
+    syncRunId: integer("sync_run_id"),
+  },
+  (t) => [
+    uniqueIndex("config_version_revisions_idx").on(t.configKey, t.version, t.recordHash),
+    uniqueIndex("config_version_revisions_entity_seq_idx").on(t.entitySeq),
+  ],
+);
+
+/** An experiment as its layer listed it at taken_at; a new row only when its content changed. */
+export const experimentSnapshots = sqliteTable(
+  "experiment_snapshots",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    layerId: text("layer_id").notNull(),
+    experimentId: text("experiment_id").notNull(),
+    name: text("name").notNull(),
+    status: text("status").notNull(),
+    takenAt: integer("taken_at").notNull(),
+    raw: text("raw").notNull(),
+    recordHash: text("record_hash").notNull(),
+    entitySeq: integer("entity_seq").notNull(),
+    entityChainHash: text("entity_chain_hash").notNull(),
+    syncRunId: integer("sync_run_id"),
+  },
+  (t) => [
+    index("experiment_snapshots_experiment_idx").on(t.experimentId, t.takenAt),
+    index("experiment_snapshots_name_idx").on(t.name),
+    uniqueIndex("experiment_snapshots_entity_seq_idx").on(t.entitySeq),
+  ],
+);
+
+/** A metric derived from an event as listed at taken_at; a new row only when its content changed. */
+export const metricSnapshots = sqliteTable(
+  "metric_snapshots",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    eventName: text("event_name").notNull(),
+    metricId: text("metric_id").notNull(),
+    takenAt: integer("taken_at").notNull(),
+    raw: text("raw").notNull(),
+    recordHash: text("record_hash").notNull(),
+    entitySeq: integer("entity_seq").notNull(),
+    entityChainHash: text("entity_chain_hash").notNull(),
+    syncRunId: integer("sync_run_id"),
+  },
+  (t) => [
+    index("metric_snapshots_event_idx").on(t.eventName, t.metricId, t.takenAt),
+    uniqueIndex("metric_snapshots_entity_seq_idx").on(t.entitySeq),
+  ],
+);
+
+/** Every entity read and how it ended: ok, not_found (a deleted entity) or forbidden (no scope). */
+export const entityFetches = sqliteTable(
+  "entity_fetches",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    /** config_versions | layer_experiments | event_metrics */
+    kind: text("kind").notNull(),
+    entityKey: text("entity_key").notNull(),
+    outcome: text("outcome").notNull(),
+    items: integer("items").notNull().default(0),
+    /** Items that failed their schema (their count; the read's raw items are not kept). */
+    invalid: integer("invalid").notNull().default(0),
+    /** audit_logs.seq of the newest record stored when the read was made: what it has caught up with. */
+    auditSeq: integer("audit_seq").notNull(),
+    fetchedAt: integer("fetched_at").notNull(),
+    syncRunId: integer("sync_run_id"),
+  },
+  (t) => [index("entity_fetches_key_idx").on(t.kind, t.entityKey, t.auditSeq)],
+);
+
+/** Each config-edit audit record and the version it produced (derived: recomputed after each read). */
+export const configEditLinks = sqliteTable(
+  "config_edit_links",
+  {
+    auditLogId: text("audit_log_id")
+      .primaryKey()
+      .references(() => auditLogs.id),
+    configKey: text("config_key").notNull(),
+    version: integer("version").notNull(),
+  },
+  (t) => [index("config_edit_links_version_idx").on(t.configKey, t.version)],
+);
+
+/** Field-level diff of a version against the one before it (derived; version 1 diffs against nothing). */
+export const configVersionChanges = sqliteTable(
+  "config_version_changes",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    configKey: text("config_key").notNull(),
+    version: integer("version").notNull(),
+    previousVersion: integer("previous_version"),
+    /** defaultValue | rules | isEnabled | description | tags | targetApps | schema | any other field */
+    field: text("field").notNull(),
+    /** JSON path under defaultValue ($.a.b), the rule diff's field, else NULL. */
+    path: text("path"),
+    /** added | removed | changed (rules: added | removed | modified | moved) */
+    change: text("change").notNull(),
+    /** JSON text of the values. */
+    oldValue: text("old_value"),
+    newValue: text("new_value"),
+  },
+  (t) => [index("config_version_changes_idx").on(t.configKey, t.version)],
+);

@@ -6,6 +6,7 @@ import { UsageError } from "../errors.ts";
 import type { RunCounters } from "../store/syncRuns.ts";
 import { defaultUntil, isDay } from "./days.ts";
 import { SYNC_DEFAULTS } from "./defaults.ts";
+import type { EntitySummary } from "./entities.ts";
 
 export { SYNC_DEFAULTS };
 
@@ -38,6 +39,10 @@ export const syncOptionsSchema = z.object({
   backfillDays: int("The backfill length", 1).default(SYNC_DEFAULTS.backfillDays),
   /** Compare local and server counts per server day (default true). */
   coverage: z.boolean().default(true),
+  /** Also read config versions, layer experiments and event metrics after the audit log (issue 10). */
+  entities: z.boolean().default(true),
+  /** Events whose metrics are read (besides those read before). */
+  events: z.array(z.string().min(1)).default([]),
   /** Re-read a day whose local count is below the server's total (default true). */
   repairGaps: z.boolean().default(true),
   leaseTtlMs: int("The lease time", 1000).default(SYNC_DEFAULTS.leaseTtlMs),
@@ -136,4 +141,6 @@ export interface SyncSummary extends RunCounters {
   coverageOpenDays: string[];
   /** The first warnings in full (the count is in `warnings`). */
   warningMessages: string[];
+  /** The entity part (null: turned off, or the client cannot read entities). */
+  entities?: EntitySummary | null;
 }

@@ -11,6 +11,7 @@ import { backfillRuleDiffs } from "../store/ruleDiffs.ts";
 import { dropPlanIfUntouched } from "../store/syncPlans.ts";
 import { finishRun, markOrphanRunsInterrupted, startRun } from "../store/syncRuns.ts";
 import { checkCoverage } from "./coverage.ts";
+import { type EntitySummary, syncEntities } from "./entities.ts";
 import {
   type ResolvedSyncOptions,
   resolveSyncOptions,
@@ -74,8 +75,10 @@ function keepLease(store: Store, o: ResolvedSyncOptions, holder: string, control
   return { state, stop: () => clearInterval(timer) };
 }
 
-/** The run's parts in order: page size, plans, coverage. */
-async function runParts(run: SyncRun, summary: { resumed: boolean; windows: number; pageSize: number }) {
+type Parts = { resumed: boolean; windows: number; pageSize: number; entities: EntitySummary | null };
+
+/** The run's parts in order: page size, plans, coverage, entity history. */
+async function runParts(run: SyncRun, summary: Parts) {
   // A bulk load killed half-way gets its indexes now; an older store's diffs catch up, so that the
   // rule-diff mark advances with every batch after this.
   await finishBulkLoad(run.store);
@@ -92,6 +95,8 @@ async function runParts(run: SyncRun, summary: { resumed: boolean; windows: numb
     summary.windows += await executePlan(run, plan, mismatches);
   }
   if (!run.signal.aborted && run.options.coverage) await checkCoverage(run, mismatches, summary.pageSize);
+  // After the audit part: which entities to read is decided from the records now stored.
+  summary.entities = await syncEntities(run);
   return ranges;
 }
 
@@ -117,7 +122,7 @@ export async function runSync(
   signal?.addEventListener("abort", onAbort, { once: true });
   const lease = keepLease(store, o, holder, controller);
   const run = new SyncRun(store, client, o, runId, filterKey, controller.signal);
-  const parts = { resumed: false, windows: 0, pageSize: o.pageSize ?? 0 };
+  const parts: Parts = { resumed: false, windows: 0, pageSize: o.pageSize ?? 0, entities: null };
   let ranges: { since: string; until: string }[] = [];
 
   const finish = (outcome: "ok" | "interrupted" | "failed", error: string | null) => {
@@ -149,7 +154,7 @@ export async function runSync(
 function summarize(
   run: SyncRun,
   outcome: "ok" | "interrupted",
-  parts: { resumed: boolean; windows: number; pageSize: number },
+  parts: Parts,
   ranges: readonly { since: string; until: string }[],
   startedAt: number,
 ): SyncSummary {
@@ -184,5 +189,6 @@ function summarize(
     ),
     coverageOpenDays: [...new Set(run.openDays)].sort(),
     warningMessages: run.warningMessages,
+    entities: parts.entities,
   };
 }

@@ -4,6 +4,7 @@
 import { IntegrityError } from "../errors.ts";
 import { readChainSnapshot } from "../store/chainRead.ts";
 import type { Store } from "../store/open.ts";
+import { checkEntityChain, type EntityChainCheck } from "./entities.ts";
 import { type ChainHead, checkRecords, type RecordsCheck, short } from "./records.ts";
 import {
   checkCoverage,
@@ -33,13 +34,15 @@ export interface StoreCheck extends RecordsCheck {
   coverage: TableCheck;
   /** "valid" with a key; "not checked" without one. */
   signature: "valid" | "not checked";
+  /** The entity chain (config versions, revisions, experiment and metric snapshots). */
+  entities: EntityChainCheck;
 }
 
 export async function verifyStore(store: Store, options: VerifyStoreOptions = {}): Promise<StoreCheck> {
   const after = async (part: StorePart) => {
     await options.afterRead?.(part);
   };
-  return readChainSnapshot(store, async (reader) => {
+  const records = await readChainSnapshot(store, async (reader) => {
     const meta = await reader.meta();
     await after("meta");
     const chain = await checkRecords(reader, meta.ruleDiffsBackfilledTo);
@@ -62,7 +65,8 @@ export async function verifyStore(store: Store, options: VerifyStoreOptions = {}
         );
       }
     }
-    const signature = options.signingKey ? "valid" : "not checked";
+    const signature: StoreCheck["signature"] = options.signingKey ? "valid" : "not checked";
     return { ...chain, revisions, quarantine, coverage, signature };
   });
+  return { ...records, entities: await checkEntityChain(store) };
 }

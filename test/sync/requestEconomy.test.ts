@@ -41,7 +41,8 @@ describe("request economy", () => {
     const client = clientFor(sim);
     try {
       const since = addDays(TODAY, -1002);
-      const backfill = await runSync(store, client, { since, now: () => NOW });
+      // Audit requests only: the entity reads that follow are counted in test/integration/sync-entities.test.ts.
+      const backfill = await runSync(store, client, { since, now: () => NOW, entities: false });
       expect(storedCount(store)).toBe(sim.control.size());
       // One request learns the page size; each window is then read in pages of what was granted, and its
       // totalItems proves each of its days complete: no count request at all.
@@ -62,7 +63,7 @@ describe("request economy", () => {
           actionType: "gate_update",
         })),
       );
-      const nightly = await runSync(store, client, { pageSize: 100, now: () => later });
+      const nightly = await runSync(store, client, { pageSize: 100, now: () => later, entities: false });
       expect(nightly.inserted).toBe(250);
       expect(auditRequests(sim)).toBeLessThanOrEqual(Math.ceil(250 / 100) + 2);
       expect(nightly.requests).toBe(Math.ceil(250 / 100) + 1); // 3 pages + 1 count over the history

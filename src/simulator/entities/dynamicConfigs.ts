@@ -4,6 +4,7 @@
 // report for 1M records); the full DynamicConfig record is built only when a page is served.
 import { z } from "zod";
 import type { AuditRule } from "../../api/schemas.ts";
+import { hash32 } from "../prng.ts";
 import type { HistoryObserver, SimActor, SimRequest, SimRoute } from "../types.ts";
 import { listResponse, parsePageQuery } from "./pagination.ts";
 import { badRequest, notFound } from "./responses.ts";
@@ -17,7 +18,19 @@ interface StoredVersion {
   rules: AuditRule[];
   /** Flipped by each `config_state_toggle` report; a new config is enabled. */
   enabled: boolean;
+  /** Changed by `config_default_value_update` (a new config starts with {}). */
+  defaultValue: Record<string, unknown>;
+  /** Changed by `config_description_update`. */
+  description: string;
+  /** Grown by `config_add_tag`, shrunk by `config_remove_tag`. */
+  tags: string[];
+  /** Fields served over the derived ones: a version mutated under its number (control). */
+  overrides?: Record<string, unknown>;
 }
+
+/** Tags a `config_add_tag` report may add (the report does not say which: picked from the id). */
+const CONFIG_TAGS = ["checkout", "growth", "infra", "mobile", "compliance", "★ Core"];
+const DEFAULT_VALUE_KEYS = ["limit", "color", "copy", "enabled_regions"] as const;
 
 type ConfigChange = Parameters<HistoryObserver["configChanged"]>[0];
 
@@ -98,8 +111,58 @@ function parseObject(text: string): Record<string, unknown> {
   }
 }
 
+/**
+ * The content after a report: the audit record says only *that* a default value, tag or description
+ * changed, so the new value is derived from the config id and version number (seeded, reproducible).
+ */
+function nextContent(
+  previous: StoredVersion | undefined,
+  change: ConfigChange,
+  number: number,
+): Pick<StoredVersion, "enabled" | "defaultValue" | "description" | "tags"> {
+  const enabled = previous?.enabled ?? true;
+  const content = {
+    enabled: change.actionType === "config_state_toggle" ? !enabled : enabled,
+    defaultValue: previous?.defaultValue ?? {},
+    description: previous?.description ?? "",
+    tags: previous?.tags ?? [],
+  };
+  const h = hash32(`${change.configId}#${number}`, 17);
+  switch (change.actionType) {
+    case "config_default_value_update":
+      return { ...content, defaultValue: derivedDefaultValue(content.defaultValue, h) };
+    case "config_description_update":
+      return { ...content, description: `${change.name}: revision ${number} (${h % 1000})` };
+    case "config_add_tag": {
+      const tag = CONFIG_TAGS[h % CONFIG_TAGS.length]!;
+      return { ...content, tags: content.tags.includes(tag) ? content.tags : [...content.tags, tag] };
+    }
+    case "config_remove_tag":
+      return { ...content, tags: content.tags.slice(1) };
+    default:
+      return content;
+  }
+}
+
+/** One key of the default value set, changed or removed: JSON-path diffs have all three cases. */
+function derivedDefaultValue(previous: Record<string, unknown>, h: number): Record<string, unknown> {
+  const key = DEFAULT_VALUE_KEYS[h % DEFAULT_VALUE_KEYS.length]!;
+  const next = { ...previous };
+  if (key in next && h % 5 === 0) {
+    delete next[key];
+    return next;
+  }
+  if (key === "limit") next.limit = (h % 50) + 1;
+  else if (key === "color") next.color = ["red", "green", "blue"][h % 3];
+  else if (key === "copy") next.copy = { title: `Title ${h % 97}`, cta: h % 2 === 0 ? "Buy" : "Try" };
+  else next.enabled_regions = ["eu", "us", "apac"].slice(0, (h % 3) + 1);
+  return next;
+}
+
 export class DynamicConfigStore {
   private readonly configs = new Map<string, StoredVersion[]>();
+  /** Config name → id: the audit log names a config by name, and the console addresses it by it. */
+  private readonly byName = new Map<string, string>();
 
   /**
    * Every reported change of a dynamic config is a version (the real service bumps `version` on any
@@ -108,21 +171,63 @@ export class DynamicConfigStore {
   readonly observe: HistoryObserver["configChanged"] = (change: ConfigChange) => {
     if (change.kind !== "dynamic_config") return;
     const versions = this.configs.get(change.configId);
-    const wasEnabled = versions?.[versions.length - 1]?.enabled ?? true;
+    const previous = versions?.[versions.length - 1];
     const version: StoredVersion = {
       at: change.at,
       actor: change.actor,
       name: change.name,
       rules: change.rules,
-      enabled: change.actionType === "config_state_toggle" ? !wasEnabled : wasEnabled,
+      ...nextContent(previous, change, (versions?.length ?? 0) + 1),
     };
     if (versions === undefined) this.configs.set(change.configId, [version]);
     else versions.push(version);
+    this.byName.set(change.name, change.configId);
   };
+
+  /** The id of a config addressed by id or by name; undefined when unknown (or deleted). */
+  resolve(idOrName: string): string | undefined {
+    if (this.configs.has(idOrName)) return idOrName;
+    const id = this.byName.get(idOrName);
+    return id !== undefined && this.configs.has(id) ? id : undefined;
+  }
+
+  /**
+   * A new version with no audit record (a change the audit log does not show): the newest version's
+   * content with `patch` over it, stamped `at` by `actor`. False when the config is unknown.
+   */
+  plantVersion(idOrName: string, at: number, actor: SimActor, patch: VersionPatch): boolean {
+    const id = this.resolve(idOrName);
+    const versions = id === undefined ? undefined : this.configs.get(id);
+    const last = versions?.[versions.length - 1];
+    if (versions === undefined || last === undefined) return false;
+    const { overrides: _served, ...content } = last;
+    versions.push({ ...content, at, actor, ...patch });
+    return true;
+  }
+
+  /** Changes what a stored version serves without changing its number (a mutated version). */
+  mutateVersion(idOrName: string, number: number, fields: Record<string, unknown>): boolean {
+    const id = this.resolve(idOrName);
+    const version = id === undefined ? undefined : this.configs.get(id)?.[number - 1];
+    if (version === undefined) return false;
+    version.overrides = { ...version.overrides, ...fields };
+    return true;
+  }
+
+  /** The config is deleted: its versions answer 404 from now on. */
+  deleteConfig(idOrName: string): boolean {
+    const id = this.resolve(idOrName);
+    return id !== undefined && this.configs.delete(id);
+  }
 
   /** Ids of the dynamic configs that have versions, in the order they were first reported. */
   ids(): string[] {
     return [...this.configs.keys()];
+  }
+
+  /** Names of the dynamic configs that have versions (newest name of each), in the order first reported. */
+  names(): string[] {
+    return [...this.configs.values()].map((versions) => versions[versions.length - 1]!.name);
   }
 
   /** How many versions of `configId` are stored (0 for an unknown config). */
@@ -142,9 +247,10 @@ export class DynamicConfigStore {
   }
 
   /** Newest version first, like the audit log's default order. */
-  private listVersions(request: SimRequest, configId: string) {
-    const versions = this.configs.get(configId);
-    if (versions === undefined) return notFound();
+  private listVersions(request: SimRequest, idOrName: string) {
+    const configId = this.resolve(idOrName);
+    const versions = configId === undefined ? undefined : this.configs.get(configId);
+    if (configId === undefined || versions === undefined) return notFound();
     const page = parsePageQuery(request.query);
     if (Array.isArray(page)) return badRequest(page);
     const items: unknown[] = [];
@@ -167,7 +273,7 @@ function toConfigRecord(
   return {
     id: configId,
     name: version.name,
-    description: "",
+    description: version.description,
     idType: "userID",
     creatorID: first.actor.id,
     creatorName: first.actor.name,
@@ -180,14 +286,14 @@ function toConfigRecord(
     isEnabled: version.enabled,
     isTemplate: false,
     rules: version.rules.map((rule, index) => toConsoleRule(rule, index, version.at)),
-    tags: [],
+    tags: version.tags,
     targetApps: "",
     holdoutIDs: [],
     team: "",
     teamID: "",
     version: number,
-    defaultValue: {},
-    defaultValueJson5: "{}",
+    defaultValue: version.defaultValue,
+    defaultValueJson5: JSON.stringify(version.defaultValue),
     owner: {
       ownerID: first.actor.id,
       ownerType: "USER",
@@ -199,5 +305,16 @@ function toConfigRecord(
     releasePipelineID: "",
     status: version.enabled ? "Enabled" : "Disabled",
     checksPerHour: 0,
+    ...version.overrides,
   };
+}
+
+/** What a planted version may change; the rest is the newest version's content. */
+export interface VersionPatch {
+  enabled?: boolean;
+  defaultValue?: Record<string, unknown>;
+  description?: string;
+  tags?: string[];
+  /** Any other served fields (targetApps, schema, team…). */
+  overrides?: Record<string, unknown>;
 }

@@ -2,6 +2,7 @@
 // listed per layer, groups enabled by name. The generator reports many changes, so state is kept
 // compact (a few fields per experiment) and the full Experiment record is built only when served.
 import { z } from "zod";
+import { hash32 } from "../prng.ts";
 import type {
   AuditAppender,
   ExperimentStatus,
@@ -44,6 +45,9 @@ interface ExperimentState {
   startTime: number | null;
   endTime: number | null;
   decisionTime: number | null;
+  /** Set by a decision: the shipped group and why (the audit record's changeLog is not reported). */
+  decisionReason: string | null;
+  launchedGroupID: string | null;
   /** null until someone needs to change them: the default groups are derived from the seed. */
   groups: Group[] | null;
   /** The create request's fields, for experiments created over the API. */
@@ -98,9 +102,40 @@ export class ExperimentStore {
       state.endTime = null;
     }
     if (ENDED.has(event.status) && state.endTime === null) state.endTime = event.at;
-    if (event.status === "decision_made") state.decisionTime = event.at;
+    if (event.status === "decision_made") this.decide(state, event.at);
     this.moveToLayer(state, event.layerId);
   };
+
+  /** Ships one of the groups (picked from the id and time: reproducible). */
+  private decide(state: ExperimentState, at: number): void {
+    const groups = state.groups ?? this.defaultGroups(state.id);
+    const shipped = groups[hash32(`${state.id}@${at}`, 23) % groups.length];
+    state.decisionTime = at;
+    state.launchedGroupID = shipped?.id ?? null;
+    state.decisionReason =
+      shipped === undefined ? null : `Shipped ${shipped.name}: it won on the primary metric`;
+  }
+
+  /**
+   * Sets an experiment's status with no audit record (control: a state the audit timeline contradicts).
+   * Addressed by id or name; false when unknown.
+   */
+  forceStatus(idOrName: string, status: ExperimentStatus, at: number): boolean {
+    const state =
+      this.experiments.get(idOrName) ?? [...this.experiments.values()].find((e) => e.name === idOrName);
+    if (state === undefined) return false;
+    state.status = status;
+    state.lastModifiedTime = at;
+    state.version += 1;
+    if (status === "active" && state.startTime === null) state.startTime = at;
+    if (status === "decision_made") this.decide(state, at);
+    return true;
+  }
+
+  /** Ids of the layers experiments have joined, in the order first named. */
+  layerIds(): string[] {
+    return [...this.layers.keys()];
+  }
 
   /** The full Experiment record of `id`, as the API serves it. */
   get(id: string): Record<string, unknown> | undefined {
@@ -230,6 +265,8 @@ export class ExperimentStore {
       startTime: null,
       endTime: null,
       decisionTime: null,
+      decisionReason: null,
+      launchedGroupID: null,
       groups: null,
       input,
     };
@@ -287,6 +324,8 @@ export class ExperimentStore {
       startTime: state.startTime,
       endTime: state.endTime,
       decisionTime: state.decisionTime,
+      decisionReason: state.decisionReason ?? input.decisionReason ?? null,
+      launchedGroupID: state.launchedGroupID ?? input.launchedGroupID ?? null,
       layerID: state.layerId,
       version: state.version,
       creatorID: input.creatorID ?? state.creator.id,

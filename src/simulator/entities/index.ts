@@ -1,8 +1,9 @@
 // Entity routes of the simulator (experiments, layers, dynamic configs, metrics, events) and the
 // observer through which the history generator keeps them consistent with the audit log.
 import type { ServiceEvent } from "../events/serviceEvent.ts";
-import type { AuditAppender, HistoryObserver, SimActor, SimRoute } from "../types.ts";
-import { DynamicConfigStore } from "./dynamicConfigs.ts";
+import { forbidden } from "../responses.ts";
+import type { AuditAppender, ExperimentStatus, HistoryObserver, SimActor, SimRoute } from "../types.ts";
+import { DynamicConfigStore, type VersionPatch } from "./dynamicConfigs.ts";
 import { EventStore } from "./events.ts";
 import { ExperimentStore } from "./experiments.ts";
 import { seededId } from "./ids.ts";
@@ -34,7 +35,30 @@ export interface EntityWorld {
   configVersionCount(configId: string): number;
   /** Events ingested under `eventName`. */
   eventCount(eventName: string): number;
+  /** Test powers over the entity routes (the audit log is not touched by any of them). */
+  control: EntityControl;
 }
+
+/** What tests plant in the entity routes; every method returns false for an unknown entity. */
+export interface EntityControl {
+  /** Names of the dynamic configs that have versions (the audit log's `name` of their records). */
+  configNames(): string[];
+  /** Ids of the layers that have had experiments. */
+  layerIds(): string[];
+  /** A config version with no audit record, by `actor` at `at` (default: now, the console actor). */
+  plantVersion(config: string, patch: VersionPatch, actor?: SimActor, at?: number): boolean;
+  /** Other content under an existing version number. */
+  mutateVersion(config: string, version: number, fields: Record<string, unknown>): boolean;
+  /** The config is gone: its versions route answers 404. */
+  deleteConfig(config: string): boolean;
+  /** An experiment's status changed with no audit record. */
+  forceExperimentStatus(experiment: string, status: ExperimentStatus): boolean;
+  /** true: the key lacks the scope of the entity read routes (they answer 403); the audit log still reads. */
+  denyEntityReads(denied: boolean): void;
+}
+
+/** The GET routes of entities; the webhook and the experiment writes keep their own auth. */
+const isEntityRead = (route: SimRoute) => route.method === "GET";
 
 export function createEntityWorld(options: EntityWorldOptions): EntityWorld {
   const consoleActor = options.consoleActor ?? {
@@ -45,8 +69,31 @@ export function createEntityWorld(options: EntityWorldOptions): EntityWorld {
   const experiments = new ExperimentStore({ ...options, consoleActor });
   const configs = new DynamicConfigStore();
   const events = new EventStore(options.now);
+  let readsDenied = false;
+  const routes = [...experiments.routes(), ...configs.routes(), ...events.routes()].map(
+    (route): SimRoute =>
+      isEntityRead(route)
+        ? {
+            ...route,
+            handle: (request, params) => (readsDenied ? forbidden() : route.handle(request, params)),
+          }
+        : route,
+  );
+  const control: EntityControl = {
+    configNames: () => configs.names(),
+    layerIds: () => experiments.layerIds(),
+    plantVersion: (config, patch, actor = consoleActor, at = options.now()) =>
+      configs.plantVersion(config, at, actor, patch),
+    mutateVersion: (config, version, fields) => configs.mutateVersion(config, version, fields),
+    deleteConfig: (config) => configs.deleteConfig(config),
+    forceExperimentStatus: (experiment, status) => experiments.forceStatus(experiment, status, options.now()),
+    denyEntityReads: (denied) => {
+      readsDenied = denied;
+    },
+  };
   return {
-    routes: [...experiments.routes(), ...configs.routes(), ...events.routes()],
+    control,
+    routes,
     observer: { configChanged: configs.observe, experimentChanged: experiments.observe },
     ingestEvent: (event) => events.ingest(event),
     getExperiment: (id) => experiments.get(id),

@@ -1,0 +1,97 @@
+// Derived rows of one config's history, recomputed after each read of its versions: each config-edit
+// audit record linked to the version it produced, and each version's field-level diff against the one
+// before. Both tables are derived (like rule_changes): replaced whole for the config, never chained.
+//
+// The link rule: same config (the record's name), the version's lastModifiedTime within the record's
+// second, lastModifierID = the record's updatedByUserID. A tie (one person editing one config several
+// times in one second) pairs versions in version order with the records in the order the server
+// lists them, oldest first; what is left over on either side stays unlinked (and shows in the
+// reconciliation section).
+import { VERSIONED_CONFIG_EDITS } from "../api/entityActions.ts";
+import { diffConfigVersions } from "../diff/configVersions.ts";
+import { type Store, sqliteOf } from "./connection.ts";
+
+interface EditRow {
+  id: string;
+  occurred_at: number | null;
+  updated_by_user_id: string | null;
+}
+
+interface VersionRow {
+  version: number;
+  last_modified_time: number;
+  last_modifier_id: string | null;
+  raw: string;
+}
+
+const groupKey = (second: number, modifier: string | null) => `${second}\u0000${modifier ?? ""}`;
+
+/** Pairs records with versions by (second, modifier); returns [audit_log_id, version] pairs. */
+export function pairEditsWithVersions(
+  edits: readonly EditRow[],
+  versions: readonly VersionRow[],
+): [string, number][] {
+  const byGroup = new Map<string, number[]>();
+  for (const v of [...versions].sort((a, b) => a.version - b.version)) {
+    const key = groupKey(Math.floor(v.last_modified_time / 1000), v.last_modifier_id);
+    byGroup.set(key, [...(byGroup.get(key) ?? []), v.version]);
+  }
+  const pairs: [string, number][] = [];
+  for (const edit of edits) {
+    if (edit.occurred_at === null) continue;
+    const waiting = byGroup.get(groupKey(Math.floor(edit.occurred_at / 1000), edit.updated_by_user_id));
+    const version = waiting?.shift();
+    if (version !== undefined) pairs.push([edit.id, version]);
+  }
+  return pairs;
+}
+
+export function linkAndDiffConfig(store: Store, configKey: string): void {
+  const sqlite = sqliteOf(store);
+  const types = [...VERSIONED_CONFIG_EDITS];
+  // The server lists newest first and the sync stores in that order, so within a second the record
+  // stored last is the oldest: seq descending within the second is the listing's order, oldest first.
+  const edits = sqlite
+    .prepare(
+      `SELECT id, occurred_at, updated_by_user_id FROM audit_logs
+       WHERE name = ? AND action_type IN (${types.map(() => "?").join(", ")})
+       ORDER BY occurred_at / 1000, seq DESC`,
+    )
+    .all(configKey, ...types) as EditRow[];
+  const versions = sqlite
+    .prepare(
+      "SELECT version, last_modified_time, last_modifier_id, raw FROM config_versions WHERE config_key = ? ORDER BY version",
+    )
+    .all(configKey) as VersionRow[];
+  const insertLink = sqlite.prepare(
+    "INSERT INTO config_edit_links (audit_log_id, config_key, version) VALUES (?, ?, ?)",
+  );
+  const insertChange = sqlite.prepare(
+    `INSERT INTO config_version_changes (config_key, version, previous_version, field, path, change, old_value, new_value)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+  );
+  sqlite.transaction(() => {
+    sqlite.prepare("DELETE FROM config_edit_links WHERE config_key = ?").run(configKey);
+    sqlite.prepare("DELETE FROM config_version_changes WHERE config_key = ?").run(configKey);
+    for (const [id, version] of pairEditsWithVersions(edits, versions))
+      insertLink.run(id, configKey, version);
+    let previous: VersionRow | null = null;
+    for (const v of versions) {
+      if (previous !== null) {
+        for (const c of diffConfigVersions(JSON.parse(previous.raw), JSON.parse(v.raw))) {
+          insertChange.run(
+            configKey,
+            v.version,
+            previous.version,
+            c.field,
+            c.path,
+            c.change,
+            c.oldValue,
+            c.newValue,
+          );
+        }
+      }
+      previous = v;
+    }
+  })();
+}

@@ -1,0 +1,200 @@
+// Writing what the entity reads returned: config versions (one row per version, a revision when the
+// same number comes back with other content), experiment and metric snapshots (a row when an item's
+// content differs from its last snapshot), and one entity_fetches row per read, whatever its outcome.
+import { type Store, sqliteOf } from "./connection.ts";
+import { EntityChainWriter } from "./entityChain.ts";
+import { recordHash } from "./hash.ts";
+
+export interface VersionInput {
+  configId: string;
+  version: number;
+  lastModifiedTime: number;
+  lastModifierId: string | null;
+  lastModifierName: string | null;
+  raw: unknown;
+}
+
+export interface MutatedVersion {
+  configKey: string;
+  version: number;
+  storedHash: string;
+  receivedHash: string;
+}
+
+export interface WriteContext {
+  runId: number | null;
+  now: number;
+}
+
+/** Stores the versions of one config; returns how many were new and which came back changed. */
+export function storeConfigVersions(
+  store: Store,
+  configKey: string,
+  versions: readonly VersionInput[],
+  context: WriteContext,
+): { inserted: number; mutations: MutatedVersion[] } {
+  const sqlite = sqliteOf(store);
+  const existing = sqlite.prepare(
+    "SELECT record_hash FROM config_versions WHERE config_key = ? AND version = ?",
+  );
+  const knownRevision = sqlite.prepare(
+    "SELECT 1 FROM config_version_revisions WHERE config_key = ? AND version = ? AND record_hash = ?",
+  );
+  const insertVersion = sqlite.prepare(
+    `INSERT INTO config_versions (config_key, config_id, version, last_modified_time, last_modifier_id,
+       last_modifier_name, raw, record_hash, entity_seq, entity_chain_hash, first_seen_at, sync_run_id)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  );
+  const insertRevision = sqlite.prepare(
+    `INSERT INTO config_version_revisions (config_key, version, raw, record_hash, entity_seq,
+       entity_chain_hash, seen_at, sync_run_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+  );
+  return sqlite.transaction(() => {
+    const chain = new EntityChainWriter(sqlite);
+    let inserted = 0;
+    const mutations: MutatedVersion[] = [];
+    // Oldest first, so that entity_seq follows version order within a config.
+    for (const v of [...versions].sort((a, b) => a.version - b.version)) {
+      const hash = recordHash(v.raw);
+      const stored = existing.pluck().get(configKey, v.version) as string | undefined;
+      if (stored === undefined) {
+        const link = chain.next(hash);
+        insertVersion.run(
+          configKey,
+          v.configId,
+          v.version,
+          v.lastModifiedTime,
+          v.lastModifierId,
+          v.lastModifierName,
+          JSON.stringify(v.raw),
+          hash,
+          link.seq,
+          link.hash,
+          context.now,
+          context.runId,
+        );
+        inserted += 1;
+      } else if (stored !== hash) {
+        mutations.push({ configKey, version: v.version, storedHash: stored, receivedHash: hash });
+        if (knownRevision.get(configKey, v.version, hash) === undefined) {
+          const link = chain.next(hash);
+          insertRevision.run(
+            configKey,
+            v.version,
+            JSON.stringify(v.raw),
+            hash,
+            link.seq,
+            link.hash,
+            context.now,
+            context.runId,
+          );
+        }
+      }
+    }
+    chain.commit(context.now);
+    return { inserted, mutations };
+  })();
+}
+
+export interface SnapshotInput {
+  id: string;
+  name: string;
+  status: string;
+  raw: unknown;
+}
+
+/** Snapshots of a layer's experiments: a row per experiment whose content changed since its last one. */
+export function storeExperimentSnapshots(
+  store: Store,
+  layerId: string,
+  items: readonly SnapshotInput[],
+  context: WriteContext,
+): number {
+  const sqlite = sqliteOf(store);
+  const last = sqlite.prepare(
+    "SELECT record_hash FROM experiment_snapshots WHERE experiment_id = ? ORDER BY entity_seq DESC LIMIT 1",
+  );
+  const insert = sqlite.prepare(
+    `INSERT INTO experiment_snapshots (layer_id, experiment_id, name, status, taken_at, raw, record_hash,
+       entity_seq, entity_chain_hash, sync_run_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  );
+  return sqlite.transaction(() => {
+    const chain = new EntityChainWriter(sqlite);
+    let inserted = 0;
+    for (const item of items) {
+      const hash = recordHash(item.raw);
+      if (last.pluck().get(item.id) === hash) continue;
+      const link = chain.next(hash);
+      insert.run(
+        layerId,
+        item.id,
+        item.name,
+        item.status,
+        context.now,
+        JSON.stringify(item.raw),
+        hash,
+        link.seq,
+        link.hash,
+        context.runId,
+      );
+      inserted += 1;
+    }
+    chain.commit(context.now);
+    return inserted;
+  })();
+}
+
+/** Snapshots of an event's metrics: a row per metric whose content changed since its last one. */
+export function storeMetricSnapshots(
+  store: Store,
+  eventName: string,
+  items: readonly { id: string; raw: unknown }[],
+  context: WriteContext,
+): number {
+  const sqlite = sqliteOf(store);
+  const last = sqlite.prepare(
+    "SELECT record_hash FROM metric_snapshots WHERE event_name = ? AND metric_id = ? ORDER BY entity_seq DESC LIMIT 1",
+  );
+  const insert = sqlite.prepare(
+    `INSERT INTO metric_snapshots (event_name, metric_id, taken_at, raw, record_hash, entity_seq,
+       entity_chain_hash, sync_run_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+  );
+  return sqlite.transaction(() => {
+    const chain = new EntityChainWriter(sqlite);
+    let inserted = 0;
+    for (const item of items) {
+      const hash = recordHash(item.raw);
+      if (last.pluck().get(eventName, item.id) === hash) continue;
+      const link = chain.next(hash);
+      insert.run(
+        eventName,
+        item.id,
+        context.now,
+        JSON.stringify(item.raw),
+        hash,
+        link.seq,
+        link.hash,
+        context.runId,
+      );
+      inserted += 1;
+    }
+    chain.commit(context.now);
+    return inserted;
+  })();
+}
+
+export type EntityFetchOutcome = "ok" | "not_found" | "forbidden";
+
+/** One entity read as it ended, stamped with the newest audit record it has caught up with. */
+export function recordEntityFetch(
+  store: Store,
+  fetch: { kind: string; key: string; outcome: EntityFetchOutcome; items: number; invalid: number },
+  context: WriteContext,
+): void {
+  sqliteOf(store)
+    .prepare(
+      `INSERT INTO entity_fetches (kind, entity_key, outcome, items, invalid, audit_seq, fetched_at, sync_run_id)
+       VALUES (?, ?, ?, ?, ?, (SELECT coalesce(max(seq), 0) FROM audit_logs), ?, ?)`,
+    )
+    .run(fetch.kind, fetch.key, fetch.outcome, fetch.items, fetch.invalid, context.now, context.runId);
+}

@@ -1,0 +1,55 @@
+// `flagtrail verify` over the entity chain (config versions, their revisions, experiment and metric
+// snapshots): each row's hash against its raw record, the columns copied from it, each link, seq without
+// gaps from 1, and the head meta mirrors (rows cut off the end show there).
+import { IntegrityError } from "../errors.ts";
+import { ENTITY_CHAIN_HEAD_KEY, readEntityChain } from "../store/entityChain.ts";
+import { CHAIN_GENESIS, canonicalJson, chainLink, recordHash } from "../store/hash.ts";
+import type { Store } from "../store/open.ts";
+import { short } from "./records.ts";
+
+export interface EntityChainCheck {
+  rows: number;
+  head: { seq: number; hash: string } | null;
+}
+
+function parse(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+export function checkEntityChain(store: Store): Promise<EntityChainCheck> {
+  return readEntityChain(store, async (rows, metaHead) => {
+    let previous = CHAIN_GENESIS;
+    let seq = 0;
+    for await (const row of rows) {
+      const where = `${row.tbl} row ${row.id} (entity seq ${row.entity_seq})`;
+      seq += 1;
+      if (row.entity_seq !== seq)
+        throw new IntegrityError(`${where}: expected entity seq ${seq}: rows were removed`);
+      const raw = parse(row.raw);
+      if (raw === undefined || recordHash(raw) !== row.record_hash)
+        throw new IntegrityError(`${where}: record_hash differs from the hash of its raw record`);
+      const copied = parse(row.copied) as Record<string, unknown>;
+      for (const [field, value] of Object.entries(copied)) {
+        if (canonicalJson((raw as Record<string, unknown>)[field]) !== canonicalJson(value))
+          throw new IntegrityError(`${where}: its ${field} column differs from the raw record`);
+      }
+      previous = chainLink(previous, row.record_hash);
+      if (previous !== row.entity_chain_hash)
+        throw new IntegrityError(`${where}: the entity chain breaks here (an earlier row was changed)`);
+    }
+    const head = seq === 0 ? null : { seq, hash: previous };
+    const recorded =
+      metaHead === null ? null : (parse(metaHead) as { seq?: unknown; hash?: unknown } | undefined);
+    if ((recorded?.seq ?? 0) !== seq || (recorded?.hash ?? CHAIN_GENESIS) !== previous) {
+      throw new IntegrityError(
+        `the entity chain head recorded in meta (${ENTITY_CHAIN_HEAD_KEY}) is not its last row ` +
+          `(${head ? `entity seq ${seq}, ${short(previous)}` : "no rows"}): rows were removed from or added to the end`,
+      );
+    }
+    return { rows: seq, head };
+  });
+}

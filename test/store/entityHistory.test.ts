@@ -1,0 +1,174 @@
+// The entity history tables: versions append-only with revisions for changed content, snapshots only on
+// change, every content row linked in the entity chain, and what a sync has to read next.
+import { afterEach, describe, expect, it } from "vitest";
+import { sqliteOf } from "../../src/store/connection.ts";
+import { ENTITY_CHAIN_HEAD_KEY, entityChainRows } from "../../src/store/entityChain.ts";
+import { pairEditsWithVersions } from "../../src/store/entityLinks.ts";
+import { configsDueForVersions, eventsDueForMetrics } from "../../src/store/entityQueries.ts";
+import {
+  recordEntityFetch,
+  storeConfigVersions,
+  storeExperimentSnapshots,
+  storeMetricSnapshots,
+} from "../../src/store/entityWrites.ts";
+import { CHAIN_GENESIS, chainLink, recordHash } from "../../src/store/hash.ts";
+import { openStore, type Store } from "../../src/store/open.ts";
+import { insertRecords, makeRecord } from "../report/fixtures.ts";
+
+const T0 = Date.UTC(2024, 5, 1, 12, 0, 0);
+let store: Store;
+afterEach(() => store?.close());
+
+const version = (n: number, extra: Record<string, unknown> = {}) => ({
+  configId: "cfg",
+  version: n,
+  lastModifiedTime: T0 + n * 1000,
+  lastModifierId: "u1",
+  lastModifierName: "Alice",
+  raw: { id: "cfg", name: "limits", version: n, lastModifiedTime: T0 + n * 1000, ...extra },
+});
+const ctx = { runId: null, now: T0 };
+
+describe("config versions", () => {
+  it("stores each version once; other content under a known number is a revision, kept once", () => {
+    store = openStore(":memory:");
+    expect(storeConfigVersions(store, "limits", [version(2), version(1)], ctx)).toEqual({
+      inserted: 2,
+      mutations: [],
+    });
+    expect(storeConfigVersions(store, "limits", [version(1), version(2)], ctx)).toEqual({
+      inserted: 0,
+      mutations: [],
+    });
+    const changed = version(1, { description: "rewritten" });
+    const again = storeConfigVersions(store, "limits", [changed, version(2)], ctx);
+    expect(again.mutations).toEqual([
+      {
+        configKey: "limits",
+        version: 1,
+        storedHash: recordHash(version(1).raw),
+        receivedHash: recordHash(changed.raw),
+      },
+    ]);
+    storeConfigVersions(store, "limits", [changed], ctx);
+    const sqlite = sqliteOf(store);
+    expect(sqlite.prepare("SELECT version FROM config_versions ORDER BY entity_seq").pluck().all()).toEqual([
+      1, 2,
+    ]);
+    expect(sqlite.prepare("SELECT count(*) FROM config_version_revisions").pluck().get()).toBe(1);
+  });
+
+  it("links every content row of the four tables in one chain, its head mirrored in meta", () => {
+    store = openStore(":memory:");
+    storeConfigVersions(store, "limits", [version(1)], ctx);
+    const exp = { id: "e1", name: "Exp", status: "active", raw: { id: "e1", status: "active" } };
+    expect(storeExperimentSnapshots(store, "layer", [exp], ctx)).toBe(1);
+    expect(storeExperimentSnapshots(store, "layer", [exp], ctx)).toBe(0);
+    storeConfigVersions(store, "limits", [version(1, { tags: ["x"] })], ctx);
+    const rows = [...entityChainRows(sqliteOf(store))];
+    expect(rows.map((r) => r.tbl)).toEqual([
+      "config_versions",
+      "experiment_snapshots",
+      "config_version_revisions",
+    ]);
+    let link = CHAIN_GENESIS;
+    for (const row of rows) {
+      link = chainLink(link, row.record_hash);
+      expect(row.entity_chain_hash).toBe(link);
+    }
+    const head = sqliteOf(store)
+      .prepare("SELECT value FROM meta WHERE key = ?")
+      .pluck()
+      .get(ENTITY_CHAIN_HEAD_KEY);
+    expect(JSON.parse(head as string)).toEqual({ seq: 3, hash: link });
+  });
+});
+
+describe("configsDueForVersions", () => {
+  it("names a config once a versioned edit is stored after its last read, never a gate or a review", () => {
+    store = openStore(":memory:");
+    insertRecords(store, [
+      makeRecord({ id: "r1", at: T0, name: "limits", actionType: "dynamic_config_create" }),
+      makeRecord({ id: "r2", at: T0, name: "a_gate", actionType: "gate_update" }),
+      makeRecord({ id: "r3", at: T0, name: "other", actionType: "config_review_create" }),
+    ]);
+    expect(configsDueForVersions(store)).toEqual(["limits"]);
+    recordEntityFetch(
+      store,
+      { kind: "config_versions", key: "limits", outcome: "forbidden", items: 0, invalid: 0 },
+      ctx,
+    );
+    expect(configsDueForVersions(store)).toEqual(["limits"]);
+    recordEntityFetch(
+      store,
+      { kind: "config_versions", key: "limits", outcome: "ok", items: 1, invalid: 0 },
+      ctx,
+    );
+    expect(configsDueForVersions(store)).toEqual([]);
+    insertRecords(store, [
+      makeRecord({ id: "r4", at: T0 + 5000, name: "limits", actionType: "config_default_value_update" }),
+    ]);
+    expect(configsDueForVersions(store)).toEqual(["limits"]);
+  });
+});
+
+describe("pairEditsWithVersions", () => {
+  const v = (version: number, at: number, modifier: string | null) => ({
+    version,
+    last_modified_time: at,
+    last_modifier_id: modifier,
+    raw: "{}",
+  });
+  const e = (id: string, at: number | null, user: string | null) => ({
+    id,
+    occurred_at: at,
+    updated_by_user_id: user,
+  });
+
+  it("links by second and modifier; a tie pairs versions in order with records in listing order", () => {
+    const pairs = pairEditsWithVersions(
+      // Records in the order the link query gives them: oldest first within a second.
+      [
+        e("a", T0, "u1"),
+        e("b", T0 + 999, "u1"),
+        e("c", T0, "u2"),
+        e("d", T0 + 1000, "u1"),
+        e("x", null, "u1"),
+      ],
+      [v(3, T0 + 700, "u1"), v(4, T0 + 800, "u1"), v(5, T0 + 10, "u2"), v(6, T0 + 5000, "u1")],
+    );
+    expect(pairs).toEqual([
+      ["a", 3],
+      ["b", 4],
+      ["c", 5],
+    ]);
+  });
+
+  it("leaves a record unlinked when the modifier differs or the second does", () => {
+    expect(pairEditsWithVersions([e("a", T0, "u1")], [v(1, T0 + 1000, "u1"), v(2, T0, "u9")])).toEqual([]);
+  });
+});
+
+describe("eventsDueForMetrics", () => {
+  it("reads the named events, those read before and those the stored lineage names, each once", () => {
+    store = openStore(":memory:");
+    expect(eventsDueForMetrics(store, ["purchase"])).toEqual(["purchase"]);
+    recordEntityFetch(
+      store,
+      { kind: "event_metrics", key: "purchase", outcome: "ok", items: 1, invalid: 0 },
+      ctx,
+    );
+    storeMetricSnapshots(
+      store,
+      "purchase",
+      [
+        {
+          id: "funnel::funnel",
+          raw: { id: "funnel::funnel", lineage: { events: ["purchase", "checkout"], metrics: [] } },
+        },
+      ],
+      ctx,
+    );
+    expect(eventsDueForMetrics(store, ["signup"])).toEqual(["signup", "checkout", "purchase"]);
+  });
+});
