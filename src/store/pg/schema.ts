@@ -212,3 +212,143 @@ export const meta = pgTable("meta", {
   // Whole seconds × 1000, as SQLite's unixepoch() * 1000.
   updatedAt: epochMs("updated_at").notNull().default(sql`(floor(extract(epoch from now())) * 1000)::bigint`),
 });
+
+// Entity history (issue 10), as in src/store/schema.ts: content rows append-only, linked in the entity
+// hash chain by entity_seq.
+
+const seqNumber = (name: string) => bigint(name, { mode: "number" });
+
+/** One row per (config, version) as first received. Never updated. */
+export const configVersions = pgTable(
+  "config_versions",
+  {
+    id: integer("id").primaryKey().generatedByDefaultAsIdentity(),
+    configKey: text("config_key").notNull(),
+    configId: text("config_id").notNull(),
+    version: integer("version").notNull(),
+    lastModifiedTime: epochMs("last_modified_time").notNull(),
+    lastModifierId: text("last_modifier_id"),
+    lastModifierName: text("last_modifier_name"),
+    raw: text("raw").notNull(),
+    recordHash: text("record_hash").notNull(),
+    entitySeq: seqNumber("entity_seq").notNull(),
+    entityChainHash: text("entity_chain_hash").notNull(),
+    firstSeenAt: epochMs("first_seen_at").notNull(),
+    syncRunId: integer("sync_run_id"),
+  },
+  (t) => [
+    uniqueIndex("config_versions_key_version_idx").on(t.configKey, t.version),
+    index("config_versions_time_idx").on(t.configKey, t.lastModifiedTime),
+    uniqueIndex("config_versions_entity_seq_idx").on(t.entitySeq),
+  ],
+);
+
+/** A version that came back with other content under the same number: a mutation, kept whole. */
+export const configVersionRevisions = pgTable(
+  "config_version_revisions",
+  {
+    id: integer("id").primaryKey().generatedByDefaultAsIdentity(),
+    configKey: text("config_key").notNull(),
+    version: integer("version").notNull(),
+    raw: text("raw").notNull(),
+    recordHash: text("record_hash").notNull(),
+    entitySeq: seqNumber("entity_seq").notNull(),
+    entityChainHash: text("entity_chain_hash").notNull(),
+    seenAt: epochMs("seen_at").notNull(),
+    syncRunId: integer("sync_run_id"),
+  },
+  (t) => [
+    uniqueIndex("config_version_revisions_idx").on(t.configKey, t.version, t.recordHash),
+    uniqueIndex("config_version_revisions_entity_seq_idx").on(t.entitySeq),
+  ],
+);
+
+/** An experiment as its layer listed it at taken_at; a new row only when its content changed. */
+export const experimentSnapshots = pgTable(
+  "experiment_snapshots",
+  {
+    id: integer("id").primaryKey().generatedByDefaultAsIdentity(),
+    layerId: text("layer_id").notNull(),
+    experimentId: text("experiment_id").notNull(),
+    name: text("name").notNull(),
+    status: text("status").notNull(),
+    takenAt: epochMs("taken_at").notNull(),
+    raw: text("raw").notNull(),
+    recordHash: text("record_hash").notNull(),
+    entitySeq: seqNumber("entity_seq").notNull(),
+    entityChainHash: text("entity_chain_hash").notNull(),
+    syncRunId: integer("sync_run_id"),
+  },
+  (t) => [
+    index("experiment_snapshots_experiment_idx").on(t.experimentId, t.takenAt),
+    index("experiment_snapshots_name_idx").on(t.name),
+    uniqueIndex("experiment_snapshots_entity_seq_idx").on(t.entitySeq),
+  ],
+);
+
+/** A metric derived from an event as listed at taken_at; a new row only when its content changed. */
+export const metricSnapshots = pgTable(
+  "metric_snapshots",
+  {
+    id: integer("id").primaryKey().generatedByDefaultAsIdentity(),
+    eventName: text("event_name").notNull(),
+    metricId: text("metric_id").notNull(),
+    takenAt: epochMs("taken_at").notNull(),
+    raw: text("raw").notNull(),
+    recordHash: text("record_hash").notNull(),
+    entitySeq: seqNumber("entity_seq").notNull(),
+    entityChainHash: text("entity_chain_hash").notNull(),
+    syncRunId: integer("sync_run_id"),
+  },
+  (t) => [
+    index("metric_snapshots_event_idx").on(t.eventName, t.metricId, t.takenAt),
+    uniqueIndex("metric_snapshots_entity_seq_idx").on(t.entitySeq),
+  ],
+);
+
+/** Every entity read and how it ended: ok, not_found (a deleted entity) or forbidden (no scope). */
+export const entityFetches = pgTable(
+  "entity_fetches",
+  {
+    id: integer("id").primaryKey().generatedByDefaultAsIdentity(),
+    kind: text("kind").notNull(),
+    entityKey: text("entity_key").notNull(),
+    outcome: text("outcome").notNull(),
+    items: integer("items").notNull().default(0),
+    invalid: integer("invalid").notNull().default(0),
+    auditSeq: seqNumber("audit_seq").notNull(),
+    fetchedAt: epochMs("fetched_at").notNull(),
+    syncRunId: integer("sync_run_id"),
+  },
+  (t) => [index("entity_fetches_key_idx").on(t.kind, t.entityKey, t.auditSeq)],
+);
+
+/** Each config-edit audit record and the version it produced (derived: recomputed after each read). */
+export const configEditLinks = pgTable(
+  "config_edit_links",
+  {
+    auditLogId: text("audit_log_id")
+      .primaryKey()
+      .references(() => auditLogs.id),
+    configKey: text("config_key").notNull(),
+    version: integer("version").notNull(),
+  },
+  (t) => [index("config_edit_links_version_idx").on(t.configKey, t.version)],
+);
+
+/** Field-level diff of a version against the one before it (derived; version 1 diffs against nothing). */
+export const configVersionChanges = pgTable(
+  "config_version_changes",
+  {
+    id: integer("id").primaryKey().generatedByDefaultAsIdentity(),
+    configKey: text("config_key").notNull(),
+    version: integer("version").notNull(),
+    previousVersion: integer("previous_version"),
+    field: text("field").notNull(),
+    path: text("path"),
+    change: text("change").notNull(),
+    oldValue: text("old_value"),
+    newValue: text("new_value"),
+  },
+  (t) => [index("config_version_changes_idx").on(t.configKey, t.version)],
+);
