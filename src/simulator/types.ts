@@ -96,4 +96,6 @@ export interface HistoryObserver {
     actor: SimActor;
     actionType: string;
   }): void;
+  /** A layer was created (layer_create): it exists, with no experiment yet. */
+  layerCreated(layerId: string): void;
 }

@@ -35,6 +35,17 @@ const count = (db: string, sql: string, ...params: unknown[]) =>
         .get(...params) as number,
   );
 
+/** A layer the simulated history created and put experiments in. */
+async function layerWithExperiments(sim: Awaited<ReturnType<typeof startSim>>): Promise<string> {
+  for (const layer of sim.entities.layerIds()) {
+    const listed = await fetch(`${sim.url}/console/v1/layers/${layer}/experiments`, {
+      headers: { [sim.settings.authHeader]: sim.settings.apiKey },
+    }).then((r) => r.json() as Promise<{ data: unknown[] }>);
+    if (listed.data.length > 0) return layer;
+  }
+  throw new Error("the simulated history put no experiment in a layer");
+}
+
 describe("sync reads entity history", () => {
   it("backfill reads each edited config once; a nightly run without a config edit reads no version", async () => {
     const sim = await startSim();
@@ -47,7 +58,13 @@ describe("sync reads entity history", () => {
     expect(configs).toBeGreaterThan(3);
     expect(first.entities).toMatchObject({ configs, forbidden: false, notFound: [] });
     expect(requestsTo(sim, "/versions")).toBe(configs);
-    expect(first.entities.requests).toBe(configs);
+    // Plus one read per layer the history created (its layer_create record names it).
+    const layers = count(
+      db,
+      "SELECT count(DISTINCT name) FROM audit_logs WHERE action_type = 'layer_create'",
+    );
+    expect(first.entities.layers).toBe(layers);
+    expect(first.entities.requests).toBe(configs + layers);
     // The generator stores one version per audited edit: every version is linked, and only one.
     const versions = count(db, "SELECT count(*) FROM config_versions");
     expect(first.entities.newVersions).toBe(versions);
@@ -220,10 +237,9 @@ describe("sync reads entity history", () => {
   });
 
   it("reads the experiments of the layers the audit log names, and the metrics of --event", async () => {
-    const sim = await startSim({ records: 400 });
+    const sim = await startSim({ records: 1500 });
     const db = tempDbPath();
-    const layer = sim.entities.layerIds()[0]!;
-    sim.control.append([{ name: layer, actionType: "layer_create", changeLog: "Created layer" }]);
+    const layer = await layerWithExperiments(sim);
     const webhook = await fetch(`${sim.url}/v1/webhooks/event_webhook`, {
       method: "POST",
       headers: { "content-type": "application/json", [sim.settings.authHeader]: sim.settings.serverSecret },
@@ -231,11 +247,13 @@ describe("sync reads entity history", () => {
     });
     expect(webhook.status).toBe(202);
     const first = await sync(sim, db, ["--event", "purchase"]);
-    expect(first.entities).toMatchObject({ layers: 1, events: 1, metricSnapshots: 3 });
-    expect(first.entities.experimentSnapshots).toBeGreaterThan(0);
-    expect(count(db, "SELECT count(*) FROM experiment_snapshots WHERE layer_id = ?", layer)).toBe(
-      first.entities.experimentSnapshots,
+    const named = count(db, "SELECT count(DISTINCT name) FROM audit_logs WHERE action_type = 'layer_create'");
+    expect(named).toBeGreaterThan(0);
+    expect(first.entities).toMatchObject({ layers: named, events: 1, metricSnapshots: 3 });
+    expect(count(db, "SELECT count(*) FROM experiment_snapshots WHERE layer_id = ?", layer)).toBeGreaterThan(
+      0,
     );
+    expect(count(db, "SELECT count(*) FROM experiment_snapshots")).toBe(first.entities.experimentSnapshots);
     expect(
       withDb(db, (d) =>
         d.prepare("SELECT json_extract(raw, '$.lineage.events[0]') FROM metric_snapshots").pluck().all(),
@@ -249,10 +267,9 @@ describe("sync reads entity history", () => {
   });
 
   it("plants each reconciliation finding in the simulator and finds it in the report", async () => {
-    const sim = await startSim({ records: 300 });
+    const sim = await startSim({ records: 1500 });
     const db = tempDbPath();
-    const layer = sim.entities.layerIds()[0]!;
-    sim.control.append([{ name: layer, actionType: "layer_create", changeLog: "Created layer" }]);
+    const layer = await layerWithExperiments(sim);
     await sync(sim, db);
     const [silent, unversioned] = sim.entities.configNames() as [string, string];
     const actor = { id: "actorActorActor00003", name: "Finn", email: "" };

@@ -24,6 +24,7 @@ function generate(seed: number, records: number, days = 120): Generated {
   const generator = new HistoryGenerator(seed, {
     configChanged: (event) => out.configEvents.push(event),
     experimentChanged: (event) => out.experimentEvents.push(event),
+    layerCreated: () => {},
   });
   generator.fill(store, { records, days, endAt: NOW });
   for (let i = 0; i < store.size; i++) {

@@ -83,6 +83,11 @@ export class ExperimentStore {
 
   constructor(private readonly options: ExperimentStoreOptions) {}
 
+  /** A created layer lists its experiments (none yet) rather than answering 404. */
+  readonly observeLayer: HistoryObserver["layerCreated"] = (layerId) => {
+    if (!this.layers.has(layerId)) this.layers.set(layerId, new Set());
+  };
+
   readonly observe: HistoryObserver["experimentChanged"] = (event) => {
     let state = this.experiments.get(event.experimentId);
     if (state === undefined) {

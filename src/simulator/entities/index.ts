@@ -94,7 +94,11 @@ export function createEntityWorld(options: EntityWorldOptions): EntityWorld {
   return {
     control,
     routes,
-    observer: { configChanged: configs.observe, experimentChanged: experiments.observe },
+    observer: {
+      configChanged: configs.observe,
+      experimentChanged: experiments.observe,
+      layerCreated: experiments.observeLayer,
+    },
     ingestEvent: (event) => events.ingest(event),
     getExperiment: (id) => experiments.get(id),
     dynamicConfigIds: () => configs.ids(),

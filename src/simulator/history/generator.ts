@@ -98,6 +98,8 @@ export class HistoryGenerator {
   private readonly configs: ConfigState[] = [];
   private readonly gateCount = { value: 0 };
   private readonly experiments: ExperimentState[] = [];
+  /** Layers whose layer_create record is out: a layer is created before its first experiment joins. */
+  private readonly createdLayers = new Set<string>();
   private readonly reviews: ReviewFlow;
   /** Steps owed later, by record slot; `slot` counts the records of the team's rhythm emitted so far. */
   private readonly followUps = new FollowUps<(at: number) => Emitted>();
@@ -432,12 +434,20 @@ export class HistoryGenerator {
   }
 
   private createExperiment(at: number, actor: SimActor): Draft {
+    const layerId = this.prng.chance(0.4) ? this.prng.pick(LAYERS) : null;
+    if (layerId !== null && !this.createdLayers.has(layerId)) {
+      // This step creates the layer (the audit log names it, so a sync reads its experiments); the
+      // experiment comes in a later step.
+      this.createdLayers.add(layerId);
+      this.observer.layerCreated(layerId);
+      return { name: layerId, actionType: "layer_create", changeLog: `Created layer ${layerId}` };
+    }
     const experiment: ExperimentState = {
       id: this.ids.alphanumeric(22),
       name: this.names.next("experiment"),
       status: "setup",
       scheduled: false,
-      layerId: this.prng.chance(0.4) ? this.prng.pick(LAYERS) : null,
+      layerId,
       tags: this.someTags(),
       owner: actor,
       busy: false,
