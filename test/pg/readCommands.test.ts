@@ -1,0 +1,165 @@
+// The read commands on PostgreSQL through the real CLI: one history synced from the simulator into
+// SQLite, copied into PostgreSQL (test/pg/copyStore.ts), then `sql`, `verify`, `status` and `report`
+// run on both stores must print the same; a write through `sql` is refused by the server.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { RunningSimulator } from "../../src/simulator/index.ts";
+import { runCli } from "../helpers/runCli.ts";
+import { daysAgo, simEnv, startTestSimulator, tempDbPath } from "../helpers/simSync.ts";
+import { freshDatabase, queryOnce } from "./cluster.ts";
+import { copyStore } from "./copyStore.ts";
+
+let sim: RunningSimulator;
+let sqlitePath: string;
+let url: string;
+let copied: Record<string, number>;
+
+beforeAll(async () => {
+  sim = await startTestSimulator({ records: 500, days: 40, faults: { malformedRate: 0.02 } });
+  sqlitePath = tempDbPath("flagtrail-pgread-");
+  const synced = await runCli(["sync", "--since", daysAgo(45), "--json"], { env: simEnv(sim, sqlitePath) });
+  if (synced.code !== 0) throw new Error(`sync failed: ${synced.stderr}`);
+  url = await freshDatabase("read");
+  copied = await copyStore(sqlitePath, url);
+});
+afterAll(async () => {
+  await sim?.close();
+});
+
+/** `args` run once with `--db` on each store. */
+async function onBoth(args: readonly string[]) {
+  const [lite, pg] = await Promise.all([
+    runCli([...args, "--db", sqlitePath]),
+    runCli([...args, "--db", url]),
+  ]);
+  return { lite, pg };
+}
+
+describe("the copied history", () => {
+  it("has records, quarantine and coverage in PostgreSQL", async () => {
+    expect(copied.audit_logs).toBeGreaterThan(400);
+    expect(copied.quarantine).toBeGreaterThan(0);
+    expect(copied.coverage).toBeGreaterThan(30);
+    const [row] = await queryOnce<{ n: string }>(url, "SELECT count(*) AS n FROM audit_logs");
+    expect(Number(row?.n)).toBe(copied.audit_logs);
+  });
+});
+
+describe("flagtrail sql on PostgreSQL", () => {
+  const query =
+    'SELECT action_type, count(*) AS records, min(occurred_at) AS first_at, max(seq) AS last_seq FROM audit_logs GROUP BY action_type ORDER BY action_type COLLATE "C"';
+
+  it("prints the same rows as on SQLite in every format, numbers as numbers", async () => {
+    for (const format of ["table", "csv", "json", "nl"]) {
+      // SQLite has no COLLATE "C": its own byte order is the same order.
+      const lite = await runCli([
+        "sql",
+        "--db",
+        sqlitePath,
+        "--format",
+        format,
+        query.replace(' COLLATE "C"', ""),
+      ]);
+      const pg = await runCli(["sql", "--db", url, "--format", format, query]);
+      expect(pg.stderr).toBe("");
+      expect(pg.code).toBe(0);
+      expect(pg.stdout).toBe(lite.stdout);
+    }
+    const rows = JSON.parse((await runCli(["sql", "--db", url, "--json", query])).stdout);
+    expect(typeof rows[0].records).toBe("number");
+    expect(typeof rows[0].first_at).toBe("number");
+  });
+
+  it("binds --param the same way (@name), integers as integers", async () => {
+    const text = "SELECT id, seq FROM audit_logs WHERE seq <= @top AND action_type <> @skip ORDER BY seq";
+    const args = ["sql", "--csv", "--param", "top=25", "--param", "skip=nothing", text];
+    const { lite, pg } = await onBoth(args);
+    expect(pg.code).toBe(0);
+    expect(pg.stdout).toBe(lite.stdout);
+    expect(pg.stdout.trim().split("\r\n")).toHaveLength(26);
+  });
+
+  it("refuses a write by the server's rule (read-only transaction), exit 2 as on SQLite, nothing written", async () => {
+    for (const write of [
+      "DELETE FROM audit_logs",
+      "UPDATE audit_logs SET name = 'x' RETURNING id",
+      "WITH gone AS (DELETE FROM meta RETURNING key) SELECT * FROM gone",
+      "SELECT 1; COMMIT; DELETE FROM audit_logs",
+    ]) {
+      const pg = await runCli(["sql", "--db", url, write]);
+      expect(pg.code, write).toBe(2);
+      expect(pg.stdout).toBe("");
+      expect(pg.stderr.trim().split("\n"), write).toHaveLength(1);
+    }
+    const refused = await runCli(["sql", "--db", url, "DELETE FROM audit_logs"]);
+    expect(refused.stderr).toMatch(/read-only transaction/);
+    const lite = await runCli(["sql", "--db", sqlitePath, "DELETE FROM audit_logs"]);
+    expect(lite.code).toBe(2);
+    const [row] = await queryOnce<{ n: string }>(url, "SELECT count(*) AS n FROM audit_logs");
+    expect(Number(row?.n)).toBe(copied.audit_logs);
+  });
+
+  it("reports SQL errors in one sentence (exit 2) with the password masked", async () => {
+    const pg = await runCli(["sql", "--db", url, "SELECT nope FROM audit_logs"]);
+    expect(pg.code).toBe(2);
+    expect(pg.stderr).toMatch(/SQL error: column "nope" does not exist/);
+  });
+});
+
+/** The commands that read PostgreSQL so far. */
+const READ_COMMANDS = ["sql"];
+
+describe("connection failures", () => {
+  function withParts(parts: { password?: string; database?: string; port?: string }): string {
+    const u = new URL(url);
+    if (parts.password !== undefined) u.password = parts.password;
+    if (parts.database !== undefined) u.pathname = `/${parts.database}`;
+    if (parts.port !== undefined) u.port = parts.port;
+    return u.toString();
+  }
+
+  it("wrong password, missing database, unreachable server: one sentence, masked URL, exit 1", async () => {
+    const cases = [
+      [withParts({ password: "s3cret-wrong" }), /refused the login .*wrong user name or password/],
+      [withParts({ database: "no_such_db", password: "s3cret-wrong2" }), /does not exist|wrong user name/],
+      [withParts({ port: "1", password: "s3cret-wrong3" }), /Cannot reach the PostgreSQL server/],
+    ] as const;
+    for (const [target, pattern] of cases) {
+      for (const command of READ_COMMANDS) {
+        const args =
+          command === "sql"
+            ? ["sql", "--db", target, "SELECT 1"]
+            : command === "report"
+              ? ["report", "--db", target, "--from", daysAgo(10), "--to", daysAgo(2), "--out", tempDbPath()]
+              : [command, "--db", target];
+        const result = await runCli(args);
+        expect(result.code, `${command} ${target}`).toBe(1);
+        expect(result.stderr).toMatch(pattern);
+        expect(result.stderr).toContain(":***@");
+        expect(result.stderr).not.toMatch(/s3cret/);
+        expect(result.stderr.trim().split("\n")).toHaveLength(1);
+      }
+    }
+  });
+
+  it("a missing database is named as such", async () => {
+    const result = await runCli(["sql", "--db", withParts({ database: "no_such_db" }), "SELECT 1"]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/does not exist on that server/);
+  });
+
+  it("sync, daemon and demo refuse a PostgreSQL URL in one sentence, exit 1, nothing written", async () => {
+    const before = await queryOnce<{ n: string }>(url, "SELECT count(*) AS n FROM sync_runs");
+    for (const args of [
+      ["sync", "--db", url],
+      ["daemon", "--db", url],
+      ["demo", "--db", url],
+    ]) {
+      const result = await runCli(args, { env: simEnv(sim, url) });
+      expect(result.code, args[0]).toBe(1);
+      expect(result.stderr).toMatch(/not supported yet/);
+      expect(result.stderr).not.toContain(new URL(url).password || "\u0000");
+      expect(result.stderr.trim().split("\n")).toHaveLength(1);
+    }
+    expect(await queryOnce<{ n: string }>(url, "SELECT count(*) AS n FROM sync_runs")).toEqual(before);
+  });
+});
