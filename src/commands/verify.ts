@@ -5,7 +5,7 @@
 import { existsSync } from "node:fs";
 import { z } from "zod";
 import { resolveDbPath } from "../config.ts";
-import { openStore } from "../store/open.ts";
+import { openAnyStore } from "../store/openAny.ts";
 import { checkManifest, type ReadManifest, readManifest } from "../verify/manifest.ts";
 import { type StoreCheck, verifyStore } from "../verify/store.ts";
 import type { TableCheck } from "../verify/tables.ts";
@@ -52,7 +52,7 @@ export async function action(raw: Record<string, unknown>): Promise<void> {
   const checkStore = !(options.manifest && !options.db && !process.env.FLAGTRAIL_DB && !existsSync(dbPath));
   const manifest: ReadManifest | null = options.manifest ? await readManifest(options.manifest) : null;
   if (checkStore) {
-    const store = openStore(dbPath, { readonly: true });
+    const store = await openAnyStore(dbPath, { readonly: true });
     try {
       const check = await verifyStore(store, {
         signingKey,
@@ -60,7 +60,7 @@ export async function action(raw: Record<string, unknown>): Promise<void> {
       });
       parts.push(...storeText(check));
     } finally {
-      store.close();
+      await store.close();
     }
   }
   if (manifest) {

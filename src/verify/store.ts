@@ -3,7 +3,7 @@
 // first broken thing.
 import { IntegrityError } from "../errors.ts";
 import { readChainSnapshot } from "../store/chainRead.ts";
-import type { Store } from "../store/open.ts";
+import type { AnyStore } from "../store/openAny.ts";
 import { type ChainHead, checkRecords, type RecordsCheck, short } from "./records.ts";
 import {
   checkCoverage,
@@ -35,7 +35,7 @@ export interface StoreCheck extends RecordsCheck {
   signature: "valid" | "not checked";
 }
 
-export async function verifyStore(store: Store, options: VerifyStoreOptions = {}): Promise<StoreCheck> {
+export async function verifyStore(store: AnyStore, options: VerifyStoreOptions = {}): Promise<StoreCheck> {
   const after = async (part: StorePart) => {
     await options.afterRead?.(part);
   };

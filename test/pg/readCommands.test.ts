@@ -106,7 +106,38 @@ describe("flagtrail sql on PostgreSQL", () => {
 });
 
 /** The commands that read PostgreSQL so far. */
-const READ_COMMANDS = ["sql"];
+const READ_COMMANDS = ["sql", "verify"];
+
+describe("flagtrail verify on PostgreSQL", () => {
+  it("passes on both stores with the same findings", async () => {
+    const { lite, pg } = await onBoth(["verify"]);
+    expect(pg.stderr).toBe("");
+    expect(pg.code).toBe(0);
+    expect(pg.stdout).toMatch(/^OK: hash chain of \d+ records intact/);
+    expect(pg.stdout).toMatch(
+      /quarantine: [1-9]\d* rows? match their digest; coverage: [1-9]\d* rows match their digest/,
+    );
+    expect(pg.stdout).toBe(lite.stdout);
+  });
+
+  it("catches a row edited in PostgreSQL, naming it (exit 1)", async () => {
+    const [row] = await queryOnce<{ name: string; id: string }>(
+      url,
+      "SELECT name, id FROM audit_logs WHERE seq = 7",
+    );
+    await queryOnce(url, "UPDATE audit_logs SET name = 'tampered' WHERE seq = 7");
+    try {
+      const result = await runCli(["verify", "--db", url]);
+      expect(result.code).toBe(1);
+      expect(result.stderr).toContain(`seq 7 (id ${row?.id})`);
+      expect(result.stderr).toMatch(/name/);
+      expect(result.stderr.trim().split("\n")).toHaveLength(1);
+    } finally {
+      await queryOnce(url, "UPDATE audit_logs SET name = $1 WHERE seq = 7", [row?.name]);
+    }
+    expect((await runCli(["verify", "--db", url])).code).toBe(0);
+  });
+});
 
 describe("connection failures", () => {
   function withParts(parts: { password?: string; database?: string; port?: string }): string {
