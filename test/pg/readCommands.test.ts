@@ -106,7 +106,7 @@ describe("flagtrail sql on PostgreSQL", () => {
 });
 
 /** The commands that read PostgreSQL so far. */
-const READ_COMMANDS = ["sql", "verify"];
+const READ_COMMANDS = ["sql", "verify", "status"];
 
 describe("flagtrail verify on PostgreSQL", () => {
   it("passes on both stores with the same findings", async () => {
@@ -136,6 +136,27 @@ describe("flagtrail verify on PostgreSQL", () => {
       await queryOnce(url, "UPDATE audit_logs SET name = $1 WHERE seq = 7", [row?.name]);
     }
     expect((await runCli(["verify", "--db", url])).code).toBe(0);
+  });
+});
+
+describe("flagtrail status on PostgreSQL", () => {
+  it("prints what SQLite's prints, the database named by its masked URL", async () => {
+    const { lite, pg } = await onBoth(["status"]);
+    expect(pg.stderr).toBe("");
+    expect(pg.code).toBe(0);
+    const masked = url.replace(/:[^:@/]+@/, ":***@");
+    expect(pg.stdout).toContain(`Database ${masked}\n`);
+    expect(pg.stdout).not.toContain(new URL(url).password);
+    expect(pg.stdout).toMatch(/Quarantined records: [1-9]/);
+    expect(pg.stdout.replace(masked, "<db>")).toBe(lite.stdout.replace(sqlitePath, "<db>"));
+  });
+
+  it("--json holds the same values", async () => {
+    const { lite, pg } = await onBoth(["status", "--json"]);
+    expect(pg.code).toBe(0);
+    const [a, b] = [JSON.parse(lite.stdout), JSON.parse(pg.stdout)];
+    expect({ ...b, database: "" }).toEqual({ ...a, database: "" });
+    expect(b.records.total).toBe(copied.audit_logs);
   });
 });
 
@@ -173,7 +194,7 @@ describe("connection failures", () => {
   });
 
   it("a missing database is named as such", async () => {
-    const result = await runCli(["sql", "--db", withParts({ database: "no_such_db" }), "SELECT 1"]);
+    const result = await runCli(["status", "--db", withParts({ database: "no_such_db" })]);
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/does not exist on that server/);
   });
