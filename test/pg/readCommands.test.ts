@@ -1,8 +1,15 @@
 // The read commands on PostgreSQL through the real CLI: one history synced from the simulator into
 // SQLite, copied into PostgreSQL (test/pg/copyStore.ts), then `sql`, `verify`, `status` and `report`
 // run on both stores must print the same; a write through `sql` is refused by the server.
+import { mkdtempSync, readdirSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Writable } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningSimulator } from "../../src/simulator/index.ts";
+import { parseSqlParams } from "../../src/sql/params.ts";
+import { runSql } from "../../src/sql/runSql.ts";
+import { openAnyStore } from "../../src/store/openAny.ts";
 import { runCli } from "../helpers/runCli.ts";
 import { daysAgo, simEnv, startTestSimulator, tempDbPath } from "../helpers/simSync.ts";
 import { freshDatabase, queryOnce } from "./cluster.ts";
@@ -106,7 +113,7 @@ describe("flagtrail sql on PostgreSQL", () => {
 });
 
 /** The commands that read PostgreSQL so far. */
-const READ_COMMANDS = ["sql", "verify", "status"];
+const READ_COMMANDS = ["sql", "verify", "status", "report"];
 
 describe("flagtrail verify on PostgreSQL", () => {
   it("passes on both stores with the same findings", async () => {
@@ -157,6 +164,107 @@ describe("flagtrail status on PostgreSQL", () => {
     const [a, b] = [JSON.parse(lite.stdout), JSON.parse(pg.stdout)];
     expect({ ...b, database: "" }).toEqual({ ...a, database: "" });
     expect(b.records.total).toBe(copied.audit_logs);
+  });
+});
+
+/** The ```sql blocks of a Markdown report, each with the `--param`s printed under it. */
+function printedQueries(markdown: string): { sql: string; params: Record<string, unknown> }[] {
+  const blocks = [
+    ...markdown.matchAll(/```sql\n([\s\S]*?)\n```(?:\n\nParameters[^\n]*\n\n```sh\n([\s\S]*?)\n```)?/g),
+  ];
+  return blocks.map(([, sql, params]) => ({
+    sql: sql!,
+    params: parseSqlParams(
+      [...(params ?? "").matchAll(/--param '((?:[^']|'\\'')*)'/g)].map((m) => m[1]!.replaceAll("'\\''", "'")),
+    ),
+  }));
+}
+
+async function sqlRows(location: string, query: { sql: string; params: Record<string, unknown> }) {
+  const store = await openAnyStore(location, { readonly: true });
+  const chunks: Buffer[] = [];
+  const out = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      chunks.push(chunk);
+      done();
+    },
+  });
+  try {
+    await runSql(store, query.sql, "json", out, query.params);
+  } finally {
+    await store.close();
+  }
+  return Buffer.concat(chunks).toString("utf8");
+}
+
+describe("flagtrail report on PostgreSQL", () => {
+  const period = ["--from", daysAgo(40), "--to", daysAgo(1)];
+  let dirs: { lite: string; pg: string };
+
+  beforeAll(async () => {
+    dirs = {
+      lite: mkdtempSync(join(tmpdir(), "ft-report-lite-")),
+      pg: mkdtempSync(join(tmpdir(), "ft-report-pg-")),
+    };
+    const [lite, pg] = await Promise.all([
+      runCli(["report", "--db", sqlitePath, "--out", dirs.lite, ...period]),
+      runCli(["report", "--db", url, "--out", dirs.pg, ...period]),
+    ]);
+    expect(lite.code, lite.stderr).toBe(0);
+    expect(pg.stderr).toBe("");
+    expect(pg.code).toBe(0);
+  });
+
+  it("writes byte-identical CSVs with rows in them", () => {
+    const csvs = readdirSync(dirs.lite).filter((name) => name.endsWith(".csv"));
+    expect(csvs).toHaveLength(3);
+    expect(readdirSync(dirs.pg).sort()).toEqual(readdirSync(dirs.lite).sort());
+    for (const name of csvs) {
+      const lite = readFileSync(join(dirs.lite, name));
+      expect(readFileSync(join(dirs.pg, name)).equals(lite), name).toBe(true);
+    }
+    const states = readdirSync(dirs.lite).find((n) => n.startsWith("experiment-state-changes"))!;
+    expect(readFileSync(join(dirs.lite, states), "utf8").split("\r\n").length).toBeGreaterThan(10);
+  });
+
+  it("writes the same Markdown but for the queries, each printed in its store's dialect", () => {
+    const name = readdirSync(dirs.lite).find((n) => n.endsWith(".md"))!;
+    const [lite, pg] = [
+      readFileSync(join(dirs.lite, name), "utf8"),
+      readFileSync(join(dirs.pg, name), "utf8"),
+    ];
+    // The generation time is the one other line that may differ (two processes, two clocks).
+    const withoutSql = (text: string) =>
+      text.replace(/```sql\n[\s\S]*?\n```/g, "```sql```").replace(/\| Generated at \| [^|]+ \|/, "");
+    expect(withoutSql(pg)).toBe(withoutSql(lite));
+    expect(pg).toMatch(/json_array_elements_text/);
+    expect(lite).not.toMatch(/json_array_elements_text/);
+    expect(printedQueries(pg).map((q) => q.params)).toEqual(printedQueries(lite).map((q) => q.params));
+  });
+
+  it("each printed query re-runs on its own store with `flagtrail sql` and gives the same rows", async () => {
+    const name = readdirSync(dirs.lite).find((n) => n.endsWith(".md"))!;
+    const lite = printedQueries(readFileSync(join(dirs.lite, name), "utf8"));
+    const pg = printedQueries(readFileSync(join(dirs.pg, name), "utf8"));
+    expect(pg.length).toBeGreaterThan(10);
+    for (const [i, query] of pg.entries()) {
+      expect(await sqlRows(url, query), query.sql).toBe(await sqlRows(sqlitePath, lite[i]!));
+    }
+  });
+
+  it("the manifests agree but for the generation time and the Markdown's hash", () => {
+    const name = readdirSync(dirs.lite).find((n) => n.startsWith("manifest"))!;
+    const strip = (text: string) => {
+      const manifest = JSON.parse(text);
+      manifest.generatedAt = "";
+      manifest.files = manifest.files.filter((f: { name: string }) => !f.name.endsWith(".md"));
+      return manifest;
+    };
+    const [lite, pg] = [join(dirs.lite, name), join(dirs.pg, name)].map((p) =>
+      strip(readFileSync(p, "utf8")),
+    );
+    expect(pg).toEqual(lite);
+    expect(pg.store.chainHead.seq).toBe(copied.audit_logs);
   });
 });
 
