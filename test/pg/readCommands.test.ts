@@ -11,7 +11,7 @@ import { parseSqlParams } from "../../src/sql/params.ts";
 import { runSql } from "../../src/sql/runSql.ts";
 import { openAnyStore } from "../../src/store/openAny.ts";
 import { runCli } from "../helpers/runCli.ts";
-import { daysAgo, simEnv, startTestSimulator, tempDbPath } from "../helpers/simSync.ts";
+import { daysAgo, simEnv, startTestSimulator, tempDbPath, withDb } from "../helpers/simSync.ts";
 import { freshDatabase, queryOnce } from "./cluster.ts";
 import { copyStore } from "./copyStore.ts";
 
@@ -25,6 +25,18 @@ beforeAll(async () => {
   sqlitePath = tempDbPath("flagtrail-pgread-");
   const synced = await runCli(["sync", "--since", daysAgo(45), "--json"], { env: simEnv(sim, sqlitePath) });
   if (synced.code !== 0) throw new Error(`sync failed: ${synced.stderr}`);
+  // Two records rewritten at the source after the fact: the store keeps them as revisions (mutations).
+  const victims = withDb(sqlitePath, (db) =>
+    db
+      .prepare("SELECT id FROM audit_logs WHERE occurred_at > ? ORDER BY seq LIMIT 2")
+      .pluck()
+      .all(Date.now() - 30 * 86_400_000),
+  ) as string[];
+  for (const id of victims) sim.control.mutate(id, { changeLog: "rewritten after the fact" });
+  const again = await runCli(["sync", "--full", "--since", daysAgo(45), "--json"], {
+    env: simEnv(sim, sqlitePath),
+  });
+  if (again.code !== 0) throw new Error(`second sync failed: ${again.stderr}`);
   url = await freshDatabase("read");
   copied = await copyStore(sqlitePath, url);
 });
@@ -46,6 +58,8 @@ describe("the copied history", () => {
     expect(copied.audit_logs).toBeGreaterThan(400);
     expect(copied.quarantine).toBeGreaterThan(0);
     expect(copied.coverage).toBeGreaterThan(30);
+    expect(copied.audit_log_revisions).toBe(2);
+    expect(copied.rule_changes).toBeGreaterThan(0);
     const [row] = await queryOnce<{ n: string }>(url, "SELECT count(*) AS n FROM audit_logs");
     expect(Number(row?.n)).toBe(copied.audit_logs);
   });
