@@ -282,6 +282,48 @@ describe("flagtrail report on PostgreSQL", () => {
   });
 });
 
+describe("a read-only reporting role", () => {
+  const grants = {
+    "the README's one-line grant": (role: string) => [`GRANT pg_read_all_data TO ${role}`],
+    "the README's narrower grants": (role: string) => [
+      `GRANT USAGE ON SCHEMA public, drizzle TO ${role}`,
+      `GRANT SELECT ON ALL TABLES IN SCHEMA public, drizzle TO ${role}`,
+    ],
+  };
+  for (const [how, statements] of Object.entries(grants)) {
+    it(`with ${how} runs every read command, and cannot write`, async () => {
+      const role = `reader_${Date.now()}`;
+      await queryOnce(url, `CREATE ROLE ${role} LOGIN PASSWORD 'reader-pw'`);
+      for (const statement of statements(role)) await queryOnce(url, statement);
+      const u = new URL(url);
+      u.username = role;
+      u.password = "reader-pw";
+      const reader = u.toString();
+      const status = await runCli(["status", "--db", reader]);
+      expect(status.stderr).toBe("");
+      expect(status.code).toBe(0);
+      expect((await runCli(["verify", "--db", reader])).code).toBe(0);
+      const out = mkdtempSync(join(tmpdir(), "ft-report-reader-"));
+      const report = await runCli([
+        "report",
+        "--db",
+        reader,
+        "--out",
+        out,
+        "--from",
+        daysAgo(10),
+        "--to",
+        daysAgo(2),
+      ]);
+      expect(report.code).toBe(0);
+      const count = await runCli(["sql", "--db", reader, "--csv", "SELECT count(*) AS n FROM audit_logs"]);
+      expect(count.stdout).toBe(`n\r\n${copied.audit_logs}\r\n`);
+      const write = await runCli(["sql", "--db", reader, "DELETE FROM meta"]);
+      expect(write.code).toBe(2);
+    });
+  }
+});
+
 describe("connection failures", () => {
   function withParts(parts: { password?: string; database?: string; port?: string }): string {
     const u = new URL(url);
