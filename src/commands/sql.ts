@@ -4,7 +4,7 @@ import { resolveDbPath } from "../config.ts";
 import { UsageError } from "../errors.ts";
 import { parseSqlParams } from "../sql/params.ts";
 import { runSql } from "../sql/runSql.ts";
-import { openStore } from "../store/open.ts";
+import { openAnyStore } from "../store/openAny.ts";
 import { parseOptions } from "./options.ts";
 
 const FORMATS = ["table", "csv", "json", "nl"] as const;
@@ -32,10 +32,11 @@ const sqlOptionsSchema = z
 
 export async function action(query: string, raw: Record<string, unknown>): Promise<void> {
   const options = parseOptions(sqlOptionsSchema, raw);
-  const store = openStore(resolveDbPath(options), { readonly: true });
+  const params = parseSqlParams(options.param);
+  const store = await openAnyStore(resolveDbPath(options), { readonly: true });
   try {
-    await runSql(store, query, options.format, process.stdout, parseSqlParams(options.param));
+    await runSql(store, query, options.format, process.stdout, params);
   } finally {
-    store.close();
+    await store.close();
   }
 }

@@ -5,7 +5,7 @@
 import { existsSync } from "node:fs";
 import { z } from "zod";
 import { resolveDbPath } from "../config.ts";
-import { openStore } from "../store/open.ts";
+import { openAnyStore } from "../store/openAny.ts";
 import { checkManifest, type ReadManifest, readManifest } from "../verify/manifest.ts";
 import { type StoreCheck, verifyStore } from "../verify/store.ts";
 import type { TableCheck } from "../verify/tables.ts";
@@ -39,9 +39,11 @@ function storeText(check: StoreCheck): string[] {
     check.signature === "valid"
       ? "chain head signature valid"
       : "chain head signature not checked (FLAGTRAIL_SIGNING_KEY not set)",
-    check.entities.head
-      ? `entity chain of ${check.entities.rows} rows intact (config versions, revisions, experiment and metric snapshots; head ${check.entities.head.hash.slice(0, 12)}…)`
-      : "no entity history",
+    check.entities === null
+      ? "entity chain not read (a PostgreSQL store holds no entity history yet)"
+      : check.entities.head
+        ? `entity chain of ${check.entities.rows} rows intact (config versions, revisions, experiment and metric snapshots; head ${check.entities.head.hash.slice(0, 12)}…)`
+        : "no entity history",
     "not checkable: first_seen_at, sync_run_id (and the times entity rows were read)",
   ];
 }
@@ -55,7 +57,7 @@ export async function action(raw: Record<string, unknown>): Promise<void> {
   const checkStore = !(options.manifest && !options.db && !process.env.FLAGTRAIL_DB && !existsSync(dbPath));
   const manifest: ReadManifest | null = options.manifest ? await readManifest(options.manifest) : null;
   if (checkStore) {
-    const store = openStore(dbPath, { readonly: true });
+    const store = await openAnyStore(dbPath, { readonly: true });
     try {
       const check = await verifyStore(store, {
         signingKey,
@@ -63,7 +65,7 @@ export async function action(raw: Record<string, unknown>): Promise<void> {
       });
       parts.push(...storeText(check));
     } finally {
-      store.close();
+      await store.close();
     }
   }
   if (manifest) {

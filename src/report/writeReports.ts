@@ -5,7 +5,7 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { FlagtrailError } from "../errors.ts";
-import { openStore, type Store } from "../store/open.ts";
+import { type AnyStore, openAnyStore } from "../store/openAny.ts";
 import {
   type CsvRow,
   type ReportParams,
@@ -49,7 +49,7 @@ export type { ReportFormat } from "./formats.ts";
 
 export interface ReportOptions {
   /** An open store, or the path of one (opened read-only: a report writes nothing to the store). */
-  store?: Store;
+  store?: AnyStore;
   dbPath?: string;
   from: string;
   to: string;
@@ -130,7 +130,7 @@ export async function writeReports(options: ReportOptions): Promise<ReportResult
     bom: options.bom ?? true,
   };
   if (!options.store && !options.dbPath) throw new FlagtrailError("writeReports needs a store or a dbPath");
-  const store = options.store ?? openStore(options.dbPath!, { readonly: true });
+  const store = options.store ?? (await openAnyStore(options.dbPath!, { readonly: true }));
   try {
     makeOutDir(options.outDir);
     removeStale(options.outDir);
@@ -172,7 +172,7 @@ export async function writeReports(options: ReportOptions): Promise<ReportResult
       removeStaging(staging);
     }
   } finally {
-    if (!options.store) store.close();
+    if (!options.store) await store.close();
   }
 }
 

@@ -1,7 +1,8 @@
 // What `flagtrail verify` reads, all of it inside ONE read transaction: in WAL mode the first read after
 // BEGIN pins a snapshot, so a sync committing pages meanwhile changes nothing verify sees (the meta head,
 // the records, the quarantine and coverage digests all belong to the same moment). Exported functions
-// are async: a PostgreSQL engine implements the same ones over an async driver (REPEATABLE READ).
+// are async: the PostgreSQL engine implements the same ones over an async driver (src/store/pg/chainRead.ts,
+// REPEATABLE READ), chosen by the handle's engine.
 import type Database from "better-sqlite3";
 import { type Store, sqliteOf } from "./connection.ts";
 import {
@@ -13,6 +14,8 @@ import {
   QUARANTINE_DIGEST_KEY,
   type QuarantineRow,
 } from "./digests.ts";
+import type { AnyStore } from "./openAny.ts";
+import { readPgChainSnapshot } from "./pg/chainRead.ts";
 import { BACKFILL_MARK_KEY } from "./ruleDiffs.ts";
 import { CHAIN_HEAD_HASH_KEY, CHAIN_HEAD_SEQ_KEY } from "./writes.ts";
 
@@ -91,7 +94,8 @@ async function* rowsOf<T>(iterator: IterableIterator<T>): AsyncGenerator<T> {
   for (const row of iterator) yield row;
 }
 
-function markOf(value: string | undefined): number {
+/** The seq up to which rule diffs were backfilled, from meta's mark (0 when there is none or it is unreadable). */
+export function backfillMarkSeq(value: string | undefined): number {
   try {
     const mark = value === undefined ? null : (JSON.parse(value) as { seq?: unknown } | null);
     return typeof mark?.seq === "number" ? mark.seq : 0;
@@ -120,7 +124,7 @@ function metaOf(sqlite: Database.Database): ChainMeta {
     headSignature: meta.get(CHAIN_HEAD_SIGNATURE_KEY) ?? null,
     quarantineDigest: meta.get(QUARANTINE_DIGEST_KEY) ?? null,
     coverageDigest: meta.get(COVERAGE_DIGEST_KEY) ?? null,
-    ruleDiffsBackfilledTo: markOf(meta.get(BACKFILL_MARK_KEY)),
+    ruleDiffsBackfilledTo: backfillMarkSeq(meta.get(BACKFILL_MARK_KEY)),
   };
 }
 
@@ -188,9 +192,14 @@ function readerOf(sqlite: Database.Database): ChainReader {
  * (On a connection already inside a transaction, that transaction is the snapshot.)
  */
 export async function readChainSnapshot<T>(
-  store: Store,
+  store: AnyStore,
   read: (reader: ChainReader) => Promise<T>,
 ): Promise<T> {
+  if (store.engine === "postgres") return readPgChainSnapshot(store, read);
+  return readSqliteSnapshot(store, read);
+}
+
+async function readSqliteSnapshot<T>(store: Store, read: (reader: ChainReader) => Promise<T>): Promise<T> {
   const sqlite = sqliteOf(store);
   if (sqlite.inTransaction) return read(readerOf(sqlite));
   sqlite.prepare("BEGIN").run();

@@ -9,7 +9,10 @@ export type Db = BetterSQLite3Database<typeof schema>;
 
 /** An open store: where it is and how to close it. Its connection is reachable only through this module. */
 export interface Store {
+  readonly engine: "sqlite";
   readonly path: string;
+  /** Where the store is, as shown to a person (the file path). */
+  readonly location: string;
   readonly readonly: boolean;
   close(): void;
 }

@@ -9,6 +9,7 @@ import { z } from "zod";
 import { FlagtrailError } from "../errors.ts";
 import { writeActionTypeCategories } from "./categories.ts";
 import { attachConnection, type Store } from "./connection.ts";
+import { describeLocation, parseStoreLocation } from "./location.ts";
 import * as schema from "./schema.ts";
 
 export type { Db, Store } from "./connection.ts";
@@ -99,7 +100,21 @@ function assertNotForeign(path: string): void {
   }
 }
 
+/**
+ * The commands that write (sync, daemon, demo) still open SQLite only: a PostgreSQL URL must not become
+ * a file of that name, nor be half-written.
+ */
+function refuseUrl(value: string): void {
+  const location = parseStoreLocation(value);
+  if (location.engine === "postgres") {
+    throw new FlagtrailError(
+      `Writing to a PostgreSQL store (${describeLocation(location)}) is not supported yet: sync, daemon and demo need a SQLite file for now.`,
+    );
+  }
+}
+
 export function openStore(path: string, options: OpenOptions = {}): Store {
+  refuseUrl(path);
   const inMemory = path === ":memory:";
   if (options.readonly) {
     if (!inMemory && !existsSync(path)) {
@@ -139,7 +154,13 @@ export function openStore(path: string, options: OpenOptions = {}): Store {
       }
     }
     const opened = sqlite;
-    const store: Store = { path, readonly: options.readonly ?? false, close: () => opened.close() };
+    const store: Store = {
+      engine: "sqlite",
+      path,
+      location: path,
+      readonly: options.readonly ?? false,
+      close: () => opened.close(),
+    };
     return attachConnection(store, { sqlite: opened, db });
   } catch (error) {
     sqlite?.close();

@@ -6,14 +6,19 @@
 // Everything the report calls is async (a Promise, or an AsyncIterable of row batches) because a
 // PostgreSQL driver is; better-sqlite3 stays synchronous inside. Long results come in batches, not row
 // by row: one-row batches cost the one-month 1M-record report ~30% more CPU than 512-row ones (bench).
+// On PostgreSQL the same queries, in that dialect, are in src/store/pg/reportQueries.ts (same names, same
+// parameters, same rows in the same order); readReportSnapshot picks by the store's engine, and the
+// snapshot hands the Markdown the text of its own dialect, so a printed query re-runs on its store.
 //
 // Parameters (bound from ReportParams by bindParams): @start/@end epoch-ms bounds ([start, end)), @types
 // JSON array of action types or NULL for all, @serverFromDay/@serverToDay the server days the period
 // overlaps, @days/@rejects/@exempt/@flows JSON lists built from code (src/report/reviews.ts),
 // @reviewWindow the review validity in ms and @reviewStart = @start - @reviewWindow.
 import type Database from "better-sqlite3";
-import { type Store, sqliteOf } from "./connection.ts";
+import { sqliteOf } from "./connection.ts";
 import { ENTITY_REPORT_QUERIES, type EntityReportRows } from "./entityReportQueries.ts";
+import type { AnyStore } from "./openAny.ts";
+import { readPgReportSnapshot } from "./pg/reportQueries.ts";
 
 const TYPES = "(@types IS NULL OR %.action_type IN (SELECT value FROM json_each(@types)))";
 const PERIOD = "%.occurred_at >= @start AND %.occurred_at < @end";
@@ -76,7 +81,7 @@ WHERE ch.is_approval = 0
   AND NOT (coalesce(ch.after_approval, 0) = 1 AND ch.previous_at >= ch.occurred_at - @reviewWindow)
 ORDER BY ch.occurred_at, ch.seq`;
 
-const QUERIES = {
+export const QUERIES = {
   experimentStateChangesCsv: csvQuery("experiment_state_changes"),
   configEditsCsv: csvQuery("config_edits"),
 
@@ -408,7 +413,7 @@ export interface ReportParams {
   serverToDay: string | null;
 }
 
-function bindParams(p: ReportParams): Record<string, unknown> {
+export function bindParams(p: ReportParams): Record<string, unknown> {
   return {
     start: p.start,
     end: p.end,
@@ -425,7 +430,7 @@ function bindParams(p: ReportParams): Record<string, unknown> {
 }
 
 /** The named parameters a query uses, in the order it first uses them. */
-function paramsFor(sql: string, all: Record<string, unknown>): Record<string, unknown> {
+export function paramsFor(sql: string, all: Record<string, unknown>): Record<string, unknown> {
   const picked: Record<string, unknown> = {};
   for (const match of sql.matchAll(/@([A-Za-z]+)/g)) {
     const name = match[1]!;
@@ -444,7 +449,7 @@ export function reportQuery(
 }
 
 /** How many rows a stream hands over at a time. */
-const BATCH_ROWS = 512;
+export const BATCH_ROWS = 512;
 
 export interface TimeTexts {
   date_text: string;
@@ -453,6 +458,8 @@ export interface TimeTexts {
 
 /** The report's reads, all from one snapshot of the store. */
 export interface ReportSnapshot {
+  /** A query's text in this store's dialect and the values it binds, as the report prints them. */
+  query(name: ReportQueryName, params: ReportParams): { sql: string; params: Record<string, unknown> };
   /** Every row of a query with a small result. */
   rows<N extends ReportQueryName>(name: N, params: ReportParams): Promise<ReportRows[N][]>;
   /** The rows of a query with a long result, in order, a batch at a time (bounded memory). */
@@ -491,6 +498,7 @@ async function* batchesOf<Row>(start: () => IterableIterator<Row>): AsyncGenerat
 function snapshotOf(sqlite: Database.Database): ReportSnapshot {
   const statement = (name: ReportQueryName) => sqlite.prepare(QUERIES[name]);
   return {
+    query: reportQuery,
     rows: async <N extends ReportQueryName>(name: N, params: ReportParams) => {
       const { sql, params: bound } = reportQuery(name, params);
       return sqlite.prepare(sql).all(bound) as ReportRows[N][];
@@ -523,9 +531,10 @@ function snapshotOf(sqlite: Database.Database): ReportSnapshot {
  * while a sync is writing (a caller already inside a transaction has its own snapshot). Writes nothing.
  */
 export async function readReportSnapshot<T>(
-  store: Store,
+  store: AnyStore,
   read: (snapshot: ReportSnapshot) => Promise<T>,
 ): Promise<T> {
+  if (store.engine === "postgres") return readPgReportSnapshot(store, read);
   const sqlite = sqliteOf(store);
   const cacheSize = sqlite.pragma("cache_size", { simple: true }) as number;
   sqlite.pragma(`cache_size = ${-REPORT_CACHE_KIB}`);

@@ -1,11 +1,13 @@
-// The read side behind `flagtrail status`: what the store holds and how complete it is.
+// The read side behind `flagtrail status`: what the store holds and how complete it is. Each engine reads
+// the same rows (StatusRows; PostgreSQL in src/store/pg/status.ts); one function makes the status of them.
 
 import { z } from "zod";
-import { listCheckpoints } from "./checkpoints.ts";
-import { sqliteOf } from "./connection.ts";
-import { DAEMON_LAST_CYCLE_KEY, DAEMON_LEASE, leaseIsLive, readLease } from "./leases.ts";
-import type { Store } from "./open.ts";
-import { listPlans, readWindows } from "./syncPlans.ts";
+import { type Checkpoint, listCheckpoints } from "./checkpoints.ts";
+import { type Store, sqliteOf } from "./connection.ts";
+import { DAEMON_LAST_CYCLE_KEY, DAEMON_LEASE, type Lease, leaseIsLive, readLease } from "./leases.ts";
+import type { AnyStore } from "./openAny.ts";
+import { readPgStatusRows } from "./pg/status.ts";
+import { listPlans, readWindows, type SyncPlan } from "./syncPlans.ts";
 import type { RunCounters } from "./syncRuns.ts";
 
 const RECENT_RUNS = 10;
@@ -67,16 +69,20 @@ function firstIssue(issuesJson: string): string {
   }
 }
 
-export function readStatus(store: Store): StoreStatus {
-  const db = sqliteOf(store);
-  const records = db
-    .prepare(
-      `SELECT count(*) AS total, min(occurred_at) AS first, max(occurred_at) AS last,
-         min(server_day) AS firstDay, max(server_day) AS lastDay,
-         sum(CASE WHEN occurred_at IS NULL THEN 1 ELSE 0 END) AS undated
-       FROM audit_logs`,
-    )
-    .get() as {
+type RunRow = RunCounters & {
+  id: number;
+  started_at: number;
+  finished_at: number | null;
+  outcome: string;
+  filter_key: string;
+  error: string | null;
+};
+
+type DayRow = { filter_key: string; day: string; local_count: number; server_total: number };
+
+/** What status reads, as each engine returns it (src/store/pg/status.ts reads the same from PostgreSQL). */
+export interface StatusRows {
+  records: {
     total: number;
     first: number | null;
     last: number | null;
@@ -84,64 +90,105 @@ export function readStatus(store: Store): StoreStatus {
     lastDay: string | null;
     undated: number | null;
   };
-  const head = db.prepare("SELECT seq, chain_hash FROM audit_logs ORDER BY seq DESC LIMIT 1").get() as
-    | { seq: number; chain_hash: string }
-    | undefined;
+  head: { seq: number; chain_hash: string } | undefined;
+  runs: RunRow[];
+  coverageCounts: { checked: number; gaps: number | null; open: number | null };
+  openDays: DayRow[];
+  gaps: DayRow[];
+  quarantineTotal: number;
+  quarantineRecent: { record_id: string | null; received_at: number; issues: string }[];
+  mutatedCounts: { records: number; revisions: number };
+  mutatedRecent: { id: string; revisions: number }[];
+  checkpoints: Pick<Checkpoint, "filterKey" | "latestId" | "latestOccurredAt" | "updatedAt">[];
+  plans: { plan: SyncPlan; windows: { status: string }[] }[];
+  /** Each lease, with whether its holder is alive (the engine knows how to tell). */
+  lease: { lease: Lease; live: boolean } | undefined;
+  daemonLease: { lease: Lease; live: boolean } | undefined;
+  /** meta's DAEMON_LAST_CYCLE_KEY value, as stored. */
+  lastCycle: string | undefined;
+}
 
-  const runs = db
-    .prepare(
-      `SELECT id, started_at, finished_at, outcome, filter_key, fetched, inserted, duplicates, mutations,
-         quarantined, warnings, requests, throttled, retries, error FROM sync_runs ORDER BY id DESC LIMIT ?`,
-    )
-    .all(RECENT_RUNS) as (RunCounters & {
-    id: number;
-    started_at: number;
-    finished_at: number | null;
-    outcome: string;
-    filter_key: string;
-    error: string | null;
-  })[];
+/** How many rows of each list status shows: both engines read this many. */
+export const STATUS_LIMITS = { runs: RECENT_RUNS, listed: LISTED } as const;
 
-  const coverageCounts = db
-    .prepare(
-      `SELECT count(*) AS checked, sum(CASE WHEN local_count <> server_total THEN 1 ELSE 0 END) AS gaps,
-         sum(CASE WHEN day_closed = 0 THEN 1 ELSE 0 END) AS open FROM coverage`,
-    )
-    .get() as { checked: number; gaps: number | null; open: number | null };
-  const openDays = db
-    .prepare(
-      `SELECT filter_key, day, local_count, server_total FROM coverage WHERE day_closed = 0
-       ORDER BY day DESC, filter_key LIMIT ?`,
-    )
-    .all(LISTED) as { filter_key: string; day: string; local_count: number; server_total: number }[];
-  const gaps = db
-    .prepare(
-      `SELECT filter_key, day, local_count, server_total FROM coverage WHERE local_count <> server_total
-       ORDER BY day DESC, filter_key LIMIT ?`,
-    )
-    .all(LISTED) as { filter_key: string; day: string; local_count: number; server_total: number }[];
-
-  const quarantineTotal = db.prepare("SELECT count(*) FROM quarantine").pluck().get() as number;
-  const quarantineRecent = db
-    .prepare("SELECT record_id, received_at, issues FROM quarantine ORDER BY id DESC LIMIT ?")
-    .all(LISTED) as { record_id: string | null; received_at: number; issues: string }[];
-
-  const mutatedCounts = db
-    .prepare("SELECT count(DISTINCT audit_log_id) AS records, count(*) AS revisions FROM audit_log_revisions")
-    .get() as { records: number; revisions: number };
-  const mutatedRecent = db
-    .prepare(
-      `SELECT audit_log_id AS id, count(*) AS revisions FROM audit_log_revisions
-       GROUP BY audit_log_id ORDER BY max(id) DESC LIMIT ?`,
-    )
-    .all(LISTED) as { id: string; revisions: number }[];
-
-  const lease = readLease(store, "sync");
-  const daemonLease = readLease(store, DAEMON_LEASE);
+function readSqliteStatusRows(store: Store): StatusRows {
+  const db = sqliteOf(store);
   const now = Date.now();
-
+  const withLive = (lease: Lease | undefined) =>
+    lease ? { lease, live: leaseIsLive(lease, now) } : undefined;
   return {
-    database: store.path,
+    records: db
+      .prepare(
+        `SELECT count(*) AS total, min(occurred_at) AS first, max(occurred_at) AS last,
+         min(server_day) AS firstDay, max(server_day) AS lastDay,
+         sum(CASE WHEN occurred_at IS NULL THEN 1 ELSE 0 END) AS undated
+       FROM audit_logs`,
+      )
+      .get() as StatusRows["records"],
+    head: db
+      .prepare("SELECT seq, chain_hash FROM audit_logs ORDER BY seq DESC LIMIT 1")
+      .get() as StatusRows["head"],
+    runs: db
+      .prepare(
+        `SELECT id, started_at, finished_at, outcome, filter_key, fetched, inserted, duplicates, mutations,
+         quarantined, warnings, requests, throttled, retries, error FROM sync_runs ORDER BY id DESC LIMIT ?`,
+      )
+      .all(RECENT_RUNS) as RunRow[],
+    coverageCounts: db
+      .prepare(
+        `SELECT count(*) AS checked, sum(CASE WHEN local_count <> server_total THEN 1 ELSE 0 END) AS gaps,
+         sum(CASE WHEN day_closed = 0 THEN 1 ELSE 0 END) AS open FROM coverage`,
+      )
+      .get() as StatusRows["coverageCounts"],
+    openDays: db
+      .prepare(
+        `SELECT filter_key, day, local_count, server_total FROM coverage WHERE day_closed = 0
+       ORDER BY day DESC, filter_key LIMIT ?`,
+      )
+      .all(LISTED) as DayRow[],
+    gaps: db
+      .prepare(
+        `SELECT filter_key, day, local_count, server_total FROM coverage WHERE local_count <> server_total
+       ORDER BY day DESC, filter_key LIMIT ?`,
+      )
+      .all(LISTED) as DayRow[],
+    quarantineTotal: db.prepare("SELECT count(*) FROM quarantine").pluck().get() as number,
+    quarantineRecent: db
+      .prepare("SELECT record_id, received_at, issues FROM quarantine ORDER BY id DESC LIMIT ?")
+      .all(LISTED) as StatusRows["quarantineRecent"],
+    mutatedCounts: db
+      .prepare(
+        "SELECT count(DISTINCT audit_log_id) AS records, count(*) AS revisions FROM audit_log_revisions",
+      )
+      .get() as StatusRows["mutatedCounts"],
+    mutatedRecent: db
+      .prepare(
+        `SELECT audit_log_id AS id, count(*) AS revisions FROM audit_log_revisions
+       GROUP BY audit_log_id ORDER BY max(id) DESC LIMIT ?`,
+      )
+      .all(LISTED) as StatusRows["mutatedRecent"],
+    checkpoints: listCheckpoints(store),
+    plans: listPlans(store).map((plan) => ({ plan, windows: readWindows(store, plan.filterKey) })),
+    lease: withLive(readLease(store, "sync")),
+    daemonLease: withLive(readLease(store, DAEMON_LEASE)),
+    lastCycle: db.prepare("SELECT value FROM meta WHERE key = ?").pluck().get(DAEMON_LAST_CYCLE_KEY) as
+      | string
+      | undefined,
+  };
+}
+
+/** What the store holds, read from either engine. */
+export async function readStatus(store: AnyStore): Promise<StoreStatus> {
+  const rows = store.engine === "postgres" ? await readPgStatusRows(store) : readSqliteStatusRows(store);
+  return statusOf(store.location, rows);
+}
+
+function statusOf(database: string, rows: StatusRows): StoreStatus {
+  const { records, head, runs, coverageCounts, openDays, gaps } = rows;
+  const lease = rows.lease?.live ? rows.lease.lease : undefined; // a holder that died (kill -9) is not "running"
+  const daemonLease = rows.daemonLease?.live ? rows.daemonLease.lease : undefined;
+  return {
+    database,
     records: {
       total: records.total,
       firstOccurredAt: iso(records.first),
@@ -151,37 +198,32 @@ export function readStatus(store: Store): StoreStatus {
       undated: records.undated ?? 0,
     },
     chainHead: { seq: head?.seq ?? 0, hash: head?.chain_hash ?? null },
-    checkpoints: listCheckpoints(store).map((c) => ({
+    checkpoints: rows.checkpoints.map((c) => ({
       filterKey: c.filterKey,
       latestId: c.latestId,
       latestOccurredAt: iso(c.latestOccurredAt),
       updatedAt: iso(c.updatedAt) ?? "",
     })),
-    pending: listPlans(store).map((plan) => {
-      const windows = readWindows(store, plan.filterKey);
-      return {
-        filterKey: plan.filterKey,
-        since: plan.since,
-        until: plan.until,
-        windowsDone: windows.filter((w) => w.status === "done").length,
-        windowsTotal: windows.length,
-      };
-    }),
-    runningLease:
-      lease && leaseIsLive(lease, now) // a holder that died (kill -9) is not "running"
-        ? {
-            holder: lease.holder,
-            pid: lease.pid,
-            since: iso(lease.acquiredAt) ?? "",
-            expiresAt: iso(lease.expiresAt) ?? "",
-          }
-        : null,
+    pending: rows.plans.map(({ plan, windows }) => ({
+      filterKey: plan.filterKey,
+      since: plan.since,
+      until: plan.until,
+      windowsDone: windows.filter((w) => w.status === "done").length,
+      windowsTotal: windows.length,
+    })),
+    runningLease: lease
+      ? {
+          holder: lease.holder,
+          pid: lease.pid,
+          since: iso(lease.acquiredAt) ?? "",
+          expiresAt: iso(lease.expiresAt) ?? "",
+        }
+      : null,
     daemon: {
-      lease:
-        daemonLease && leaseIsLive(daemonLease, now)
-          ? { holder: daemonLease.holder, pid: daemonLease.pid, expiresAt: iso(daemonLease.expiresAt) ?? "" }
-          : null,
-      lastCycle: readLastCycle(store),
+      lease: daemonLease
+        ? { holder: daemonLease.holder, pid: daemonLease.pid, expiresAt: iso(daemonLease.expiresAt) ?? "" }
+        : null,
+      lastCycle: parseLastCycle(rows.lastCycle),
     },
     runs: runs.map((r) => ({
       id: r.id,
@@ -203,39 +245,33 @@ export function readStatus(store: Store): StoreStatus {
     coverage: {
       daysChecked: coverageCounts.checked,
       daysWithGaps: coverageCounts.gaps ?? 0,
-      gaps: gaps.map((g) => ({
-        filterKey: g.filter_key,
-        day: g.day,
-        local: g.local_count,
-        server: g.server_total,
-      })),
+      gaps: gaps.map(dayOf),
       daysOpen: coverageCounts.open ?? 0,
-      open: openDays.map((g) => ({
-        filterKey: g.filter_key,
-        day: g.day,
-        local: g.local_count,
-        server: g.server_total,
-      })),
+      open: openDays.map(dayOf),
     },
     quarantined: {
-      total: quarantineTotal,
-      recent: quarantineRecent.map((q) => ({
+      total: rows.quarantineTotal,
+      recent: rows.quarantineRecent.map((q) => ({
         recordId: q.record_id,
         receivedAt: iso(q.received_at) ?? "",
         issue: firstIssue(q.issues),
       })),
     },
-    mutated: { records: mutatedCounts.records, revisions: mutatedCounts.revisions, recent: mutatedRecent },
+    mutated: {
+      records: rows.mutatedCounts.records,
+      revisions: rows.mutatedCounts.revisions,
+      recent: rows.mutatedRecent,
+    },
   };
+}
+
+function dayOf(g: DayRow) {
+  return { filterKey: g.filter_key, day: g.day, local: g.local_count, server: g.server_total };
 }
 
 const lastCycleSchema = z.record(z.string(), z.unknown());
 
-function readLastCycle(store: Store): Record<string, unknown> | null {
-  const row = sqliteOf(store)
-    .prepare("SELECT value FROM meta WHERE key = ?")
-    .pluck()
-    .get(DAEMON_LAST_CYCLE_KEY);
+function parseLastCycle(row: string | undefined): Record<string, unknown> | null {
   if (typeof row !== "string") return null;
   try {
     const parsed = lastCycleSchema.safeParse(JSON.parse(row));

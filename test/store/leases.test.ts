@@ -55,7 +55,7 @@ describe("leases", () => {
     );
   });
 
-  it("status does not show a lease whose process died as a running sync", () => {
+  it("status does not show a lease whose process died as a running sync", async () => {
     const store = openStore(":memory:");
     const dead = spawnSync(process.execPath, ["-e", "0"]).pid;
     expect(dead).toBeTypeOf("number");
@@ -64,9 +64,9 @@ describe("leases", () => {
       "INSERT OR REPLACE INTO leases (name, holder, pid, acquired_at, expires_at) VALUES ('sync', ?, ?, 0, ?)",
     );
     insert.run(leaseHolder("sync", dead), dead, far);
-    expect(readStatus(store).runningLease).toBeNull();
+    expect((await readStatus(store)).runningLease).toBeNull();
     insert.run(leaseHolder("sync"), process.pid, far);
-    expect(readStatus(store).runningLease).toMatchObject({ pid: process.pid });
+    expect((await readStatus(store)).runningLease).toMatchObject({ pid: process.pid });
     store.close();
   });
 });

@@ -1,13 +1,7 @@
 // What the compliance Markdown's sections share: the buffered file writer, the context they read
 // from, and the helpers that run a section's query and print it after the section.
 import { closeSync, fchmodSync, fsyncSync, openSync, writeSync } from "node:fs";
-import {
-  type ReportParams,
-  type ReportQueryName,
-  type ReportRows,
-  type ReportSnapshot,
-  reportQuery,
-} from "../../store/reportQueries.ts";
+import type { ReportParams, ReportQueryName, ReportRows, ReportSnapshot } from "../../store/reportQueries.ts";
 import type { Period } from "../period.ts";
 import type { ServerDays } from "../serverDays.ts";
 import { formatSqlParams } from "../sqlParams.ts";
@@ -100,7 +94,7 @@ export function querySection(out: TextFile, ctx: ComplianceContext, ...names: Re
   out.line();
   out.line(`<details><summary>Query</summary>`);
   for (const name of names) {
-    const { sql, params } = reportQuery(name, ctx.params);
+    const { sql, params } = ctx.snapshot.query(name, ctx.params);
     out.line();
     out.line("```sql");
     out.line(sql);

@@ -8,6 +8,7 @@ export type PgDb = NodePgDatabase<typeof schema>;
 
 /** An open PostgreSQL store: where it is (password masked) and how to close it. */
 export interface PgStore {
+  readonly engine: "postgres";
   /** The store's URL with its password shown as `***`: safe to print. */
   readonly location: string;
   readonly readonly: boolean;

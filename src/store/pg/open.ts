@@ -25,10 +25,14 @@ export interface PgOpenOptions {
   readonly?: boolean;
 }
 
-/** bigint (int8) as a JS number: epoch milliseconds, seq and count(*) read as they do from SQLite. */
+/**
+ * bigint (int8) and numeric as JS numbers: epoch milliseconds, seq, count(*) and sum() read as they do
+ * from SQLite (whose integers and reals are JS numbers too), in flagtrail's queries and in `flagtrail sql`.
+ */
+const NUMERIC_TYPES: ReadonlySet<number> = new Set([pg.types.builtins.INT8, pg.types.builtins.NUMERIC]);
 const types: pg.CustomTypesConfig = {
   getTypeParser: ((oid: number, format?: "text" | "binary") =>
-    oid === pg.types.builtins.INT8 && format !== "binary"
+    NUMERIC_TYPES.has(oid) && format !== "binary"
       ? (value: string) => Number(value)
       : pg.types.getTypeParser(oid, format)) as pg.CustomTypesConfig["getTypeParser"],
 };
@@ -152,6 +156,7 @@ export async function openPgStore(url: string, options: PgOpenOptions = {}): Pro
   }
   const connection: PgConnection = { pool, db: drizzle({ client: pool, schema }), url, leases: new Map() };
   const store: PgStore = {
+    engine: "postgres",
     location: where,
     readonly,
     close: async () => {

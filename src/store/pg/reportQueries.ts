@@ -1,0 +1,318 @@
+// The report's reads on PostgreSQL: src/store/reportQueries.ts's queries in this dialect, same names,
+// parameters (`@name`, bound from the same JSON values, so the Markdown prints the same `--param`s) and
+// rows in the same order. What differs, and why:
+//   - JSON lists: json_array_elements(_text)(@x::json) and ->> for SQLite's json_each / json_extract;
+//   - text sorts COLLATE "C" (SQLite's byte order; the server's default collation may be ICU's), and so
+//     does max() over text;
+//   - NULLs sort first ascending as on SQLite (NULLS FIRST where a sorted column can be NULL);
+//   - a grouped column appears in GROUP BY (PostgreSQL has no bare columns), a subquery has an alias,
+//     ORDER BY uses no output alias inside an expression.
+// Everything is read in one REPEATABLE READ, READ ONLY transaction; long results through a cursor.
+import type pg from "pg";
+import {
+  BATCH_ROWS,
+  bindParams,
+  paramsFor,
+  type ReportParams,
+  type ReportQueryName,
+  type ReportRows,
+  type ReportSnapshot,
+  type TimeTexts,
+} from "../reportQueries.ts";
+import { type PgStore, pgConnectionOf } from "./connection.ts";
+import { PG_ENTITY_REPORT_QUERIES } from "./entityReportQueries.ts";
+import { describePgError } from "./errors.ts";
+import { toPositional } from "./namedParams.ts";
+
+const C = 'COLLATE "C"';
+const TYPES =
+  "(@types::json IS NULL OR %.action_type IN (SELECT value FROM json_array_elements_text(@types::json)))";
+const PERIOD = "%.occurred_at >= @start AND %.occurred_at < @end";
+
+function scoped(alias: string, text: string): string {
+  return text.replaceAll("%", alias);
+}
+
+function period(alias: string): string {
+  return `${scoped(alias, PERIOD)}\n  AND ${scoped(alias, TYPES)}`;
+}
+
+function csvQuery(view: string): string {
+  return `SELECT v.occurred_at, v.id, v.updated_by, v.updated_by_user_id, v.modifier_email, v.name,
+       v.action_type, v.change_log, v.rule_diff_summary
+FROM ${view} v
+WHERE ${period("v")}
+ORDER BY v.occurred_at, v.seq`;
+}
+
+function entitySummary(view: string, ruleChanges: boolean): string {
+  const join = ruleChanges ? "\nLEFT JOIN rule_changes rc ON rc.audit_log_id = v.id" : "";
+  return `SELECT v.name, v.updated_by, v.action_type, count(DISTINCT v.id) AS changes,
+       ${ruleChanges ? "count(rc.id)" : "0"} AS rule_changes, min(v.occurred_at) AS first_at,
+       max(v.occurred_at) AS last_at
+FROM ${view} v${join}
+WHERE ${period("v")}
+GROUP BY v.name, v.updated_by, v.action_type
+ORDER BY v.name ${C}, v.updated_by ${C} NULLS FIRST, v.action_type ${C}`;
+}
+
+const UNREVIEWED = `WITH events AS (
+  SELECT 'experiment' AS kind, e.name, e.occurred_at, e.seq, e.id, e.action_type, e.category, e.updated_by,
+         0 AS is_approval
+  FROM experiment_state_changes e
+  WHERE e.occurred_at >= @reviewStart AND e.occurred_at < @end
+    AND e.action_type NOT IN (SELECT value FROM json_array_elements_text(@exempt::json))
+  UNION ALL
+  SELECT 'config', c.name, c.occurred_at, c.seq, c.id, c.action_type, c.category, c.updated_by, 0
+  FROM config_edits c
+  WHERE c.occurred_at >= @reviewStart AND c.occurred_at < @end
+    AND c.action_type NOT IN (SELECT value FROM json_array_elements_text(@exempt::json))
+  UNION ALL
+  SELECT f.value ->> 'entity', a.name, a.occurred_at, a.seq, a.id, a.action_type, NULL, a.updated_by, 1
+  FROM json_array_elements(@flows::json) f
+  JOIN audit_logs a ON a.action_type = f.value ->> 'accept'
+  WHERE f.value ->> 'entity' IN ('experiment', 'config')
+    AND a.occurred_at >= @reviewStart AND a.occurred_at < @end
+),
+ordered AS (
+  SELECT *, lag(is_approval) OVER w AS after_approval, lag(occurred_at) OVER w AS previous_at
+  FROM events
+  WINDOW w AS (PARTITION BY kind, name ORDER BY occurred_at, is_approval DESC, seq)
+)
+SELECT ch.occurred_at, ch.name, ch.action_type, ch.category, ch.updated_by, ch.id
+FROM ordered ch
+WHERE ch.is_approval = 0
+  AND ${period("ch")}
+  AND NOT (coalesce(ch.after_approval, 0) = 1 AND ch.previous_at >= ch.occurred_at - @reviewWindow)
+ORDER BY ch.occurred_at, ch.seq`;
+
+const IN_COVERAGE_TYPES = "IN (SELECT value FROM json_array_elements_text(c.types_json::json))";
+
+/** The queries of src/store/reportQueries.ts (see the notes there), in PostgreSQL's dialect. */
+export const PG_QUERIES: Record<ReportQueryName, string> = {
+  ...PG_ENTITY_REPORT_QUERIES,
+  experimentStateChangesCsv: csvQuery("experiment_state_changes"),
+  configEditsCsv: csvQuery("config_edits"),
+
+  recordCount: `SELECT count(*) AS records
+FROM audit_logs a
+WHERE ${period("a")}`,
+
+  unplaced: "SELECT count(*) AS records FROM audit_logs WHERE occurred_at IS NULL",
+
+  coverage: `WITH cov AS (
+  SELECT c.*,
+         CASE WHEN c.filter_key = 'all' THEN NULL
+              ELSE '["' || replace(substr(c.filter_key, 7), ',', '","') || '"]' END AS types_json
+  FROM coverage c
+  WHERE c.day >= @serverFromDay AND c.day <= @serverToDay
+)
+SELECT c.day, c.filter_key, c.server_total, c.local_count AS local_count_at_sync, c.day_closed, c.checked_at,
+       (SELECT count(*) FROM audit_logs a
+        WHERE a.server_day = c.day AND a.id NOT IN (SELECT audit_log_id FROM listed_days)
+          AND (c.types_json IS NULL OR a.action_type ${IN_COVERAGE_TYPES}))
+       + (SELECT count(*) FROM listed_days l JOIN audit_logs a ON a.id = l.audit_log_id
+          WHERE l.day = c.day
+            AND (c.types_json IS NULL OR a.action_type ${IN_COVERAGE_TYPES}))
+       + (SELECT count(DISTINCT coalesce(q.record_id, q.raw_hash)) FROM quarantine q
+          WHERE coalesce(q.server_day, CASE WHEN q.day_min = q.day_max THEN q.day_min END) = c.day
+            AND (q.record_id IS NULL OR q.record_id NOT IN (SELECT id FROM audit_logs))
+            AND (c.types_json IS NULL OR q.raw::json ->> 'actionType' ${IN_COVERAGE_TYPES}))
+         AS local_count
+FROM cov c
+ORDER BY c.day ${C}, c.filter_key ${C}`,
+
+  byActionType: `SELECT a.action_type, coalesce(c.category, 'uncategorised') AS category, count(*) AS records
+FROM audit_logs a
+LEFT JOIN action_type_categories c ON c.action_type = a.action_type
+WHERE ${period("a")}
+GROUP BY a.action_type, c.category
+ORDER BY records DESC, a.action_type ${C}`,
+
+  byPerson: `SELECT a.updated_by_user_id, max(a.updated_by ${C}) AS updated_by, max(a.modifier_email ${C}) AS email,
+       count(*) AS records
+FROM audit_logs a
+WHERE ${period("a")}
+GROUP BY a.updated_by_user_id, CASE WHEN a.updated_by_user_id IS NULL THEN a.updated_by END
+ORDER BY records DESC, updated_by NULLS FIRST`,
+
+  daily: `WITH days AS (
+  SELECT d.value ->> 'day' AS day, (d.value ->> 'start')::bigint AS day_start,
+         (d.value ->> 'end')::bigint AS day_end
+  FROM json_array_elements(@days::json) d
+)
+SELECT d.day, count(a.id) AS records
+FROM days d
+LEFT JOIN audit_logs a ON a.occurred_at >= d.day_start AND a.occurred_at < d.day_end
+  AND ${scoped("a", TYPES)}
+GROUP BY d.day
+ORDER BY d.day ${C}`,
+
+  entityCount: `SELECT count(DISTINCT a.name) AS records
+FROM audit_logs a
+WHERE ${period("a")}`,
+
+  experimentSummary: entitySummary("experiment_state_changes", false),
+  configSummary: entitySummary("config_edits", true),
+
+  experimentTimelines: `SELECT v.name, v.occurred_at, v.action_type, v.updated_by, v.change_log, v.id
+FROM experiment_state_changes v
+WHERE ${period("v")}
+ORDER BY v.name ${C}, v.occurred_at, v.seq`,
+
+  configEdits: `SELECT v.name, v.occurred_at, v.id, v.action_type, v.updated_by, v.change_log, v.rule_diff_summary,
+       rc.rule_id, rc.rule_name, rc.change, rc.field, rc.old_value, rc.new_value, rc.old_position,
+       rc.new_position
+FROM config_edits v
+LEFT JOIN rule_changes rc ON rc.audit_log_id = v.id
+WHERE ${period("v")}
+ORDER BY v.name ${C}, v.occurred_at, v.seq, rc.id NULLS FIRST`,
+
+  unreviewed: UNREVIEWED,
+
+  unreviewedCount: `SELECT count(*) AS records FROM (\n${UNREVIEWED}\n) AS u`,
+
+  unreviewedCsv: `WITH unreviewed AS (
+${UNREVIEWED}
+)
+SELECT a.occurred_at, a.id, a.updated_by, a.updated_by_user_id, a.modifier_email, a.name, a.action_type,
+       a.change_log, s.summary AS rule_diff_summary
+FROM unreviewed u
+JOIN audit_logs a ON a.id = u.id
+LEFT JOIN rule_diff_summaries s ON s.audit_log_id = a.id
+ORDER BY a.occurred_at, a.seq`,
+
+  unreviewedSummary: `WITH unreviewed AS (
+${UNREVIEWED}
+)
+SELECT u.name, u.updated_by, u.action_type, count(*) AS changes, 0 AS rule_changes,
+       min(u.occurred_at) AS first_at, max(u.occurred_at) AS last_at
+FROM unreviewed u
+GROUP BY u.name, u.updated_by, u.action_type
+ORDER BY u.name ${C}, u.updated_by ${C} NULLS FIRST, u.action_type ${C}`,
+
+  reviewRecords: `WITH flows AS (
+  SELECT f.value ->> 'entity' AS entity, f.value ->> 'create' AS create_type,
+         f.value ->> 'accept' AS accept_type, f.value ->> 'reject' AS reject_type,
+         f.value ->> 'delete' AS delete_type
+  FROM json_array_elements(@flows::json) f
+)
+SELECT a.seq, a.id, a.occurred_at, a.name, f.entity,
+       CASE a.action_type WHEN f.create_type THEN 'request' WHEN f.accept_type THEN 'accept' ELSE 'close' END
+         AS role,
+       a.action_type, a.change_log, a.updated_by, a.updated_by_user_id
+FROM flows f
+JOIN audit_logs a ON a.action_type IN (f.create_type, f.accept_type, f.reject_type, f.delete_type)
+WHERE a.occurred_at >= @reviewStart AND a.occurred_at < @end
+ORDER BY f.entity ${C}, a.name ${C}, a.occurred_at, a.action_type <> f.create_type, a.seq`,
+
+  rejected: `SELECT r.occurred_at, r.name, r.action_type, r.updated_by, r.change_log, r.id
+FROM audit_logs r
+WHERE r.action_type IN (SELECT value FROM json_array_elements_text(@rejects::json))
+  AND ${period("r")}
+ORDER BY r.occurred_at, r.seq`,
+
+  mutations: `SELECT r.audit_log_id AS id, a.name, a.action_type, a.occurred_at, r.seen_at, a.raw AS original,
+       r.raw AS revision
+FROM audit_log_revisions r
+JOIN audit_logs a ON a.id = r.audit_log_id
+WHERE ((a.occurred_at >= @start AND a.occurred_at < @end) OR (r.seen_at >= @start AND r.seen_at < @end))
+  AND ${scoped("a", TYPES)}
+ORDER BY a.occurred_at NULLS FIRST, a.seq, r.id`,
+  mutationCount: `SELECT count(DISTINCT r.audit_log_id) AS records, count(*) AS revisions
+FROM audit_log_revisions r
+JOIN audit_logs a ON a.id = r.audit_log_id
+WHERE ((a.occurred_at >= @start AND a.occurred_at < @end) OR (r.seen_at >= @start AND r.seen_at < @end))
+  AND ${scoped("a", TYPES)}`,
+};
+
+/** A query's PostgreSQL text and the values it binds, as the report prints them for `flagtrail sql`. */
+export function pgReportQuery(
+  name: ReportQueryName,
+  params: ReportParams,
+): { sql: string; params: Record<string, unknown> } {
+  const sql = PG_QUERIES[name];
+  return { sql, params: paramsFor(sql, bindParams(params)) };
+}
+
+let cursors = 0;
+
+/** The rows of a query through its own cursor, BATCH_ROWS at a time; the cursor is closed however the reader stops. */
+async function* cursorBatches<Row>(
+  client: pg.ClientBase,
+  text: string,
+  values: unknown[],
+): AsyncGenerator<Row[]> {
+  cursors += 1;
+  const cursor = `flagtrail_report_${cursors}`;
+  await client.query(`DECLARE ${cursor} NO SCROLL CURSOR FOR ${text}`, values);
+  try {
+    for (;;) {
+      const batch = (await client.query(`FETCH ${BATCH_ROWS} FROM ${cursor}`)).rows as Row[];
+      if (batch.length > 0) yield batch;
+      if (batch.length < BATCH_ROWS) return;
+    }
+  } finally {
+    await client.query(`CLOSE ${cursor}`);
+  }
+}
+
+function snapshotOf(client: pg.ClientBase): ReportSnapshot {
+  const bound = (name: ReportQueryName, params: ReportParams) => {
+    const query = pgReportQuery(name, params);
+    return toPositional(query.sql, query.params);
+  };
+  return {
+    query: pgReportQuery,
+    rows: async <N extends ReportQueryName>(name: N, params: ReportParams) => {
+      const { text, values } = bound(name, params);
+      return (await client.query(text, values)).rows as ReportRows[N][];
+    },
+    batches: <N extends ReportQueryName>(name: N, params: ReportParams) => {
+      const { text, values } = bound(name, params);
+      return cursorBatches<ReportRows[N]>(client, text, values);
+    },
+    chainHead: async () => {
+      const [head] = (
+        await client.query<{ seq: number; chain_hash: string }>(
+          "SELECT seq, chain_hash FROM audit_logs ORDER BY seq DESC LIMIT 1",
+        )
+      ).rows;
+      return head ? { seq: head.seq, chainHash: head.chain_hash } : null;
+    },
+    storedRecords: async () =>
+      (await client.query<{ n: number }>("SELECT count(*) AS n FROM audit_logs")).rows[0]?.n ?? 0,
+    timeTextsNear: async (instant: number) =>
+      (
+        await client.query<TimeTexts>(
+          `(SELECT date_text, time_text FROM audit_logs WHERE occurred_at <= $1 ORDER BY occurred_at DESC LIMIT 1)
+           UNION ALL
+           (SELECT date_text, time_text FROM audit_logs WHERE occurred_at > $1 ORDER BY occurred_at LIMIT 1)`,
+          [instant],
+        )
+      ).rows,
+  };
+}
+
+/** readReportSnapshot for PostgreSQL: one REPEATABLE READ, READ ONLY transaction; writes nothing. */
+export async function readPgReportSnapshot<T>(
+  store: PgStore,
+  read: (snapshot: ReportSnapshot) => Promise<T>,
+): Promise<T> {
+  const { pool, url } = pgConnectionOf(store);
+  const client = await pool.connect().catch((error: unknown) => {
+    throw describePgError(error, url);
+  });
+  let broken = false;
+  try {
+    await client.query("BEGIN TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY");
+    return await read(snapshotOf(client));
+  } catch (error) {
+    broken = true;
+    // The server's errors (they carry a SQLSTATE) become one sentence; the report's own pass through.
+    throw typeof (error as { code?: unknown }).code === "string" ? describePgError(error, url) : error;
+  } finally {
+    await client.query("ROLLBACK").catch(() => {});
+    client.release(broken || undefined);
+  }
+}

@@ -1,0 +1,391 @@
+// The read commands on PostgreSQL through the real CLI: one history synced from the simulator into
+// SQLite, copied into PostgreSQL (test/pg/copyStore.ts), then `sql`, `verify`, `status` and `report`
+// run on both stores must print the same; a write through `sql` is refused by the server.
+import { mkdtempSync, readdirSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Writable } from "node:stream";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { RunningSimulator } from "../../src/simulator/index.ts";
+import { parseSqlParams } from "../../src/sql/params.ts";
+import { runSql } from "../../src/sql/runSql.ts";
+import { openAnyStore } from "../../src/store/openAny.ts";
+import { runCli } from "../helpers/runCli.ts";
+import { daysAgo, simEnv, startTestSimulator, tempDbPath, withDb } from "../helpers/simSync.ts";
+import { freshDatabase, queryOnce } from "./cluster.ts";
+import { copyStore } from "./copyStore.ts";
+
+let sim: RunningSimulator;
+let sqlitePath: string;
+let url: string;
+let copied: Record<string, number>;
+
+beforeAll(async () => {
+  sim = await startTestSimulator({ records: 500, days: 40, faults: { malformedRate: 0.02 } });
+  sqlitePath = tempDbPath("flagtrail-pgread-");
+  // The audit history only: entity history is not copied to (nor written on) PostgreSQL yet.
+  const synced = await runCli(["sync", "--since", daysAgo(45), "--no-entities", "--json"], {
+    env: simEnv(sim, sqlitePath),
+  });
+  if (synced.code !== 0) throw new Error(`sync failed: ${synced.stderr}`);
+  // Two records rewritten at the source after the fact: the store keeps them as revisions (mutations).
+  const victims = withDb(sqlitePath, (db) =>
+    db
+      .prepare("SELECT id FROM audit_logs WHERE occurred_at > ? ORDER BY seq LIMIT 2")
+      .pluck()
+      .all(Date.now() - 30 * 86_400_000),
+  ) as string[];
+  for (const id of victims) sim.control.mutate(id, { changeLog: "rewritten after the fact" });
+  const again = await runCli(["sync", "--full", "--since", daysAgo(45), "--no-entities", "--json"], {
+    env: simEnv(sim, sqlitePath),
+  });
+  if (again.code !== 0) throw new Error(`second sync failed: ${again.stderr}`);
+  url = await freshDatabase("read");
+  copied = await copyStore(sqlitePath, url);
+});
+afterAll(async () => {
+  await sim?.close();
+});
+
+/** `args` run once with `--db` on each store. */
+async function onBoth(args: readonly string[]) {
+  const [lite, pg] = await Promise.all([
+    runCli([...args, "--db", sqlitePath]),
+    runCli([...args, "--db", url]),
+  ]);
+  return { lite, pg };
+}
+
+describe("the copied history", () => {
+  it("has records, quarantine and coverage in PostgreSQL", async () => {
+    expect(copied.audit_logs).toBeGreaterThan(400);
+    expect(copied.quarantine).toBeGreaterThan(0);
+    expect(copied.coverage).toBeGreaterThan(30);
+    expect(copied.audit_log_revisions).toBe(2);
+    expect(copied.rule_changes).toBeGreaterThan(0);
+    const [row] = await queryOnce<{ n: string }>(url, "SELECT count(*) AS n FROM audit_logs");
+    expect(Number(row?.n)).toBe(copied.audit_logs);
+  });
+});
+
+describe("flagtrail sql on PostgreSQL", () => {
+  const query =
+    'SELECT action_type, count(*) AS records, min(occurred_at) AS first_at, max(seq) AS last_seq FROM audit_logs GROUP BY action_type ORDER BY action_type COLLATE "C"';
+
+  it("prints the same rows as on SQLite in every format, numbers as numbers", async () => {
+    for (const format of ["table", "csv", "json", "nl"]) {
+      // SQLite has no COLLATE "C": its own byte order is the same order.
+      const lite = await runCli([
+        "sql",
+        "--db",
+        sqlitePath,
+        "--format",
+        format,
+        query.replace(' COLLATE "C"', ""),
+      ]);
+      const pg = await runCli(["sql", "--db", url, "--format", format, query]);
+      expect(pg.stderr).toBe("");
+      expect(pg.code).toBe(0);
+      expect(pg.stdout).toBe(lite.stdout);
+    }
+    const rows = JSON.parse((await runCli(["sql", "--db", url, "--json", query])).stdout);
+    expect(typeof rows[0].records).toBe("number");
+    expect(typeof rows[0].first_at).toBe("number");
+  });
+
+  it("binds --param the same way (@name), integers as integers", async () => {
+    const text = "SELECT id, seq FROM audit_logs WHERE seq <= @top AND action_type <> @skip ORDER BY seq";
+    const args = ["sql", "--csv", "--param", "top=25", "--param", "skip=nothing", text];
+    const { lite, pg } = await onBoth(args);
+    expect(pg.code).toBe(0);
+    expect(pg.stdout).toBe(lite.stdout);
+    expect(pg.stdout.trim().split("\r\n")).toHaveLength(26);
+  });
+
+  it("refuses a write by the server's rule (read-only transaction), exit 2 as on SQLite, nothing written", async () => {
+    for (const write of [
+      "DELETE FROM audit_logs",
+      "UPDATE audit_logs SET name = 'x' RETURNING id",
+      "WITH gone AS (DELETE FROM meta RETURNING key) SELECT * FROM gone",
+      "SELECT 1; COMMIT; DELETE FROM audit_logs",
+    ]) {
+      const pg = await runCli(["sql", "--db", url, write]);
+      expect(pg.code, write).toBe(2);
+      expect(pg.stdout).toBe("");
+      expect(pg.stderr.trim().split("\n"), write).toHaveLength(1);
+    }
+    const refused = await runCli(["sql", "--db", url, "DELETE FROM audit_logs"]);
+    expect(refused.stderr).toMatch(/read-only transaction/);
+    const lite = await runCli(["sql", "--db", sqlitePath, "DELETE FROM audit_logs"]);
+    expect(lite.code).toBe(2);
+    const [row] = await queryOnce<{ n: string }>(url, "SELECT count(*) AS n FROM audit_logs");
+    expect(Number(row?.n)).toBe(copied.audit_logs);
+  });
+
+  it("reports SQL errors in one sentence (exit 2) with the password masked", async () => {
+    const pg = await runCli(["sql", "--db", url, "SELECT nope FROM audit_logs"]);
+    expect(pg.code).toBe(2);
+    expect(pg.stderr).toMatch(/SQL error: column "nope" does not exist/);
+  });
+});
+
+/** The commands that read PostgreSQL so far. */
+const READ_COMMANDS = ["sql", "verify", "status", "report"];
+
+describe("flagtrail verify on PostgreSQL", () => {
+  it("passes on both stores with the same findings", async () => {
+    const { lite, pg } = await onBoth(["verify"]);
+    expect(pg.stderr).toBe("");
+    expect(pg.code).toBe(0);
+    expect(pg.stdout).toMatch(/^OK: hash chain of \d+ records intact/);
+    expect(pg.stdout).toMatch(
+      /quarantine: [1-9]\d* rows? match their digest; coverage: [1-9]\d* rows match their digest/,
+    );
+    // The entity chain is not read on PostgreSQL yet, and says so; everything else is the same.
+    expect(pg.stdout).toContain("entity chain not read (a PostgreSQL store holds no entity history yet)");
+    expect(
+      pg.stdout.replace(
+        "entity chain not read (a PostgreSQL store holds no entity history yet)",
+        "no entity history",
+      ),
+    ).toBe(lite.stdout);
+  });
+
+  it("catches a row edited in PostgreSQL, naming it (exit 1)", async () => {
+    const [row] = await queryOnce<{ name: string; id: string }>(
+      url,
+      "SELECT name, id FROM audit_logs WHERE seq = 7",
+    );
+    await queryOnce(url, "UPDATE audit_logs SET name = 'tampered' WHERE seq = 7");
+    try {
+      const result = await runCli(["verify", "--db", url]);
+      expect(result.code).toBe(1);
+      expect(result.stderr).toContain(`seq 7 (id ${row?.id})`);
+      expect(result.stderr).toMatch(/name/);
+      expect(result.stderr.trim().split("\n")).toHaveLength(1);
+    } finally {
+      await queryOnce(url, "UPDATE audit_logs SET name = $1 WHERE seq = 7", [row?.name]);
+    }
+    expect((await runCli(["verify", "--db", url])).code).toBe(0);
+  });
+});
+
+describe("flagtrail status on PostgreSQL", () => {
+  it("prints what SQLite's prints, the database named by its masked URL", async () => {
+    const { lite, pg } = await onBoth(["status"]);
+    expect(pg.stderr).toBe("");
+    expect(pg.code).toBe(0);
+    const masked = url.replace(/:[^:@/]+@/, ":***@");
+    expect(pg.stdout).toContain(`Database ${masked}\n`);
+    expect(pg.stdout).not.toContain(new URL(url).password);
+    expect(pg.stdout).toMatch(/Quarantined records: [1-9]/);
+    expect(pg.stdout.replace(masked, "<db>")).toBe(lite.stdout.replace(sqlitePath, "<db>"));
+  });
+
+  it("--json holds the same values", async () => {
+    const { lite, pg } = await onBoth(["status", "--json"]);
+    expect(pg.code).toBe(0);
+    const [a, b] = [JSON.parse(lite.stdout), JSON.parse(pg.stdout)];
+    expect({ ...b, database: "" }).toEqual({ ...a, database: "" });
+    expect(b.records.total).toBe(copied.audit_logs);
+  });
+});
+
+/** The ```sql blocks of a Markdown report, each with the `--param`s printed under it. */
+function printedQueries(markdown: string): { sql: string; params: Record<string, unknown> }[] {
+  const blocks = [
+    ...markdown.matchAll(/```sql\n([\s\S]*?)\n```(?:\n\nParameters[^\n]*\n\n```sh\n([\s\S]*?)\n```)?/g),
+  ];
+  return blocks.map(([, sql, params]) => ({
+    sql: sql!,
+    params: parseSqlParams(
+      [...(params ?? "").matchAll(/--param '((?:[^']|'\\'')*)'/g)].map((m) => m[1]!.replaceAll("'\\''", "'")),
+    ),
+  }));
+}
+
+async function sqlRows(location: string, query: { sql: string; params: Record<string, unknown> }) {
+  const store = await openAnyStore(location, { readonly: true });
+  const chunks: Buffer[] = [];
+  const out = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      chunks.push(chunk);
+      done();
+    },
+  });
+  try {
+    await runSql(store, query.sql, "json", out, query.params);
+  } finally {
+    await store.close();
+  }
+  return Buffer.concat(chunks).toString("utf8");
+}
+
+describe("flagtrail report on PostgreSQL", () => {
+  const period = ["--from", daysAgo(40), "--to", daysAgo(1)];
+  let dirs: { lite: string; pg: string };
+
+  beforeAll(async () => {
+    dirs = {
+      lite: mkdtempSync(join(tmpdir(), "ft-report-lite-")),
+      pg: mkdtempSync(join(tmpdir(), "ft-report-pg-")),
+    };
+    const [lite, pg] = await Promise.all([
+      runCli(["report", "--db", sqlitePath, "--out", dirs.lite, ...period]),
+      runCli(["report", "--db", url, "--out", dirs.pg, ...period]),
+    ]);
+    expect(lite.code, lite.stderr).toBe(0);
+    expect(pg.stderr).toBe("");
+    expect(pg.code).toBe(0);
+  });
+
+  it("writes byte-identical CSVs with rows in them", () => {
+    const csvs = readdirSync(dirs.lite).filter((name) => name.endsWith(".csv"));
+    expect(csvs).toHaveLength(3);
+    expect(readdirSync(dirs.pg).sort()).toEqual(readdirSync(dirs.lite).sort());
+    for (const name of csvs) {
+      const lite = readFileSync(join(dirs.lite, name));
+      expect(readFileSync(join(dirs.pg, name)).equals(lite), name).toBe(true);
+    }
+    const states = readdirSync(dirs.lite).find((n) => n.startsWith("experiment-state-changes"))!;
+    expect(readFileSync(join(dirs.lite, states), "utf8").split("\r\n").length).toBeGreaterThan(10);
+  });
+
+  it("writes the same Markdown but for the queries, each printed in its store's dialect", () => {
+    const name = readdirSync(dirs.lite).find((n) => n.endsWith(".md"))!;
+    const [lite, pg] = [
+      readFileSync(join(dirs.lite, name), "utf8"),
+      readFileSync(join(dirs.pg, name), "utf8"),
+    ];
+    // The generation time is the one other line that may differ (two processes, two clocks).
+    const withoutSql = (text: string) =>
+      text.replace(/```sql\n[\s\S]*?\n```/g, "```sql```").replace(/\| Generated at \| [^|]+ \|/, "");
+    expect(withoutSql(pg)).toBe(withoutSql(lite));
+    expect(pg).toMatch(/json_array_elements_text/);
+    expect(lite).not.toMatch(/json_array_elements_text/);
+    expect(printedQueries(pg).map((q) => q.params)).toEqual(printedQueries(lite).map((q) => q.params));
+  });
+
+  it("each printed query re-runs on its own store with `flagtrail sql` and gives the same rows", async () => {
+    const name = readdirSync(dirs.lite).find((n) => n.endsWith(".md"))!;
+    const lite = printedQueries(readFileSync(join(dirs.lite, name), "utf8"));
+    const pg = printedQueries(readFileSync(join(dirs.pg, name), "utf8"));
+    expect(pg.length).toBeGreaterThan(10);
+    for (const [i, query] of pg.entries()) {
+      expect(await sqlRows(url, query), query.sql).toBe(await sqlRows(sqlitePath, lite[i]!));
+    }
+  });
+
+  it("the manifests agree but for the generation time and the Markdown's hash", () => {
+    const name = readdirSync(dirs.lite).find((n) => n.startsWith("manifest"))!;
+    const strip = (text: string) => {
+      const manifest = JSON.parse(text);
+      manifest.generatedAt = "";
+      manifest.files = manifest.files.filter((f: { name: string }) => !f.name.endsWith(".md"));
+      return manifest;
+    };
+    const [lite, pg] = [join(dirs.lite, name), join(dirs.pg, name)].map((p) =>
+      strip(readFileSync(p, "utf8")),
+    );
+    expect(pg).toEqual(lite);
+    expect(pg.store.chainHead.seq).toBe(copied.audit_logs);
+  });
+});
+
+describe("a read-only reporting role", () => {
+  const grants = {
+    "the README's one-line grant": (role: string) => [`GRANT pg_read_all_data TO ${role}`],
+    "the README's narrower grants": (role: string) => [
+      `GRANT USAGE ON SCHEMA public, drizzle TO ${role}`,
+      `GRANT SELECT ON ALL TABLES IN SCHEMA public, drizzle TO ${role}`,
+    ],
+  };
+  for (const [how, statements] of Object.entries(grants)) {
+    it(`with ${how} runs every read command, and cannot write`, async () => {
+      const role = `reader_${Date.now()}`;
+      await queryOnce(url, `CREATE ROLE ${role} LOGIN PASSWORD 'reader-pw'`);
+      for (const statement of statements(role)) await queryOnce(url, statement);
+      const u = new URL(url);
+      u.username = role;
+      u.password = "reader-pw";
+      const reader = u.toString();
+      const status = await runCli(["status", "--db", reader]);
+      expect(status.stderr).toBe("");
+      expect(status.code).toBe(0);
+      expect((await runCli(["verify", "--db", reader])).code).toBe(0);
+      const out = mkdtempSync(join(tmpdir(), "ft-report-reader-"));
+      const report = await runCli([
+        "report",
+        "--db",
+        reader,
+        "--out",
+        out,
+        "--from",
+        daysAgo(10),
+        "--to",
+        daysAgo(2),
+      ]);
+      expect(report.code).toBe(0);
+      const count = await runCli(["sql", "--db", reader, "--csv", "SELECT count(*) AS n FROM audit_logs"]);
+      expect(count.stdout).toBe(`n\r\n${copied.audit_logs}\r\n`);
+      const write = await runCli(["sql", "--db", reader, "DELETE FROM meta"]);
+      expect(write.code).toBe(2);
+    });
+  }
+});
+
+describe("connection failures", () => {
+  function withParts(parts: { password?: string; database?: string; port?: string }): string {
+    const u = new URL(url);
+    if (parts.password !== undefined) u.password = parts.password;
+    if (parts.database !== undefined) u.pathname = `/${parts.database}`;
+    if (parts.port !== undefined) u.port = parts.port;
+    return u.toString();
+  }
+
+  it("wrong password, missing database, unreachable server: one sentence, masked URL, exit 1", async () => {
+    const cases = [
+      [withParts({ password: "s3cret-wrong" }), /refused the login .*wrong user name or password/],
+      [withParts({ database: "no_such_db", password: "s3cret-wrong2" }), /does not exist|wrong user name/],
+      [withParts({ port: "1", password: "s3cret-wrong3" }), /Cannot reach the PostgreSQL server/],
+    ] as const;
+    for (const [target, pattern] of cases) {
+      for (const command of READ_COMMANDS) {
+        const args =
+          command === "sql"
+            ? ["sql", "--db", target, "SELECT 1"]
+            : command === "report"
+              ? ["report", "--db", target, "--from", daysAgo(10), "--to", daysAgo(2), "--out", tempDbPath()]
+              : [command, "--db", target];
+        const result = await runCli(args);
+        expect(result.code, `${command} ${target}`).toBe(1);
+        expect(result.stderr).toMatch(pattern);
+        expect(result.stderr).toContain(":***@");
+        expect(result.stderr).not.toMatch(/s3cret/);
+        expect(result.stderr.trim().split("\n")).toHaveLength(1);
+      }
+    }
+  });
+
+  it("a missing database is named as such", async () => {
+    const result = await runCli(["status", "--db", withParts({ database: "no_such_db" })]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/does not exist on that server/);
+  });
+
+  it("sync, daemon and demo refuse a PostgreSQL URL in one sentence, exit 1, nothing written", async () => {
+    const before = await queryOnce<{ n: string }>(url, "SELECT count(*) AS n FROM sync_runs");
+    for (const args of [
+      ["sync", "--db", url],
+      ["daemon", "--db", url],
+      ["demo", "--db", url],
+    ]) {
+      const result = await runCli(args, { env: simEnv(sim, url) });
+      expect(result.code, args[0]).toBe(1);
+      expect(result.stderr).toMatch(/not supported yet/);
+      expect(result.stderr).not.toContain(new URL(url).password || "\u0000");
+      expect(result.stderr.trim().split("\n")).toHaveLength(1);
+    }
+    expect(await queryOnce<{ n: string }>(url, "SELECT count(*) AS n FROM sync_runs")).toEqual(before);
+  });
+});
