@@ -3,8 +3,10 @@
 // sha256(previous link + row's record hash), as in the record chain). The head is mirrored in meta so
 // that rows cut off the end show up in `verify`.
 import type Database from "better-sqlite3";
-import { type Store, sqliteOf } from "./connection.ts";
+import { sqliteOf } from "./connection.ts";
 import { CHAIN_GENESIS, chainLink } from "./hash.ts";
+import type { AnyStore } from "./openAny.ts";
+import { readPgEntityChain } from "./pg/entityChain.ts";
 
 /** The tables the entity chain runs through; each has entity_seq, entity_chain_hash, raw, record_hash. */
 export const ENTITY_CHAIN_TABLES = [
@@ -70,9 +72,10 @@ export function entityChainRows(sqlite: Database.Database): IterableIterator<Ent
  * head meta holds, as stored.
  */
 export async function readEntityChain<T>(
-  store: Store,
+  store: AnyStore,
   read: (rows: AsyncIterable<EntityChainRow>, metaHead: string | null) => Promise<T>,
 ): Promise<T> {
+  if (store.engine === "postgres") return readPgEntityChain(store, read);
   const sqlite = sqliteOf(store);
   const own = !sqlite.inTransaction;
   if (own) sqlite.prepare("BEGIN").run();

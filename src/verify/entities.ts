@@ -4,7 +4,7 @@
 import { IntegrityError } from "../errors.ts";
 import { ENTITY_CHAIN_HEAD_KEY, readEntityChain } from "../store/entityChain.ts";
 import { CHAIN_GENESIS, canonicalJson, chainLink, recordHash } from "../store/hash.ts";
-import type { Store } from "../store/open.ts";
+import type { AnyStore } from "../store/openAny.ts";
 import { short } from "./records.ts";
 
 export interface EntityChainCheck {
@@ -20,7 +20,7 @@ function parse(text: string): unknown {
   }
 }
 
-export function checkEntityChain(store: Store): Promise<EntityChainCheck> {
+export function checkEntityChain(store: AnyStore): Promise<EntityChainCheck> {
   return readEntityChain(store, async (rows, metaHead) => {
     let previous = CHAIN_GENESIS;
     let seq = 0;

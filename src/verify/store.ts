@@ -34,9 +34,8 @@ export interface StoreCheck extends RecordsCheck {
   coverage: TableCheck;
   /** "valid" with a key; "not checked" without one. */
   signature: "valid" | "not checked";
-  /** The entity chain (config versions, revisions, experiment and metric snapshots); null: not read
-   * (a PostgreSQL store: the sync does not write entity history there yet). */
-  entities: EntityChainCheck | null;
+  /** The entity chain (config versions, revisions, experiment and metric snapshots). */
+  entities: EntityChainCheck;
 }
 
 export async function verifyStore(store: AnyStore, options: VerifyStoreOptions = {}): Promise<StoreCheck> {
@@ -69,5 +68,5 @@ export async function verifyStore(store: AnyStore, options: VerifyStoreOptions =
     const signature: StoreCheck["signature"] = options.signingKey ? "valid" : "not checked";
     return { ...chain, revisions, quarantine, coverage, signature };
   });
-  return { ...records, entities: store.engine === "sqlite" ? await checkEntityChain(store) : null };
+  return { ...records, entities: await checkEntityChain(store) };
 }

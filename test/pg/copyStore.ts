@@ -18,6 +18,13 @@ const TABLES = [
   "rule_changes",
   "rule_diff_summaries",
   "listed_days",
+  "config_versions",
+  "config_version_revisions",
+  "experiment_snapshots",
+  "metric_snapshots",
+  "entity_fetches",
+  "config_edit_links",
+  "config_version_changes",
   "meta",
 ] as const;
 

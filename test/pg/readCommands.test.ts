@@ -23,10 +23,7 @@ let copied: Record<string, number>;
 beforeAll(async () => {
   sim = await startTestSimulator({ records: 500, days: 40, faults: { malformedRate: 0.02 } });
   sqlitePath = tempDbPath("flagtrail-pgread-");
-  // The audit history only: entity history is not copied to (nor written on) PostgreSQL yet.
-  const synced = await runCli(["sync", "--since", daysAgo(45), "--no-entities", "--json"], {
-    env: simEnv(sim, sqlitePath),
-  });
+  const synced = await runCli(["sync", "--since", daysAgo(45), "--json"], { env: simEnv(sim, sqlitePath) });
   if (synced.code !== 0) throw new Error(`sync failed: ${synced.stderr}`);
   // Two records rewritten at the source after the fact: the store keeps them as revisions (mutations).
   const victims = withDb(sqlitePath, (db) =>
@@ -36,7 +33,7 @@ beforeAll(async () => {
       .all(Date.now() - 30 * 86_400_000),
   ) as string[];
   for (const id of victims) sim.control.mutate(id, { changeLog: "rewritten after the fact" });
-  const again = await runCli(["sync", "--full", "--since", daysAgo(45), "--no-entities", "--json"], {
+  const again = await runCli(["sync", "--full", "--since", daysAgo(45), "--json"], {
     env: simEnv(sim, sqlitePath),
   });
   if (again.code !== 0) throw new Error(`second sync failed: ${again.stderr}`);
@@ -141,14 +138,8 @@ describe("flagtrail verify on PostgreSQL", () => {
     expect(pg.stdout).toMatch(
       /quarantine: [1-9]\d* rows? match their digest; coverage: [1-9]\d* rows match their digest/,
     );
-    // The entity chain is not read on PostgreSQL yet, and says so; everything else is the same.
-    expect(pg.stdout).toContain("entity chain not read (a PostgreSQL store holds no entity history yet)");
-    expect(
-      pg.stdout.replace(
-        "entity chain not read (a PostgreSQL store holds no entity history yet)",
-        "no entity history",
-      ),
-    ).toBe(lite.stdout);
+    expect(pg.stdout).toMatch(/entity chain of [1-9]\d* rows intact/);
+    expect(pg.stdout).toBe(lite.stdout);
   });
 
   it("catches a row edited in PostgreSQL, naming it (exit 1)", async () => {
@@ -165,6 +156,26 @@ describe("flagtrail verify on PostgreSQL", () => {
       expect(result.stderr.trim().split("\n")).toHaveLength(1);
     } finally {
       await queryOnce(url, "UPDATE audit_logs SET name = $1 WHERE seq = 7", [row?.name]);
+    }
+    expect((await runCli(["verify", "--db", url])).code).toBe(0);
+  });
+
+  it("catches an entity row edited in PostgreSQL (the entity chain is walked there too)", async () => {
+    const [row] = await queryOnce<{ id: number; raw: string }>(
+      url,
+      "SELECT id, raw FROM config_versions ORDER BY entity_seq LIMIT 1",
+    );
+    await queryOnce(
+      url,
+      'UPDATE config_versions SET raw = replace(raw, \'"id":"\', \'"id":"X\') WHERE id = $1',
+      [row?.id],
+    );
+    try {
+      const result = await runCli(["verify", "--db", url]);
+      expect(result.code).toBe(1);
+      expect(result.stderr).toContain(`config_versions row ${row?.id}`);
+    } finally {
+      await queryOnce(url, "UPDATE config_versions SET raw = $1 WHERE id = $2", [row?.raw, row?.id]);
     }
     expect((await runCli(["verify", "--db", url])).code).toBe(0);
   });

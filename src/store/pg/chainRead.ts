@@ -29,7 +29,7 @@ import { describePgError } from "./errors.ts";
 const BATCH_ROWS = 1000;
 
 /** Rows of `select` (which ends in `WHERE <key> > $1 ORDER BY <key> LIMIT $2`) in key order, a page at a time. */
-async function* keyset<T extends Record<string, unknown>>(
+export async function* keyset<T extends Record<string, unknown>>(
   client: pg.ClientBase,
   select: string,
   key: keyof T,
@@ -44,7 +44,7 @@ async function* keyset<T extends Record<string, unknown>>(
   }
 }
 
-async function* flat<T>(pages: AsyncIterable<T[]>): AsyncGenerator<T> {
+export async function* flat<T>(pages: AsyncIterable<T[]>): AsyncGenerator<T> {
   for await (const page of pages) yield* page;
 }
 
@@ -138,6 +138,14 @@ export async function readPgChainSnapshot<T>(
   store: PgStore,
   read: (reader: ChainReader) => Promise<T>,
 ): Promise<T> {
+  return inPgReadSnapshot(store, (client) => read(readerOf(client)));
+}
+
+/** Runs `fn` in one REPEATABLE READ, READ ONLY transaction on a session of its own, rolled back after. */
+export async function inPgReadSnapshot<T>(
+  store: PgStore,
+  fn: (client: pg.ClientBase) => Promise<T>,
+): Promise<T> {
   const { pool, url } = pgConnectionOf(store);
   const client = await pool.connect().catch((error: unknown) => {
     throw describePgError(error, url);
@@ -145,7 +153,7 @@ export async function readPgChainSnapshot<T>(
   let broken = false;
   try {
     await client.query("BEGIN TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY");
-    return await read(readerOf(client));
+    return await fn(client);
   } catch (error) {
     broken = true;
     // The server's errors (they carry a SQLSTATE) become one sentence; verify's own findings pass through.
