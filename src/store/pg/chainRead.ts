@@ -23,8 +23,8 @@ import {
 } from "../digests.ts";
 import { BACKFILL_MARK_KEY } from "../ruleDiffs.ts";
 import { CHAIN_HEAD_HASH_KEY, CHAIN_HEAD_SEQ_KEY } from "../writes.ts";
-import { type PgStore, pgConnectionOf } from "./connection.ts";
-import { describePgError } from "./errors.ts";
+import type { PgStore } from "./connection.ts";
+import { inPgReadSnapshot } from "./readSnapshot.ts";
 
 const BATCH_ROWS = 1000;
 
@@ -139,27 +139,4 @@ export async function readPgChainSnapshot<T>(
   read: (reader: ChainReader) => Promise<T>,
 ): Promise<T> {
   return inPgReadSnapshot(store, (client) => read(readerOf(client)));
-}
-
-/** Runs `fn` in one REPEATABLE READ, READ ONLY transaction on a session of its own, rolled back after. */
-export async function inPgReadSnapshot<T>(
-  store: PgStore,
-  fn: (client: pg.ClientBase) => Promise<T>,
-): Promise<T> {
-  const { pool, url } = pgConnectionOf(store);
-  const client = await pool.connect().catch((error: unknown) => {
-    throw describePgError(error, url);
-  });
-  let broken = false;
-  try {
-    await client.query("BEGIN TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY");
-    return await fn(client);
-  } catch (error) {
-    broken = true;
-    // The server's errors (they carry a SQLSTATE) become one sentence; verify's own findings pass through.
-    throw typeof (error as { code?: unknown }).code === "string" ? describePgError(error, url) : error;
-  } finally {
-    await client.query("ROLLBACK").catch(() => {});
-    client.release(broken || undefined);
-  }
 }

@@ -2,8 +2,9 @@
 // rows of the four tables in entity_seq order, a batch at a time, and the head meta holds, in one snapshot.
 import type { EntityChainRow } from "../entityChain.ts";
 import { ENTITY_CHAIN_HEAD_KEY, ENTITY_CHAIN_TABLES, type EntityChainTable } from "../entityChain.ts";
-import { flat, inPgReadSnapshot, keyset } from "./chainRead.ts";
+import { flat, keyset } from "./chainRead.ts";
 import type { PgStore } from "./connection.ts";
+import { inPgReadSnapshot } from "./readSnapshot.ts";
 
 /** The columns copied from the raw record, as SQLite's json_object gives them (verify parses them). */
 const COPIED: Record<EntityChainTable, string> = {

@@ -19,10 +19,10 @@ import {
   type ReportSnapshot,
   type TimeTexts,
 } from "../reportQueries.ts";
-import { type PgStore, pgConnectionOf } from "./connection.ts";
+import type { PgStore } from "./connection.ts";
 import { PG_ENTITY_REPORT_QUERIES } from "./entityReportQueries.ts";
-import { describePgError } from "./errors.ts";
 import { toPositional } from "./namedParams.ts";
+import { inPgReadSnapshot } from "./readSnapshot.ts";
 
 const C = 'COLLATE "C"';
 const TYPES =
@@ -295,24 +295,9 @@ function snapshotOf(client: pg.ClientBase): ReportSnapshot {
 }
 
 /** readReportSnapshot for PostgreSQL: one REPEATABLE READ, READ ONLY transaction; writes nothing. */
-export async function readPgReportSnapshot<T>(
+export function readPgReportSnapshot<T>(
   store: PgStore,
   read: (snapshot: ReportSnapshot) => Promise<T>,
 ): Promise<T> {
-  const { pool, url } = pgConnectionOf(store);
-  const client = await pool.connect().catch((error: unknown) => {
-    throw describePgError(error, url);
-  });
-  let broken = false;
-  try {
-    await client.query("BEGIN TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY");
-    return await read(snapshotOf(client));
-  } catch (error) {
-    broken = true;
-    // The server's errors (they carry a SQLSTATE) become one sentence; the report's own pass through.
-    throw typeof (error as { code?: unknown }).code === "string" ? describePgError(error, url) : error;
-  } finally {
-    await client.query("ROLLBACK").catch(() => {});
-    client.release(broken || undefined);
-  }
+  return inPgReadSnapshot(store, (client) => read(snapshotOf(client)));
 }
