@@ -14,7 +14,8 @@ export type EntityKind = "config_versions" | "layer_experiments" | "event_metric
 
 export interface InvalidItem {
   raw: unknown;
-  issues: string;
+  /** Every zod issue, as quarantine stores them. */
+  issues: { code: string; path: string[]; message: string }[];
 }
 
 export type EntityRead<T> =
@@ -72,7 +73,11 @@ async function readEntity<S extends z.ZodType<{ id: string }>>(
     } else
       invalid.push({
         raw,
-        issues: parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; "),
+        issues: parsed.error.issues.map((i) => ({
+          code: i.code,
+          path: i.path.map(String),
+          message: i.message,
+        })),
       });
   }
   return { status: "ok", items, invalid, requestPath: pages[0]?.requestPath ?? path };

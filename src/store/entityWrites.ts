@@ -1,9 +1,11 @@
 // Writing what the entity reads returned: config versions (one row per version, a revision when the
 // same number comes back with other content), experiment and metric snapshots (a row when an item's
 // content differs from its last snapshot), and one entity_fetches row per read, whatever its outcome.
+import type { InvalidItem } from "../api/entities.ts";
 import { type Store, sqliteOf } from "./connection.ts";
 import { EntityChainWriter } from "./entityChain.ts";
 import { recordHash } from "./hash.ts";
+import { quarantineItems } from "./writes.ts";
 
 export interface VersionInput {
   configId: string;
@@ -184,6 +186,21 @@ export function storeMetricSnapshots(
 }
 
 export type EntityFetchOutcome = "ok" | "not_found" | "forbidden";
+
+/** Items of an entity read that failed their schema, quarantined (never dropped); returns the new ones. */
+export function quarantineEntityItems(
+  store: Store,
+  items: readonly InvalidItem[],
+  requestPath: string,
+  context: WriteContext,
+): number {
+  const sqlite = sqliteOf(store);
+  return sqlite
+    .transaction(() =>
+      quarantineItems(sqlite, items, { requestPath, now: context.now, syncRunId: context.runId }),
+    )
+    .immediate();
+}
 
 /** One entity read as it ended, stamped with the newest audit record it has caught up with. */
 export function recordEntityFetch(

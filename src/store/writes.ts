@@ -368,6 +368,38 @@ export function storePrepared(
   return result;
 }
 
+/**
+ * Items of another read (entity history) that failed their schema: kept whole in quarantine with every
+ * issue, like audit records, and the quarantine digest brought up to date. They have no server day, so
+ * they never count for the audit log's coverage. Returns how many were new.
+ */
+export function quarantineItems(
+  sqlite: Database.Database,
+  items: readonly { raw: unknown; issues: readonly { code: string; path: string[]; message: string }[] }[],
+  context: { requestPath: string; now: number; syncRunId: number | null },
+): number {
+  if (items.length === 0) return 0;
+  const st = statements(sqlite);
+  let fresh = 0;
+  for (const { raw, issues } of items) {
+    const inserted = st.insertQuarantine.run(
+      recordIdOf(raw),
+      JSON.stringify(raw ?? null),
+      recordHash(raw ?? null),
+      JSON.stringify(issues),
+      context.requestPath,
+      context.now,
+      context.syncRunId,
+      null,
+      null,
+      null,
+    );
+    fresh += inserted.changes;
+  }
+  updateQuarantineDigest(sqlite);
+  return fresh;
+}
+
 /** One page in its own transaction (tests, tools); the sync commits batches (syncBatch.ts). */
 export function createRecordWriter(store: Store, options: { parseTime?: TimeParser } = {}): RecordWriter {
   const sqlite = sqliteOf(store);

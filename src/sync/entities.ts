@@ -24,6 +24,7 @@ import {
 } from "../store/entityQueries.ts";
 import {
   type MutatedVersion,
+  quarantineEntityItems,
   recordEntityFetch,
   storeConfigVersions,
   storeExperimentSnapshots,
@@ -190,6 +191,10 @@ class EntityPass {
     const items = result.status === "ok" ? result.items.length : 0;
     const invalid = result.status === "ok" ? result.invalid.length : 0;
     recordEntityFetch(this.run.store, { kind, key, outcome: result.status, items, invalid }, this.context());
+    // Never dropped: an item that fails its schema is kept whole in quarantine with its issues.
+    if (result.status === "ok" && invalid > 0) {
+      quarantineEntityItems(this.run.store, result.invalid, result.requestPath, this.context());
+    }
     if (result.status === "forbidden") {
       this.summary.forbidden = true;
       warn(

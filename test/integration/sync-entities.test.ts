@@ -317,4 +317,30 @@ describe("sync reads entity history", () => {
     expect(contradictions).toContain("| abandoned |");
     expect(between("## Config edits: before and after", "## Reconciliation")).toContain("tags");
   });
+
+  it("quarantines an entity item that fails its schema, with its issues, and verify still passes", async () => {
+    const sim = await startSim({ records: 300 });
+    const db = tempDbPath();
+    const name = sim.entities.configNames()[0]!;
+    expect(sim.entities.mutateVersion(name, 1, { lastModifiedTime: "yesterday" })).toBe(true);
+    const first = await sync(sim, db);
+    expect(first.entities.invalid).toBe(1);
+    const rows = withDb(db, (d) =>
+      d
+        .prepare(
+          "SELECT request_path, issues, server_day, json_extract(raw, '$.lastModifiedTime') AS t FROM quarantine",
+        )
+        .all(),
+    ) as { request_path: string; issues: string; server_day: string | null; t: string }[];
+    expect(rows).toHaveLength(1);
+    expect(rows[0]?.request_path).toContain("/versions");
+    expect(rows[0]?.t).toBe("yesterday");
+    expect(rows[0]?.server_day).toBeNull();
+    expect(JSON.parse(rows[0]?.issues ?? "[]")).toEqual([
+      expect.objectContaining({ path: ["lastModifiedTime"], code: "invalid_type" }),
+    ]);
+    const verify = await runCli(["verify", "--db", db], { env: simEnv(sim, db) });
+    expect(verify.code, verify.stderr).toBe(0);
+    expect(verify.stdout).toMatch(/quarantine: 1 rows? match/);
+  });
 });
