@@ -19,7 +19,7 @@ const verifyOptionsSchema = z.object({
 function tableText(name: string, check: TableCheck): string {
   const rows = `${name}: ${check.rows} ${check.rows === 1 ? "row" : "rows"}`;
   return check.digest === "matched"
-    ? `${rows} match their digest`
+    ? `${rows} ${check.rows === 1 ? "matches its" : "match their"} digest`
     : `${rows}, no digest in meta to check against (written before flagtrail kept one)`;
 }
 
