@@ -61,8 +61,11 @@ export async function runWorker(deps: WorkerDeps, options: WorkerOptions, stop: 
       return;
     }
     if (!(await lease.tryHold("tick"))) return;
-    // A tick that fired while we waited for the lease (or another cycle started): one cycle at a time.
-    if (current) return;
+    // Another tick started a cycle while this one waited for the lease: one cycle at a time.
+    if (current) {
+      log.warn("tick.skipped", { reason: "the previous cycle is still running" });
+      return;
+    }
     const controller = new AbortController();
     const promise = runCycle(deps, controller.signal).finally(() => {
       current = undefined;
