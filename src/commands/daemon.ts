@@ -14,9 +14,7 @@ import {
 import { FlagtrailError } from "../errors.ts";
 import { createLogger } from "../log.ts";
 import { writeReports } from "../report/writeReports.ts";
-import { leaseHolder } from "../store/leases.ts";
-import { writeMetaValue } from "../store/metaValues.ts";
-import { openStore, type Store } from "../store/open.ts";
+import { leaseHolder, openStore, type Store, writeMetaValue } from "../store/syncStore.ts";
 import { createSyncClient } from "../sync/client.ts";
 import { resolveSyncOptions } from "../sync/options.ts";
 import { runSync, type SyncEvent } from "../sync/runSync.ts";
@@ -61,7 +59,7 @@ export async function action(raw: Record<string, unknown>): Promise<void> {
     else if (event.type === "notice") log.info("sync.notice", { message: event.message });
   };
 
-  const store = openStore(config.dbPath);
+  const store = await openStore(config.dbPath);
   const stop = new AbortController();
   const onSignal = (signal: NodeJS.Signals) => {
     log.info("signal", { signal });

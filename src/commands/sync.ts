@@ -4,7 +4,7 @@ import { z } from "zod";
 import type { RetryEvent } from "../api/consoleClient.ts";
 import { resolveClientTuning, resolveSyncConfig } from "../config.ts";
 import { AbortedError } from "../errors.ts";
-import { openStore } from "../store/open.ts";
+import { openStore } from "../store/syncStore.ts";
 import { createSyncClient } from "../sync/client.ts";
 import { isDay } from "../sync/days.ts";
 import { SYNC_DEFAULTS } from "../sync/defaults.ts";
@@ -173,7 +173,7 @@ export async function action(raw: Record<string, unknown>): Promise<void> {
   const config = resolveSyncConfig(options);
   const tuning = resolveClientTuning();
 
-  const store = openStore(config.dbPath);
+  const store = await openStore(config.dbPath);
   const report = progressReporter(options);
   const client = createSyncClient(config, tuning, report.onRetry);
   const controller = new AbortController();

@@ -6,11 +6,16 @@ import cron from "node-cron";
 import { LockedError, UsageError } from "../errors.ts";
 import type { Logger } from "../log.ts";
 import { assertTimeZone } from "../report/period.ts";
-import { acquireLease, DAEMON_LEASE, releaseLease, renewLease } from "../store/leases.ts";
+import {
+  acquireLease,
+  DAEMON_LEASE,
+  openStore,
+  releaseLease,
+  renewLease,
+  type Store,
+} from "../store/syncStore.ts";
 
-export { DAEMON_LAST_CYCLE_KEY, DAEMON_LEASE } from "../store/leases.ts";
-
-import { openStore, type Store } from "../store/open.ts";
+export { DAEMON_LAST_CYCLE_KEY, DAEMON_LEASE } from "../store/syncStore.ts";
 
 /** One unit of work; it must stop early and cleanly when `signal` aborts. */
 export type Cycle = (signal: AbortSignal) => Promise<CycleOutcome>;
@@ -55,7 +60,12 @@ export async function runWorker(deps: WorkerDeps, options: WorkerOptions, stop: 
       log.warn("tick.skipped", { reason: "the previous cycle is still running" });
       return;
     }
-    if (!lease.tryHold("tick")) return;
+    if (!(await lease.tryHold("tick"))) return;
+    // Another tick started a cycle while this one waited for the lease: one cycle at a time.
+    if (current) {
+      log.warn("tick.skipped", { reason: "the previous cycle is still running" });
+      return;
+    }
     const controller = new AbortController();
     const promise = runCycle(deps, controller.signal).finally(() => {
       current = undefined;
@@ -70,7 +80,7 @@ export async function runWorker(deps: WorkerDeps, options: WorkerOptions, stop: 
     tz: options.timezone,
     next: task.getNextRun()?.toISOString() ?? null,
   });
-  lease.tryHold("start");
+  await lease.tryHold("start");
 
   await new Promise<void>((resolve) => {
     if (stop.aborted) resolve();
@@ -83,7 +93,7 @@ export async function runWorker(deps: WorkerDeps, options: WorkerOptions, stop: 
     current.controller.abort();
     await current.promise;
   }
-  lease.release();
+  await lease.release();
   log.info("daemon.stop", {});
 }
 
@@ -94,13 +104,13 @@ export async function runOnce(
   stop: AbortSignal,
 ) {
   const lease = new HeldLease(deps.store, options.holder, options.leaseTtlMs, deps.log);
-  if (!lease.tryHold("tick")) {
+  if (!(await lease.tryHold("tick"))) {
     throw new LockedError("Another flagtrail daemon holds this database; this cycle did not run.");
   }
   try {
     return await runCycle(deps, stop);
   } finally {
-    lease.release();
+    await lease.release();
   }
 }
 
@@ -134,7 +144,8 @@ async function runCycle({ cycle, log, onOutcome }: WorkerDeps, signal: AbortSign
 class HeldLease {
   private heartbeat: NodeJS.Timeout | undefined;
   private held = false;
-  private connection: Store | undefined;
+  /** The heartbeat's connection, opened once (a promise, so that two callers cannot open two). */
+  private connection: Promise<Store> | undefined;
 
   constructor(
     private readonly store: Store,
@@ -143,19 +154,28 @@ class HeldLease {
     private readonly log: Logger,
   ) {}
 
-  private leaseStore(): Store {
-    this.connection ??= this.store.path === ":memory:" ? this.store : openStore(this.store.path);
-    return this.connection;
+  private leaseStore(): Promise<Store> {
+    if (this.connection) return this.connection;
+    const opening = this.store.path === ":memory:" ? Promise.resolve(this.store) : openStore(this.store.path);
+    this.connection = opening;
+    // A failed open is tried again at the next tick, as before.
+    opening.catch(() => {
+      if (this.connection === opening) this.connection = undefined;
+    });
+    return opening;
   }
 
   /** `at` says whether this is the start of the worker or a tick, for the log. */
-  tryHold(at: "start" | "tick"): boolean {
+  async tryHold(at: "start" | "tick"): Promise<boolean> {
     if (this.held) return true;
     try {
-      const { tookOver } = acquireLease(this.leaseStore(), DAEMON_LEASE, this.holder, this.ttlMs);
+      const store = await this.leaseStore();
+      const { tookOver } = await acquireLease(store, DAEMON_LEASE, this.holder, this.ttlMs);
+      // Another call (start and a tick) took it while this one waited: one heartbeat only.
+      if (this.held) return true;
       this.held = true;
       this.log.info("lease.acquired", tookOver ? { tookOverFrom: tookOver.holder } : {});
-      this.heartbeat = setInterval(() => this.renew(), Math.max(250, Math.floor(this.ttlMs / 3)));
+      this.heartbeat = setInterval(() => void this.renew(), Math.max(250, Math.floor(this.ttlMs / 3)));
       this.heartbeat.unref();
       return true;
     } catch (error) {
@@ -168,9 +188,12 @@ class HeldLease {
     }
   }
 
-  private renew(): void {
+  private async renew(): Promise<void> {
     try {
-      renewLease(this.leaseStore(), DAEMON_LEASE, this.holder, this.ttlMs);
+      const store = await this.leaseStore();
+      // Released while the connection was awaited: nothing to renew.
+      if (!this.held) return;
+      await renewLease(store, DAEMON_LEASE, this.holder, this.ttlMs);
     } catch (error) {
       if (!(error instanceof LockedError)) {
         // A transient failure (busy): keep the heartbeat; the lease outlives a few missed beats.
@@ -183,11 +206,18 @@ class HeldLease {
     }
   }
 
-  release(): void {
+  async release(): Promise<void> {
     clearInterval(this.heartbeat);
-    if (this.held) releaseLease(this.leaseStore(), DAEMON_LEASE, this.holder);
-    this.held = false;
-    if (this.connection && this.connection !== this.store) this.connection.close();
+    const pending = this.connection;
     this.connection = undefined;
+    const wasHeld = this.held;
+    this.held = false;
+    const connection = await pending?.catch(() => undefined);
+    if (!connection) return;
+    try {
+      if (wasHeld) await releaseLease(connection, DAEMON_LEASE, this.holder);
+    } finally {
+      if (connection !== this.store) connection.close();
+    }
   }
 }

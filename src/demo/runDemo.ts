@@ -15,9 +15,7 @@ import { FlagtrailError, UsageError } from "../errors.ts";
 import { type ReportResult, writeReports } from "../report/writeReports.ts";
 import type { AppendInput } from "../simulator/index.ts";
 import { startSimulator } from "../simulator/index.ts";
-import { readCheckpoint } from "../store/checkpoints.ts";
-import { readMetaValue, writeMetaValue } from "../store/metaValues.ts";
-import { openStore, type Store } from "../store/open.ts";
+import { openStore, readCheckpoint, readMetaValue, type Store, writeMetaValue } from "../store/syncStore.ts";
 import { createSyncClient } from "../sync/client.ts";
 import { addDays, todayUtc } from "../sync/days.ts";
 import { filterKeyFor } from "../sync/plan.ts";
@@ -55,7 +53,7 @@ export interface DemoResult {
 export async function runDemo(options: DemoOptions): Promise<DemoResult> {
   const now = options.now ?? Date.now();
   const say = options.onProgress ?? (() => {});
-  const store = openStore(options.dbPath);
+  const store = await openStore(options.dbPath);
   try {
     const { anchor } = await readOrCreateWorld(store, options, now);
     const sim = await startSimulator({
@@ -76,7 +74,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
           ` (seed ${options.seed}, server zone ${sim.settings.timeZone}).`,
       );
 
-      const incremental = readCheckpoint(store, filterKeyFor([])) !== undefined;
+      const incremental = (await readCheckpoint(store, filterKeyFor([]))) !== undefined;
       const client = createSyncClient(
         { baseUrl: sim.url, apiKey: DEMO_API_KEY, authHeader: DEFAULT_AUTH_HEADER },
         // The embedded simulator does not throttle: lift the client's budget so the demo stays quick.

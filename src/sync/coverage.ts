@@ -12,22 +12,20 @@ import {
   knownShortfalls,
   localCountForRange,
   localCountsByDay,
-  recordCoverage,
-} from "../store/coverageCounts.ts";
-import {
   newestRecordTimeTexts,
   openCoverageDays,
   readCoverage,
   readPendingCoverageDays,
-} from "../store/coverageState.ts";
+  recordCoverage,
+} from "../store/syncStore.ts";
 import { addDays, daysBetween, eachDay, serverDayClosed } from "./days.ts";
 import { runPool } from "./pool.ts";
 import type { SyncRun } from "./run.ts";
 import type { RangeToCheck } from "./windows.ts";
 
 /** The server zone's offset (minutes east of UTC) as its newest stored record shows it, or null. */
-function latestServerOffset(run: SyncRun): number | null {
-  const newest = newestRecordTimeTexts(run.store);
+async function latestServerOffset(run: SyncRun): Promise<number | null> {
+  const newest = await newestRecordTimeTexts(run.store);
   if (!newest) return null;
   const parse = run.options.parseTime ?? parseAuditTime;
   return parse(newest.dateText, newest.timeText)?.offsetMinutes ?? null;
@@ -50,7 +48,7 @@ async function recordDays(run: SyncRun, days: CoverageDay[]): Promise<void> {
 export async function recordMatchingRange(run: SyncRun, range: { from: string; to: string }): Promise<void> {
   const counts = await localCountsByDay(run.store, range.from, range.to, run.options.actionTypes);
   const shortfalls = await knownShortfalls(run.store, run.filterKey, range.from, range.to);
-  const offset = latestServerOffset(run);
+  const offset = await latestServerOffset(run);
   const at = run.now();
   await recordDays(
     run,
@@ -116,7 +114,7 @@ async function recordDay(run: SyncRun, day: string, serverTotal: number): Promis
       serverTotal,
       localCount: count?.held ?? 0,
       quarantinedCount: count?.quarantined ?? 0,
-      dayClosed: serverDayClosed(day, run.now(), latestServerOffset(run)),
+      dayClosed: serverDayClosed(day, run.now(), await latestServerOffset(run)),
     },
   ]);
 }
@@ -138,7 +136,7 @@ async function settleDay(
   }
   // A repair at this very server total already ended with this local count: reading the day again
   // would change nothing (and would repeat on every run). The gap stays reported.
-  const previous = readCoverage(run.store, run.filterKey, day);
+  const previous = await readCoverage(run.store, run.filterKey, day);
   const repairedBefore = previous?.serverTotal === serverTotal && previous.localCount === local;
   if (local < serverTotal && !repairedBefore && run.options.repairGaps && !run.signal.aborted) {
     await repairDay(run, day, pageSize);
@@ -211,8 +209,8 @@ export async function checkCoverage(
   pageSize: number,
 ): Promise<number> {
   const owed = [
-    ...readPendingCoverageDays(run.store, run.filterKey),
-    ...openCoverageDays(run.store, run.filterKey),
+    ...(await readPendingCoverageDays(run.store, run.filterKey)),
+    ...(await openCoverageDays(run.store, run.filterKey)),
   ].filter((d) => !run.checkedDays.has(d));
   const mismatchDays = new Set(mismatches.flatMap((m) => eachDay(m.from, m.to)));
   const owedRanges = await withCheckedHistory(

@@ -15,21 +15,19 @@ import {
 } from "../api/entities.ts";
 import { LAYER_ACTIONS } from "../api/entityActions.ts";
 import { AbortedError, ApiError } from "../errors.ts";
-import { EXPERIMENT_STATE_CHANGES } from "../store/categories.ts";
-import { linkAndDiffConfig } from "../store/entityLinks.ts";
 import {
   configsDueForVersions,
+  EXPERIMENT_STATE_CHANGES,
   eventsDueForMetrics,
   layersDueForExperiments,
-} from "../store/entityQueries.ts";
-import {
+  linkAndDiffConfig,
   type MutatedVersion,
   quarantineEntityItems,
   recordEntityFetch,
   storeConfigVersions,
   storeExperimentSnapshots,
   storeMetricSnapshots,
-} from "../store/entityWrites.ts";
+} from "../store/syncStore.ts";
 import type { SyncRun } from "./run.ts";
 
 /** What the entity part did, in the sync's summary. */
@@ -115,7 +113,7 @@ class EntityPass {
 
   async configs(): Promise<void> {
     const { store, signal } = this.run;
-    for (const key of configsDueForVersions(store)) {
+    for (const key of await configsDueForVersions(store)) {
       if (signal.aborted) return;
       this.summary.configs += 1;
       const result = await this.read("config_versions", key, () =>
@@ -130,16 +128,16 @@ class EntityPass {
         lastModifierName: record.lastModifierName ?? null,
         raw,
       }));
-      const stored = storeConfigVersions(store, key, versions, this.context());
+      const stored = await storeConfigVersions(store, key, versions, this.context());
       this.summary.newVersions += stored.inserted;
       this.summary.mutatedVersions.push(...stored.mutations);
-      linkAndDiffConfig(store, key);
+      await linkAndDiffConfig(store, key);
     }
   }
 
   async layers(): Promise<void> {
     const { store, signal } = this.run;
-    for (const layer of layersDueForExperiments(store, LAYER_ACTIONS, EXPERIMENT_STATE_CHANGES)) {
+    for (const layer of await layersDueForExperiments(store, LAYER_ACTIONS, EXPERIMENT_STATE_CHANGES)) {
       if (signal.aborted) return;
       this.summary.layers += 1;
       const result = await this.read("layer_experiments", layer, () =>
@@ -152,13 +150,13 @@ class EntityPass {
         status: record.status,
         raw,
       }));
-      this.summary.experimentSnapshots += storeExperimentSnapshots(store, layer, items, this.context());
+      this.summary.experimentSnapshots += await storeExperimentSnapshots(store, layer, items, this.context());
     }
   }
 
   async events(): Promise<void> {
     const { store, signal, options } = this.run;
-    for (const event of eventsDueForMetrics(store, options.events)) {
+    for (const event of await eventsDueForMetrics(store, options.events)) {
       if (signal.aborted) return;
       this.summary.events += 1;
       const result = await this.read("event_metrics", event, () =>
@@ -166,7 +164,7 @@ class EntityPass {
       );
       if (result === null) continue;
       const items = result.items.map(({ record, raw }) => ({ id: record.id, raw }));
-      this.summary.metricSnapshots += storeMetricSnapshots(store, event, items, this.context());
+      this.summary.metricSnapshots += await storeMetricSnapshots(store, event, items, this.context());
     }
   }
 
@@ -190,10 +188,14 @@ class EntityPass {
     }
     const items = result.status === "ok" ? result.items.length : 0;
     const invalid = result.status === "ok" ? result.invalid.length : 0;
-    recordEntityFetch(this.run.store, { kind, key, outcome: result.status, items, invalid }, this.context());
+    await recordEntityFetch(
+      this.run.store,
+      { kind, key, outcome: result.status, items, invalid },
+      this.context(),
+    );
     // Never dropped: an item that fails its schema is kept whole in quarantine with its issues.
     if (result.status === "ok" && invalid > 0) {
-      quarantineEntityItems(this.run.store, result.invalid, result.requestPath, this.context());
+      await quarantineEntityItems(this.run.store, result.invalid, result.requestPath, this.context());
     }
     if (result.status === "forbidden") {
       this.summary.forbidden = true;

@@ -3,7 +3,7 @@
 import { z } from "zod";
 import type { ParsedAuditTime } from "../api/auditTime.ts";
 import { UsageError } from "../errors.ts";
-import type { RunCounters } from "../store/syncRuns.ts";
+import type { RunCounters } from "../store/syncStore.ts";
 import { defaultUntil, isDay } from "./days.ts";
 import { SYNC_DEFAULTS } from "./defaults.ts";
 import type { EntitySummary } from "./entities.ts";

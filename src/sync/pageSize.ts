@@ -2,7 +2,7 @@
 // it used in pagination.itemsPerPage: ask once for a large page, keep what was granted in the store, and
 // fall back to the documented default when a large one is refused with a 400.
 import { ApiError } from "../errors.ts";
-import { readGrantedPageSize, saveGrantedPageSize } from "../store/syncPlans.ts";
+import { readGrantedPageSize, saveGrantedPageSize } from "../store/syncStore.ts";
 import { SYNC_DEFAULTS } from "./options.ts";
 import type { SyncRun } from "./run.ts";
 

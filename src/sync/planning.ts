@@ -2,9 +2,15 @@
 // An interrupted plan is resumed once; a run that names another range replaces it (and says so), its
 // unread days then owed to coverage, which finds and re-reads whatever is missing.
 
-import { readCheckpoint } from "../store/checkpoints.ts";
-import { addPendingCoverageDays } from "../store/coverageState.ts";
-import { createPlan, oldestServerDay, readPlan, readWindows, type SyncPlan } from "../store/syncPlans.ts";
+import {
+  addPendingCoverageDays,
+  createPlan,
+  oldestServerDay,
+  readCheckpoint,
+  readPlan,
+  readWindows,
+  type SyncPlan,
+} from "../store/syncStore.ts";
 import { addDays, eachDay, todayUtc } from "./days.ts";
 import { planWindows } from "./plan.ts";
 import type { SyncRun } from "./run.ts";
@@ -18,9 +24,9 @@ interface RangeChoice {
 }
 
 /** The range of a new plan: explicit, full, incremental from the checkpoint, or the default backfill. */
-function chooseRange(run: SyncRun): RangeChoice {
+async function chooseRange(run: SyncRun): Promise<RangeChoice> {
   const o = run.options;
-  const checkpoint = o.full ? undefined : readCheckpoint(run.store, run.filterKey);
+  const checkpoint = o.full ? undefined : await readCheckpoint(run.store, run.filterKey);
   if (o.since !== undefined) return { since: o.since, latestId: null, incrementalFrom: null };
   if (checkpoint) {
     const day =
@@ -32,7 +38,7 @@ function chooseRange(run: SyncRun): RangeChoice {
     }
   }
   if (o.full) {
-    const oldest = oldestServerDay(run.store);
+    const oldest = await oldestServerDay(run.store);
     const since = oldest && oldest < o.until ? oldest : addDays(o.until, -o.backfillDays);
     run.emit({ type: "notice", message: `Full re-read from ${since} to ${o.until}.` });
     return { since, latestId: null, incrementalFrom: null };
@@ -51,7 +57,7 @@ function chooseRange(run: SyncRun): RangeChoice {
 /** Creates and stores the plan of this run's own range. */
 async function newPlan(run: SyncRun, pageSize: number): Promise<SyncPlan> {
   const o = run.options;
-  const range = chooseRange(run);
+  const range = await chooseRange(run);
   const plan: SyncPlan = {
     filterKey: run.filterKey,
     actionTypes: o.actionTypes,
@@ -89,7 +95,7 @@ export async function choosePlans(
   pageSize: number,
 ): Promise<{ plans: (() => Promise<SyncPlan>)[]; resumed: boolean }> {
   const o = run.options;
-  const interrupted = readPlan(run.store, run.filterKey);
+  const interrupted = await readPlan(run.store, run.filterKey);
   const fresh = () => newPlan(run, pageSize);
   if (!interrupted || o.full) return { plans: [fresh], resumed: false };
   const resume = async () => {
@@ -107,7 +113,7 @@ export async function choosePlans(
   const unread = (await readWindows(run.store, run.filterKey))
     .filter((w) => w.status === "pending")
     .flatMap((w) => eachDay(w.startDate, w.endDate));
-  if (o.coverage) addPendingCoverageDays(run.store, run.filterKey, unread, run.now());
+  if (o.coverage) await addPendingCoverageDays(run.store, run.filterKey, unread, run.now());
   run.emit({
     type: "notice",
     message:

@@ -2,11 +2,15 @@
 // share (at most `concurrency` pages requested or waiting), the run's counters and events, and the batch
 // writer every fetched page goes through. One object passed explicitly instead of closures over shared variables.
 import type { ClientStats, ConsoleClient } from "../api/client.ts";
-import type { Store } from "../store/open.ts";
-import { type BatchPage, commitSyncBatch } from "../store/syncBatch.ts";
-import type { SyncPlan } from "../store/syncPlans.ts";
-import type { RunCounters } from "../store/syncRuns.ts";
-import { emptyCounts, prepareRecords } from "../store/writes.ts";
+import {
+  type BatchPage,
+  commitSyncBatch,
+  emptyCounts,
+  prepareRecords,
+  type RunCounters,
+  type Store,
+  type SyncPlan,
+} from "../store/syncStore.ts";
 import type { CoverageGap, ResolvedSyncOptions, SyncEvent } from "./options.ts";
 import { Slots } from "./pool.ts";
 

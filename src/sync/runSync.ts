@@ -4,12 +4,19 @@
 // plan: finished windows and committed pages are not read again.
 import type { ConsoleClient } from "../api/client.ts";
 import { LockedError } from "../errors.ts";
-import { finishBulkLoad } from "../store/bulkLoad.ts";
-import { acquireLease, leaseHolder, releaseLease, renewLease } from "../store/leases.ts";
-import type { Store } from "../store/open.ts";
-import { backfillRuleDiffs } from "../store/ruleDiffs.ts";
-import { dropPlanIfUntouched } from "../store/syncPlans.ts";
-import { finishRun, markOrphanRunsInterrupted, startRun } from "../store/syncRuns.ts";
+import {
+  acquireLease,
+  backfillRuleDiffs,
+  dropPlanIfUntouched,
+  finishBulkLoad,
+  finishRun,
+  leaseHolder,
+  markOrphanRunsInterrupted,
+  releaseLease,
+  renewLease,
+  type Store,
+  startRun,
+} from "../store/syncStore.ts";
 import { checkCoverage } from "./coverage.ts";
 import { type EntitySummary, syncEntities } from "./entities.ts";
 import {
@@ -31,12 +38,12 @@ export const SYNC_LEASE = "sync";
 const describeError = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
 /** Takes the lease and opens the run's row; a refused sync leaves no trace at all. */
-function startUnderLease(store: Store, o: ResolvedSyncOptions, filterKey: string, startedAt: number) {
+async function startUnderLease(store: Store, o: ResolvedSyncOptions, filterKey: string, startedAt: number) {
   const holder = o.holder ?? leaseHolder("sync");
-  acquireLease(store, SYNC_LEASE, holder, o.leaseTtlMs, startedAt);
+  await acquireLease(store, SYNC_LEASE, holder, o.leaseTtlMs, startedAt);
   try {
-    markOrphanRunsInterrupted(store, startedAt);
-    const runId = startRun(store, {
+    await markOrphanRunsInterrupted(store, startedAt);
+    const runId = await startRun(store, {
       filterKey,
       now: startedAt,
       params: {
@@ -52,7 +59,7 @@ function startUnderLease(store: Store, o: ResolvedSyncOptions, filterKey: string
     });
     return { holder, runId };
   } catch (error) {
-    releaseLease(store, SYNC_LEASE, holder);
+    await releaseLease(store, SYNC_LEASE, holder);
     throw error;
   }
 }
@@ -62,12 +69,10 @@ function keepLease(store: Store, o: ResolvedSyncOptions, holder: string, control
   const state: { lost?: LockedError } = {};
   const timer = setInterval(
     () => {
-      try {
-        renewLease(store, SYNC_LEASE, holder, o.leaseTtlMs, o.now());
-      } catch (error) {
+      renewLease(store, SYNC_LEASE, holder, o.leaseTtlMs, o.now()).catch((error: unknown) => {
         state.lost = error instanceof LockedError ? error : new LockedError(describeError(error));
         controller.abort(state.lost);
-      }
+      });
     },
     Math.max(250, Math.floor(o.leaseTtlMs / 3)),
   );
@@ -82,7 +87,7 @@ async function runParts(run: SyncRun, summary: Parts) {
   // A bulk load killed half-way gets its indexes now; an older store's diffs catch up, so that the
   // rule-diff mark advances with every batch after this.
   await finishBulkLoad(run.store);
-  backfillRuleDiffs(run.store);
+  await backfillRuleDiffs(run.store);
   summary.pageSize = await resolvePageSize(run);
   const { plans, resumed } = await choosePlans(run, summary.pageSize);
   summary.resumed = resumed;
@@ -114,7 +119,7 @@ export async function runSync(
   const o = resolveSyncOptions(options);
   const startedAt = o.now();
   const filterKey = filterKeyFor(o.actionTypes);
-  const { holder, runId } = startUnderLease(store, o, filterKey, startedAt);
+  const { holder, runId } = await startUnderLease(store, o, filterKey, startedAt);
 
   const controller = new AbortController();
   const onAbort = () => controller.abort(signal?.reason);
@@ -125,29 +130,29 @@ export async function runSync(
   const parts: Parts = { resumed: false, windows: 0, pageSize: o.pageSize ?? 0, entities: null };
   let ranges: { since: string; until: string }[] = [];
 
-  const finish = (outcome: "ok" | "interrupted" | "failed", error: string | null) => {
+  const finish = async (outcome: "ok" | "interrupted" | "failed", error: string | null) => {
     run.refreshClientStats();
-    finishRun(store, runId, outcome, run.counters, error, o.now());
+    await finishRun(store, runId, outcome, run.counters, error, o.now());
   };
   try {
     ranges = await runParts(run, parts);
     if (lease.state.lost) throw lease.state.lost;
     const outcome = controller.signal.aborted ? "interrupted" : "ok";
-    finish(outcome, outcome === "interrupted" ? "stopped by request" : null);
+    await finish(outcome, outcome === "interrupted" ? "stopped by request" : null);
     return summarize(run, outcome, parts, ranges, startedAt);
   } catch (error) {
     if (signal?.aborted && !lease.state.lost) {
-      finish("interrupted", "stopped by request");
+      await finish("interrupted", "stopped by request");
       return summarize(run, "interrupted", parts, ranges, startedAt);
     }
     const failure = lease.state.lost ?? error;
     if (!lease.state.lost) await dropPlanIfUntouched(store, filterKey);
-    finish("failed", describeError(failure));
+    await finish("failed", describeError(failure));
     throw failure;
   } finally {
     lease.stop();
     signal?.removeEventListener("abort", onAbort);
-    releaseLease(store, SYNC_LEASE, holder);
+    await releaseLease(store, SYNC_LEASE, holder);
   }
 }
 

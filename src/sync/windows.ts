@@ -3,9 +3,15 @@
 // without latestID is checked by count against the totalItems its pages reported: when they agree,
 // every day of the window is complete without a request of its own.
 import { readPages } from "../api/pager.ts";
-import { beginBulkLoad, finishBulkLoad } from "../store/bulkLoad.ts";
-import { localCountForRange } from "../store/coverageCounts.ts";
-import { finishPlan, readWindows, type SyncPlan, type SyncWindow } from "../store/syncPlans.ts";
+import {
+  beginBulkLoad,
+  finishBulkLoad,
+  finishPlan,
+  localCountForRange,
+  readWindows,
+  type SyncPlan,
+  type SyncWindow,
+} from "../store/syncStore.ts";
 import { recordMatchingRange } from "./coverage.ts";
 import { eachDay } from "./days.ts";
 import { runPool } from "./pool.ts";

@@ -33,4 +33,23 @@ describe("the store boundary", () => {
       });
     expect(offenders).toEqual([]);
   });
+
+  it("the sync side reaches the store only through its async boundary (src/store/syncStore.ts)", () => {
+    const syncSide = (path: string) => {
+      const rel = relative(SRC, path);
+      return (
+        /^(sync|daemon|demo)\//.test(rel) ||
+        ["commands/sync.ts", "commands/daemon.ts", "commands/demo.ts"].includes(rel)
+      );
+    };
+    const offenders = sources(SRC)
+      .filter(syncSide)
+      .flatMap((path) =>
+        [...readFileSync(path, "utf8").matchAll(/from "((?:\.\.\/)+store\/[^"]+)"/g)]
+          .map((m) => m[1] ?? "")
+          .filter((target) => !target.endsWith("store/syncStore.ts"))
+          .map((target) => `${relative(SRC, path)}: ${target}`),
+      );
+    expect(offenders).toEqual([]);
+  });
 });
