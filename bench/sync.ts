@@ -92,7 +92,18 @@ async function syncInChild(sim: SimProcess, since: string): Promise<ChildSync> {
   const dir = mkdtempSync(join(tmpdir(), "flagtrail-bench-sync-"));
   try {
     const args = ["--import", PRINT_MAX_RSS, BIN, "sync", "--db", join(dir, "bench.db")];
-    args.push("--base-url", sim.url, "--since", since, "--until", UNTIL, "--json", "--quiet");
+    // The audit log only: fetch-only reads no entity history either.
+    args.push(
+      "--base-url",
+      sim.url,
+      "--since",
+      since,
+      "--until",
+      UNTIL,
+      "--no-entities",
+      "--json",
+      "--quiet",
+    );
     const started = performance.now();
     const { stdout, stderr } = await run(process.execPath, args, {
       maxBuffer: 1 << 24,
@@ -165,6 +176,7 @@ async function latency(figures: Record<string, number>) {
         until: UNTIL,
         pageSize: 100,
         concurrency: 8,
+        entities: false, // the sequential pager reads the audit log only
       });
       const ms = performance.now() - started;
       Object.assign(figures, {
@@ -189,12 +201,14 @@ async function requestCounts(figures: Record<string, number>) {
   const client = clientFor(sim);
   const temp = tempStore("requests");
   try {
-    const backfill = await runSync(temp.store, client, { since, until: UNTIL, now: () => NOW });
+    // Audit-log requests: entity history is measured on its own below.
+    const audit = { entities: false } as const;
+    const backfill = await runSync(temp.store, client, { since, until: UNTIL, now: () => NOW, ...audit });
     const pages = backfill.requests - backfill.coverageRequests;
     // A nightly run: 250 new records at the head of the list (stamped with the simulator's clock).
     await sim.append(Array.from({ length: 250 }, (_, i) => ({ name: `n${i}`, actionType: "gate_update" })));
     await sim.resetCounters();
-    await runSync(temp.store, client, { pageSize: 100, now: () => NOW + 60_000 });
+    await runSync(temp.store, client, { pageSize: 100, now: () => NOW + 60_000, ...audit });
     const nightlyRequests = await sim.auditRequests();
     // And one where the 250 arrive late, back-dated a day: the count finds them, halving finds their day.
     await sim.append(
@@ -205,7 +219,7 @@ async function requestCounts(figures: Record<string, number>) {
       })),
     );
     await sim.resetCounters();
-    const late = await runSync(temp.store, client, { pageSize: 100, now: () => NOW + 120_000 });
+    const late = await runSync(temp.store, client, { pageSize: 100, now: () => NOW + 120_000, ...audit });
     if (late.inserted !== 250 || late.coverageGaps.length > 0)
       throw new Error("bench: late records not all found");
     Object.assign(figures, {
@@ -216,6 +230,13 @@ async function requestCounts(figures: Record<string, number>) {
       nightly_250_records_requests: nightlyRequests,
       nightly_250_bar_requests: Math.ceil(250 / 100) + 2,
       nightly_250_late_records_requests: await sim.auditRequests(),
+    });
+    // The first entity pass over the same store (config versions, layer experiments), then a nightly run.
+    const entityPass = await runSync(temp.store, client, { pageSize: 100, now: () => NOW + 180_000 });
+    const entityNightly = await runSync(temp.store, client, { pageSize: 100, now: () => NOW + 240_000 });
+    Object.assign(figures, {
+      entity_first_pass_requests: entityPass.entities?.requests ?? -1,
+      entity_nightly_requests: entityNightly.entities?.requests ?? -1,
     });
   } finally {
     temp.done();
