@@ -1,9 +1,10 @@
 // Writing what the entity reads returned: config versions (one row per version, a revision when the
 // same number comes back with other content), experiment and metric snapshots (a row when an item's
 // content differs from its last snapshot), and one entity_fetches row per read, whatever its outcome.
+import type Database from "better-sqlite3";
 import type { InvalidItem } from "../api/entities.ts";
 import { type Store, sqliteOf } from "./connection.ts";
-import { EntityChainWriter } from "./entityChain.ts";
+import { type EntityChainHead, EntityChainWriter } from "./entityChain.ts";
 import { recordHash } from "./hash.ts";
 import { quarantineItems } from "./writes.ts";
 
@@ -105,6 +106,31 @@ export interface SnapshotInput {
   raw: unknown;
 }
 
+/**
+ * Appends a snapshot for each item whose content differs from its last one, each linked in the entity
+ * chain, in one transaction; returns how many were appended.
+ */
+function appendSnapshots<T extends { raw: unknown }>(
+  sqlite: Database.Database,
+  items: readonly T[],
+  now: number,
+  lastHash: (item: T) => unknown,
+  insert: (item: T, raw: string, hash: string, link: EntityChainHead) => void,
+): number {
+  return sqlite.transaction(() => {
+    const chain = new EntityChainWriter(sqlite);
+    let inserted = 0;
+    for (const item of items) {
+      const hash = recordHash(item.raw);
+      if (lastHash(item) === hash) continue;
+      insert(item, JSON.stringify(item.raw), hash, chain.next(hash));
+      inserted += 1;
+    }
+    chain.commit(now);
+    return inserted;
+  })();
+}
+
 /** Snapshots of a layer's experiments: a row per experiment whose content changed since its last one. */
 export function storeExperimentSnapshots(
   store: Store,
@@ -113,37 +139,34 @@ export function storeExperimentSnapshots(
   context: WriteContext,
 ): number {
   const sqlite = sqliteOf(store);
-  const last = sqlite.prepare(
-    "SELECT record_hash FROM experiment_snapshots WHERE experiment_id = ? ORDER BY entity_seq DESC LIMIT 1",
-  );
+  const last = sqlite
+    .prepare(
+      "SELECT record_hash FROM experiment_snapshots WHERE experiment_id = ? ORDER BY entity_seq DESC LIMIT 1",
+    )
+    .pluck();
   const insert = sqlite.prepare(
     `INSERT INTO experiment_snapshots (layer_id, experiment_id, name, status, taken_at, raw, record_hash,
        entity_seq, entity_chain_hash, sync_run_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
-  return sqlite.transaction(() => {
-    const chain = new EntityChainWriter(sqlite);
-    let inserted = 0;
-    for (const item of items) {
-      const hash = recordHash(item.raw);
-      if (last.pluck().get(item.id) === hash) continue;
-      const link = chain.next(hash);
+  return appendSnapshots(
+    sqlite,
+    items,
+    context.now,
+    (item) => last.get(item.id),
+    (item, raw, hash, link) =>
       insert.run(
         layerId,
         item.id,
         item.name,
         item.status,
         context.now,
-        JSON.stringify(item.raw),
+        raw,
         hash,
         link.seq,
         link.hash,
         context.runId,
-      );
-      inserted += 1;
-    }
-    chain.commit(context.now);
-    return inserted;
-  })();
+      ),
+  );
 }
 
 /** Snapshots of an event's metrics: a row per metric whose content changed since its last one. */
@@ -154,35 +177,23 @@ export function storeMetricSnapshots(
   context: WriteContext,
 ): number {
   const sqlite = sqliteOf(store);
-  const last = sqlite.prepare(
-    "SELECT record_hash FROM metric_snapshots WHERE event_name = ? AND metric_id = ? ORDER BY entity_seq DESC LIMIT 1",
-  );
+  const last = sqlite
+    .prepare(
+      "SELECT record_hash FROM metric_snapshots WHERE event_name = ? AND metric_id = ? ORDER BY entity_seq DESC LIMIT 1",
+    )
+    .pluck();
   const insert = sqlite.prepare(
     `INSERT INTO metric_snapshots (event_name, metric_id, taken_at, raw, record_hash, entity_seq,
        entity_chain_hash, sync_run_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
   );
-  return sqlite.transaction(() => {
-    const chain = new EntityChainWriter(sqlite);
-    let inserted = 0;
-    for (const item of items) {
-      const hash = recordHash(item.raw);
-      if (last.pluck().get(eventName, item.id) === hash) continue;
-      const link = chain.next(hash);
-      insert.run(
-        eventName,
-        item.id,
-        context.now,
-        JSON.stringify(item.raw),
-        hash,
-        link.seq,
-        link.hash,
-        context.runId,
-      );
-      inserted += 1;
-    }
-    chain.commit(context.now);
-    return inserted;
-  })();
+  return appendSnapshots(
+    sqlite,
+    items,
+    context.now,
+    (item) => last.get(eventName, item.id),
+    (item, raw, hash, link) =>
+      insert.run(eventName, item.id, context.now, raw, hash, link.seq, link.hash, context.runId),
+  );
 }
 
 export type EntityFetchOutcome = "ok" | "not_found" | "forbidden";
