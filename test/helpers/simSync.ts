@@ -50,15 +50,24 @@ export function withDb<T>(path: string, read: (db: Database.Database) => T): T {
   }
 }
 
+/** A store killed while it was first being created may have no tables yet: it holds nothing. */
+function hasTable(db: Database.Database, name: string): boolean {
+  return db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(name) !== undefined;
+}
+
 export function storedIds(path: string): string[] {
-  return withDb(path, (db) => db.prepare("SELECT id FROM audit_logs ORDER BY id").pluck().all() as string[]);
+  return withDb(path, (db) =>
+    hasTable(db, "audit_logs")
+      ? (db.prepare("SELECT id FROM audit_logs ORDER BY id").pluck().all() as string[])
+      : [],
+  );
 }
 
 export function quarantinedIds(path: string): string[] {
-  return withDb(
-    path,
-    (db) =>
-      db.prepare("SELECT DISTINCT record_id FROM quarantine ORDER BY record_id").pluck().all() as string[],
+  return withDb(path, (db) =>
+    hasTable(db, "quarantine")
+      ? (db.prepare("SELECT DISTINCT record_id FROM quarantine ORDER BY record_id").pluck().all() as string[])
+      : [],
   );
 }
 
