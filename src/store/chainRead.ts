@@ -104,19 +104,18 @@ export function backfillMarkSeq(value: string | undefined): number {
   }
 }
 
-function metaOf(sqlite: Database.Database): ChainMeta {
-  const rows = sqlite
-    .prepare<string[], { key: string; value: string }>(
-      "SELECT key, value FROM meta WHERE key IN (?, ?, ?, ?, ?, ?)",
-    )
-    .all(
-      CHAIN_HEAD_SEQ_KEY,
-      CHAIN_HEAD_HASH_KEY,
-      CHAIN_HEAD_SIGNATURE_KEY,
-      QUARANTINE_DIGEST_KEY,
-      COVERAGE_DIGEST_KEY,
-      BACKFILL_MARK_KEY,
-    );
+/** The meta keys verify reads, on either engine. */
+export const CHAIN_META_KEYS = [
+  CHAIN_HEAD_SEQ_KEY,
+  CHAIN_HEAD_HASH_KEY,
+  CHAIN_HEAD_SIGNATURE_KEY,
+  QUARANTINE_DIGEST_KEY,
+  COVERAGE_DIGEST_KEY,
+  BACKFILL_MARK_KEY,
+] as const;
+
+/** ChainMeta from the stored rows of CHAIN_META_KEYS (a key not stored reads as null). */
+export function chainMetaFrom(rows: readonly { key: string; value: string }[]): ChainMeta {
   const meta = new Map(rows.map((r) => [r.key, r.value]));
   return {
     headSeq: meta.get(CHAIN_HEAD_SEQ_KEY) ?? null,
@@ -126,6 +125,15 @@ function metaOf(sqlite: Database.Database): ChainMeta {
     coverageDigest: meta.get(COVERAGE_DIGEST_KEY) ?? null,
     ruleDiffsBackfilledTo: backfillMarkSeq(meta.get(BACKFILL_MARK_KEY)),
   };
+}
+
+function metaOf(sqlite: Database.Database): ChainMeta {
+  const rows = sqlite
+    .prepare<string[], { key: string; value: string }>(
+      `SELECT key, value FROM meta WHERE key IN (${CHAIN_META_KEYS.map(() => "?").join(", ")})`,
+    )
+    .all(...CHAIN_META_KEYS);
+  return chainMetaFrom(rows);
 }
 
 function recordsOf(sqlite: Database.Database): AsyncGenerator<ChainRecord> {

@@ -5,24 +5,15 @@
 // digests fold rows in that order.
 import type pg from "pg";
 import {
-  backfillMarkSeq,
+  CHAIN_META_KEYS,
   type ChainMeta,
   type ChainReader,
   type ChainRecord,
+  chainMetaFrom,
   type RevisionRow,
   type StoredRuleChange,
 } from "../chainRead.ts";
-import {
-  CHAIN_HEAD_SIGNATURE_KEY,
-  COVERAGE_COLUMNS,
-  COVERAGE_DIGEST_KEY,
-  type CoverageRow,
-  QUARANTINE_COLUMNS,
-  QUARANTINE_DIGEST_KEY,
-  type QuarantineRow,
-} from "../digests.ts";
-import { BACKFILL_MARK_KEY } from "../ruleDiffs.ts";
-import { CHAIN_HEAD_HASH_KEY, CHAIN_HEAD_SEQ_KEY } from "../writes.ts";
+import { COVERAGE_COLUMNS, type CoverageRow, QUARANTINE_COLUMNS, type QuarantineRow } from "../digests.ts";
 import type { PgStore } from "./connection.ts";
 import { inPgReadSnapshot } from "./readSnapshot.ts";
 
@@ -49,28 +40,11 @@ export async function* flat<T>(pages: AsyncIterable<T[]>): AsyncGenerator<T> {
 }
 
 async function metaOf(client: pg.ClientBase): Promise<ChainMeta> {
-  const keys = [
-    CHAIN_HEAD_SEQ_KEY,
-    CHAIN_HEAD_HASH_KEY,
-    CHAIN_HEAD_SIGNATURE_KEY,
-    QUARANTINE_DIGEST_KEY,
-    COVERAGE_DIGEST_KEY,
-    BACKFILL_MARK_KEY,
-  ];
-  const rows = (
-    await client.query<{ key: string; value: string }>("SELECT key, value FROM meta WHERE key = ANY($1)", [
-      keys,
-    ])
-  ).rows;
-  const meta = new Map(rows.map((r) => [r.key, r.value]));
-  return {
-    headSeq: meta.get(CHAIN_HEAD_SEQ_KEY) ?? null,
-    headHash: meta.get(CHAIN_HEAD_HASH_KEY) ?? null,
-    headSignature: meta.get(CHAIN_HEAD_SIGNATURE_KEY) ?? null,
-    quarantineDigest: meta.get(QUARANTINE_DIGEST_KEY) ?? null,
-    coverageDigest: meta.get(COVERAGE_DIGEST_KEY) ?? null,
-    ruleDiffsBackfilledTo: backfillMarkSeq(meta.get(BACKFILL_MARK_KEY)),
-  };
+  const { rows } = await client.query<{ key: string; value: string }>(
+    "SELECT key, value FROM meta WHERE key = ANY($1)",
+    [[...CHAIN_META_KEYS]],
+  );
+  return chainMetaFrom(rows);
 }
 
 async function* recordsOf(client: pg.ClientBase): AsyncGenerator<ChainRecord> {
