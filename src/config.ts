@@ -19,7 +19,8 @@ export interface ConnectionFlags {
 
 export type Env = Readonly<Record<string, string | undefined>>;
 
-const httpUrl = z
+/** A console API base URL: http(s) only, without a trailing slash. */
+export const baseUrlSchema = z
   .string()
   .trim()
   .refine(
@@ -37,7 +38,7 @@ const httpUrl = z
   .transform((value) => value.replace(/\/+$/, ""));
 
 // An HTTP header name is a token (RFC 9110): no spaces, colons or control characters.
-const headerName = z
+export const authHeaderSchema = z
   .string()
   .trim()
   .regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/, { message: "the auth header must be a valid HTTP header name" });
@@ -45,9 +46,9 @@ const headerName = z
 const NO_KEY = "no API key: set FLAGTRAIL_API_KEY or FLAGTRAIL_API_KEY_FILE, or pass --api-key-file";
 
 const syncConfigSchema = z.object({
-  baseUrl: httpUrl,
+  baseUrl: baseUrlSchema,
   apiKey: z.string({ message: NO_KEY }).trim().min(1, { message: NO_KEY }),
-  authHeader: headerName,
+  authHeader: authHeaderSchema,
   dbPath: z.string().trim().min(1, { message: "the database path is empty" }),
 });
 
