@@ -7,7 +7,7 @@ import { VERSION } from "./version.ts";
 
 export function buildProgram(): Command {
   const program = new Command("flagtrail")
-    .description("Sync the console audit log into SQLite and render compliance reports.")
+    .description("Sync the console audit log into SQLite or PostgreSQL and render compliance reports.")
     .version(VERSION)
     .showHelpAfterError("(run with --help for usage)")
     .exitOverride();

@@ -16,7 +16,10 @@ function collect(value: string, previous: string[] = []): string[] {
   return [...previous, value];
 }
 
-const DB_OPTION = ["--db <path>", "SQLite database (env FLAGTRAIL_DB, default ./flagtrail.db)"] as const;
+const DB_OPTION = [
+  "--db <path|url>",
+  "SQLite file or postgres:// URL (env FLAGTRAIL_DB, default ./flagtrail.db)",
+] as const;
 
 export function registerCommands(program: Command): void {
   registerSync(program);
@@ -33,7 +36,7 @@ function registerSync(program: Command): void {
   addSyncOptions(
     program
       .command("sync")
-      .description("Fetch the console audit log into the SQLite store (incremental after the first run)."),
+      .description("Fetch the console audit log into the store (incremental after the first run)."),
     SYNC_OUTPUT,
   ).action(lazy(() => import("./sync.ts")));
 }
@@ -127,7 +130,7 @@ function registerSql(program: Command): void {
     .command("sql")
     .description(
       "Run one read-only SQL query on the store (tables, views experiment_state_changes and config_edits, " +
-        "FTS index audit_logs_fts). Writes are refused by SQLite (statement.readonly, then a read-only, query_only connection) without running; both they and bad SQL exit with 2.",
+        "FTS index audit_logs_fts). Writes are refused by the database itself (SQLite: statement.readonly, then a read-only, query_only connection; PostgreSQL: a READ ONLY transaction); both they and bad SQL exit with 2.",
     )
     .argument("<query>", 'the SQL statement, e.g. "SELECT * FROM config_edits LIMIT 5"')
     .option(...DB_OPTION)
