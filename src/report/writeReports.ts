@@ -243,6 +243,7 @@ async function writeFiles(snapshot: ReportSnapshot, staging: string, args: Repor
       generatedAt: args.generatedAt,
       version: VERSION,
       notice: written.notice,
+      unreviewedCount: args.formats.has("csv") ? written.counts.unreviewedChanges : null,
     });
     written.counts.records = result.records;
     if (args.formats.has("md")) written.files.push({ name: names.compliance, rows: result.records });

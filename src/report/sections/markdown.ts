@@ -75,6 +75,11 @@ export interface ComplianceContext {
   version: string;
   /** A warning the report's first lines carry (a period no sync covered). */
   notice?: string | null;
+  /**
+   * The row count of the unreviewed-changes CSV when it was written from this snapshot: it is the
+   * count the summary needs, and the query behind it is the report's dearest (a window over two months).
+   */
+  unreviewedCount?: number | null;
 }
 
 export function run<N extends ReportQueryName>(ctx: ComplianceContext, name: N): Promise<ReportRows[N][]> {

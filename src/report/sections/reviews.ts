@@ -41,7 +41,7 @@ export interface ReviewFindings {
 
 export async function readReviewFindings(ctx: ComplianceContext): Promise<ReviewFindings> {
   return {
-    unreviewed: (await run(ctx, "unreviewedCount"))[0]?.records ?? 0,
+    unreviewed: ctx.unreviewedCount ?? (await run(ctx, "unreviewedCount"))[0]?.records ?? 0,
     selfApprovals: await selfApprovalsOf(ctx),
     rejected: await run(ctx, "rejected"),
   };
