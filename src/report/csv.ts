@@ -41,13 +41,14 @@ const BOM = "\uFEFF";
 
 /**
  * Writes header + one line per row, creating the file 0600 whatever the umask, and fsyncs it; returns
- * the number of data rows. CRLF line ends (RFC 4180); a UTF-8 byte-order mark first when `bom`.
+ * the number of data rows. CRLF line ends (RFC 4180); a UTF-8 byte-order mark first when `bom`;
+ * `onRow` sees each row as it is written (for figures read from the same rows).
  */
 export async function writeCsv<Row>(
   path: string,
   columns: readonly CsvColumn<Row>[],
   batches: AsyncIterable<readonly Row[]>,
-  options: { bom: boolean },
+  options: { bom: boolean; onRow?: (row: Row) => void },
 ): Promise<number> {
   let count = 0;
   // Each batch becomes one chunk of text: a record costs no await of its own.
@@ -57,7 +58,10 @@ export async function writeCsv<Row>(
     for await (const batch of batches) {
       count += batch.length;
       let text = "";
-      for (const row of batch) text += csvRecord(columns.map((c) => neutraliseFormula(c.value(row))));
+      for (const row of batch) {
+        options.onRow?.(row);
+        text += csvRecord(columns.map((c) => neutraliseFormula(c.value(row))));
+      }
       yield text;
     }
   }
