@@ -14,6 +14,7 @@ import { sqliteOf } from "../src/store/connection.ts";
 import { sha256Hex } from "../src/store/hash.ts";
 import { openStore } from "../src/store/open.ts";
 import { backfillRuleDiffs } from "../src/store/ruleDiffs.ts";
+import { benchReportPg } from "./reportPg.ts";
 
 const RECORDS = Number(process.env.BENCH_REPORT_RECORDS ?? 1_000_000);
 const YEAR_START = Date.UTC(2023, 0, 1);
@@ -164,6 +165,8 @@ interface ChildResult {
   peakRssMb: number;
   heapGrowthMb: number;
   rows: number;
+  /** SHA-256 per CSV name (PostgreSQL's report of the same store must write the same bytes). */
+  csv: Record<string, string>;
 }
 
 /** Child-process side: one report, timed, with memory measured around it. */
@@ -204,6 +207,9 @@ async function runReportChild(dbPath: string, outDir: string): Promise<ChildResu
     peakRssMb: process.resourceUsage().maxRSS / 1024,
     heapGrowthMb: (heapPeak - heapBefore) / 2 ** 20,
     rows: result.files.reduce((sum, f) => sum + f.rows, 0),
+    csv: Object.fromEntries(
+      result.files.filter((f) => f.name.endsWith(".csv")).map((f) => [f.name, f.sha256]),
+    ),
   };
 }
 
@@ -220,6 +226,8 @@ export async function benchReport(): Promise<Record<string, number>> {
       { maxBuffer: 1 << 20 },
     );
     const child = JSON.parse(stdout.trim().split("\n").pop()!) as ChildResult;
+    // The same store in PostgreSQL (issue 11); BENCH_REPORT_PG=0 leaves it out (it adds ~1.5 minutes).
+    const onPg = process.env.BENCH_REPORT_PG === "0" ? {} : await benchReportPg(dbPath, child.csv);
     return {
       report_store_records: RECORDS,
       report_store_build_ms: Math.round(buildMs),
@@ -234,6 +242,7 @@ export async function benchReport(): Promise<Record<string, number>> {
       report_rss_before_mb: Math.round(child.rssBeforeMb),
       report_peak_rss_mb: Math.round(child.peakRssMb),
       report_heap_growth_mb: Math.round(child.heapGrowthMb * 10) / 10,
+      ...onPg,
     };
   } finally {
     rmSync(dir, { recursive: true, force: true });

@@ -8,6 +8,7 @@ import { FlagtrailError } from "../errors.ts";
 import { type AnyStore, openAnyStore } from "../store/openAny.ts";
 import {
   type CsvRow,
+  type EntitySummaryRow,
   type ReportParams,
   type ReportSnapshot,
   readReportSnapshot,
@@ -42,6 +43,7 @@ import {
   REVIEW_FLOWS,
   REVIEW_WINDOW_MS,
 } from "./reviews.ts";
+import { EntityFold } from "./sections/entities.ts";
 import { UNREVIEWED_CSV } from "./sections/reviews.ts";
 import { serverDaysOf } from "./serverDays.ts";
 
@@ -216,6 +218,8 @@ async function writeFiles(snapshot: ReportSnapshot, staging: string, args: Repor
     counts: { experimentStateChanges: 0, configEdits: 0, unreviewedChanges: 0, records: 0 },
     store: { records: await snapshot.storedRecords(), chainHead },
   };
+  // The unreviewed changes' per-entity table is folded from their CSV's rows (see ComplianceContext).
+  const unreviewed = args.formats.has("csv") ? new EntityFold() : null;
   if (args.formats.has("csv")) {
     const columns = csvColumns(formatTime);
     for (const [key, query] of [
@@ -223,8 +227,11 @@ async function writeFiles(snapshot: ReportSnapshot, staging: string, args: Repor
       ["configEdits", "configEditsCsv"],
       ["unreviewedChanges", "unreviewedCsv"],
     ] as const) {
+      const onRow =
+        key === "unreviewedChanges" ? (row: CsvRow) => unreviewed?.add(unreviewedEntry(row)) : undefined;
       const count = await writeCsv(join(staging, names[key]), columns, snapshot.batches(query, params), {
         bom: args.bom,
+        onRow,
       });
       written.counts[key] = count;
       written.files.push({ name: names[key], rows: count, columns: columns.map((c) => c.header) });
@@ -243,6 +250,9 @@ async function writeFiles(snapshot: ReportSnapshot, staging: string, args: Repor
       generatedAt: args.generatedAt,
       version: VERSION,
       notice: written.notice,
+      unreviewedFromCsv: unreviewed
+        ? { count: written.counts.unreviewedChanges, entities: unreviewed }
+        : null,
     });
     written.counts.records = result.records;
     if (args.formats.has("md")) written.files.push({ name: names.compliance, rows: result.records });
@@ -254,6 +264,19 @@ async function writeFiles(snapshot: ReportSnapshot, staging: string, args: Repor
     written.counts.records = (await snapshot.rows("recordCount", params))[0]?.records ?? 0;
   }
   return written;
+}
+
+/** An unreviewed change as a row of the unreviewedSummary query: one change of its entity, person and type. */
+function unreviewedEntry(row: CsvRow): EntitySummaryRow {
+  return {
+    name: row.name,
+    updated_by: row.updated_by,
+    action_type: row.action_type,
+    changes: 1,
+    rule_changes: 0,
+    first_at: row.occurred_at,
+    last_at: row.occurred_at,
+  };
 }
 
 /**

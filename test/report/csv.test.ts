@@ -1,8 +1,9 @@
 import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { stringify } from "csv-stringify/sync";
 import { describe, expect, it } from "vitest";
-import { writeCsv } from "../../src/report/csv.ts";
+import { csvRecord, writeCsv } from "../../src/report/csv.ts";
 import { neutraliseFormula } from "../../src/report/escape.ts";
 import { sqliteOf } from "../../src/store/connection.ts";
 import { openStore } from "../../src/store/open.ts";
@@ -56,5 +57,39 @@ describe("writeCsv", () => {
     ).rejects.toThrow(/ENOENT/);
     expect(sqliteOf(store).prepare("SELECT 42").pluck().get()).toBe(42);
     store.close();
+  });
+});
+
+describe("csvRecord", () => {
+  it("writes the bytes csv-stringify writes with the report's options (which it replaced)", () => {
+    const cells = [
+      "",
+      "plain",
+      "a,b",
+      'say "hi"',
+      '"',
+      '""',
+      "two\nlines",
+      "cr\ronly",
+      "crlf\r\nend",
+      ",",
+      " lead",
+      "tab\tin",
+      "ünïcödé ✓",
+      "'=1+1",
+      "\\back",
+      0,
+      -1,
+      1.5,
+      1_700_000_000_123,
+      null,
+    ];
+    const rows = cells.flatMap((a) => cells.map((b) => [a, b, "x"]));
+    const expected = stringify(rows, {
+      record_delimiter: "\r\n",
+      quoted_match: /[\r\n]/,
+      cast: { number: (n) => String(n) },
+    });
+    expect(rows.map((r) => csvRecord(r)).join("")).toBe(expected);
   });
 });

@@ -124,3 +124,43 @@ describe("changes without an approved review", () => {
     );
   });
 });
+
+describe("the per-entity table of unreviewed changes", () => {
+  it("is the same whether folded from the CSV's rows or read by its query (no CSV asked for)", async () => {
+    // Names whose UTF-16 order differs from the stores' byte order (U+FF5E sorts before U+1F600 in
+    // UTF-16, after it in UTF-8), people unknown and known, several action types per entity.
+    const names = ["gate_\u{1F600}", "gate_\uFF5E", "gate_a", "Gate_b", "gate_é"];
+    const records = Array.from({ length: FINDINGS_LISTED_IN_FULL + 40 }, (_, i) =>
+      makeRecord({
+        at: Date.UTC(2024, 5, 1 + (i % 29), 9, i % 60),
+        name: names[i % names.length]!,
+        actionType: i % 3 === 0 ? "gate_update" : "config_conditions_update",
+        changeLog: `edit ${i}`,
+        updatedBy: i % 4 === 0 ? null : `person ${i % 7}`,
+      }),
+    );
+    const store = openStore(":memory:");
+    try {
+      insertSyncedRecords(store, records);
+      const md = async (formats: ("csv" | "md")[]) => {
+        const outDir = mkdtempSync(join(tmpdir(), "flagtrail-unreviewed-fold-"));
+        await writeReports({ store, from: "2024-06-01", to: "2024-06-30", outDir, formats, generatedAt: 0 });
+        return readFileSync(join(outDir, "compliance_2024-06-01_2024-06-30.md"), "utf8");
+      };
+      const folded = await md(["csv", "md"]);
+      const queried = await md(["md"]);
+      const section = markdownSection(folded, HEADING);
+      expect(section).toContain("summarised per entity");
+      expect(tableLines(section).map((r) => r.split(" | ")[0])).toEqual([
+        "| Gate\\_b",
+        "| gate\\_a",
+        "| gate\\_é",
+        "| gate\\_\uFF5E",
+        "| gate\\_\u{1F600}",
+      ]);
+      expect(folded).toBe(queried);
+    } finally {
+      store.close();
+    }
+  });
+});

@@ -1,4 +1,5 @@
 // Day boundaries of a report period, including zones whose DST starts at local midnight.
+import { tzOffset } from "@date-fns/tz";
 import { describe, expect, it } from "vitest";
 import { isoFormatter, resolvePeriod } from "../../src/report/period.ts";
 
@@ -34,4 +35,33 @@ describe("resolvePeriod day boundaries", () => {
       { day: "2024-04-01", start: "2024-04-01T00:00:00+02:00", hours: 24 },
     ]);
   });
+});
+
+describe("isoFormatter", () => {
+  /** The plain way: a Date and toISOString per call (what the formatter did before it cached days). */
+  function plain(timeZone: string) {
+    return (epochMs: number) => {
+      const offset = tzOffset(timeZone, new Date(Math.floor(epochMs / 900_000) * 900_000));
+      const local = new Date(epochMs + offset * 60_000).toISOString();
+      const abs = Math.abs(offset);
+      return `${epochMs % 1000 === 0 ? local.slice(0, 19) : local.slice(0, 23)}${offset < 0 ? "-" : "+"}${String(Math.floor(abs / 60)).padStart(2, "0")}:${String(abs % 60).padStart(2, "0")}`;
+    };
+  }
+
+  it.each(["UTC", "Europe/Berlin", "America/St_Johns", "Asia/Kathmandu", "Europe/Amsterdam"])(
+    "%s: writes what a Date and toISOString write, whole seconds without millis",
+    (zone) => {
+      const fast = isoFormatter(zone);
+      const reference = plain(zone);
+      const instants = [0, -1, 999, 1000, -62_167_219_200_001, 253_402_300_800_000, -2_208_988_800_000];
+      let x = 7;
+      for (let i = 0; i < 5000; i += 1) {
+        x = (x * 1_103_515_245 + 12_345) % 2_147_483_648;
+        instants.push(Math.floor((x / 2_147_483_648 - 0.3) * 5e12) + (i % 2 === 0 ? 0 : i % 1000));
+      }
+      for (const instant of instants) expect(fast(instant), String(instant)).toBe(reference(instant));
+      expect(fast(1_700_000_000_000)).not.toContain(".");
+      expect(fast(1_700_000_000_005)).toMatch(/:\d\d\.005[+-]/);
+    },
+  );
 });

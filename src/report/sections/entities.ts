@@ -16,11 +16,27 @@ interface EntityTotals {
 }
 
 /** `a (3), b (1)`: most first, then by name. */
-function tally(counts: ReadonlyMap<string, number>): string {
+function tally(counts: ReadonlyMap<string, number>, mdCell: (text: string) => string): string {
   return [...counts]
     .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0))
-    .map(([key, n]) => `${mdText(key)} (${n})`)
+    .map(([key, n]) => `${mdCell(key)} (${n})`)
     .join(", ");
+}
+
+/**
+ * mdText remembered per text: a table's action types and people recur on every one of its rows (a
+ * month over 1M records: ~2,000 rows, each escaping dozens of the same names). Lives for one table.
+ */
+function escapeOnce(): (text: string) => string {
+  const seen = new Map<string, string>();
+  return (text) => {
+    let escaped = seen.get(text);
+    if (escaped === undefined) {
+      escaped = mdText(text);
+      seen.set(text, escaped);
+    }
+    return escaped;
+  };
 }
 
 function add(map: Map<string, number>, key: string, n: number): void {
@@ -66,7 +82,13 @@ export const CONFIG_SECTION: EntitySection = {
   ruleChanges: true,
 };
 
-function writeRow(out: TextFile, ctx: ComplianceContext, section: EntityTable, e: EntityTotals): void {
+function writeRow(
+  out: TextFile,
+  ctx: ComplianceContext,
+  section: EntityTable,
+  e: EntityTotals,
+  mdCell: (text: string) => string,
+): void {
   out.line(
     mdRow([
       mdText(e.name) || "(no name)",
@@ -74,8 +96,8 @@ function writeRow(out: TextFile, ctx: ComplianceContext, section: EntityTable, e
       ...(section.ruleChanges ? [String(e.ruleChanges)] : []),
       time(ctx, e.firstAt),
       time(ctx, e.lastAt),
-      tally(e.byType),
-      tally(e.byPerson),
+      tally(e.byType, mdCell),
+      tally(e.byPerson, mdCell),
     ]),
   );
 }
@@ -97,6 +119,48 @@ export async function writeEntitySummary(
   querySection(out, ctx, section.summary, section.full);
 }
 
+function newTotals(row: EntitySummaryRow): EntityTotals {
+  return {
+    name: row.name,
+    changes: 0,
+    ruleChanges: 0,
+    firstAt: row.first_at,
+    lastAt: row.last_at,
+    byType: new Map(),
+    byPerson: new Map(),
+  };
+}
+
+/** Adds one summary row (an entity's changes by one person of one action type) to the entity's totals. */
+function addRow(e: EntityTotals, row: EntitySummaryRow): void {
+  e.changes += row.changes;
+  e.ruleChanges += row.rule_changes;
+  e.firstAt = Math.min(e.firstAt, row.first_at);
+  e.lastAt = Math.max(e.lastAt, row.last_at);
+  add(e.byType, row.action_type, row.changes);
+  add(e.byPerson, row.updated_by ?? "(unknown)", row.changes);
+}
+
+/** Writes the table's rows, the header before the first; `count` is the number of entities written. */
+function tableWriter(out: TextFile, ctx: ComplianceContext, table: EntityTable) {
+  const mdCell = escapeOnce();
+  let count = 0;
+  return {
+    write(e: EntityTotals): void {
+      if (count === 0) {
+        const header = [table.noun[0]!.toUpperCase() + table.noun.slice(1), "Changes"];
+        if (table.ruleChanges) header.push("Rule changes");
+        header.push("First", "Last", "Action types", "People");
+        out.line(mdRow(header));
+        out.line(mdRow(header.map(() => "---")));
+      }
+      count += 1;
+      writeRow(out, ctx, table, e, mdCell);
+    },
+    count: () => count,
+  };
+}
+
 /**
  * One table row per entity from `query`, whose rows come ordered by entity name: one entity's totals
  * are complete when the name changes. Returns the number of entities (0: nothing written).
@@ -107,39 +171,59 @@ export async function writeEntityTable(
   query: EntitySummaryQuery,
   table: EntityTable,
 ): Promise<number> {
+  const writer = tableWriter(out, ctx, table);
   let current = null as EntityTotals | null;
-  let entities = 0;
   for await (const batch of batches(ctx, query)) {
     for (const row of batch as readonly EntitySummaryRow[]) {
       if (current?.name !== row.name) {
-        if (current) writeRow(out, ctx, table, current);
-        if (entities === 0) {
-          const header = [table.noun[0]!.toUpperCase() + table.noun.slice(1), "Changes"];
-          if (table.ruleChanges) header.push("Rule changes");
-          header.push("First", "Last", "Action types", "People");
-          out.line(mdRow(header));
-          out.line(mdRow(header.map(() => "---")));
-        }
-        entities += 1;
-        current = {
-          name: row.name,
-          changes: 0,
-          ruleChanges: 0,
-          firstAt: row.first_at,
-          lastAt: row.last_at,
-          byType: new Map(),
-          byPerson: new Map(),
-        };
+        if (current) writer.write(current);
+        current = newTotals(row);
       }
-      const e: EntityTotals = current;
-      e.changes += row.changes;
-      e.ruleChanges += row.rule_changes;
-      e.firstAt = Math.min(e.firstAt, row.first_at);
-      e.lastAt = Math.max(e.lastAt, row.last_at);
-      add(e.byType, row.action_type, row.changes);
-      add(e.byPerson, row.updated_by ?? "(unknown)", row.changes);
+      addRow(current, row);
     }
   }
-  if (current) writeRow(out, ctx, table, current);
-  return entities;
+  if (current) writer.write(current);
+  return writer.count();
+}
+
+/**
+ * Text order by Unicode code point, which is UTF-8 byte order: SQLite's BINARY and PostgreSQL's "C"
+ * collation, by which the summary queries sort names. (JavaScript's < compares UTF-16 units, which
+ * puts characters beyond U+FFFF before U+E000–U+FFFF.)
+ */
+export function codePointOrder(a: string, b: string): number {
+  const length = Math.min(a.length, b.length);
+  for (let i = 0; i < length; i += 1) {
+    const x = a.charCodeAt(i);
+    const y = b.charCodeAt(i);
+    if (x === y) continue;
+    const surrogate = (x >= 0xd800 && x <= 0xdfff) || (y >= 0xd800 && y <= 0xdfff);
+    return surrogate ? a.codePointAt(i)! - b.codePointAt(i)! : x - y;
+  }
+  return a.length - b.length;
+}
+
+/**
+ * The same table from rows folded as they come, in any order (the unreviewed changes, while their CSV is
+ * written: the summary then needs no second run of their query). Holds one entry per entity.
+ */
+export class EntityFold {
+  private readonly entities = new Map<string, EntityTotals>();
+
+  add(row: EntitySummaryRow): void {
+    let e = this.entities.get(row.name);
+    if (e === undefined) {
+      e = newTotals(row);
+      this.entities.set(row.name, e);
+    }
+    addRow(e, row);
+  }
+
+  /** Writes the table in name order, as writeEntityTable would from the summary query; returns the entities. */
+  write(out: TextFile, ctx: ComplianceContext, table: EntityTable): number {
+    const writer = tableWriter(out, ctx, table);
+    const names = [...this.entities.keys()].sort(codePointOrder);
+    for (const name of names) writer.write(this.entities.get(name)!);
+    return writer.count();
+  }
 }

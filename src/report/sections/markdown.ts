@@ -5,6 +5,7 @@ import type { ReportParams, ReportQueryName, ReportRows, ReportSnapshot } from "
 import type { Period } from "../period.ts";
 import type { ServerDays } from "../serverDays.ts";
 import { formatSqlParams } from "../sqlParams.ts";
+import type { EntityFold } from "./entities.ts";
 
 /** The headings the summary links to: their anchors are derived from these words (headingSlug). */
 export const HEADINGS = {
@@ -75,6 +76,12 @@ export interface ComplianceContext {
   version: string;
   /** A warning the report's first lines carry (a period no sync covered). */
   notice?: string | null;
+  /**
+   * The unreviewed changes as their CSV was written from this snapshot: their count and their per-entity
+   * table, which the review section then takes instead of running their query (the report's dearest, a
+   * window over two months) twice more. Absent when no CSV was written.
+   */
+  unreviewedFromCsv?: { count: number; entities: EntityFold } | null;
 }
 
 export function run<N extends ReportQueryName>(ctx: ComplianceContext, name: N): Promise<ReportRows[N][]> {

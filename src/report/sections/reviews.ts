@@ -41,7 +41,7 @@ export interface ReviewFindings {
 
 export async function readReviewFindings(ctx: ComplianceContext): Promise<ReviewFindings> {
   return {
-    unreviewed: (await run(ctx, "unreviewedCount"))[0]?.records ?? 0,
+    unreviewed: ctx.unreviewedFromCsv?.count ?? (await run(ctx, "unreviewedCount"))[0]?.records ?? 0,
     selfApprovals: await selfApprovalsOf(ctx),
     rejected: await run(ctx, "rejected"),
   };
@@ -71,7 +71,9 @@ export async function writeReviews(
         "SHA-256; the first query below lists them.",
     );
     out.line();
-    await writeEntityTable(out, ctx, "unreviewedSummary", { noun: "entity", ruleChanges: false });
+    const table = { noun: "entity", ruleChanges: false };
+    if (ctx.unreviewedFromCsv) ctx.unreviewedFromCsv.entities.write(out, ctx, table);
+    else await writeEntityTable(out, ctx, "unreviewedSummary", table);
     querySection(out, ctx, "unreviewed", "unreviewedSummary");
   } else {
     await listUnreviewed(out, ctx, found);
