@@ -69,7 +69,8 @@ describe("entity reads over HTTP", () => {
   it("retries a 5xx and a 429 on the entity routes like any console read", async () => {
     const { sim, client } = await setup();
     sim.control.queueFaults(["serverError", "rateLimit"]);
-    const layer = sim.entities.layerIds()[0]!;
+    // A layer with experiments: a created layer may list none yet, and which exist depends on the date.
+    const layer = sim.entities.populatedLayerIds()[0]!;
     const read = await listLayerExperiments(client, layer);
     expect(read.status === "ok" && read.items.length).toBeGreaterThan(0);
     expect(client.stats()).toMatchObject({ retries: 2, throttled: 1 });

@@ -137,9 +137,14 @@ export class ExperimentStore {
     return true;
   }
 
-  /** Ids of the layers experiments have joined, in the order first named. */
+  /** Ids of the layers named so far (created, or joined by an experiment), in the order first named. */
   layerIds(): string[] {
     return [...this.layers.keys()];
+  }
+
+  /** Ids of the layers that list at least one experiment now, in the order first named. */
+  populatedLayerIds(): string[] {
+    return [...this.layers].flatMap(([id, members]) => (members.size > 0 ? [id] : []));
   }
 
   /** The full Experiment record of `id`, as the API serves it. */

@@ -43,8 +43,10 @@ export interface EntityWorld {
 export interface EntityControl {
   /** Names of the dynamic configs that have versions (the audit log's `name` of their records). */
   configNames(): string[];
-  /** Ids of the layers that have had experiments. */
+  /** Ids of the layers named so far (created, or joined by an experiment). */
   layerIds(): string[];
+  /** Layers that list at least one experiment now. */
+  populatedLayerIds(): string[];
   /** A config version with no audit record, by `actor` at `at` (default: now, the console actor). */
   plantVersion(config: string, patch: VersionPatch, actor?: SimActor, at?: number): boolean;
   /** Other content under an existing version number. */
@@ -82,6 +84,7 @@ export function createEntityWorld(options: EntityWorldOptions): EntityWorld {
   const control: EntityControl = {
     configNames: () => configs.names(),
     layerIds: () => experiments.layerIds(),
+    populatedLayerIds: () => experiments.populatedLayerIds(),
     plantVersion: (config, patch, actor = consoleActor, at = options.now()) =>
       configs.plantVersion(config, at, actor, patch),
     mutateVersion: (config, version, fields) => configs.mutateVersion(config, version, fields),
