@@ -4,16 +4,19 @@
 // underneath: each function here runs its better-sqlite3 work at once and resolves with the result,
 // and the synchronous helpers stay inside src/store/, where transactions call them without awaiting.
 // Signatures are the SQLite functions' own (parameters and results), only made async, so they are not
-// written twice.
-import { beginBulkLoad, finishBulkLoad } from "./bulkLoad.ts";
+// written twice. Each function takes a store of either engine and dispatches on its `engine`: the
+// PostgreSQL side lives in src/store/pg/ under the same name with a `Pg` infix.
+
+import { FlagtrailError } from "../errors.ts";
+import { beginBulkLoad as beginBulkLoadNow, finishBulkLoad as finishBulkLoadNow } from "./bulkLoad.ts";
 import { readCheckpoint as readCheckpointNow } from "./checkpoints.ts";
-import type { Store } from "./connection.ts";
+import type { Store as SqliteStore } from "./connection.ts";
 import {
-  checkedRunStart,
-  knownShortfalls,
-  localCountForRange,
-  localCountsByDay,
-  recordCoverage,
+  checkedRunStart as checkedRunStartNow,
+  knownShortfalls as knownShortfallsNow,
+  localCountForRange as localCountForRangeNow,
+  localCountsByDay as localCountsByDayNow,
+  recordCoverage as recordCoverageNow,
 } from "./coverageCounts.ts";
 import {
   addPendingCoverageDays as addPendingCoverageDaysNow,
@@ -40,19 +43,24 @@ import {
   releaseLease as releaseLeaseNow,
   renewLease as renewLeaseNow,
 } from "./leases.ts";
-import { readMetaValue, writeMetaValue } from "./metaValues.ts";
-import { openStore as openStoreNow } from "./open.ts";
+import { parseStoreLocation } from "./location.ts";
+import { readMetaValue as readMetaValueNow, writeMetaValue as writeMetaValueNow } from "./metaValues.ts";
+import { type OpenOptions, openStore as openSqliteStore } from "./open.ts";
+import type { AnyStore } from "./openAny.ts";
+import type { PgStore } from "./pg/connection.ts";
+import { acquirePgLease, releasePgLease, renewPgLease } from "./pg/leases.ts";
+import { openPgStore } from "./pg/open.ts";
 import { backfillRuleDiffs as backfillRuleDiffsNow } from "./ruleDiffs.ts";
-import { commitSyncBatch } from "./syncBatch.ts";
+import { commitSyncBatch as commitSyncBatchNow } from "./syncBatch.ts";
 import {
   createPlan as createPlanNow,
-  dropPlanIfUntouched,
-  finishPlan,
+  dropPlanIfUntouched as dropPlanIfUntouchedNow,
+  finishPlan as finishPlanNow,
   oldestServerDay as oldestServerDayNow,
-  readGrantedPageSize,
+  readGrantedPageSize as readGrantedPageSizeNow,
   readPlan as readPlanNow,
   readWindows as readWindowsNow,
-  saveGrantedPageSize,
+  saveGrantedPageSize as saveGrantedPageSizeNow,
 } from "./syncPlans.ts";
 import {
   finishRun as finishRunNow,
@@ -60,15 +68,27 @@ import {
   startRun as startRunNow,
 } from "./syncRuns.ts";
 
-/** A synchronous store function as the boundary's async one (a throw becomes a rejection). */
-const later =
-  <A extends unknown[], R>(now: (...args: A) => R) =>
-  async (...args: A): Promise<R> =>
-    now(...args);
+/**
+ * One boundary function from its two engines' implementations. The SQLite one may be synchronous
+ * (better-sqlite3): a throw becomes a rejection either way.
+ */
+function either<A extends unknown[], R>(
+  onSqlite: (store: SqliteStore, ...args: A) => R | Promise<R>,
+  onPg: (store: PgStore, ...args: A) => Promise<R>,
+): (store: Store, ...args: A) => Promise<R> {
+  return async (store, ...args) =>
+    store.engine === "postgres" ? onPg(store, ...args) : onSqlite(store, ...args);
+}
+
+/** A PostgreSQL side not written yet: says so in one sentence instead of writing half a sync. */
+const pgPending =
+  (what: string) =>
+  async (store: PgStore): Promise<never> => {
+    throw new FlagtrailError(`${what} on a PostgreSQL store (${store.location}) is not supported yet.`);
+  };
 
 // Names and pure helpers the sync side shares with the store (no database access).
 export { EXPERIMENT_STATE_CHANGES } from "./categories.ts";
-export type { Store } from "./connection.ts";
 export type { CoverageDay } from "./coverageCounts.ts";
 export type { MutatedVersion } from "./entityWrites.ts";
 export { DAEMON_LAST_CYCLE_KEY, DAEMON_LEASE, leaseHolder } from "./leases.ts";
@@ -78,45 +98,72 @@ export type { SyncPlan, SyncWindow } from "./syncPlans.ts";
 export type { RunCounters } from "./syncRuns.ts";
 export { emptyCounts, prepareRecords } from "./writes.ts";
 
-/** Opens (creating and migrating) the store the sync writes. */
-export const openStore: (...args: Parameters<typeof openStoreNow>) => Promise<Store> = later(openStoreNow);
+/** A store the sync writes: a SQLite file or a PostgreSQL database. */
+export type Store = AnyStore;
+
+/** Opens (creating and migrating) the store at a `--db` / FLAGTRAIL_DB value: a file path or a postgres:// URL. */
+export async function openStore(value: string, options: OpenOptions = {}): Promise<Store> {
+  const location = parseStoreLocation(value);
+  return location.engine === "sqlite"
+    ? openSqliteStore(location.path, options)
+    : openPgStore(location.url, options);
+}
 
 // Leases and runs.
-export const acquireLease = later(acquireLeaseNow);
-export const renewLease = later(renewLeaseNow);
-export const releaseLease = later(releaseLeaseNow);
-export const startRun = later(startRunNow);
-export const finishRun = later(finishRunNow);
-export const markOrphanRunsInterrupted = later(markOrphanRunsInterruptedNow);
+export const acquireLease = either(acquireLeaseNow, acquirePgLease);
+export const renewLease = either(renewLeaseNow, renewPgLease);
+export const releaseLease = either(releaseLeaseNow, releasePgLease);
+export const startRun = either(startRunNow, pgPending("Starting a sync run"));
+export const finishRun = either(finishRunNow, pgPending("Finishing a sync run"));
+export const markOrphanRunsInterrupted = either(
+  markOrphanRunsInterruptedNow,
+  pgPending("Marking interrupted runs"),
+);
 
-// Plans, checkpoints and the batch writer (already async).
-export const readCheckpoint = later(readCheckpointNow);
-export const readPlan = later(readPlanNow);
-export const createPlan = later(createPlanNow);
-export const readWindows = later(readWindowsNow);
-export const oldestServerDay = later(oldestServerDayNow);
-export { commitSyncBatch, dropPlanIfUntouched, finishPlan, readGrantedPageSize, saveGrantedPageSize };
-export { beginBulkLoad, finishBulkLoad };
-export const backfillRuleDiffs = later(backfillRuleDiffsNow);
+// Plans, checkpoints and the batch writer.
+export const readCheckpoint = either(readCheckpointNow, pgPending("Reading the checkpoint"));
+export const readPlan = either(readPlanNow, pgPending("Reading the sync plan"));
+export const createPlan = either(createPlanNow, pgPending("Creating a sync plan"));
+export const readWindows = either(readWindowsNow, pgPending("Reading sync windows"));
+export const oldestServerDay = either(oldestServerDayNow, pgPending("Reading the oldest server day"));
+export const commitSyncBatch = either(commitSyncBatchNow, pgPending("Writing records"));
+export const dropPlanIfUntouched = either(dropPlanIfUntouchedNow, pgPending("Dropping a sync plan"));
+export const finishPlan = either(finishPlanNow, pgPending("Finishing a sync plan"));
+export const readGrantedPageSize = either(readGrantedPageSizeNow, pgPending("Reading the granted page size"));
+export const saveGrantedPageSize = either(saveGrantedPageSizeNow, pgPending("Saving the granted page size"));
+export const beginBulkLoad = either(beginBulkLoadNow, pgPending("Starting a bulk load"));
+export const finishBulkLoad = either(finishBulkLoadNow, pgPending("Finishing a bulk load"));
+export const backfillRuleDiffs = either(backfillRuleDiffsNow, pgPending("Backfilling rule diffs"));
 
 // Coverage.
-export const readCoverage = later(readCoverageNow);
-export const openCoverageDays = later(openCoverageDaysNow);
-export const newestRecordTimeTexts = later(newestRecordTimeTextsNow);
-export const readPendingCoverageDays = later(readPendingCoverageDaysNow);
-export const addPendingCoverageDays = later(addPendingCoverageDaysNow);
-export { checkedRunStart, knownShortfalls, localCountForRange, localCountsByDay, recordCoverage };
+export const readCoverage = either(readCoverageNow, pgPending("Reading coverage"));
+export const openCoverageDays = either(openCoverageDaysNow, pgPending("Reading open coverage days"));
+export const newestRecordTimeTexts = either(newestRecordTimeTextsNow, pgPending("Reading the newest record"));
+export const readPendingCoverageDays = either(
+  readPendingCoverageDaysNow,
+  pgPending("Reading pending coverage days"),
+);
+export const addPendingCoverageDays = either(
+  addPendingCoverageDaysNow,
+  pgPending("Adding pending coverage days"),
+);
+export const checkedRunStart = either(checkedRunStartNow, pgPending("Reading checked coverage"));
+export const knownShortfalls = either(knownShortfallsNow, pgPending("Reading coverage shortfalls"));
+export const localCountForRange = either(localCountForRangeNow, pgPending("Counting local records"));
+export const localCountsByDay = either(localCountsByDayNow, pgPending("Counting local records by day"));
+export const recordCoverage = either(recordCoverageNow, pgPending("Recording coverage"));
 
 // Entity history.
-export const configsDueForVersions = later(configsDueForVersionsNow);
-export const layersDueForExperiments = later(layersDueForExperimentsNow);
-export const eventsDueForMetrics = later(eventsDueForMetricsNow);
-export const storeConfigVersions = later(storeConfigVersionsNow);
-export const storeExperimentSnapshots = later(storeExperimentSnapshotsNow);
-export const storeMetricSnapshots = later(storeMetricSnapshotsNow);
-export const recordEntityFetch = later(recordEntityFetchNow);
-export const quarantineEntityItems = later(quarantineEntityItemsNow);
-export const linkAndDiffConfig = later(linkAndDiffConfigNow);
+export const configsDueForVersions = either(configsDueForVersionsNow, pgPending("Listing configs due"));
+export const layersDueForExperiments = either(layersDueForExperimentsNow, pgPending("Listing layers due"));
+export const eventsDueForMetrics = either(eventsDueForMetricsNow, pgPending("Listing events due"));
+export const storeConfigVersions = either(storeConfigVersionsNow, pgPending("Storing config versions"));
+export const storeExperimentSnapshots = either(storeExperimentSnapshotsNow, pgPending("Storing experiments"));
+export const storeMetricSnapshots = either(storeMetricSnapshotsNow, pgPending("Storing metrics"));
+export const recordEntityFetch = either(recordEntityFetchNow, pgPending("Recording an entity read"));
+export const quarantineEntityItems = either(quarantineEntityItemsNow, pgPending("Quarantining entity items"));
+export const linkAndDiffConfig = either(linkAndDiffConfigNow, pgPending("Linking config versions"));
 
 // Metadata (the demo's world, the daemon's last cycle).
-export { readMetaValue, writeMetaValue };
+export const readMetaValue = either(readMetaValueNow, pgPending("Reading metadata"));
+export const writeMetaValue = either(writeMetaValueNow, pgPending("Writing metadata"));
