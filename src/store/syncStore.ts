@@ -47,9 +47,37 @@ import { parseStoreLocation } from "./location.ts";
 import { readMetaValue as readMetaValueNow, writeMetaValue as writeMetaValueNow } from "./metaValues.ts";
 import { type OpenOptions, openStore as openSqliteStore } from "./open.ts";
 import type { AnyStore } from "./openAny.ts";
+import { beginPgBulkLoad, finishPgBulkLoad } from "./pg/bulkLoad.ts";
+import { readPgCheckpoint } from "./pg/checkpoints.ts";
 import type { PgStore } from "./pg/connection.ts";
+import {
+  addPgPendingCoverageDaysNow,
+  checkedPgRunStart,
+  knownPgShortfalls,
+  localPgCountForRange,
+  localPgCountsByDay,
+  newestPgRecordTimeTexts,
+  openPgCoverageDays,
+  readPgCoverage,
+  readPgPendingCoverageDays,
+  recordPgCoverage,
+} from "./pg/coverage.ts";
 import { acquirePgLease, releasePgLease, renewPgLease } from "./pg/leases.ts";
+import { readPgMetaValue, writePgMetaValue } from "./pg/metaValues.ts";
 import { openPgStore } from "./pg/open.ts";
+import { backfillPgRuleDiffs } from "./pg/ruleDiffs.ts";
+import { commitPgSyncBatch } from "./pg/syncBatch.ts";
+import {
+  createPgPlan,
+  dropPgPlanIfUntouched,
+  finishPgPlan,
+  oldestPgServerDay,
+  readPgGrantedPageSize,
+  readPgPlan,
+  readPgWindows,
+  savePgGrantedPageSize,
+} from "./pg/syncPlans.ts";
+import { finishPgRun, markPgOrphanRunsInterrupted, startPgRun } from "./pg/syncRuns.ts";
 import { backfillRuleDiffs as backfillRuleDiffsNow } from "./ruleDiffs.ts";
 import { commitSyncBatch as commitSyncBatchNow } from "./syncBatch.ts";
 import {
@@ -113,45 +141,36 @@ export async function openStore(value: string, options: OpenOptions = {}): Promi
 export const acquireLease = either(acquireLeaseNow, acquirePgLease);
 export const renewLease = either(renewLeaseNow, renewPgLease);
 export const releaseLease = either(releaseLeaseNow, releasePgLease);
-export const startRun = either(startRunNow, pgPending("Starting a sync run"));
-export const finishRun = either(finishRunNow, pgPending("Finishing a sync run"));
-export const markOrphanRunsInterrupted = either(
-  markOrphanRunsInterruptedNow,
-  pgPending("Marking interrupted runs"),
-);
+export const startRun = either(startRunNow, startPgRun);
+export const finishRun = either(finishRunNow, finishPgRun);
+export const markOrphanRunsInterrupted = either(markOrphanRunsInterruptedNow, markPgOrphanRunsInterrupted);
 
 // Plans, checkpoints and the batch writer.
-export const readCheckpoint = either(readCheckpointNow, pgPending("Reading the checkpoint"));
-export const readPlan = either(readPlanNow, pgPending("Reading the sync plan"));
-export const createPlan = either(createPlanNow, pgPending("Creating a sync plan"));
-export const readWindows = either(readWindowsNow, pgPending("Reading sync windows"));
-export const oldestServerDay = either(oldestServerDayNow, pgPending("Reading the oldest server day"));
-export const commitSyncBatch = either(commitSyncBatchNow, pgPending("Writing records"));
-export const dropPlanIfUntouched = either(dropPlanIfUntouchedNow, pgPending("Dropping a sync plan"));
-export const finishPlan = either(finishPlanNow, pgPending("Finishing a sync plan"));
-export const readGrantedPageSize = either(readGrantedPageSizeNow, pgPending("Reading the granted page size"));
-export const saveGrantedPageSize = either(saveGrantedPageSizeNow, pgPending("Saving the granted page size"));
-export const beginBulkLoad = either(beginBulkLoadNow, pgPending("Starting a bulk load"));
-export const finishBulkLoad = either(finishBulkLoadNow, pgPending("Finishing a bulk load"));
-export const backfillRuleDiffs = either(backfillRuleDiffsNow, pgPending("Backfilling rule diffs"));
+export const readCheckpoint = either(readCheckpointNow, readPgCheckpoint);
+export const readPlan = either(readPlanNow, readPgPlan);
+export const createPlan = either(createPlanNow, createPgPlan);
+export const readWindows = either(readWindowsNow, readPgWindows);
+export const oldestServerDay = either(oldestServerDayNow, oldestPgServerDay);
+export const commitSyncBatch = either(commitSyncBatchNow, commitPgSyncBatch);
+export const dropPlanIfUntouched = either(dropPlanIfUntouchedNow, dropPgPlanIfUntouched);
+export const finishPlan = either(finishPlanNow, finishPgPlan);
+export const readGrantedPageSize = either(readGrantedPageSizeNow, readPgGrantedPageSize);
+export const saveGrantedPageSize = either(saveGrantedPageSizeNow, savePgGrantedPageSize);
+export const beginBulkLoad = either(beginBulkLoadNow, beginPgBulkLoad);
+export const finishBulkLoad = either(finishBulkLoadNow, finishPgBulkLoad);
+export const backfillRuleDiffs = either(backfillRuleDiffsNow, backfillPgRuleDiffs);
 
 // Coverage.
-export const readCoverage = either(readCoverageNow, pgPending("Reading coverage"));
-export const openCoverageDays = either(openCoverageDaysNow, pgPending("Reading open coverage days"));
-export const newestRecordTimeTexts = either(newestRecordTimeTextsNow, pgPending("Reading the newest record"));
-export const readPendingCoverageDays = either(
-  readPendingCoverageDaysNow,
-  pgPending("Reading pending coverage days"),
-);
-export const addPendingCoverageDays = either(
-  addPendingCoverageDaysNow,
-  pgPending("Adding pending coverage days"),
-);
-export const checkedRunStart = either(checkedRunStartNow, pgPending("Reading checked coverage"));
-export const knownShortfalls = either(knownShortfallsNow, pgPending("Reading coverage shortfalls"));
-export const localCountForRange = either(localCountForRangeNow, pgPending("Counting local records"));
-export const localCountsByDay = either(localCountsByDayNow, pgPending("Counting local records by day"));
-export const recordCoverage = either(recordCoverageNow, pgPending("Recording coverage"));
+export const readCoverage = either(readCoverageNow, readPgCoverage);
+export const openCoverageDays = either(openCoverageDaysNow, openPgCoverageDays);
+export const newestRecordTimeTexts = either(newestRecordTimeTextsNow, newestPgRecordTimeTexts);
+export const readPendingCoverageDays = either(readPendingCoverageDaysNow, readPgPendingCoverageDays);
+export const addPendingCoverageDays = either(addPendingCoverageDaysNow, addPgPendingCoverageDaysNow);
+export const checkedRunStart = either(checkedRunStartNow, checkedPgRunStart);
+export const knownShortfalls = either(knownShortfallsNow, knownPgShortfalls);
+export const localCountForRange = either(localCountForRangeNow, localPgCountForRange);
+export const localCountsByDay = either(localCountsByDayNow, localPgCountsByDay);
+export const recordCoverage = either(recordCoverageNow, recordPgCoverage);
 
 // Entity history.
 export const configsDueForVersions = either(configsDueForVersionsNow, pgPending("Listing configs due"));
@@ -165,5 +184,5 @@ export const quarantineEntityItems = either(quarantineEntityItemsNow, pgPending(
 export const linkAndDiffConfig = either(linkAndDiffConfigNow, pgPending("Linking config versions"));
 
 // Metadata (the demo's world, the daemon's last cycle).
-export const readMetaValue = either(readMetaValueNow, pgPending("Reading metadata"));
-export const writeMetaValue = either(writeMetaValueNow, pgPending("Writing metadata"));
+export const readMetaValue = either(readMetaValueNow, readPgMetaValue);
+export const writeMetaValue = either(writeMetaValueNow, writePgMetaValue);
