@@ -138,7 +138,8 @@ describe("flagtrail sync --no-entities into PostgreSQL", () => {
   it("a second sync stores nothing again; a mutated record becomes a revision; new records come in", async () => {
     const sim = await startSim({ records: 300, days: 20 });
     const url = await freshDatabase("sync");
-    const env = simEnv(sim, url);
+    // With a signing key, each batch signs the chain head it leaves (verify checks it with the key).
+    const env = simEnv(sim, url, { FLAGTRAIL_SIGNING_KEY: "pg-test-key" });
     expect((await sync(env, "--since", daysAgo(25))).code).toBe(0);
     const again = await sync(env);
     expect(again.code).toBe(0);
@@ -180,7 +181,12 @@ describe("flagtrail sync --no-entities into PostgreSQL", () => {
       unknownToSimulator: [],
     });
     await expectChainIntact(url);
-    expect((await runCli(["verify", "--db", url])).code).toBe(0);
+    expect((await runCli(["verify", "--db", url], { env })).code).toBe(0);
+    const otherKey = await runCli(["verify", "--db", url], {
+      env: { ...env, FLAGTRAIL_SIGNING_KEY: "another-key" },
+    });
+    expect(otherKey.code).toBe(1);
+    expect(otherKey.stderr).toMatch(/signature does not match the last record \(seq 303,/);
   });
 });
 
