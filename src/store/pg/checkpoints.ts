@@ -2,7 +2,8 @@
 import type pg from "pg";
 import type { Checkpoint } from "../checkpoints.ts";
 import type { PgStore } from "./connection.ts";
-import { onPgSession, pgRows } from "./session.ts";
+import { checkpoints } from "./schema.ts";
+import { onPgSession, pgDrizzleOn, pgRows } from "./session.ts";
 
 export async function readPgCheckpointOn(
   client: pg.ClientBase,
@@ -32,20 +33,16 @@ export async function writePgCheckpoint(
     now: number;
   },
 ): Promise<void> {
-  await client.query(
-    `INSERT INTO checkpoints (filter_key, latest_id, latest_occurred_at, updated_at, sync_run_id)
-     VALUES ($1, $2, $3, $4, $5)
-     ON CONFLICT (filter_key) DO UPDATE SET latest_id = excluded.latest_id,
-       latest_occurred_at = excluded.latest_occurred_at, updated_at = excluded.updated_at,
-       sync_run_id = excluded.sync_run_id`,
-    [
-      checkpoint.filterKey,
-      checkpoint.latestId,
-      checkpoint.latestOccurredAt,
-      checkpoint.now,
-      checkpoint.runId,
-    ],
-  );
+  const row = {
+    latestId: checkpoint.latestId,
+    latestOccurredAt: checkpoint.latestOccurredAt,
+    updatedAt: checkpoint.now,
+    syncRunId: checkpoint.runId,
+  };
+  await pgDrizzleOn(client)
+    .insert(checkpoints)
+    .values({ filterKey: checkpoint.filterKey, ...row })
+    .onConflictDoUpdate({ target: checkpoints.filterKey, set: row });
 }
 
 /**

@@ -2,6 +2,7 @@
 // holds per server day, the coverage rows and their digest, the days still owed a check. The same SQL
 // shapes as SQLite's, the merging and walking done by the SQLite modules' pure functions. Text keys
 // sort COLLATE "C" (SQLite's byte order): the coverage digest folds rows in that order.
+import { and, eq, sql } from "drizzle-orm";
 import type pg from "pg";
 import {
   type CoverageDay,
@@ -27,7 +28,8 @@ import {
 } from "../digests.ts";
 import type { PgStore } from "./connection.ts";
 import { readPgMeta, writePgMeta } from "./quarantine.ts";
-import { onPgSession, pgRows } from "./session.ts";
+import { coverage } from "./schema.ts";
+import { onPgSession, pgDrizzleOn, pgRows, withPgDb } from "./session.ts";
 import { inPgTransaction } from "./transaction.ts";
 
 /** `AND <expr> = ANY($n)` for a non-empty filter set, with its parameter appended to `values`. */
@@ -146,25 +148,27 @@ export async function readPgCoverage(
   filterKey: string,
   day: string,
 ): Promise<{ serverTotal: number; localCount: number; quarantinedCount: number } | undefined> {
-  const [row] = await onPgSession(store, (client) =>
-    pgRows<{ serverTotal: number; localCount: number; quarantinedCount: number }>(
-      client,
-      `SELECT server_total AS "serverTotal", local_count AS "localCount", quarantined_count AS "quarantinedCount"
-       FROM coverage WHERE filter_key = $1 AND day = $2`,
-      [filterKey, day],
-    ),
+  const [row] = await withPgDb(store, (db) =>
+    db
+      .select({
+        serverTotal: coverage.serverTotal,
+        localCount: coverage.localCount,
+        quarantinedCount: coverage.quarantinedCount,
+      })
+      .from(coverage)
+      .where(and(eq(coverage.filterKey, filterKey), eq(coverage.day, day))),
   );
   return row;
 }
 
 /** Days whose coverage was taken before the server's day ended. */
 export async function openPgCoverageDays(store: PgStore, filterKey: string): Promise<string[]> {
-  const rows = await onPgSession(store, (client) =>
-    pgRows<{ day: string }>(
-      client,
-      `SELECT day FROM coverage WHERE filter_key = $1 AND day_closed = 0 ORDER BY day COLLATE "C"`,
-      [filterKey],
-    ),
+  const rows = await withPgDb(store, (db) =>
+    db
+      .select({ day: coverage.day })
+      .from(coverage)
+      .where(and(eq(coverage.filterKey, filterKey), eq(coverage.dayClosed, 0)))
+      .orderBy(sql`${coverage.day} COLLATE "C"`),
   );
   return rows.map((r) => r.day);
 }
@@ -204,16 +208,20 @@ export async function recordPgCoverage(
   now: number,
 ): Promise<void> {
   await inPgTransaction(store, async (client) => {
+    const db = pgDrizzleOn(client);
     for (const d of days) {
-      await client.query(
-        `INSERT INTO coverage (filter_key, day, server_total, local_count, checked_at, sync_run_id, day_closed,
-           quarantined_count)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
-         ON CONFLICT (filter_key, day) DO UPDATE SET server_total = excluded.server_total,
-           local_count = excluded.local_count, checked_at = excluded.checked_at, sync_run_id = excluded.sync_run_id,
-           day_closed = excluded.day_closed, quarantined_count = excluded.quarantined_count`,
-        [filterKey, d.day, d.serverTotal, d.localCount, now, runId, d.dayClosed ? 1 : 0, d.quarantinedCount],
-      );
+      const row = {
+        serverTotal: d.serverTotal,
+        localCount: d.localCount,
+        checkedAt: now,
+        syncRunId: runId,
+        dayClosed: d.dayClosed ? 1 : 0,
+        quarantinedCount: d.quarantinedCount,
+      };
+      await db
+        .insert(coverage)
+        .values({ filterKey, day: d.day, ...row })
+        .onConflictDoUpdate({ target: [coverage.filterKey, coverage.day], set: row });
     }
     const current = parsePendingDays(await readPgMeta(client, pendingCoverageKey(filterKey)));
     const remaining = withoutPendingDays(

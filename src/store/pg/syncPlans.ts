@@ -1,6 +1,7 @@
 // A run's plan and its window progress on PostgreSQL (src/store/syncPlans.ts on SQLite): the same meta
 // keys and rows, the decisions (parsing a plan, whether one is untouched, the checkpoint a finished
 // plan leaves) made by the SQLite module's pure functions.
+import { and, eq } from "drizzle-orm";
 import type pg from "pg";
 import {
   nextCheckpoint,
@@ -17,7 +18,8 @@ import { newestPgStoredRecord, readPgCheckpointOn, writePgCheckpoint } from "./c
 import type { PgStore } from "./connection.ts";
 import { addPgPendingCoverageDays } from "./coverage.ts";
 import { readPgMeta, writePgMeta } from "./quarantine.ts";
-import { onPgSession, pgRows } from "./session.ts";
+import { meta, syncWindows } from "./schema.ts";
+import { onPgSession, pgDrizzleOn, pgRows } from "./session.ts";
 import { inPgTransaction } from "./transaction.ts";
 
 export async function readPgPlan(store: PgStore, filterKey: string): Promise<SyncPlan | undefined> {
@@ -36,7 +38,8 @@ export async function createPgPlan(
   now: number,
 ): Promise<void> {
   await inPgTransaction(store, async (client) => {
-    await client.query("DELETE FROM sync_windows WHERE filter_key = $1", [plan.filterKey]);
+    await pgDrizzleOn(client).delete(syncWindows).where(eq(syncWindows.filterKey, plan.filterKey));
+    // Column arrays rather than drizzle's VALUES list: a long range of short windows stays one statement.
     if (windows.length > 0) {
       await client.query(
         `INSERT INTO sync_windows (filter_key, start_date, end_date, status, next_page, updated_at, sync_run_id)
@@ -68,24 +71,27 @@ export async function advancePgWindow(
   window: { startDate: string; endDate: string },
   progress: { nextPage: number; done: boolean; runId: number; now: number },
 ): Promise<void> {
-  await client.query(
-    `UPDATE sync_windows SET next_page = $1, status = $2, updated_at = $3, sync_run_id = $4
-     WHERE filter_key = $5 AND start_date = $6 AND end_date = $7`,
-    [
-      progress.nextPage,
-      progress.done ? "done" : "pending",
-      progress.now,
-      progress.runId,
-      filterKey,
-      window.startDate,
-      window.endDate,
-    ],
-  );
+  await pgDrizzleOn(client)
+    .update(syncWindows)
+    .set({
+      nextPage: progress.nextPage,
+      status: progress.done ? "done" : "pending",
+      updatedAt: progress.now,
+      syncRunId: progress.runId,
+    })
+    .where(
+      and(
+        eq(syncWindows.filterKey, filterKey),
+        eq(syncWindows.startDate, window.startDate),
+        eq(syncWindows.endDate, window.endDate),
+      ),
+    );
 }
 
 async function dropPgPlan(client: pg.ClientBase, filterKey: string): Promise<void> {
-  await client.query("DELETE FROM sync_windows WHERE filter_key = $1", [filterKey]);
-  await client.query("DELETE FROM meta WHERE key = $1", [planKey(filterKey)]);
+  const db = pgDrizzleOn(client);
+  await db.delete(syncWindows).where(eq(syncWindows.filterKey, filterKey));
+  await db.delete(meta).where(eq(meta.key, planKey(filterKey)));
 }
 
 /** A plan is done: move the checkpoint, forget the windows, remember the days still owed, in one transaction. */

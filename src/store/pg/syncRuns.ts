@@ -4,7 +4,7 @@ import type pg from "pg";
 import type { RunCounters, RunOutcome } from "../syncRuns.ts";
 import type { PgStore } from "./connection.ts";
 import { syncRuns } from "./schema.ts";
-import { withPgDb } from "./session.ts";
+import { pgDrizzleOn, withPgDb } from "./session.ts";
 
 export async function startPgRun(
   store: PgStore,
@@ -47,23 +47,7 @@ export async function updatePgRunCounters(
   runId: number,
   counters: RunCounters,
 ): Promise<void> {
-  const c = counterColumns(counters);
-  await client.query(
-    `UPDATE sync_runs SET fetched = $1, inserted = $2, duplicates = $3, mutations = $4, quarantined = $5,
-       warnings = $6, requests = $7, throttled = $8, retries = $9 WHERE id = $10`,
-    [
-      c.fetched,
-      c.inserted,
-      c.duplicates,
-      c.mutations,
-      c.quarantined,
-      c.warnings,
-      c.requests,
-      c.throttled,
-      c.retries,
-      runId,
-    ],
-  );
+  await pgDrizzleOn(client).update(syncRuns).set(counterColumns(counters)).where(eq(syncRuns.id, runId));
 }
 
 export async function finishPgRun(
