@@ -21,6 +21,7 @@ import { planWindows } from "../src/sync/plan.ts";
 import { runPool } from "../src/sync/pool.ts";
 import { runSync } from "../src/sync/runSync.ts";
 import { buildDist, compiledEnv, maxRssMb, PRINT_MAX_RSS } from "./compiled.ts";
+import { bareInsertMs, startBenchPg } from "./pgIngest.ts";
 import { SIM_KEY, type SimProcess, startSimProcess } from "./simProcess.ts";
 import { measureBareInsert, measureWritePage, simulatedRecords, tempStore } from "./writeRecords.ts";
 
@@ -87,11 +88,14 @@ const summarySchema = z.looseObject({
   coverageGaps: z.array(z.unknown()),
 });
 
-/** `flagtrail sync` as users run it (compiled dist/, its own process) into a fresh store; its peak RSS. */
-async function syncInChild(sim: SimProcess, since: string): Promise<ChildSync> {
+/**
+ * `flagtrail sync` as users run it (compiled dist/, its own process) into a fresh store (a temp file, or
+ * the PostgreSQL database `db`); its peak RSS.
+ */
+async function syncInChild(sim: SimProcess, since: string, db?: string): Promise<ChildSync> {
   const dir = mkdtempSync(join(tmpdir(), "flagtrail-bench-sync-"));
   try {
-    const args = ["--import", PRINT_MAX_RSS, BIN, "sync", "--db", join(dir, "bench.db")];
+    const args = ["--import", PRINT_MAX_RSS, BIN, "sync", "--db", db ?? join(dir, "bench.db")];
     // The audit log only: fetch-only reads no entity history either.
     args.push(
       "--base-url",
@@ -146,6 +150,7 @@ async function ingestAndMemory(figures: Record<string, number>) {
       ingest_sync_requests: sync.requests,
       ingest_peak_rss_mb: Math.round(sync.rssMb),
     });
+    Object.assign(figures, await pgIngest(sim, since));
   } finally {
     await sim.close();
   }
@@ -159,6 +164,29 @@ async function ingestAndMemory(figures: Record<string, number>) {
     });
   } finally {
     await small.close();
+  }
+}
+
+/** The same ingest into PostgreSQL, beside a bare multi-row INSERT of the rows it stored (bench/pgIngest.ts). */
+async function pgIngest(sim: SimProcess, since: string): Promise<Record<string, number>> {
+  const server = await startBenchPg();
+  try {
+    const url = await server.database("bench_sync");
+    const sync = await syncInChild(sim, since, url);
+    if (sync.inserted !== INGEST_RECORDS) {
+      throw new Error(`bench PostgreSQL ingest: stored ${sync.inserted} of ${INGEST_RECORDS}`);
+    }
+    const bare = await bareInsertMs(url, await server.database("bench_bare"));
+    const syncPerS = (sync.fetched / sync.ms) * 1000;
+    const barePerS = (bare.rows / bare.ms) * 1000;
+    return {
+      sync_pg_ingest_records_per_s: Math.round(syncPerS),
+      sync_pg_bare_insert_records_per_s: Math.round(barePerS),
+      sync_pg_ingest_vs_bare_insert_speed_ratio: syncPerS / barePerS,
+      sync_pg_server_major_version: Number.parseInt(server.version, 10),
+    };
+  } finally {
+    await server.stop();
   }
 }
 

@@ -114,7 +114,7 @@ export async function action(raw: Record<string, unknown>): Promise<void> {
   } finally {
     process.off("SIGINT", onSignal);
     process.off("SIGTERM", onSignal);
-    store.close();
+    await store.close();
   }
 }
 

@@ -199,6 +199,6 @@ export async function action(raw: Record<string, unknown>): Promise<void> {
     process.off("SIGINT", stop);
     process.off("SIGTERM", stop);
     await client.close();
-    store.close();
+    await store.close();
   }
 }

@@ -156,7 +156,9 @@ class HeldLease {
 
   private leaseStore(): Promise<Store> {
     if (this.connection) return this.connection;
-    const opening = this.store.path === ":memory:" ? Promise.resolve(this.store) : openStore(this.store.path);
+    // PostgreSQL holds each lease on a session of its own already; an in-memory SQLite has one connection.
+    const own = this.store.engine === "postgres" || this.store.path === ":memory:";
+    const opening = own ? Promise.resolve(this.store) : openStore(this.store.path);
     this.connection = opening;
     // A failed open is tried again at the next tick, as before.
     opening.catch(() => {
@@ -217,7 +219,7 @@ class HeldLease {
     try {
       if (wasHeld) await releaseLease(connection, DAEMON_LEASE, this.holder);
     } finally {
-      if (connection !== this.store) connection.close();
+      if (connection !== this.store) await connection.close();
     }
   }
 }

@@ -143,11 +143,11 @@ async function readOrCreateWorld(store: Store, options: DemoOptions, now: number
   if (stored !== undefined) {
     const parsed = demoWorldSchema.safeParse(safeJson(stored));
     if (!parsed.success)
-      throw new FlagtrailError(`${store.path} holds an unreadable demo world (${WORLD_KEY}).`);
+      throw new FlagtrailError(`${store.location} holds an unreadable demo world (${WORLD_KEY}).`);
     const world = parsed.data;
     if (world.seed !== options.seed || world.records !== options.records || world.days !== options.days) {
       throw new UsageError(
-        `${store.path} holds the demo world --seed ${world.seed} --records ${world.records} --days ${world.days}; ` +
+        `${store.location} holds the demo world --seed ${world.seed} --records ${world.records} --days ${world.days}; ` +
           "pass the same values, or another --db for a new world.",
       );
     }

@@ -40,16 +40,77 @@ function relisted(
   from: string,
   to: string,
   actionTypes: readonly string[],
-): { own: string | null; listed: string }[] {
+): Relisted[] {
   return sqlite
     .prepare(
       `SELECT a.server_day AS own, l.day AS listed FROM listed_days l JOIN audit_logs a ON a.id = l.audit_log_id
        WHERE ((a.server_day BETWEEN ? AND ?) OR (l.day BETWEEN ? AND ?)) ${typeFilter("a.action_type", actionTypes)}`,
     )
-    .all(from, to, from, to, ...actionTypes) as { own: string | null; listed: string }[];
+    .all(from, to, from, to, ...actionTypes) as Relisted[];
 }
 
 const within = (day: string | null, from: string, to: string) => day !== null && day >= from && day <= to;
+
+/** A record the server lists on another day than its own date's: (own day, listed day). */
+export interface Relisted {
+  own: string | null;
+  listed: string;
+}
+
+/** How many records the relisted ones move into (+) or out of (−) the days from..to. */
+export function relistedShift(relistedRows: readonly Relisted[], from: string, to: string): number {
+  let moved = 0;
+  for (const r of relistedRows) {
+    moved += (within(r.listed, from, to) ? 1 : 0) - (within(r.own, from, to) ? 1 : 0);
+  }
+  return moved;
+}
+
+/**
+ * Per day of from..to, what the store holds: valid records counted by server day (`stored`), moved
+ * by the relisted ones, plus quarantined ones per day (`quarantined`). The merge both engines use.
+ */
+export function mergeDayCounts(
+  stored: readonly { day: string; n: number }[],
+  relistedRows: readonly Relisted[],
+  quarantined: readonly { day: string; n: number }[],
+  from: string,
+  to: string,
+): Map<string, DayCount> {
+  const counts = new Map<string, DayCount>();
+  for (const row of stored) counts.set(row.day, { day: row.day, held: row.n, quarantined: 0 });
+  const add = (day: string | null, n: number) => {
+    if (!within(day, from, to) || day === null) return;
+    const count = counts.get(day) ?? { day, held: 0, quarantined: 0 };
+    count.held += n;
+    counts.set(day, count);
+  };
+  for (const r of relistedRows) {
+    add(r.own, -1);
+    add(r.listed, 1);
+  }
+  for (const row of quarantined) {
+    const count = counts.get(row.day) ?? { day: row.day, held: 0, quarantined: 0 };
+    count.held += row.n;
+    count.quarantined += row.n;
+    counts.set(row.day, count);
+  }
+  return counts;
+}
+
+/**
+ * The first day of the unbroken run of checked days that ends the day before `day`, from the checked
+ * days before `day`, newest first.
+ */
+export function runStartOf(day: string, checkedBeforeDesc: readonly string[]): string {
+  let start = day;
+  for (const checked of checkedBeforeDesc) {
+    const expected = new Date(Date.parse(`${start}T00:00:00Z`) - 86_400_000).toISOString().slice(0, 10);
+    if (checked !== expected) break;
+    start = checked;
+  }
+  return start;
+}
 
 /** Records held for the server days from..to (both included). */
 export async function localCountForRange(
@@ -65,10 +126,7 @@ export async function localCountForRange(
     )
     .pluck()
     .get(from, to, ...actionTypes) as number;
-  let moved = 0;
-  for (const r of relisted(sqlite, from, to, actionTypes)) {
-    moved += (within(r.listed, from, to) ? 1 : 0) - (within(r.own, from, to) ? 1 : 0);
-  }
+  const moved = relistedShift(relisted(sqlite, from, to, actionTypes), from, to);
   const quarantined = sqlite
     .prepare(
       `SELECT count(DISTINCT coalesce(q.record_id, q.raw_hash)) FROM quarantine q
@@ -96,24 +154,12 @@ export async function localCountsByDay(
   actionTypes: readonly string[],
 ): Promise<Map<string, DayCount>> {
   const sqlite = sqliteOf(store);
-  const counts = new Map<string, DayCount>();
   const stored = sqlite
     .prepare(
       `SELECT server_day AS day, count(*) AS n FROM audit_logs WHERE server_day BETWEEN ? AND ?
        ${typeFilter("action_type", actionTypes)} GROUP BY server_day`,
     )
     .all(from, to, ...actionTypes) as { day: string; n: number }[];
-  for (const row of stored) counts.set(row.day, { day: row.day, held: row.n, quarantined: 0 });
-  const add = (day: string | null, n: number) => {
-    if (!within(day, from, to) || day === null) return;
-    const count = counts.get(day) ?? { day, held: 0, quarantined: 0 };
-    count.held += n;
-    counts.set(day, count);
-  };
-  for (const r of relisted(sqlite, from, to, actionTypes)) {
-    add(r.own, -1);
-    add(r.listed, 1);
-  }
   const quarantined = sqlite
     .prepare(
       `SELECT day, count(DISTINCT key) AS n FROM (
@@ -123,13 +169,7 @@ export async function localCountsByDay(
        ) WHERE day BETWEEN ? AND ? GROUP BY day`,
     )
     .all(...actionTypes, from, to) as { day: string; n: number }[];
-  for (const row of quarantined) {
-    const count = counts.get(row.day) ?? { day: row.day, held: 0, quarantined: 0 };
-    count.held += row.n;
-    count.quarantined += row.n;
-    counts.set(row.day, count);
-  }
-  return counts;
+  return mergeDayCounts(stored, relisted(sqlite, from, to, actionTypes), quarantined, from, to);
 }
 
 export interface CoverageDay {
@@ -191,11 +231,5 @@ export async function checkedRunStart(store: Store, filterKey: string, day: stri
     .prepare("SELECT day FROM coverage WHERE filter_key = ? AND day < ? ORDER BY day DESC")
     .pluck()
     .all(filterKey, day) as string[];
-  let start = day;
-  for (const checked of days) {
-    const expected = new Date(Date.parse(`${start}T00:00:00Z`) - 86_400_000).toISOString().slice(0, 10);
-    if (checked !== expected) break;
-    start = checked;
-  }
-  return start;
+  return runStartOf(day, days);
 }

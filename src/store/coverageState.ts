@@ -83,17 +83,35 @@ export function newestRecordTimeTexts(store: Store): { dateText: string; timeTex
  * Written in the transaction that drops the plan and emptied day by day as coverage rows are written, so
  * a run killed during its coverage phase leaves the rest for the next run.
  */
-const pendingCoverageKey = (filterKey: string) => `coverage_pending:${filterKey}`;
+export const pendingCoverageKey = (filterKey: string) => `coverage_pending:${filterKey}`;
 const pendingCoverageSchema = z.array(z.string());
 
-export function readPendingCoverageDays(store: Store, filterKey: string): string[] {
-  const value = sqliteOf(store)
-    .prepare<[string], string>("SELECT value FROM meta WHERE key = ?")
-    .pluck()
-    .get(pendingCoverageKey(filterKey));
+/** The owed days kept in meta ([] when missing or unreadable). */
+export function parsePendingDays(value: string | undefined): string[] {
   if (value === undefined) return [];
   const parsed = pendingCoverageSchema.safeParse(JSON.parse(value));
   return parsed.success ? parsed.data : [];
+}
+
+/** The owed days with `days` added: each once, in order. */
+export function withPendingDays(current: readonly string[], days: readonly string[]): string[] {
+  return [...new Set([...current, ...days])].sort();
+}
+
+/** The owed days with `days` checked off, or null when none of them was owed (nothing to write). */
+export function withoutPendingDays(current: readonly string[], days: readonly string[]): string[] | null {
+  const done = new Set(days);
+  if (!current.some((d) => done.has(d))) return null;
+  return current.filter((d) => !done.has(d));
+}
+
+export function readPendingCoverageDays(store: Store, filterKey: string): string[] {
+  return parsePendingDays(
+    sqliteOf(store)
+      .prepare<[string], string>("SELECT value FROM meta WHERE key = ?")
+      .pluck()
+      .get(pendingCoverageKey(filterKey)),
+  );
 }
 
 function writePendingCoverageDays(
@@ -120,8 +138,12 @@ export function addPendingCoverageDays(
   days: readonly string[],
   now: number,
 ): void {
-  const merged = [...new Set([...readPendingCoverageDays(store, filterKey), ...days])].sort();
-  writePendingCoverageDays(store, filterKey, merged, now);
+  writePendingCoverageDays(
+    store,
+    filterKey,
+    withPendingDays(readPendingCoverageDays(store, filterKey), days),
+    now,
+  );
 }
 
 export function removePendingCoverageDays(
@@ -130,13 +152,6 @@ export function removePendingCoverageDays(
   days: readonly string[],
   now: number,
 ): void {
-  const current = readPendingCoverageDays(store, filterKey);
-  const done = new Set(days);
-  if (!current.some((d) => done.has(d))) return;
-  writePendingCoverageDays(
-    store,
-    filterKey,
-    current.filter((d) => !done.has(d)),
-    now,
-  );
+  const remaining = withoutPendingDays(readPendingCoverageDays(store, filterKey), days);
+  if (remaining !== null) writePendingCoverageDays(store, filterKey, remaining, now);
 }

@@ -101,14 +101,14 @@ function assertNotForeign(path: string): void {
 }
 
 /**
- * The commands that write (sync, daemon, demo) still open SQLite only: a PostgreSQL URL must not become
- * a file of that name, nor be half-written.
+ * This opener is SQLite's: a PostgreSQL URL that reached it (the boundary dispatches URLs to
+ * src/store/pg/open.ts) must not become a file of that name.
  */
 function refuseUrl(value: string): void {
   const location = parseStoreLocation(value);
   if (location.engine === "postgres") {
     throw new FlagtrailError(
-      `Writing to a PostgreSQL store (${describeLocation(location)}) is not supported yet: sync, daemon and demo need a SQLite file for now.`,
+      `${describeLocation(location)} is a PostgreSQL store, not a SQLite file; it was left untouched.`,
     );
   }
 }

@@ -92,8 +92,17 @@ export function insertRuleDiffRows(sqlite: Database.Database, auditLogId: string
  * A mark behind (an older store, a newer DIFF_VERSION) stays, for backfillRuleDiffs to catch up.
  */
 export function advanceBackfillMark(sqlite: Database.Database, fromSeq: number, toSeq: number): void {
-  if (toSeq <= fromSeq || readMark(sqlite) !== fromSeq) return;
-  writeMarkValue(sqlite, toSeq);
+  if (marksAdvance(readMark(sqlite), fromSeq, toSeq)) writeMarkValue(sqlite, toSeq);
+}
+
+/** Whether a mark standing at `mark` moves to `toSeq` after records fromSeq+1..toSeq were diffed as inserted. */
+export function marksAdvance(mark: number, fromSeq: number, toSeq: number): boolean {
+  return toSeq > fromSeq && mark === fromSeq;
+}
+
+/** The mark's meta value: every record up to `seq` has a diff of this DIFF_VERSION. */
+export function backfillMarkValue(seq: number): string {
+  return JSON.stringify({ diffVersion: DIFF_VERSION, seq });
 }
 
 function writeMarkValue(sqlite: Database.Database, seq: number): void {
@@ -102,7 +111,7 @@ function writeMarkValue(sqlite: Database.Database, seq: number): void {
       `INSERT INTO meta (key, value, updated_at) VALUES (?, ?, ?)
        ON CONFLICT(key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at`,
     )
-    .run(BACKFILL_MARK_KEY, JSON.stringify({ diffVersion: DIFF_VERSION, seq }), Date.now());
+    .run(BACKFILL_MARK_KEY, backfillMarkValue(seq), Date.now());
 }
 
 export interface BackfillResult {
@@ -117,7 +126,13 @@ const BACKFILL_BATCH = 10_000;
 export const BACKFILL_MARK_KEY = "rule_diffs_backfilled";
 
 function readMark(sqlite: Database.Database): number {
-  const value = sqlite.prepare("SELECT value FROM meta WHERE key = ?").pluck().get(BACKFILL_MARK_KEY);
+  return parseBackfillMark(
+    sqlite.prepare("SELECT value FROM meta WHERE key = ?").pluck().get(BACKFILL_MARK_KEY),
+  );
+}
+
+/** The seq a stored mark stands at (0: none, unreadable, or of another DIFF_VERSION). */
+export function parseBackfillMark(value: unknown): number {
   if (typeof value !== "string") return 0;
   try {
     const mark = JSON.parse(value) as { diffVersion?: unknown; seq?: unknown };
@@ -179,7 +194,7 @@ export function backfillRuleDiffs(
       }
       after = batch[batch.length - 1]!.seq;
       scanned += batch.length;
-      writeMark.run(BACKFILL_MARK_KEY, JSON.stringify({ diffVersion: DIFF_VERSION, seq: after }), Date.now());
+      writeMark.run(BACKFILL_MARK_KEY, backfillMarkValue(after), Date.now());
     })();
   }
   return { diffed, scanned };

@@ -53,6 +53,25 @@ const selectOccurredAt = (store: Store, id: string): number | null =>
     | null
     | undefined) ?? null;
 
+/** The ids a single-day read listed: every record of the page but the quarantined ones. */
+export function listedIds(result: PageWriteResult): string[] {
+  return result.outcomes.flatMap((o) => (o.kind === "quarantined" ? [] : [o.id]));
+}
+
+/**
+ * The id that becomes the plan's head with this page (null: the page held no valid record), or
+ * undefined when the page does not set the head. The newest record of the plan becomes the next
+ * checkpoint once the plan completes.
+ */
+export function planHeadOf(
+  plan: SyncPlan | null,
+  page: BatchPage,
+  result: PageWriteResult,
+): string | null | undefined {
+  if (!plan || !page.holdsHead || plan.headFetched) return undefined;
+  return result.outcomes.find((o) => o.kind !== "quarantined")?.id ?? null;
+}
+
 function commit(store: Store, batch: SyncBatch): BatchResult {
   const sqlite = sqliteOf(store);
   const counters = { ...batch.counters };
@@ -67,10 +86,7 @@ function commit(store: Store, batch: SyncBatch): BatchResult {
       now: batch.now,
     });
     addCounts(counters, result);
-    if (page.listedDay !== undefined) {
-      const ids = result.outcomes.flatMap((o) => (o.kind === "quarantined" ? [] : [o.id]));
-      noteListedDay(sqlite, ids, page.listedDay);
-    }
+    if (page.listedDay !== undefined) noteListedDay(sqlite, listedIds(result), page.listedDay);
     warningMessages.push(...result.warningMessages);
     if (plan && page.window) {
       advanceWindow(store, plan.filterKey, page.window, {
@@ -80,9 +96,8 @@ function commit(store: Store, batch: SyncBatch): BatchResult {
         now: batch.now,
       });
     }
-    if (plan && page.holdsHead && !plan.headFetched) {
-      // The newest record of the plan becomes the next checkpoint once the plan completes.
-      const headId = result.outcomes.find((o) => o.kind !== "quarantined")?.id ?? null;
+    const headId = planHeadOf(plan, page, result);
+    if (plan && headId !== undefined) {
       const headOccurredAt = headId === null ? null : selectOccurredAt(store, headId);
       plan = { ...plan, headFetched: true, headId, headOccurredAt };
       savePlan(store, plan, batch.now);

@@ -35,17 +35,44 @@ export interface SyncWindow {
   nextPage: number;
 }
 
-const planKey = (filterKey: string) => `sync_plan:${filterKey}`;
+/** The meta key of a filter set's plan. */
+export const planKey = (filterKey: string) => `sync_plan:${filterKey}`;
 
-export function readPlan(store: Store, filterKey: string): SyncPlan | undefined {
-  const value = sqliteOf(store)
-    .prepare<[string], string>("SELECT value FROM meta WHERE key = ?")
-    .pluck()
-    .get(planKey(filterKey));
+/** A stored plan's meta value as a plan, or undefined. */
+export function parsePlan(value: string | undefined): SyncPlan | undefined {
   if (value === undefined) return undefined;
   const parsed = syncPlanSchema.safeParse(JSON.parse(value));
   // A plan this version cannot read is dropped: the next run re-plans (dedupe makes that safe).
   return parsed.success ? parsed.data : undefined;
+}
+
+export function readPlan(store: Store, filterKey: string): SyncPlan | undefined {
+  return parsePlan(
+    sqliteOf(store)
+      .prepare<[string], string>("SELECT value FROM meta WHERE key = ?")
+      .pluck()
+      .get(planKey(filterKey)),
+  );
+}
+
+/** A sync_windows row as the sync reads it. */
+export function windowOfRow(row: {
+  start_date: string;
+  end_date: string;
+  status: string;
+  next_page: number;
+}): SyncWindow {
+  return {
+    startDate: row.start_date,
+    endDate: row.end_date,
+    status: row.status === "done" ? "done" : "pending",
+    nextPage: row.next_page,
+  };
+}
+
+/** No window of the plan was read from (nothing to resume): the plan may be dropped. */
+export function planUntouched(windows: readonly SyncWindow[]): boolean {
+  return !windows.some((w) => w.status === "done" || w.nextPage > 1);
 }
 
 export function savePlan(store: Store, plan: SyncPlan, now: number): void {
@@ -83,12 +110,7 @@ export function readWindows(store: Store, filterKey: string): SyncWindow[] {
       "SELECT start_date, end_date, status, next_page FROM sync_windows WHERE filter_key = ? ORDER BY start_date DESC",
     )
     .all(filterKey)
-    .map((row) => ({
-      startDate: row.start_date,
-      endDate: row.end_date,
-      status: row.status === "done" ? "done" : "pending",
-      nextPage: row.next_page,
-    }));
+    .map(windowOfRow);
 }
 
 export function advanceWindow(
@@ -140,18 +162,21 @@ function shouldAdvance(plan: SyncPlan, current: Checkpoint | undefined): boolean
   return plan.headOccurredAt !== null && plan.headOccurredAt >= current.latestOccurredAt;
 }
 
-/** The checkpoint a finished plan leaves, or undefined to keep the current one. */
-function nextCheckpoint(
-  store: Store,
+/**
+ * The checkpoint a finished plan leaves, or undefined to keep the current one. `newestStored` is asked
+ * for only when the plan has no head: the newest record stored for the plan's range.
+ */
+export function nextCheckpoint(
   plan: SyncPlan,
   current: Checkpoint | undefined,
+  newestStored: () => { id: string; occurredAt: number | null } | undefined,
 ): { id: string; occurredAt: number | null } | undefined {
   if (plan.headId !== null) {
     return shouldAdvance(plan, current) ? { id: plan.headId, occurredAt: plan.headOccurredAt } : undefined;
   }
   // The newest window's first page was empty (no activity lately) or all quarantined: the newest
   // record stored for the plan's range is the head, if it is newer than the checkpoint.
-  const newest = newestStoredRecord(store, plan.since, plan.until, plan.actionTypes);
+  const newest = newestStored();
   if (!newest) return undefined;
   const newer =
     current === undefined ||
@@ -173,7 +198,9 @@ export async function finishPlan(
   sqliteOf(store)
     .transaction(() => {
       const current = readCheckpoint(store, plan.filterKey);
-      const next = nextCheckpoint(store, plan, current);
+      const next = nextCheckpoint(plan, current, () =>
+        newestStoredRecord(store, plan.since, plan.until, plan.actionTypes),
+      );
       if (next) {
         writeCheckpoint(store, {
           filterKey: plan.filterKey,
@@ -196,8 +223,7 @@ export async function finishPlan(
  * behind: there is nothing to resume, and a later run must plan its own range.
  */
 export async function dropPlanIfUntouched(store: Store, filterKey: string): Promise<boolean> {
-  const windows = readWindows(store, filterKey);
-  if (windows.some((w) => w.status === "done" || w.nextPage > 1)) return false;
+  if (!planUntouched(readWindows(store, filterKey))) return false;
   sqliteOf(store)
     .transaction(() => dropPlan(store, filterKey))
     .immediate();
@@ -213,15 +239,21 @@ export function oldestServerDay(store: Store): string | null {
 
 // ---- the page size the server grants ---------------------------------------------------------------
 
-const PAGE_SIZE_KEY = "page_size_granted";
+export const PAGE_SIZE_KEY = "page_size_granted";
 
-export async function readGrantedPageSize(store: Store): Promise<number | undefined> {
-  const value = sqliteOf(store)
-    .prepare<[string], string>("SELECT value FROM meta WHERE key = ?")
-    .pluck()
-    .get(PAGE_SIZE_KEY);
+/** The granted page size kept in meta, or undefined when missing or unreadable. */
+export function parseGrantedPageSize(value: string | undefined): number | undefined {
   const parsed = z.coerce.number().int().positive().safeParse(value);
   return parsed.success ? parsed.data : undefined;
+}
+
+export async function readGrantedPageSize(store: Store): Promise<number | undefined> {
+  return parseGrantedPageSize(
+    sqliteOf(store)
+      .prepare<[string], string>("SELECT value FROM meta WHERE key = ?")
+      .pluck()
+      .get(PAGE_SIZE_KEY),
+  );
 }
 
 export async function saveGrantedPageSize(store: Store, size: number, now: number): Promise<void> {

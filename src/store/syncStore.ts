@@ -4,16 +4,19 @@
 // underneath: each function here runs its better-sqlite3 work at once and resolves with the result,
 // and the synchronous helpers stay inside src/store/, where transactions call them without awaiting.
 // Signatures are the SQLite functions' own (parameters and results), only made async, so they are not
-// written twice.
-import { beginBulkLoad, finishBulkLoad } from "./bulkLoad.ts";
+// written twice. Each function takes a store of either engine and dispatches on its `engine`: the
+// PostgreSQL side lives in src/store/pg/ under the same name with a `Pg` infix.
+
+import { FlagtrailError } from "../errors.ts";
+import { beginBulkLoad as beginBulkLoadNow, finishBulkLoad as finishBulkLoadNow } from "./bulkLoad.ts";
 import { readCheckpoint as readCheckpointNow } from "./checkpoints.ts";
-import type { Store } from "./connection.ts";
+import type { Store as SqliteStore } from "./connection.ts";
 import {
-  checkedRunStart,
-  knownShortfalls,
-  localCountForRange,
-  localCountsByDay,
-  recordCoverage,
+  checkedRunStart as checkedRunStartNow,
+  knownShortfalls as knownShortfallsNow,
+  localCountForRange as localCountForRangeNow,
+  localCountsByDay as localCountsByDayNow,
+  recordCoverage as recordCoverageNow,
 } from "./coverageCounts.ts";
 import {
   addPendingCoverageDays as addPendingCoverageDaysNow,
@@ -40,19 +43,52 @@ import {
   releaseLease as releaseLeaseNow,
   renewLease as renewLeaseNow,
 } from "./leases.ts";
-import { readMetaValue, writeMetaValue } from "./metaValues.ts";
-import { openStore as openStoreNow } from "./open.ts";
+import { parseStoreLocation } from "./location.ts";
+import { readMetaValue as readMetaValueNow, writeMetaValue as writeMetaValueNow } from "./metaValues.ts";
+import { type OpenOptions, openStore as openSqliteStore } from "./open.ts";
+import type { AnyStore } from "./openAny.ts";
+import { beginPgBulkLoad, finishPgBulkLoad } from "./pg/bulkLoad.ts";
+import { readPgCheckpoint } from "./pg/checkpoints.ts";
+import type { PgStore } from "./pg/connection.ts";
+import {
+  addPgPendingCoverageDaysNow,
+  checkedPgRunStart,
+  knownPgShortfalls,
+  localPgCountForRange,
+  localPgCountsByDay,
+  newestPgRecordTimeTexts,
+  openPgCoverageDays,
+  readPgCoverage,
+  readPgPendingCoverageDays,
+  recordPgCoverage,
+} from "./pg/coverage.ts";
+import { acquirePgLease, releasePgLease, renewPgLease } from "./pg/leases.ts";
+import { readPgMetaValue, writePgMetaValue } from "./pg/metaValues.ts";
+import { openPgStore } from "./pg/open.ts";
+import { backfillPgRuleDiffs } from "./pg/ruleDiffs.ts";
+import { commitPgSyncBatch } from "./pg/syncBatch.ts";
+import {
+  createPgPlan,
+  dropPgPlanIfUntouched,
+  finishPgPlan,
+  oldestPgServerDay,
+  readPgGrantedPageSize,
+  readPgPlan,
+  readPgWindows,
+  savePgGrantedPageSize,
+} from "./pg/syncPlans.ts";
+import { finishPgRun, markPgOrphanRunsInterrupted, startPgRun } from "./pg/syncRuns.ts";
 import { backfillRuleDiffs as backfillRuleDiffsNow } from "./ruleDiffs.ts";
-import { commitSyncBatch } from "./syncBatch.ts";
+import { commitSyncBatch as commitSyncBatchNow } from "./syncBatch.ts";
 import {
   createPlan as createPlanNow,
-  dropPlanIfUntouched,
-  finishPlan,
+  dropPlanIfUntouched as dropPlanIfUntouchedNow,
+  finishPlan as finishPlanNow,
   oldestServerDay as oldestServerDayNow,
-  readGrantedPageSize,
+  readGrantedPageSize as readGrantedPageSizeNow,
   readPlan as readPlanNow,
   readWindows as readWindowsNow,
-  saveGrantedPageSize,
+  saveGrantedPageSize as saveGrantedPageSizeNow,
 } from "./syncPlans.ts";
 import {
   finishRun as finishRunNow,
@@ -60,15 +96,27 @@ import {
   startRun as startRunNow,
 } from "./syncRuns.ts";
 
-/** A synchronous store function as the boundary's async one (a throw becomes a rejection). */
-const later =
-  <A extends unknown[], R>(now: (...args: A) => R) =>
-  async (...args: A): Promise<R> =>
-    now(...args);
+/**
+ * One boundary function from its two engines' implementations. The SQLite one may be synchronous
+ * (better-sqlite3): a throw becomes a rejection either way.
+ */
+function either<A extends unknown[], R>(
+  onSqlite: (store: SqliteStore, ...args: A) => R | Promise<R>,
+  onPg: (store: PgStore, ...args: A) => Promise<R>,
+): (store: Store, ...args: A) => Promise<R> {
+  return async (store, ...args) =>
+    store.engine === "postgres" ? onPg(store, ...args) : onSqlite(store, ...args);
+}
+
+/** A PostgreSQL side not written yet: says so in one sentence instead of writing half a sync. */
+const pgPending =
+  (what: string) =>
+  async (store: PgStore): Promise<never> => {
+    throw new FlagtrailError(`${what} on a PostgreSQL store (${store.location}) is not supported yet.`);
+  };
 
 // Names and pure helpers the sync side shares with the store (no database access).
 export { EXPERIMENT_STATE_CHANGES } from "./categories.ts";
-export type { Store } from "./connection.ts";
 export type { CoverageDay } from "./coverageCounts.ts";
 export type { MutatedVersion } from "./entityWrites.ts";
 export { DAEMON_LAST_CYCLE_KEY, DAEMON_LEASE, leaseHolder } from "./leases.ts";
@@ -78,45 +126,63 @@ export type { SyncPlan, SyncWindow } from "./syncPlans.ts";
 export type { RunCounters } from "./syncRuns.ts";
 export { emptyCounts, prepareRecords } from "./writes.ts";
 
-/** Opens (creating and migrating) the store the sync writes. */
-export const openStore: (...args: Parameters<typeof openStoreNow>) => Promise<Store> = later(openStoreNow);
+/** A store the sync writes: a SQLite file or a PostgreSQL database. */
+export type Store = AnyStore;
+
+/** Opens (creating and migrating) the store at a `--db` / FLAGTRAIL_DB value: a file path or a postgres:// URL. */
+export async function openStore(value: string, options: OpenOptions = {}): Promise<Store> {
+  const location = parseStoreLocation(value);
+  return location.engine === "sqlite"
+    ? openSqliteStore(location.path, options)
+    : openPgStore(location.url, options);
+}
 
 // Leases and runs.
-export const acquireLease = later(acquireLeaseNow);
-export const renewLease = later(renewLeaseNow);
-export const releaseLease = later(releaseLeaseNow);
-export const startRun = later(startRunNow);
-export const finishRun = later(finishRunNow);
-export const markOrphanRunsInterrupted = later(markOrphanRunsInterruptedNow);
+export const acquireLease = either(acquireLeaseNow, acquirePgLease);
+export const renewLease = either(renewLeaseNow, renewPgLease);
+export const releaseLease = either(releaseLeaseNow, releasePgLease);
+export const startRun = either(startRunNow, startPgRun);
+export const finishRun = either(finishRunNow, finishPgRun);
+export const markOrphanRunsInterrupted = either(markOrphanRunsInterruptedNow, markPgOrphanRunsInterrupted);
 
-// Plans, checkpoints and the batch writer (already async).
-export const readCheckpoint = later(readCheckpointNow);
-export const readPlan = later(readPlanNow);
-export const createPlan = later(createPlanNow);
-export const readWindows = later(readWindowsNow);
-export const oldestServerDay = later(oldestServerDayNow);
-export { commitSyncBatch, dropPlanIfUntouched, finishPlan, readGrantedPageSize, saveGrantedPageSize };
-export { beginBulkLoad, finishBulkLoad };
-export const backfillRuleDiffs = later(backfillRuleDiffsNow);
+// Plans, checkpoints and the batch writer.
+export const readCheckpoint = either(readCheckpointNow, readPgCheckpoint);
+export const readPlan = either(readPlanNow, readPgPlan);
+export const createPlan = either(createPlanNow, createPgPlan);
+export const readWindows = either(readWindowsNow, readPgWindows);
+export const oldestServerDay = either(oldestServerDayNow, oldestPgServerDay);
+export const commitSyncBatch = either(commitSyncBatchNow, commitPgSyncBatch);
+export const dropPlanIfUntouched = either(dropPlanIfUntouchedNow, dropPgPlanIfUntouched);
+export const finishPlan = either(finishPlanNow, finishPgPlan);
+export const readGrantedPageSize = either(readGrantedPageSizeNow, readPgGrantedPageSize);
+export const saveGrantedPageSize = either(saveGrantedPageSizeNow, savePgGrantedPageSize);
+export const beginBulkLoad = either(beginBulkLoadNow, beginPgBulkLoad);
+export const finishBulkLoad = either(finishBulkLoadNow, finishPgBulkLoad);
+export const backfillRuleDiffs = either(backfillRuleDiffsNow, backfillPgRuleDiffs);
 
 // Coverage.
-export const readCoverage = later(readCoverageNow);
-export const openCoverageDays = later(openCoverageDaysNow);
-export const newestRecordTimeTexts = later(newestRecordTimeTextsNow);
-export const readPendingCoverageDays = later(readPendingCoverageDaysNow);
-export const addPendingCoverageDays = later(addPendingCoverageDaysNow);
-export { checkedRunStart, knownShortfalls, localCountForRange, localCountsByDay, recordCoverage };
+export const readCoverage = either(readCoverageNow, readPgCoverage);
+export const openCoverageDays = either(openCoverageDaysNow, openPgCoverageDays);
+export const newestRecordTimeTexts = either(newestRecordTimeTextsNow, newestPgRecordTimeTexts);
+export const readPendingCoverageDays = either(readPendingCoverageDaysNow, readPgPendingCoverageDays);
+export const addPendingCoverageDays = either(addPendingCoverageDaysNow, addPgPendingCoverageDaysNow);
+export const checkedRunStart = either(checkedRunStartNow, checkedPgRunStart);
+export const knownShortfalls = either(knownShortfallsNow, knownPgShortfalls);
+export const localCountForRange = either(localCountForRangeNow, localPgCountForRange);
+export const localCountsByDay = either(localCountsByDayNow, localPgCountsByDay);
+export const recordCoverage = either(recordCoverageNow, recordPgCoverage);
 
 // Entity history.
-export const configsDueForVersions = later(configsDueForVersionsNow);
-export const layersDueForExperiments = later(layersDueForExperimentsNow);
-export const eventsDueForMetrics = later(eventsDueForMetricsNow);
-export const storeConfigVersions = later(storeConfigVersionsNow);
-export const storeExperimentSnapshots = later(storeExperimentSnapshotsNow);
-export const storeMetricSnapshots = later(storeMetricSnapshotsNow);
-export const recordEntityFetch = later(recordEntityFetchNow);
-export const quarantineEntityItems = later(quarantineEntityItemsNow);
-export const linkAndDiffConfig = later(linkAndDiffConfigNow);
+export const configsDueForVersions = either(configsDueForVersionsNow, pgPending("Listing configs due"));
+export const layersDueForExperiments = either(layersDueForExperimentsNow, pgPending("Listing layers due"));
+export const eventsDueForMetrics = either(eventsDueForMetricsNow, pgPending("Listing events due"));
+export const storeConfigVersions = either(storeConfigVersionsNow, pgPending("Storing config versions"));
+export const storeExperimentSnapshots = either(storeExperimentSnapshotsNow, pgPending("Storing experiments"));
+export const storeMetricSnapshots = either(storeMetricSnapshotsNow, pgPending("Storing metrics"));
+export const recordEntityFetch = either(recordEntityFetchNow, pgPending("Recording an entity read"));
+export const quarantineEntityItems = either(quarantineEntityItemsNow, pgPending("Quarantining entity items"));
+export const linkAndDiffConfig = either(linkAndDiffConfigNow, pgPending("Linking config versions"));
 
 // Metadata (the demo's world, the daemon's last cycle).
-export { readMetaValue, writeMetaValue };
+export const readMetaValue = either(readMetaValueNow, readPgMetaValue);
+export const writeMetaValue = either(writeMetaValueNow, writePgMetaValue);

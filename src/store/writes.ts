@@ -12,6 +12,7 @@ import { updateQuarantineDigest } from "./digests.ts";
 import { CHAIN_GENESIS, chainLink, recordHash } from "./hash.ts";
 import { type InsertedRecord, onRecordsInserted } from "./insertHooks.ts";
 import type { Store } from "./open.ts";
+import type { QuarantineInsert } from "./pg/quarantine.ts";
 
 export type TimeParser = (dateText: string, timeText: string) => ParsedAuditTime | null;
 
@@ -175,7 +176,7 @@ export function readChainHead(sqlite: Database.Database): { seq: number; hash: s
 }
 
 /** The audit_logs columns of a valid record that do not depend on the store (seq, chain, run). */
-interface RecordColumns {
+export interface RecordColumns {
   id: string;
   name: string;
   actionType: string;
@@ -190,7 +191,7 @@ interface RecordColumns {
   tags: string | null;
   raw: string;
   recordHash: string;
-  // Set by storePrepared just before the insert (one object per record, no copy).
+  // Set by PageTally.link just before the insert (one object per record, no copy).
   seq: number;
   chainHash: string;
   firstSeenAt: number;
@@ -284,23 +285,137 @@ function quarantineRecord(
   context: PageContext,
   now: number,
 ): boolean {
+  const row = quarantineRowOf(p, context, now);
   const fresh =
     st.insertQuarantine.run(
-      p.id,
-      p.rawJson,
-      p.hash,
-      p.issues,
-      context.requestPath ?? null,
-      now,
-      context.syncRunId,
-      p.day,
-      context.dayRange?.from ?? null,
-      context.dayRange?.to ?? null,
+      row.recordId,
+      row.raw,
+      row.rawHash,
+      row.issues,
+      row.requestPath,
+      row.receivedAt,
+      row.syncRunId,
+      row.serverDay,
+      row.dayMin,
+      row.dayMax,
     ).changes > 0;
-  if (!fresh && p.day === null && context.dayRange) {
-    st.narrowQuarantine.run({ from: context.dayRange.from, to: context.dayRange.to, hash: p.hash });
-  }
+  const narrower = quarantineNarrowing(p, fresh, context);
+  if (narrower) st.narrowQuarantine.run({ ...narrower, hash: p.hash });
   return fresh;
+}
+
+/**
+ * A quarantined record seen again whose date does not parse learns the request's day range, to be
+ * narrowed to (coverage counts it within the narrowest range that returned it); null when nothing to do.
+ */
+export function quarantineNarrowing(
+  p: Extract<PreparedRecord, { valid: false }>,
+  fresh: boolean,
+  context: PageContext,
+): { from: string; to: string } | null {
+  return !fresh && p.day === null && context.dayRange ? context.dayRange : null;
+}
+
+/** The quarantine row of an invalid record of a page (both engines insert the same values). */
+export function quarantineRowOf(
+  p: Extract<PreparedRecord, { valid: false }>,
+  context: PageContext,
+  now: number,
+): QuarantineInsert {
+  return {
+    recordId: p.id,
+    raw: p.rawJson,
+    rawHash: p.hash,
+    issues: p.issues,
+    requestPath: context.requestPath ?? null,
+    receivedAt: now,
+    syncRunId: context.syncRunId,
+    serverDay: p.day,
+    dayMin: context.dayRange?.from ?? null,
+    dayMax: context.dayRange?.to ?? null,
+  };
+}
+
+/** A valid prepared record. */
+export type ValidPrepared = Extract<PreparedRecord, { valid: true }>;
+/** A stored record's identity as the writer compares it. */
+export interface StoredVersion {
+  seq: number;
+  recordHash: string;
+}
+
+/**
+ * The decisions of storing one page, whichever engine answers the database's questions (is this id
+ * stored, was this revision or quarantined row new): counters, outcomes, warnings, the chain's next
+ * link, the records whose rule diffs go in. Both engines' writers feed it records in page order.
+ */
+export class PageTally {
+  readonly result: PageWriteResult = { ...emptyCounts(), outcomes: [], warningMessages: [] };
+  /** Records new to the store, in page order (their rule diffs go in with them). */
+  readonly inserted: InsertedRecord[] = [];
+
+  constructor(
+    /** The chain head: moves on with each inserted record. */
+    public head: { seq: number; hash: string },
+    private readonly context: { now: number; syncRunId: number | null },
+  ) {}
+
+  /** A quarantined record; `fresh` when its raw hash was not in quarantine yet. */
+  quarantined(p: Extract<PreparedRecord, { valid: false }>, fresh: boolean): void {
+    this.result.fetched += 1;
+    // A quarantined record seen again (page overlap, lookback) is a duplicate, not a new problem.
+    if (fresh) this.result.quarantined += 1;
+    else this.result.duplicates += 1;
+    this.result.outcomes.push({ kind: "quarantined", id: p.id, fresh });
+  }
+
+  /** Fills the columns that make `p` the chain's next link (seq, chain hash, run), before its insert. */
+  link(p: ValidPrepared): RecordColumns {
+    const { columns } = p;
+    columns.seq = this.head.seq + 1;
+    columns.chainHash = chainLink(this.head.hash, columns.recordHash);
+    columns.firstSeenAt = this.context.now;
+    columns.syncRunId = this.context.syncRunId;
+    return columns;
+  }
+
+  /** `p`, linked by link(), was inserted: the head moves to it. */
+  stored(p: ValidPrepared): void {
+    const { columns } = p;
+    this.result.fetched += 1;
+    this.head = { seq: columns.seq, hash: columns.chainHash };
+    if (p.timeWarning !== null) {
+      this.result.warnings += 1;
+      this.result.warningMessages.push(p.timeWarning);
+    }
+    this.result.inserted += 1;
+    this.result.outcomes.push({ kind: "inserted", id: columns.id, seq: columns.seq });
+    this.inserted.push({ id: columns.id, diff: p.diff });
+  }
+
+  /**
+   * `p`'s id is stored already as `existing`: the same content is a duplicate (counted here, returns
+   * false); other content returns true, to be filed as a revision and then passed to revision().
+   */
+  alreadyStored(p: ValidPrepared, existing: StoredVersion): boolean {
+    if (existing.recordHash !== p.columns.recordHash) return true;
+    this.result.fetched += 1;
+    this.result.duplicates += 1;
+    this.result.outcomes.push({ kind: "duplicate", id: p.columns.id, seq: existing.seq });
+    return false;
+  }
+
+  /** An audit log must not change: the first version stays, this one was filed as a revision. */
+  revision(p: ValidPrepared, existing: StoredVersion, fresh: boolean): void {
+    this.result.fetched += 1;
+    if (fresh) this.result.mutations += 1;
+    else this.result.duplicates += 1;
+    this.result.outcomes.push({
+      kind: fresh ? "mutation" : "duplicate",
+      id: p.columns.id,
+      seq: existing.seq,
+    });
+  }
 }
 
 export function storePrepared(
@@ -310,54 +425,29 @@ export function storePrepared(
 ): PageWriteResult {
   const st = statements(sqlite);
   const now = context.now ?? Date.now();
-  const result: PageWriteResult = { ...emptyCounts(), outcomes: [], warningMessages: [] };
-  const inserted: InsertedRecord[] = [];
-  let head = readChainHead(sqlite);
+  const tally = new PageTally(readChainHead(sqlite), { now, syncRunId: context.syncRunId });
 
   for (const p of prepared) {
-    result.fetched += 1;
     if (!p.valid) {
-      const fresh = quarantineRecord(st, p, context, now);
-      // A quarantined record seen again (page overlap, lookback) is a duplicate, not a new problem.
-      if (fresh) result.quarantined += 1;
-      else result.duplicates += 1;
-      result.outcomes.push({ kind: "quarantined", id: p.id, fresh });
+      tally.quarantined(p, quarantineRecord(st, p, context, now));
       continue;
     }
-    const { columns } = p;
     // Insert first: in a backfill nearly every record is new, and the id's index answers both questions.
-    const seq = head.seq + 1;
-    const chainHash = chainLink(head.hash, columns.recordHash);
-    columns.seq = seq;
-    columns.chainHash = chainHash;
-    columns.firstSeenAt = now;
-    columns.syncRunId = context.syncRunId;
-    if (st.insertRecord.run(columns).changes > 0) {
-      head = { seq, hash: chainHash };
-      if (p.timeWarning !== null) {
-        result.warnings += 1;
-        result.warningMessages.push(p.timeWarning);
-      }
-      result.inserted += 1;
-      result.outcomes.push({ kind: "inserted", id: columns.id, seq });
-      inserted.push({ id: columns.id, diff: p.diff });
+    if (st.insertRecord.run(tally.link(p)).changes > 0) {
+      tally.stored(p);
       continue;
     }
-    const existing = st.selectExisting.get(columns.id);
-    if (existing === undefined) throw new Error(`audit record ${columns.id} neither stored nor present`);
-    if (existing.record_hash === columns.recordHash) {
-      result.duplicates += 1;
-      result.outcomes.push({ kind: "duplicate", id: columns.id, seq: existing.seq });
-      continue;
-    }
-    // An audit log must not change: keep the first version, file this one as a revision.
+    const row = st.selectExisting.get(p.columns.id);
+    if (row === undefined) throw new Error(`audit record ${p.columns.id} neither stored nor present`);
+    const existing = { seq: row.seq, recordHash: row.record_hash };
+    if (!tally.alreadyStored(p, existing)) continue;
+    const { columns } = p;
     const fresh =
       st.insertRevision.run(columns.id, columns.raw, columns.recordHash, now, context.syncRunId).changes > 0;
-    if (fresh) result.mutations += 1;
-    else result.duplicates += 1;
-    result.outcomes.push({ kind: fresh ? "mutation" : "duplicate", id: columns.id, seq: existing.seq });
+    tally.revision(p, existing, fresh);
   }
 
+  const { result, head, inserted } = tally;
   // verify checks quarantine against this digest: a deleted or edited row is caught.
   if (result.quarantined > 0) updateQuarantineDigest(sqlite);
   if (inserted.length > 0) {

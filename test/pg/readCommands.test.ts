@@ -383,20 +383,4 @@ describe("connection failures", () => {
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/does not exist on that server/);
   });
-
-  it("sync, daemon and demo refuse a PostgreSQL URL in one sentence, exit 1, nothing written", async () => {
-    const before = await queryOnce<{ n: string }>(url, "SELECT count(*) AS n FROM sync_runs");
-    for (const args of [
-      ["sync", "--db", url],
-      ["daemon", "--db", url],
-      ["demo", "--db", url],
-    ]) {
-      const result = await runCli(args, { env: simEnv(sim, url) });
-      expect(result.code, args[0]).toBe(1);
-      expect(result.stderr).toMatch(/not supported yet/);
-      expect(result.stderr).not.toContain(new URL(url).password || "\u0000");
-      expect(result.stderr.trim().split("\n")).toHaveLength(1);
-    }
-    expect(await queryOnce<{ n: string }>(url, "SELECT count(*) AS n FROM sync_runs")).toEqual(before);
-  });
 });

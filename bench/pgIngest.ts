@@ -1,0 +1,118 @@
+// PostgreSQL ingest for the sync benchmark: `flagtrail sync --no-entities` into a throwaway embedded
+// PostgreSQL (test/pg/server.ts, the tests' own server in a process of its own: it stops and deletes
+// its cluster when its stdin closes), beside a bare multi-row INSERT of the very rows that sync stored
+// into a fresh database of the same server. The server runs with fsync off (the test server's
+// settings): both figures pay the same, so their ratio is what the figure means.
+import { type ChildProcess, spawn } from "node:child_process";
+import { createInterface } from "node:readline";
+import { fileURLToPath } from "node:url";
+import pg from "pg";
+import { openPgStore } from "../src/store/pg/open.ts";
+
+const SERVER = fileURLToPath(new URL("../test/pg/server.ts", import.meta.url));
+
+export interface BenchPg {
+  /** A postgres:// URL of a new, empty database on the server. */
+  database(name: string): Promise<string>;
+  version: string;
+  stop(): Promise<void>;
+}
+
+/** Starts the server; `stop()` ends it and removes its files (so does this process ending). */
+export async function startBenchPg(): Promise<BenchPg> {
+  const child: ChildProcess = spawn(process.execPath, ["--import", "tsx", SERVER], {
+    stdio: ["pipe", "pipe", "inherit"],
+  });
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  const stop = async () => {
+    child.stdin?.end();
+    await exited;
+  };
+  try {
+    const line = await new Promise<string>((resolve, reject) => {
+      createInterface({ input: child.stdout! }).once("line", resolve);
+      void exited.then(() => reject(new Error("bench: PostgreSQL did not start")));
+    });
+    const { url, version } = JSON.parse(line) as { url: string; version: string };
+    return {
+      version,
+      stop,
+      database: async (name) => {
+        const admin = new pg.Client({ connectionString: url });
+        await admin.connect();
+        try {
+          await admin.query(`DROP DATABASE IF EXISTS ${name}`);
+          await admin.query(`CREATE DATABASE ${name}`);
+        } finally {
+          await admin.end();
+        }
+        const target = new URL(url);
+        target.pathname = `/${name}`;
+        return target.toString();
+      },
+    };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}
+
+const COLUMNS = [
+  "id",
+  "name",
+  "action_type",
+  "change_log",
+  "updated_by",
+  "updated_by_user_id",
+  "modifier_email",
+  "occurred_at",
+  "server_day",
+  "date_text",
+  "time_text",
+  "tags",
+  "raw",
+  "record_hash",
+  "seq",
+  "chain_hash",
+  "first_seen_at",
+  "sync_run_id",
+];
+/** Rows per INSERT: 18 columns × 1000 stays under PostgreSQL's 65,535 bind parameters. */
+const ROWS_PER_INSERT = 1000;
+
+/**
+ * Milliseconds to INSERT the rows of `from`'s audit_logs into a fresh flagtrail database `to` (tables
+ * made before the clock starts), 1000 rows a statement, one transaction: the floor for the sync's writes.
+ */
+export async function bareInsertMs(from: string, to: string): Promise<{ ms: number; rows: number }> {
+  const source = new pg.Client({ connectionString: from });
+  await source.connect();
+  const rows = (
+    await source.query({
+      text: `SELECT ${COLUMNS.join(", ")} FROM audit_logs ORDER BY seq`,
+      rowMode: "array",
+    })
+  ).rows as unknown[][];
+  await source.end();
+  await (await openPgStore(to)).close(); // migrations, outside the timed part
+  const target = new pg.Client({ connectionString: to });
+  await target.connect();
+  try {
+    const started = performance.now();
+    await target.query("BEGIN");
+    for (let at = 0; at < rows.length; at += ROWS_PER_INSERT) {
+      const chunk = rows.slice(at, at + ROWS_PER_INSERT);
+      const values = chunk.map(
+        (_, r) => `(${COLUMNS.map((_, c) => `$${r * COLUMNS.length + c + 1}`).join(", ")})`,
+      );
+      await target.query(
+        `INSERT INTO audit_logs (${COLUMNS.join(", ")}) VALUES ${values.join(", ")}`,
+        chunk.flat(),
+      );
+    }
+    await target.query("COMMIT");
+    return { ms: performance.now() - started, rows: rows.length };
+  } finally {
+    await target.end();
+  }
+}
