@@ -48,6 +48,19 @@ import { readMetaValue as readMetaValueNow, writeMetaValue as writeMetaValueNow 
 import { type OpenOptions, openStore as openSqliteStore } from "./open.ts";
 import type { AnyStore } from "./openAny.ts";
 import type { PgStore } from "./pg/connection.ts";
+import { linkAndDiffPgConfig } from "./pg/entityLinks.ts";
+import {
+  pgConfigsDueForVersions,
+  pgEventsDueForMetrics,
+  pgLayersDueForExperiments,
+} from "./pg/entityQueries.ts";
+import {
+  quarantinePgEntityItems,
+  recordPgEntityFetch,
+  storePgConfigVersions,
+  storePgExperimentSnapshots,
+  storePgMetricSnapshots,
+} from "./pg/entityWrites.ts";
 import { acquirePgLease, releasePgLease, renewPgLease } from "./pg/leases.ts";
 import { openPgStore } from "./pg/open.ts";
 import { backfillRuleDiffs as backfillRuleDiffsNow } from "./ruleDiffs.ts";
@@ -154,15 +167,15 @@ export const localCountsByDay = either(localCountsByDayNow, pgPending("Counting 
 export const recordCoverage = either(recordCoverageNow, pgPending("Recording coverage"));
 
 // Entity history.
-export const configsDueForVersions = either(configsDueForVersionsNow, pgPending("Listing configs due"));
-export const layersDueForExperiments = either(layersDueForExperimentsNow, pgPending("Listing layers due"));
-export const eventsDueForMetrics = either(eventsDueForMetricsNow, pgPending("Listing events due"));
-export const storeConfigVersions = either(storeConfigVersionsNow, pgPending("Storing config versions"));
-export const storeExperimentSnapshots = either(storeExperimentSnapshotsNow, pgPending("Storing experiments"));
-export const storeMetricSnapshots = either(storeMetricSnapshotsNow, pgPending("Storing metrics"));
-export const recordEntityFetch = either(recordEntityFetchNow, pgPending("Recording an entity read"));
-export const quarantineEntityItems = either(quarantineEntityItemsNow, pgPending("Quarantining entity items"));
-export const linkAndDiffConfig = either(linkAndDiffConfigNow, pgPending("Linking config versions"));
+export const configsDueForVersions = either(configsDueForVersionsNow, pgConfigsDueForVersions);
+export const layersDueForExperiments = either(layersDueForExperimentsNow, pgLayersDueForExperiments);
+export const eventsDueForMetrics = either(eventsDueForMetricsNow, pgEventsDueForMetrics);
+export const storeConfigVersions = either(storeConfigVersionsNow, storePgConfigVersions);
+export const storeExperimentSnapshots = either(storeExperimentSnapshotsNow, storePgExperimentSnapshots);
+export const storeMetricSnapshots = either(storeMetricSnapshotsNow, storePgMetricSnapshots);
+export const recordEntityFetch = either(recordEntityFetchNow, recordPgEntityFetch);
+export const quarantineEntityItems = either(quarantineEntityItemsNow, quarantinePgEntityItems);
+export const linkAndDiffConfig = either(linkAndDiffConfigNow, linkAndDiffPgConfig);
 
 // Metadata (the demo's world, the daemon's last cycle).
 export const readMetaValue = either(readMetaValueNow, pgPending("Reading metadata"));
