@@ -248,7 +248,11 @@ describe("entity history on PostgreSQL and SQLite", () => {
     for (const store of [lite, postgres]) {
       expect(await quarantineEntityItems(store, [item], "/x", context)).toBe(1);
       expect(await quarantineEntityItems(store, [item], "/x", context)).toBe(0);
+      expect(await quarantineEntityItems(store, [{ ...item, raw: { id: "next" } }], "/x", context)).toBe(1);
     }
+    const tables = await tablesOf();
+    expect(tables.pg.quarantine).toEqual(tables.lite.quarantine);
+    expect(tables.pg.meta).toEqual(tables.lite.meta);
   });
 
   it("verify walks the PostgreSQL entity chain, and catches an edited config version", async () => {
