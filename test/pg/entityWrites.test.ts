@@ -19,7 +19,9 @@ import {
   layersDueForExperiments,
   openStore,
   quarantineEntityItems,
+  recordEntityFetch,
   type Store,
+  storeMetricSnapshots,
 } from "../../src/store/syncStore.ts";
 import { type EntitySummary, syncEntities } from "../../src/sync/entities.ts";
 import { resolveSyncOptions } from "../../src/sync/options.ts";
@@ -276,5 +278,37 @@ describe("entity history on PostgreSQL and SQLite", () => {
     const edited = await runCli(["verify", "--db", url]);
     expect(edited.code).toBe(1);
     expect(edited.stderr).toMatch(/config_versions row \d+ \(entity seq \d+\): record_hash differs/);
+  });
+
+  it("lists events due in byte order, from every shape of lineage SQLite's json_each reads", async () => {
+    const stores = [
+      await openStore(tempDbPath("flagtrail-pgdue-")),
+      await openStore(await freshDatabase("due")),
+    ];
+    const lineages = [
+      { events: ["beta", 7, "Zeta", null] },
+      { events: { a: "ärger", b: { nested: "no" } } },
+      { events: "alpha" },
+      { other: ["none"] },
+    ];
+    const due: string[][] = [];
+    for (const store of stores) {
+      try {
+        const metrics = lineages.map((lineage, i) => ({ id: `m${i}`, raw: { id: `m${i}`, lineage } }));
+        await storeMetricSnapshots(store, "purchase", metrics, { runId: null, now: T0 });
+        const fetch = { kind: "event_metrics", outcome: "ok", items: 0, invalid: 0 } as const;
+        await recordEntityFetch(store, { ...fetch, key: "_under" }, { runId: null, now: T0 });
+        await recordEntityFetch(
+          store,
+          { ...fetch, key: "Zeta", outcome: "forbidden" },
+          { runId: null, now: T0 },
+        );
+        due.push(await eventsDueForMetrics(store, ["named"]));
+      } finally {
+        await store.close();
+      }
+    }
+    expect(due[0]).toEqual(["named", "Zeta", "_under", "alpha", "beta", "ärger"]);
+    expect(due[1]).toEqual(due[0]);
   });
 });
