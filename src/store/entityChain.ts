@@ -94,19 +94,34 @@ export async function readEntityChain<T>(
 }
 
 /**
- * Hands out the next links inside one write transaction; commit() mirrors the head in meta. Only one
- * writer runs at a time (the sync lease), so reading the head once per transaction is enough.
+ * The links of one write transaction, handed out from the head stored before it. No database access:
+ * both engines' writers build their links here, so the same rows get the same entity_seq and hash.
  */
-export class EntityChainWriter {
-  private head: EntityChainHead;
+export class EntityChainLinks {
+  private current: EntityChainHead;
 
-  constructor(private readonly sqlite: Database.Database) {
-    this.head = entityChainHead(sqlite) ?? { seq: 0, hash: CHAIN_GENESIS };
+  constructor(stored: EntityChainHead | null) {
+    this.current = stored === null ? { seq: 0, hash: CHAIN_GENESIS } : { seq: stored.seq, hash: stored.hash };
   }
 
   next(recordHash: string): EntityChainHead {
-    this.head = { seq: this.head.seq + 1, hash: chainLink(this.head.hash, recordHash) };
-    return this.head;
+    this.current = { seq: this.current.seq + 1, hash: chainLink(this.current.hash, recordHash) };
+    return this.current;
+  }
+
+  /** The last link handed out (or the stored head): what meta mirrors. */
+  get head(): EntityChainHead {
+    return this.current;
+  }
+}
+
+/**
+ * Hands out the next links inside one write transaction; commit() mirrors the head in meta. Only one
+ * writer runs at a time (the sync lease), so reading the head once per transaction is enough.
+ */
+export class EntityChainWriter extends EntityChainLinks {
+  constructor(private readonly sqlite: Database.Database) {
+    super(entityChainHead(sqlite));
   }
 
   commit(now: number): void {

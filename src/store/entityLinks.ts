@@ -11,13 +11,13 @@ import { VERSIONED_CONFIG_EDITS } from "../api/entityActions.ts";
 import { diffConfigVersions } from "../diff/configVersions.ts";
 import { type Store, sqliteOf } from "./connection.ts";
 
-interface EditRow {
+export interface EditRow {
   id: string;
   occurred_at: number | null;
   updated_by_user_id: string | null;
 }
 
-interface VersionRow {
+export interface VersionRow {
   version: number;
   last_modified_time: number;
   last_modifier_id: string | null;
@@ -46,6 +46,45 @@ export function pairEditsWithVersions(
   return pairs;
 }
 
+/** A config_version_changes row (its id aside). */
+export interface VersionChangeRow {
+  configKey: string;
+  version: number;
+  previousVersion: number;
+  field: string;
+  path: string | null;
+  change: string;
+  oldValue: string | null;
+  newValue: string | null;
+}
+
+/**
+ * The derived rows of one config's history from its edits (in the listing's order, oldest first) and
+ * its versions (in version order): no database access, both engines write what this returns.
+ */
+export function configHistoryRows(
+  configKey: string,
+  edits: readonly EditRow[],
+  versions: readonly VersionRow[],
+): { links: { auditLogId: string; configKey: string; version: number }[]; changes: VersionChangeRow[] } {
+  const links = pairEditsWithVersions(edits, versions).map(([auditLogId, version]) => ({
+    auditLogId,
+    configKey,
+    version,
+  }));
+  const changes: VersionChangeRow[] = [];
+  let previous: VersionRow | null = null;
+  for (const v of versions) {
+    if (previous !== null) {
+      for (const c of diffConfigVersions(JSON.parse(previous.raw), JSON.parse(v.raw))) {
+        changes.push({ configKey, version: v.version, previousVersion: previous.version, ...c });
+      }
+    }
+    previous = v;
+  }
+  return { links, changes };
+}
+
 export function linkAndDiffConfig(store: Store, configKey: string): void {
   const sqlite = sqliteOf(store);
   const types = [...VERSIONED_CONFIG_EDITS];
@@ -70,28 +109,22 @@ export function linkAndDiffConfig(store: Store, configKey: string): void {
     `INSERT INTO config_version_changes (config_key, version, previous_version, field, path, change, old_value, new_value)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
   );
+  const { links, changes } = configHistoryRows(configKey, edits, versions);
   sqlite.transaction(() => {
     sqlite.prepare("DELETE FROM config_edit_links WHERE config_key = ?").run(configKey);
     sqlite.prepare("DELETE FROM config_version_changes WHERE config_key = ?").run(configKey);
-    for (const [id, version] of pairEditsWithVersions(edits, versions))
-      insertLink.run(id, configKey, version);
-    let previous: VersionRow | null = null;
-    for (const v of versions) {
-      if (previous !== null) {
-        for (const c of diffConfigVersions(JSON.parse(previous.raw), JSON.parse(v.raw))) {
-          insertChange.run(
-            configKey,
-            v.version,
-            previous.version,
-            c.field,
-            c.path,
-            c.change,
-            c.oldValue,
-            c.newValue,
-          );
-        }
-      }
-      previous = v;
+    for (const l of links) insertLink.run(l.auditLogId, l.configKey, l.version);
+    for (const c of changes) {
+      insertChange.run(
+        c.configKey,
+        c.version,
+        c.previousVersion,
+        c.field,
+        c.path,
+        c.change,
+        c.oldValue,
+        c.newValue,
+      );
     }
   })();
 }

@@ -29,6 +29,50 @@ export interface WriteContext {
   now: number;
 }
 
+/** One row a config read adds: a new version, or a revision of a known one (other content). */
+export interface VersionWrite {
+  kind: "version" | "revision";
+  input: VersionInput;
+  /** The raw version as stored (JSON text) and its hash. */
+  raw: string;
+  hash: string;
+}
+
+const revisionKey = (version: number, hash: string) => `${version}\u0000${hash}`;
+
+/**
+ * What a read of one config's versions adds, given the hashes stored for its versions and revisions
+ * (no database access: both engines decide here). Oldest first, so that entity_seq follows version order
+ * within a config; a version listed twice in one read is decided against the first.
+ */
+export function planConfigVersions(
+  configKey: string,
+  versions: readonly VersionInput[],
+  stored: {
+    versions: readonly { version: number; hash: string }[];
+    revisions: readonly { version: number; hash: string }[];
+  },
+): { writes: VersionWrite[]; mutations: MutatedVersion[] } {
+  const known = new Map(stored.versions.map((v) => [v.version, v.hash]));
+  const revisions = new Set(stored.revisions.map((r) => revisionKey(r.version, r.hash)));
+  const writes: VersionWrite[] = [];
+  const mutations: MutatedVersion[] = [];
+  for (const input of [...versions].sort((a, b) => a.version - b.version)) {
+    const hash = recordHash(input.raw);
+    const storedHash = known.get(input.version);
+    if (storedHash === undefined) {
+      known.set(input.version, hash);
+      writes.push({ kind: "version", input, raw: JSON.stringify(input.raw), hash });
+    } else if (storedHash !== hash) {
+      mutations.push({ configKey, version: input.version, storedHash, receivedHash: hash });
+      if (revisions.has(revisionKey(input.version, hash))) continue;
+      revisions.add(revisionKey(input.version, hash));
+      writes.push({ kind: "revision", input, raw: JSON.stringify(input.raw), hash });
+    }
+  }
+  return { writes, mutations };
+}
+
 /** Stores the versions of one config; returns how many were new and which came back changed. */
 export function storeConfigVersions(
   store: Store,
@@ -37,12 +81,10 @@ export function storeConfigVersions(
   context: WriteContext,
 ): { inserted: number; mutations: MutatedVersion[] } {
   const sqlite = sqliteOf(store);
-  const existing = sqlite.prepare(
-    "SELECT record_hash FROM config_versions WHERE config_key = ? AND version = ?",
-  );
-  const knownRevision = sqlite.prepare(
-    "SELECT 1 FROM config_version_revisions WHERE config_key = ? AND version = ? AND record_hash = ?",
-  );
+  const storedOf = (table: string) =>
+    sqlite
+      .prepare(`SELECT version, record_hash AS hash FROM ${table} WHERE config_key = ?`)
+      .all(configKey) as { version: number; hash: string }[];
   const insertVersion = sqlite.prepare(
     `INSERT INTO config_versions (config_key, config_id, version, last_modified_time, last_modifier_id,
        last_modifier_name, raw, record_hash, entity_seq, entity_chain_hash, first_seen_at, sync_run_id)
@@ -53,15 +95,12 @@ export function storeConfigVersions(
        entity_chain_hash, seen_at, sync_run_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
   );
   return sqlite.transaction(() => {
+    const stored = { versions: storedOf("config_versions"), revisions: storedOf("config_version_revisions") };
+    const { writes, mutations } = planConfigVersions(configKey, versions, stored);
     const chain = new EntityChainWriter(sqlite);
-    let inserted = 0;
-    const mutations: MutatedVersion[] = [];
-    // Oldest first, so that entity_seq follows version order within a config.
-    for (const v of [...versions].sort((a, b) => a.version - b.version)) {
-      const hash = recordHash(v.raw);
-      const stored = existing.pluck().get(configKey, v.version) as string | undefined;
-      if (stored === undefined) {
-        const link = chain.next(hash);
+    for (const { kind, input: v, raw, hash } of writes) {
+      const link = chain.next(hash);
+      if (kind === "version") {
         insertVersion.run(
           configKey,
           v.configId,
@@ -69,33 +108,19 @@ export function storeConfigVersions(
           v.lastModifiedTime,
           v.lastModifierId,
           v.lastModifierName,
-          JSON.stringify(v.raw),
+          raw,
           hash,
           link.seq,
           link.hash,
           context.now,
           context.runId,
         );
-        inserted += 1;
-      } else if (stored !== hash) {
-        mutations.push({ configKey, version: v.version, storedHash: stored, receivedHash: hash });
-        if (knownRevision.get(configKey, v.version, hash) === undefined) {
-          const link = chain.next(hash);
-          insertRevision.run(
-            configKey,
-            v.version,
-            JSON.stringify(v.raw),
-            hash,
-            link.seq,
-            link.hash,
-            context.now,
-            context.runId,
-          );
-        }
+      } else {
+        insertRevision.run(configKey, v.version, raw, hash, link.seq, link.hash, context.now, context.runId);
       }
     }
     chain.commit(context.now);
-    return { inserted, mutations };
+    return { inserted: writes.filter((w) => w.kind === "version").length, mutations };
   })();
 }
 
@@ -106,28 +131,55 @@ export interface SnapshotInput {
   raw: unknown;
 }
 
+/** An item whose content differs from its last snapshot: the row to append (raw as stored, its hash). */
+export interface SnapshotWrite<T> {
+  item: T;
+  raw: string;
+  hash: string;
+}
+
+/**
+ * The items of one read whose content differs from their last snapshot, given the last stored hash per
+ * key (no database access: both engines decide here). An item listed twice is compared with the first.
+ */
+export function changedSnapshots<T extends { raw: unknown }>(
+  items: readonly T[],
+  keyOf: (item: T) => string,
+  lastHashes: ReadonlyMap<string, string>,
+): SnapshotWrite<T>[] {
+  const last = new Map(lastHashes);
+  const writes: SnapshotWrite<T>[] = [];
+  for (const item of items) {
+    const hash = recordHash(item.raw);
+    if (last.get(keyOf(item)) === hash) continue;
+    last.set(keyOf(item), hash);
+    writes.push({ item, raw: JSON.stringify(item.raw), hash });
+  }
+  return writes;
+}
+
 /**
  * Appends a snapshot for each item whose content differs from its last one, each linked in the entity
  * chain, in one transaction; returns how many were appended.
  */
-function appendSnapshots<T extends { raw: unknown }>(
+function appendSnapshots<T extends { id: string; raw: unknown }>(
   sqlite: Database.Database,
   items: readonly T[],
   now: number,
-  lastHash: (item: T) => unknown,
+  lastHash: (id: string) => unknown,
   insert: (item: T, raw: string, hash: string, link: EntityChainHead) => void,
 ): number {
   return sqlite.transaction(() => {
-    const chain = new EntityChainWriter(sqlite);
-    let inserted = 0;
-    for (const item of items) {
-      const hash = recordHash(item.raw);
-      if (lastHash(item) === hash) continue;
-      insert(item, JSON.stringify(item.raw), hash, chain.next(hash));
-      inserted += 1;
+    const lastHashes = new Map<string, string>();
+    for (const { id } of items) {
+      const hash = lastHash(id);
+      if (typeof hash === "string") lastHashes.set(id, hash);
     }
+    const chain = new EntityChainWriter(sqlite);
+    const writes = changedSnapshots(items, (item) => item.id, lastHashes);
+    for (const { item, raw, hash } of writes) insert(item, raw, hash, chain.next(hash));
     chain.commit(now);
-    return inserted;
+    return writes.length;
   })();
 }
 
@@ -152,7 +204,7 @@ export function storeExperimentSnapshots(
     sqlite,
     items,
     context.now,
-    (item) => last.get(item.id),
+    (id) => last.get(id),
     (item, raw, hash, link) =>
       insert.run(
         layerId,
@@ -190,7 +242,7 @@ export function storeMetricSnapshots(
     sqlite,
     items,
     context.now,
-    (item) => last.get(eventName, item.id),
+    (id) => last.get(eventName, id),
     (item, raw, hash, link) =>
       insert.run(eventName, item.id, context.now, raw, hash, link.seq, link.hash, context.runId),
   );

@@ -7,7 +7,6 @@
 // written twice. Each function takes a store of either engine and dispatches on its `engine`: the
 // PostgreSQL side lives in src/store/pg/ under the same name with a `Pg` infix.
 
-import { FlagtrailError } from "../errors.ts";
 import { beginBulkLoad as beginBulkLoadNow, finishBulkLoad as finishBulkLoadNow } from "./bulkLoad.ts";
 import { readCheckpoint as readCheckpointNow } from "./checkpoints.ts";
 import type { Store as SqliteStore } from "./connection.ts";
@@ -62,6 +61,19 @@ import {
   readPgPendingCoverageDays,
   recordPgCoverage,
 } from "./pg/coverage.ts";
+import { linkAndDiffPgConfig } from "./pg/entityLinks.ts";
+import {
+  pgConfigsDueForVersions,
+  pgEventsDueForMetrics,
+  pgLayersDueForExperiments,
+} from "./pg/entityQueries.ts";
+import {
+  quarantinePgEntityItems,
+  recordPgEntityFetch,
+  storePgConfigVersions,
+  storePgExperimentSnapshots,
+  storePgMetricSnapshots,
+} from "./pg/entityWrites.ts";
 import { acquirePgLease, releasePgLease, renewPgLease } from "./pg/leases.ts";
 import { readPgMetaValue, writePgMetaValue } from "./pg/metaValues.ts";
 import { openPgStore } from "./pg/open.ts";
@@ -107,13 +119,6 @@ function either<A extends unknown[], R>(
   return async (store, ...args) =>
     store.engine === "postgres" ? onPg(store, ...args) : onSqlite(store, ...args);
 }
-
-/** A PostgreSQL side not written yet: says so in one sentence instead of writing half a sync. */
-const pgPending =
-  (what: string) =>
-  async (store: PgStore): Promise<never> => {
-    throw new FlagtrailError(`${what} on a PostgreSQL store (${store.location}) is not supported yet.`);
-  };
 
 // Names and pure helpers the sync side shares with the store (no database access).
 export { EXPERIMENT_STATE_CHANGES } from "./categories.ts";
@@ -173,15 +178,15 @@ export const localCountsByDay = either(localCountsByDayNow, localPgCountsByDay);
 export const recordCoverage = either(recordCoverageNow, recordPgCoverage);
 
 // Entity history.
-export const configsDueForVersions = either(configsDueForVersionsNow, pgPending("Listing configs due"));
-export const layersDueForExperiments = either(layersDueForExperimentsNow, pgPending("Listing layers due"));
-export const eventsDueForMetrics = either(eventsDueForMetricsNow, pgPending("Listing events due"));
-export const storeConfigVersions = either(storeConfigVersionsNow, pgPending("Storing config versions"));
-export const storeExperimentSnapshots = either(storeExperimentSnapshotsNow, pgPending("Storing experiments"));
-export const storeMetricSnapshots = either(storeMetricSnapshotsNow, pgPending("Storing metrics"));
-export const recordEntityFetch = either(recordEntityFetchNow, pgPending("Recording an entity read"));
-export const quarantineEntityItems = either(quarantineEntityItemsNow, pgPending("Quarantining entity items"));
-export const linkAndDiffConfig = either(linkAndDiffConfigNow, pgPending("Linking config versions"));
+export const configsDueForVersions = either(configsDueForVersionsNow, pgConfigsDueForVersions);
+export const layersDueForExperiments = either(layersDueForExperimentsNow, pgLayersDueForExperiments);
+export const eventsDueForMetrics = either(eventsDueForMetricsNow, pgEventsDueForMetrics);
+export const storeConfigVersions = either(storeConfigVersionsNow, storePgConfigVersions);
+export const storeExperimentSnapshots = either(storeExperimentSnapshotsNow, storePgExperimentSnapshots);
+export const storeMetricSnapshots = either(storeMetricSnapshotsNow, storePgMetricSnapshots);
+export const recordEntityFetch = either(recordEntityFetchNow, recordPgEntityFetch);
+export const quarantineEntityItems = either(quarantineEntityItemsNow, quarantinePgEntityItems);
+export const linkAndDiffConfig = either(linkAndDiffConfigNow, linkAndDiffPgConfig);
 
 // Metadata (the demo's world, the daemon's last cycle).
 export const readMetaValue = either(readMetaValueNow, readPgMetaValue);

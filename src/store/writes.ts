@@ -5,6 +5,7 @@
 import type Database from "better-sqlite3";
 import type { z } from "zod";
 import { type ParsedAuditTime, parseAuditTime } from "../api/auditTime.ts";
+import type { InvalidItem } from "../api/entities.ts";
 import { type AuditLogRecord, auditLogRecordSchema } from "../api/schemas.ts";
 import { diffRecordChanges, type RuleDiff } from "../diff/rules.ts";
 import { sqliteOf } from "./connection.ts";
@@ -12,7 +13,6 @@ import { updateQuarantineDigest } from "./digests.ts";
 import { CHAIN_GENESIS, chainLink, recordHash } from "./hash.ts";
 import { type InsertedRecord, onRecordsInserted } from "./insertHooks.ts";
 import type { Store } from "./open.ts";
-import type { QuarantineInsert } from "./pg/quarantine.ts";
 
 export type TimeParser = (dateText: string, timeText: string) => ParsedAuditTime | null;
 
@@ -304,6 +304,20 @@ function quarantineRecord(
   return fresh;
 }
 
+/** One quarantine row as both engines insert it (the table's columns but its id). */
+export interface QuarantineInsert {
+  recordId: string | null;
+  raw: string;
+  rawHash: string;
+  issues: string;
+  requestPath: string | null;
+  receivedAt: number;
+  syncRunId: number | null;
+  serverDay: string | null;
+  dayMin: string | null;
+  dayMax: string | null;
+}
+
 /**
  * A quarantined record seen again whose date does not parse learns the request's day range, to be
  * narrowed to (coverage counts it within the narrowest range that returned it); null when nothing to do.
@@ -465,29 +479,51 @@ export function storePrepared(
  */
 export function quarantineItems(
   sqlite: Database.Database,
-  items: readonly { raw: unknown; issues: readonly { code: string; path: string[]; message: string }[] }[],
-  context: { requestPath: string; now: number; syncRunId: number | null },
+  items: readonly InvalidItem[],
+  context: QuarantineContext,
 ): number {
   if (items.length === 0) return 0;
   const st = statements(sqlite);
   let fresh = 0;
-  for (const { raw, issues } of items) {
-    const inserted = st.insertQuarantine.run(
-      recordIdOf(raw),
-      JSON.stringify(raw ?? null),
-      recordHash(raw ?? null),
-      JSON.stringify(issues),
-      context.requestPath,
-      context.now,
-      context.syncRunId,
-      null,
-      null,
-      null,
-    );
-    fresh += inserted.changes;
+  for (const item of items) {
+    const row = itemQuarantineRowOf(item, context);
+    fresh += st.insertQuarantine.run(
+      row.recordId,
+      row.raw,
+      row.rawHash,
+      row.issues,
+      row.requestPath,
+      row.receivedAt,
+      row.syncRunId,
+      row.serverDay,
+      row.dayMin,
+      row.dayMax,
+    ).changes;
   }
   updateQuarantineDigest(sqlite);
   return fresh;
+}
+
+interface QuarantineContext {
+  requestPath: string;
+  now: number;
+  syncRunId: number | null;
+}
+
+/** The quarantine row of an item that failed its schema (no day: it is not an audit record), on both engines. */
+export function itemQuarantineRowOf(item: InvalidItem, context: QuarantineContext): QuarantineInsert {
+  return {
+    recordId: recordIdOf(item.raw),
+    raw: JSON.stringify(item.raw ?? null),
+    rawHash: recordHash(item.raw ?? null),
+    issues: JSON.stringify(item.issues),
+    requestPath: context.requestPath,
+    receivedAt: context.now,
+    syncRunId: context.syncRunId,
+    serverDay: null,
+    dayMin: null,
+    dayMax: null,
+  };
 }
 
 /** One page in its own transaction (tests, tools); the sync commits batches (syncBatch.ts). */

@@ -13,6 +13,7 @@ import {
   type QuarantineRow,
   quarantineDigestSchema,
 } from "../digests.ts";
+import type { QuarantineInsert } from "../writes.ts";
 
 export async function readPgMeta(client: pg.ClientBase, key: string): Promise<string | undefined> {
   const result = await client.query<{ value: string }>("SELECT value FROM meta WHERE key = $1", [key]);
@@ -30,20 +31,6 @@ export async function writePgMeta(
      ON CONFLICT (key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at`,
     [key, value, now],
   );
-}
-
-/** One quarantine row as both writers insert it (the table's columns but its id). */
-export interface QuarantineInsert {
-  recordId: string | null;
-  raw: string;
-  rawHash: string;
-  issues: string;
-  requestPath: string | null;
-  receivedAt: number;
-  syncRunId: number | null;
-  serverDay: string | null;
-  dayMin: string | null;
-  dayMax: string | null;
 }
 
 /** Inserts one quarantined item unless its raw hash is there already; returns whether it was new. */
