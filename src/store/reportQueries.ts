@@ -458,8 +458,6 @@ export interface TimeTexts {
 
 /** The report's reads, all from one snapshot of the store. */
 export interface ReportSnapshot {
-  /** A query's text in this store's dialect and the values it binds, as the report prints them. */
-  query(name: ReportQueryName, params: ReportParams): { sql: string; params: Record<string, unknown> };
   /** Every row of a query with a small result. */
   rows<N extends ReportQueryName>(name: N, params: ReportParams): Promise<ReportRows[N][]>;
   /** The rows of a query with a long result, in order, a batch at a time (bounded memory). */
@@ -498,7 +496,6 @@ async function* batchesOf<Row>(start: () => IterableIterator<Row>): AsyncGenerat
 function snapshotOf(sqlite: Database.Database): ReportSnapshot {
   const statement = (name: ReportQueryName) => sqlite.prepare(QUERIES[name]);
   return {
-    query: reportQuery,
     rows: async <N extends ReportQueryName>(name: N, params: ReportParams) => {
       const { sql, params: bound } = reportQuery(name, params);
       return sqlite.prepare(sql).all(bound) as ReportRows[N][];

@@ -7,9 +7,9 @@ import { join } from "node:path";
 import { PassThrough } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ReportResult, writeReports } from "../../src/report/writeReports.ts";
-import { parseSqlParams } from "../../src/sql/params.ts";
 import { runSql } from "../../src/sql/runSql.ts";
 import type { Store } from "../../src/store/open.ts";
+import { printedQueries } from "../helpers/printedQueries.ts";
 import { buildScenarioStore, GENERATED_AT, SCENARIO } from "./scenario.ts";
 
 const GOLDEN_DIR = new URL("./golden/", import.meta.url);
@@ -213,21 +213,15 @@ describe("report contents", () => {
 describe("queries printed in the report", () => {
   it("each runs with `flagtrail sql`'s parameter codec on the store it describes", async () => {
     const md = output("compliance_2024-03-29_2024-04-01_Europe-Berlin.md");
-    const blocks = [
-      ...md.matchAll(/```sql\n([\s\S]*?)\n```\n(?:\nParameters, as [^\n]*\n\n```sh\n([\s\S]*?)\n```)?/g),
-    ];
+    const blocks = printedQueries(md);
     expect(blocks.length).toBeGreaterThan(10);
     const results = new Map<string, Record<string, unknown>[]>();
-    for (const [, sql, shell] of blocks) {
-      // Undo the shell quoting exactly as a shell would for '…' with '\'' escapes.
-      const args = [...(shell ?? "").matchAll(/--param '((?:[^']|'\\'')*)'/g)].map((m) =>
-        m[1]!.replaceAll("'\\''", "'"),
-      );
+    for (const { sqlite, params } of blocks) {
       const sink = new PassThrough();
       const chunks: Buffer[] = [];
       sink.on("data", (c: Buffer) => chunks.push(c));
-      await runSql(store, sql!, "json", sink, parseSqlParams(args));
-      results.set(sql!, JSON.parse(Buffer.concat(chunks).toString("utf8")));
+      await runSql(store, sqlite, "json", sink, params);
+      results.set(sqlite, JSON.parse(Buffer.concat(chunks).toString("utf8")));
     }
     const rejected = [...results.entries()].find(([sql]) => sql.includes("json_each(@rejects)"))!;
     expect(JSON.stringify(rejected[1])).toContain("Needs a power analysis");

@@ -1,6 +1,7 @@
 // What the compliance Markdown's sections share: the buffered file writer, the context they read
 // from, and the helpers that run a section's query and print it after the section.
 import { closeSync, fchmodSync, fsyncSync, openSync, writeSync } from "node:fs";
+import { printedReportQuery } from "../../store/printedQueries.ts";
 import type { ReportParams, ReportQueryName, ReportRows, ReportSnapshot } from "../../store/reportQueries.ts";
 import type { Period } from "../period.ts";
 import type { ServerDays } from "../serverDays.ts";
@@ -96,16 +97,26 @@ export function batches<N extends ReportQueryName>(
   return ctx.snapshot.batches(name, ctx.params);
 }
 
-/** The queries behind a section, each with its parameters in the form `flagtrail sql --param` takes. */
+/**
+ * The queries behind a section, each in both dialects (the same Markdown from either engine), with its
+ * parameters in the form `flagtrail sql --param` takes them.
+ */
 export function querySection(out: TextFile, ctx: ComplianceContext, ...names: ReportQueryName[]): void {
   out.line();
   out.line(`<details><summary>Query</summary>`);
   for (const name of names) {
-    const { sql, params } = ctx.snapshot.query(name, ctx.params);
-    out.line();
-    out.line("```sql");
-    out.line(sql);
-    out.line("```");
+    const { sqlite, postgres, params } = printedReportQuery(name, ctx.params);
+    for (const [engine, sql] of [
+      ["SQLite", sqlite],
+      ["PostgreSQL", postgres],
+    ] as const) {
+      out.line();
+      out.line(`${engine}:`);
+      out.line();
+      out.line("```sql");
+      out.line(sql);
+      out.line("```");
+    }
     if (Object.keys(params).length > 0) {
       out.line();
       out.line("Parameters, as `flagtrail sql` takes them before the query:");

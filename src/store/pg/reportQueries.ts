@@ -272,7 +272,6 @@ function snapshotOf(client: pg.ClientBase): ReportSnapshot {
     return toPositional(query.sql, query.params);
   };
   return {
-    query: pgReportQuery,
     rows: async <N extends ReportQueryName>(name: N, params: ReportParams) => {
       const { text, values } = bound(name, params);
       return (await client.query(text, values)).rows as ReportRows[N][];
