@@ -36,7 +36,7 @@ export async function action(raw: Record<string, unknown>): Promise<void> {
   out(
     result.incremental
       ? `Incremental run: ${result.sync.inserted} new records since the last demo run${result.sync.inserted > 0 ? " (checkpoint moved forward)" : ""}.`
-      : `Backfill done: ${result.sync.inserted} records stored in ${options.db}.`,
+      : `Backfill done: ${result.sync.inserted} records stored in ${result.location}.`,
   );
   const { period } = result.report;
   out(`Reports for ${period.from} .. ${period.to} (last complete month, UTC):`);
@@ -45,13 +45,22 @@ export async function action(raw: Record<string, unknown>): Promise<void> {
   out(`  ${relative(process.cwd(), result.report.manifestPath)}`);
   out("");
   out("Try some SQL over the change history:");
+  const db = shellWord(result.location);
   out(
-    `  npx flagtrail sql --db ${options.db} "SELECT updated_by, count(*) AS edits FROM config_edits GROUP BY updated_by ORDER BY edits DESC LIMIT 5"`,
+    `  npx flagtrail sql --db ${db} "SELECT updated_by, count(*) AS edits FROM config_edits GROUP BY updated_by ORDER BY edits DESC LIMIT 5"`,
   );
   out(
-    `  npx flagtrail sql --db ${options.db} "SELECT name, action_type, rule_diff_summary FROM config_edits WHERE rule_diff_summary IS NOT NULL ORDER BY occurred_at DESC LIMIT 5"`,
+    `  npx flagtrail sql --db ${db} "SELECT name, action_type, rule_diff_summary FROM config_edits WHERE rule_diff_summary IS NOT NULL ORDER BY occurred_at DESC LIMIT 5"`,
   );
   out(
     `Done in ${((Date.now() - started) / 1000).toFixed(1)} s. Run \`npm run demo\` again to see an incremental sync.`,
   );
+}
+
+/**
+ * `word` as one shell word for the printed hints: a masked URL's `***` would otherwise be a glob.
+ * (The hint shows `***` where the password goes: the user puts theirs back, or sets FLAGTRAIL_DB.)
+ */
+function shellWord(word: string): string {
+  return /^[\w./:@%+=,-]+$/.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`;
 }

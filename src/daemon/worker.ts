@@ -1,7 +1,8 @@
 // The scheduled worker: runs one cycle (sync, then maybe a report) on a node-cron schedule.
-// One worker per database: it holds the "daemon" lease in SQLite for as long as it lives, renewed by
-// a heartbeat, so a second daemon on the same file skips every tick; the lease expires (or its dead pid
-// is noticed) so that a crashed worker does not block forever.
+// One worker per database: it holds the "daemon" lease for as long as it lives, so a second daemon on
+// the same store skips every tick. On SQLite the lease is a row renewed by a heartbeat that expires (or
+// its dead pid is noticed) so that a crashed worker does not block forever; on PostgreSQL it is an
+// advisory lock of a session of its own, which dies with a crashed worker's connection.
 import cron from "node-cron";
 import { LockedError, UsageError } from "../errors.ts";
 import type { Logger } from "../log.ts";

@@ -41,6 +41,8 @@ export interface DemoOptions {
 }
 
 export interface DemoResult {
+  /** Where the store is, safe to print (a PostgreSQL URL's password masked). */
+  location: string;
   simulatorUrl: string;
   anchor: number;
   incremental: boolean;
@@ -110,6 +112,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
         force: true,
       });
       return {
+        location: store.location,
         simulatorUrl: sim.url,
         anchor,
         incremental,
@@ -122,7 +125,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
       await sim.close();
     }
   } finally {
-    store.close();
+    await store.close();
   }
 }
 

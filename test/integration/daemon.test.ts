@@ -1,10 +1,10 @@
 // The scheduled worker end to end: real CLI processes, a real simulator on 127.0.0.1, one SQLite file.
-import type { ChildProcess } from "node:child_process";
 import { readdirSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { previousPeriod, todayIn } from "../../src/daemon/periods.ts";
-import { type CliResult, runCli } from "../helpers/runCli.ts";
+import { logEvents, spawnDaemon, waitUntil } from "../helpers/daemonProcess.ts";
+import { runCli } from "../helpers/runCli.ts";
 import {
   compareWithSimulator,
   daysAgo,
@@ -27,37 +27,6 @@ function runs(db: string): RunRow[] {
   } catch {
     return []; // not created yet
   }
-}
-
-async function waitUntil(ready: () => boolean, what: string): Promise<void> {
-  for (let waited = 0; waited < 30_000; waited += 50) {
-    if (ready()) return;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
-
-function spawnDaemon(args: string[], env: Record<string, string>) {
-  let child: ChildProcess | undefined;
-  let live = "";
-  const done = runCli(["daemon", ...args], {
-    env,
-    timeoutMs: 45_000,
-    onSpawn: (c) => {
-      child = c;
-      c.stderr?.on("data", (chunk: string) => {
-        live += chunk;
-      });
-    },
-  });
-  return { done, child: () => child!, stderrSoFar: () => live };
-}
-
-function logEvents(result: CliResult): { event: string; [key: string]: unknown }[] {
-  return result.stderr
-    .split("\n")
-    .filter((line) => line.startsWith("{"))
-    .map((line) => JSON.parse(line));
 }
 
 describe("flagtrail daemon", () => {
@@ -97,7 +66,7 @@ describe("flagtrail daemon", () => {
     const secondResult = await second.done;
     expect(secondResult.code, secondResult.stderr).toBe(0);
 
-    const firstEvents = logEvents(firstResult);
+    const firstEvents = logEvents(firstResult.stderr);
     expect(firstEvents.map((e) => e.event)).toEqual(
       expect.arrayContaining(["daemon.start", "lease.acquired", "cycle.start", "daemon.stop"]),
     );
@@ -105,7 +74,7 @@ describe("flagtrail daemon", () => {
     const order = firstEvents.map((e) => e.event);
     expect(order.indexOf("signal")).toBeLessThan(order.lastIndexOf("cycle.end"));
     expect(order.at(-1)).toBe("daemon.stop");
-    const secondEvents = logEvents(secondResult);
+    const secondEvents = logEvents(secondResult.stderr);
     expect(secondEvents.filter((e) => e.event === "tick.skipped").length).toBeGreaterThanOrEqual(2);
     expect(secondEvents.some((e) => e.event === "cycle.start")).toBe(false);
     expect(firstResult.stderr + secondResult.stderr).not.toContain(sim.settings.apiKey);
@@ -148,7 +117,7 @@ describe("flagtrail daemon", () => {
       { env },
     );
     expect(result.code, result.stderr).toBe(0);
-    const end = logEvents(result).find((e) => e.event === "cycle.end") as {
+    const end = logEvents(result.stderr).find((e) => e.event === "cycle.end") as {
       report?: { from: string; to: string };
     };
     const { from, to } = previousPeriod("monthly", todayIn("Europe/Berlin"));

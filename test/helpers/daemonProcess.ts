@@ -1,0 +1,48 @@
+// Shared pieces of the daemon tests (SQLite and PostgreSQL): a `flagtrail daemon` child process whose
+// log can be watched while it runs, its JSON log lines, and polling until something holds.
+import type { ChildProcess } from "node:child_process";
+import { type CliResult, runCli } from "./runCli.ts";
+
+export interface DaemonProcess {
+  done: Promise<CliResult>;
+  child: () => ChildProcess;
+  stderrSoFar: () => string;
+}
+
+export function spawnDaemon(args: string[], env: Record<string, string>): DaemonProcess {
+  let child: ChildProcess | undefined;
+  let live = "";
+  const done = runCli(["daemon", ...args], {
+    env,
+    timeoutMs: 45_000,
+    onSpawn: (c) => {
+      child = c;
+      c.stderr?.on("data", (chunk: string) => {
+        live += chunk;
+      });
+    },
+  });
+  return { done, child: () => child!, stderrSoFar: () => live };
+}
+
+export interface LogEvent {
+  event: string;
+  [key: string]: unknown;
+}
+
+/** The JSON log lines of a daemon's stderr (complete lines only, so it can read a running one's log). */
+export function logEvents(stderr: string): LogEvent[] {
+  return stderr
+    .split("\n")
+    .filter((line) => line.startsWith("{") && line.endsWith("}"))
+    .map((line) => JSON.parse(line) as LogEvent);
+}
+
+/** Polls `ready` every 50 ms; throws after 30 s (a hung process fails the test instead of hanging it). */
+export async function waitUntil(ready: () => boolean | Promise<boolean>, what: string): Promise<void> {
+  for (let waited = 0; waited < 30_000; waited += 50) {
+    if (await ready()) return;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
