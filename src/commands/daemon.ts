@@ -14,9 +14,10 @@ import {
 import { FlagtrailError } from "../errors.ts";
 import { createLogger } from "../log.ts";
 import { writeReports } from "../report/writeReports.ts";
-import { leaseHolder, openStore, type Store, writeMetaValue } from "../store/syncStore.ts";
+import { leaseHolder, openStore, readCheckpoint, type Store, writeMetaValue } from "../store/syncStore.ts";
 import { createSyncClient } from "../sync/client.ts";
 import { resolveSyncOptions } from "../sync/options.ts";
+import { filterKeyFor } from "../sync/plan.ts";
 import { runSync, type SyncEvent } from "../sync/runSync.ts";
 import { checkActionTypes } from "./actionTypes.ts";
 import { keepHeapSmall } from "./heap.ts";
@@ -72,7 +73,12 @@ export async function action(raw: Record<string, unknown>): Promise<void> {
     // A fresh client per cycle: a nightly worker must not keep sockets open for a day.
     const client = createSyncClient(config, tuning);
     try {
-      const summary = await runSync(store, client, { ...runSyncOptionsFrom(options), onEvent }, signal);
+      const summary = await runSync(
+        store,
+        client,
+        { ...(await cycleSyncOptions(store, options)), onEvent },
+        signal,
+      );
       const fields: Record<string, unknown> = {
         runId: summary.runId,
         outcome: summary.outcome,
@@ -116,6 +122,18 @@ export async function action(raw: Record<string, unknown>): Promise<void> {
     process.off("SIGTERM", onSignal);
     await store.close();
   }
+}
+
+/**
+ * A cycle's sync options. `--since` starts the worker's history: once the store holds a checkpoint for
+ * the filter set, a cycle continues from it like a nightly sync (an explicit start day would re-read the
+ * whole range at every tick).
+ */
+async function cycleSyncOptions(store: Store, options: DaemonOptions) {
+  const syncOptions = runSyncOptionsFrom(options);
+  if (syncOptions.since === undefined) return syncOptions;
+  const checkpoint = await readCheckpoint(store, filterKeyFor(syncOptions.actionTypes ?? []));
+  return checkpoint === undefined ? syncOptions : { ...syncOptions, since: undefined };
 }
 
 /** The last cycle's outcome (sync and report), for `flagtrail status`. */

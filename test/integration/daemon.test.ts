@@ -141,6 +141,28 @@ describe("flagtrail daemon", () => {
     expect(status.stdout).toContain(`ok, report ${from} .. ${to}`);
   });
 
+  it("--since starts the history: once a checkpoint exists, a cycle continues from it", async () => {
+    const sim = await startSim({ records: 600, days: 100 });
+    const db = tempDbPath();
+    const env = simEnv(sim, db);
+    const cycle = async () => {
+      const result = await runCli(["daemon", "--once", "--since", daysAgo(105), "--json"], { env });
+      expect(result.code, result.stderr).toBe(0);
+      return logEvents(result.stderr).find((e) => e.event === "cycle.end") as unknown as {
+        fetched: number;
+        inserted: number;
+        requests: number;
+      };
+    };
+    const first = await cycle();
+    expect(first.inserted).toBe(600);
+    const second = await cycle();
+    // The nightly range (lookback days up to the checkpoint), not the 105 days again.
+    expect(second.inserted).toBe(0);
+    expect(second.fetched).toBeLessThan(first.fetched / 4);
+    expect(second.requests).toBeLessThan(first.requests);
+  });
+
   it("rejects a bad schedule with exit 2 and shows its options in --help", async () => {
     const bad = await runCli(["daemon", "--cron", "every night", "--api-key", "console-x"]);
     expect(bad.code).toBe(2);
