@@ -1,6 +1,7 @@
 // Shared pieces of the daemon tests (SQLite and PostgreSQL): a `flagtrail daemon` child process whose
 // log can be watched while it runs, its JSON log lines, and polling until something holds.
 import type { ChildProcess } from "node:child_process";
+import type { RunningSimulator } from "../../src/simulator/index.ts";
 import { type CliResult, runCli } from "./runCli.ts";
 
 export interface DaemonProcess {
@@ -45,4 +46,9 @@ export async function waitUntil(ready: () => boolean | Promise<boolean>, what: s
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
   throw new Error(`timed out waiting for ${what}`);
+}
+
+/** API requests a simulator has received so far (counted on arrival, before any latency). */
+export function requestsServed(sim: RunningSimulator): number {
+  return Object.values(sim.control.counters().requests).reduce((sum, n) => sum + n, 0);
 }

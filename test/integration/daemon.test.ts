@@ -3,7 +3,7 @@ import { readdirSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { previousPeriod, todayIn } from "../../src/daemon/periods.ts";
-import { logEvents, spawnDaemon, waitUntil } from "../helpers/daemonProcess.ts";
+import { logEvents, requestsServed, spawnDaemon, waitUntil } from "../helpers/daemonProcess.ts";
 import { runCli } from "../helpers/runCli.ts";
 import {
   compareWithSimulator,
@@ -57,14 +57,20 @@ describe("flagtrail daemon", () => {
     const firstPid = first.child().pid;
     expect(runs(db).every((r) => r.pid === firstPid)).toBe(true);
 
-    // SIGTERM while a sync is running: the page transaction commits, the run is marked interrupted.
-    await waitUntil(() => runs(db).at(-1)?.outcome === "running", "a running sync");
-    first.child().kill("SIGTERM");
-    const firstResult = await first.done;
-    expect(firstResult.code).toBe(0);
+    // The idle one stops first, so that it cannot take the lease between the two signals.
     second.child().kill("SIGTERM");
     const secondResult = await second.done;
     expect(secondResult.code, secondResult.stderr).toBe(0);
+    // SIGTERM while a sync is running: the page transaction commits, the run is marked interrupted.
+    // Every request from now on is held 2 s by the server: once one has arrived, a cycle is waiting on
+    // it, so the signal lands mid-cycle rather than between two (later cycles are short nightly ones).
+    sim.control.setFaults({ latencyMs: 2000 });
+    const before = requestsServed(sim);
+    await waitUntil(() => requestsServed(sim) > before, "a request held by the server");
+    first.child().kill("SIGTERM");
+    const firstResult = await first.done;
+    expect(firstResult.code).toBe(0);
+    sim.control.setFaults({ latencyMs: 0 });
 
     const firstEvents = logEvents(firstResult.stderr);
     expect(firstEvents.map((e) => e.event)).toEqual(

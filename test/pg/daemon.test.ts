@@ -11,7 +11,13 @@ import { previousPeriod, todayIn } from "../../src/daemon/periods.ts";
 import type { RunningSimulator } from "../../src/simulator/index.ts";
 import { maskUrl } from "../../src/store/location.ts";
 import { LEASE_LOCK_CLASS } from "../../src/store/pg/leases.ts";
-import { type DaemonProcess, logEvents, spawnDaemon, waitUntil } from "../helpers/daemonProcess.ts";
+import {
+  type DaemonProcess,
+  logEvents,
+  requestsServed,
+  spawnDaemon,
+  waitUntil,
+} from "../helpers/daemonProcess.ts";
 import { runCli } from "../helpers/runCli.ts";
 import { daysAgo, simEnv, tempDbPath, useTestSimulator, withDb } from "../helpers/simSync.ts";
 import { freshDatabase, queryOnce } from "./cluster.ts";
@@ -71,11 +77,6 @@ function expectSameSet(comparison: Awaited<ReturnType<typeof compareIds>>): void
   expect(comparison.unknownToSimulator).toEqual([]);
   expect(comparison.distinct).toBe(comparison.storeCount);
   expect(comparison.storeCount).toBe(comparison.simulatorCount);
-}
-
-/** API requests the simulator has received so far (counted on arrival, before any latency). */
-function requestsServed(sim: RunningSimulator): number {
-  return Object.values(sim.control.counters().requests).reduce((sum, n) => sum + n, 0);
 }
 
 const count = (stderr: string, event: string) => logEvents(stderr).filter((e) => e.event === event).length;
