@@ -44,22 +44,26 @@ export async function action(raw: Record<string, unknown>): Promise<void> {
     out(`  ${relative(process.cwd(), file.path)}  sha256 ${file.sha256.slice(0, 16)}…`);
   out(`  ${relative(process.cwd(), result.report.manifestPath)}`);
   out("");
-  out("Try some SQL over the change history:");
-  const db = shellWord(result.location);
+  // A URL is shown with its password masked: the hints then read the store from FLAGTRAIL_DB instead.
+  const masked = result.location !== options.db;
+  const db = masked ? "" : ` --db ${shellWord(result.location)}`;
   out(
-    `  npx flagtrail sql --db ${db} "SELECT updated_by, count(*) AS edits FROM config_edits GROUP BY updated_by ORDER BY edits DESC LIMIT 5"`,
+    masked
+      ? `Try some SQL over the change history, with FLAGTRAIL_DB set to ${shellWord(result.location)} (its password in place of ***):`
+      : "Try some SQL over the change history:",
   );
   out(
-    `  npx flagtrail sql --db ${db} "SELECT name, action_type, rule_diff_summary FROM config_edits WHERE rule_diff_summary IS NOT NULL ORDER BY occurred_at DESC LIMIT 5"`,
+    `  npx flagtrail sql${db} "SELECT updated_by, count(*) AS edits FROM config_edits GROUP BY updated_by ORDER BY edits DESC LIMIT 5"`,
   );
   out(
-    `Done in ${((Date.now() - started) / 1000).toFixed(1)} s. Run \`npm run demo\` again to see an incremental sync.`,
+    `  npx flagtrail sql${db} "SELECT name, action_type, rule_diff_summary FROM config_edits WHERE rule_diff_summary IS NOT NULL ORDER BY occurred_at DESC LIMIT 5"`,
   );
+  const again = raw.db === undefined ? "Run `npm run demo` again" : "Run the same command again";
+  out(`Done in ${((Date.now() - started) / 1000).toFixed(1)} s. ${again} to see an incremental sync.`);
 }
 
 /**
  * `word` as one shell word for the printed hints: a masked URL's `***` would otherwise be a glob.
- * (The hint shows `***` where the password goes: the user puts theirs back, or sets FLAGTRAIL_DB.)
  */
 function shellWord(word: string): string {
   return /^[\w./:@%+=,-]+$/.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`;

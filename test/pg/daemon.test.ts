@@ -264,7 +264,11 @@ describe("flagtrail demo --db postgres://…", () => {
     expect(first.code, first.stderr).toBe(0);
     expect(first.stdout).toContain("First run: backfilling the whole history.");
     expect(first.stdout).toContain(`records stored in ${maskUrl(url)}.`);
-    expect(first.stdout).toContain(`flagtrail sql --db '${maskUrl(url)}' "SELECT`);
+    expect(first.stdout).toContain(
+      `with FLAGTRAIL_DB set to '${maskUrl(url)}' (its password in place of ***):`,
+    );
+    expect(first.stdout).toContain(`npx flagtrail sql "SELECT`);
+    expect(first.stdout).toContain("Run the same command again to see an incremental sync.");
     const [stored] = await queryOnce<{ n: number }>(url, "SELECT count(*)::int AS n FROM audit_logs");
     expect(stored!.n).toBeGreaterThanOrEqual(3000);
 
