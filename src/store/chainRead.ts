@@ -16,8 +16,8 @@ import {
 } from "./digests.ts";
 import type { AnyStore } from "./openAny.ts";
 import { readPgChainSnapshot } from "./pg/chainRead.ts";
+import { CHAIN_HEAD_HASH_KEY, CHAIN_HEAD_SEQ_KEY } from "./records.ts";
 import { BACKFILL_MARK_KEY } from "./ruleDiffs.ts";
-import { CHAIN_HEAD_HASH_KEY, CHAIN_HEAD_SEQ_KEY } from "./writes.ts";
 
 export type { CoverageRow, QuarantineRow } from "./digests.ts";
 

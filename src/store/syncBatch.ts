@@ -4,16 +4,11 @@
 import { type Store, sqliteOf } from "./connection.ts";
 import { noteListedDay } from "./coverageCounts.ts";
 import { updateQuarantineDigest, writeChainHeadSignature } from "./digests.ts";
+import { addCounts, type PageWriteResult, type PreparedRecord } from "./records.ts";
 import { advanceBackfillMark } from "./ruleDiffs.ts";
 import { advanceWindow, type SyncPlan, savePlan } from "./syncPlans.ts";
 import { type RunCounters, updateRunCounters } from "./syncRuns.ts";
-import {
-  addCounts,
-  type PageWriteResult,
-  type PreparedRecord,
-  readChainHead,
-  storePrepared,
-} from "./writes.ts";
+import { readChainHead, storePrepared } from "./writes.ts";
 
 export interface BatchPage {
   /** The page's records worked out ahead of the transaction (prepareRecords). */

@@ -1,7 +1,7 @@
 // One row per `flagtrail sync` run (and daemon cycle): its counters, outcome and error.
 import { sqliteOf } from "./connection.ts";
 import type { Store } from "./open.ts";
-import type { PageCounts } from "./writes.ts";
+import type { PageCounts } from "./records.ts";
 
 // ---- sync runs -------------------------------------------------------------------------------------
 

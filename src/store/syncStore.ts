@@ -126,10 +126,10 @@ export type { CoverageDay } from "./coverageCounts.ts";
 export type { MutatedVersion } from "./entityWrites.ts";
 export { DAEMON_LAST_CYCLE_KEY, DAEMON_LEASE, leaseHolder } from "./leases.ts";
 export type { OpenOptions } from "./open.ts";
+export { emptyCounts, prepareRecords } from "./records.ts";
 export type { BatchPage } from "./syncBatch.ts";
 export type { SyncPlan, SyncWindow } from "./syncPlans.ts";
 export type { RunCounters } from "./syncRuns.ts";
-export { emptyCounts, prepareRecords } from "./writes.ts";
 
 /** A store the sync writes: a SQLite file or a PostgreSQL database. */
 export type Store = AnyStore;

@@ -8,8 +8,8 @@ import { DIFF_VERSION, diffRecordChanges } from "../diff/rules.ts";
 import { IntegrityError } from "../errors.ts";
 import type { ChainReader, ChainRecord } from "../store/chainRead.ts";
 import { CHAIN_GENESIS, canonicalJson, chainLink, recordHash } from "../store/hash.ts";
+import { serverDayOfDateText } from "../store/records.ts";
 import { ruleChangeColumns } from "../store/ruleDiffs.ts";
-import { serverDayOfDateText } from "../store/writes.ts";
 
 export interface ChainHead {
   seq: number;

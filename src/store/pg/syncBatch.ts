@@ -3,8 +3,8 @@
 // counters, the rule-diff mark, the chain head's signature and the quarantine digest. A kill loses at
 // most the batch being written, and the stored progress then points at its first page again.
 import { CHAIN_HEAD_SIGNATURE_KEY, signChainHead } from "../digests.ts";
+import { addCounts } from "../records.ts";
 import { type BatchResult, listedIds, planHeadOf, type SyncBatch } from "../syncBatch.ts";
-import { addCounts } from "../writes.ts";
 import type { PgStore } from "./connection.ts";
 import { notePgListedDay } from "./coverage.ts";
 import { updatePgQuarantineDigest, writePgMeta } from "./quarantine.ts";

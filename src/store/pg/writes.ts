@@ -17,7 +17,7 @@ import {
   quarantineRowOf,
   type RecordColumns,
   type StoredVersion,
-} from "../writes.ts";
+} from "../records.ts";
 import { insertPgQuarantine, updatePgQuarantineDigest, writePgMeta } from "./quarantine.ts";
 import { onPgRecordsInserted } from "./ruleDiffs.ts";
 import { pgRows } from "./session.ts";
