@@ -50,7 +50,7 @@ import { beginPgBulkLoad, finishPgBulkLoad } from "./pg/bulkLoad.ts";
 import { readPgCheckpoint } from "./pg/checkpoints.ts";
 import type { PgStore } from "./pg/connection.ts";
 import {
-  addPgPendingCoverageDaysNow,
+  addPgPendingCoverageDays,
   checkedPgRunStart,
   knownPgShortfalls,
   localPgCountForRange,
@@ -170,7 +170,7 @@ export const readCoverage = either(readCoverageNow, readPgCoverage);
 export const openCoverageDays = either(openCoverageDaysNow, openPgCoverageDays);
 export const newestRecordTimeTexts = either(newestRecordTimeTextsNow, newestPgRecordTimeTexts);
 export const readPendingCoverageDays = either(readPendingCoverageDaysNow, readPgPendingCoverageDays);
-export const addPendingCoverageDays = either(addPendingCoverageDaysNow, addPgPendingCoverageDaysNow);
+export const addPendingCoverageDays = either(addPendingCoverageDaysNow, addPgPendingCoverageDays);
 export const checkedRunStart = either(checkedRunStartNow, checkedPgRunStart);
 export const knownShortfalls = either(knownShortfallsNow, knownPgShortfalls);
 export const localCountForRange = either(localCountForRangeNow, localPgCountForRange);

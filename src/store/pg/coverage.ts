@@ -289,7 +289,7 @@ export async function readPgPendingCoverageDays(store: PgStore, filterKey: strin
 }
 
 /** Inside a transaction's session: `days` join the owed list. */
-export async function addPgPendingCoverageDays(
+export async function addPgPendingCoverageDaysIn(
   client: pg.ClientBase,
   filterKey: string,
   days: readonly string[],
@@ -300,11 +300,11 @@ export async function addPgPendingCoverageDays(
 }
 
 /** The boundary's addPendingCoverageDays: one transaction of its own. */
-export async function addPgPendingCoverageDaysNow(
+export async function addPgPendingCoverageDays(
   store: PgStore,
   filterKey: string,
   days: readonly string[],
   now: number,
 ): Promise<void> {
-  await inPgTransaction(store, (client) => addPgPendingCoverageDays(client, filterKey, days, now));
+  await inPgTransaction(store, (client) => addPgPendingCoverageDaysIn(client, filterKey, days, now));
 }

@@ -16,7 +16,7 @@ import {
 } from "../syncPlans.ts";
 import { newestPgStoredRecord, readPgCheckpointOn, writePgCheckpoint } from "./checkpoints.ts";
 import type { PgStore } from "./connection.ts";
-import { addPgPendingCoverageDays } from "./coverage.ts";
+import { addPgPendingCoverageDaysIn } from "./coverage.ts";
 import { readPgMeta, writePgMeta } from "./quarantine.ts";
 import { meta, syncWindows } from "./schema.ts";
 import { onPgSession, pgDrizzleOn, pgRows } from "./session.ts";
@@ -116,7 +116,7 @@ export async function finishPgPlan(
     }
     await dropPgPlan(client, plan.filterKey);
     if (end.coverageDaysOwed.length > 0) {
-      await addPgPendingCoverageDays(client, plan.filterKey, end.coverageDaysOwed, end.now);
+      await addPgPendingCoverageDaysIn(client, plan.filterKey, end.coverageDaysOwed, end.now);
     }
   });
 }
