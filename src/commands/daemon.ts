@@ -1,7 +1,7 @@
 // `flagtrail daemon`: the scheduled worker. Each cycle is a sync, optionally followed by the report of
 // the previous day, week or month. `--once` runs one cycle now (for system cron, timers and CI).
 import { z } from "zod";
-import { resolveClientTuning, resolveSyncConfig } from "../config.ts";
+import { resolveClientTuning } from "../config.ts";
 import { previousPeriod, type ReportCadence, todayIn } from "../daemon/periods.ts";
 import {
   type Cycle,
@@ -22,6 +22,7 @@ import { runSync, type SyncEvent } from "../sync/runSync.ts";
 import { checkActionTypes } from "./actionTypes.ts";
 import { keepHeapSmall } from "./heap.ts";
 import { parseOptions } from "./options.ts";
+import { claimStoreProject, resolveSyncTarget } from "./project.ts";
 import { runSyncOptionsFrom, syncOptionsShape } from "./sync.ts";
 
 const daemonOptionsSchema = z.object({
@@ -47,8 +48,7 @@ export async function action(raw: Record<string, unknown>): Promise<void> {
   checkActionTypes(options.actionType, options.allowUnknownActionTypes);
   resolveSyncOptions(runSyncOptionsFrom(options));
   validateSchedule(options.cron, options.tz);
-  const config = resolveSyncConfig(options);
-  const tuning = resolveClientTuning();
+  const { project, config, tuning } = resolveSyncTarget(options, resolveClientTuning());
   const log = createLogger({
     secrets: [config.apiKey, process.env.FLAGTRAIL_SIGNING_KEY],
     // --json forces JSON lines even on a terminal; without it they are chosen when stderr is not a TTY.
@@ -73,6 +73,7 @@ export async function action(raw: Record<string, unknown>): Promise<void> {
     // A fresh client per cycle: a nightly worker must not keep sockets open for a day.
     const client = createSyncClient(config, tuning);
     try {
+      await claimStoreProject(store, project);
       const summary = await runSync(
         store,
         client,

@@ -81,6 +81,11 @@ function addSyncOptions(command: Command, output: { json: string; quiet: string 
       "--auth-header <name>",
       "header carrying the key (env FLAGTRAIL_AUTH_HEADER, default STATSIG-API-KEY)",
     )
+    .option(
+      "--config <file>",
+      "projects config (env FLAGTRAIL_CONFIG, default ./flagtrail.config.json when it exists); it replaces the four options above",
+    )
+    .option("--project <name>", "the project of the config to sync")
     .option("--json", output.json)
     .option("--quiet", output.quiet);
 }

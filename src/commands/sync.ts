@@ -2,7 +2,7 @@
 // "sync" lease, print a summary (text or JSON) on stdout and progress on stderr when it is a TTY.
 import { z } from "zod";
 import type { RetryEvent } from "../api/consoleClient.ts";
-import { resolveClientTuning, resolveSyncConfig } from "../config.ts";
+import { resolveClientTuning } from "../config.ts";
 import { AbortedError } from "../errors.ts";
 import { openStore } from "../store/syncStore.ts";
 import { createSyncClient } from "../sync/client.ts";
@@ -14,6 +14,7 @@ import { runSync, type SyncEvent, type SyncOptions, type SyncSummary } from "../
 import { checkActionTypes } from "./actionTypes.ts";
 import { keepHeapSmall } from "./heap.ts";
 import { parseOptions } from "./options.ts";
+import { claimStoreProject, resolveSyncTarget } from "./project.ts";
 
 // parseOptions prefixes the flag name (e.g. "--since: …"), so messages start with what is wrong.
 const day = z.string().refine(isDay, { message: "expected a calendar date YYYY-MM-DD" }).optional();
@@ -45,6 +46,8 @@ export const syncOptionsShape = {
   apiKey: z.string().optional(),
   apiKeyFile: z.string().min(1).optional(),
   authHeader: z.string().optional(),
+  config: z.string().min(1).optional(),
+  project: z.string().min(1).optional(),
   json: z.boolean().default(false),
   quiet: z.boolean().default(false),
 };
@@ -170,8 +173,7 @@ export async function action(raw: Record<string, unknown>): Promise<void> {
   checkActionTypes(options.actionType, options.allowUnknownActionTypes);
   // The engine's checks of the range, before a store file is created for a run that cannot start.
   resolveSyncOptions(runSyncOptionsFrom(options));
-  const config = resolveSyncConfig(options);
-  const tuning = resolveClientTuning();
+  const { project, config, tuning } = resolveSyncTarget(options, resolveClientTuning());
 
   const store = await openStore(config.dbPath);
   const report = progressReporter(options);
@@ -181,6 +183,7 @@ export async function action(raw: Record<string, unknown>): Promise<void> {
   process.once("SIGINT", stop);
   process.once("SIGTERM", stop);
   try {
+    await claimStoreProject(store, project);
     const summary = await runSync(
       store,
       client,
