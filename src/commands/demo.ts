@@ -1,6 +1,7 @@
 // `flagtrail demo` (npm run demo): the main job on the embedded simulator, end to end.
 import { relative } from "node:path";
 import { z } from "zod";
+import { DEMO_DEFAULTS } from "../demo/defaults.ts";
 import { runDemo } from "../demo/runDemo.ts";
 import { parseOptions } from "./options.ts";
 import { formatSummary } from "./sync.ts";
@@ -13,11 +14,11 @@ const intText = (min: number, max: number) =>
     .refine((n) => n >= min && n <= max, { message: `must be between ${min} and ${max}` });
 
 const demoOptionsSchema = z.object({
-  db: z.string().min(1).default("./flagtrail-demo.db"),
-  out: z.string().min(1).default("reports"),
-  seed: intText(0, 2 ** 31).default(2026),
-  records: intText(100, 1_000_000).default(20_000),
-  days: intText(91, 3650).default(150),
+  db: z.string().min(1).default(DEMO_DEFAULTS.db),
+  out: z.string().min(1).default(DEMO_DEFAULTS.out),
+  seed: intText(0, 2 ** 31).default(DEMO_DEFAULTS.seed),
+  records: intText(100, 1_000_000).default(DEMO_DEFAULTS.records),
+  days: intText(91, 3650).default(DEMO_DEFAULTS.days),
 });
 
 export async function action(raw: Record<string, unknown>): Promise<void> {
@@ -58,7 +59,7 @@ export async function action(raw: Record<string, unknown>): Promise<void> {
   out(
     `  npx flagtrail sql${db} "SELECT name, action_type, rule_diff_summary FROM config_edits WHERE rule_diff_summary IS NOT NULL ORDER BY occurred_at DESC LIMIT 5"`,
   );
-  const again = raw.db === undefined ? "Run `npm run demo` again" : "Run the same command again";
+  const again = options.db === DEMO_DEFAULTS.db ? "Run `npm run demo` again" : "Run the same command again";
   out(`Done in ${((Date.now() - started) / 1000).toFixed(1)} s. ${again} to see an incremental sync.`);
 }
 

@@ -2,6 +2,7 @@
 // (`flagtrail --version` included), so it imports commander and constants only; an action imports its
 // command module (./sync.ts, …, with zod, the engine, SQLite) when that command runs.
 import { type Command, Option } from "commander";
+import { DEMO_DEFAULTS } from "../demo/defaults.ts";
 import { SYNC_DEFAULTS } from "../sync/defaults.ts";
 
 /** An action that loads its module on first use; commander's arguments are passed through. */
@@ -193,11 +194,11 @@ function registerDemo(program: Command): void {
     .description(
       "Run the main job on the embedded simulator: seeded history > 90 days → sync → last month's reports.",
     )
-    .option("--db <path>", "demo database", "./flagtrail-demo.db")
-    .option("--out <dir>", "report directory", "reports")
-    .option("--seed <n>", "seed of the simulated history", "2026")
-    .option("--records <n>", "audit records in the simulated history", "20000")
-    .option("--days <n>", "days of simulated history (more than 90)", "150")
+    .option("--db <path>", "demo database", DEMO_DEFAULTS.db)
+    .option("--out <dir>", "report directory", DEMO_DEFAULTS.out)
+    .option("--seed <n>", "seed of the simulated history", String(DEMO_DEFAULTS.seed))
+    .option("--records <n>", "audit records in the simulated history", String(DEMO_DEFAULTS.records))
+    .option("--days <n>", "days of simulated history (more than 90)", String(DEMO_DEFAULTS.days))
     .action(lazy(() => import("./demo.ts")));
 }
 
