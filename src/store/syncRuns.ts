@@ -26,24 +26,29 @@ export function startRun(
   return Number(info.lastInsertRowid);
 }
 
+/** The counter columns of a run row, by the names both engines bind. */
+export function runCounterColumns(c: RunCounters) {
+  return {
+    fetched: c.fetched,
+    inserted: c.inserted,
+    duplicates: c.duplicates,
+    mutations: c.mutations,
+    quarantined: c.quarantined,
+    warnings: c.warnings,
+    requests: c.requests,
+    throttled: c.throttled,
+    retries: c.retries,
+  };
+}
+
 export function updateRunCounters(store: Store, runId: number, counters: RunCounters): void {
   sqliteOf(store)
     .prepare(
-      `UPDATE sync_runs SET fetched = ?, inserted = ?, duplicates = ?, mutations = ?, quarantined = ?,
-         warnings = ?, requests = ?, throttled = ?, retries = ? WHERE id = ?`,
+      `UPDATE sync_runs SET fetched = @fetched, inserted = @inserted, duplicates = @duplicates,
+         mutations = @mutations, quarantined = @quarantined, warnings = @warnings, requests = @requests,
+         throttled = @throttled, retries = @retries WHERE id = @runId`,
     )
-    .run(
-      counters.fetched,
-      counters.inserted,
-      counters.duplicates,
-      counters.mutations,
-      counters.quarantined,
-      counters.warnings,
-      counters.requests,
-      counters.throttled,
-      counters.retries,
-      runId,
-    );
+    .run({ ...runCounterColumns(counters), runId });
 }
 
 export function finishRun(

@@ -6,7 +6,7 @@ import pg from "pg";
 import { openPgStore } from "../../src/store/pg/open.ts";
 
 /** In foreign-key order. action_type_categories is not copied: the open writes it from code, as on SQLite. */
-const TABLES = [
+export const TABLES = [
   "audit_logs",
   "audit_log_revisions",
   "quarantine",

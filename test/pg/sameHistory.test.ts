@@ -11,6 +11,7 @@ import type { RunningSimulator } from "../../src/simulator/index.ts";
 import { runCli } from "../helpers/runCli.ts";
 import { daysAgo, simEnv, startTestSimulator } from "../helpers/simSync.ts";
 import { freshDatabase } from "./cluster.ts";
+import { TABLES as COPIED_TABLES } from "./copyStore.ts";
 
 /** Columns that hold when a run happened (or a process id), not what it stored: they differ by run. */
 const RUN_TIME_COLUMNS = new Set([
@@ -33,24 +34,8 @@ const RUN_TIME_COLUMNS = new Set([
 /** Meta keys whose values hold times of a run (the digests fold checked_at and received_at). */
 const RUN_TIME_META = /^(sync_plan:|daemon\.|chain:coverage$|chain:quarantine$)/;
 
-const TABLES = [
-  "audit_logs",
-  "audit_log_revisions",
-  "quarantine",
-  "checkpoints",
-  "coverage",
-  "rule_changes",
-  "rule_diff_summaries",
-  "listed_days",
-  "config_versions",
-  "config_version_revisions",
-  "experiment_snapshots",
-  "metric_snapshots",
-  "entity_fetches",
-  "config_edit_links",
-  "config_version_changes",
-  "meta",
-] as const;
+/** The store's tables but those of a run's own bookkeeping (runs, windows, leases): copyStore's list. */
+const TABLES = COPIED_TABLES.filter((t) => !["sync_runs", "sync_windows", "leases"].includes(t));
 
 type Row = Record<string, unknown>;
 

@@ -1,7 +1,7 @@
 // sync_runs on PostgreSQL (src/store/syncRuns.ts on SQLite): one row per sync run and daemon cycle.
 import { eq, sql } from "drizzle-orm";
 import type pg from "pg";
-import type { RunCounters, RunOutcome } from "../syncRuns.ts";
+import { type RunCounters, type RunOutcome, runCounterColumns } from "../syncRuns.ts";
 import type { PgStore } from "./connection.ts";
 import { syncRuns } from "./schema.ts";
 import { pgDrizzleOn, withPgDb } from "./session.ts";
@@ -26,28 +26,13 @@ export async function startPgRun(
   return row.id;
 }
 
-/** The counter columns of a run row. */
-function counterColumns(c: RunCounters) {
-  return {
-    fetched: c.fetched,
-    inserted: c.inserted,
-    duplicates: c.duplicates,
-    mutations: c.mutations,
-    quarantined: c.quarantined,
-    warnings: c.warnings,
-    requests: c.requests,
-    throttled: c.throttled,
-    retries: c.retries,
-  };
-}
-
 /** Inside a write transaction's session: the run's counters as of this batch. */
 export async function updatePgRunCounters(
   client: pg.ClientBase,
   runId: number,
   counters: RunCounters,
 ): Promise<void> {
-  await pgDrizzleOn(client).update(syncRuns).set(counterColumns(counters)).where(eq(syncRuns.id, runId));
+  await pgDrizzleOn(client).update(syncRuns).set(runCounterColumns(counters)).where(eq(syncRuns.id, runId));
 }
 
 export async function finishPgRun(
@@ -61,7 +46,7 @@ export async function finishPgRun(
   await withPgDb(store, (db) =>
     db
       .update(syncRuns)
-      .set({ ...counterColumns(counters), outcome, finishedAt: now, error })
+      .set({ ...runCounterColumns(counters), outcome, finishedAt: now, error })
       .where(eq(syncRuns.id, runId)),
   );
 }
