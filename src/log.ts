@@ -57,3 +57,12 @@ function formatFields(fields: LogFields): string {
   });
   return parts.length > 0 ? ` ${parts.join(" ")}` : "";
 }
+
+/** `log` with `fields` on every line (a daemon serving several projects names each line's project). */
+export function withFields(log: Logger, fields: LogFields): Logger {
+  return {
+    info: (event, more) => log.info(event, { ...fields, ...more }),
+    warn: (event, more) => log.warn(event, { ...fields, ...more }),
+    error: (event, more) => log.error(event, { ...fields, ...more }),
+  };
+}

@@ -137,9 +137,9 @@ CREATE TABLE "sync_windows" (
 	CONSTRAINT "sync_windows_filter_key_start_date_end_date_pk" PRIMARY KEY("filter_key","start_date","end_date")
 );
 --> statement-breakpoint
-ALTER TABLE "listed_days" ADD CONSTRAINT "listed_days_audit_log_id_audit_logs_id_fk" FOREIGN KEY ("audit_log_id") REFERENCES "public"."audit_logs"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
-ALTER TABLE "rule_changes" ADD CONSTRAINT "rule_changes_audit_log_id_audit_logs_id_fk" FOREIGN KEY ("audit_log_id") REFERENCES "public"."audit_logs"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
-ALTER TABLE "rule_diff_summaries" ADD CONSTRAINT "rule_diff_summaries_audit_log_id_audit_logs_id_fk" FOREIGN KEY ("audit_log_id") REFERENCES "public"."audit_logs"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "listed_days" ADD CONSTRAINT "listed_days_audit_log_id_audit_logs_id_fk" FOREIGN KEY ("audit_log_id") REFERENCES "audit_logs"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "rule_changes" ADD CONSTRAINT "rule_changes_audit_log_id_audit_logs_id_fk" FOREIGN KEY ("audit_log_id") REFERENCES "audit_logs"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "rule_diff_summaries" ADD CONSTRAINT "rule_diff_summaries_audit_log_id_audit_logs_id_fk" FOREIGN KEY ("audit_log_id") REFERENCES "audit_logs"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
 CREATE UNIQUE INDEX "audit_log_revisions_id_hash_idx" ON "audit_log_revisions" USING btree ("audit_log_id","record_hash");--> statement-breakpoint
 CREATE INDEX "audit_logs_occurred_at_idx" ON "audit_logs" USING btree ("occurred_at");--> statement-breakpoint
 CREATE INDEX "audit_logs_server_day_idx" ON "audit_logs" USING btree ("server_day");--> statement-breakpoint

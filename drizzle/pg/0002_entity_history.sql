@@ -82,7 +82,7 @@ CREATE TABLE "metric_snapshots" (
 	"sync_run_id" integer
 );
 --> statement-breakpoint
-ALTER TABLE "config_edit_links" ADD CONSTRAINT "config_edit_links_audit_log_id_audit_logs_id_fk" FOREIGN KEY ("audit_log_id") REFERENCES "public"."audit_logs"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "config_edit_links" ADD CONSTRAINT "config_edit_links_audit_log_id_audit_logs_id_fk" FOREIGN KEY ("audit_log_id") REFERENCES "audit_logs"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
 CREATE INDEX "config_edit_links_version_idx" ON "config_edit_links" USING btree ("config_key","version");--> statement-breakpoint
 CREATE INDEX "config_version_changes_idx" ON "config_version_changes" USING btree ("config_key","version");--> statement-breakpoint
 CREATE UNIQUE INDEX "config_version_revisions_idx" ON "config_version_revisions" USING btree ("config_key","version","record_hash");--> statement-breakpoint

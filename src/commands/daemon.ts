@@ -1,7 +1,9 @@
 // `flagtrail daemon`: the scheduled worker. Each cycle is a sync, optionally followed by the report of
 // the previous day, week or month. `--once` runs one cycle now (for system cron, timers and CI).
+
+import { join } from "node:path";
 import { z } from "zod";
-import { resolveClientTuning } from "../config.ts";
+import { resolveClientTuning, resolveDbPath } from "../config.ts";
 import { previousPeriod, type ReportCadence, todayIn } from "../daemon/periods.ts";
 import {
   type Cycle,
@@ -12,9 +14,11 @@ import {
   validateSchedule,
 } from "../daemon/worker.ts";
 import { FlagtrailError } from "../errors.ts";
-import { createLogger } from "../log.ts";
+import { createLogger, type Logger, withFields } from "../log.ts";
+import { DEFAULT_PROJECT } from "../projects.ts";
 import { writeReports } from "../report/writeReports.ts";
-import { leaseHolder, openStore, readCheckpoint, type Store, writeMetaValue } from "../store/syncStore.ts";
+import { openProjectStore } from "../store/projectStores.ts";
+import { leaseHolder, readCheckpoint, type Store, writeMetaValue } from "../store/syncStore.ts";
 import { createSyncClient } from "../sync/client.ts";
 import { resolveSyncOptions } from "../sync/options.ts";
 import { filterKeyFor } from "../sync/plan.ts";
@@ -22,7 +26,7 @@ import { runSync, type SyncEvent } from "../sync/runSync.ts";
 import { checkActionTypes } from "./actionTypes.ts";
 import { keepHeapSmall } from "./heap.ts";
 import { parseOptions } from "./options.ts";
-import { claimStoreProject, resolveSyncTarget } from "./project.ts";
+import { forEachProject, resolveSyncTargets, type SyncTarget, throwIfFailed } from "./project.ts";
 import { runSyncOptionsFrom, syncOptionsShape } from "./sync.ts";
 
 const daemonOptionsSchema = z.object({
@@ -48,19 +52,24 @@ export async function action(raw: Record<string, unknown>): Promise<void> {
   checkActionTypes(options.actionType, options.allowUnknownActionTypes);
   resolveSyncOptions(runSyncOptionsFrom(options));
   validateSchedule(options.cron, options.tz);
-  const { project, config, tuning } = resolveSyncTarget(options, resolveClientTuning());
+  const targets = resolveSyncTargets(options, resolveClientTuning());
+  const dbPath = resolveDbPath(options);
+  // Every key is read now, so that the log masks each; a project whose key is missing fails alone.
+  const keys = new Map<string, string | Error>();
+  for (const { project } of targets) {
+    try {
+      keys.set(project.name, project.readApiKey());
+    } catch (error) {
+      if (targets.length === 1) throw error;
+      keys.set(project.name, error as Error);
+    }
+  }
   const log = createLogger({
-    secrets: [config.apiKey, process.env.FLAGTRAIL_SIGNING_KEY],
+    secrets: [...[...keys.values()].filter((k) => typeof k === "string"), process.env.FLAGTRAIL_SIGNING_KEY],
     // --json forces JSON lines even on a terminal; without it they are chosen when stderr is not a TTY.
     ...(options.json ? { json: true } : {}),
     quiet: options.quiet,
   });
-  const onEvent = (event: SyncEvent) => {
-    if (event.type === "warning") log.warn("sync.warning", { message: event.message });
-    else if (event.type === "notice") log.info("sync.notice", { message: event.message });
-  };
-
-  const store = await openStore(config.dbPath);
   const stop = new AbortController();
   const onSignal = (signal: NodeJS.Signals) => {
     log.info("signal", { signal });
@@ -68,12 +77,63 @@ export async function action(raw: Record<string, unknown>): Promise<void> {
   };
   process.once("SIGINT", onSignal);
   process.once("SIGTERM", onSignal);
+  // One worker per project, all in this process: each with its own lease, schedule ticks and share of
+  // --concurrency, so one project's failure or held lease never stalls another's.
+  const several = targets.length > 1;
+  const share = Math.max(1, Math.floor(options.concurrency / targets.length));
+  const byName = new Map(targets.map((t) => [t.project.name, t]));
+  try {
+    const outcomes = await forEachProject([...byName.keys()], targets.length, async (name) => {
+      const key = keys.get(name);
+      if (key instanceof Error) throw key;
+      const projectLog = several ? withFields(log, { project: name }) : log;
+      const run = { ...options, concurrency: several ? share : options.concurrency };
+      try {
+        await serveProject(
+          byName.get(name) as SyncTarget,
+          key as string,
+          dbPath,
+          run,
+          projectLog,
+          stop.signal,
+        );
+      } catch (error) {
+        if (several)
+          projectLog.error("project.failed", {
+            error: error instanceof Error ? error.message : String(error),
+          });
+        throw error;
+      }
+    });
+    throwIfFailed(outcomes);
+  } finally {
+    process.off("SIGINT", onSignal);
+    process.off("SIGTERM", onSignal);
+  }
+}
 
+/** One project's worker (or, with --once, one cycle) on its part of the store. */
+async function serveProject(
+  target: SyncTarget,
+  apiKey: string,
+  dbPath: string,
+  options: DaemonOptions,
+  log: Logger,
+  stop: AbortSignal,
+): Promise<void> {
+  const { project, tuning } = target;
+  const config = { baseUrl: project.baseUrl, authHeader: project.authHeader, apiKey };
+  const onEvent = (event: SyncEvent) => {
+    if (event.type === "warning") log.warn("sync.warning", { message: event.message });
+    else if (event.type === "notice") log.info("sync.notice", { message: event.message });
+  };
+  // Reports of a project other than default go to a folder of its own under --out.
+  const outDir = project.name === DEFAULT_PROJECT ? options.out : join(options.out, project.name);
+  const store = await openProjectStore(dbPath, project.name);
   const cycle: Cycle = async (signal) => {
     // A fresh client per cycle: a nightly worker must not keep sockets open for a day.
     const client = createSyncClient(config, tuning);
     try {
-      await claimStoreProject(store, project);
       const summary = await runSync(
         store,
         client,
@@ -93,7 +153,7 @@ export async function action(raw: Record<string, unknown>): Promise<void> {
         gaps: summary.coverageGaps.length,
       };
       if (options.report && summary.outcome === "ok" && !signal.aborted) {
-        fields.report = await writePeriodReport(options, options.report, store);
+        fields.report = await writePeriodReport({ ...options, out: outDir }, options.report, store);
       }
       return { ok: summary.outcome === "ok" || signal.aborted, fields };
     } finally {
@@ -102,25 +162,20 @@ export async function action(raw: Record<string, unknown>): Promise<void> {
   };
 
   const holder = leaseHolder("daemon");
+  const deps = { store, cycle, log, onOutcome: (outcome: CycleOutcome) => recordLastCycle(store, outcome) };
   try {
     if (options.once) {
-      const outcome = await runOnce(
-        { store, cycle, log, onOutcome: (outcome) => recordLastCycle(store, outcome) },
-        { holder, leaseTtlMs: options.leaseTtl },
-        stop.signal,
-      );
+      const outcome = await runOnce(deps, { holder, leaseTtlMs: options.leaseTtl }, stop);
       if (!outcome.ok)
         throw new FlagtrailError(`The cycle failed: ${String(outcome.fields.error ?? "see the log")}`);
     } else {
       await runWorker(
-        { store, cycle, log, onOutcome: (outcome) => recordLastCycle(store, outcome) },
+        deps,
         { cron: options.cron, timezone: options.tz, holder, leaseTtlMs: options.leaseTtl },
-        stop.signal,
+        stop,
       );
     }
   } finally {
-    process.off("SIGINT", onSignal);
-    process.off("SIGTERM", onSignal);
     await store.close();
   }
 }

@@ -1,61 +1,75 @@
-// Which project a sync or daemon reaches, and how: the projects config (src/projects.ts) or today's
-// flags and environment (the project `default`). A store holds one project's history for now: its
-// first sync names the project in the store, and another project's sync is refused rather than mixed
-// in (several projects in one store come with per-project tables).
-import { type ClientTuning, type ConnectionFlags, resolveDbPath, type SyncConfig } from "../config.ts";
-import { FlagtrailError, UsageError } from "../errors.ts";
-import { DEFAULT_PROJECT, type ProjectSelection, resolveProjects } from "../projects.ts";
-import { newestRecordTimeTexts, readMetaValue, type Store, writeMetaValue } from "../store/syncStore.ts";
-
-/** The meta key naming the project whose history a store holds. */
-export const STORE_PROJECT_KEY = "project";
+// Which projects a sync or daemon reaches, and how: the projects config (src/projects.ts) or today's
+// flags and environment (the project `default`); and running one piece of work per project, several at
+// once, so that one project failing (its key refused, its server down) leaves the others' work done.
+import type { ClientTuning, ConnectionFlags } from "../config.ts";
+import { AbortedError, FlagtrailError } from "../errors.ts";
+import { type Project, type ProjectSelection, resolveProjects } from "../projects.ts";
 
 export interface SyncTarget {
-  project: string;
-  config: SyncConfig;
+  project: Project;
   /** The client's tuning with the project's own rate limits, when the config gives them. */
   tuning: ClientTuning;
 }
 
-/** The one project this run syncs; several configured and none chosen is a usage error. */
-export function resolveSyncTarget(
+/** Every project this run syncs: those the config lists, or the one `--project` names. */
+export function resolveSyncTargets(
   flags: ConnectionFlags & { config?: string | undefined; project?: string | undefined },
   tuning: ClientTuning,
   env: Readonly<Record<string, string | undefined>> = process.env,
-): SyncTarget {
+): SyncTarget[] {
   const selection: ProjectSelection = { configFile: flags.config, project: flags.project };
-  const projects = resolveProjects(selection, flags, env);
-  const [project, ...more] = projects;
-  if (project === undefined) throw new UsageError("No project to sync.");
-  if (more.length > 0) {
-    throw new UsageError(
-      `The config lists ${projects.length} projects (${projects.map((p) => p.name).join(", ")}); a store holds one project for now: pass --project NAME, with a --db for each.`,
-    );
-  }
-  const config: SyncConfig = {
-    baseUrl: project.baseUrl,
-    authHeader: project.authHeader,
-    apiKey: project.readApiKey(),
-    dbPath: resolveDbPath(flags, env),
-  };
-  return {
-    project: project.name,
-    config,
+  return resolveProjects(selection, flags, env).map((project) => ({
+    project,
     tuning: project.rateLimits ? { ...tuning, rateLimits: project.rateLimits } : tuning,
+  }));
+}
+
+export type ProjectOutcome<T> =
+  | { project: string; ok: true; value: T }
+  | { project: string; ok: false; error: unknown };
+
+/**
+ * Runs `work` for each project, at most `slots` at a time, and never lets one project's failure stop
+ * another's: every outcome comes back, in the projects' order.
+ */
+export async function forEachProject<T>(
+  projects: readonly string[],
+  slots: number,
+  work: (project: string) => Promise<T>,
+): Promise<ProjectOutcome<T>[]> {
+  const outcomes: ProjectOutcome<T>[] = new Array(projects.length);
+  let next = 0;
+  const lane = async () => {
+    while (next < projects.length) {
+      const index = next++;
+      const project = projects[index] as string;
+      try {
+        outcomes[index] = { project, ok: true, value: await work(project) };
+      } catch (error) {
+        outcomes[index] = { project, ok: false, error };
+      }
+    }
   };
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(slots, projects.length)) }, lane));
+  return outcomes;
+}
+
+/** A failure's one sentence, as the CLI prints it. */
+export function describeFailure(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }
 
 /**
- * Names `project` in the store on its first sync, and refuses another project's history. A store written
- * before projects existed holds the project `default` if it holds any record.
+ * Throws for the failed projects, if any: a single project's own error as it is (its exit code and
+ * sentence unchanged), several as one error naming each failed project and why.
  */
-export async function claimStoreProject(store: Store, project: string): Promise<void> {
-  const named = await readMetaValue(store, STORE_PROJECT_KEY);
-  const held = named ?? ((await newestRecordTimeTexts(store)) === undefined ? undefined : DEFAULT_PROJECT);
-  if (held !== undefined && held !== project) {
-    throw new FlagtrailError(
-      `${store.location} holds the audit history of project ${held}; project ${project} needs a store of its own (one store holds one project for now).`,
-    );
-  }
-  if (named === undefined) await writeMetaValue(store, STORE_PROJECT_KEY, project);
+export function throwIfFailed(outcomes: readonly ProjectOutcome<unknown>[]): void {
+  const failed = outcomes.filter((o): o is Extract<ProjectOutcome<unknown>, { ok: false }> => !o.ok);
+  const [first] = failed;
+  if (first === undefined) return;
+  if (outcomes.length === 1) throw first.error;
+  const reasons = failed.map((o) => `${o.project} (${describeFailure(o.error).replace(/\.$/, "")})`);
+  const sentence = `${failed.length} of ${outcomes.length} projects failed: ${reasons.join("; ")}.`;
+  if (failed.every((o) => o.error instanceof AbortedError)) throw new AbortedError(sentence);
+  throw new FlagtrailError(sentence);
 }

@@ -2,9 +2,9 @@
 // "sync" lease, print a summary (text or JSON) on stdout and progress on stderr when it is a TTY.
 import { z } from "zod";
 import type { RetryEvent } from "../api/consoleClient.ts";
-import { resolveClientTuning } from "../config.ts";
+import { resolveClientTuning, resolveDbPath } from "../config.ts";
 import { AbortedError } from "../errors.ts";
-import { openStore } from "../store/syncStore.ts";
+import { openProjectStore } from "../store/projectStores.ts";
 import { createSyncClient } from "../sync/client.ts";
 import { isDay } from "../sync/days.ts";
 import { SYNC_DEFAULTS } from "../sync/defaults.ts";
@@ -14,7 +14,14 @@ import { runSync, type SyncEvent, type SyncOptions, type SyncSummary } from "../
 import { checkActionTypes } from "./actionTypes.ts";
 import { keepHeapSmall } from "./heap.ts";
 import { parseOptions } from "./options.ts";
-import { claimStoreProject, resolveSyncTarget } from "./project.ts";
+import {
+  describeFailure,
+  forEachProject,
+  type ProjectOutcome,
+  resolveSyncTargets,
+  type SyncTarget,
+  throwIfFailed,
+} from "./project.ts";
 
 // parseOptions prefixes the flag name (e.g. "--since: …"), so messages start with what is wrong.
 const day = z.string().refine(isDay, { message: "expected a calendar date YYYY-MM-DD" }).optional();
@@ -114,8 +121,10 @@ const LOG_PROGRESS_SECONDS = Number(process.env.FLAGTRAIL_PROGRESS_SECONDS ?? 10
  * Progress on stderr: a bar redrawn in place on a terminal; elsewhere one line at most every
  * FLAGTRAIL_PROGRESS_SECONDS, so a cron log shows where a long run is. Every retry is a line of its own.
  */
-function progressReporter(options: SyncCliOptions) {
-  const tty = process.stderr.isTTY === true;
+function progressReporter(options: SyncCliOptions, label?: string) {
+  // Several projects at once share stderr: each writes labelled lines, none redraws a bar.
+  const tty = process.stderr.isTTY === true && label === undefined;
+  const prefix = label === undefined ? "" : `${label}: `;
   let drawn = false;
   let last: Extract<SyncEvent, { type: "progress" }> | undefined;
   let lastLogged: typeof last;
@@ -127,7 +136,7 @@ function progressReporter(options: SyncCliOptions) {
     if (!last || last === lastLogged) return;
     lastLogged = last;
     process.stderr.write(
-      `progress: ${last.phase} ${last.done}/${last.total}, fetched ${last.fetched}, new ${last.inserted}\n`,
+      `${prefix}progress: ${last.phase} ${last.done}/${last.total}, fetched ${last.fetched}, new ${last.inserted}\n`,
     );
   };
   const timer =
@@ -151,13 +160,13 @@ function progressReporter(options: SyncCliOptions) {
     }
     finish();
     // Warnings are counted in the summary; only notices are worth a line each.
-    if (event.type === "notice") process.stderr.write(`${event.message}\n`);
+    if (event.type === "notice") process.stderr.write(`${prefix}${event.message}\n`);
   };
   const onRetry = (event: RetryEvent) => {
     if (options.quiet) return;
     finish();
     process.stderr.write(
-      `retry: GET ${event.requestPath}: ${event.reason}; attempt ${event.attempt + 1} in ${(event.delayMs / 1000).toFixed(1)} s\n`,
+      `${prefix}retry: GET ${event.requestPath}: ${event.reason}; attempt ${event.attempt + 1} in ${(event.delayMs / 1000).toFixed(1)} s\n`,
     );
   };
   const stop = () => {
@@ -173,35 +182,91 @@ export async function action(raw: Record<string, unknown>): Promise<void> {
   checkActionTypes(options.actionType, options.allowUnknownActionTypes);
   // The engine's checks of the range, before a store file is created for a run that cannot start.
   resolveSyncOptions(runSyncOptionsFrom(options));
-  const { project, config, tuning } = resolveSyncTarget(options, resolveClientTuning());
+  const targets = resolveSyncTargets(options, resolveClientTuning());
+  const dbPath = resolveDbPath(options);
+  // Projects share --concurrency: as many run at once as it allows, each with its share of requests.
+  const slots = Math.min(targets.length, options.concurrency);
+  const share = Math.max(1, Math.floor(options.concurrency / slots));
+  const several = targets.length > 1;
 
-  const store = await openStore(config.dbPath);
-  const report = progressReporter(options);
-  const client = createSyncClient(config, tuning, report.onRetry);
   const controller = new AbortController();
   const stop = () => controller.abort(new AbortedError("stopped by signal"));
   process.once("SIGINT", stop);
   process.once("SIGTERM", stop);
   try {
-    await claimStoreProject(store, project);
-    const summary = await runSync(
-      store,
-      client,
-      { ...runSyncOptionsFrom(options), onEvent: report.onEvent },
-      controller.signal,
-    );
-    report.finish();
-    process.stdout.write(options.json ? `${JSON.stringify(summary, null, 2)}\n` : formatSummary(summary));
-    if (summary.outcome === "interrupted") {
+    const byName = new Map(targets.map((t) => [t.project.name, t]));
+    const outcomes = await forEachProject([...byName.keys()], slots, async (name) => {
+      const target = byName.get(name) as SyncTarget;
+      const run = { ...options, concurrency: share };
+      const summary = await syncProject(target, dbPath, run, several ? name : undefined, controller.signal);
+      if (several) process.stderr.write(`${name}: ${summary.outcome === "ok" ? "synced" : "interrupted"}\n`);
+      return summary;
+    });
+    for (const outcome of outcomes) {
+      if (!outcome.ok && several && !options.quiet) {
+        process.stderr.write(`${outcome.project}: failed: ${describeFailure(outcome.error)}\n`);
+      }
+    }
+    process.stdout.write(formatOutcomes(outcomes, options.json, several));
+    throwIfFailed(outcomes);
+    if (outcomes.some((o) => o.ok && o.value.outcome === "interrupted")) {
       throw new AbortedError(
         "The sync was interrupted; everything fetched so far is stored. Run it again to resume.",
       );
     }
   } finally {
-    report.finish();
     process.off("SIGINT", stop);
     process.off("SIGTERM", stop);
+  }
+}
+
+/** One project's sync into its part of the store, with its own client and rate budget. */
+async function syncProject(
+  target: SyncTarget,
+  dbPath: string,
+  options: SyncCliOptions,
+  label: string | undefined,
+  signal: AbortSignal,
+): Promise<SyncSummary> {
+  const { project, tuning } = target;
+  // Read when the project runs: a project whose key is missing fails alone.
+  const config = { baseUrl: project.baseUrl, authHeader: project.authHeader, apiKey: project.readApiKey() };
+  const store = await openProjectStore(dbPath, project.name);
+  const report = progressReporter(options, label);
+  const client = createSyncClient(config, tuning, report.onRetry);
+  try {
+    return await runSync(store, client, { ...runSyncOptionsFrom(options), onEvent: report.onEvent }, signal);
+  } finally {
+    report.finish();
     await client.close();
     await store.close();
   }
+}
+
+/** The summaries on stdout: one project's as before; several under their names (or one JSON object). */
+function formatOutcomes(
+  outcomes: readonly ProjectOutcome<SyncSummary>[],
+  json: boolean,
+  several: boolean,
+): string {
+  if (!several) {
+    const [only] = outcomes;
+    if (!only?.ok) return "";
+    return json ? `${JSON.stringify(only.value, null, 2)}\n` : formatSummary(only.value);
+  }
+  if (json) {
+    const projects = outcomes.map((o) =>
+      o.ok
+        ? { project: o.project, summary: o.value }
+        : { project: o.project, error: describeFailure(o.error) },
+    );
+    return `${JSON.stringify({ projects }, null, 2)}\n`;
+  }
+  return outcomes
+    .map((o) =>
+      o.ok
+        ? `Project ${o.project}\n${formatSummary(o.value)}`
+        : `Project ${o.project}\n  failed: ${describeFailure(o.error)}\n`,
+    )
+    .join("");
 }

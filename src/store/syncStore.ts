@@ -43,7 +43,11 @@ import {
   renewLease as renewLeaseNow,
 } from "./leases.ts";
 import { parseStoreLocation } from "./location.ts";
-import { readMetaValue as readMetaValueNow, writeMetaValue as writeMetaValueNow } from "./metaValues.ts";
+import {
+  readMetaValue as readMetaValueNow,
+  readMetaValuesWithPrefix as readMetaValuesWithPrefixNow,
+  writeMetaValue as writeMetaValueNow,
+} from "./metaValues.ts";
 import { type OpenOptions, openStore as openSqliteStore } from "./open.ts";
 import type { AnyStore } from "./openAny.ts";
 import { beginPgBulkLoad, finishPgBulkLoad } from "./pg/bulkLoad.ts";
@@ -75,7 +79,7 @@ import {
   storePgMetricSnapshots,
 } from "./pg/entityWrites.ts";
 import { acquirePgLease, releasePgLease, renewPgLease } from "./pg/leases.ts";
-import { readPgMetaValue, writePgMetaValue } from "./pg/metaValues.ts";
+import { readPgMetaValue, readPgMetaValuesWithPrefix, writePgMetaValue } from "./pg/metaValues.ts";
 import { openPgStore } from "./pg/open.ts";
 import { backfillPgRuleDiffs } from "./pg/ruleDiffs.ts";
 import { commitPgSyncBatch } from "./pg/syncBatch.ts";
@@ -191,3 +195,4 @@ export const linkAndDiffConfig = either(linkAndDiffConfigNow, linkAndDiffPgConfi
 // Metadata (the demo's world, the daemon's last cycle).
 export const readMetaValue = either(readMetaValueNow, readPgMetaValue);
 export const writeMetaValue = either(writeMetaValueNow, writePgMetaValue);
+export const readMetaValuesWithPrefix = either(readMetaValuesWithPrefixNow, readPgMetaValuesWithPrefix);

@@ -28,6 +28,8 @@ export interface PgConnection {
   /** The URL as given (with its password): for messages use the store's `location`. */
   readonly url: string;
   readonly leases: Map<string, HeldLease>;
+  /** A project's own schema, or null for the URL's: leases of two projects must be two locks. */
+  readonly namespace: string | null;
 }
 
 const connections = new WeakMap<PgStore, PgConnection>();

@@ -14,9 +14,16 @@ import { leases } from "./schema.ts";
 /** The advisory-lock namespace (first key) of flagtrail's leases; the second key comes from the name. */
 export const LEASE_LOCK_CLASS = 0x46_54_4c_01;
 
-/** A lease name's second lock key: computed here rather than by the server, so every version agrees. */
-function lockKey(name: string): number {
-  return createHash("sha256").update(name).digest().readInt32BE(0);
+/**
+ * A lease name's second lock key: computed here rather than by the server, so every version agrees. A
+ * project in its own schema locks `schema/name`: advisory locks are per database, leases per project.
+ */
+function lockKey(store: PgStore, name: string): number {
+  const namespace = pgConnectionOf(store).namespace;
+  return createHash("sha256")
+    .update(namespace === null ? name : `${namespace}/${name}`)
+    .digest()
+    .readInt32BE(0);
 }
 
 /** A lease row as `status` shows it, with whether a live session holds its lock right now. */
@@ -60,7 +67,7 @@ export async function acquirePgLease(
   try {
     const locked = await client.query<{ locked: boolean }>("SELECT pg_try_advisory_lock($1, $2) AS locked", [
       LEASE_LOCK_CLASS,
-      lockKey(name),
+      lockKey(store, name),
     ]);
     if (!locked.rows[0]?.locked) throw refusal(name, await rowOf(store, name));
     const previous = await rowOf(store, name);
@@ -137,7 +144,7 @@ export async function releasePgLease(store: PgStore, name: string, holder: strin
     await connection.db.delete(leases).where(and(eq(leases.name, name), eq(leases.holder, holder)));
     // Unlocked by the server before we return: ending the session alone frees the lock only once the
     // server has noticed, and a next holder asking at once would be refused.
-    await held.client.query("SELECT pg_advisory_unlock($1, $2)", [LEASE_LOCK_CLASS, lockKey(name)]);
+    await held.client.query("SELECT pg_advisory_unlock($1, $2)", [LEASE_LOCK_CLASS, lockKey(store, name)]);
   } finally {
     // Ending the session frees the lock too, even if the statements above failed.
     forget(store, name, held.client);
@@ -153,7 +160,7 @@ export async function readPgLease(store: PgStore, name: string): Promise<PgLease
     `SELECT EXISTS (SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND granted
        AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
        AND classid = $1::bigint::oid AND objid = ($2::bigint & 4294967295)::oid AND objsubid = 2) AS live`,
-    [LEASE_LOCK_CLASS, lockKey(name)],
+    [LEASE_LOCK_CLASS, lockKey(store, name)],
   );
   return { ...row, live: held.rows[0]?.live ?? false };
 }

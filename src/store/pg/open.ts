@@ -23,7 +23,23 @@ const MIGRATION_LOCK = [0x46_54_4c_02, 0] as const;
 export interface PgOpenOptions {
   /** Open without writing anything: no migrations, every transaction read-only by the server's rule. */
   readonly?: boolean;
+  /**
+   * A project's own schema (src/store/projectStores.ts) instead of the URL's: every session's
+   * search_path, created and migrated there (its migrations table in it too) on a writable open.
+   */
+  schema?: string;
 }
+
+/** `name` as a quoted PostgreSQL identifier. */
+export function quotePgIdent(name: string): string {
+  return `"${name.replaceAll('"', '""')}"`;
+}
+
+/**
+ * The first migration's hash before its foreign keys stopped naming the "public" schema (they pinned a
+ * project schema's tables to public's): stores migrated by earlier versions carry this one.
+ */
+const LEGACY_FIRST_MIGRATION_HASH = "9fb6db7d66f2a97dd91a763420c2cdebf47c98594cadc8cd984a8f5443d57e7f";
 
 /**
  * bigint (int8) and numeric as JS numbers: epoch milliseconds, seq, count(*) and sum() read as they do
@@ -44,20 +60,25 @@ interface MigrationState {
   applied: { hash: string; created_at: number }[] | undefined;
 }
 
-async function migrationState(client: pg.ClientBase): Promise<MigrationState> {
+/** Where drizzle's migrator keeps its table: its default `drizzle` schema, or the project's own. */
+function migrationsTableOf(schemaName: string | undefined): string {
+  return `${quotePgIdent(schemaName ?? "drizzle")}.__drizzle_migrations`;
+}
+
+async function migrationState(
+  client: pg.ClientBase,
+  schemaName: string | undefined,
+): Promise<MigrationState> {
   const relations = await client.query<{ name: string }>(
     `SELECT table_name AS name FROM information_schema.tables WHERE table_schema = current_schema()
      ORDER BY table_name`,
   );
-  const hasTable = await client.query<{ present: boolean }>(
-    "SELECT to_regclass('drizzle.__drizzle_migrations') IS NOT NULL AS present",
-  );
+  const table = migrationsTableOf(schemaName);
+  const hasTable = await client.query<{ present: boolean }>("SELECT to_regclass($1) IS NOT NULL AS present", [
+    table,
+  ]);
   const applied = hasTable.rows[0]?.present
-    ? (
-        await client.query<{ hash: string; created_at: number }>(
-          "SELECT hash, created_at FROM drizzle.__drizzle_migrations",
-        )
-      ).rows
+    ? (await client.query<{ hash: string; created_at: number }>(`SELECT hash, created_at FROM ${table}`)).rows
     : undefined;
   return { relations: relations.rows.map((r) => r.name), applied };
 }
@@ -68,8 +89,8 @@ async function migrationState(client: pg.ClientBase): Promise<MigrationState> {
  * application made it, lacks our first migration).
  */
 function assertNotForeign(state: MigrationState, where: string): void {
-  const ours = readMigrationFiles({ migrationsFolder })[0]?.hash;
-  const migratedByUs = state.applied?.some((m) => m.hash === ours) ?? false;
+  const ours = new Set([readMigrationFiles({ migrationsFolder })[0]?.hash, LEGACY_FIRST_MIGRATION_HASH]);
+  const migratedByUs = state.applied?.some((m) => ours.has(m.hash)) ?? false;
   if (migratedByUs || (state.relations.length === 0 && (state.applied?.length ?? 0) === 0)) return;
   const shown = state.relations.slice(0, 3).join(", ") + (state.relations.length > 3 ? ", …" : "");
   throw new FlagtrailError(
@@ -106,21 +127,27 @@ async function writeCategories(db: PgConnection["db"]): Promise<void> {
 }
 
 /** Checks the database is ours (or empty), then migrates it, one process at a time. */
-async function prepare(pool: pg.Pool, where: string, readonly: boolean): Promise<void> {
+async function prepare(pool: pg.Pool, where: string, options: PgOpenOptions): Promise<void> {
+  const { readonly = false, schema: schemaName } = options;
   const client = await pool.connect();
   let broken = false;
   try {
     if (readonly) {
-      const state = await migrationState(client);
+      const state = await migrationState(client, schemaName);
       assertNotForeign(state, where);
       assertMigrated(state, where);
       return;
     }
     // Two processes opening a new store at once would both create its tables: the second waits here.
     await client.query("SELECT pg_advisory_lock($1, $2)", [...MIGRATION_LOCK]);
-    assertNotForeign(await migrationState(client), where);
+    if (schemaName !== undefined)
+      await client.query(`CREATE SCHEMA IF NOT EXISTS ${quotePgIdent(schemaName)}`);
+    assertNotForeign(await migrationState(client, schemaName), where);
     const db = drizzle({ client, schema });
-    await migrate(db, { migrationsFolder });
+    await migrate(db, {
+      migrationsFolder,
+      ...(schemaName === undefined ? {} : { migrationsSchema: schemaName }),
+    });
     await writeCategories(db);
   } catch (error) {
     broken = true;
@@ -135,7 +162,7 @@ async function prepare(pool: pg.Pool, where: string, readonly: boolean): Promise
 /** Opens the PostgreSQL store at `url` (postgres://…), creating or upgrading its tables unless read-only. */
 export async function openPgStore(url: string, options: PgOpenOptions = {}): Promise<PgStore> {
   const readonly = options.readonly ?? false;
-  const where = maskUrl(url);
+  const where = options.schema === undefined ? maskUrl(url) : `${maskUrl(url)} (schema ${options.schema})`;
   const pool = new pg.Pool({
     connectionString: url,
     application_name: "flagtrail",
@@ -148,13 +175,26 @@ export async function openPgStore(url: string, options: PgOpenOptions = {}): Pro
   });
   // An idle connection the server drops emits here; the next query reports it, so nothing to do now.
   pool.on("error", () => {});
+  // Queued before anything a caller sends on the session: a project's tables are found in its schema.
+  const schemaName = options.schema;
+  if (schemaName !== undefined)
+    pool.on(
+      "connect",
+      (client) => void client.query(`SET search_path TO ${quotePgIdent(schemaName)}`).catch(() => {}),
+    );
   try {
-    await prepare(pool, where, readonly);
+    await prepare(pool, where, options);
   } catch (error) {
     await pool.end().catch(() => {});
     throw describePgError(error, url);
   }
-  const connection: PgConnection = { pool, db: drizzle({ client: pool, schema }), url, leases: new Map() };
+  const connection: PgConnection = {
+    pool,
+    db: drizzle({ client: pool, schema }),
+    url,
+    leases: new Map(),
+    namespace: options.schema ?? null,
+  };
   const store: PgStore = {
     engine: "postgres",
     location: where,

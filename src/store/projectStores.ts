@@ -1,0 +1,174 @@
+// Several projects in one store. Each project's history lives in a namespace of its own, with the very
+// tables, indexes, hash chain, checkpoints and leases a single-project store has: on SQLite a file next
+// to the store's (flagtrail.db → flagtrail.eu.db), on PostgreSQL a schema next to the store's (public →
+// public_eu). Nothing in a project's queries names the project, so one project can never read or
+// link another's rows, an audit record id is unique within its project by the primary key it always
+// had, and a store written before projects existed is already project `default`'s, unchanged.
+//
+// The store's own namespace (the `--db` file, the URL's schema) is the register: it holds the project
+// named by its meta `project` (`default` for a store with records and no name), and one meta key per
+// other project that was ever synced into the store.
+import { basename, dirname, extname, join } from "node:path";
+import { FlagtrailError } from "../errors.ts";
+import { DEFAULT_PROJECT } from "../projects.ts";
+import { parseStoreLocation } from "./location.ts";
+import { openStore as openSqliteStore } from "./open.ts";
+import type { AnyStore } from "./openAny.ts";
+import { readPgHomeSchema } from "./pg/metaValues.ts";
+import { openPgStore } from "./pg/open.ts";
+import {
+  newestRecordTimeTexts,
+  readMetaValue,
+  readMetaValuesWithPrefix,
+  writeMetaValue,
+} from "./syncStore.ts";
+
+/** The meta key naming the project whose history a namespace holds. */
+export const STORE_PROJECT_KEY = "project";
+/** In the store's own namespace: one key per project kept in a namespace of its own. */
+const REGISTERED_PREFIX = "project:";
+
+export interface OpenProjectOptions {
+  /** Open without writing anything: a project never synced into the store is then an error. */
+  readonly?: boolean;
+}
+
+/** One project's part of a store, open. */
+export interface ProjectStore {
+  readonly project: string;
+  readonly store: AnyStore;
+}
+
+/** The project the store's own namespace holds, if any yet. */
+async function homeProjectOf(home: AnyStore): Promise<string | undefined> {
+  const named = await readMetaValue(home, STORE_PROJECT_KEY);
+  if (named !== undefined) return named;
+  // Written before projects existed: its records are project default's.
+  return (await newestRecordTimeTexts(home)) === undefined ? undefined : DEFAULT_PROJECT;
+}
+
+/** Projects kept in namespaces of their own, as registered in the store's namespace. */
+async function registeredProjects(home: AnyStore): Promise<string[]> {
+  const keys = await readMetaValuesWithPrefix(home, REGISTERED_PREFIX);
+  return [...keys.keys()].map((key) => key.slice(REGISTERED_PREFIX.length)).sort();
+}
+
+/** `flagtrail.db` → `flagtrail.eu.db`: the file next to the store's that holds project `project`. */
+export function projectFilePath(storePath: string, project: string): string {
+  const ext = extname(storePath);
+  return join(dirname(storePath), `${basename(storePath, ext)}.${project}${ext}`);
+}
+
+/** Opens project `project`'s own namespace beside the store's (`home`, opened from `value`). */
+async function openOwnNamespace(
+  value: string,
+  home: AnyStore,
+  project: string,
+  options: OpenProjectOptions,
+): Promise<AnyStore> {
+  if (home.engine === "sqlite") {
+    if (home.path === ":memory:") {
+      throw new FlagtrailError(`An in-memory store holds one project; project ${project} needs a file.`);
+    }
+    return openSqliteStore(projectFilePath(home.path, project), options);
+  }
+  return openPgStore(value, { ...options, schema: `${await readPgHomeSchema(home)}_${project}` });
+}
+
+/** Opens the store's own namespace at `value` (a path or URL). */
+async function openHome(value: string, options: OpenProjectOptions): Promise<AnyStore> {
+  const location = parseStoreLocation(value);
+  return location.engine === "sqlite"
+    ? openSqliteStore(location.path, options)
+    : openPgStore(location.url, options);
+}
+
+/** Checks (and on a writable open, sets) which project a namespace holds. */
+async function claim(store: AnyStore, project: string, readonly: boolean): Promise<void> {
+  const held = await homeProjectOf(store);
+  if (held !== undefined && held !== project) {
+    throw new FlagtrailError(
+      `${store.location} holds the audit history of project ${held}, not of project ${project}.`,
+    );
+  }
+  if (held === undefined && !readonly) await writeMetaValue(store, STORE_PROJECT_KEY, project);
+}
+
+/**
+ * Opens project `project`'s part of the store at `value`: the store's own namespace when it holds that
+ * project (or nothing yet and the project is `default`), else the project's own namespace, which a
+ * writable open creates, migrates and registers.
+ */
+export async function openProjectStore(
+  value: string,
+  project: string,
+  options: OpenProjectOptions = {},
+): Promise<AnyStore> {
+  const readonly = options.readonly ?? false;
+  const home = await openHome(value, options);
+  let keepHome = false;
+  try {
+    const homeProject = await homeProjectOf(home);
+    if (homeProject === project || (homeProject === undefined && project === DEFAULT_PROJECT)) {
+      await claim(home, project, readonly);
+      keepHome = true;
+      return home;
+    }
+    const registered = await registeredProjects(home);
+    if (readonly && !registered.includes(project)) {
+      const held = [...(homeProject ? [homeProject] : []), ...registered];
+      throw new FlagtrailError(
+        `${home.location} holds no project ${project}${held.length > 0 ? ` (it holds ${held.join(", ")})` : ""}.`,
+      );
+    }
+    const own = await openOwnNamespace(value, home, project, options);
+    try {
+      await claim(own, project, readonly);
+      if (!readonly && !registered.includes(project)) {
+        await writeMetaValue(home, `${REGISTERED_PREFIX}${project}`, own.location);
+      }
+    } catch (error) {
+      await own.close();
+      throw error;
+    }
+    return own;
+  } finally {
+    if (!keepHome) await home.close();
+  }
+}
+
+/** The projects the store at `value` holds: its own namespace's first, then the others by name. */
+export async function storeProjects(value: string): Promise<string[]> {
+  const home = await openHome(value, { readonly: true });
+  try {
+    const homeProject = await homeProjectOf(home);
+    return [...(homeProject ? [homeProject] : []), ...(await registeredProjects(home))];
+  } finally {
+    await home.close();
+  }
+}
+
+/**
+ * Opens every project of the store at `value` (or only `project`), read-only unless asked: a store that
+ * holds no project yet is read as project `default`'s, empty.
+ */
+export async function openStoreProjects(
+  value: string,
+  options: OpenProjectOptions & { project?: string | undefined } = {},
+): Promise<ProjectStore[]> {
+  const names = options.project !== undefined ? [options.project] : await storeProjects(value);
+  const opened: ProjectStore[] = [];
+  try {
+    for (const project of names.length > 0 ? names : [DEFAULT_PROJECT]) {
+      opened.push({ project, store: await openProjectStore(value, project, options) });
+    }
+  } catch (error) {
+    await closeProjectStores(opened);
+    throw error;
+  }
+  return opened;
+}
+
+export async function closeProjectStores(stores: readonly ProjectStore[]): Promise<void> {
+  for (const { store } of stores) await store.close();
+}
