@@ -222,6 +222,10 @@ function registerSimulate(program: Command): void {
       ),
     )
     .option("--seed <n>", "seed of the history and the faults", "1")
+    .option(
+      "--id-seed <n>",
+      "seed of the record ids alone (default: --seed): two projects with overlapping ids",
+    )
     .option("--records <n>", "audit log records to generate", "5000")
     .option("--days <n>", "days of history, ending now", "120")
     .option("--tz <zone>", "IANA zone of the server's date/time texts", "America/Los_Angeles")

@@ -80,7 +80,7 @@ export function buildSimulator(options: SimulatorOptions = {}) {
     serverSecret: settings.serverSecret,
   });
   const observer: HistoryObserver = world.observer;
-  generator = new HistoryGenerator(settings.seed, observer);
+  generator = new HistoryGenerator(settings.seed, observer, settings.idSeed);
   generator.fill(store, {
     records: settings.records,
     days: settings.days,

@@ -74,6 +74,11 @@ export const simulatorOptionsSchema = z.object({
   /** Expected by the event webhook in the same header. */
   serverSecret: z.string().min(1).default("secret-simulator-key"),
   seed: z.number().int().default(1),
+  /**
+   * Seed of the record ids alone (default: the seed). Two simulators with different seeds and one id
+   * seed stand for two projects whose audit record ids overlap.
+   */
+  idSeed: z.number().int().optional(),
   records: z.number().int().min(0).max(5_000_000).default(5000),
   /** Span of the generated history, ending at `now`. */
   days: z.number().positive().max(3650).default(120),

@@ -110,9 +110,10 @@ export class HistoryGenerator {
   constructor(
     seed: number,
     private readonly observer: HistoryObserver,
+    idSeed: number = seed,
   ) {
     this.prng = new Prng(seed, 1);
-    this.ids = new Prng(seed, 2);
+    this.ids = new Prng(idSeed, 2);
     this.names = new NamePool(new Prng(seed, 3));
     this.actors = makeActors(seed);
     this.bot = this.actors.find((a) => a.email.startsWith("deploy-bot")) ?? this.actors[0]!;
