@@ -1,107 +1,166 @@
-// A projects config (flagtrail.config.json) through the real CLI: the key comes from the environment
-// variable the config names, the project is named in the store, and another project's sync into the same
-// store is refused rather than mixed in (one store holds one project until stores are per project).
-import { mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+// Several projects in one SQLite store through the real CLI: two simulators (different histories,
+// overlapping record ids) listed in a projects config. Each project's history lands in its own part of
+// the store, equal to its simulator's; one project's refused key leaves the other synced and the exit
+// code names it; a store synced before projects existed keeps its history as project default.
+import { existsSync } from "node:fs";
 import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
+import type { RunningSimulator } from "../../src/simulator/index.ts";
+import { projectFilePath } from "../../src/store/projectStores.ts";
 import { runCli } from "../helpers/runCli.ts";
-import { daysAgo, storedIds, tempDbPath, useTestSimulator, withDb } from "../helpers/simSync.ts";
+import { compareWithSimulator, daysAgo, storedIds, tempDbPath, withDb } from "../helpers/simSync.ts";
+import { syncBoth, useTwoProjects, writeProjectsConfig } from "../helpers/twoProjects.ts";
 
-const startSim = useTestSimulator();
+const twoProjects = useTwoProjects();
 
-function writeConfig(projects: Record<string, unknown>): string {
-  const path = join(mkdtempSync(join(tmpdir(), "flagtrail-config-")), "flagtrail.config.json");
-  writeFileSync(path, JSON.stringify({ projects }));
-  return path;
+/** The store's records equal the simulator's: same ids, and each id's record is this simulator's. */
+function expectSameHistory(sim: RunningSimulator, path: string): void {
+  const compared = compareWithSimulator(sim, path);
+  expect(compared.storeCount).toBe(compared.simulatorCount);
+  expect(compared.distinct).toBe(compared.storeCount);
+  expect(compared.unknownToSimulator).toEqual([]);
+  const rows = withDb(path, (db) => db.prepare("SELECT id, name, action_type FROM audit_logs").all()) as {
+    id: string;
+    name: string;
+    action_type: string;
+  }[];
+  for (const row of rows) {
+    const record = sim.control.get(row.id);
+    expect({ name: row.name, actionType: row.action_type }).toEqual({
+      name: record?.name,
+      actionType: record?.actionType,
+    });
+  }
 }
 
-const TEST_ENV = {
-  FLAGTRAIL_RATE_LIMITS: "100000/1000",
-  FLAGTRAIL_RETRY_BASE_MS: "5",
-  FLAGTRAIL_RETRY_MAX_DELAY_MS: "200",
-};
+function metaValue(path: string, key: string): unknown {
+  return withDb(path, (d) => d.prepare("SELECT value FROM meta WHERE key = ?").pluck().get(key));
+}
 
-describe("sync with a projects config", () => {
-  it("syncs the chosen project with the key its variable holds, and refuses a second project in that store", async () => {
-    const sim = await startSim({ records: 300, days: 60 });
+describe("sync of several projects into one store", () => {
+  it("syncs every configured project into its own part of the store, ids overlapping", async () => {
+    const projects = await twoProjects();
     const db = tempDbPath();
-    const entry = { apiKeyEnv: "WEB_KEY", baseUrl: sim.url, authHeader: sim.settings.authHeader };
-    const config = writeConfig({ web: entry, mobile: { ...entry, apiKeyEnv: "MOBILE_KEY" } });
-    const env = { ...TEST_ENV, WEB_KEY: sim.settings.apiKey, MOBILE_KEY: sim.settings.apiKey };
-    const args = ["sync", "--config", config, "--db", db, "--since", daysAgo(65), "--no-entities", "--quiet"];
+    const result = await syncBoth(projects, db);
+    expect(result.stdout).toMatch(/^Project eu\nSynced /);
+    expect(result.stdout).toMatch(/\nProject us\nSynced /);
 
-    const both = await runCli(args, { env });
-    expect(both.code).toBe(2);
-    expect(both.stderr.trim()).toBe(
-      "flagtrail: The config lists 2 projects (web, mobile); a store holds one project for now: pass --project NAME, with a --db for each.",
+    const eu = projectFilePath(db, "eu");
+    const us = projectFilePath(db, "us");
+    expectSameHistory(projects.sims.eu, eu);
+    expectSameHistory(projects.sims.us, us);
+    const shared = storedIds(eu).filter((id) => new Set(storedIds(us)).has(id));
+    expect(shared.length).toBeGreaterThan(0);
+    // The store's own file registers both and holds no records of either.
+    expect(storedIds(db)).toEqual([]);
+    expect(metaValue(db, "project:eu")).toBe(eu);
+    expect(metaValue(eu, "project")).toBe("eu");
+    expect(metaValue(us, "project")).toBe("us");
+    // Each project's chain starts at its own genesis: seq 1 .. n in each part.
+    for (const path of [eu, us]) {
+      const seqs = withDb(path, (d) => d.prepare("SELECT seq FROM audit_logs ORDER BY seq").pluck().all());
+      expect(seqs).toEqual(seqs.map((_, i) => i + 1));
+    }
+
+    // A second sync fetches nothing new and adds nothing; each project asked its own server.
+    const requests = (sim: RunningSimulator) =>
+      Object.values(sim.control.counters().requests).reduce((sum, n) => sum + n, 0);
+    const before = [projects.sims.eu, projects.sims.us].map(requests);
+    const again = await syncBoth(projects, db);
+    expect(again.stdout.match(/new 0,/g)).toHaveLength(2);
+    const after = [projects.sims.eu, projects.sims.us].map(requests);
+    expect(after[0]).toBeGreaterThan(before[0] ?? 0);
+    expect(after[1]).toBeGreaterThan(before[1] ?? 0);
+    expect(storedIds(eu)).toHaveLength(projects.sims.eu.control.size());
+  });
+
+  it("one project's refused key leaves the other synced; the exit code and the message name it", async () => {
+    const projects = await twoProjects();
+    const db = tempDbPath();
+    const env = { ...projects.env, US_KEY: "not-the-us-key" };
+    const result = await runCli([...projects.syncArgs(db), "--json"], { env });
+    expect(result.code).toBe(1);
+    const last = result.stderr.trim().split("\n").at(-1);
+    expect(last).toBe(
+      "flagtrail: 1 of 2 projects failed: us (The API key was rejected: it is not an active console key).",
     );
+    expect(result.stderr).not.toContain("not-the-us-key");
+    const summary = JSON.parse(result.stdout) as { projects: { project: string; error?: string }[] };
+    expect(summary.projects.map((p) => [p.project, p.error === undefined])).toEqual([
+      ["eu", true],
+      ["us", false],
+    ]);
+    expectSameHistory(projects.sims.eu, projectFilePath(db, "eu"));
+    expect(storedIds(projectFilePath(db, "us"))).toEqual([]);
 
-    const web = await runCli([...args, "--project", "web"], { env });
-    expect(web.stderr).toBe("");
-    expect(web.code).toBe(0);
-    expect(storedIds(db)).toHaveLength(300);
-    expect(withDb(db, (d) => d.prepare("SELECT value FROM meta WHERE key = 'project'").pluck().get())).toBe(
-      "web",
-    );
+    // With the right key, the next run completes us without re-reading eu's history.
+    const fixed = await runCli(projects.syncArgs(db), { env: projects.env });
+    expect(fixed.code, fixed.stderr).toBe(0);
+    expectSameHistory(projects.sims.us, projectFilePath(db, "us"));
+  });
 
-    const mobile = await runCli([...args, "--project", "mobile"], { env });
-    expect(mobile.code).toBe(1);
-    expect(mobile.stderr.trim()).toBe(
-      `flagtrail: ${db} holds the audit history of project web; project mobile needs a store of its own (one store holds one project for now).`,
-    );
-    expect(withDb(db, (d) => d.prepare("SELECT count(*) FROM sync_runs").pluck().get())).toBe(1);
+  it("--project syncs one project; an unknown one is a usage error", async () => {
+    const projects = await twoProjects();
+    const db = tempDbPath();
+    const one = await runCli([...projects.syncArgs(db), "--project", "us"], { env: projects.env });
+    expect(one.code, one.stderr).toBe(0);
+    expect(one.stdout).toMatch(/^Synced /);
+    expectSameHistory(projects.sims.us, projectFilePath(db, "us"));
+    expect(existsSync(projectFilePath(db, "eu"))).toBe(false);
+    expect(projects.sims.eu.control.counters().requests).toEqual({});
 
-    const unknown = await runCli([...args, "--project", "ios"], { env });
+    const unknown = await runCli([...projects.syncArgs(db), "--project", "ios"], { env: projects.env });
     expect(unknown.code).toBe(2);
-    expect(unknown.stderr.trim()).toBe("flagtrail: No project named ios (known: web, mobile).");
+    expect(unknown.stderr.trim()).toBe("flagtrail: No project named ios (known: eu, us).");
   });
 
   it("refuses a key written in the config and names a variable that is not set, never printing a key", async () => {
-    const sim = await startSim({ records: 50, days: 30 });
+    const projects = await twoProjects();
     const db = tempDbPath();
-    const clear = writeConfig({ web: { apiKey: sim.settings.apiKey, baseUrl: sim.url } });
-    const refused = await runCli(["sync", "--config", clear, "--db", db], { env: TEST_ENV });
+    const key = projects.sims.eu.settings.apiKey;
+    const clear = writeProjectsConfig({ web: { apiKey: key, baseUrl: projects.sims.eu.url } });
+    const refused = await runCli(["sync", "--config", clear, "--db", db], { env: projects.env });
     expect(refused.code).toBe(2);
     expect(refused.stderr).toContain("projects.web.apiKey holds an API key in clear text");
-    expect(refused.stderr).not.toContain(sim.settings.apiKey);
+    expect(refused.stderr).not.toContain(key);
 
-    const unset = writeConfig({ web: { apiKeyEnv: "WEB_KEY", baseUrl: sim.url } });
-    const missing = await runCli(["sync", "--config", unset, "--db", db], { env: TEST_ENV });
+    const unset = writeProjectsConfig({ web: { apiKeyEnv: "WEB_KEY", baseUrl: projects.sims.eu.url } });
+    const missing = await runCli(["sync", "--config", unset, "--db", db], { env: projects.env });
     expect(missing.code).toBe(1);
     expect(missing.stderr.trim()).toBe(
       "flagtrail: Project web: the environment variable WEB_KEY is not set.",
     );
   });
 
-  it("a store synced before projects existed holds the project default", async () => {
-    const sim = await startSim({ records: 80, days: 30 });
+  it("a store synced before projects existed keeps its history as project default beside a new project", async () => {
+    const projects = await twoProjects();
     const db = tempDbPath();
+    const eu = projects.sims.eu;
     const flagsEnv = {
-      ...TEST_ENV,
-      FLAGTRAIL_BASE_URL: sim.url,
-      FLAGTRAIL_API_KEY: sim.settings.apiKey,
-      FLAGTRAIL_AUTH_HEADER: sim.settings.authHeader,
+      ...projects.env,
+      FLAGTRAIL_BASE_URL: eu.url,
+      FLAGTRAIL_API_KEY: eu.settings.apiKey,
+      FLAGTRAIL_AUTH_HEADER: eu.settings.authHeader,
     };
-    const first = await runCli(["sync", "--db", db, "--since", daysAgo(35), "--no-entities", "--quiet"], {
+    const first = await runCli(["sync", "--db", db, "--since", daysAgo(45), "--no-entities", "--quiet"], {
       env: flagsEnv,
     });
     expect(first.code, first.stderr).toBe(0);
-    expect(withDb(db, (d) => d.prepare("SELECT value FROM meta WHERE key = 'project'").pluck().get())).toBe(
-      "default",
-    );
-    // As a store of an older flagtrail would be: records, no project named.
+    // As an older flagtrail leaves it: records, no project named.
     const writable = new Database(db);
     writable.prepare("DELETE FROM meta WHERE key = 'project'").run();
     writable.close();
-    const config = writeConfig({
-      web: { apiKeyEnv: "WEB_KEY", baseUrl: sim.url, authHeader: sim.settings.authHeader },
-    });
-    const other = await runCli(["sync", "--config", config, "--db", db, "--no-entities"], {
-      env: { ...TEST_ENV, WEB_KEY: sim.settings.apiKey },
-    });
-    expect(other.code).toBe(1);
-    expect(other.stderr).toContain("holds the audit history of project default; project web needs a store");
+    const idsBefore = storedIds(db);
+
+    const us = await runCli([...projects.syncArgs(db), "--project", "us"], { env: projects.env });
+    expect(us.code, us.stderr).toBe(0);
+    expect(storedIds(db)).toEqual(idsBefore);
+    expectSameHistory(eu, db);
+    expectSameHistory(projects.sims.us, projectFilePath(db, "us"));
+
+    // The flags' project is still default, in the store's own file.
+    const again = await runCli(["sync", "--db", db, "--no-entities", "--quiet"], { env: flagsEnv });
+    expect(again.code, again.stderr).toBe(0);
+    expect(storedIds(db)).toEqual(idsBefore);
   });
 });
