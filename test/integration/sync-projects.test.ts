@@ -3,10 +3,12 @@
 // the store, equal to its simulator's; one project's refused key leaves the other synced and the exit
 // code names it; a store synced before projects existed keeps its history as project default.
 import { existsSync } from "node:fs";
+import { dirname, join } from "node:path";
 import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
 import type { RunningSimulator } from "../../src/simulator/index.ts";
 import { projectFilePath } from "../../src/store/projectStores.ts";
+import { logEvents } from "../helpers/daemonProcess.ts";
 import { runCli } from "../helpers/runCli.ts";
 import { compareWithSimulator, daysAgo, storedIds, tempDbPath, withDb } from "../helpers/simSync.ts";
 import { syncBoth, useTwoProjects, writeProjectsConfig } from "../helpers/twoProjects.ts";
@@ -162,5 +164,29 @@ describe("sync of several projects into one store", () => {
     const again = await runCli(["sync", "--db", db, "--no-entities", "--quiet"], { env: flagsEnv });
     expect(again.code, again.stderr).toBe(0);
     expect(storedIds(db)).toEqual(idsBefore);
+  });
+});
+
+describe("daemon serving several projects", () => {
+  it("--once runs a cycle of every project, each line naming its project, each report in its folder", async () => {
+    const projects = await twoProjects();
+    const db = tempDbPath();
+    const out = join(dirname(db), "reports");
+    const args = ["daemon", "--once", "--config", projects.config, "--db", db, "--since", daysAgo(45)];
+    const result = await runCli([...args, "--no-entities", "--report", "monthly", "--out", out, "--json"], {
+      env: projects.env,
+    });
+    expect(result.code, result.stderr).toBe(0);
+    expectSameHistory(projects.sims.eu, projectFilePath(db, "eu"));
+    expectSameHistory(projects.sims.us, projectFilePath(db, "us"));
+    const ends = logEvents(result.stderr).filter((e) => e.event === "cycle.end");
+    expect(ends.map((e) => e.project).sort()).toEqual(["eu", "us"]);
+    for (const end of ends) {
+      const report = end.report as { manifest: string };
+      expect(dirname(report.manifest)).toBe(join(out, String(end.project)));
+      expect(existsSync(report.manifest)).toBe(true);
+    }
+    expect(result.stderr).not.toContain(projects.sims.eu.settings.apiKey);
+    expect(result.stderr).not.toContain(projects.sims.us.settings.apiKey);
   });
 });
