@@ -86,7 +86,7 @@ function addSyncOptions(command: Command, output: { json: string; quiet: string 
       "--config <file>",
       "projects config (env FLAGTRAIL_CONFIG, default ./flagtrail.config.json when it exists); it replaces the four options above",
     )
-    .option("--project <name>", "the project of the config to sync")
+    .option("--project <name>", "only this project of the config (default: every project it lists)")
     .option("--json", output.json)
     .option("--quiet", output.quiet);
 }
