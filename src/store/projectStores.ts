@@ -72,7 +72,14 @@ async function openOwnNamespace(
     }
     return openSqliteStore(projectFilePath(home.path, project), options);
   }
-  return openPgStore(value, { ...options, schema: `${await readPgHomeSchema(home)}_${project}` });
+  const schema = `${await readPgHomeSchema(home)}_${project}`;
+  // PostgreSQL cuts longer names to 63 bytes, silently: two long project names would share a schema.
+  if (Buffer.byteLength(schema) > 63) {
+    throw new FlagtrailError(
+      `Project ${project}'s schema name ${schema} is longer than PostgreSQL's 63 bytes.`,
+    );
+  }
+  return openPgStore(value, { ...options, schema });
 }
 
 /** Opens the store's own namespace at `value` (a path or URL). */
