@@ -7,6 +7,7 @@
 import { existsSync } from "node:fs";
 import { z } from "zod";
 import { resolveDbPath } from "../config.ts";
+import { UsageError } from "../errors.ts";
 import type { ProjectStore } from "../store/projectStores.ts";
 import { checkManifest, type ReadManifest, readManifest } from "../verify/manifest.ts";
 import { type StoreCheck, type VerifyStoreOptions, verifyStore } from "../verify/store.ts";
@@ -54,19 +55,21 @@ function storeText(check: StoreCheck): string[] {
 }
 
 /**
- * The chain head a manifest says its report read, for the project that report read: a manifest names
- * one head, taken from the store's own namespace (its first project); verifying one project (`--project`
- * or a single-project store) checks it there, as before projects existed.
+ * The chain head a manifest says its report read, to find in the project verified. A manifest records
+ * one head, not which project's: with several projects verified at once it could be any of them, so
+ * the user names the project of its report instead of flagtrail guessing.
  */
 function manifestHeadFor(
   manifest: ReadManifest | null,
-  project: string,
   projects: readonly ProjectStore[],
 ): VerifyStoreOptions["manifestHead"] {
   if (!manifest) return undefined;
-  return projects.length === 1 || project === projects[0]?.project
-    ? manifest.manifest.store.chainHead
-    : undefined;
+  if (projects.length > 1) {
+    throw new UsageError(
+      `The manifest records one chain head, not whose, and the store holds ${projects.length} projects (${projects.map((p) => p.project).join(", ")}): pass --project with the project its report covers.`,
+    );
+  }
+  return manifest.manifest.store.chainHead;
 }
 
 /** Verifies each project's part of the store; the lines to print, or the failure naming the projects. */
@@ -78,9 +81,9 @@ async function verifyProjects(
 ): Promise<string[]> {
   return withReadProjects(dbPath, project, async (projects) => {
     // One at a time: each walk reads its whole chain, and one project failing leaves the others checked.
+    const manifestHead = manifestHeadFor(manifest, projects);
     const outcomes: ProjectOutcome<StoreCheck>[] = [];
     for (const { project: name, store } of projects) {
-      const manifestHead = manifestHeadFor(manifest, name, projects);
       try {
         outcomes.push({
           project: name,

@@ -118,7 +118,12 @@ export async function runSqlInProjects(
     if (next === undefined) return write(combinedColumns(opened), concatenated(opened));
     return queryRows(next.store, query, params, async (columns, rows) => {
       opened.push({ project: next.project, columns, rows });
-      return openFrom(index + 1);
+      try {
+        return await openFrom(index + 1);
+      } finally {
+        // Rows left unread (a failure after this project's query opened) must not keep it running.
+        await rows[Symbol.asyncIterator]().return?.();
+      }
     });
   };
   return openFrom(0);
