@@ -105,6 +105,10 @@ function registerStatus(program: Command): void {
     )
     .option(...DB_OPTION)
     .option("--json", "print as JSON")
+    .option(
+      "--project <name>",
+      "only this project of the store (default: every project it holds, each under its name when several)",
+    )
     .action(lazy(() => import("./status.ts")));
 }
 
@@ -150,6 +154,11 @@ function registerSql(program: Command): void {
       "bind the named parameter @name (repeatable; an integer binds as a number, NULL as NULL, else text)",
       collect,
     )
+    .option(
+      "--project <name>",
+      "run the query in this project's part of the store only; by default, on a store of several projects, " +
+        "it runs in each one's (a read-only snapshot each) and the result's first column, project, names each row's project",
+    )
     .action(lazy(() => import("./sql.ts")));
 }
 
@@ -163,6 +172,10 @@ function registerVerify(program: Command): void {
     )
     .option(...DB_OPTION)
     .option("--manifest <file>", "a report manifest_<from>_<to>.json to check")
+    .option(
+      "--project <name>",
+      "only this project of the store (default: each project it holds, on its own; exit 1 names those failing)",
+    )
     .action(lazy(() => import("./verify.ts")));
 }
 

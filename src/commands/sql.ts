@@ -1,11 +1,13 @@
-// `flagtrail sql "SELECT …"`: ad hoc queries on a read-only connection (see README "SQL cookbook").
+// `flagtrail sql "SELECT …"`: ad hoc queries on a read-only connection (see README "SQL cookbook"). On a
+// store of several projects it runs in each project's part unless --project names one, and the rows
+// come out as one result whose first column is the project.
 import { z } from "zod";
 import { resolveDbPath } from "../config.ts";
 import { UsageError } from "../errors.ts";
 import { parseSqlParams } from "../sql/params.ts";
-import { runSql } from "../sql/runSql.ts";
-import { openAnyStore } from "../store/openAny.ts";
+import { runSql, runSqlInProjects } from "../sql/runSql.ts";
 import { parseOptions } from "./options.ts";
+import { readProjectOption, withReadProjects } from "./readProjects.ts";
 
 const FORMATS = ["table", "csv", "json", "nl"] as const;
 
@@ -19,6 +21,7 @@ const sqlOptionsSchema = z
     nl: z.boolean().default(false),
     table: z.boolean().default(false),
     param: z.array(z.string()).default([]),
+    ...readProjectOption,
   })
   .transform((o) => {
     const asked = new Set(FORMATS.filter((f) => o[f]));
@@ -27,16 +30,17 @@ const sqlOptionsSchema = z
       throw new UsageError(
         `--format, --csv, --json, --nl and --table disagree: ${[...asked].join(" and ")}.`,
       );
-    return { db: o.db, param: o.param, format: [...asked][0] ?? "table" };
+    return { db: o.db, param: o.param, project: o.project, format: [...asked][0] ?? "table" };
   });
 
 export async function action(query: string, raw: Record<string, unknown>): Promise<void> {
   const options = parseOptions(sqlOptionsSchema, raw);
   const params = parseSqlParams(options.param);
-  const store = await openAnyStore(resolveDbPath(options), { readonly: true });
-  try {
-    await runSql(store, query, options.format, process.stdout, params);
-  } finally {
-    await store.close();
-  }
+  await withReadProjects(resolveDbPath(options), options.project, async (projects) => {
+    const [only] = projects;
+    // One project read (--project, or a store holding one) prints exactly what it always printed.
+    if (projects.length === 1 && only)
+      await runSql(only.store, query, options.format, process.stdout, params);
+    else await runSqlInProjects(projects, query, options.format, process.stdout, params);
+  });
 }

@@ -1,23 +1,40 @@
-// `flagtrail status`: what the store holds, how complete it is, and how the last runs went.
+// `flagtrail status`: what the store holds, how complete it is, and how the last runs went; with several
+// projects in the store, the same for each project's part under its name.
 import { z } from "zod";
 import { resolveDbPath } from "../config.ts";
-import { openAnyStore } from "../store/openAny.ts";
-import { formatStatus, readStatus } from "../store/status.ts";
+import { formatStatus, readStatus, type StoreStatus } from "../store/status.ts";
 import { parseOptions } from "./options.ts";
+import { readProjectOption, withReadProjects } from "./readProjects.ts";
 
 const statusOptionsSchema = z.object({
   db: z.string().optional(),
   json: z.boolean().default(false),
+  ...readProjectOption,
 });
+
+/** One project's status as printed: as it always was, or under its name when there are several. */
+function formatStatuses(
+  statuses: readonly { project: string; status: StoreStatus }[],
+  json: boolean,
+): string {
+  const [only] = statuses;
+  if (statuses.length === 1 && only) {
+    return json ? `${JSON.stringify(only.status, null, 2)}\n` : formatStatus(only.status);
+  }
+  if (json) {
+    const projects = statuses.map(({ project, status }) => ({ project, ...status }));
+    return `${JSON.stringify({ projects }, null, 2)}\n`;
+  }
+  return statuses.map(({ project, status }) => `Project ${project}\n${formatStatus(status)}`).join("\n");
+}
 
 export async function action(raw: Record<string, unknown>): Promise<void> {
   const options = parseOptions(statusOptionsSchema, raw);
   // Read-only: status never migrates or writes, so it is safe while a sync runs.
-  const store = await openAnyStore(resolveDbPath(options), { readonly: true });
-  try {
-    const status = await readStatus(store);
-    process.stdout.write(options.json ? `${JSON.stringify(status, null, 2)}\n` : formatStatus(status));
-  } finally {
-    await store.close();
-  }
+  const text = await withReadProjects(resolveDbPath(options), options.project, async (projects) => {
+    const statuses: { project: string; status: StoreStatus }[] = [];
+    for (const { project, store } of projects) statuses.push({ project, status: await readStatus(store) });
+    return formatStatuses(statuses, options.json);
+  });
+  process.stdout.write(text);
 }

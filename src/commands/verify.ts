@@ -1,19 +1,25 @@
 // `flagtrail verify`: re-walk the store's hash chain and check what it does not cover against its
 // digests (src/verify/store.ts); with --manifest, re-hash a report's files and check its signature
 // (src/verify/manifest.ts). Any mismatch is an IntegrityError (exit 1) naming the first broken thing.
+// With several projects in the store each project's part is verified on its own and reported under its
+// name; one failing leaves the others checked, and the exit code and sentence name it.
 
 import { existsSync } from "node:fs";
 import { z } from "zod";
 import { resolveDbPath } from "../config.ts";
-import { openAnyStore } from "../store/openAny.ts";
+import { UsageError } from "../errors.ts";
+import type { ProjectStore } from "../store/projectStores.ts";
 import { checkManifest, type ReadManifest, readManifest } from "../verify/manifest.ts";
-import { type StoreCheck, verifyStore } from "../verify/store.ts";
+import { type StoreCheck, type VerifyStoreOptions, verifyStore } from "../verify/store.ts";
 import type { TableCheck } from "../verify/tables.ts";
 import { parseOptions } from "./options.ts";
+import { describeFailure, type ProjectOutcome, throwIfFailed } from "./project.ts";
+import { readProjectOption, withReadProjects } from "./readProjects.ts";
 
 const verifyOptionsSchema = z.object({
   db: z.string().optional(),
   manifest: z.string().min(1).optional(),
+  ...readProjectOption,
 });
 
 function tableText(name: string, check: TableCheck): string {
@@ -48,6 +54,64 @@ function storeText(check: StoreCheck): string[] {
   ];
 }
 
+/**
+ * The chain head a manifest says its report read, to find in the project verified. A manifest records
+ * one head, not which project's: with several projects verified at once it could be any of them, so
+ * the user names the project of its report instead of flagtrail guessing.
+ */
+function manifestHeadFor(
+  manifest: ReadManifest | null,
+  projects: readonly ProjectStore[],
+): VerifyStoreOptions["manifestHead"] {
+  if (!manifest) return undefined;
+  if (projects.length > 1) {
+    throw new UsageError(
+      `The manifest records one chain head, not whose, and the store holds ${projects.length} projects (${projects.map((p) => p.project).join(", ")}): pass --project with the project its report covers.`,
+    );
+  }
+  return manifest.manifest.store.chainHead;
+}
+
+/** Verifies each project's part of the store; the lines to print, or the failure naming the projects. */
+async function verifyProjects(
+  dbPath: string,
+  project: string | undefined,
+  manifest: ReadManifest | null,
+  signingKey: string | undefined,
+): Promise<string[]> {
+  return withReadProjects(dbPath, project, async (projects) => {
+    // One at a time: each walk reads its whole chain, and one project failing leaves the others checked.
+    const manifestHead = manifestHeadFor(manifest, projects);
+    const outcomes: ProjectOutcome<StoreCheck>[] = [];
+    for (const { project: name, store } of projects) {
+      try {
+        outcomes.push({
+          project: name,
+          ok: true,
+          value: await verifyStore(store, { signingKey, manifestHead }),
+        });
+      } catch (error) {
+        outcomes.push({ project: name, ok: false, error });
+      }
+    }
+    if (outcomes.length === 1) {
+      throwIfFailed(outcomes);
+      const [only] = outcomes;
+      return only?.ok ? storeText(only.value) : [];
+    }
+    // The projects that verified are reported before the failure that names the others.
+    for (const o of outcomes) {
+      process.stdout.write(
+        o.ok
+          ? `Project ${o.project}: OK: ${storeText(o.value).join("; ")}\n`
+          : `Project ${o.project}: FAILED: ${describeFailure(o.error)}\n`,
+      );
+    }
+    throwIfFailed(outcomes);
+    return [];
+  });
+}
+
 export async function action(raw: Record<string, unknown>): Promise<void> {
   const options = parseOptions(verifyOptionsSchema, raw);
   const dbPath = resolveDbPath(options);
@@ -56,18 +120,7 @@ export async function action(raw: Record<string, unknown>): Promise<void> {
   // An auditor may hold the report without the store: then only the files are checked.
   const checkStore = !(options.manifest && !options.db && !process.env.FLAGTRAIL_DB && !existsSync(dbPath));
   const manifest: ReadManifest | null = options.manifest ? await readManifest(options.manifest) : null;
-  if (checkStore) {
-    const store = await openAnyStore(dbPath, { readonly: true });
-    try {
-      const check = await verifyStore(store, {
-        signingKey,
-        manifestHead: manifest?.manifest.store.chainHead,
-      });
-      parts.push(...storeText(check));
-    } finally {
-      await store.close();
-    }
-  }
+  if (checkStore) parts.push(...(await verifyProjects(dbPath, options.project, manifest, signingKey)));
   if (manifest) {
     const check = await checkManifest(manifest, signingKey);
     parts.push(
@@ -78,5 +131,5 @@ export async function action(raw: Record<string, unknown>): Promise<void> {
         (checkStore ? "" : `; store not checked (no database at ${dbPath})`),
     );
   }
-  process.stdout.write(`OK: ${parts.join("; ")}\n`);
+  if (parts.length > 0) process.stdout.write(`OK: ${parts.join("; ")}\n`);
 }

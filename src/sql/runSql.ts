@@ -4,24 +4,23 @@
 // read-only connection with `PRAGMA query_only = ON` (src/store/readOnlyQuery.ts). A refused statement
 // and SQL that does not compile are usage errors (exit 2). On PostgreSQL the statement runs in a READ ONLY
 // transaction and the server refuses a write (src/store/pg/readOnlyQuery.ts), also exit 2.
+// On a store of several projects the statement runs in each project's part, each in a read-only
+// snapshot of its own, and the rows come out as one result whose first column names the project.
 import type { Writable } from "node:stream";
-import { UsageError } from "../errors.ts";
+import { FlagtrailError, UsageError } from "../errors.ts";
 import type { AnyStore } from "../store/openAny.ts";
-import { queryPgReadOnly } from "../store/pg/readOnlyQuery.ts";
+import { queryPgReadOnly, type RowConsumer } from "../store/pg/readOnlyQuery.ts";
+import type { ProjectStore } from "../store/projectStores.ts";
 import { prepareReadOnlyQuery } from "../store/readOnlyQuery.ts";
 import { type SqlFormat, writeCsv, writeJson, writeNdjson, writeTable } from "./format.ts";
 
 export type { SqlFormat } from "./format.ts";
 
-/** Runs `query` on `store` (opened read-only) and writes its rows to `out`; returns the row count. */
-export async function runSql(
-  store: AnyStore,
-  query: string,
-  format: SqlFormat,
-  out: Writable,
-  params: Record<string, unknown> = {},
-): Promise<number> {
-  const write = (columns: readonly string[], rows: AsyncIterable<unknown[]>) =>
+/** The first column of a result read from several projects: the project each row comes from. */
+export const PROJECT_COLUMN = "project";
+
+function writerFor(format: SqlFormat, out: Writable): RowConsumer {
+  return (columns, rows) =>
     format === "json"
       ? writeJson(rows, columns, out)
       : format === "nl"
@@ -29,7 +28,16 @@ export async function runSql(
         : format === "csv"
           ? writeCsv(rows, columns, out)
           : writeTable(rows, columns, out);
-  if (store.engine === "postgres") return queryPgReadOnly(store, query, params, write);
+}
+
+/** Runs `query` on `store` (opened read-only) and hands its columns and rows to `consume`. */
+async function queryRows(
+  store: AnyStore,
+  query: string,
+  params: Record<string, unknown>,
+  consume: RowConsumer,
+): Promise<number> {
+  if (store.engine === "postgres") return queryPgReadOnly(store, query, params, consume);
   const statement = await prepareReadOnlyQuery(store, query);
   // Layer 1: anything that may write — VACUUM INTO, temp DDL, UPDATE … RETURNING, a writing PRAGMA —
   // is refused here, before it runs. Not string matching: SQLite decides.
@@ -44,5 +52,79 @@ export async function runSql(
       "refused: the statement returns no rows (flagtrail sql runs queries only; nothing was run)",
     );
   }
-  return write(statement.columns, statement.rows(params));
+  return consume(statement.columns, statement.rows(params));
+}
+
+/** Runs `query` on `store` (opened read-only) and writes its rows to `out`; returns the row count. */
+export async function runSql(
+  store: AnyStore,
+  query: string,
+  format: SqlFormat,
+  out: Writable,
+  params: Record<string, unknown> = {},
+): Promise<number> {
+  return queryRows(store, query, params, writerFor(format, out));
+}
+
+interface ProjectRows {
+  project: string;
+  columns: readonly string[];
+  rows: AsyncIterable<unknown[]>;
+}
+
+/** The combined result's columns: `project`, then the query's, which every project must give alike. */
+function combinedColumns(results: readonly ProjectRows[]): string[] {
+  const [first] = results;
+  const columns = first?.columns ?? [];
+  for (const other of results) {
+    if (other.columns.join("\u0000") !== columns.join("\u0000")) {
+      throw new FlagtrailError(
+        `The query gives different columns in project ${first?.project} (${columns.join(", ")}) and in project ${other.project} (${other.columns.join(", ")}), so its rows cannot make one result.`,
+      );
+    }
+  }
+  if (columns.includes(PROJECT_COLUMN)) {
+    throw new UsageError(
+      `refused: the query's result has a column named ${PROJECT_COLUMN}, the column that names each row's project when several projects are read; name it otherwise (AS …)`,
+    );
+  }
+  return [PROJECT_COLUMN, ...columns];
+}
+
+async function* concatenated(results: readonly ProjectRows[]): AsyncGenerator<unknown[]> {
+  for (const { project, rows } of results) {
+    for await (const row of rows) yield [project, ...row];
+  }
+}
+
+/**
+ * Runs `query` in each project's part of the store, in the order given, and writes one result whose
+ * first column is the project. Every project's statement is compiled (on PostgreSQL, its read-only
+ * transaction opened and its cursor declared) before the first row is written, so bad SQL, a refused
+ * write or columns that differ print nothing. Returns the row count.
+ */
+export async function runSqlInProjects(
+  projects: readonly ProjectStore[],
+  query: string,
+  format: SqlFormat,
+  out: Writable,
+  params: Record<string, unknown> = {},
+): Promise<number> {
+  const write = writerFor(format, out);
+  const opened: ProjectRows[] = [];
+  // Each project's rows are only readable inside its query's callback: open the next one inside it.
+  const openFrom = async (index: number): Promise<number> => {
+    const next = projects[index];
+    if (next === undefined) return write(combinedColumns(opened), concatenated(opened));
+    return queryRows(next.store, query, params, async (columns, rows) => {
+      opened.push({ project: next.project, columns, rows });
+      try {
+        return await openFrom(index + 1);
+      } finally {
+        // Rows left unread (a failure after this project's query opened) must not keep it running.
+        await rows[Symbol.asyncIterator]().return?.();
+      }
+    });
+  };
+  return openFrom(0);
 }

@@ -34,13 +34,27 @@ function start(statement: Database.Statement, params: Record<string, unknown>): 
   }
 }
 
-async function* stream(rows: IterableIterator<unknown[]>): AsyncGenerator<unknown[]> {
-  try {
-    // for…of closes the SQLite iterator when the consumer stops early (a closed pipe).
-    for (const row of rows) yield row;
-  } catch (error) {
-    throw sqlError(error);
-  }
+/**
+ * The rows as an async iterator whose `return()` resets the statement even before the first row was
+ * read (a generator not yet started would skip its cleanup): the connection can then be closed when a
+ * consumer gives up early, a closed pipe or a query over several projects failing in another project.
+ */
+function stream(rows: IterableIterator<unknown[]>): AsyncIterableIterator<unknown[]> {
+  const iterator: AsyncIterableIterator<unknown[]> = {
+    [Symbol.asyncIterator]: () => iterator,
+    next: async () => {
+      try {
+        return rows.next();
+      } catch (error) {
+        throw sqlError(error);
+      }
+    },
+    return: async () => {
+      rows.return?.();
+      return { done: true, value: undefined };
+    },
+  };
+  return iterator;
 }
 
 /**

@@ -1,0 +1,58 @@
+// status, sql and verify on a PostgreSQL store holding two projects (issue 12), through the real CLI:
+// two simulators with overlapping record ids synced into one database, each project in a schema of its own.
+import { beforeAll, describe, expect, it } from "vitest";
+import { runCli } from "../helpers/runCli.ts";
+import { syncBoth, useTwoProjects } from "../helpers/twoProjects.ts";
+import { freshDatabase, queryOnce } from "./cluster.ts";
+
+const twoProjects = useTwoProjects();
+let url: string;
+let euSize: number;
+let usSize: number;
+
+beforeAll(async () => {
+  const projects = await twoProjects();
+  url = await freshDatabase("reads");
+  await syncBoth(projects, url);
+  [euSize, usSize] = [projects.sims.eu.control.size(), projects.sims.us.control.size()];
+});
+
+describe("read commands on a PostgreSQL store of two projects", () => {
+  it("status and verify cover each project's schema under its name", async () => {
+    const [status, verify] = await Promise.all([
+      runCli(["status", "--db", url, "--json"]),
+      runCli(["verify", "--db", url]),
+    ]);
+    expect(status.stderr).toBe("");
+    const { projects } = JSON.parse(status.stdout) as {
+      projects: { project: string; database: string; records: { total: number } }[];
+    };
+    expect(projects.map((p) => [p.project, p.records.total])).toEqual([
+      ["eu", euSize],
+      ["us", usSize],
+    ]);
+    expect(projects[1]?.database).toMatch(/schema public_us/);
+    expect(verify.code).toBe(0);
+    expect(verify.stdout).toMatch(/^Project eu: OK: hash chain of \d+ records intact.*\nProject us: OK: /);
+  });
+
+  it("sql runs in each project's schema, project first; --project in one; a write is refused in all", async () => {
+    const count = "SELECT count(*)::int AS n FROM audit_logs";
+    const shared = `SELECT count(*)::int AS n FROM audit_logs WHERE id IN (SELECT id FROM public_us.audit_logs)`;
+    const [all, us, overlap, write] = await Promise.all([
+      runCli(["sql", count, "--db", url, "--csv"]),
+      runCli(["sql", count, "--db", url, "--project", "us", "--csv"]),
+      runCli(["sql", shared, "--db", url, "--project", "eu", "--json"]),
+      runCli(["sql", "DELETE FROM audit_logs", "--db", url]),
+    ]);
+    expect(all.stderr).toBe("");
+    expect(all.stdout).toBe(`project,n\r\neu,${euSize}\r\nus,${usSize}\r\n`);
+    expect(us.stdout).toBe(`n\r\n${usSize}\r\n`);
+    // The two projects' record ids overlap, each in its own schema's table.
+    expect(JSON.parse(overlap.stdout)[0].n).toBeGreaterThan(0);
+    expect(write.code).toBe(2);
+    expect(write.stdout).toBe("");
+    const [row] = await queryOnce<{ n: number }>(url, "SELECT count(*)::int AS n FROM public_us.audit_logs");
+    expect(row?.n).toBe(usSize);
+  });
+});
