@@ -3,6 +3,7 @@
 import { closeSync, fchmodSync, fsyncSync, openSync, writeSync } from "node:fs";
 import { printedReportQuery } from "../../store/printedQueries.ts";
 import type { ReportParams, ReportQueryName, ReportRows, ReportSnapshot } from "../../store/reportQueries.ts";
+import { mdText } from "../escape.ts";
 import type { Period } from "../period.ts";
 import type { ServerDays } from "../serverDays.ts";
 import { formatSqlParams } from "../sqlParams.ts";
@@ -89,6 +90,11 @@ export interface ComplianceContext {
    * headings (`index`: how many projects' sections come before it).
    */
   project?: { name: string; index: number } | null;
+}
+
+/** The heading of a project's section (its document's title, a level down): the overview links to it. */
+export function projectHeading(name: string): string {
+  return `Project ${mdText(name)}`;
 }
 
 /** A heading of `level` (1 = the document's title), one level lower in a project's section. */

@@ -2,7 +2,14 @@
 import type { MutationCount } from "../../store/reportQueries.ts";
 import { mdTable, mdText } from "../escape.ts";
 import { type Completeness, completenessVerdict } from "./completeness.ts";
-import { anchor, type ComplianceContext, HEADINGS, heading, type TextFile } from "./markdown.ts";
+import {
+  anchor,
+  type ComplianceContext,
+  HEADINGS,
+  heading,
+  projectHeading,
+  type TextFile,
+} from "./markdown.ts";
 import {
   FINDINGS_LISTED_IN_FULL,
   type ReviewFindings,
@@ -28,7 +35,7 @@ export function writeSummary(out: TextFile, ctx: ComplianceContext, s: Summary):
   const { period } = ctx;
   const { reviews, mutations } = s;
   const title = `Compliance report ${period.from} to ${period.to}`;
-  heading(out, ctx, 1, ctx.project ? `Project ${mdText(ctx.project.name)}` : title);
+  heading(out, ctx, 1, ctx.project ? projectHeading(ctx.project.name) : title);
   out.line();
   // A period no sync covered would look as clean as a quiet one: say so before anything else.
   if (ctx.notice) {
