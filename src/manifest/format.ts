@@ -1,7 +1,8 @@
 // The report manifest's format, shared by its writer (src/report/manifest.ts) and its checker
 // (src/verify/manifest.ts): manifest_<from>_<to>.json says what was asked, what was written (row
-// counts, SHA-256 of every file) and the store's hash-chain head, optionally signed with HMAC-SHA256
-// over its canonical JSON. The signing key comes from FLAGTRAIL_SIGNING_KEY and is never written anywhere.
+// counts, SHA-256 of every file) and the store's hash-chain head (each project's, for a report over
+// several), optionally signed with HMAC-SHA256 over its canonical JSON. The signing key comes from
+// FLAGTRAIL_SIGNING_KEY and is never written anywhere.
 import { createHash, createHmac } from "node:crypto";
 import { createReadStream } from "node:fs";
 import { basename } from "node:path";
@@ -84,7 +85,10 @@ export type ManifestFile = z.infer<typeof fileEntrySchema>;
 export type ManifestReplaced = NonNullable<Manifest["replaced"]>;
 export type ManifestStoreState = z.infer<typeof storeStateSchema>;
 
-/** The chain head a manifest holds for `project` (its only one in format 1); undefined when none is named. */
+/**
+ * The chain head a manifest holds for `project`: format 1's only one, or that project's in format 2
+ * (undefined when it names none), for a check of the store against the report.
+ */
 export function manifestChainHead(
   manifest: Manifest,
   project: string | undefined,

@@ -47,9 +47,11 @@ export interface ReportPart extends ProjectSnapshot {
   unreviewed: EntityFold | null;
 }
 
+type WrittenFile = { name: string; rows: number; columns?: string[] };
+
 export interface Written {
   parts: ReportPart[];
-  files: { name: string; rows: number; columns?: string[] }[];
+  files: WrittenFile[];
   /** Over every project. */
   counts: ReportCounts;
 }
@@ -123,16 +125,15 @@ export async function writeFiles(
 ): Promise<Written> {
   const parts: ReportPart[] = [];
   for (const taken of snapshots) parts.push(await readPart(taken, args));
-  const written: Written = { parts, files: [], counts: sumCounts(parts) };
-  if (args.formats.has("csv")) await writeCsvs(parts, staging, args, written);
+  const files: WrittenFile[] = [];
+  if (args.formats.has("csv")) files.push(...(await writeCsvs(parts, staging, args)));
   if (args.formats.has("md") || args.formats.has("html"))
-    await writeCompliance(parts, staging, args, written);
+    files.push(...(await writeCompliance(parts, staging, args)));
   else {
     for (const part of parts)
       part.counts.records = (await part.snapshot.rows("recordCount", part.params))[0]?.records ?? 0;
   }
-  written.counts = sumCounts(parts);
-  return written;
+  return { parts, files, counts: sumCounts(parts) };
 }
 
 function sumCounts(parts: readonly ReportPart[]): ReportCounts {
@@ -143,7 +144,12 @@ function sumCounts(parts: readonly ReportPart[]): ReportCounts {
 }
 
 /** The three CSVs; with several projects, each has a first column `project` and every project's rows in turn. */
-async function writeCsvs(parts: readonly ReportPart[], staging: string, args: ReportArgs, written: Written) {
+async function writeCsvs(
+  parts: readonly ReportPart[],
+  staging: string,
+  args: ReportArgs,
+): Promise<WrittenFile[]> {
+  const files: WrittenFile[] = [];
   const names = reportFileNames(args.period);
   const columns = csvColumns(isoFormatter(args.period.timeZone));
   for (const [key, query] of [
@@ -170,8 +176,9 @@ async function writeCsvs(parts: readonly ReportPart[], staging: string, args: Re
       headers = combined.map((c) => c.header);
     }
     const count = parts.reduce((sum, part) => sum + part.counts[key], 0);
-    written.files.push({ name: names[key], rows: count, columns: headers });
+    files.push({ name: names[key], rows: count, columns: headers });
   }
+  return files;
 }
 
 function complianceContext(part: ReportPart, args: ReportArgs): ComplianceContext {
@@ -195,7 +202,12 @@ function complianceContext(part: ReportPart, args: ReportArgs): ComplianceContex
  * The compliance Markdown, and the HTML rendered from it (same numbers by construction); the Markdown
  * stays in staging unlisted, so unpublished, when only the HTML was asked for.
  */
-async function writeCompliance(parts: ReportPart[], staging: string, args: ReportArgs, written: Written) {
+async function writeCompliance(
+  parts: ReportPart[],
+  staging: string,
+  args: ReportArgs,
+): Promise<WrittenFile[]> {
+  const files: WrittenFile[] = [];
   const names = reportFileNames(args.period);
   const path = join(staging, names.compliance);
   if (parts.length === 1) {
@@ -212,11 +224,12 @@ async function writeCompliance(parts: ReportPart[], staging: string, args: Repor
     });
   }
   const records = parts.reduce((sum, part) => sum + part.counts.records, 0);
-  if (args.formats.has("md")) written.files.push({ name: names.compliance, rows: records });
+  if (args.formats.has("md")) files.push({ name: names.compliance, rows: records });
   if (args.formats.has("html")) {
     writeComplianceHtml(path, join(staging, names.complianceHtml));
-    written.files.push({ name: names.complianceHtml, rows: records });
+    files.push({ name: names.complianceHtml, rows: records });
   }
+  return files;
 }
 
 /** An unreviewed change as a row of the unreviewedSummary query: one change of its entity, person and type. */

@@ -4,6 +4,7 @@
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
+import { manifestChainHead, manifestSchema } from "../../src/manifest/format.ts";
 import { writeReports } from "../../src/report/writeReports.ts";
 import { projectFilePath } from "../../src/store/projectStores.ts";
 import {
@@ -119,6 +120,14 @@ describe("flagtrail report on a store holding two projects (SQLite)", () => {
       expect(alone[project].manifest.store.chainHead).toEqual(head);
     }
     await expectVerified(combined);
+    // As read back by the manifest's schema: each project's chain head by its name.
+    const read = manifestSchema.parse(JSON.parse(combined.read(`manifest_${combined.stem}.json`)));
+    for (const project of PROJECT_NAMES) {
+      expect(manifestChainHead(read, project)).toEqual(alone[project].manifest.store.chainHead);
+      const own = manifestSchema.parse(alone[project].manifest);
+      expect(manifestChainHead(own, undefined)).toEqual(alone[project].manifest.store.chainHead);
+    }
+    expect(manifestChainHead(read, "apac")).toBeUndefined();
     // A changed byte in a combined CSV is caught.
     const csv = join(combined.out, `${CSV_KINDS[1]}_${combined.stem}.csv`);
     writeFileSync(csv, readFileSync(csv, "utf8").replace("eu,", "us,"));
