@@ -122,6 +122,10 @@ function registerReport(program: Command): void {
     .requiredOption("--from <day>", "first day of the period, YYYY-MM-DD (in --tz)")
     .requiredOption("--to <day>", "last day of the period, YYYY-MM-DD (in --tz, included)")
     .option(...DB_OPTION)
+    .option(
+      "--project <name>",
+      "only this project of the store (default: every project it holds, in one report)",
+    )
     .option("--out <dir>", "output directory", "reports")
     .option("--format <list>", "comma-separated: csv, md, html", "csv,md")
     .option("--tz <zone>", "IANA time zone of the period's days and of the times shown", "UTC")

@@ -1,6 +1,8 @@
-// `flagtrail report`: CSVs, compliance Markdown and a (signed) manifest for a period.
+// `flagtrail report`: CSVs, compliance Markdown and a (signed) manifest for a period: of every project
+// the store holds (one combined set of files), or of the one --project names.
 import { z } from "zod";
 import { resolveDbPath } from "../config.ts";
+import { projectNameSchema } from "../projects.ts";
 import { REPORT_FORMATS } from "../report/formats.ts";
 import { writeReports } from "../report/writeReports.ts";
 import { checkActionTypes } from "./actionTypes.ts";
@@ -12,6 +14,7 @@ const reportOptionsSchema = z.object({
   from: day,
   to: day,
   db: z.string().optional(),
+  project: projectNameSchema.optional(),
   out: z.string().min(1).default("reports"),
   format: z
     .string()
@@ -46,6 +49,7 @@ export async function action(raw: Record<string, unknown>): Promise<void> {
   checkActionTypes(options.actionType, options.allowUnknownActionTypes);
   const result = await writeReports({
     dbPath: resolveDbPath(options),
+    project: options.project,
     from: options.from,
     to: options.to,
     timeZone: options.tz,

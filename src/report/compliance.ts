@@ -41,25 +41,36 @@ export async function readSummary(
   };
 }
 
+export type SummaryRead = Awaited<ReturnType<typeof readSummary>>;
+
 export async function writeComplianceMarkdown(
   path: string,
   ctx: ComplianceContext,
 ): Promise<ComplianceResult> {
   const out = new TextFile(path);
   try {
-    const { byType, byPerson, ...summary } = await readSummary(ctx);
-    writeSummary(out, ctx, summary);
-    writeCompleteness(out, ctx, summary.completeness);
-    await writeReviews(out, ctx, summary.reviews);
-    await writeMutations(out, ctx);
-    await writeActivity(out, ctx, byType, byPerson);
-    await writeDaily(out, ctx);
-    await writeEntitySummary(out, ctx, EXPERIMENT_SECTION);
-    await writeEntitySummary(out, ctx, CONFIG_SECTION);
-    await writeEntityHistory(out, ctx);
-    writeParameters(out, ctx);
-    return { records: summary.records, summary };
+    return await writeComplianceDocument(out, ctx, await readSummary(ctx));
   } finally {
     out.close();
   }
+}
+
+/** The document, from its summary already read: a whole file, or one project's section of one. */
+export async function writeComplianceDocument(
+  out: TextFile,
+  ctx: ComplianceContext,
+  read: SummaryRead,
+): Promise<ComplianceResult> {
+  const { byType, byPerson, ...summary } = read;
+  writeSummary(out, ctx, summary);
+  writeCompleteness(out, ctx, summary.completeness);
+  await writeReviews(out, ctx, summary.reviews);
+  await writeMutations(out, ctx);
+  await writeActivity(out, ctx, byType, byPerson);
+  await writeDaily(out, ctx);
+  await writeEntitySummary(out, ctx, EXPERIMENT_SECTION);
+  await writeEntitySummary(out, ctx, CONFIG_SECTION);
+  await writeEntityHistory(out, ctx);
+  writeParameters(out, ctx);
+  return { records: summary.records, summary };
 }

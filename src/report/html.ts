@@ -154,6 +154,9 @@ export function chartSvg(mermaid: readonly string[]): string {
 export function markdownToHtml(md: string): string {
   const lines = md.split("\n");
   const out: string[] = [];
+  // A repeated heading (each project's section of a combined report repeats them) gets its slug with
+  // -1, -2…, as on GitHub, which is what the summaries' links point at (sections/markdown.ts anchor).
+  const slugsSeen = new Map<string, number>();
   let paragraph: string[] = [];
   const endParagraph = () => {
     if (paragraph.length > 0) out.push(`<p>${paragraph.map(inlineHtml).join("\n")}</p>`);
@@ -175,7 +178,11 @@ export function markdownToHtml(md: string): string {
       endParagraph();
       const text = inlineHtml(heading[2]!);
       const level = heading[1]!.length;
-      out.push(`<h${level} id="${escapeAttr(headingSlug(heading[2]!))}">${text}</h${level}>`);
+      const slug = headingSlug(heading[2]!);
+      const seen = slugsSeen.get(slug) ?? 0;
+      slugsSeen.set(slug, seen + 1);
+      const id = seen > 0 ? `${slug}-${seen}` : slug;
+      out.push(`<h${level} id="${escapeAttr(id)}">${text}</h${level}>`);
     } else if (line.startsWith("| ")) {
       endParagraph();
       let end = i;

@@ -5,29 +5,30 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { FlagtrailError } from "../errors.ts";
-import { type AnyStore, openAnyStore } from "../store/openAny.ts";
-import {
-  type CsvRow,
-  type EntitySummaryRow,
-  type ReportParams,
-  type ReportSnapshot,
-  readReportSnapshot,
-} from "../store/reportQueries.ts";
+import { DEFAULT_PROJECT } from "../projects.ts";
+import type { AnyStore } from "../store/openAny.ts";
+import { closeProjectStores, openStoreProjects, type ProjectStore } from "../store/projectStores.ts";
 import { VERSION } from "../version.ts";
-import { writeComplianceMarkdown } from "./compliance.ts";
-import { type CsvColumn, writeCsv } from "./csv.ts";
+import {
+  type ReportArgs,
+  type ReportCounts,
+  reportFileNames,
+  type Written,
+  writeFiles,
+} from "./dataFiles.ts";
 import { REPORT_FORMATS, type ReportFormat } from "./formats.ts";
-import { writeComplianceHtml } from "./html.ts";
 import {
   hashFile,
   MANIFEST_FORMAT,
-  type Manifest,
+  MANIFEST_FORMAT_PROJECTS,
+  type ManifestBody,
   type ManifestFile,
   type ManifestReplaced,
   serializeManifest,
   signManifest,
 } from "./manifest.ts";
-import { isoFormatter, type Period, resolvePeriod } from "./period.ts";
+import { type Period, resolvePeriod } from "./period.ts";
+import { withProjectSnapshots } from "./projects.ts";
 import {
   createStaging,
   makeOutDir,
@@ -37,22 +38,18 @@ import {
   removeStale,
   writeDurable,
 } from "./publish.ts";
-import {
-  REJECTION_ACTION_TYPES,
-  REVIEW_EXEMPT_ACTION_TYPES,
-  REVIEW_FLOWS,
-  REVIEW_WINDOW_MS,
-} from "./reviews.ts";
-import { EntityFold } from "./sections/entities.ts";
-import { UNREVIEWED_CSV } from "./sections/reviews.ts";
-import { serverDaysOf } from "./serverDays.ts";
 
 export type { ReportFormat } from "./formats.ts";
 
 export interface ReportOptions {
-  /** An open store, or the path of one (opened read-only: a report writes nothing to the store). */
+  /**
+   * An open store (one project's part of one), or the path of one, opened read-only (a report writes
+   * nothing to the store): then every project it holds, or only `project`.
+   */
   store?: AnyStore;
   dbPath?: string;
+  /** Only this project of the store (named in the manifest unless it is `default`). */
+  project?: string;
   from: string;
   to: string;
   /** IANA zone the period's days are read in and times are shown in. Default UTC. */
@@ -84,42 +81,14 @@ export interface ReportResult {
   period: Period;
   files: ReportFileResult[];
   manifestPath: string;
-  counts: { experimentStateChanges: number; configEdits: number; unreviewedChanges: number; records: number };
+  /** Over every project the report covers. */
+  counts: ReportCounts;
   signed: boolean;
-  /** Set when no day of the period was ever checked by a sync: empty sections prove nothing then. */
+  /**
+   * Set when no day of the period was ever checked by a sync (per project, one line each, when the
+   * report covers several): empty sections prove nothing then.
+   */
   notice: string | null;
-}
-
-function csvColumns(formatTime: (ms: number) => string): CsvColumn<CsvRow>[] {
-  return [
-    { header: "time", value: (r) => formatTime(r.occurred_at) },
-    { header: "epoch_ms", value: (r) => r.occurred_at },
-    { header: "record_id", value: (r) => r.id },
-    { header: "updated_by", value: (r) => r.updated_by },
-    { header: "updated_by_user_id", value: (r) => r.updated_by_user_id },
-    { header: "updated_by_email", value: (r) => r.modifier_email },
-    { header: "entity_name", value: (r) => r.name },
-    { header: "action_type", value: (r) => r.action_type },
-    { header: "change_log", value: (r) => r.change_log },
-    { header: "rule_diff_summary", value: (r) => r.rule_diff_summary },
-  ];
-}
-
-/**
- * `<kind>_<from>_<to>[_<zone>].<ext>`: the same days read in another zone are another period, so a
- * zone other than UTC is part of the name (its slashes as dashes: Europe-Berlin).
- */
-function reportFileNames(period: Period) {
-  const zone = period.timeZone === "UTC" ? "" : `_${period.timeZone.replaceAll("/", "-")}`;
-  const stem = `${period.from}_${period.to}${zone}`;
-  return {
-    experimentStateChanges: `experiment-state-changes_${stem}.csv`,
-    configEdits: `config-edits_${stem}.csv`,
-    unreviewedChanges: `${UNREVIEWED_CSV}_${stem}.csv`,
-    compliance: `compliance_${stem}.md`,
-    complianceHtml: `compliance_${stem}.html`,
-    manifest: `manifest_${stem}.json`,
-  };
 }
 
 export async function writeReports(options: ReportOptions): Promise<ReportResult> {
@@ -132,13 +101,15 @@ export async function writeReports(options: ReportOptions): Promise<ReportResult
     bom: options.bom ?? true,
   };
   if (!options.store && !options.dbPath) throw new FlagtrailError("writeReports needs a store or a dbPath");
-  const store = options.store ?? (await openAnyStore(options.dbPath!, { readonly: true }));
+  const stores: ProjectStore[] = options.store
+    ? [{ project: options.project ?? DEFAULT_PROJECT, store: options.store }]
+    : await openStoreProjects(options.dbPath!, { readonly: true, project: options.project });
   try {
     makeOutDir(options.outDir);
     removeStale(options.outDir);
     const staging = createStaging(options.outDir);
     try {
-      const written = await readReportSnapshot(store, (snapshot) => writeFiles(snapshot, staging, args));
+      const written = await withProjectSnapshots(stores, (snapshots) => writeFiles(snapshots, staging, args));
       const files: ReportFileResult[] = [];
       for (const { name, rows, columns } of written.files) {
         files.push({
@@ -151,7 +122,7 @@ export async function writeReports(options: ReportOptions): Promise<ReportResult
       }
       const replaced = await filesToReplace(files, options.force ?? false);
       const manifest = signManifest(
-        manifestBody(args, files, written.store, replaced),
+        manifestBody(args, files, written, replaced, options.project),
         options.signingKey ?? process.env.FLAGTRAIL_SIGNING_KEY,
       );
       const manifestName = reportFileNames(period).manifest;
@@ -168,131 +139,20 @@ export async function writeReports(options: ReportOptions): Promise<ReportResult
         manifestPath: join(options.outDir, manifestName),
         counts: written.counts,
         signed: manifest.signature !== undefined,
-        notice: written.notice,
+        notice: noticeOf(written),
       };
     } finally {
       removeStaging(staging);
     }
   } finally {
-    if (!options.store) await store.close();
+    if (!options.store) await closeProjectStores(stores);
   }
 }
 
-interface ReportArgs {
-  period: Period;
-  formats: Set<ReportFormat>;
-  actionTypes: string[] | null;
-  generatedAt: string;
-  bom: boolean;
-}
-
-interface Written {
-  notice: string | null;
-  files: { name: string; rows: number; columns?: string[] }[];
-  counts: ReportResult["counts"];
-  store: Manifest["store"];
-}
-
-/** Every data file of the set, into `staging`, from one snapshot of the store. */
-async function writeFiles(snapshot: ReportSnapshot, staging: string, args: ReportArgs): Promise<Written> {
-  const { period } = args;
-  const formatTime = isoFormatter(period.timeZone);
-  const names = reportFileNames(period);
-  const chainHead = await snapshot.chainHead();
-  const serverDays = await serverDaysOf(snapshot, period);
-  const params: ReportParams = {
-    start: period.start,
-    end: period.end,
-    actionTypes: args.actionTypes,
-    days: period.days,
-    rejects: REJECTION_ACTION_TYPES,
-    exempt: REVIEW_EXEMPT_ACTION_TYPES,
-    flows: REVIEW_FLOWS,
-    reviewWindow: REVIEW_WINDOW_MS,
-    serverFromDay: serverDays?.first.day ?? null,
-    serverToDay: serverDays?.last.day ?? null,
-  };
-  const written: Written = {
-    notice: await coverageNotice(snapshot, period, params),
-    files: [],
-    counts: { experimentStateChanges: 0, configEdits: 0, unreviewedChanges: 0, records: 0 },
-    store: { records: await snapshot.storedRecords(), chainHead },
-  };
-  // The unreviewed changes' per-entity table is folded from their CSV's rows (see ComplianceContext).
-  const unreviewed = args.formats.has("csv") ? new EntityFold() : null;
-  if (args.formats.has("csv")) {
-    const columns = csvColumns(formatTime);
-    for (const [key, query] of [
-      ["experimentStateChanges", "experimentStateChangesCsv"],
-      ["configEdits", "configEditsCsv"],
-      ["unreviewedChanges", "unreviewedCsv"],
-    ] as const) {
-      const onRow =
-        key === "unreviewedChanges" ? (row: CsvRow) => unreviewed?.add(unreviewedEntry(row)) : undefined;
-      const count = await writeCsv(join(staging, names[key]), columns, snapshot.batches(query, params), {
-        bom: args.bom,
-        onRow,
-      });
-      written.counts[key] = count;
-      written.files.push({ name: names[key], rows: count, columns: columns.map((c) => c.header) });
-    }
-  }
-  // The HTML is rendered from the Markdown (same numbers by construction), which stays in staging
-  // unlisted, so unpublished, when only the HTML was asked for.
-  if (args.formats.has("md") || args.formats.has("html")) {
-    const result = await writeComplianceMarkdown(join(staging, names.compliance), {
-      snapshot,
-      period,
-      serverDays,
-      actionTypes: args.actionTypes,
-      params,
-      formatTime,
-      generatedAt: args.generatedAt,
-      version: VERSION,
-      notice: written.notice,
-      unreviewedFromCsv: unreviewed
-        ? { count: written.counts.unreviewedChanges, entities: unreviewed }
-        : null,
-    });
-    written.counts.records = result.records;
-    if (args.formats.has("md")) written.files.push({ name: names.compliance, rows: result.records });
-    if (args.formats.has("html")) {
-      writeComplianceHtml(join(staging, names.compliance), join(staging, names.complianceHtml));
-      written.files.push({ name: names.complianceHtml, rows: result.records });
-    }
-  } else {
-    written.counts.records = (await snapshot.rows("recordCount", params))[0]?.records ?? 0;
-  }
-  return written;
-}
-
-/** An unreviewed change as a row of the unreviewedSummary query: one change of its entity, person and type. */
-function unreviewedEntry(row: CsvRow): EntitySummaryRow {
-  return {
-    name: row.name,
-    updated_by: row.updated_by,
-    action_type: row.action_type,
-    changes: 1,
-    rule_changes: 0,
-    first_at: row.occurred_at,
-    last_at: row.occurred_at,
-  };
-}
-
-/**
- * A period no sync ever covered (no server-day counts stored for any of its days) yields a report as
- * empty as a quiet period's: say which it is, first.
- */
-async function coverageNotice(
-  snapshot: ReportSnapshot,
-  period: Period,
-  params: ReportParams,
-): Promise<string | null> {
-  if (params.serverFromDay !== null && (await snapshot.rows("coverage", params)).length > 0) return null;
-  return (
-    `No synced coverage: no day of ${period.from} to ${period.to} was ever checked by a sync, ` +
-    "so an empty section here does not mean that nothing happened; sync these days first."
-  );
+function noticeOf({ parts }: Written): string | null {
+  if (parts.length === 1) return parts[0]!.notice;
+  const lines = parts.filter((p) => p.notice !== null).map((p) => `${p.project}: ${p.notice}`);
+  return lines.length > 0 ? lines.join("\n") : null;
 }
 
 /**
@@ -317,15 +177,16 @@ async function filesToReplace(files: readonly ReportFileResult[], force: boolean
   return replaced;
 }
 
+/** Format 1 for one project's report (naming a project other than default asked for); 2 for several. */
 function manifestBody(
   args: ReportArgs,
   files: readonly ReportFileResult[],
-  store: Manifest["store"],
+  written: Written,
   replaced: ManifestReplaced,
-): Omit<Manifest, "signature"> {
+  project: string | undefined,
+): ManifestBody {
   const { period } = args;
-  return {
-    format: MANIFEST_FORMAT,
+  const common = {
     flagtrailVersion: VERSION,
     generatedAt: args.generatedAt,
     parameters: {
@@ -334,6 +195,7 @@ function manifestBody(
       timeZone: period.timeZone,
       actionTypes: args.actionTypes,
       formats: REPORT_FORMATS.filter((f) => args.formats.has(f)),
+      ...(project !== undefined && project !== DEFAULT_PROJECT ? { project } : {}),
     },
     period: { start: period.start, end: period.end },
     files: files.map(({ name, rows, columns, bytes, sha256 }) => ({
@@ -344,6 +206,9 @@ function manifestBody(
       sha256,
     })),
     ...(replaced.length > 0 ? { replaced } : {}),
-    store,
   };
+  const [single, ...others] = written.parts;
+  if (others.length === 0) return { format: MANIFEST_FORMAT, ...common, store: single!.store };
+  const projects = written.parts.map((p) => ({ project: p.project, ...p.store }));
+  return { format: MANIFEST_FORMAT_PROJECTS, ...common, store: { projects } };
 }

@@ -3,7 +3,7 @@
 import { type CoverageRow, UNPLACED_RECORDS_SQL } from "../../store/reportQueries.ts";
 import { mdTable, mdText } from "../escape.ts";
 import { offsetText } from "../serverDays.ts";
-import { type ComplianceContext, HEADINGS, querySection, run, type TextFile } from "./markdown.ts";
+import { type ComplianceContext, HEADINGS, heading, querySection, run, type TextFile } from "./markdown.ts";
 
 export interface Completeness {
   /** Every server day the period overlaps (empty when the store has no dated records). */
@@ -137,7 +137,7 @@ function writeGaps(out: TextFile, ctx: ComplianceContext, c: Completeness): void
 
 export function writeCompleteness(out: TextFile, ctx: ComplianceContext, c: Completeness): void {
   const { serverDays, period } = ctx;
-  out.line(`## ${HEADINGS.completeness}`);
+  heading(out, ctx, 2, HEADINGS.completeness);
   out.line();
   if (serverDays === null) {
     out.line("The store holds no dated records, so no server day can be checked.");

@@ -1,7 +1,7 @@
 // The activity chart: a bar per day up to six weeks, a bar per week (Monday to Sunday, cut by the
 // period's ends) beyond, so that a quarter has ~13 bars instead of ~90; axis labels are MM-DD.
 import { mdTable, mdText } from "../escape.ts";
-import { type ComplianceContext, querySection, run, type TextFile } from "./markdown.ts";
+import { type ComplianceContext, heading, querySection, run, type TextFile } from "./markdown.ts";
 
 /** Longest period still drawn a bar per day. */
 export const DAILY_BARS_MAX_DAYS = 42;
@@ -37,7 +37,7 @@ export async function writeDaily(out: TextFile, ctx: ComplianceContext): Promise
   const max = Math.max(1, ...buckets.map((b) => b.records));
   const unit = weekly ? "week" : "day";
   const years = [...new Set(rows.map((r) => r.day.slice(0, 4)))].join("–");
-  out.line(`## ${weekly ? "Weekly" : "Daily"} activity`);
+  heading(out, ctx, 2, `${weekly ? "Weekly" : "Daily"} activity`);
   out.line();
   out.line(
     `Records per ${unit} in ${mdText(ctx.period.timeZone)}` +

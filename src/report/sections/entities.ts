@@ -3,7 +3,7 @@
 // also how a long finding list is shown (sections/reviews.ts).
 import type { EntitySummaryRow, ReportQueryName } from "../../store/reportQueries.ts";
 import { mdRow, mdText } from "../escape.ts";
-import { batches, type ComplianceContext, querySection, type TextFile, time } from "./markdown.ts";
+import { batches, type ComplianceContext, heading, querySection, type TextFile, time } from "./markdown.ts";
 
 interface EntityTotals {
   name: string;
@@ -107,7 +107,7 @@ export async function writeEntitySummary(
   ctx: ComplianceContext,
   section: EntitySection,
 ): Promise<void> {
-  out.line(`## ${section.title}`);
+  heading(out, ctx, 2, section.title);
   out.line();
   out.line(
     `One row per ${section.noun}: its changes in the period, the first and last, by action type and by ` +

@@ -8,7 +8,15 @@ import type {
 } from "../../store/entityReportQueries.ts";
 import type { TimelineRow } from "../../store/reportQueries.ts";
 import { mdRow, mdText } from "../escape.ts";
-import { batches, type ComplianceContext, querySection, run, type TextFile, time } from "./markdown.ts";
+import {
+  batches,
+  type ComplianceContext,
+  heading,
+  querySection,
+  run,
+  type TextFile,
+  time,
+} from "./markdown.ts";
 
 export const ENTITY_HEADINGS = {
   beforeAfter: "Config edits: before and after, from the stored versions",
@@ -34,7 +42,7 @@ function describeChange(row: ConfigEditVersionChangeRow): string {
 }
 
 async function writeBeforeAfter(out: TextFile, ctx: ComplianceContext): Promise<void> {
-  out.line(`## ${ENTITY_HEADINGS.beforeAfter}`);
+  heading(out, ctx, 2, ENTITY_HEADINGS.beforeAfter);
   out.line();
   out.line(
     "Config edits of the period whose audit record carries no rule change, with what the version they " +
@@ -75,9 +83,9 @@ async function writeBeforeAfter(out: TextFile, ctx: ComplianceContext): Promise<
 }
 
 async function writeReconciliation(out: TextFile, ctx: ComplianceContext): Promise<void> {
-  out.line(`## ${ENTITY_HEADINGS.reconciliation}`);
+  heading(out, ctx, 2, ENTITY_HEADINGS.reconciliation);
   out.line();
-  out.line("### Config versions with no audit record");
+  heading(out, ctx, 3, "Config versions with no audit record");
   out.line();
   out.line(
     "A version stored by the service that no config-edit record of the audit log produced: a change the audit log does not show.",
@@ -100,7 +108,7 @@ async function writeReconciliation(out: TextFile, ctx: ComplianceContext): Promi
   if (versions.length === 0) out.line("None.");
   querySection(out, ctx, "versionsWithoutRecord");
 
-  out.line("### Config edits with no version");
+  heading(out, ctx, 3, "Config edits with no version");
   out.line();
   out.line(
     "A config-edit record whose config was read after it, but no stored version matches it (same second, same modifier).",
@@ -124,7 +132,7 @@ async function writeReconciliation(out: TextFile, ctx: ComplianceContext): Promi
   if (edits.length === 0) out.line("None.");
   querySection(out, ctx, "editsWithoutVersion");
 
-  out.line("### Experiments whose current status contradicts the audit timeline");
+  heading(out, ctx, 3, "Experiments whose current status contradicts the audit timeline");
   out.line();
   out.line(
     "The experiment's status when last read is not the one its last state change in the audit log left (all history, not only the period).",
@@ -159,7 +167,7 @@ function nowCells(ctx: ComplianceContext, state: ExperimentCurrentStateRow | und
 }
 
 async function writeTimelines(out: TextFile, ctx: ComplianceContext): Promise<void> {
-  out.line(`## ${ENTITY_HEADINGS.timelines}`);
+  heading(out, ctx, 2, ENTITY_HEADINGS.timelines);
   out.line();
   out.line(
     "Each experiment's state changes in the period, in order, then its state as last read: status, decision reason and launched group.",

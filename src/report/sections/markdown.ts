@@ -3,6 +3,7 @@
 import { closeSync, fchmodSync, fsyncSync, openSync, writeSync } from "node:fs";
 import { printedReportQuery } from "../../store/printedQueries.ts";
 import type { ReportParams, ReportQueryName, ReportRows, ReportSnapshot } from "../../store/reportQueries.ts";
+import { mdText } from "../escape.ts";
 import type { Period } from "../period.ts";
 import type { ServerDays } from "../serverDays.ts";
 import { formatSqlParams } from "../sqlParams.ts";
@@ -83,6 +84,31 @@ export interface ComplianceContext {
    * window over two months) twice more. Absent when no CSV was written.
    */
   unreviewedFromCsv?: { count: number; entities: EntityFold } | null;
+  /**
+   * Set when this document is one project's section of a report over several projects: its title
+   * becomes the project's heading, every heading goes one level down, and its links point at its own
+   * headings (`index`: how many projects' sections come before it).
+   */
+  project?: { name: string; index: number } | null;
+}
+
+/** The heading of a project's section (its document's title, a level down): the overview links to it. */
+export function projectHeading(name: string): string {
+  return `Project ${mdText(name)}`;
+}
+
+/** A heading of `level` (1 = the document's title), one level lower in a project's section. */
+export function heading(out: TextFile, ctx: ComplianceContext, level: number, text: string): void {
+  out.line(`${"#".repeat(level + (ctx.project ? 1 : 0))} ${text}`);
+}
+
+/**
+ * The anchor of one of HEADINGS in this document. Each project's section repeats them, and a repeated
+ * heading's anchor is its slug with -1, -2… (GitHub's rule, which html.ts follows too).
+ */
+export function anchor(ctx: ComplianceContext, text: string): string {
+  const index = ctx.project?.index ?? 0;
+  return `#${headingSlug(text)}${index > 0 ? `-${index}` : ""}`;
 }
 
 export function run<N extends ReportQueryName>(ctx: ComplianceContext, name: N): Promise<ReportRows[N][]> {

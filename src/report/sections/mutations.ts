@@ -2,7 +2,15 @@
 import microdiff from "microdiff";
 import { pathSuffix } from "../../diff/values.ts";
 import { mdRow, mdText } from "../escape.ts";
-import { batches, type ComplianceContext, HEADINGS, querySection, type TextFile, time } from "./markdown.ts";
+import {
+  batches,
+  type ComplianceContext,
+  HEADINGS,
+  heading,
+  querySection,
+  type TextFile,
+  time,
+} from "./markdown.ts";
 
 /** Top-level paths that differ between the first stored version of a record and a later one. */
 function changedPaths(original: string, revision: string): string {
@@ -21,7 +29,7 @@ function changedPaths(original: string, revision: string): string {
 }
 
 export async function writeMutations(out: TextFile, ctx: ComplianceContext): Promise<void> {
-  out.line(`## ${HEADINGS.mutations}`);
+  heading(out, ctx, 2, HEADINGS.mutations);
   out.line();
   out.line(
     "The service sent these records again with the same id and different content. The store keeps the " +

@@ -1,7 +1,7 @@
 // Activity counts: by action type and by person.
 import type { ActionTypeCount, PersonCount } from "../../store/reportQueries.ts";
 import { mdTable, mdText } from "../escape.ts";
-import { type ComplianceContext, querySection, type TextFile } from "./markdown.ts";
+import { type ComplianceContext, heading, querySection, type TextFile } from "./markdown.ts";
 
 export async function writeActivity(
   out: TextFile,
@@ -9,7 +9,7 @@ export async function writeActivity(
   byType: readonly ActionTypeCount[],
   byPerson: readonly PersonCount[],
 ): Promise<void> {
-  out.line("## Activity by action type");
+  heading(out, ctx, 2, "Activity by action type");
   out.line();
   if (byType.length === 0) out.line("No records in the period.");
   else {
@@ -22,7 +22,7 @@ export async function writeActivity(
   }
   querySection(out, ctx, "byActionType");
 
-  out.line("## Activity by person");
+  heading(out, ctx, 2, "Activity by person");
   out.line();
   if (byPerson.length === 0) out.line("No records in the period.");
   else {

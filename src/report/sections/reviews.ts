@@ -10,6 +10,7 @@ import {
   batches,
   type ComplianceContext,
   HEADINGS,
+  heading,
   querySection,
   run,
   type TextFile,
@@ -52,9 +53,9 @@ export async function writeReviews(
   ctx: ComplianceContext,
   found: ReviewFindings,
 ): Promise<void> {
-  out.line("## Reviews");
+  heading(out, ctx, 2, "Reviews");
   out.line();
-  out.line(`### ${HEADINGS.unreviewed}`);
+  heading(out, ctx, 3, HEADINGS.unreviewed);
   out.line();
   out.line(
     "An experiment state change or config edit counts as reviewed when an approval of its own kind " +
@@ -80,7 +81,7 @@ export async function writeReviews(
     querySection(out, ctx, "unreviewed");
   }
 
-  out.line(`### ${HEADINGS.selfApprovals}`);
+  heading(out, ctx, 3, HEADINGS.selfApprovals);
   out.line();
   out.line(
     "An approval whose request was made by the same user id. An approval is paired with the request " +
@@ -110,7 +111,7 @@ export async function writeReviews(
   }
   querySection(out, ctx, "reviewRecords");
 
-  out.line(`### ${HEADINGS.rejected}`);
+  heading(out, ctx, 3, HEADINGS.rejected);
   out.line();
   const { rejected } = found;
   if (rejected.length === 0) out.line("None.");

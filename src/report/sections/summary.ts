@@ -2,7 +2,14 @@
 import type { MutationCount } from "../../store/reportQueries.ts";
 import { mdTable, mdText } from "../escape.ts";
 import { type Completeness, completenessVerdict } from "./completeness.ts";
-import { type ComplianceContext, HEADINGS, headingSlug, type TextFile } from "./markdown.ts";
+import {
+  anchor,
+  type ComplianceContext,
+  HEADINGS,
+  heading,
+  projectHeading,
+  type TextFile,
+} from "./markdown.ts";
 import {
   FINDINGS_LISTED_IN_FULL,
   type ReviewFindings,
@@ -20,21 +27,22 @@ export interface Summary {
 }
 
 /** A count linking to the section that lists it. */
-function link(count: number | string, heading: string): string {
-  return `[${count}](#${headingSlug(heading)})`;
+function link(ctx: ComplianceContext, count: number | string, text: string): string {
+  return `[${count}](${anchor(ctx, text)})`;
 }
 
 export function writeSummary(out: TextFile, ctx: ComplianceContext, s: Summary): void {
   const { period } = ctx;
   const { reviews, mutations } = s;
-  out.line(`# Compliance report ${period.from} to ${period.to}`);
+  const title = `Compliance report ${period.from} to ${period.to}`;
+  heading(out, ctx, 1, ctx.project ? projectHeading(ctx.project.name) : title);
   out.line();
   // A period no sync covered would look as clean as a quiet one: say so before anything else.
   if (ctx.notice) {
     out.line(`> **${mdText(ctx.notice)}**`);
     out.line();
   }
-  out.line("## Summary");
+  heading(out, ctx, 2, "Summary");
   out.line();
   out.line(
     mdTable(
@@ -45,19 +53,22 @@ export function writeSummary(out: TextFile, ctx: ComplianceContext, s: Summary):
         ["Records", String(s.records)],
         ["Entities", String(s.entities)],
         ["People", String(s.people)],
-        ["Completeness", `${completenessVerdict(s.completeness)} ${link("Details", HEADINGS.completeness)}`],
+        [
+          "Completeness",
+          `${completenessVerdict(s.completeness)} ${link(ctx, "Details", HEADINGS.completeness)}`,
+        ],
         [
           "Changes without an approved review",
-          link(reviews.unreviewed, HEADINGS.unreviewed) +
+          link(ctx, reviews.unreviewed, HEADINGS.unreviewed) +
             (unreviewedSummarised(reviews)
               ? ` (summarised per entity; every one in the ${UNREVIEWED_CSV} CSV)`
               : ""),
         ],
-        ["Self-approvals", link(reviews.selfApprovals.length, HEADINGS.selfApprovals)],
-        ["Rejected reviews", link(reviews.rejected.length, HEADINGS.rejected)],
+        ["Self-approvals", link(ctx, reviews.selfApprovals.length, HEADINGS.selfApprovals)],
+        ["Rejected reviews", link(ctx, reviews.rejected.length, HEADINGS.rejected)],
         [
           "Mutated records",
-          `${link(mutations.records, HEADINGS.mutations)} (${mutations.revisions} later ${mutations.revisions === 1 ? "version" : "versions"})`,
+          `${link(ctx, mutations.records, HEADINGS.mutations)} (${mutations.revisions} later ${mutations.revisions === 1 ? "version" : "versions"})`,
         ],
       ],
     ),
@@ -73,7 +84,7 @@ export function writeSummary(out: TextFile, ctx: ComplianceContext, s: Summary):
       "state changes, config edits) are summarised per entity: every change, with its rule-diff summary, is " +
       "a row of this report's experiment-state-changes and config-edits CSVs, which the manifest lists with " +
       "their SHA-256. Times are shown in the report's time zone. Each section ends with the SQL behind it and its " +
-      'parameters as `--param name=value` arguments: `flagtrail sql --db <store> --param … "<query>"` ' +
+      `parameters as \`--param name=value\` arguments: \`flagtrail sql --db <store>${ctx.project ? ` --project ${ctx.project.name}` : ""} --param … "<query>"\` ` +
       "re-runs it on the store.",
   );
   out.line();
@@ -82,7 +93,7 @@ export function writeSummary(out: TextFile, ctx: ComplianceContext, s: Summary):
 /** The old header's details, at the end: exact bounds, generation time, version. */
 export function writeParameters(out: TextFile, ctx: ComplianceContext): void {
   const { period } = ctx;
-  out.line("## Report parameters");
+  heading(out, ctx, 2, "Report parameters");
   out.line();
   out.line(
     mdTable(
