@@ -153,7 +153,12 @@ async function serveProject(
         gaps: summary.coverageGaps.length,
       };
       if (options.report && summary.outcome === "ok" && !signal.aborted) {
-        fields.report = await writePeriodReport({ ...options, out: outDir }, options.report, store);
+        fields.report = await writePeriodReport(
+          { ...options, out: outDir },
+          options.report,
+          store,
+          project.name,
+        );
       }
       return { ok: summary.outcome === "ok" || signal.aborted, fields };
     } finally {
@@ -202,10 +207,12 @@ async function writePeriodReport(
   options: DaemonOptions,
   cadence: ReportCadence,
   store: Store,
+  project: string,
 ): Promise<Record<string, unknown>> {
   const period = previousPeriod(cadence, todayIn(options.tz));
   const result = await writeReports({
     store,
+    project,
     from: period.from,
     to: period.to,
     timeZone: options.tz,

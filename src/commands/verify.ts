@@ -8,6 +8,7 @@ import { existsSync } from "node:fs";
 import { z } from "zod";
 import { resolveDbPath } from "../config.ts";
 import { UsageError } from "../errors.ts";
+import { MANIFEST_FORMAT_PROJECTS, manifestChainHead } from "../manifest/format.ts";
 import type { ProjectStore } from "../store/projectStores.ts";
 import { checkManifest, type ReadManifest, readManifest } from "../verify/manifest.ts";
 import { type StoreCheck, type VerifyStoreOptions, verifyStore } from "../verify/store.ts";
@@ -55,21 +56,32 @@ function storeText(check: StoreCheck): string[] {
 }
 
 /**
- * The chain head a manifest says its report read, to find in the project verified. A manifest records
- * one head, not which project's: with several projects verified at once it could be any of them, so
- * the user names the project of its report instead of flagtrail guessing.
+ * Which chain head a manifest says its report read, per project verified. A combined report's manifest
+ * (format 2) holds each project's; a one-project report's holds one, named by `parameters.project` unless
+ * it was the store's only project: verified among several, that one is the user's to name.
  */
-function manifestHeadFor(
+function manifestHeadsFor(
   manifest: ReadManifest | null,
   projects: readonly ProjectStore[],
-): VerifyStoreOptions["manifestHead"] {
-  if (!manifest) return undefined;
+): (project: string) => VerifyStoreOptions["manifestHead"] {
+  if (!manifest) return () => undefined;
+  const body = manifest.manifest;
+  if (body.format === MANIFEST_FORMAT_PROJECTS) return (project) => manifestChainHead(body, project);
+  const named = body.parameters.project;
+  if (named !== undefined) {
+    if (!projects.some((p) => p.project === named)) {
+      throw new UsageError(
+        `The manifest is a report of project ${named}, which is not among those verified.`,
+      );
+    }
+    return (project) => (project === named ? body.store.chainHead : undefined);
+  }
   if (projects.length > 1) {
     throw new UsageError(
       `The manifest records one chain head, not whose, and the store holds ${projects.length} projects (${projects.map((p) => p.project).join(", ")}): pass --project with the project its report covers.`,
     );
   }
-  return manifest.manifest.store.chainHead;
+  return () => body.store.chainHead;
 }
 
 /** Verifies each project's part of the store; the lines to print, or the failure naming the projects. */
@@ -81,14 +93,14 @@ async function verifyProjects(
 ): Promise<string[]> {
   return withReadProjects(dbPath, project, async (projects) => {
     // One at a time: each walk reads its whole chain, and one project failing leaves the others checked.
-    const manifestHead = manifestHeadFor(manifest, projects);
+    const manifestHead = manifestHeadsFor(manifest, projects);
     const outcomes: ProjectOutcome<StoreCheck>[] = [];
     for (const { project: name, store } of projects) {
       try {
         outcomes.push({
           project: name,
           ok: true,
-          value: await verifyStore(store, { signingKey, manifestHead }),
+          value: await verifyStore(store, { signingKey, manifestHead: manifestHead(name) }),
         });
       } catch (error) {
         outcomes.push({ project: name, ok: false, error });

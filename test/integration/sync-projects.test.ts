@@ -2,7 +2,7 @@
 // overlapping record ids) listed in a projects config. Each project's history lands in its own part of
 // the store, equal to its simulator's; one project's refused key leaves the other synced and the exit
 // code names it; a store synced before projects existed keeps its history as project default.
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
@@ -184,7 +184,10 @@ describe("daemon serving several projects", () => {
     for (const end of ends) {
       const report = end.report as { manifest: string };
       expect(dirname(report.manifest)).toBe(join(out, String(end.project)));
-      expect(existsSync(report.manifest)).toBe(true);
+      const manifest = JSON.parse(readFileSync(report.manifest, "utf8")) as {
+        parameters: { project?: string };
+      };
+      expect(manifest.parameters.project).toBe(end.project);
     }
     expect(result.stderr).not.toContain(projects.sims.eu.settings.apiKey);
     expect(result.stderr).not.toContain(projects.sims.us.settings.apiKey);

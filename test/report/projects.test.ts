@@ -104,6 +104,42 @@ describe("flagtrail report on a store holding two projects (SQLite)", () => {
     expect(html).toContain('<h2 id="project-us">Project us</h2>');
   });
 
+  it("verify --db checks each project's chain head from a combined manifest, and a one-project manifest's own", async () => {
+    const path = join(combined.out, `manifest_${combined.stem}.json`);
+    const both = await runCli(["verify", "--db", db, "--manifest", path], { cwd: combined.out });
+    expect(both.stderr).toBe("");
+    expect(both.stdout).toMatch(/^Project eu: OK: .*\nProject us: OK: /);
+    expect(both.code).toBe(0);
+
+    // us's head in the manifest moved to another hash: us fails, eu still verifies.
+    const body = JSON.parse(readFileSync(path, "utf8")) as {
+      store: { projects: { project: string; chainHead: { seq: number; chainHash: string } }[] };
+    };
+    const us = body.store.projects.find((p) => p.project === "us")!;
+    us.chainHead.chainHash = "0".repeat(64);
+    const moved = join(combined.out, "moved-manifest.json");
+    writeFileSync(moved, JSON.stringify(body));
+    const wrong = await runCli(["verify", "--db", db, "--manifest", moved], { cwd: combined.out });
+    expect(wrong.code).toBe(1);
+    expect(wrong.stdout).toMatch(/^Project eu: OK: /);
+    expect(wrong.stderr.trim()).toMatch(
+      /^flagtrail: 1 of 2 projects failed: us \(the manifest's chain head \(seq \d+, 000000/,
+    );
+
+    // A one-project manifest names its project: compared with that project's chain only.
+    const eu = join(alone.eu.out, `manifest_${alone.eu.stem}.json`);
+    const own = await runCli(["verify", "--db", db, "--manifest", eu], { cwd: alone.eu.out });
+    expect(own.stderr).toBe("");
+    expect(own.code).toBe(0);
+    const other = await runCli(["verify", "--db", db, "--manifest", eu, "--project", "us"], {
+      cwd: alone.eu.out,
+    });
+    expect(other.code).toBe(2);
+    expect(other.stderr.trim()).toBe(
+      "flagtrail: The manifest is a report of project eu, which is not among those verified.",
+    );
+  });
+
   it("writes a manifest of format 2 with each project's store state, which verify accepts", async () => {
     const { manifest } = combined;
     expect(manifest.format).toBe("flagtrail-report-manifest/2");
