@@ -9,8 +9,10 @@ import { gunzipSync } from "node:zlib";
 import type Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningSimulator } from "../../src/simulator/index.ts";
+import { projectFilePath } from "../../src/store/projectStores.ts";
 import { runCli } from "../helpers/runCli.ts";
-import { simEnv, startTestSimulator, withDb } from "../helpers/simSync.ts";
+import { simEnv, startTestSimulator, storedIds, withDb } from "../helpers/simSync.ts";
+import { writeProjectsConfig } from "../helpers/twoProjects.ts";
 
 const FIXTURE = new URL("../fixtures/flagtrail-0.1.0.db.gz", import.meta.url);
 
@@ -145,5 +147,70 @@ describe("a store written by flagtrail 0.1.0", () => {
     const csv = readFileSync(join(out, "config-edits_2026-10-01_2026-10-31.csv"), "utf8");
     const editIds = october.filter((r) => String(r.action_type).includes("config")).map((r) => String(r.id));
     for (const id of editIds.slice(0, 20)) expect(csv).toContain(id);
+  });
+
+  it("takes a second project beside its history, which stays project default's, and reports both", async () => {
+    const records = snapshot(path).records;
+    const eu = await startTestSimulator({
+      seed: 12,
+      records: 120,
+      days: 60,
+      now: Date.parse("2026-11-21T12:00:00Z"),
+      apiKey: "eu-console-key-0003",
+    });
+    try {
+      const entry = { apiKeyEnv: "EU_KEY", baseUrl: eu.url, authHeader: eu.settings.authHeader };
+      const config = writeProjectsConfig({ eu: entry });
+      const env = { ...simEnv(eu, path), EU_KEY: eu.settings.apiKey };
+      const args = [
+        "sync",
+        "--config",
+        config,
+        "--db",
+        path,
+        "--since",
+        "2026-09-01",
+        "--no-entities",
+        "--quiet",
+      ];
+      const sync = await runCli(args, { env });
+      expect(sync.stderr).toBe("");
+      expect(sync.code).toBe(0);
+      expect(snapshot(path).records).toEqual(records);
+      expect(storedIds(projectFilePath(path, "eu"))).toHaveLength(eu.control.size());
+
+      const status = await runCli(["status", "--db", path, "--json"]);
+      const parsed = JSON.parse(status.stdout) as {
+        projects: { project: string; records: { total: number } }[];
+      };
+      expect(parsed.projects.map((p) => [p.project, p.records.total])).toEqual([
+        ["default", records.length],
+        ["eu", eu.control.size()],
+      ]);
+      const out = mkdtempSync(join(tmpdir(), "flagtrail-upgrade-report-"));
+      const report = await runCli([
+        "report",
+        "--db",
+        path,
+        "--from",
+        "2026-10-01",
+        "--to",
+        "2026-10-31",
+        "--out",
+        out,
+      ]);
+      expect(report.code, report.stderr).toBe(0);
+      const lines = readFileSync(join(out, "config-edits_2026-10-01_2026-10-31.csv"), "utf8").split("\r\n");
+      expect(lines[0]).toMatch(/^\uFEFFproject,time,/);
+      const projects = new Set(
+        lines
+          .slice(1)
+          .filter((l) => l !== "")
+          .map((l) => l.split(",")[0]),
+      );
+      expect(projects).toEqual(new Set(["default", "eu"]));
+    } finally {
+      await eu.close();
+    }
   });
 });
