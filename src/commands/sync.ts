@@ -198,15 +198,9 @@ export async function action(raw: Record<string, unknown>): Promise<void> {
     const outcomes = await forEachProject([...byName.keys()], slots, async (name) => {
       const target = byName.get(name) as SyncTarget;
       const run = { ...options, concurrency: share };
-      const summary = await syncProject(target, dbPath, run, several ? name : undefined, controller.signal);
-      if (several) process.stderr.write(`${name}: ${summary.outcome === "ok" ? "synced" : "interrupted"}\n`);
-      return summary;
+      return await syncProject(target, dbPath, run, several ? name : undefined, controller.signal);
     });
-    for (const outcome of outcomes) {
-      if (!outcome.ok && several && !options.quiet) {
-        process.stderr.write(`${outcome.project}: failed: ${describeFailure(outcome.error)}\n`);
-      }
-    }
+    // The summary names each project's outcome; the closing sentence (stderr) the failed ones.
     process.stdout.write(formatOutcomes(outcomes, options.json, several));
     throwIfFailed(outcomes);
     if (outcomes.some((o) => o.ok && o.value.outcome === "interrupted")) {
