@@ -8,12 +8,18 @@ import { sqliteOf } from "../../src/store/connection.ts";
 import { openStore } from "../../src/store/open.ts";
 import { pgDrizzleOf } from "../../src/store/pg/connection.ts";
 import { acquirePgLease, readPgLease, releasePgLease, renewPgLease } from "../../src/store/pg/leases.ts";
-import { openPgStore, type PgStore } from "../../src/store/pg/open.ts";
+import { writePgMetaValue } from "../../src/store/pg/metaValues.ts";
+import {
+  openPgStore,
+  type PgOpenOptions,
+  type PgStore,
+  withStartupSettings,
+} from "../../src/store/pg/open.ts";
 import { auditLogs } from "../../src/store/pg/schema.ts";
 import { freshDatabase, queryOnce, urlFor } from "./cluster.ts";
 
 const open: PgStore[] = [];
-async function openTracked(url: string, options: { readonly?: boolean } = {}): Promise<PgStore> {
+async function openTracked(url: string, options: PgOpenOptions = {}): Promise<PgStore> {
   const store = await openPgStore(url, options);
   open.push(store);
   return store;
@@ -280,5 +286,38 @@ describe("full-text search and generated columns on PostgreSQL", () => {
     } finally {
       sqlite.close();
     }
+  });
+});
+
+describe("startup settings over a URL's own options", () => {
+  it("adds them after the URL's options, escaping spaces", () => {
+    expect(
+      withStartupSettings(
+        "postgres://u:p%40ss@h:5432/db?options=-c%20statement_timeout%3D5000&sslmode=disable",
+        {
+          default_transaction_read_only: "on",
+          search_path: '"public_a b"',
+        },
+      ),
+    ).toBe(
+      "postgres://u:p%40ss@h:5432/db?options=-c+statement_timeout%3D5000+-c+default_transaction_read_only%3Don+-c+search_path%3D%22public_a%5C+b%22&sslmode=disable",
+    );
+    expect(withStartupSettings("postgres://h/db", {})).toBe("postgres://h/db");
+  });
+
+  it("a read-only open stays read-only and a project's schema holds, whatever options the URL gives", async () => {
+    const url = await freshDatabase("open");
+    const withOptions = `${url}?options=${encodeURIComponent("-c statement_timeout=5000")}`;
+    await (await openPgStore(withOptions)).close();
+    const reader = await openTracked(withOptions, { readonly: true });
+    const refused = await rejection(writePgMetaValue(reader, "k", "v"));
+    expect(refused.message).toMatch(/read-only transaction/);
+
+    const project = await openTracked(withOptions, { schema: "public_eu" });
+    await writePgMetaValue(project, "k", "v");
+    expect(await queryOnce(url, "SELECT key, value FROM public_eu.meta WHERE key = 'k'")).toEqual([
+      { key: "k", value: "v" },
+    ]);
+    expect(await queryOnce(url, "SELECT key FROM public.meta WHERE key = 'k'")).toEqual([]);
   });
 });

@@ -126,6 +126,33 @@ async function writeCategories(db: PgConnection["db"]): Promise<void> {
   });
 }
 
+/**
+ * `url` with `settings` added to its startup `options` (`-c name=value`), after any the URL gives. In
+ * the URL itself because node-postgres lets a URL's `options` replace the pool's: a read-only open or
+ * a project's schema must hold whatever the URL says, and the server sets them before any statement.
+ */
+export function withStartupSettings(url: string, settings: Readonly<Record<string, string>>): string {
+  const entries = Object.entries(settings);
+  if (entries.length === 0) return url;
+  // libpq's options string separates on spaces; a backslash keeps one in a value.
+  const escape = (text: string) => text.replaceAll("\\", "\\\\").replaceAll(" ", "\\ ");
+  const added = entries.map(([name, value]) => `-c ${name}=${escape(value)}`).join(" ");
+  const parsed = new URL(url);
+  const given = parsed.searchParams.get("options");
+  parsed.searchParams.set("options", given ? `${given} ${added}` : added);
+  return parsed.toString();
+}
+
+/** A project's schema must be the one its tables are made and read in, or nothing is written. */
+async function assertSchema(client: pg.ClientBase, schemaName: string, where: string): Promise<void> {
+  const row = await client.query<{ name: string | null }>("SELECT current_schema() AS name");
+  if (row.rows[0]?.name !== schemaName) {
+    throw new FlagtrailError(
+      `${where}: the session's schema is ${row.rows[0]?.name ?? "none"}, not ${schemaName}.`,
+    );
+  }
+}
+
 /** Checks the database is ours (or empty), then migrates it, one process at a time. */
 async function prepare(pool: pg.Pool, where: string, options: PgOpenOptions): Promise<void> {
   const { readonly = false, schema: schemaName } = options;
@@ -133,6 +160,7 @@ async function prepare(pool: pg.Pool, where: string, options: PgOpenOptions): Pr
   let broken = false;
   try {
     if (readonly) {
+      if (schemaName !== undefined) await assertSchema(client, schemaName, where);
       const state = await migrationState(client, schemaName);
       assertNotForeign(state, where);
       assertMigrated(state, where);
@@ -140,8 +168,10 @@ async function prepare(pool: pg.Pool, where: string, options: PgOpenOptions): Pr
     }
     // Two processes opening a new store at once would both create its tables: the second waits here.
     await client.query("SELECT pg_advisory_lock($1, $2)", [...MIGRATION_LOCK]);
-    if (schemaName !== undefined)
+    if (schemaName !== undefined) {
       await client.query(`CREATE SCHEMA IF NOT EXISTS ${quotePgIdent(schemaName)}`);
+      await assertSchema(client, schemaName, where);
+    }
     assertNotForeign(await migrationState(client, schemaName), where);
     const db = drizzle({ client, schema });
     await migrate(db, {
@@ -163,25 +193,21 @@ async function prepare(pool: pg.Pool, where: string, options: PgOpenOptions): Pr
 export async function openPgStore(url: string, options: PgOpenOptions = {}): Promise<PgStore> {
   const readonly = options.readonly ?? false;
   const where = options.schema === undefined ? maskUrl(url) : `${maskUrl(url)} (schema ${options.schema})`;
+  const settings: Record<string, string> = {
+    ...(readonly ? { default_transaction_read_only: "on" } : {}),
+    ...(options.schema === undefined ? {} : { search_path: quotePgIdent(options.schema) }),
+  };
   const pool = new pg.Pool({
-    connectionString: url,
+    connectionString: withStartupSettings(url, settings),
     application_name: "flagtrail",
     connectionTimeoutMillis: 10_000,
     // A lease is a session: keepalives let the server notice a holder whose machine vanished.
     keepAlive: true,
     max: 4,
     types,
-    ...(readonly ? { options: "-c default_transaction_read_only=on" } : {}),
   });
   // An idle connection the server drops emits here; the next query reports it, so nothing to do now.
   pool.on("error", () => {});
-  // Queued before anything a caller sends on the session: a project's tables are found in its schema.
-  const schemaName = options.schema;
-  if (schemaName !== undefined)
-    pool.on(
-      "connect",
-      (client) => void client.query(`SET search_path TO ${quotePgIdent(schemaName)}`).catch(() => {}),
-    );
   try {
     await prepare(pool, where, options);
   } catch (error) {
