@@ -5,10 +5,8 @@ import type { ClientStats, ConsoleClient } from "../api/client.ts";
 import {
   type BatchPage,
   commitSyncBatch,
-  createPreparer,
   emptyCounts,
-  type PreparedRecord,
-  type Preparer,
+  prepareRecords,
   type RunCounters,
   type Store,
   type SyncPlan,
@@ -17,14 +15,9 @@ import type { CoverageGap, ResolvedSyncOptions, SyncEvent } from "./options.ts";
 import { Slots } from "./pool.ts";
 
 const MAX_WARNING_MESSAGES = 20;
-/** Pages handed to the preparer and not prepared yet, at most: fetching waits beyond (memory). */
-const PREPARING_AHEAD = 2;
 
 /** A page as fetched: the batch writer prepares its records on arrival. */
 export type FetchedPage = Omit<BatchPage, "prepared"> & { records: readonly unknown[] };
-
-/** A queued page whose records are being prepared (possibly on the preparer's worker thread). */
-type QueuedPage = Omit<BatchPage, "prepared"> & { prepared: Promise<PreparedRecord[]> };
 
 export class SyncRun {
   /** Pages in flight or waiting their turn, across all of the run's reads (bounds memory too). */
@@ -37,11 +30,7 @@ export class SyncRun {
   readonly openDays: string[] = [];
   coverageRequests = 0;
   private readonly statsAtStart: ClientStats;
-  private pending: QueuedPage[] = [];
-  /** The last pages handed to the preparer, oldest first (see PREPARING_AHEAD). */
-  private preparing: Promise<unknown>[] = [];
-  /** Validation, hashing and rule diffs of each page, off the main thread when the page is large. */
-  readonly preparer: Preparer;
+  private pending: BatchPage[] = [];
   private pendingRecords = 0;
   private pendingSince = 0;
   private writes: Promise<unknown> = Promise.resolve();
@@ -57,7 +46,6 @@ export class SyncRun {
     readonly signal: AbortSignal,
   ) {
     this.pageBudget = new Slots(options.concurrency);
-    this.preparer = createPreparer({ parseTime: options.parseTime });
     this.statsAtStart = client.stats();
   }
 
@@ -91,18 +79,11 @@ export class SyncRun {
   /** Queues a fetched page; the batch commits once it is large or old enough. */
   async write(page: FetchedPage): Promise<void> {
     if (this.pending.length === 0) this.pendingSince = this.now();
-    // Validation, hashing and rule diffs as each page arrives, beside network waits and writes; the
-    // batch's transaction then only writes. The parsed records are dropped: the batch keeps strings.
+    // Validation, hashing and rule diffs as each page arrives, between network waits; the batch's
+    // transaction then only writes. The parsed records are dropped here: the batch keeps strings.
     const { records, ...rest } = page;
-    const prepared = this.preparer.prepare(records);
-    // Awaited by flush(), which reports a failure; marked handled until then.
-    prepared.catch(() => undefined);
-    this.pending.push({ ...rest, prepared });
+    this.pending.push({ ...rest, prepared: prepareRecords(records, this.options.parseTime) });
     this.pendingRecords += records.length;
-    this.preparing.push(prepared);
-    const behind = this.preparing.length > PREPARING_AHEAD ? this.preparing.shift() : undefined;
-    // Pages are prepared in order: once this one is done, at most PREPARING_AHEAD are still waiting.
-    if (behind) await behind.catch(() => undefined);
     const { batchRecords, batchMs } = this.options;
     if (this.pendingRecords >= batchRecords || this.now() - this.pendingSince >= batchMs) await this.flush();
   }
@@ -114,13 +95,11 @@ export class SyncRun {
     this.pendingRecords = 0;
     const done = this.writes.then(async () => {
       if (pages.length === 0) return;
-      const batch: BatchPage[] = [];
-      for (const { prepared, ...page } of pages) batch.push({ ...page, prepared: await prepared });
       this.refreshClientStats();
       const result = await commitSyncBatch(this.store, {
         plan: this.plan,
         runId: this.runId,
-        pages: batch,
+        pages,
         counters: this.counters,
         now: this.now(),
         signingKey: this.options.signingKey,

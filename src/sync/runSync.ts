@@ -151,7 +151,6 @@ export async function runSync(
     throw failure;
   } finally {
     lease.stop();
-    await run.preparer.close();
     signal?.removeEventListener("abort", onAbort);
     await releaseLease(store, SYNC_LEASE, holder);
   }
