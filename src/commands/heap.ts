@@ -14,4 +14,8 @@ const HEAP_GROWING_PERCENT = 20;
 
 export function keepHeapSmall(): void {
   setFlagsFromString(`--heap-growing-percent=${HEAP_GROWING_PERCENT}`);
+  // The young generation stays the size start-up left it (16 MB on a sync) instead of doubling to
+  // its 32 MB maximum: --max-semi-space-size is read only at start, but V8 reads the growth factor
+  // at every growth. 50,000-record sync: peak RSS 184 → 161–165 MB, main-thread CPU within noise.
+  setFlagsFromString("--semi-space-growth-factor=1");
 }

@@ -23,6 +23,7 @@ import {
   type QuarantineInsert,
   quarantineNarrowing,
   quarantineRowOf,
+  type RecordColumns,
   type TimeParser,
 } from "./records.ts";
 export interface RecordWriter {
@@ -57,9 +58,7 @@ function statementsFor(sqlite: Database.Database) {
       `INSERT INTO audit_logs (id, name, action_type, change_log, updated_by, updated_by_user_id,
          modifier_email, occurred_at, server_day, date_text, time_text, tags, raw, record_hash,
          seq, chain_hash, first_seen_at, sync_run_id)
-       VALUES (@id, @name, @actionType, @changeLog, @updatedBy, @updatedByUserId, @modifierEmail,
-         @occurredAt, @serverDay, @dateText, @timeText, @tags, @raw, @recordHash, @seq,
-         @chainHash, @firstSeenAt, @syncRunId)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
        ON CONFLICT (id) DO NOTHING`,
     ),
     insertRevision: sqlite.prepare(
@@ -114,6 +113,34 @@ export function storeRecords(
   return storePrepared(sqlite, prepareRecords(records, parseTime), context);
 }
 
+/**
+ * The record's row, bound by position: better-sqlite3 looks each named parameter up in the object
+ * (18 columns: ~5.5 µs a row against ~3 µs by position, measured on an index-free table). Order: the
+ * INSERT's column list.
+ */
+function insertRecord(st: Statements, c: RecordColumns): number {
+  return st.insertRecord.run(
+    c.id,
+    c.name,
+    c.actionType,
+    c.changeLog,
+    c.updatedBy,
+    c.updatedByUserId,
+    c.modifierEmail,
+    c.occurredAt,
+    c.serverDay,
+    c.dateText,
+    c.timeText,
+    c.tags,
+    c.raw,
+    c.recordHash,
+    c.seq,
+    c.chainHash,
+    c.firstSeenAt,
+    c.syncRunId,
+  ).changes;
+}
+
 function quarantineRecord(
   st: Statements,
   p: Extract<PreparedRecord, { valid: false }>,
@@ -142,7 +169,7 @@ export function storePrepared(
       continue;
     }
     // Insert first: in a backfill nearly every record is new, and the id's index answers both questions.
-    if (st.insertRecord.run(tally.link(p)).changes > 0) {
+    if (insertRecord(st, tally.link(p)) > 0) {
       tally.stored(p);
       continue;
     }
