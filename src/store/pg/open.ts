@@ -135,8 +135,8 @@ export function withStartupSettings(url: string, settings: Readonly<Record<strin
   const entries = Object.entries(settings);
   if (entries.length === 0) return url;
   // libpq's options string separates on spaces; a backslash keeps one in a value.
-  const escape = (text: string) => text.replaceAll("\\", "\\\\").replaceAll(" ", "\\ ");
-  const added = entries.map(([name, value]) => `-c ${name}=${escape(value)}`).join(" ");
+  const escapeValue = (text: string) => text.replaceAll("\\", "\\\\").replaceAll(" ", "\\ ");
+  const added = entries.map(([name, value]) => `-c ${name}=${escapeValue(value)}`).join(" ");
   const parsed = new URL(url);
   const given = parsed.searchParams.get("options");
   parsed.searchParams.set("options", given ? `${given} ${added}` : added);
