@@ -8,7 +8,7 @@ import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
 import type { RunningSimulator } from "../../src/simulator/index.ts";
 import { projectFilePath } from "../../src/store/projectStores.ts";
-import { logEvents } from "../helpers/daemonProcess.ts";
+import { logEvents, waitUntil } from "../helpers/daemonProcess.ts";
 import { runCli } from "../helpers/runCli.ts";
 import { compareWithSimulator, daysAgo, storedIds, tempDbPath, withDb } from "../helpers/simSync.ts";
 import { syncBoth, useTwoProjects, writeProjectsConfig } from "../helpers/twoProjects.ts";
@@ -99,6 +99,23 @@ describe("sync of several projects into one store", () => {
     const fixed = await runCli(projects.syncArgs(db), { env: projects.env });
     expect(fixed.code, fixed.stderr).toBe(0);
     expectSameHistory(projects.sims.us, projectFilePath(db, "us"));
+  });
+
+  it("runs the projects at once: a slow project does not hold a fast one back", async () => {
+    const projects = await twoProjects();
+    const db = tempDbPath();
+    // Every eu request waits 1.5 s at the server; us answers at once.
+    projects.sims.eu.control.setFaults({ latencyMs: 1500 });
+    const running = runCli([...projects.syncArgs(db), "--concurrency", "2"], { env: projects.env });
+    const eu = projectFilePath(db, "eu");
+    const us = projectFilePath(db, "us");
+    const count = (path: string) => (existsSync(path) ? storedIds(path).length : 0);
+    await waitUntil(() => count(us) === projects.sims.us.control.size(), "us to be synced");
+    // us is complete while eu, listed first, is still waiting on its server.
+    expect(count(eu)).toBeLessThan(projects.sims.eu.control.size());
+    const result = await running;
+    expect(result.code, result.stderr).toBe(0);
+    expectSameHistory(projects.sims.eu, eu);
   });
 
   it("--project syncs one project; an unknown one is a usage error", async () => {
