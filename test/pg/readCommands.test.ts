@@ -70,17 +70,22 @@ describe("flagtrail sql on PostgreSQL", () => {
     'SELECT action_type, count(*) AS records, min(occurred_at) AS first_at, max(seq) AS last_seq FROM audit_logs GROUP BY action_type ORDER BY action_type COLLATE "C"';
 
   it("prints the same rows as on SQLite in every format, numbers as numbers", async () => {
-    for (const format of ["table", "csv", "json", "nl"]) {
-      // SQLite has no COLLATE "C": its own byte order is the same order.
-      const lite = await runCli([
-        "sql",
-        "--db",
-        sqlitePath,
-        "--format",
-        format,
-        query.replace(' COLLATE "C"', ""),
-      ]);
-      const pg = await runCli(["sql", "--db", url, "--format", format, query]);
+    // Independent read-only runs, all at once (the suite's time is mostly CLI start-ups).
+    const runs = await Promise.all(
+      ["table", "csv", "json", "nl"].map(async (format) => ({
+        // SQLite has no COLLATE "C": its own byte order is the same order.
+        lite: await runCli([
+          "sql",
+          "--db",
+          sqlitePath,
+          "--format",
+          format,
+          query.replace(' COLLATE "C"', ""),
+        ]),
+        pg: await runCli(["sql", "--db", url, "--format", format, query]),
+      })),
+    );
+    for (const { lite, pg } of runs) {
       expect(pg.stderr).toBe("");
       expect(pg.code).toBe(0);
       expect(pg.stdout).toBe(lite.stdout);
@@ -100,20 +105,22 @@ describe("flagtrail sql on PostgreSQL", () => {
   });
 
   it("refuses a write by the server's rule (read-only transaction), exit 2 as on SQLite, nothing written", async () => {
-    for (const write of [
+    const writes = [
       "DELETE FROM audit_logs",
       "UPDATE audit_logs SET name = 'x' RETURNING id",
       "WITH gone AS (DELETE FROM meta RETURNING key) SELECT * FROM gone",
       "SELECT 1; COMMIT; DELETE FROM audit_logs",
-    ]) {
-      const pg = await runCli(["sql", "--db", url, write]);
-      expect(pg.code, write).toBe(2);
-      expect(pg.stdout).toBe("");
-      expect(pg.stderr.trim().split("\n"), write).toHaveLength(1);
-    }
-    const refused = await runCli(["sql", "--db", url, "DELETE FROM audit_logs"]);
-    expect(refused.stderr).toMatch(/read-only transaction/);
-    const lite = await runCli(["sql", "--db", sqlitePath, "DELETE FROM audit_logs"]);
+    ];
+    const [lite, ...pgs] = await Promise.all([
+      runCli(["sql", "--db", sqlitePath, "DELETE FROM audit_logs"]),
+      ...writes.map((write) => runCli(["sql", "--db", url, write])),
+    ]);
+    pgs.forEach((pg, i) => {
+      expect(pg?.code, writes[i]).toBe(2);
+      expect(pg?.stdout).toBe("");
+      expect(pg?.stderr.trim().split("\n"), writes[i]).toHaveLength(1);
+    });
+    expect(pgs[0]?.stderr).toMatch(/read-only transaction/);
     expect(lite.code).toBe(2);
     const [row] = await queryOnce<{ n: string }>(url, "SELECT count(*) AS n FROM audit_logs");
     expect(Number(row?.n)).toBe(copied.audit_logs);
@@ -349,21 +356,23 @@ describe("connection failures", () => {
       [withParts({ database: "no_such_db", password: "s3cret-wrong2" }), /does not exist|wrong user name/],
       [withParts({ port: "1", password: "s3cret-wrong3" }), /Cannot reach the PostgreSQL server/],
     ] as const;
-    for (const [target, pattern] of cases) {
-      for (const command of READ_COMMANDS) {
+    const runs = cases.flatMap(([target, pattern]) =>
+      READ_COMMANDS.map(async (command) => {
         const args =
           command === "sql"
             ? ["sql", "--db", target, "SELECT 1"]
             : command === "report"
               ? ["report", "--db", target, "--from", daysAgo(10), "--to", daysAgo(2), "--out", tempDbPath()]
               : [command, "--db", target];
-        const result = await runCli(args);
-        expect(result.code, `${command} ${target}`).toBe(1);
-        expect(result.stderr).toMatch(pattern);
-        expect(result.stderr).toContain(":***@");
-        expect(result.stderr).not.toMatch(/s3cret/);
-        expect(result.stderr.trim().split("\n")).toHaveLength(1);
-      }
+        return { what: `${command} ${target}`, pattern, result: await runCli(args) };
+      }),
+    );
+    for (const { what, pattern, result } of await Promise.all(runs)) {
+      expect(result.code, what).toBe(1);
+      expect(result.stderr).toMatch(pattern);
+      expect(result.stderr).toContain(":***@");
+      expect(result.stderr).not.toMatch(/s3cret/);
+      expect(result.stderr.trim().split("\n")).toHaveLength(1);
     }
   });
 
