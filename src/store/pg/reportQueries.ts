@@ -151,7 +151,9 @@ WHERE ${period("a")}
 GROUP BY a.updated_by_user_id, CASE WHEN a.updated_by_user_id IS NULL THEN a.updated_by END
 ORDER BY records DESC, updated_by NULLS FIRST`,
 
-  daily: `WITH days AS (
+  // MATERIALIZED: inlined, the day's JSON was read again for each of the month's records it grouped
+  // (~90 ms on 1M records; ~30 ms read once per day).
+  daily: `WITH days AS MATERIALIZED (
   SELECT d.value ->> 'day' AS day, (d.value ->> 'start')::bigint AS day_start,
          (d.value ->> 'end')::bigint AS day_end
   FROM json_array_elements(@days::json) d
