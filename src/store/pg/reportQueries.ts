@@ -58,9 +58,9 @@ GROUP BY v.name ${C}, v.updated_by ${C}, v.action_type ${C}
 ORDER BY v.name ${C}, v.updated_by ${C} NULLS FIRST, v.action_type ${C}`;
 }
 
-// The changes of the period and the 30 days before it (for the window), per category by a join on the
-// category table, so the action-type index is read for those categories' types only (the two views each
-// read every type of the two months); the approvals of the flows' entities.
+// The changes of the period and the 30 days before it (for the window), both categories in one join on the
+// category table, so the two months of the action-type index are read once (through the two views: once
+// per view, each with parallel workers); the approvals of the flows' entities.
 // The window's verdict is one boolean column: filtered on several predicates over window outputs,
 // PostgreSQL estimated 1 row for ~25,000 and joined the rule-diff summaries by a nested loop.
 const UNREVIEWED_ORDERED = `WITH events AS (
