@@ -27,7 +27,7 @@ interface PgServer {
   stop(): Promise<void>;
 }
 
-async function startServer(): Promise<PgServer> {
+export async function startServer(): Promise<PgServer> {
   const child = spawn(process.execPath, ["--import", "tsx", SERVER], { stdio: ["pipe", "pipe", "inherit"] });
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
   try {
@@ -85,7 +85,7 @@ function exportTable(sqlite: Database.Database, table: string, columns: string[]
  * audit_logs first (the others refer to it). Secondary indexes are dropped first and rebuilt once after,
  * then VACUUM ANALYZE: the statistics and visibility map a store that has lived a while has.
  */
-async function loadStore(sqlitePath: string, client: pg.Client, dir: string): Promise<number> {
+export async function loadStore(sqlitePath: string, client: pg.Client, dir: string): Promise<number> {
   const sqlite = new Database(sqlitePath, { readonly: true, fileMustExist: true });
   let records = 0;
   try {
