@@ -45,9 +45,14 @@ const projectEntrySchema = z
 const SECRET_FIELDS = ["apiKey", "key", "secret", "token", "api_key"] as const;
 
 const configFileSchema = z.strictObject({
-  projects: z.record(projectNameSchema, projectEntrySchema).refine((p) => Object.keys(p).length > 0, {
-    message: "lists no project",
-  }),
+  projects: z
+    .record(projectNameSchema, projectEntrySchema)
+    .refine((p) => Object.keys(p).length > 0, { message: "lists no project" })
+    // A project's history goes in a file (or schema) named after it: on a filesystem that ignores case
+    // (macOS, Windows), `EU` and `eu` would share one.
+    .refine((p) => new Set(Object.keys(p).map((name) => name.toLowerCase())).size === Object.keys(p).length, {
+      message: "lists two project names that differ only in case",
+    }),
 });
 
 export type ProjectEntry = z.infer<typeof projectEntrySchema>;

@@ -66,6 +66,10 @@ describe("the projects config file", () => {
       `${FILE}: projects.web: needs exactly one of apiKeyEnv and apiKeyFile.`,
     );
     expect(failure({ projects: {} }).message).toBe(`${FILE}: projects: lists no project.`);
+    const entry = { apiKeyEnv: "K" };
+    expect(failure({ projects: { eu: entry, EU: entry } }).message).toBe(
+      `${FILE}: projects: lists two project names that differ only in case.`,
+    );
     expect(() => parseProjectsConfig("{", FILE)).toThrow(`${FILE} is not valid JSON.`);
   });
 
