@@ -133,7 +133,7 @@ export type { OpenOptions } from "./open.ts";
 export { emptyCounts, prepareRecords } from "./records.ts";
 export type { BatchPage } from "./syncBatch.ts";
 export type { SyncPlan, SyncWindow } from "./syncPlans.ts";
-export type { RunCounters } from "./syncRuns.ts";
+export { type RunCounters, runCounterColumns } from "./syncRuns.ts";
 
 /** A store the sync writes: a SQLite file or a PostgreSQL database. */
 export type Store = AnyStore;
