@@ -111,45 +111,61 @@ export async function openProjectStore(
   project: string,
   options: OpenProjectOptions = {},
 ): Promise<AnyStore> {
-  const readonly = options.readonly ?? false;
   const home = await openHome(value, options);
-  let keepHome = false;
   try {
-    const homeProject = await homeProjectOf(home);
-    if (homeProject === project || (homeProject === undefined && project === DEFAULT_PROJECT)) {
-      await claim(home, project, readonly);
-      keepHome = true;
-      return home;
-    }
-    const registered = await registeredProjects(home);
-    if (readonly && !registered.includes(project)) {
-      const held = [...(homeProject ? [homeProject] : []), ...registered];
-      throw new FlagtrailError(
-        `${home.location} holds no project ${project}${held.length > 0 ? ` (it holds ${held.join(", ")})` : ""}.`,
-      );
-    }
-    const own = await openOwnNamespace(value, home, project, options);
-    try {
-      await claim(own, project, readonly);
-      if (!readonly && !registered.includes(project)) {
-        await writeMetaValue(home, `${REGISTERED_PREFIX}${project}`, own.location);
-      }
-    } catch (error) {
-      await own.close();
-      throw error;
-    }
-    return own;
-  } finally {
-    if (!keepHome) await home.close();
+    const store = await openIn(value, home, project, options);
+    if (store !== home) await home.close();
+    return store;
+  } catch (error) {
+    await home.close();
+    throw error;
   }
+}
+
+/** Project `project`'s part of the store whose own namespace `home` is open: `home` itself, or another. */
+async function openIn(
+  value: string,
+  home: AnyStore,
+  project: string,
+  options: OpenProjectOptions,
+): Promise<AnyStore> {
+  const readonly = options.readonly ?? false;
+  const homeProject = await homeProjectOf(home);
+  if (homeProject === project || (homeProject === undefined && project === DEFAULT_PROJECT)) {
+    await claim(home, project, readonly);
+    return home;
+  }
+  const registered = await registeredProjects(home);
+  if (readonly && !registered.includes(project)) {
+    const held = [...(homeProject ? [homeProject] : []), ...registered];
+    throw new FlagtrailError(
+      `${home.location} holds no project ${project}${held.length > 0 ? ` (it holds ${held.join(", ")})` : ""}.`,
+    );
+  }
+  const own = await openOwnNamespace(value, home, project, options);
+  try {
+    await claim(own, project, readonly);
+    if (!readonly && !registered.includes(project)) {
+      await writeMetaValue(home, `${REGISTERED_PREFIX}${project}`, own.location);
+    }
+  } catch (error) {
+    await own.close();
+    throw error;
+  }
+  return own;
+}
+
+/** The projects whose namespace `home` is or registers: its own project first, then the others by name. */
+async function projectsOf(home: AnyStore): Promise<string[]> {
+  const homeProject = await homeProjectOf(home);
+  return [...(homeProject ? [homeProject] : []), ...(await registeredProjects(home))];
 }
 
 /** The projects the store at `value` holds: its own namespace's first, then the others by name. */
 export async function storeProjects(value: string): Promise<string[]> {
   const home = await openHome(value, { readonly: true });
   try {
-    const homeProject = await homeProjectOf(home);
-    return [...(homeProject ? [homeProject] : []), ...(await registeredProjects(home))];
+    return await projectsOf(home);
   } finally {
     await home.close();
   }
@@ -157,22 +173,25 @@ export async function storeProjects(value: string): Promise<string[]> {
 
 /**
  * Opens every project of the store at `value` (or only `project`), read-only unless asked: a store that
- * holds no project yet is read as project `default`'s, empty.
+ * holds no project yet is read as project `default`'s, empty. The store's own namespace is opened once.
  */
 export async function openStoreProjects(
   value: string,
   options: OpenProjectOptions & { project?: string | undefined } = {},
 ): Promise<ProjectStore[]> {
-  const names = options.project !== undefined ? [options.project] : await storeProjects(value);
+  const home = await openHome(value, options);
   const opened: ProjectStore[] = [];
   try {
+    const names = options.project !== undefined ? [options.project] : await projectsOf(home);
     for (const project of names.length > 0 ? names : [DEFAULT_PROJECT]) {
-      opened.push({ project, store: await openProjectStore(value, project, options) });
+      opened.push({ project, store: await openIn(value, home, project, options) });
     }
   } catch (error) {
     await closeProjectStores(opened);
+    if (!opened.some((p) => p.store === home)) await home.close();
     throw error;
   }
+  if (!opened.some((p) => p.store === home)) await home.close();
   return opened;
 }
 
