@@ -54,7 +54,11 @@ export interface FetchedPage {
   last: boolean;
 }
 
-/** Pages in a row that bring no record id unseen in this read before paging is called runaway. */
+/**
+ * Pages in a row that bring no record id unseen in the pages just before them are called runaway. Only
+ * those pages' ids are remembered: a read's memory stays flat however many records a window holds (all
+ * of a read's ids cost ~5 MB per 70,000-record window). A longer cycle is caught by PAGES_PAST_TOTAL.
+ */
 export const REPEATED_PAGES_LIMIT = 5;
 /** Pages tolerated past what the largest totalItems allows (a list growing while we read). */
 const PAGES_PAST_TOTAL = 10;
@@ -92,7 +96,8 @@ export function uncoveredFrom(covered: readonly Span[], from: number, to: number
 
 class PageReader {
   private undeclaredSize = Number.POSITIVE_INFINITY;
-  private readonly seen = new Set<string>();
+  /** The ids of the last REPEATED_PAGES_LIMIT pages judged, oldest first. */
+  private recent: Set<string>[] = [];
   private staleRun = 0;
   private maxTotal = 0;
 
@@ -104,7 +109,7 @@ class PageReader {
 
   /** A second pass over pages already read (a hole): repeats are expected against the first pass. */
   startPass(): void {
-    this.seen.clear();
+    this.recent = [];
     this.staleRun = 0;
   }
 
@@ -135,8 +140,9 @@ class PageReader {
     const { totalItems } = response.pagination;
     this.maxTotal = Math.max(this.maxTotal, totalItems);
     const ids = response.records.map(idOf);
-    const fresh = ids.filter((id) => id === undefined || !this.seen.has(id)).length;
-    for (const id of ids) if (id !== undefined) this.seen.add(id);
+    const fresh = ids.filter((id) => id === undefined || !this.recent.some((seen) => seen.has(id))).length;
+    this.recent.push(new Set(ids.filter((id) => id !== undefined)));
+    if (this.recent.length > REPEATED_PAGES_LIMIT) this.recent.shift();
     this.staleRun = response.records.length > 0 && fresh === 0 ? this.staleRun + 1 : 0;
     if (this.staleRun >= REPEATED_PAGES_LIMIT) {
       throw new RunawayPagingError(

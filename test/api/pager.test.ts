@@ -95,6 +95,40 @@ describe("readPages", () => {
     expect(client.queries.length).toBeLessThanOrEqual(10);
   });
 
+  it("stops a server that alternates between two pages, remembering only the last few pages' ids", async () => {
+    const pageA = Array.from({ length: 10 }, (_, i) => makeRecord(AT + i));
+    const pageB = Array.from({ length: 10 }, (_, i) => makeRecord(AT + 100 + i));
+    let requests = 0;
+    const alternating: ConsoleClient = {
+      stats: () => ({ requests, throttled: 0, retries: 0 }),
+      close: async () => {},
+      async listAuditLogs(query: AuditLogQuery) {
+        requests += 1;
+        return {
+          records: structuredClone(query.page % 2 === 0 ? pageB : pageA),
+          pagination: {
+            itemsPerPage: 10,
+            pageNumber: query.page,
+            totalItems: 1e9,
+            nextPage: null,
+            previousPage: null,
+          },
+          requestPath: `/console/v1/audit_logs?page=${query.page}`,
+        };
+      },
+    };
+    const read: number[] = [];
+    await expect(
+      (async () => {
+        for await (const page of readPages(alternating, QUERY, { limit: 10, prefetch: 1 }))
+          read.push(page.page);
+      })(),
+    ).rejects.toThrow(/already sent on 5 pages in a row/);
+    // Pages 1 and 2 bring new ids; 3..7 only repeat them.
+    expect(read).toEqual([1, 2, 3, 4, 5, 6]);
+    expect(requests).toBe(7);
+  });
+
   it("uncoveredFrom finds the first position no page covered", () => {
     expect(
       uncoveredFrom(
