@@ -8,13 +8,14 @@
 // The store's own namespace (the `--db` file, the URL's schema) is the register: it holds the project
 // named by its meta `project` (`default` for a store with records and no name), and one meta key per
 // other project that was ever synced into the store.
+import { existsSync } from "node:fs";
 import { basename, dirname, extname, join } from "node:path";
 import { FlagtrailError } from "../errors.ts";
 import { DEFAULT_PROJECT } from "../projects.ts";
 import { parseStoreLocation } from "./location.ts";
 import { openStore as openSqliteStore } from "./open.ts";
 import type { AnyStore } from "./openAny.ts";
-import { readPgHomeSchema } from "./pg/metaValues.ts";
+import { pgSchemaExists, readPgHomeSchema } from "./pg/metaValues.ts";
 import { openPgStore } from "./pg/open.ts";
 import {
   newestRecordTimeTexts,
@@ -70,7 +71,9 @@ async function openOwnNamespace(
     if (home.path === ":memory:") {
       throw new FlagtrailError(`An in-memory store holds one project; project ${project} needs a file.`);
     }
-    return openSqliteStore(projectFilePath(home.path, project), options);
+    const path = projectFilePath(home.path, project);
+    if (options.readonly && !existsSync(path)) throw missingNamespace(home, project, `file ${path}`);
+    return openSqliteStore(path, options);
   }
   const schema = `${await readPgHomeSchema(home)}_${project}`;
   // PostgreSQL cuts longer names to 63 bytes, silently: two long project names would share a schema.
@@ -79,7 +82,18 @@ async function openOwnNamespace(
       `Project ${project}'s schema name ${schema} is longer than PostgreSQL's 63 bytes.`,
     );
   }
+  if (options.readonly && !(await pgSchemaExists(home, schema))) {
+    throw missingNamespace(home, project, `schema ${schema}`);
+  }
   return openPgStore(value, { ...options, schema });
+}
+
+/** A registered project whose file or schema is gone: said as such, not as an empty or foreign store. */
+function missingNamespace(home: AnyStore, project: string, where: string): FlagtrailError {
+  return new FlagtrailError(
+    `Project ${project} is registered in ${home.location}, but its ${where} is missing (moved or deleted); ` +
+      "restore it from the backup taken with the store.",
+  );
 }
 
 /** Opens the store's own namespace at `value` (a path or URL). */

@@ -1,7 +1,7 @@
 // status, verify and sql on a store holding two projects (issue 12), through the real CLI: two
 // simulators with overlapping record ids synced into one SQLite store. Without --project each command
 // reads both projects under their names; with it, one project exactly as a single-project store prints.
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, renameSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
@@ -184,5 +184,25 @@ describe("read commands on a store of two projects", () => {
     const us = await runCli(["verify", "--db", db, "--project", "us"]);
     expect(us.code).toBe(1);
     expect(us.stderr).toMatch(new RegExp(`^flagtrail: broken chain at seq ${seq - 3} `));
+  });
+
+  it("a registered project whose file is gone is named as missing; --project still reads the others", async () => {
+    const usFile = projectFilePath(db, "us");
+    renameSync(usFile, `${usFile}.moved`);
+    try {
+      const [status, eu] = await Promise.all([
+        runCli(["status", "--db", db]),
+        runCli(["status", "--db", db, "--project", "eu", "--json"]),
+      ]);
+      expect(status.code).toBe(1);
+      expect(status.stdout).toBe("");
+      expect(status.stderr).toBe(
+        `flagtrail: Project us is registered in ${db}, but its file ${usFile} is missing (moved or deleted); restore it from the backup taken with the store.\n`,
+      );
+      expect(eu.code).toBe(0);
+      expect(JSON.parse(eu.stdout).records.total).toBe(euSize);
+    } finally {
+      renameSync(`${usFile}.moved`, usFile);
+    }
   });
 });

@@ -55,4 +55,22 @@ describe("read commands on a PostgreSQL store of two projects", () => {
     const [row] = await queryOnce<{ n: number }>(url, "SELECT count(*)::int AS n FROM public_us.audit_logs");
     expect(row?.n).toBe(usSize);
   });
+
+  it("a registered project whose schema is gone is named as missing; --project still reads the others", async () => {
+    await queryOnce(url, "ALTER SCHEMA public_us RENAME TO public_us_moved");
+    try {
+      const [status, eu] = await Promise.all([
+        runCli(["status", "--db", url]),
+        runCli(["status", "--db", url, "--project", "eu", "--json"]),
+      ]);
+      expect(status.code).toBe(1);
+      expect(status.stderr).toMatch(
+        /^flagtrail: Project us is registered in postgres:\/\/\S+, but its schema public_us is missing \(moved or deleted\); restore it from the backup taken with the store\.\n$/,
+      );
+      expect(eu.code).toBe(0);
+      expect(JSON.parse(eu.stdout).records.total).toBe(euSize);
+    } finally {
+      await queryOnce(url, "ALTER SCHEMA public_us_moved RENAME TO public_us");
+    }
+  });
 });

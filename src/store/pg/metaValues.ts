@@ -47,3 +47,13 @@ export async function readPgHomeSchema(store: PgStore): Promise<string> {
   if (name === undefined) throw new Error("the PostgreSQL session has no current schema");
   return name;
 }
+
+/** Whether schema `name` exists in the store's database (a registered project's, say). */
+export async function pgSchemaExists(store: PgStore, name: string): Promise<boolean> {
+  const rows = await withPgDb(store, (db) =>
+    db.execute<{ found: boolean }>(
+      sql`SELECT EXISTS (SELECT 1 FROM pg_namespace WHERE nspname = ${name}) AS found`,
+    ),
+  );
+  return rows.rows[0]?.found === true;
+}
