@@ -60,20 +60,23 @@ export function projectFilePath(storePath: string, project: string): string {
   return join(dirname(storePath), `${basename(storePath, ext)}.${project}${ext}`);
 }
 
-/** Opens project `project`'s own namespace beside the store's (`home`, opened from `value`). */
+/**
+ * Opens project `project`'s own namespace beside the store's (`home`, opened from `value`). A registered
+ * project's must exist: made anew, its history would restart from a new genesis as if it never had one.
+ */
 async function openOwnNamespace(
   value: string,
   home: AnyStore,
   project: string,
-  options: OpenProjectOptions,
+  options: OpenProjectOptions & { registered: boolean },
 ): Promise<AnyStore> {
   if (home.engine === "sqlite") {
     if (home.path === ":memory:") {
       throw new FlagtrailError(`An in-memory store holds one project; project ${project} needs a file.`);
     }
     const path = projectFilePath(home.path, project);
-    if (options.readonly && !existsSync(path)) throw missingNamespace(home, project, `file ${path}`);
-    return openSqliteStore(path, options);
+    if (options.registered && !existsSync(path)) throw missingNamespace(home, project, `file ${path}`);
+    return openSqliteStore(path, { readonly: options.readonly });
   }
   const schema = `${await readPgHomeSchema(home)}_${project}`;
   // PostgreSQL cuts longer names to 63 bytes, silently: two long project names would share a schema.
@@ -82,10 +85,10 @@ async function openOwnNamespace(
       `Project ${project}'s schema name ${schema} is longer than PostgreSQL's 63 bytes.`,
     );
   }
-  if (options.readonly && !(await pgSchemaExists(home, schema))) {
+  if (options.registered && !(await pgSchemaExists(home, schema))) {
     throw missingNamespace(home, project, `schema ${schema}`);
   }
-  return openPgStore(value, { ...options, schema });
+  return openPgStore(value, { readonly: options.readonly, schema });
 }
 
 /** A registered project whose file or schema is gone: said as such, not as an empty or foreign store. */
@@ -156,7 +159,10 @@ async function openIn(
       `${home.location} holds no project ${project}${held.length > 0 ? ` (it holds ${held.join(", ")})` : ""}.`,
     );
   }
-  const own = await openOwnNamespace(value, home, project, options);
+  const own = await openOwnNamespace(value, home, project, {
+    ...options,
+    registered: registered.includes(project),
+  });
   try {
     await claim(own, project, readonly);
     if (!readonly && !registered.includes(project)) {

@@ -1,7 +1,7 @@
 // status, verify and sql on a store holding two projects (issue 12), through the real CLI: two
 // simulators with overlapping record ids synced into one SQLite store. Without --project each command
 // reads both projects under their names; with it, one project exactly as a single-project store prints.
-import { mkdtempSync, renameSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, renameSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
@@ -10,7 +10,7 @@ import { MANIFEST_FORMAT } from "../../src/manifest/format.ts";
 import { projectFilePath } from "../../src/store/projectStores.ts";
 import { runCli } from "../helpers/runCli.ts";
 import { tempDbPath, withDb } from "../helpers/simSync.ts";
-import { syncBoth, useTwoProjects } from "../helpers/twoProjects.ts";
+import { syncBoth, type TwoProjects, useTwoProjects } from "../helpers/twoProjects.ts";
 
 const twoProjects = useTwoProjects();
 // One store for the file (the simulators close after the first test; their sizes are kept): the
@@ -18,9 +18,10 @@ const twoProjects = useTwoProjects();
 let db: string;
 let euSize: number;
 let usSize: number;
+let projects: TwoProjects;
 
 beforeAll(async () => {
-  const projects = await twoProjects();
+  projects = await twoProjects();
   db = tempDbPath("flagtrail-reads-");
   await syncBoth(projects, db);
   [euSize, usSize] = [projects.sims.eu.control.size(), projects.sims.us.control.size()];
@@ -186,14 +187,19 @@ describe("read commands on a store of two projects", () => {
     expect(us.stderr).toMatch(new RegExp(`^flagtrail: broken chain at seq ${seq - 3} `));
   });
 
-  it("a registered project whose file is gone is named as missing; --project still reads the others", async () => {
+  it("a registered project whose file is gone is named as missing, by reads and by sync (which makes no new one)", async () => {
     const usFile = projectFilePath(db, "us");
     renameSync(usFile, `${usFile}.moved`);
     try {
-      const [status, eu] = await Promise.all([
+      const [status, eu, sync] = await Promise.all([
         runCli(["status", "--db", db]),
         runCli(["status", "--db", db, "--project", "eu", "--json"]),
+        // Its simulator is gone too: the open fails before any request.
+        runCli([...projects.syncArgs(db), "--project", "us"], { env: projects.env }),
       ]);
+      expect(sync.code).toBe(1);
+      expect(sync.stderr).toMatch(/^flagtrail: Project us is registered in .*, but its file .* is missing/);
+      expect(existsSync(usFile)).toBe(false);
       expect(status.code).toBe(1);
       expect(status.stdout).toBe("");
       expect(status.stderr).toBe(
