@@ -74,7 +74,7 @@ function whyNot(code: string): string {
   return "the file system refused it";
 }
 
-function isAlive(pid: number): boolean {
+export function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;

@@ -38,6 +38,7 @@ import {
   removeStale,
   writeDurable,
 } from "./publish.ts";
+import { lockPublishing } from "./publishLock.ts";
 
 export type { ReportFormat } from "./formats.ts";
 
@@ -120,27 +121,13 @@ export async function writeReports(options: ReportOptions): Promise<ReportResult
           ...(await hashFile(join(staging, name))),
         });
       }
-      const replaced = await filesToReplace(files, options.force ?? false);
-      const manifest = signManifest(
-        manifestBody(args, files, written, replaced, options.project),
-        options.signingKey ?? process.env.FLAGTRAIL_SIGNING_KEY,
-      );
-      const manifestName = reportFileNames(period).manifest;
-      writeDurable(join(staging, manifestName), serializeManifest(manifest));
-      publishReportSet(
-        staging,
-        options.outDir,
-        { data: files.map((f) => f.name), manifest: manifestName },
-        options.publishHook,
-      );
-      return {
-        period,
-        files,
-        manifestPath: join(options.outDir, manifestName),
-        counts: written.counts,
-        signed: manifest.signature !== undefined,
-        notice: noticeOf(written),
-      };
+      // From the check for an earlier report to the last rename: one run at a time in this directory.
+      const unlock = await lockPublishing(options.outDir);
+      try {
+        return await publish(files, staging, options, args, written, period);
+      } finally {
+        unlock();
+      }
     } finally {
       removeStaging(staging);
     }
@@ -153,6 +140,38 @@ function noticeOf({ parts }: Written): string | null {
   if (parts.length === 1) return parts[0]!.notice;
   const lines = parts.filter((p) => p.notice !== null).map((p) => `${p.project}: ${p.notice}`);
   return lines.length > 0 ? lines.join("\n") : null;
+}
+
+/** Checks for an earlier report's files, writes the manifest and moves the staged set into place. */
+async function publish(
+  files: readonly ReportFileResult[],
+  staging: string,
+  options: ReportOptions,
+  args: ReportArgs,
+  written: Written,
+  period: Period,
+): Promise<ReportResult> {
+  const replaced = await filesToReplace(files, options.force ?? false);
+  const manifest = signManifest(
+    manifestBody(args, files, written, replaced, options.project),
+    options.signingKey ?? process.env.FLAGTRAIL_SIGNING_KEY,
+  );
+  const manifestName = reportFileNames(period).manifest;
+  writeDurable(join(staging, manifestName), serializeManifest(manifest));
+  publishReportSet(
+    staging,
+    options.outDir,
+    { data: files.map((f) => f.name), manifest: manifestName },
+    options.publishHook,
+  );
+  return {
+    period,
+    files: [...files],
+    manifestPath: join(options.outDir, manifestName),
+    counts: written.counts,
+    signed: manifest.signature !== undefined,
+    notice: noticeOf(written),
+  };
 }
 
 /**

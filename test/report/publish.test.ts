@@ -7,6 +7,7 @@ import {
   mkdirSync,
   mkdtempSync,
   readdirSync,
+  readFileSync,
   statSync,
   utimesSync,
   writeFileSync,
@@ -16,6 +17,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { PublishStep } from "../../src/report/publish.ts";
+import { PUBLISH_LOCK_NAME } from "../../src/report/publishLock.ts";
 import { writeReports } from "../../src/report/writeReports.ts";
 import { openStore, type Store } from "../../src/store/open.ts";
 import { verifyManifest } from "../../src/verify/manifest.ts";
@@ -124,8 +126,11 @@ describe("publishing a report set", () => {
     });
     expect(child.signal).toBe("SIGKILL");
     expect(existsSync(join(outDir, MANIFEST))).toBe(false);
-    const [staging, ...more] = leftovers(outDir);
+    // Its staging directory, and its publishing lock naming it: the next run takes both over.
+    const [staging, lock, ...more] = leftovers(outDir).sort();
     expect(more).toEqual([]);
+    expect(lock).toBe(PUBLISH_LOCK_NAME);
+    expect(readFileSync(join(outDir, PUBLISH_LOCK_NAME), "utf8")).toMatch(new RegExp(`^${child.pid}@`));
     expect(staging).toMatch(new RegExp(`^\\.flagtrail-report-${child.pid}-`));
     // Its process is gone; once it has not changed for a minute it is a dead run's.
     const old = (Date.now() - 120_000) / 1000;
