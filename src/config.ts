@@ -2,10 +2,9 @@
 // environment variables, and every value is validated here so that later code can trust it.
 import { readFileSync } from "node:fs";
 import { z } from "zod";
+import { DEFAULT_AUTH_HEADER, DEFAULT_BASE_URL, HTTP_HEADER_NAME } from "./api/connection.ts";
 import { UsageError } from "./errors.ts";
 
-export const DEFAULT_BASE_URL = "https://statsigapi.net";
-export const DEFAULT_AUTH_HEADER = "STATSIG-API-KEY";
 export const DEFAULT_DB_PATH = "./flagtrail.db";
 
 /** What commander collected; every field optional because env and defaults fill the gaps. */
@@ -41,7 +40,7 @@ export const baseUrlSchema = z
 export const authHeaderSchema = z
   .string()
   .trim()
-  .regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/, { message: "the auth header must be a valid HTTP header name" });
+  .regex(HTTP_HEADER_NAME, { message: "the auth header must be a valid HTTP header name" });
 
 const NO_KEY = "no API key: set FLAGTRAIL_API_KEY or FLAGTRAIL_API_KEY_FILE, or pass --api-key-file";
 

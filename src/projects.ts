@@ -4,13 +4,12 @@
 // variable or a file), never the key: a key written in it is refused, so it can sit in version control.
 import { existsSync, readFileSync } from "node:fs";
 import { z } from "zod";
+import { DEFAULT_AUTH_HEADER, DEFAULT_BASE_URL } from "./api/connection.ts";
 import { rateLimitsSchema } from "./api/rateBudget.ts";
 import {
   authHeaderSchema,
   baseUrlSchema,
   type ConnectionFlags,
-  DEFAULT_AUTH_HEADER,
-  DEFAULT_BASE_URL,
   type Env,
   resolveSyncConfig,
 } from "./config.ts";

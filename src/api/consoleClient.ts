@@ -2,14 +2,18 @@
 // and a small retry loop. undici's RetryAgent is not used: it retries below the point where the body
 // is parsed (a 200 with truncated JSON would not be retried) and cannot await the shared rate budget
 // before each attempt; both are requirements here.
-import { Agent, Dispatcher, request } from "undici";
-import { z } from "zod";
+import { Agent, type Dispatcher, request } from "undici";
 import { AbortedError, ApiError, AuthError, UsageError } from "../errors.ts";
-import { VERSION } from "../version.ts";
 import type { AuditLogPage, AuditLogQuery, ClientStats, ConsoleClient } from "./client.ts";
+import {
+  type ConsoleClientOptions,
+  consoleClientOptionsSchema,
+  type ResolvedClientOptions,
+} from "./clientOptions.ts";
 import { type Clock, systemClock } from "./clock.ts";
-import { DEFAULT_RATE_LIMITS, RateBudget, rateLimitsSchema } from "./rateBudget.ts";
+import { RateBudget } from "./rateBudget.ts";
 import { redactSecrets } from "./redact.ts";
+import { auditLogsRequestPath, buildRequestPath, type QueryValue } from "./requestPaths.ts";
 import {
   backoffDelay,
   isRetryableNetworkError,
@@ -19,112 +23,7 @@ import {
 } from "./retryPolicy.ts";
 import { errorBodySchema, listEnvelopeSchema, type Pagination } from "./schemas.ts";
 
-export const DEFAULT_BASE_URL = "https://statsigapi.net";
-export const DEFAULT_AUTH_HEADER = "STATSIG-API-KEY";
-export const AUDIT_LOGS_PATH = "/console/v1/audit_logs";
 export const AUTH_REJECTED_MESSAGE = "The API key was rejected: it is not an active console key.";
-
-/** Reported before each retry, e.g. for a log line or a progress bar. Never holds the key. */
-export interface RetryEvent {
-  requestPath: string;
-  /** The attempt that failed, from 1. */
-  attempt: number;
-  status: number | undefined;
-  reason: string;
-  delayMs: number;
-}
-
-const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
-const isFunction = (value: unknown) => typeof value === "function";
-
-export const consoleClientOptionsSchema = z.object({
-  baseUrl: z
-    .url({
-      protocol: /^https?$/,
-      error: "The base URL must be an http:// or https:// address.",
-    })
-    .default(DEFAULT_BASE_URL),
-  apiKey: z.string({ error: "No API key was given." }).trim().min(1, { error: "No API key was given." }),
-  authHeader: z
-    .string()
-    .regex(HEADER_NAME, { error: "The auth header name must be a valid HTTP header name." })
-    .default(DEFAULT_AUTH_HEADER),
-  /** Sent as STATSIG-API-VERSION to pin the API's behaviour; null sends no version header. */
-  apiVersion: z.string().min(1).nullable().default("20240601"),
-  /** Per attempt, headers and body included. */
-  timeoutMs: z.number().int().positive().default(30_000),
-  maxAttempts: z.number().int().min(1).max(50).default(6),
-  /** Total time spent on one request, waits between attempts included. */
-  maxRetryTimeMs: z
-    .number()
-    .int()
-    .nonnegative()
-    .default(5 * 60_000),
-  baseDelayMs: z.number().int().nonnegative().default(500),
-  /** 429 without Retry-After: the service's shortest window is 10 s, so start backing off longer. */
-  throttledBaseDelayMs: z.number().int().nonnegative().default(2_000),
-  maxDelayMs: z.number().int().nonnegative().default(30_000),
-  rateLimits: rateLimitsSchema.default([...DEFAULT_RATE_LIMITS]),
-  /** A budget shared with other clients of the same run; rateLimits is ignored when given. */
-  rateBudget: z.instanceof(RateBudget).optional(),
-  userAgent: z.string().min(1).default(`flagtrail/${VERSION}`),
-  /** For tests (MockAgent) or a caller-owned pool; it is not closed by close(). */
-  dispatcher: z.instanceof(Dispatcher).optional(),
-  clock: z.custom<Clock>((v) => typeof v === "object" && v !== null && "now" in v && "sleep" in v).optional(),
-  /** Uniform in [0, 1); injected for deterministic jitter in tests. */
-  random: z.custom<() => number>(isFunction).optional(),
-  onRetry: z.custom<(event: RetryEvent) => void>(isFunction).optional(),
-});
-export type ConsoleClientOptions = z.input<typeof consoleClientOptionsSchema>;
-type ResolvedOptions = z.output<typeof consoleClientOptionsSchema>;
-
-const dateText = z.iso.date({ error: "Dates must be YYYY-MM-DD." });
-export const auditLogQuerySchema = z
-  .object({
-    startDate: dateText,
-    endDate: dateText,
-    page: z.number().int().min(1),
-    limit: z.number().int().min(1),
-    actionTypes: z.array(z.string().min(1)).readonly().optional(),
-    latestID: z.string().min(1).optional(),
-    sortOrder: z.enum(["asc", "desc"]).optional(),
-  })
-  .refine((q) => q.startDate <= q.endDate, { error: "startDate must not be after endDate." });
-
-export type QueryValue = string | number | readonly string[] | undefined;
-
-/** `path?query` with arrays as a repeated key (`actionTypes=a&actionTypes=b`), undefined left out. */
-export function buildRequestPath(path: string, params: Record<string, QueryValue>): string {
-  const search = new URLSearchParams();
-  for (const [key, value] of Object.entries(params)) {
-    if (value === undefined) continue;
-    if (typeof value === "string" || typeof value === "number") search.append(key, String(value));
-    else for (const item of value) search.append(key, item);
-  }
-  const query = search.toString();
-  return query === "" ? path : `${path}?${query}`;
-}
-
-/**
- * The audit log page request. Dates are always explicit (without them the service searches only the
- * last 90 days) and so is the sort order, because `latestID` means "newer than" only in `desc`.
- */
-export function auditLogsRequestPath(query: AuditLogQuery): string {
-  const parsed = auditLogQuerySchema.safeParse(query);
-  if (!parsed.success) {
-    throw new UsageError(`Invalid audit log query: ${parsed.error.issues.map((i) => i.message).join(" ")}`);
-  }
-  const q = parsed.data;
-  return buildRequestPath(AUDIT_LOGS_PATH, {
-    startDate: q.startDate,
-    endDate: q.endDate,
-    page: q.page,
-    limit: q.limit,
-    sortOrder: q.sortOrder ?? "desc",
-    latestID: q.latestID,
-    actionTypes: q.actionTypes,
-  });
-}
 
 /** A page of any console list endpoint (e.g. dynamic config versions). */
 export interface ListPage {
@@ -176,7 +75,7 @@ class UndiciConsoleClient implements ConsoleApiClient {
   private readonly headers: Record<string, string>;
   private readonly counters: ClientStats = { requests: 0, throttled: 0, retries: 0 };
 
-  constructor(private readonly options: ResolvedOptions) {
+  constructor(private readonly options: ResolvedClientOptions) {
     const base = new URL(options.baseUrl);
     this.origin = base.origin;
     this.pathPrefix = base.pathname.replace(/\/+$/, "");

@@ -1,7 +1,7 @@
 // `flagtrail sync`: validate the options, resolve connection settings, run the sync engine under the
 // "sync" lease, print a summary (text or JSON) on stdout and progress on stderr when it is a TTY.
 import { z } from "zod";
-import type { RetryEvent } from "../api/consoleClient.ts";
+import type { RetryEvent } from "../api/clientOptions.ts";
 import { resolveClientTuning, resolveDbPath } from "../config.ts";
 import { AbortedError } from "../errors.ts";
 import { openProjectStore } from "../store/projectStores.ts";

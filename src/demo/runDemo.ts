@@ -9,7 +9,7 @@
 
 import { createHash } from "node:crypto";
 import { z } from "zod";
-import { DEFAULT_AUTH_HEADER } from "../config.ts";
+import { DEFAULT_AUTH_HEADER } from "../api/connection.ts";
 import { lastCompleteMonth } from "../daemon/periods.ts";
 import { FlagtrailError, UsageError } from "../errors.ts";
 import { type ReportResult, writeReports } from "../report/writeReports.ts";

@@ -11,7 +11,6 @@ import type { SimRequest, SimResponse } from "./types.ts";
 import type { ZonedClock } from "./zonedTime.ts";
 import { addDays, isCalendarDay } from "./zonedTime.ts";
 
-export const AUDIT_LOGS_PATH = "/console/v1/audit_logs";
 export const AUDIT_LOGS_MESSAGE = "Audit logs listed successfully.";
 export const DEFAULT_LIMIT = 100;
 /** Both dates omitted → the last 90 days; startDate omitted → 90 days before endDate. */

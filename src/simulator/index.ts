@@ -2,7 +2,8 @@
 // `flagtrail simulate`. See /tmp/readme-simulator.md (merged into README.md) for options and faults.
 import { once } from "node:events";
 import type { AddressInfo } from "node:net";
-import { AUDIT_LOGS_PATH, handleAuditLogs } from "./auditRoute.ts";
+import { AUDIT_LOGS_PATH } from "../api/requestPaths.ts";
+import { handleAuditLogs } from "./auditRoute.ts";
 import { AuditStore } from "./auditStore.ts";
 import { controlRoutes, createControl, type SimulatorControl } from "./control.ts";
 import { Counters } from "./counters.ts";

@@ -12,7 +12,6 @@ import { attachConnection, type Store } from "./connection.ts";
 import { describeLocation, parseStoreLocation } from "./location.ts";
 import * as schema from "./schema.ts";
 
-
 /**
  * A writer's page cache. better-sqlite3 builds SQLite with 16 MiB, which a sync fills with pages it
  * rarely reads again (the operating system caches the file anyway). At SQLite's own default of 2 MiB,
@@ -21,6 +20,7 @@ import * as schema from "./schema.ts";
  * transaction.
  */
 const WRITER_CACHE_KIB = 2_000;
+
 export type { Db, Store } from "./connection.ts";
 
 const migrationsFolder = fileURLToPath(new URL("../../drizzle", import.meta.url));

@@ -1,5 +1,6 @@
 // Builds the console client for a sync from resolved settings, so sync, daemon and demo agree.
-import { type ConsoleApiClient, createConsoleClient, type RetryEvent } from "../api/consoleClient.ts";
+import type { RetryEvent } from "../api/clientOptions.ts";
+import { type ConsoleApiClient, createConsoleClient } from "../api/consoleClient.ts";
 import type { ClientTuning, SyncConfig } from "../config.ts";
 
 export function createSyncClient(

@@ -1,11 +1,7 @@
 import { MockAgent } from "undici";
 import { afterEach, describe, expect, it } from "vitest";
-import {
-  AUTH_REJECTED_MESSAGE,
-  type ConsoleClientOptions,
-  createConsoleClient,
-  type RetryEvent,
-} from "../../src/api/consoleClient.ts";
+import type { ConsoleClientOptions, RetryEvent } from "../../src/api/clientOptions.ts";
+import { AUTH_REJECTED_MESSAGE, createConsoleClient } from "../../src/api/consoleClient.ts";
 import { AbortedError, ApiError, AuthError, UsageError } from "../../src/errors.ts";
 import { VERSION } from "../../src/version.ts";
 import { FakeClock } from "./fakeClock.ts";
