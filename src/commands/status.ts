@@ -2,7 +2,8 @@
 // projects in the store, the same for each project's part under its name.
 import { z } from "zod";
 import { resolveDbPath } from "../config.ts";
-import { formatStatus, readStatus, type StoreStatus } from "../store/status.ts";
+import { readStatus, type StoreStatus } from "../store/status.ts";
+import { formatStatus } from "../store/statusText.ts";
 import { parseOptions } from "./options.ts";
 import { readProjectOption, withReadProjects } from "./readProjects.ts";
 

@@ -1,0 +1,30 @@
+// The completeness section's reads (PostgreSQL; see src/store/reportQueries/completeness.ts).
+import { C } from "./scope.ts";
+
+const IN_COVERAGE_TYPES = "IN (SELECT value FROM json_array_elements_text(c.types_json::json))";
+
+export const PG_COMPLETENESS_QUERIES = {
+  unplaced: "SELECT count(*) AS records FROM audit_logs WHERE occurred_at IS NULL",
+
+  coverage: `WITH cov AS (
+  SELECT c.*,
+         CASE WHEN c.filter_key = 'all' THEN NULL
+              ELSE '["' || replace(substr(c.filter_key, 7), ',', '","') || '"]' END AS types_json
+  FROM coverage c
+  WHERE c.day >= @serverFromDay AND c.day <= @serverToDay
+)
+SELECT c.day, c.filter_key, c.server_total, c.local_count AS local_count_at_sync, c.day_closed, c.checked_at,
+       (SELECT count(*) FROM audit_logs a
+        WHERE a.server_day = c.day AND a.id NOT IN (SELECT audit_log_id FROM listed_days)
+          AND (c.types_json IS NULL OR a.action_type ${IN_COVERAGE_TYPES}))
+       + (SELECT count(*) FROM listed_days l JOIN audit_logs a ON a.id = l.audit_log_id
+          WHERE l.day = c.day
+            AND (c.types_json IS NULL OR a.action_type ${IN_COVERAGE_TYPES}))
+       + (SELECT count(DISTINCT coalesce(q.record_id, q.raw_hash)) FROM quarantine q
+          WHERE coalesce(q.server_day, CASE WHEN q.day_min = q.day_max THEN q.day_min END) = c.day
+            AND (q.record_id IS NULL OR q.record_id NOT IN (SELECT id FROM audit_logs))
+            AND (c.types_json IS NULL OR q.raw::json ->> 'actionType' ${IN_COVERAGE_TYPES}))
+         AS local_count
+FROM cov c
+ORDER BY c.day ${C}, c.filter_key ${C}`,
+};

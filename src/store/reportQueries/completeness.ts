@@ -1,0 +1,35 @@
+// The completeness section's reads (SQLite): records without an instant, and the coverage per server day.
+
+/** Shown to the reader beside the count of records without an instant: how to list them. */
+export const UNPLACED_RECORDS_SQL = "SELECT * FROM audit_logs WHERE occurred_at IS NULL";
+
+export const COMPLETENESS_QUERIES = {
+  unplaced: "SELECT count(*) AS records FROM audit_logs WHERE occurred_at IS NULL",
+
+  // Coverage is kept per server day (the API's calendar day in the server's zone). The local count is
+  // recounted in this snapshot exactly as the sync counts (store/coverageCounts.ts): stored records on
+  // the day the server lists them under, quarantined ones on their date's day or the one day a request
+  // placed them in, rather than trusted from sync time. A filter key is "all" or "types:" + comma-separated action types.
+  coverage: `WITH cov AS (
+  SELECT c.*,
+         CASE WHEN c.filter_key = 'all' THEN NULL
+              ELSE '["' || replace(substr(c.filter_key, 7), ',', '","') || '"]' END AS types_json
+  FROM coverage c
+  WHERE c.day >= @serverFromDay AND c.day <= @serverToDay
+)
+SELECT c.day, c.filter_key, c.server_total, c.local_count AS local_count_at_sync, c.day_closed, c.checked_at,
+       (SELECT count(*) FROM audit_logs a
+        WHERE a.server_day = c.day AND a.id NOT IN (SELECT audit_log_id FROM listed_days)
+          AND (c.types_json IS NULL OR a.action_type IN (SELECT value FROM json_each(c.types_json))))
+       + (SELECT count(*) FROM listed_days l JOIN audit_logs a ON a.id = l.audit_log_id
+          WHERE l.day = c.day
+            AND (c.types_json IS NULL OR a.action_type IN (SELECT value FROM json_each(c.types_json))))
+       + (SELECT count(DISTINCT coalesce(q.record_id, q.raw_hash)) FROM quarantine q
+          WHERE coalesce(q.server_day, CASE WHEN q.day_min = q.day_max THEN q.day_min END) = c.day
+            AND (q.record_id IS NULL OR q.record_id NOT IN (SELECT id FROM audit_logs))
+            AND (c.types_json IS NULL
+                 OR json_extract(q.raw, '$.actionType') IN (SELECT value FROM json_each(c.types_json))))
+         AS local_count
+FROM cov c
+ORDER BY c.day, c.filter_key`,
+} as const;

@@ -1,0 +1,45 @@
+// The entity sections' reads (SQLite): the CSVs of experiment state changes and config edits, the
+// per-entity summaries, experiment timelines and config edits with their rule changes.
+import { period } from "./scope.ts";
+
+function csvQuery(view: string): string {
+  return `SELECT v.occurred_at, v.id, v.updated_by, v.updated_by_user_id, v.modifier_email, v.name,
+       v.action_type, v.change_log, v.rule_diff_summary
+FROM ${view} v
+WHERE ${period("v")}
+ORDER BY v.occurred_at, v.seq`;
+}
+
+function entitySummary(view: string, ruleChanges: boolean): string {
+  const join = ruleChanges ? "\nLEFT JOIN rule_changes rc ON rc.audit_log_id = v.id" : "";
+  return `SELECT v.name, v.updated_by, v.action_type, count(DISTINCT v.id) AS changes,
+       ${ruleChanges ? "count(rc.id)" : "0"} AS rule_changes, min(v.occurred_at) AS first_at,
+       max(v.occurred_at) AS last_at
+FROM ${view} v${join}
+WHERE ${period("v")}
+GROUP BY v.name, v.updated_by, v.action_type
+ORDER BY v.name, v.updated_by, v.action_type`;
+}
+
+export const ENTITY_SECTION_QUERIES = {
+  experimentStateChangesCsv: csvQuery("experiment_state_changes"),
+  configEditsCsv: csvQuery("config_edits"),
+
+  // The descriptive lists, summarised per entity (the full rows are in the CSVs): one row per entity,
+  // person and action type, folded per entity by the report.
+  experimentSummary: entitySummary("experiment_state_changes", false),
+  configSummary: entitySummary("config_edits", true),
+
+  experimentTimelines: `SELECT v.name, v.occurred_at, v.action_type, v.updated_by, v.change_log, v.id
+FROM experiment_state_changes v
+WHERE ${period("v")}
+ORDER BY v.name, v.occurred_at, v.seq`,
+
+  configEdits: `SELECT v.name, v.occurred_at, v.id, v.action_type, v.updated_by, v.change_log, v.rule_diff_summary,
+       rc.rule_id, rc.rule_name, rc.change, rc.field, rc.old_value, rc.new_value, rc.old_position,
+       rc.new_position
+FROM config_edits v
+LEFT JOIN rule_changes rc ON rc.audit_log_id = v.id
+WHERE ${period("v")}
+ORDER BY v.name, v.occurred_at, v.seq, rc.id`,
+} as const;

@@ -1,0 +1,77 @@
+// `flagtrail status`'s text: the StoreStatus that src/store/status.ts reads, as lines for a terminal.
+import type { StoreStatus } from "./status.ts";
+
+export function formatStatus(status: StoreStatus): string {
+  const out: string[] = [];
+  const r = status.records;
+  out.push(`Database ${status.database}`);
+  out.push(
+    r.total === 0
+      ? "Records: none yet (run `flagtrail sync`)"
+      : `Records: ${r.total}, ${r.firstServerDay ?? "?"} .. ${r.lastServerDay ?? "?"} (server days; ${r.firstOccurredAt ?? "?"} .. ${r.lastOccurredAt ?? "?"} UTC)${r.undated > 0 ? `, ${r.undated} without a parseable date` : ""}`,
+  );
+  out.push(
+    `Hash chain: ${status.chainHead.seq} links${status.chainHead.hash ? `, head ${status.chainHead.hash.slice(0, 16)}…` : ""}`,
+  );
+  if (status.runningLease) {
+    const l = status.runningLease;
+    out.push(`Sync running since ${l.since}: ${l.holder}, pid ${l.pid} (lease renewed until ${l.expiresAt})`);
+  }
+  if (status.daemon.lease) out.push(`Daemon running: ${status.daemon.lease.holder}`);
+  const cycle = status.daemon.lastCycle;
+  if (cycle) {
+    const { at, ok, error, report } = cycle as {
+      at?: string;
+      ok?: boolean;
+      error?: string;
+      report?: { from?: string; to?: string };
+    };
+    const reportText = report ? `, report ${report.from} .. ${report.to}` : "";
+    out.push(
+      `Daemon's last cycle: ${at ?? "?"} ${ok ? "ok" : `failed${error ? `: ${error}` : ""}`}${reportText}`,
+    );
+  }
+  out.push(status.checkpoints.length === 0 ? "Checkpoints: none" : "Checkpoints:");
+  for (const c of status.checkpoints) {
+    out.push(`  ${c.filterKey}: ${c.latestId} (${c.latestOccurredAt ?? "no time"}), updated ${c.updatedAt}`);
+  }
+  for (const p of status.pending) {
+    // While a sync runs, its plan is in progress, not interrupted.
+    out.push(
+      status.runningLease
+        ? `Sync in progress for ${p.filterKey} ${p.since} .. ${p.until}: ${p.windowsDone}/${p.windowsTotal} windows done`
+        : `Interrupted sync of ${p.filterKey} ${p.since} .. ${p.until}: ${p.windowsDone}/${p.windowsTotal} windows done; the next sync resumes it`,
+    );
+  }
+  out.push(status.runs.length === 0 ? "Runs: none" : "Last runs:");
+  for (const run of status.runs) {
+    // "running" without a live lease means the process died: the next sync marks it interrupted.
+    const outcome =
+      run.outcome === "running" && !status.runningLease ? "running (process gone)" : run.outcome;
+    out.push(
+      `  #${run.id} ${run.startedAt} ${outcome} [${run.filterKey}] fetched ${run.fetched}, new ${run.inserted}, duplicates ${run.duplicates}, mutations ${run.mutations}, quarantined ${run.quarantined}, requests ${run.requests}, retries ${run.retries}, 429s ${run.throttled}${run.error ? ` — ${run.error}` : ""}`,
+    );
+  }
+  const cov = status.coverage;
+  out.push(
+    `Coverage: ${cov.daysChecked} days checked, ${cov.daysWithGaps} with gaps (local count ≠ server total)`,
+  );
+  for (const gap of cov.gaps)
+    out.push(`  ${gap.day} [${gap.filterKey}]: ${gap.local} stored, server says ${gap.server}`);
+  if (cov.daysOpen > 0) {
+    out.push(
+      `Open days: ${cov.daysOpen} (checked before the server's day ended; not complete yet, the next sync checks them again)`,
+    );
+    for (const day of cov.open)
+      out.push(
+        `  ${day.day} [${day.filterKey}]: open, ${day.local} stored so far, server said ${day.server}`,
+      );
+  }
+  out.push(`Quarantined records: ${status.quarantined.total}`);
+  for (const q of status.quarantined.recent.slice(0, 10)) {
+    out.push(`  ${q.recordId ?? "(no id)"} at ${q.receivedAt}: ${q.issue}`);
+  }
+  out.push(`Mutated records: ${status.mutated.records} (${status.mutated.revisions} revisions kept)`);
+  for (const m of status.mutated.recent.slice(0, 10)) out.push(`  ${m.id}: ${m.revisions} revision(s)`);
+  return `${out.join("\n")}\n`;
+}
