@@ -82,41 +82,42 @@ export function diffRuleSets(rules: unknown): RuleDiff {
   return diffItems(toItems(old), toItems(next));
 }
 
-/** One element of a rules list: validated on its own, so one malformed rule spoils nothing else. */
-interface Item {
+/**
+ * One element of a rules list: validated on its own, so one malformed rule spoils nothing else. A class
+ * (not an object literal with a getter per item): every item shares one shape, which the diff of each
+ * rule edit reads in its hot loops.
+ */
+class Item {
   /** The rule's id when it has a string one. */
-  id: string | null;
-  /** The rule when it has the expected shape; null: its fields are diffed generically. */
-  readonly rule: AuditRule | null;
-  raw: unknown;
-  /** 1-based. */
-  position: number;
+  readonly id: string | null;
   /** Matches old and new rules (set by assignKeys). */
-  key: string;
+  key = "";
   /** The id is used by more than one rule on this side: said in the summary. */
-  duplicate: boolean;
+  duplicate = false;
+  // Validated only when read: most rules of an edit are unchanged and never need it.
+  private parsed: AuditRule | null | undefined = undefined;
+
+  constructor(
+    readonly raw: unknown,
+    /** 1-based. */
+    readonly position: number,
+  ) {
+    const rawId = raw !== null && typeof raw === "object" ? (raw as { id?: unknown }).id : undefined;
+    this.id = typeof rawId === "string" ? rawId : null;
+  }
+
+  /** The rule when it has the expected shape; null: its fields are diffed generically. */
+  get rule(): AuditRule | null {
+    if (this.parsed === undefined) {
+      const result = auditRuleSchema.safeParse(this.raw);
+      this.parsed = result.success ? result.data : null;
+    }
+    return this.parsed;
+  }
 }
 
 function toItems(list: readonly unknown[]): Item[] {
-  return list.map((raw, index) => {
-    const rawId = raw !== null && typeof raw === "object" ? (raw as { id?: unknown }).id : undefined;
-    // Validated only when read: most rules of an edit are unchanged and never need it.
-    let parsed: AuditRule | null | undefined;
-    return {
-      id: typeof rawId === "string" ? rawId : null,
-      get rule() {
-        if (parsed === undefined) {
-          const result = auditRuleSchema.safeParse(raw);
-          parsed = result.success ? result.data : null;
-        }
-        return parsed;
-      },
-      raw,
-      position: index + 1,
-      key: "",
-      duplicate: false,
-    };
-  });
+  return list.map((raw, index) => new Item(raw, index + 1));
 }
 
 /**
@@ -200,10 +201,12 @@ function diffItems(oldItems: readonly Item[], newItems: readonly Item[]): RuleDi
     const before = oldByKey.get(next.key);
     // The common case: a rule the edit left alone.
     if (before && !moved.has(next.key) && sameValue(before.raw, next.raw)) continue;
-    const base = { ruleId: next.id ?? "", ruleName: itemName(next) };
+    const ruleId = next.id ?? "";
+    const ruleName = itemName(next);
     if (!before) {
       changes.push({
-        ...base,
+        ruleId,
+        ruleName,
         change: "added",
         field: null,
         oldValue: null,
@@ -217,7 +220,8 @@ function diffItems(oldItems: readonly Item[], newItems: readonly Item[]): RuleDi
     const parts: string[] = [];
     if (moved.has(next.key)) {
       changes.push({
-        ...base,
+        ruleId,
+        ruleName,
         change: "moved",
         field: null,
         oldValue: null,
@@ -233,7 +237,8 @@ function diffItems(oldItems: readonly Item[], newItems: readonly Item[]): RuleDi
     for (const field of fields) {
       for (const row of field.rows) {
         changes.push({
-          ...base,
+          ruleId,
+          ruleName,
           change: "modified",
           field: row.field,
           oldValue: encodeValue(row.oldValue),
@@ -305,6 +310,8 @@ function describeRule(rule: AuditRule): string {
 function movedKeys(oldOrder: readonly string[], newOrder: readonly string[]): Set<string> {
   const n = oldOrder.length;
   const m = newOrder.length;
+  // Most edits keep the order: nothing moved, and no table to build.
+  if (n === m && oldOrder.every((key, i) => key === newOrder[i])) return new Set();
   const table: number[][] = Array.from({ length: n + 1 }, () => new Array<number>(m + 1).fill(0));
   for (let i = n - 1; i >= 0; i--) {
     for (let j = m - 1; j >= 0; j--) {
@@ -449,8 +456,11 @@ function diffReturnValue(before: string | undefined, after: string | undefined):
 }
 
 function unknownKeys(before: AuditRule, after: AuditRule): string[] {
-  const keys = new Set([...Object.keys(before), ...Object.keys(after)]);
-  return [...keys].filter((key) => !KNOWN_FIELDS.has(key)).sort();
+  const keys: string[] = [];
+  for (const key of Object.keys(before)) if (!KNOWN_FIELDS.has(key)) keys.push(key);
+  for (const key of Object.keys(after))
+    if (!KNOWN_FIELDS.has(key) && !Object.hasOwn(before, key)) keys.push(key);
+  return keys.length > 1 ? keys.sort() : keys;
 }
 
 function conditionKeys(before: AuditCondition, after: AuditCondition): string[] {

@@ -244,6 +244,16 @@ describe("rule diff", () => {
     );
   });
 
+  it("diffs unknown fields found on one side only, in name order whichever side has them", () => {
+    const before = exampleRule({ zeta: 1, alpha: "x" });
+    const after = exampleRule({ mid: [1], alpha: "x" });
+    const { changes } = diff([before], [after]);
+    expect(changes.map((c) => [c.field, c.oldValue, c.newValue])).toEqual([
+      ["mid", null, "[1]"],
+      ["zeta", "1", null],
+    ]);
+  });
+
   it("returns null for records without rules and diffs a malformed shape opaquely", () => {
     expect(diffRecordChanges({})).toBeNull();
     expect(diffRecordChanges('{"rules":null}')).toBeNull();
