@@ -55,10 +55,13 @@ function installProcessHandlers(): void {
   }
 }
 
-/** EPIPE on a write: only stdout and stderr are pipes we write raw (network errors arrive typed). */
+/**
+ * The reader went away (`| head`): EPIPE on a write, or ECONNRESET when node's stdout is a socket pair
+ * (seen in CI under spawn). Only stdout and stderr are written raw here: network errors arrive typed.
+ */
 function isClosedStdout(error: unknown): boolean {
   const { code, syscall } = (error ?? {}) as NodeJS.ErrnoException;
-  return code === "EPIPE" && syscall === "write";
+  return (code === "EPIPE" || code === "ECONNRESET") && syscall === "write";
 }
 
 /** The exit code for how a command ended, with its one sentence on stderr. */
