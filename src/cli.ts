@@ -70,8 +70,9 @@ export function exitCodeFor(error: unknown): number {
     // Commander already printed help or the usage problem.
     return error.exitCode === 0 ? 0 : 2;
   }
-  // A write that failed because stdout was closed reaches here too (awaited writes reject).
-  if (isClosedStdout(error)) return 0;
+  // A write that failed because stdout was closed reaches here too (awaited writes reject); stdout is
+  // destroyed by then. Another socket's reset (a database's) is a failure, not a reader gone.
+  if (isClosedStdout(error) && process.stdout.destroyed) return 0;
   if (error instanceof FlagtrailError) {
     process.stderr.write(`flagtrail: ${error.message}\n`);
     return error.exitCode;

@@ -75,3 +75,25 @@ describe("an error flagtrail did not foresee", () => {
     );
   });
 });
+
+describe("a reset socket", () => {
+  it("is a failure unless it is stdout that closed (a database connection reset mid-write is not `| head`)", async () => {
+    const { exitCodeFor } = await import("../src/cli.ts");
+    const reset = Object.assign(new Error("write ECONNRESET"), { code: "ECONNRESET", syscall: "write" });
+    const original = process.stderr.write.bind(process.stderr);
+    const written: string[] = [];
+    process.stderr.write = ((chunk: string) => {
+      written.push(String(chunk));
+      return true;
+    }) as typeof process.stderr.write;
+    try {
+      expect(process.stdout.destroyed).toBe(false);
+      expect(exitCodeFor(reset)).toBe(1);
+    } finally {
+      process.stderr.write = original;
+    }
+    expect(written).toEqual([
+      "flagtrail: unexpected error: write ECONNRESET (FLAGTRAIL_DEBUG=1 shows where it happened).\n",
+    ]);
+  });
+});
