@@ -5,6 +5,7 @@
 // records towards later pages: each page's totalItems tells how far the list had shifted when that page
 // was answered, so the positions every page covered can be computed, and a hole left by pages answered
 // out of order is read again, page by page in order (sequential reading provably misses nothing).
+import { createHash } from "node:crypto";
 import { FlagtrailError } from "../errors.ts";
 import type { AuditLogPage, AuditLogQuery, ConsoleClient } from "./client.ts";
 import type { ListPage } from "./consoleClient.ts";
@@ -55,9 +56,10 @@ export interface FetchedPage {
 }
 
 /**
- * Pages in a row that bring no record id unseen in the pages just before them are called runaway. Only
- * those pages' ids are remembered: a read's memory stays flat however many records a window holds (all
- * of a read's ids cost ~5 MB per 70,000-record window). A longer cycle is caught by PAGES_PAST_TOTAL.
+ * Pages in a row that are runaway: they bring no record id unseen in the pages just before them, or
+ * repeat an earlier page of the read exactly. Only the last pages' ids are remembered, and of the rest a
+ * digest per page: a read's memory stays flat however many records a window holds (all of a read's ids
+ * cost ~5 MB per 70,000-record window), and a server cycling through more pages is still stopped.
  */
 export const REPEATED_PAGES_LIMIT = 5;
 /** Pages tolerated past what the largest totalItems allows (a list growing while we read). */
@@ -98,6 +100,8 @@ class PageReader {
   private undeclaredSize = Number.POSITIVE_INFINITY;
   /** The ids of the last REPEATED_PAGES_LIMIT pages judged, oldest first. */
   private recent: Set<string>[] = [];
+  /** A digest of each page's ids read in this pass. */
+  private pageDigests = new Set<string>();
   private staleRun = 0;
   private maxTotal = 0;
 
@@ -110,6 +114,7 @@ class PageReader {
   /** A second pass over pages already read (a hole): repeats are expected against the first pass. */
   startPass(): void {
     this.recent = [];
+    this.pageDigests.clear();
     this.staleRun = 0;
   }
 
@@ -143,7 +148,10 @@ class PageReader {
     const fresh = ids.filter((id) => id === undefined || !this.recent.some((seen) => seen.has(id))).length;
     this.recent.push(new Set(ids.filter((id) => id !== undefined)));
     if (this.recent.length > REPEATED_PAGES_LIMIT) this.recent.shift();
-    this.staleRun = response.records.length > 0 && fresh === 0 ? this.staleRun + 1 : 0;
+    const digest = createHash("sha1").update(ids.join("\n")).digest("base64");
+    const repeated = this.pageDigests.has(digest);
+    this.pageDigests.add(digest);
+    this.staleRun = response.records.length > 0 && (fresh === 0 || repeated) ? this.staleRun + 1 : 0;
     if (this.staleRun >= REPEATED_PAGES_LIMIT) {
       throw new RunawayPagingError(
         `The server returned only records it had already sent on ${this.staleRun} pages in a row for ` +

@@ -129,6 +129,37 @@ describe("readPages", () => {
     expect(requests).toBe(7);
   });
 
+  it("stops a server cycling through more distinct pages than it remembers ids of", async () => {
+    const cycle = Array.from({ length: 7 }, (_, p) =>
+      Array.from({ length: 10 }, (_, i) => makeRecord(AT + p * 100 + i)),
+    );
+    let requests = 0;
+    const cycling: ConsoleClient = {
+      stats: () => ({ requests, throttled: 0, retries: 0 }),
+      close: async () => {},
+      async listAuditLogs(query: AuditLogQuery) {
+        requests += 1;
+        if (requests > 100) throw new Error("the pager never stopped");
+        return {
+          records: structuredClone(cycle[(query.page - 1) % cycle.length]!),
+          pagination: {
+            itemsPerPage: 10,
+            pageNumber: query.page,
+            totalItems: 1e9,
+            nextPage: null,
+            previousPage: null,
+          },
+          requestPath: `/console/v1/audit_logs?page=${query.page}`,
+        };
+      },
+    };
+    await expect(collect(readPages(cycling, QUERY, { limit: 10, prefetch: 1 }))).rejects.toThrow(
+      /already sent on 5 pages in a row/,
+    );
+    // Pages 1..7 are new; 8..12 repeat pages 1..5.
+    expect(requests).toBe(12);
+  });
+
   it("uncoveredFrom finds the first position no page covered", () => {
     expect(
       uncoveredFrom(
