@@ -2,6 +2,7 @@
 // (`flagtrail --version` included), so it imports commander and constants only; an action imports its
 // command module (./sync.ts, …, with zod, the engine, SQLite) when that command runs.
 import { type Command, Option } from "commander";
+import { DEFAULT_BASE_URL } from "../api/connection.ts";
 import { DEMO_DEFAULTS } from "../demo/defaults.ts";
 import { SYNC_DEFAULTS } from "../sync/defaults.ts";
 
@@ -68,10 +69,7 @@ function addSyncOptions(command: Command, output: { json: string; quiet: string 
     .option("--no-coverage", "skip the per-day comparison of local and server record counts")
     .option("--no-entities", "skip config versions, layer experiments and event metrics (entity history)")
     .option("--event <name>", "also read the metrics derived from this event (repeatable)", collect)
-    .option(
-      "--base-url <url>",
-      "console API base URL (env FLAGTRAIL_BASE_URL, default https://statsigapi.net)",
-    )
+    .option("--base-url <url>", `console API base URL (env FLAGTRAIL_BASE_URL, default ${DEFAULT_BASE_URL})`)
     .option("--api-key-file <path>", "file holding the console API key, trimmed (env FLAGTRAIL_API_KEY_FILE)")
     .option(
       "--api-key <key>",

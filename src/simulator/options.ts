@@ -2,6 +2,7 @@
 // service (header name, 100-record pages, Pacific time) with a history longer than the API's
 // default 90-day window.
 import { z } from "zod";
+import { DEFAULT_AUTH_HEADER } from "../api/connection.ts";
 import { isValidTimeZone } from "./zonedTime.ts";
 
 const rate = z.number().min(0).max(1);
@@ -70,7 +71,7 @@ export const simulatorOptionsSchema = z.object({
   port: z.number().int().min(0).max(65_535).default(0),
   apiKey: z.string().min(1).default("console-simulator-key"),
   /** Matched case-insensitively, like every HTTP header. */
-  authHeader: z.string().min(1).default("STATSIG-API-KEY"),
+  authHeader: z.string().min(1).default(DEFAULT_AUTH_HEADER),
   /** Expected by the event webhook in the same header. */
   serverSecret: z.string().min(1).default("secret-simulator-key"),
   seed: z.number().int().default(1),

@@ -2,16 +2,17 @@
 // two simulators with overlapping record ids synced into one database, each project in a schema of its own.
 import { beforeAll, describe, expect, it } from "vitest";
 import { runCli } from "../helpers/runCli.ts";
-import { syncBoth, useTwoProjects } from "../helpers/twoProjects.ts";
+import { syncBoth, type TwoProjects, useTwoProjects } from "../helpers/twoProjects.ts";
 import { freshDatabase, queryOnce } from "./cluster.ts";
 
 const twoProjects = useTwoProjects();
+let projects: TwoProjects;
 let url: string;
 let euSize: number;
 let usSize: number;
 
 beforeAll(async () => {
-  const projects = await twoProjects();
+  projects = await twoProjects();
   url = await freshDatabase("reads");
   await syncBoth(projects, url);
   [euSize, usSize] = [projects.sims.eu.control.size(), projects.sims.us.control.size()];
@@ -56,13 +57,23 @@ describe("read commands on a PostgreSQL store of two projects", () => {
     expect(row?.n).toBe(usSize);
   });
 
-  it("a registered project whose schema is gone is named as missing; --project still reads the others", async () => {
+  it("a registered project whose schema is gone is named as missing, by reads and by sync (which makes no new one)", async () => {
     await queryOnce(url, "ALTER SCHEMA public_us RENAME TO public_us_moved");
     try {
-      const [status, eu] = await Promise.all([
+      const [status, eu, sync] = await Promise.all([
         runCli(["status", "--db", url]),
         runCli(["status", "--db", url, "--project", "eu", "--json"]),
+        runCli([...projects.syncArgs(url), "--project", "us"], { env: projects.env }),
       ]);
+      expect(sync.code).toBe(1);
+      expect(sync.stderr).toMatch(
+        /^flagtrail: Project us is registered in postgres:\/\/\S+, but its schema public_us is missing/,
+      );
+      const schemas = await queryOnce<{ name: string }>(
+        url,
+        "SELECT nspname AS name FROM pg_namespace WHERE nspname LIKE 'public_us%' ORDER BY 1",
+      );
+      expect(schemas.map((row) => row.name)).toEqual(["public_us_moved"]);
       expect(status.code).toBe(1);
       expect(status.stderr).toMatch(
         /^flagtrail: Project us is registered in postgres:\/\/\S+, but its schema public_us is missing \(moved or deleted\); restore it from the backup taken with the store\.\n$/,
