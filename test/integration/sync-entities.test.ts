@@ -48,7 +48,9 @@ async function layerWithExperiments(sim: Awaited<ReturnType<typeof startSim>>): 
 
 describe("sync reads entity history", () => {
   it("backfill reads each edited config once; a nightly run without a config edit reads no version", async () => {
-    const sim = await startSim();
+    // The generated history follows the weekday of its clock (now): with 600 records, one weekday in
+    // seven held only two of the four edit kinds below; 1,200 hold three or four on every weekday.
+    const sim = await startSim({ records: 1200 });
     const db = tempDbPath();
     const first = await sync(sim, db);
     const configs = count(
