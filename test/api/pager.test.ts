@@ -22,6 +22,36 @@ function fakeWith(count: number): FakeConsoleClient {
 const idsOf = (pages: FetchedPage[]) =>
   new Set(pages.flatMap((p) => p.records.map((r) => (r as { id: string }).id)));
 
+/**
+ * A server that runs away: page p holds `cycle[(p - 1) % cycle.length]` whatever the page, and claims a
+ * total of 1e9 records. It refuses a 101st request, so that a pager that never stops fails the test.
+ */
+function runawayServer(cycle: readonly unknown[][]): ConsoleClient & { queries: AuditLogQuery[] } {
+  const queries: AuditLogQuery[] = [];
+  return {
+    queries,
+    stats: () => ({ requests: queries.length, throttled: 0, retries: 0 }),
+    close: async () => {},
+    async listAuditLogs(query: AuditLogQuery) {
+      queries.push(query);
+      if (queries.length > 100) throw new Error("the pager never stopped");
+      return {
+        records: structuredClone(cycle[(query.page - 1) % cycle.length]!),
+        pagination: {
+          itemsPerPage: 10,
+          pageNumber: query.page,
+          totalItems: 1e9,
+          nextPage: null,
+          previousPage: null,
+        },
+        requestPath: `/console/v1/audit_logs?page=${query.page}`,
+      };
+    },
+  };
+}
+
+const tenRecordsFrom = (at: number) => Array.from({ length: 10 }, (_, i) => makeRecord(at + i));
+
 describe("readPages", () => {
   it("reads every page once, asking ahead but handing pages out in order", async () => {
     const client = fakeWith(95);
@@ -69,54 +99,15 @@ describe("readPages", () => {
   });
 
   it("stops a server that sends the same page forever, in a bounded number of requests", async () => {
-    const records = Array.from({ length: 10 }, (_, i) => makeRecord(AT + i));
-    const client = new FakeConsoleClient([], {});
-    const repeating: ConsoleClient = {
-      stats: () => client.stats(),
-      close: async () => {},
-      async listAuditLogs(query: AuditLogQuery) {
-        client.queries.push(query);
-        return {
-          records: structuredClone(records),
-          pagination: {
-            itemsPerPage: 10,
-            pageNumber: query.page,
-            totalItems: 1e9,
-            nextPage: null,
-            previousPage: null,
-          },
-          requestPath: `/console/v1/audit_logs?page=${query.page}`,
-        };
-      },
-    };
+    const repeating = runawayServer([tenRecordsFrom(AT)]);
     await expect(collect(readPages(repeating, QUERY, { limit: 10, prefetch: 4 }))).rejects.toThrow(
       RunawayPagingError,
     );
-    expect(client.queries.length).toBeLessThanOrEqual(10);
+    expect(repeating.queries.length).toBeLessThanOrEqual(10);
   });
 
   it("stops a server that alternates between two pages, remembering only the last few pages' ids", async () => {
-    const pageA = Array.from({ length: 10 }, (_, i) => makeRecord(AT + i));
-    const pageB = Array.from({ length: 10 }, (_, i) => makeRecord(AT + 100 + i));
-    let requests = 0;
-    const alternating: ConsoleClient = {
-      stats: () => ({ requests, throttled: 0, retries: 0 }),
-      close: async () => {},
-      async listAuditLogs(query: AuditLogQuery) {
-        requests += 1;
-        return {
-          records: structuredClone(query.page % 2 === 0 ? pageB : pageA),
-          pagination: {
-            itemsPerPage: 10,
-            pageNumber: query.page,
-            totalItems: 1e9,
-            nextPage: null,
-            previousPage: null,
-          },
-          requestPath: `/console/v1/audit_logs?page=${query.page}`,
-        };
-      },
-    };
+    const alternating = runawayServer([tenRecordsFrom(AT), tenRecordsFrom(AT + 100)]);
     const read: number[] = [];
     await expect(
       (async () => {
@@ -126,38 +117,16 @@ describe("readPages", () => {
     ).rejects.toThrow(/already sent on 5 pages in a row/);
     // Pages 1 and 2 bring new ids; 3..7 only repeat them.
     expect(read).toEqual([1, 2, 3, 4, 5, 6]);
-    expect(requests).toBe(7);
+    expect(alternating.queries.length).toBe(7);
   });
 
   it("stops a server cycling through more distinct pages than it remembers ids of", async () => {
-    const cycle = Array.from({ length: 7 }, (_, p) =>
-      Array.from({ length: 10 }, (_, i) => makeRecord(AT + p * 100 + i)),
-    );
-    let requests = 0;
-    const cycling: ConsoleClient = {
-      stats: () => ({ requests, throttled: 0, retries: 0 }),
-      close: async () => {},
-      async listAuditLogs(query: AuditLogQuery) {
-        requests += 1;
-        if (requests > 100) throw new Error("the pager never stopped");
-        return {
-          records: structuredClone(cycle[(query.page - 1) % cycle.length]!),
-          pagination: {
-            itemsPerPage: 10,
-            pageNumber: query.page,
-            totalItems: 1e9,
-            nextPage: null,
-            previousPage: null,
-          },
-          requestPath: `/console/v1/audit_logs?page=${query.page}`,
-        };
-      },
-    };
+    const cycling = runawayServer(Array.from({ length: 7 }, (_, p) => tenRecordsFrom(AT + p * 100)));
     await expect(collect(readPages(cycling, QUERY, { limit: 10, prefetch: 1 }))).rejects.toThrow(
       /already sent on 5 pages in a row/,
     );
     // Pages 1..7 are new; 8..12 repeat pages 1..5.
-    expect(requests).toBe(12);
+    expect(cycling.queries.length).toBe(12);
   });
 
   it("uncoveredFrom finds the first position no page covered", () => {
