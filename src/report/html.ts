@@ -12,8 +12,10 @@ body { font: 14px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif;
 h1 { font-size: 1.6rem; } h2 { font-size: 1.25rem; border-bottom: 1px solid #ccc; margin-top: 2rem; } h3 { font-size: 1.05rem; }
 table { border-collapse: collapse; margin: .5rem 0 1rem; font-size: 12px; }
 th, td { border: 1px solid #bbb; padding: 2px 6px; text-align: left; vertical-align: top; overflow-wrap: anywhere; }
-th { background: #eee; }
+th { background: #eee; overflow-wrap: normal; }
 td.n { text-align: right; font-variant-numeric: tabular-nums; }
+td.t { white-space: nowrap; font-variant-numeric: tabular-nums; }
+td.k { white-space: nowrap; }
 code, pre { font: 12px/1.35 ui-monospace, Menlo, Consolas, monospace; }
 pre { background: #f6f6f6; padding: .5rem; white-space: pre-wrap; overflow-wrap: anywhere; }
 details { margin: .25rem 0 1rem; color: #444; }
@@ -98,11 +100,26 @@ export function tableCells(line: string): string[] {
   return cells;
 }
 
+/**
+ * A time as the report prints it (ISO 8601 with its offset, perhaps its epoch ms after it): on one line,
+ * where other cells may break anywhere (a browser would also break a time after each hyphen).
+ */
+const ISO_INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})( \(\d+\))?$/;
+
+/** A name or id short enough to keep whole (config_review_accept, a user id); longer text may break anywhere. */
+const IDENTIFIER = /^[\w.:@-]{1,40}$/;
+
 function tableHtml(lines: readonly string[]): string {
   const [header, , ...rows] = lines.map(tableCells);
   const td = (cell: string) => {
-    const numeric = /^-?\d+$/.test(cell);
-    return `<td${numeric ? ' class="n"' : ""}>${inlineHtml(cell)}</td>`;
+    const kind = /^-?\d+$/.test(cell)
+      ? ' class="n"'
+      : ISO_INSTANT.test(cell)
+        ? ' class="t"'
+        : IDENTIFIER.test(cell.replace(/\\(.)/g, "$1"))
+          ? ' class="k"'
+          : "";
+    return `<td${kind}>${inlineHtml(cell)}</td>`;
   };
   return [
     "<table>",

@@ -108,6 +108,13 @@ describe("the HTML report", () => {
     checkPage(md, html);
     expect(html).toContain('<td><a href="#changes-with-no-approved-review-before-them">4</a></td>');
     expect(html).toContain("@media print");
+    // A time stays on one line in a narrow column: every time cell is marked, none is left out.
+    expect(html).toMatch(/<td class="t">\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}[+-]\d{2}:\d{2}<\/td>/);
+    expect(html).not.toMatch(/<td>\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}/);
+    expect(html).toContain('<td class="t">2024-03-29T00:00:00+01:00 (1711666800000)</td>');
+    expect(html).toContain("td.t { white-space: nowrap;");
+    // So do names and ids up to 40 characters.
+    expect(html).toMatch(/<td class="k">(config|experiment)_review_accept<\/td>/);
   });
 
   it("is listed in the manifest, and alone when only html is asked for", async () => {
