@@ -29,6 +29,7 @@ svg.chart rect { fill: #4a6fa5; }
   tr, svg.chart { break-inside: avoid; }
   thead { display: table-header-group; }
   a { color: inherit; text-decoration: none; }
+  td.t, td.k { white-space: normal; } /* a printed page is narrower than the table kept whole */
 }
 `.trim();
 

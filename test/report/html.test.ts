@@ -113,6 +113,8 @@ describe("the HTML report", () => {
     expect(html).not.toMatch(/<td>\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}/);
     expect(html).toContain('<td class="t">2024-03-29T00:00:00+01:00 (1711666800000)</td>');
     expect(html).toContain("td.t { white-space: nowrap;");
+    // ...on screen: a printed page is narrower than such a table, which wraps there as before.
+    expect(html).toMatch(/@media print \{[^}]*\}[^@]*td\.t, td\.k \{ white-space: normal; \}/);
     // So do names and ids up to 40 characters.
     expect(html).toMatch(/<td class="k">(config|experiment)_review_accept<\/td>/);
   });
