@@ -18,7 +18,9 @@ afterEach(async () => {
 });
 
 async function setup() {
-  sim = await startTestSimulator();
+  // 1,500 records: a 600-record history (the helper's default) has no experiment left in any layer at
+  // some instants (two hours a week), and a test below reads a populated layer.
+  sim = await startTestSimulator({ records: 1500 });
   client = createConsoleClient({
     baseUrl: sim.url,
     apiKey: sim.settings.apiKey,
@@ -70,7 +72,8 @@ describe("entity reads over HTTP", () => {
     const { sim, client } = await setup();
     sim.control.queueFaults(["serverError", "rateLimit"]);
     // A layer with experiments: a created layer may list none yet, and which exist depends on the date.
-    const layer = sim.entities.populatedLayerIds()[0]!;
+    const layer = sim.entities.populatedLayerIds()[0];
+    if (layer === undefined) throw new Error("the simulated history left no experiment in any layer");
     const read = await listLayerExperiments(client, layer);
     expect(read.status === "ok" && read.items.length).toBeGreaterThan(0);
     expect(client.stats()).toMatchObject({ retries: 2, throttled: 1 });
