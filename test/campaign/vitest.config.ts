@@ -10,6 +10,7 @@ export default defineConfig({
     hookTimeout: 900_000,
     pool: "forks",
     fileParallelism: false,
-    globalSetup: ["test/campaign/summary.ts"],
+    // The run's own temporary directory (test/tmpRoot.ts), torn down after the summary.
+    globalSetup: ["test/tmpRoot.ts", "test/campaign/summary.ts"],
   },
 });
