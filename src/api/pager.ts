@@ -5,13 +5,11 @@
 // records towards later pages: each page's totalItems tells how far the list had shifted when that page
 // was answered, so the positions every page covered can be computed, and a hole left by pages answered
 // out of order is read again, page by page in order (sequential reading provably misses nothing).
-import { createHash } from "node:crypto";
-import { FlagtrailError } from "../errors.ts";
 import type { AuditLogPage, AuditLogQuery, ConsoleClient } from "./client.ts";
 import type { ListPage } from "./consoleClient.ts";
+import { PAGES_PAST_TOTAL, RunawayGuard, RunawayPagingError } from "./runawayGuard.ts";
 
-/** The server kept paging without end: the same records again and again, or pages past its own total. */
-export class RunawayPagingError extends FlagtrailError {}
+export { RunawayPagingError } from "./runawayGuard.ts";
 
 /** What one paged read asks for; page and limit are the pager's business. */
 export type PagedQuery = Omit<AuditLogQuery, "page" | "limit">;
@@ -55,16 +53,6 @@ export interface FetchedPage {
   last: boolean;
 }
 
-/**
- * Pages in a row that are runaway: they bring no record id unseen in the pages just before them, or
- * repeat an earlier page of the read exactly. Only the last pages' ids are remembered, and of the rest a
- * digest per page: a read's memory stays flat however many records a window holds (all of a read's ids
- * cost ~5 MB per 70,000-record window), and a server cycling through more pages is still stopped.
- */
-export const REPEATED_PAGES_LIMIT = 5;
-/** Pages tolerated past what the largest totalItems allows (a list growing while we read). */
-const PAGES_PAST_TOTAL = 10;
-
 function idOf(record: unknown): string | undefined {
   if (record !== null && typeof record === "object" && "id" in record) {
     const id = (record as { id: unknown }).id;
@@ -72,8 +60,6 @@ function idOf(record: unknown): string | undefined {
   }
   return undefined;
 }
-
-const describeQuery = (q: PagedQuery) => `${q.startDate}..${q.endDate}`;
 
 /** The positions [from, to) of the list as it was when the read's first page was answered. */
 interface Span {
@@ -98,24 +84,19 @@ export function uncoveredFrom(covered: readonly Span[], from: number, to: number
 
 class PageReader {
   private undeclaredSize = Number.POSITIVE_INFINITY;
-  /** The ids of the last REPEATED_PAGES_LIMIT pages judged, oldest first. */
-  private recent: Set<string>[] = [];
-  /** A digest of each page's ids read in this pass. */
-  private pageDigests = new Set<string>();
-  private staleRun = 0;
-  private maxTotal = 0;
+  private readonly guard: RunawayGuard;
 
   constructor(
     private readonly client: ConsoleClient,
     private readonly query: PagedQuery,
     private readonly options: ReadPagesOptions,
-  ) {}
+  ) {
+    this.guard = new RunawayGuard(`${query.startDate}..${query.endDate}`);
+  }
 
   /** A second pass over pages already read (a hole): repeats are expected against the first pass. */
   startPass(): void {
-    this.recent = [];
-    this.pageDigests.clear();
-    this.staleRun = 0;
+    this.guard.startPass();
   }
 
   fetch(page: number, signal: AbortSignal | undefined): Promise<AuditLogPage> {
@@ -143,30 +124,12 @@ class PageReader {
   accept(response: AuditLogPage, page: number): FetchedPage {
     const perPage = this.sizeOf(response, page);
     const { totalItems } = response.pagination;
-    this.maxTotal = Math.max(this.maxTotal, totalItems);
     const ids = response.records.map(idOf);
-    const fresh = ids.filter((id) => id === undefined || !this.recent.some((seen) => seen.has(id))).length;
-    this.recent.push(new Set(ids.filter((id) => id !== undefined)));
-    if (this.recent.length > REPEATED_PAGES_LIMIT) this.recent.shift();
-    const digest = createHash("sha1").update(ids.join("\n")).digest("base64");
-    const repeated = this.pageDigests.has(digest);
-    this.pageDigests.add(digest);
-    this.staleRun = response.records.length > 0 && (fresh === 0 || repeated) ? this.staleRun + 1 : 0;
-    if (this.staleRun >= REPEATED_PAGES_LIMIT) {
-      throw new RunawayPagingError(
-        `The server returned only records it had already sent on ${this.staleRun} pages in a row for ` +
-          `${describeQuery(this.query)} (page ${page}, totalItems ${totalItems}); stopped that read.`,
-      );
-    }
+    this.guard.judgeRepeats(ids, page, totalItems);
     const stop = this.options.stopAtId;
     const reachedStop = stop != null && ids.includes(stop);
     const last = response.records.length === 0 || page * perPage >= totalItems || reachedStop;
-    if (!last && page > Math.ceil(this.maxTotal / perPage) + PAGES_PAST_TOTAL) {
-      throw new RunawayPagingError(
-        `The server kept returning full pages past its totalItems (${this.maxTotal}) for ` +
-          `${describeQuery(this.query)}; stopped at page ${page}.`,
-      );
-    }
+    if (!last) this.guard.judgePastTotal(page, perPage);
     return { page, records: response.records, totalItems, perPage, requestPath: response.requestPath, last };
   }
 }
