@@ -273,14 +273,17 @@ describe("flagtrail sync into PostgreSQL: crashes and exclusion", () => {
   });
 
   it("refuses a second sync while one runs (the lease), and both together store each record once", async () => {
-    const sim = await startSim({ records: 600, days: 30, faults: { latencyMs: 100 } });
+    // 60 pages at 150 ms: the first sync runs ~9 s, and the second starts as soon as the first holds the
+    // lease (its first rows come only with its first batch, seconds later: under a loaded CI the first
+    // sync had finished by the time a second CLI had started).
+    const sim = await startSim({ records: 600, days: 30, faults: { latencyMs: 150 } });
     const url = await freshDatabase("lease");
     const env = simEnv(sim, url);
     const first = runCli(
       ["sync", "--no-entities", "--since", daysAgo(32), "--page-size", "10", "--concurrency", "1", "--quiet"],
       { env },
     );
-    await waitUntil(async () => (await count(url, "SELECT count(*) AS n FROM audit_logs")) > 0);
+    await waitUntil(async () => (await count(url, "SELECT count(*) AS n FROM leases")) > 0);
     const second = await runCli(["sync", "--no-entities", "--since", daysAgo(32), "--quiet"], { env });
     expect(second.code).toBe(1);
     expect(second.stderr).toMatch(/Another sync is running on this database/);
