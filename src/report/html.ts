@@ -110,17 +110,20 @@ const ISO_INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d
 /** A name or id short enough to keep whole (config_review_accept, a user id); longer text may break anywhere. */
 const IDENTIFIER = /^[\w.:@-]{1,40}$/;
 
+/** How a cell is set (see CSS): n a number, t a time, k a name or id kept whole; "" any other text. */
+function cellClass(cell: string): "n" | "t" | "k" | "" {
+  if (/^-?\d+$/.test(cell)) return "n";
+  if (ISO_INSTANT.test(cell)) return "t";
+  // The Markdown cell escapes `_` and the like; the name is what the reader sees.
+  if (IDENTIFIER.test(cell.replace(/\\(.)/g, "$1"))) return "k";
+  return "";
+}
+
 function tableHtml(lines: readonly string[]): string {
   const [header, , ...rows] = lines.map(tableCells);
   const td = (cell: string) => {
-    const kind = /^-?\d+$/.test(cell)
-      ? ' class="n"'
-      : ISO_INSTANT.test(cell)
-        ? ' class="t"'
-        : IDENTIFIER.test(cell.replace(/\\(.)/g, "$1"))
-          ? ' class="k"'
-          : "";
-    return `<td${kind}>${inlineHtml(cell)}</td>`;
+    const kind = cellClass(cell);
+    return `<td${kind ? ` class="${kind}"` : ""}>${inlineHtml(cell)}</td>`;
   };
   return [
     "<table>",
