@@ -8,8 +8,8 @@
 // snapshot of its own, and the rows come out as one result whose first column names the project.
 import type { Writable } from "node:stream";
 import { FlagtrailError, UsageError } from "../errors.ts";
-import type { AnyStore } from "../store/openAny.ts";
-import { queryPgReadOnly, type RowConsumer } from "../store/pg/readOnlyQuery.ts";
+import { type AnyStore, pgSide } from "../store/openAny.ts";
+import type { RowConsumer } from "../store/pg/readOnlyQuery.ts";
 import type { ProjectStore } from "../store/projectStores.ts";
 import { prepareReadOnlyQuery } from "../store/readOnlyQuery.ts";
 import { type SqlFormat, writeCsv, writeJson, writeNdjson, writeTable } from "./format.ts";
@@ -37,7 +37,7 @@ async function queryRows(
   params: Record<string, unknown>,
   consume: RowConsumer,
 ): Promise<number> {
-  if (store.engine === "postgres") return queryPgReadOnly(store, query, params, consume);
+  if (store.engine === "postgres") return (await pgSide()).queryPgReadOnly(store, query, params, consume);
   const statement = await prepareReadOnlyQuery(store, query);
   // Layer 1: anything that may write — VACUUM INTO, temp DDL, UPDATE … RETURNING, a writing PRAGMA —
   // is refused here, before it runs. Not string matching: SQLite decides.

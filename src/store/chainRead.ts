@@ -14,8 +14,7 @@ import {
   QUARANTINE_DIGEST_KEY,
   type QuarantineRow,
 } from "./digests.ts";
-import type { AnyStore } from "./openAny.ts";
-import { readPgChainSnapshot } from "./pg/chainRead.ts";
+import { type AnyStore, pgSide } from "./openAny.ts";
 import { CHAIN_HEAD_HASH_KEY, CHAIN_HEAD_SEQ_KEY } from "./records.ts";
 import { BACKFILL_MARK_KEY } from "./ruleDiffs.ts";
 
@@ -203,7 +202,7 @@ export async function readChainSnapshot<T>(
   store: AnyStore,
   read: (reader: ChainReader) => Promise<T>,
 ): Promise<T> {
-  if (store.engine === "postgres") return readPgChainSnapshot(store, read);
+  if (store.engine === "postgres") return (await pgSide()).readPgChainSnapshot(store, read);
   return readSqliteSnapshot(store, read);
 }
 

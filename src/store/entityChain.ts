@@ -5,8 +5,7 @@
 import type Database from "better-sqlite3";
 import { sqliteOf } from "./connection.ts";
 import { CHAIN_GENESIS, chainLink } from "./hash.ts";
-import type { AnyStore } from "./openAny.ts";
-import { readPgEntityChain } from "./pg/entityChain.ts";
+import { type AnyStore, pgSide } from "./openAny.ts";
 
 /** The tables the entity chain runs through; each has entity_seq, entity_chain_hash, raw, record_hash. */
 export const ENTITY_CHAIN_TABLES = [
@@ -75,7 +74,7 @@ export async function readEntityChain<T>(
   store: AnyStore,
   read: (rows: AsyncIterable<EntityChainRow>, metaHead: string | null) => Promise<T>,
 ): Promise<T> {
-  if (store.engine === "postgres") return readPgEntityChain(store, read);
+  if (store.engine === "postgres") return (await pgSide()).readPgEntityChain(store, read);
   const sqlite = sqliteOf(store);
   const own = !sqlite.inTransaction;
   if (own) sqlite.prepare("BEGIN").run();

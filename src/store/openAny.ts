@@ -5,7 +5,6 @@ import type { Store } from "./connection.ts";
 import { parseStoreLocation } from "./location.ts";
 import { openStore } from "./open.ts";
 import type { PgStore } from "./pg/connection.ts";
-import { openPgStore } from "./pg/open.ts";
 
 /** An open store of either engine. `close()` may return a Promise (PostgreSQL): await it. */
 export type AnyStore = Store | PgStore;
@@ -15,9 +14,36 @@ export interface AnyOpenOptions {
   readonly?: boolean;
 }
 
+/** The PostgreSQL half of the store (src/store/pg/side.ts). */
+export type PgSide = typeof import("./pg/side.ts");
+
+let pgSideLoading: Promise<PgSide> | undefined;
+
+/**
+ * The PostgreSQL half, loaded on first use: pg, drizzle's node-postgres driver and src/store/pg/ are ~70 modules
+ * that a SQLite store never needs, and every command's start-up (and the sync's memory) paid for them.
+ */
+export function pgSide(): Promise<PgSide> {
+  pgSideLoading ??= import("./pg/side.ts");
+  return pgSideLoading;
+}
+
+/**
+ * One boundary function from its two engines' implementations: the SQLite one (which may be synchronous,
+ * better-sqlite3: a throw becomes a rejection either way), and where to find the PostgreSQL one in
+ * the PostgreSQL half, which loads on first use.
+ */
+export function byEngine<A extends unknown[], R>(
+  onSqlite: (store: Store, ...args: A) => R | Promise<R>,
+  onPg: (pg: PgSide) => (store: PgStore, ...args: A) => Promise<R>,
+): (store: AnyStore, ...args: A) => Promise<R> {
+  return async (store, ...args) =>
+    store.engine === "postgres" ? onPg(await pgSide())(store, ...args) : onSqlite(store, ...args);
+}
+
 export async function openAnyStore(value: string, options: AnyOpenOptions = {}): Promise<AnyStore> {
   const location = parseStoreLocation(value);
   return location.engine === "sqlite"
     ? openStore(location.path, options)
-    : await openPgStore(location.url, options);
+    : (await pgSide()).openPgStore(location.url, options);
 }

@@ -12,17 +12,14 @@ import { existsSync } from "node:fs";
 import { basename, dirname, extname, join } from "node:path";
 import { FlagtrailError } from "../errors.ts";
 import { DEFAULT_PROJECT } from "../projects.ts";
-import { parseStoreLocation } from "./location.ts";
-import { openStore as openSqliteStore } from "./open.ts";
-import type { AnyStore } from "./openAny.ts";
-import { pgSchemaExists, readPgHomeSchema } from "./pg/metaValues.ts";
-import { openPgStore } from "./pg/open.ts";
 import {
   newestRecordTimeTexts,
   readMetaValue,
   readMetaValuesWithPrefix,
   writeMetaValue,
-} from "./syncStore.ts";
+} from "./metaStore.ts";
+import { openStore as openSqliteStore } from "./open.ts";
+import { type AnyStore, openAnyStore, pgSide } from "./openAny.ts";
 
 /** The meta key naming the project whose history a namespace holds. */
 export const STORE_PROJECT_KEY = "project";
@@ -78,17 +75,18 @@ async function openOwnNamespace(
     if (options.registered && !existsSync(path)) throw missingNamespace(home, project, `file ${path}`);
     return openSqliteStore(path, { readonly: options.readonly });
   }
-  const schema = `${await readPgHomeSchema(home)}_${project}`;
+  const pg = await pgSide();
+  const schema = `${await pg.readPgHomeSchema(home)}_${project}`;
   // PostgreSQL cuts longer names to 63 bytes, silently: two long project names would share a schema.
   if (Buffer.byteLength(schema) > 63) {
     throw new FlagtrailError(
       `Project ${project}'s schema name ${schema} is longer than PostgreSQL's 63 bytes.`,
     );
   }
-  if (options.registered && !(await pgSchemaExists(home, schema))) {
+  if (options.registered && !(await pg.pgSchemaExists(home, schema))) {
     throw missingNamespace(home, project, `schema ${schema}`);
   }
-  return openPgStore(value, { readonly: options.readonly, schema });
+  return pg.openPgStore(value, { readonly: options.readonly, schema });
 }
 
 /** A registered project whose file or schema is gone: said as such, not as an empty or foreign store. */
@@ -97,14 +95,6 @@ function missingNamespace(home: AnyStore, project: string, where: string): Flagt
     `Project ${project} is registered in ${home.location}, but its ${where} is missing (moved or deleted); ` +
       "restore it from the backup taken with the store.",
   );
-}
-
-/** Opens the store's own namespace at `value` (a path or URL). */
-async function openHome(value: string, options: OpenProjectOptions): Promise<AnyStore> {
-  const location = parseStoreLocation(value);
-  return location.engine === "sqlite"
-    ? openSqliteStore(location.path, options)
-    : openPgStore(location.url, options);
 }
 
 /** Checks (and on a writable open, sets) which project a namespace holds. */
@@ -128,7 +118,7 @@ export async function openProjectStore(
   project: string,
   options: OpenProjectOptions = {},
 ): Promise<AnyStore> {
-  const home = await openHome(value, options);
+  const home = await openAnyStore(value, options);
   try {
     const store = await openIn(value, home, project, options);
     if (store !== home) await home.close();
@@ -183,7 +173,7 @@ async function projectsOf(home: AnyStore): Promise<string[]> {
 
 /** The projects the store at `value` holds: its own namespace's first, then the others by name. */
 export async function storeProjects(value: string): Promise<string[]> {
-  const home = await openHome(value, { readonly: true });
+  const home = await openAnyStore(value, { readonly: true });
   try {
     return await projectsOf(home);
   } finally {
@@ -199,7 +189,7 @@ export async function openStoreProjects(
   value: string,
   options: OpenProjectOptions & { project?: string | undefined } = {},
 ): Promise<ProjectStore[]> {
-  const home = await openHome(value, options);
+  const home = await openAnyStore(value, options);
   const opened: ProjectStore[] = [];
   try {
     const names = options.project !== undefined ? [options.project] : await projectsOf(home);

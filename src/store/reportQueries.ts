@@ -17,8 +17,7 @@
 import type Database from "better-sqlite3";
 import { sqliteOf } from "./connection.ts";
 import { ENTITY_REPORT_QUERIES } from "./entityReportQueries.ts";
-import type { AnyStore } from "./openAny.ts";
-import { readPgReportSnapshot } from "./pg/reportQueries.ts";
+import { type AnyStore, pgSide } from "./openAny.ts";
 import { COMPLETENESS_QUERIES } from "./reportQueries/completeness.ts";
 import { ENTITY_SECTION_QUERIES } from "./reportQueries/entities.ts";
 import { MUTATION_QUERIES } from "./reportQueries/mutations.ts";
@@ -176,7 +175,7 @@ export async function readReportSnapshot<T>(
   store: AnyStore,
   read: (snapshot: ReportSnapshot) => Promise<T>,
 ): Promise<T> {
-  if (store.engine === "postgres") return readPgReportSnapshot(store, read);
+  if (store.engine === "postgres") return (await pgSide()).readPgReportSnapshot(store, read);
   const sqlite = sqliteOf(store);
   const cacheSize = sqlite.pragma("cache_size", { simple: true }) as number;
   sqlite.pragma(`cache_size = ${-REPORT_CACHE_KIB}`);

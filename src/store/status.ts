@@ -6,8 +6,7 @@ import { z } from "zod";
 import { type Checkpoint, listCheckpoints } from "./checkpoints.ts";
 import { type Store, sqliteOf } from "./connection.ts";
 import { DAEMON_LAST_CYCLE_KEY, DAEMON_LEASE, type Lease, leaseIsLive, readLease } from "./leases.ts";
-import type { AnyStore } from "./openAny.ts";
-import { readPgStatusRows } from "./pg/status.ts";
+import { type AnyStore, pgSide } from "./openAny.ts";
 import { listPlans, readWindows, type SyncPlan } from "./syncPlans.ts";
 import type { RunCounters } from "./syncRuns.ts";
 
@@ -180,7 +179,10 @@ function readSqliteStatusRows(store: Store): StatusRows {
 
 /** What the store holds, read from either engine. */
 export async function readStatus(store: AnyStore): Promise<StoreStatus> {
-  const rows = store.engine === "postgres" ? await readPgStatusRows(store) : readSqliteStatusRows(store);
+  const rows =
+    store.engine === "postgres"
+      ? await (await pgSide()).readPgStatusRows(store)
+      : readSqliteStatusRows(store);
   return statusOf(store.location, rows);
 }
 

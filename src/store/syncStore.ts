@@ -9,7 +9,6 @@
 
 import { beginBulkLoad as beginBulkLoadNow, finishBulkLoad as finishBulkLoadNow } from "./bulkLoad.ts";
 import { readCheckpoint as readCheckpointNow } from "./checkpoints.ts";
-import type { Store as SqliteStore } from "./connection.ts";
 import {
   checkedRunStart as checkedRunStartNow,
   knownShortfalls as knownShortfallsNow,
@@ -19,7 +18,6 @@ import {
 } from "./coverageCounts.ts";
 import {
   addPendingCoverageDays as addPendingCoverageDaysNow,
-  newestRecordTimeTexts as newestRecordTimeTextsNow,
   openCoverageDays as openCoverageDaysNow,
   readCoverage as readCoverageNow,
   readPendingCoverageDays as readPendingCoverageDaysNow,
@@ -42,58 +40,8 @@ import {
   releaseLease as releaseLeaseNow,
   renewLease as renewLeaseNow,
 } from "./leases.ts";
-import { parseStoreLocation } from "./location.ts";
-import {
-  readMetaValue as readMetaValueNow,
-  readMetaValuesWithPrefix as readMetaValuesWithPrefixNow,
-  writeMetaValue as writeMetaValueNow,
-} from "./metaValues.ts";
-import { type OpenOptions, openStore as openSqliteStore } from "./open.ts";
-import type { AnyStore } from "./openAny.ts";
-import { beginPgBulkLoad, finishPgBulkLoad } from "./pg/bulkLoad.ts";
-import { readPgCheckpoint } from "./pg/checkpoints.ts";
-import type { PgStore } from "./pg/connection.ts";
-import {
-  addPgPendingCoverageDays,
-  checkedPgRunStart,
-  knownPgShortfalls,
-  localPgCountForRange,
-  localPgCountsByDay,
-  newestPgRecordTimeTexts,
-  openPgCoverageDays,
-  readPgCoverage,
-  readPgPendingCoverageDays,
-  recordPgCoverage,
-} from "./pg/coverage.ts";
-import { linkAndDiffPgConfig } from "./pg/entityLinks.ts";
-import {
-  pgConfigsDueForVersions,
-  pgEventsDueForMetrics,
-  pgLayersDueForExperiments,
-} from "./pg/entityQueries.ts";
-import {
-  quarantinePgEntityItems,
-  recordPgEntityFetch,
-  storePgConfigVersions,
-  storePgExperimentSnapshots,
-  storePgMetricSnapshots,
-} from "./pg/entityWrites.ts";
-import { acquirePgLease, releasePgLease, renewPgLease } from "./pg/leases.ts";
-import { readPgMetaValue, readPgMetaValuesWithPrefix, writePgMetaValue } from "./pg/metaValues.ts";
-import { openPgStore } from "./pg/open.ts";
-import { backfillPgRuleDiffs } from "./pg/ruleDiffs.ts";
-import { commitPgSyncBatch } from "./pg/syncBatch.ts";
-import {
-  createPgPlan,
-  dropPgPlanIfUntouched,
-  finishPgPlan,
-  oldestPgServerDay,
-  readPgGrantedPageSize,
-  readPgPlan,
-  readPgWindows,
-  savePgGrantedPageSize,
-} from "./pg/syncPlans.ts";
-import { finishPgRun, markPgOrphanRunsInterrupted, startPgRun } from "./pg/syncRuns.ts";
+import type { OpenOptions } from "./open.ts";
+import { type AnyStore, byEngine, openAnyStore } from "./openAny.ts";
 import { backfillRuleDiffs as backfillRuleDiffsNow } from "./ruleDiffs.ts";
 import { commitSyncBatch as commitSyncBatchNow } from "./syncBatch.ts";
 import {
@@ -112,18 +60,6 @@ import {
   startRun as startRunNow,
 } from "./syncRuns.ts";
 
-/**
- * One boundary function from its two engines' implementations. The SQLite one may be synchronous
- * (better-sqlite3): a throw becomes a rejection either way.
- */
-function either<A extends unknown[], R>(
-  onSqlite: (store: SqliteStore, ...args: A) => R | Promise<R>,
-  onPg: (store: PgStore, ...args: A) => Promise<R>,
-): (store: Store, ...args: A) => Promise<R> {
-  return async (store, ...args) =>
-    store.engine === "postgres" ? onPg(store, ...args) : onSqlite(store, ...args);
-}
-
 // Names and pure helpers the sync side shares with the store (no database access).
 export { EXPERIMENT_STATE_CHANGES } from "./categories.ts";
 export type { CoverageDay } from "./coverageCounts.ts";
@@ -139,60 +75,72 @@ export { type RunCounters, runCounterColumns } from "./syncRuns.ts";
 export type Store = AnyStore;
 
 /** Opens (creating and migrating) the store at a `--db` / FLAGTRAIL_DB value: a file path or a postgres:// URL. */
-export async function openStore(value: string, options: OpenOptions = {}): Promise<Store> {
-  const location = parseStoreLocation(value);
-  return location.engine === "sqlite"
-    ? openSqliteStore(location.path, options)
-    : openPgStore(location.url, options);
-}
+export const openStore: (value: string, options?: OpenOptions) => Promise<Store> = openAnyStore;
 
 // Leases and runs.
-export const acquireLease = either(acquireLeaseNow, acquirePgLease);
-export const renewLease = either(renewLeaseNow, renewPgLease);
-export const releaseLease = either(releaseLeaseNow, releasePgLease);
-export const startRun = either(startRunNow, startPgRun);
-export const finishRun = either(finishRunNow, finishPgRun);
-export const markOrphanRunsInterrupted = either(markOrphanRunsInterruptedNow, markPgOrphanRunsInterrupted);
+export const acquireLease = byEngine(acquireLeaseNow, (pg) => pg.acquirePgLease);
+export const renewLease = byEngine(renewLeaseNow, (pg) => pg.renewPgLease);
+export const releaseLease = byEngine(releaseLeaseNow, (pg) => pg.releasePgLease);
+export const startRun = byEngine(startRunNow, (pg) => pg.startPgRun);
+export const finishRun = byEngine(finishRunNow, (pg) => pg.finishPgRun);
+export const markOrphanRunsInterrupted = byEngine(
+  markOrphanRunsInterruptedNow,
+  (pg) => pg.markPgOrphanRunsInterrupted,
+);
 
 // Plans, checkpoints and the batch writer.
-export const readCheckpoint = either(readCheckpointNow, readPgCheckpoint);
-export const readPlan = either(readPlanNow, readPgPlan);
-export const createPlan = either(createPlanNow, createPgPlan);
-export const readWindows = either(readWindowsNow, readPgWindows);
-export const oldestServerDay = either(oldestServerDayNow, oldestPgServerDay);
-export const commitSyncBatch = either(commitSyncBatchNow, commitPgSyncBatch);
-export const dropPlanIfUntouched = either(dropPlanIfUntouchedNow, dropPgPlanIfUntouched);
-export const finishPlan = either(finishPlanNow, finishPgPlan);
-export const readGrantedPageSize = either(readGrantedPageSizeNow, readPgGrantedPageSize);
-export const saveGrantedPageSize = either(saveGrantedPageSizeNow, savePgGrantedPageSize);
-export const beginBulkLoad = either(beginBulkLoadNow, beginPgBulkLoad);
-export const finishBulkLoad = either(finishBulkLoadNow, finishPgBulkLoad);
-export const backfillRuleDiffs = either(backfillRuleDiffsNow, backfillPgRuleDiffs);
+export const readCheckpoint = byEngine(readCheckpointNow, (pg) => pg.readPgCheckpoint);
+export const readPlan = byEngine(readPlanNow, (pg) => pg.readPgPlan);
+export const createPlan = byEngine(createPlanNow, (pg) => pg.createPgPlan);
+export const readWindows = byEngine(readWindowsNow, (pg) => pg.readPgWindows);
+export const oldestServerDay = byEngine(oldestServerDayNow, (pg) => pg.oldestPgServerDay);
+export const commitSyncBatch = byEngine(commitSyncBatchNow, (pg) => pg.commitPgSyncBatch);
+export const dropPlanIfUntouched = byEngine(dropPlanIfUntouchedNow, (pg) => pg.dropPgPlanIfUntouched);
+export const finishPlan = byEngine(finishPlanNow, (pg) => pg.finishPgPlan);
+export const readGrantedPageSize = byEngine(readGrantedPageSizeNow, (pg) => pg.readPgGrantedPageSize);
+export const saveGrantedPageSize = byEngine(saveGrantedPageSizeNow, (pg) => pg.savePgGrantedPageSize);
+export const beginBulkLoad = byEngine(beginBulkLoadNow, (pg) => pg.beginPgBulkLoad);
+export const finishBulkLoad = byEngine(finishBulkLoadNow, (pg) => pg.finishPgBulkLoad);
+export const backfillRuleDiffs = byEngine(backfillRuleDiffsNow, (pg) => pg.backfillPgRuleDiffs);
 
 // Coverage.
-export const readCoverage = either(readCoverageNow, readPgCoverage);
-export const openCoverageDays = either(openCoverageDaysNow, openPgCoverageDays);
-export const newestRecordTimeTexts = either(newestRecordTimeTextsNow, newestPgRecordTimeTexts);
-export const readPendingCoverageDays = either(readPendingCoverageDaysNow, readPgPendingCoverageDays);
-export const addPendingCoverageDays = either(addPendingCoverageDaysNow, addPgPendingCoverageDays);
-export const checkedRunStart = either(checkedRunStartNow, checkedPgRunStart);
-export const knownShortfalls = either(knownShortfallsNow, knownPgShortfalls);
-export const localCountForRange = either(localCountForRangeNow, localPgCountForRange);
-export const localCountsByDay = either(localCountsByDayNow, localPgCountsByDay);
-export const recordCoverage = either(recordCoverageNow, recordPgCoverage);
+export const readCoverage = byEngine(readCoverageNow, (pg) => pg.readPgCoverage);
+export const openCoverageDays = byEngine(openCoverageDaysNow, (pg) => pg.openPgCoverageDays);
+export const readPendingCoverageDays = byEngine(
+  readPendingCoverageDaysNow,
+  (pg) => pg.readPgPendingCoverageDays,
+);
+export const addPendingCoverageDays = byEngine(
+  addPendingCoverageDaysNow,
+  (pg) => pg.addPgPendingCoverageDays,
+);
+export const checkedRunStart = byEngine(checkedRunStartNow, (pg) => pg.checkedPgRunStart);
+export const knownShortfalls = byEngine(knownShortfallsNow, (pg) => pg.knownPgShortfalls);
+export const localCountForRange = byEngine(localCountForRangeNow, (pg) => pg.localPgCountForRange);
+export const localCountsByDay = byEngine(localCountsByDayNow, (pg) => pg.localPgCountsByDay);
+export const recordCoverage = byEngine(recordCoverageNow, (pg) => pg.recordPgCoverage);
 
 // Entity history.
-export const configsDueForVersions = either(configsDueForVersionsNow, pgConfigsDueForVersions);
-export const layersDueForExperiments = either(layersDueForExperimentsNow, pgLayersDueForExperiments);
-export const eventsDueForMetrics = either(eventsDueForMetricsNow, pgEventsDueForMetrics);
-export const storeConfigVersions = either(storeConfigVersionsNow, storePgConfigVersions);
-export const storeExperimentSnapshots = either(storeExperimentSnapshotsNow, storePgExperimentSnapshots);
-export const storeMetricSnapshots = either(storeMetricSnapshotsNow, storePgMetricSnapshots);
-export const recordEntityFetch = either(recordEntityFetchNow, recordPgEntityFetch);
-export const quarantineEntityItems = either(quarantineEntityItemsNow, quarantinePgEntityItems);
-export const linkAndDiffConfig = either(linkAndDiffConfigNow, linkAndDiffPgConfig);
+export const configsDueForVersions = byEngine(configsDueForVersionsNow, (pg) => pg.pgConfigsDueForVersions);
+export const layersDueForExperiments = byEngine(
+  layersDueForExperimentsNow,
+  (pg) => pg.pgLayersDueForExperiments,
+);
+export const eventsDueForMetrics = byEngine(eventsDueForMetricsNow, (pg) => pg.pgEventsDueForMetrics);
+export const storeConfigVersions = byEngine(storeConfigVersionsNow, (pg) => pg.storePgConfigVersions);
+export const storeExperimentSnapshots = byEngine(
+  storeExperimentSnapshotsNow,
+  (pg) => pg.storePgExperimentSnapshots,
+);
+export const storeMetricSnapshots = byEngine(storeMetricSnapshotsNow, (pg) => pg.storePgMetricSnapshots);
+export const recordEntityFetch = byEngine(recordEntityFetchNow, (pg) => pg.recordPgEntityFetch);
+export const quarantineEntityItems = byEngine(quarantineEntityItemsNow, (pg) => pg.quarantinePgEntityItems);
+export const linkAndDiffConfig = byEngine(linkAndDiffConfigNow, (pg) => pg.linkAndDiffPgConfig);
 
-// Metadata (the demo's world, the daemon's last cycle).
-export const readMetaValue = either(readMetaValueNow, readPgMetaValue);
-export const writeMetaValue = either(writeMetaValueNow, writePgMetaValue);
-export const readMetaValuesWithPrefix = either(readMetaValuesWithPrefixNow, readPgMetaValuesWithPrefix);
+// Metadata (the demo's world, the daemon's last cycle) and whether the store holds records.
+export {
+  newestRecordTimeTexts,
+  readMetaValue,
+  readMetaValuesWithPrefix,
+  writeMetaValue,
+} from "./metaStore.ts";

@@ -1,0 +1,13 @@
+// Module hooks of recordLoads.mjs (they run on node's loader thread).
+import { appendFileSync } from "node:fs";
+
+let log;
+
+export function initialize(data) {
+  log = data.log;
+}
+
+export async function load(url, context, nextLoad) {
+  if (log) appendFileSync(log, `${url}\n`);
+  return nextLoad(url, context);
+}
