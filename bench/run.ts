@@ -31,7 +31,7 @@ const BENCHES: Record<string, BenchModule> = {
   startup: {
     file: "startup.ts",
     exportName: "benchStartup",
-    what: "flagtrail --version, --help, status --help (compiled dist/, rebuilt first) vs. node -e 0",
+    what: "flagtrail --version, --help, status --help, status of an empty store (compiled dist/, rebuilt first) vs. node -e 0",
   },
 };
 

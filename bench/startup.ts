@@ -1,8 +1,13 @@
-// Start-up benchmark: how long `flagtrail --version`, `--help` and `status --help` take as a user runs
-// them (`node bin/flagtrail.js`, the compiled dist/), against `node -e 0` measured in the same run.
+// Start-up benchmark: how long `flagtrail --version`, `--help`, `status --help` and `status` of an empty
+// SQLite store (a command that opens a store: its whole module graph) take as a user runs them
+// (`node bin/flagtrail.js`, the compiled dist/), against `node -e 0` measured in the same run.
 // dist/ is rebuilt first, so the figures are those of the current sources, never of a stale build.
 import { spawnSync } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { openStore } from "../src/store/open.ts";
 import { buildDist, compiledEnv, maxRssMb, PRINT_MAX_RSS, ROOT } from "./compiled.ts";
 
 const BIN = fileURLToPath(new URL("../bin/flagtrail.js", import.meta.url));
@@ -34,28 +39,44 @@ function peakRssMb(args: readonly string[]): number {
 
 export async function benchStartup(): Promise<Record<string, number>> {
   buildDist();
-  const cases = {
-    node: ["-e", "0"],
-    version: [BIN, "--version"],
-    help: [BIN, "--help"],
-    status_help: [BIN, "status", "--help"],
-  } as const;
-  const times: Record<keyof typeof cases, number[]> = { node: [], version: [], help: [], status_help: [] };
+  const dir = mkdtempSync(join(tmpdir(), "flagtrail-bench-startup-"));
+  try {
+    const db = join(dir, "empty.db");
+    openStore(db).close();
+    return measure({
+      node: ["-e", "0"],
+      version: [BIN, "--version"],
+      help: [BIN, "--help"],
+      status_help: [BIN, "status", "--help"],
+      status: [BIN, "status", "--db", db],
+    });
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+type Case = "node" | "version" | "help" | "status_help" | "status";
+
+function measure(cases: Record<Case, readonly string[]>): Record<string, number> {
+  const times: Record<Case, number[]> = { node: [], version: [], help: [], status_help: [], status: [] };
   // Interleaved, one run of each per round, so a burst of load on the machine hits all of them alike.
   for (const args of Object.values(cases)) runOnce(args); // warm the file cache
   for (let round = 0; round < RUNS; round++) {
-    for (const [name, args] of Object.entries(cases)) times[name as keyof typeof cases].push(runOnce(args));
+    for (const [name, args] of Object.entries(cases)) times[name as Case].push(runOnce(args));
   }
   const nodeMs = median(times.node);
   return {
     version_vs_node_ratio: median(times.version) / nodeMs,
     help_vs_node_ratio: median(times.help) / nodeMs,
     status_help_vs_node_ratio: median(times.status_help) / nodeMs,
+    status_empty_store_vs_node_ratio: median(times.status) / nodeMs,
     node_e0_ms: nodeMs,
     version_ms: median(times.version),
     help_ms: median(times.help),
     status_help_ms: median(times.status_help),
+    status_empty_store_ms: median(times.status),
     node_e0_peak_rss_mb: peakRssMb(cases.node),
     version_peak_rss_mb: peakRssMb(cases.version),
+    status_empty_store_peak_rss_mb: peakRssMb(cases.status),
   };
 }
