@@ -4,8 +4,9 @@
 // underneath: each function here runs its better-sqlite3 work at once and resolves with the result,
 // and the synchronous helpers stay inside src/store/, where transactions call them without awaiting.
 // Signatures are the SQLite functions' own (parameters and results), only made async, so they are not
-// written twice. Each function takes a store of either engine and dispatches on its `engine`: the
-// PostgreSQL side lives in src/store/pg/ under the same name with a `Pg` infix.
+// written twice. Each function takes a store of either engine and dispatches on its `engine` (byEngine):
+// the PostgreSQL side lives in src/store/pg/ under the same name with a `Pg` infix, reached through
+// src/store/pg/side.ts, which loads only when a PostgreSQL store is used.
 
 import { beginBulkLoad as beginBulkLoadNow, finishBulkLoad as finishBulkLoadNow } from "./bulkLoad.ts";
 import { readCheckpoint as readCheckpointNow } from "./checkpoints.ts";
