@@ -1,16 +1,17 @@
 // A page of audit records as both engines write it: validated, hashed and diffed ahead of the write
 // (prepareRecords), then sorted by PageTally into new records (the next links of the hash chain),
-// duplicates, revisions (an id seen again with other content: the first version stays) and quarantine.
+// duplicates, revisions (an id seen again with other content: the first version stays) and quarantine
+// (its rows: src/store/quarantineRows.ts).
 // Pure: no database. src/store/writes.ts (SQLite) and src/store/pg/writes.ts (PostgreSQL) ask their
 // database and follow these decisions.
 
 import type { z } from "zod";
 import { type ParsedAuditTime, parseAuditTime } from "../api/auditTime.ts";
-import type { InvalidItem } from "../api/entities.ts";
 import { type AuditLogRecord, auditLogRecordSchema } from "../api/schemas.ts";
 import { diffRecordChanges, type RuleDiff } from "../diff/rules.ts";
 import { chainLink, recordHash } from "./hash.ts";
 import type { InsertedRecord } from "./insertHooks.ts";
+import { recordIdOf } from "./quarantineRows.ts";
 export type TimeParser = (dateText: string, timeText: string) => ParsedAuditTime | null;
 
 export const CHAIN_HEAD_SEQ_KEY = "chain_head_seq";
@@ -66,14 +67,6 @@ function jsonOrNull(value: unknown): string | null {
 function modifierEmailText(value: AuditLogRecord["modifierEmail"]): string | null {
   if (value === undefined || value === null) return null;
   return typeof value === "string" ? value : JSON.stringify(value);
-}
-
-function recordIdOf(raw: unknown): string | null {
-  if (raw !== null && typeof raw === "object" && "id" in raw) {
-    const id = (raw as { id: unknown }).id;
-    if (typeof id === "string" && id.length > 0) return id;
-  }
-  return null;
 }
 
 /**
@@ -188,52 +181,6 @@ export function prepareRecords(
   });
 }
 
-/** One quarantine row as both engines insert it (the table's columns but its id). */
-export interface QuarantineInsert {
-  recordId: string | null;
-  raw: string;
-  rawHash: string;
-  issues: string;
-  requestPath: string | null;
-  receivedAt: number;
-  syncRunId: number | null;
-  serverDay: string | null;
-  dayMin: string | null;
-  dayMax: string | null;
-}
-
-/**
- * A quarantined record seen again whose date does not parse learns the request's day range, to be
- * narrowed to (coverage counts it within the narrowest range that returned it); null when nothing to do.
- */
-export function quarantineNarrowing(
-  p: Extract<PreparedRecord, { valid: false }>,
-  fresh: boolean,
-  context: PageContext,
-): { from: string; to: string } | null {
-  return !fresh && p.day === null && context.dayRange ? context.dayRange : null;
-}
-
-/** The quarantine row of an invalid record of a page (both engines insert the same values). */
-export function quarantineRowOf(
-  p: Extract<PreparedRecord, { valid: false }>,
-  context: PageContext,
-  now: number,
-): QuarantineInsert {
-  return {
-    recordId: p.id,
-    raw: p.rawJson,
-    rawHash: p.hash,
-    issues: p.issues,
-    requestPath: context.requestPath ?? null,
-    receivedAt: now,
-    syncRunId: context.syncRunId,
-    serverDay: p.day,
-    dayMin: context.dayRange?.from ?? null,
-    dayMax: context.dayRange?.to ?? null,
-  };
-}
-
 /** A valid prepared record. */
 export type ValidPrepared = Extract<PreparedRecord, { valid: true }>;
 /** A stored record's identity as the writer compares it. */
@@ -314,26 +261,4 @@ export class PageTally {
       seq: existing.seq,
     });
   }
-}
-
-export interface QuarantineContext {
-  requestPath: string;
-  now: number;
-  syncRunId: number | null;
-}
-
-/** The quarantine row of an item that failed its schema (no day: it is not an audit record), on both engines. */
-export function itemQuarantineRowOf(item: InvalidItem, context: QuarantineContext): QuarantineInsert {
-  return {
-    recordId: recordIdOf(item.raw),
-    raw: JSON.stringify(item.raw ?? null),
-    rawHash: recordHash(item.raw ?? null),
-    issues: JSON.stringify(item.issues),
-    requestPath: context.requestPath,
-    receivedAt: context.now,
-    syncRunId: context.syncRunId,
-    serverDay: null,
-    dayMin: null,
-    dayMax: null,
-  };
 }

@@ -11,18 +11,20 @@ import { CHAIN_GENESIS } from "./hash.ts";
 import { onRecordsInserted } from "./insertHooks.ts";
 import type { Store } from "./open.ts";
 import {
+  itemQuarantineRowOf,
+  type QuarantineContext,
+  type QuarantineInsert,
+  quarantineNarrowing,
+  quarantineRowOf,
+} from "./quarantineRows.ts";
+import {
   CHAIN_HEAD_HASH_KEY,
   CHAIN_HEAD_SEQ_KEY,
-  itemQuarantineRowOf,
   type PageContext,
   PageTally,
   type PageWriteResult,
   type PreparedRecord,
   prepareRecords,
-  type QuarantineContext,
-  type QuarantineInsert,
-  quarantineNarrowing,
-  quarantineRowOf,
   type RecordColumns,
   type TimeParser,
 } from "./records.ts";

@@ -15,7 +15,7 @@ import {
   type VersionInput,
   type WriteContext,
 } from "../entityWrites.ts";
-import { itemQuarantineRowOf } from "../records.ts";
+import { itemQuarantineRowOf } from "../quarantineRows.ts";
 import type { PgStore } from "./connection.ts";
 import { commitPgEntityChain, pgEntityChainLinks } from "./entityChain.ts";
 import { insertPgQuarantine, updatePgQuarantineDigest } from "./quarantine.ts";

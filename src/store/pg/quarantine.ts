@@ -13,7 +13,7 @@ import {
   type QuarantineRow,
   quarantineDigestSchema,
 } from "../digests.ts";
-import type { QuarantineInsert } from "../records.ts";
+import type { QuarantineInsert } from "../quarantineRows.ts";
 
 export async function readPgMeta(client: pg.ClientBase, key: string): Promise<string | undefined> {
   const result = await client.query<{ value: string }>("SELECT value FROM meta WHERE key = $1", [key]);

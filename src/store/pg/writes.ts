@@ -6,6 +6,7 @@
 // with one more. Quarantined records and revisions are rare and go in one by one.
 import type pg from "pg";
 import { CHAIN_GENESIS } from "../hash.ts";
+import { quarantineNarrowing, quarantineRowOf } from "../quarantineRows.ts";
 import {
   CHAIN_HEAD_HASH_KEY,
   CHAIN_HEAD_SEQ_KEY,
@@ -13,8 +14,6 @@ import {
   PageTally,
   type PageWriteResult,
   type PreparedRecord,
-  quarantineNarrowing,
-  quarantineRowOf,
   type RecordColumns,
   type StoredVersion,
 } from "../records.ts";
