@@ -5,9 +5,9 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseAuditTime } from "../src/api/auditTime.ts";
+import { chainLink, recordHash } from "../src/hash.ts";
 import { buildSimulator } from "../src/simulator/index.ts";
 import { sqliteOf } from "../src/store/connection.ts";
-import { chainLink, recordHash } from "../src/store/hash.ts";
 import { openStore, type Store } from "../src/store/open.ts";
 import { createRecordWriter } from "../src/store/writes.ts";
 

@@ -1,7 +1,7 @@
 // Value helpers shared by the rule diff: deep equality, JSON paths, readable short renderings.
 import { diffWordsWithSpace } from "diff";
 import microdiff from "microdiff";
-import { canonicalJson } from "../store/hash.ts";
+import { canonicalJson } from "../hash.ts";
 
 /**
  * Equal as JSON: what canonicalJson would say, without writing either value out (the diff compares

@@ -7,9 +7,9 @@ import { createHash, createHmac } from "node:crypto";
 import { createReadStream } from "node:fs";
 import { basename } from "node:path";
 import { z } from "zod";
+import { canonicalJson } from "../hash.ts";
 import { projectNameSchema } from "../projects.ts";
 import { REPORT_FORMATS } from "../report/formats.ts";
-import { canonicalJson } from "../store/hash.ts";
 
 export const MANIFEST_FORMAT = "flagtrail-report-manifest/1";
 /**

@@ -17,7 +17,7 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
 import type Database from "better-sqlite3";
 import { z } from "zod";
-import { CHAIN_GENESIS, canonicalJson, chainLink, sha256Hex } from "./hash.ts";
+import { CHAIN_GENESIS, canonicalJson, chainLink, sha256Hex } from "../hash.ts";
 
 /** meta key: JSON {rows, lastId, digest} — a hash chain over quarantine rows in id order. */
 export const QUARANTINE_DIGEST_KEY = "chain:quarantine";

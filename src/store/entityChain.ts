@@ -3,8 +3,8 @@
 // sha256(previous link + row's record hash), as in the record chain). The head is mirrored in meta so
 // that rows cut off the end show up in `verify`.
 import type Database from "better-sqlite3";
+import { CHAIN_GENESIS, chainLink } from "../hash.ts";
 import { sqliteOf } from "./connection.ts";
-import { CHAIN_GENESIS, chainLink } from "./hash.ts";
 import { type AnyStore, pgSide } from "./openAny.ts";
 
 /** The tables the entity chain runs through; each has entity_seq, entity_chain_hash, raw, record_hash. */

@@ -3,9 +3,9 @@
 // content differs from its last snapshot), and one entity_fetches row per read, whatever its outcome.
 import type Database from "better-sqlite3";
 import type { InvalidItem } from "../api/entities.ts";
+import { recordHash } from "../hash.ts";
 import { type Store, sqliteOf } from "./connection.ts";
 import { type EntityChainHead, EntityChainWriter } from "./entityChain.ts";
-import { recordHash } from "./hash.ts";
 import { quarantineItems } from "./writes.ts";
 
 export interface VersionInput {

@@ -1,7 +1,7 @@
 // The quarantine rows both engines insert: an invalid audit record of a page, or an entity item that
 // failed its schema, kept whole (raw JSON, every issue) with where and when it was received. Pure.
 import type { InvalidItem } from "../api/entities.ts";
-import { recordHash } from "./hash.ts";
+import { recordHash } from "../hash.ts";
 import type { PageContext, PreparedRecord } from "./records.ts";
 
 /** The record id of raw JSON that may be anything: a non-empty string `id`, else null. */

@@ -9,7 +9,7 @@ import type { z } from "zod";
 import { type ParsedAuditTime, parseAuditTime } from "../api/auditTime.ts";
 import { type AuditLogRecord, auditLogRecordSchema } from "../api/schemas.ts";
 import { diffRecordChanges, type RuleDiff } from "../diff/rules.ts";
-import { chainLink, recordHash } from "./hash.ts";
+import { chainLink, recordHash } from "../hash.ts";
 import type { InsertedRecord } from "./insertHooks.ts";
 import { recordIdOf } from "./quarantineRows.ts";
 export type TimeParser = (dateText: string, timeText: string) => ParsedAuditTime | null;

@@ -5,9 +5,9 @@
 import type Database from "better-sqlite3";
 import { parseAuditTime } from "../api/auditTime.ts";
 import type { InvalidItem } from "../api/entities.ts";
+import { CHAIN_GENESIS } from "../hash.ts";
 import { sqliteOf } from "./connection.ts";
 import { updateQuarantineDigest } from "./digests.ts";
-import { CHAIN_GENESIS } from "./hash.ts";
 import { onRecordsInserted } from "./insertHooks.ts";
 import type { Store } from "./open.ts";
 import {

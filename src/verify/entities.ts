@@ -2,8 +2,8 @@
 // snapshots): each row's hash against its raw record, the columns copied from it, each link, seq without
 // gaps from 1, and the head meta mirrors (rows cut off the end show there).
 import { IntegrityError } from "../errors.ts";
+import { CHAIN_GENESIS, canonicalJson, chainLink, recordHash } from "../hash.ts";
 import { ENTITY_CHAIN_HEAD_KEY, readEntityChain } from "../store/entityChain.ts";
-import { CHAIN_GENESIS, canonicalJson, chainLink, recordHash } from "../store/hash.ts";
 import type { AnyStore } from "../store/openAny.ts";
 import { short } from "./records.ts";
 

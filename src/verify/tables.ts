@@ -1,6 +1,7 @@
 // `flagtrail verify` beyond the record chain: stored revisions, the quarantine and coverage tables
 // against the digests the writer keeps in meta, the meta head, and the head's HMAC when there is a key.
 import { IntegrityError } from "../errors.ts";
+import { CHAIN_GENESIS, recordHash } from "../hash.ts";
 import type { ChainMeta, ChainReader } from "../store/chainRead.ts";
 import {
   CHAIN_HEAD_SIGNATURE_KEY,
@@ -17,7 +18,6 @@ import {
   type QuarantineDigest,
   quarantineDigestSchema,
 } from "../store/digests.ts";
-import { CHAIN_GENESIS, recordHash } from "../store/hash.ts";
 import { type ChainHead, short } from "./records.ts";
 
 /** How a table compared with its digest: "matched", or "absent" (a store written before digests). */

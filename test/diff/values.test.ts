@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { sameValue } from "../../src/diff/values.ts";
+import { canonicalJson } from "../../src/hash.ts";
 import { buildSimulator } from "../../src/simulator/index.ts";
-import { canonicalJson } from "../../src/store/hash.ts";
 
 const byText = (a: unknown, b: unknown) => canonicalJson(a) === canonicalJson(b);
 

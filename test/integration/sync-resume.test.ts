@@ -2,7 +2,7 @@
 // a second sync while one runs is refused; SIGTERM stops a sync cleanly.
 import type { ChildProcess } from "node:child_process";
 import { describe, expect, it } from "vitest";
-import { CHAIN_GENESIS, chainLink } from "../../src/store/hash.ts";
+import { CHAIN_GENESIS, chainLink } from "../../src/hash.ts";
 import { runCli } from "../helpers/runCli.ts";
 import {
   compareWithSimulator,

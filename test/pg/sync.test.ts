@@ -5,8 +5,8 @@
 import type { ChildProcess } from "node:child_process";
 import pg from "pg";
 import { describe, expect, it } from "vitest";
+import { CHAIN_GENESIS, chainLink } from "../../src/hash.ts";
 import type { RunningSimulator } from "../../src/simulator/index.ts";
-import { CHAIN_GENESIS, chainLink } from "../../src/store/hash.ts";
 import { runCli } from "../helpers/runCli.ts";
 import { daysAgo, simEnv, tempDbPath, useTestSimulator, withDb } from "../helpers/simSync.ts";
 import { freshDatabase, queryOnce } from "./cluster.ts";

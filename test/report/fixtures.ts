@@ -1,12 +1,12 @@
 import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { writeReports } from "../../src/report/writeReports.ts";
-import { sqliteOf } from "../../src/store/connection.ts";
 // Test fixture: builds audit log records shaped like the specification's example and inserts them
 // the way the sync's writer does (seq order, record_hash of the raw record, chain_hash linked from
 // CHAIN_GENESIS), without depending on the sync code.
-import { CHAIN_GENESIS, chainLink, recordHash } from "../../src/store/hash.ts";
+import { CHAIN_GENESIS, chainLink, recordHash } from "../../src/hash.ts";
+import { writeReports } from "../../src/report/writeReports.ts";
+import { sqliteOf } from "../../src/store/connection.ts";
 import { openStore, type Store } from "../../src/store/open.ts";
 import { storeRuleDiffs } from "../../src/store/ruleDiffs.ts";
 

@@ -1,10 +1,10 @@
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { recordHash } from "../../src/hash.ts";
 // A fixed, small store for report, sql and verify tests: every report section has something in it.
 // Period 2024-03-29..2024-04-01 in Europe/Berlin crosses the spring DST change (31 March).
 import { sqliteOf } from "../../src/store/connection.ts";
-import { recordHash } from "../../src/store/hash.ts";
 import { openStore, type Store } from "../../src/store/open.ts";
 import { exampleRule, insertRecords, insertSyncedRecords, makeRecord, type RawRecord } from "./fixtures.ts";
 

@@ -1,6 +1,7 @@
 // The entity history tables: versions append-only with revisions for changed content, snapshots only on
 // change, every content row linked in the entity chain, and what a sync has to read next.
 import { afterEach, describe, expect, it } from "vitest";
+import { CHAIN_GENESIS, chainLink, recordHash } from "../../src/hash.ts";
 import { sqliteOf } from "../../src/store/connection.ts";
 import { ENTITY_CHAIN_HEAD_KEY, entityChainRows } from "../../src/store/entityChain.ts";
 import { pairEditsWithVersions } from "../../src/store/entityLinks.ts";
@@ -11,7 +12,6 @@ import {
   storeExperimentSnapshots,
   storeMetricSnapshots,
 } from "../../src/store/entityWrites.ts";
-import { CHAIN_GENESIS, chainLink, recordHash } from "../../src/store/hash.ts";
 import { openStore, type Store } from "../../src/store/open.ts";
 import { insertRecords, makeRecord } from "../report/fixtures.ts";
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
+import { CHAIN_GENESIS, chainLink, recordHash } from "../../src/hash.ts";
 import { sqliteOf } from "../../src/store/connection.ts";
-import { CHAIN_GENESIS, chainLink, recordHash } from "../../src/store/hash.ts";
 import { openStore } from "../../src/store/open.ts";
 import { createRecordWriter } from "../../src/store/writes.ts";
 import { makeRecord } from "../helpers/auditRecords.ts";

@@ -5,7 +5,7 @@
 // INSERT of column arrays (unnest: no bind-parameter limit however long the page), their rule diffs
 // with one more. Quarantined records and revisions are rare and go in one by one.
 import type pg from "pg";
-import { CHAIN_GENESIS } from "../hash.ts";
+import { CHAIN_GENESIS } from "../../hash.ts";
 import { quarantineNarrowing, quarantineRowOf } from "../quarantineRows.ts";
 import {
   CHAIN_HEAD_HASH_KEY,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { buildSimulator } from "../../src/simulator/index.ts";
-import { canonicalJson } from "../../src/store/hash.ts";
+import { canonicalJson } from "../src/hash.ts";
+import { buildSimulator } from "../src/simulator/index.ts";
 
 /** The definition every stored record_hash was computed with: JSON.stringify of a key-sorted copy. */
 function reference(value: unknown): string {

@@ -1,4 +1,5 @@
-// Hashing shared by the writer (sync) and the checker (verify): one definition, so they agree.
+// Hashing and canonical JSON, shared by the writer (store), the rule diffs, the manifest and the checker
+// (verify): one definition, so they agree, and outside the store so nothing imports upward into it.
 import { hash } from "node:crypto";
 
 /**
