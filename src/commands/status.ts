@@ -3,9 +3,9 @@
 import { z } from "zod";
 import { resolveDbPath } from "../config.ts";
 import { readStatus, type StoreStatus } from "../store/status.ts";
-import { formatStatus } from "../store/statusText.ts";
 import { parseOptions } from "./options.ts";
 import { readProjectOption, withReadProjects } from "./readProjects.ts";
+import { formatStatus } from "./statusText.ts";
 
 const statusOptionsSchema = z.object({
   db: z.string().optional(),

@@ -1,6 +1,6 @@
 // The read side behind `flagtrail status`: what the store holds and how complete it is. Each engine reads
 // the same rows (StatusRows; PostgreSQL in src/store/pg/status.ts); one function makes the status of them
-// (src/store/statusText.ts prints it).
+// (src/commands/statusText.ts prints it).
 
 import { z } from "zod";
 import { type Checkpoint, listCheckpoints } from "./checkpoints.ts";

@@ -62,7 +62,6 @@ import {
 } from "./syncRuns.ts";
 
 // Names and pure helpers the sync side shares with the store (no database access).
-export { EXPERIMENT_STATE_CHANGES } from "./categories.ts";
 export type { CoverageDay } from "./coverageCounts.ts";
 export type { MutatedVersion } from "./entityWrites.ts";
 export { DAEMON_LAST_CYCLE_KEY, DAEMON_LEASE, leaseHolder } from "./leases.ts";

@@ -4,6 +4,8 @@
 // read before or named by the caller. Same client, so the same rate budget and retry rules. A 404 is
 // recorded and the run goes on; the first 403 is reported once and ends the entity reads (the audit
 // records are already committed, so the run still succeeds).
+
+import { EXPERIMENT_STATE_CHANGES } from "../api/actionCategories.ts";
 import type { ConsoleClient } from "../api/client.ts";
 import type { ConsoleApiClient } from "../api/consoleClient.ts";
 import {
@@ -17,7 +19,6 @@ import { LAYER_ACTIONS } from "../api/entityActions.ts";
 import { AbortedError, ApiError } from "../errors.ts";
 import {
   configsDueForVersions,
-  EXPERIMENT_STATE_CHANGES,
   eventsDueForMetrics,
   layersDueForExperiments,
   linkAndDiffConfig,

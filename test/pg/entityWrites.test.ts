@@ -7,6 +7,7 @@
 import Database from "better-sqlite3";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { EXPERIMENT_STATE_CHANGES } from "../../src/api/actionCategories.ts";
 import { createConsoleClient } from "../../src/api/consoleClient.ts";
 import { LAYER_ACTIONS } from "../../src/api/entityActions.ts";
 import type { RunningSimulator } from "../../src/simulator/index.ts";
@@ -14,7 +15,6 @@ import { QUARANTINE_DIGEST_KEY } from "../../src/store/digests.ts";
 import { ENTITY_CHAIN_HEAD_KEY } from "../../src/store/entityChain.ts";
 import {
   configsDueForVersions,
-  EXPERIMENT_STATE_CHANGES,
   eventsDueForMetrics,
   layersDueForExperiments,
   openStore,

@@ -1,12 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { AUDIT_ACTION_TYPES } from "../../src/api/actionTypes.ts";
 import {
   ACTION_TYPE_CATEGORIES,
   CONFIG_EDITS,
   EXPERIMENT_STATE_CHANGES,
   OTHER_ACTION_TYPES,
-  writeActionTypeCategories,
-} from "../../src/store/categories.ts";
+} from "../../src/api/actionCategories.ts";
+import { AUDIT_ACTION_TYPES } from "../../src/api/actionTypes.ts";
+import { writeActionTypeCategories } from "../../src/store/categories.ts";
 import { sqliteOf } from "../../src/store/connection.ts";
 import { openStore } from "../../src/store/open.ts";
 

@@ -1,7 +1,7 @@
-// Action types left out of both views (src/store/categories.ts) that administer the organization:
+// Action types left out of both views (src/api/actionCategories.ts) that administer the organization:
 // company, projects, teams, users and billing; keys and integrations; segments, tags, ID lists and
 // parameter stores; session replay.
-import type { AuditActionType } from "../../api/actionTypes.ts";
+import type { AuditActionType } from "../actionTypes.ts";
 
 /** Reason classes of OTHER_ACTION_TYPES, in the list's order. */
 export const ORGANIZATION_TYPES = {

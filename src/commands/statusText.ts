@@ -1,5 +1,5 @@
 // `flagtrail status`'s text: the StoreStatus that src/store/status.ts reads, as lines for a terminal.
-import type { StoreStatus } from "./status.ts";
+import type { StoreStatus } from "../store/status.ts";
 
 export function formatStatus(status: StoreStatus): string {
   const out: string[] = [];

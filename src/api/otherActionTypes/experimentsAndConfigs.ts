@@ -1,7 +1,7 @@
-// Action types left out of both views (src/store/categories.ts) that touch experiments and configs
+// Action types left out of both views (src/api/actionCategories.ts) that touch experiments and configs
 // without changing an experiment's state or editing a config: settings, reviews, layers and holdouts,
 // templates, release pipelines.
-import type { AuditActionType } from "../../api/actionTypes.ts";
+import type { AuditActionType } from "../actionTypes.ts";
 
 /** Reason classes of OTHER_ACTION_TYPES, in the list's order. */
 export const EXPERIMENT_AND_CONFIG_SIDE_TYPES = {

@@ -1,6 +1,6 @@
-// Action types left out of both views (src/store/categories.ts) that belong to analysis: metrics,
+// Action types left out of both views (src/api/actionCategories.ts) that belong to analysis: metrics,
 // dashboards and alerts, AI configs and evals.
-import type { AuditActionType } from "../../api/actionTypes.ts";
+import type { AuditActionType } from "../actionTypes.ts";
 
 /** Reason classes of OTHER_ACTION_TYPES, in the list's order. */
 export const ANALYSIS_TYPES = {
