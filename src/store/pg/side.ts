@@ -39,6 +39,7 @@ export {
   writePgMetaValue,
 } from "./metaValues.ts";
 export { openPgStore } from "./open.ts";
+export { inPgQueriesTransaction, pgQueries } from "./queries.ts";
 export { queryPgReadOnly } from "./readOnlyQuery.ts";
 export { readPgReportSnapshot } from "./reportSnapshot.ts";
 export { backfillPgRuleDiffs } from "./ruleDiffs.ts";

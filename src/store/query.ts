@@ -1,0 +1,71 @@
+// One query text for both engines: the store's style for every new query (issue 22). A query is written
+// once with drizzle's `sql` template, which renders each engine's placeholders (`?` on SQLite, `$n` on
+// PostgreSQL) from the same text; values are bound, never spliced. Write SQL both engines accept:
+// standard joins and GROUP BY, explicit NULLS FIRST/LAST, `->>` on JSON text, integers for times
+// (epoch ms), `COLLATE` nowhere (sort in code when byte order matters). What truly differs goes in a
+// fragment chosen by `dialect` (see ./dialect.ts), never in a second copy of the query.
+//
+// Every call is async because the PostgreSQL driver is; on SQLite the statement runs at once
+// (better-sqlite3 is synchronous) and the promise is already settled.
+import type { SQL } from "drizzle-orm";
+import { drizzleOf, sqliteOf } from "./connection.ts";
+import { type AnyStore, pgSide } from "./openAny.ts";
+
+export { type SQL, sql } from "drizzle-orm";
+
+/** Where queries run: the store outside a transaction, or one transaction's session. */
+export interface Queries {
+  readonly dialect: "sqlite" | "postgres";
+  /** Every row of `query`, as plain objects keyed by column name. */
+  all<R>(query: SQL): Promise<R[]>;
+  /** The first row, or undefined. */
+  get<R>(query: SQL): Promise<R | undefined>;
+  /** Runs a statement; returns the rows it changed. */
+  run(query: SQL): Promise<number>;
+}
+
+function sqliteQueries(store: Extract<AnyStore, { engine: "sqlite" }>): Queries {
+  const db = drizzleOf(store);
+  return {
+    dialect: "sqlite",
+    all: async <R>(query: SQL) => db.all<R>(query),
+    get: async <R>(query: SQL) => db.get<R>(query) ?? undefined,
+    run: async (query: SQL) => db.run(query).changes,
+  };
+}
+
+/** Queries on `store` outside a transaction (each statement commits on its own). */
+export async function queriesOf(store: AnyStore): Promise<Queries> {
+  return store.engine === "sqlite" ? sqliteQueries(store) : (await pgSide()).pgQueries(store);
+}
+
+// SQLite transactions through this module are serialised per connection: their statements run
+// synchronously, but `fn` may await between them, and a second transaction begun meanwhile on the same
+// connection would otherwise nest inside the first.
+const sqliteTails = new WeakMap<AnyStore, Promise<unknown>>();
+
+/**
+ * Runs `fn` in one write transaction (SQLite: BEGIN IMMEDIATE, so a reader cannot deadlock us later;
+ * PostgreSQL: a session of the pool). Commits when `fn` resolves, rolls back when it throws. `fn` must
+ * await only the queries it is given.
+ */
+export async function inTransaction<T>(store: AnyStore, fn: (q: Queries) => Promise<T>): Promise<T> {
+  if (store.engine === "postgres") return (await pgSide()).inPgQueriesTransaction(store, fn);
+  const previous = sqliteTails.get(store) ?? Promise.resolve();
+  const next = previous
+    .catch(() => {})
+    .then(async () => {
+      const sqlite = sqliteOf(store);
+      sqlite.exec("BEGIN IMMEDIATE");
+      try {
+        const result = await fn(sqliteQueries(store));
+        sqlite.exec("COMMIT");
+        return result;
+      } catch (error) {
+        if (sqlite.inTransaction) sqlite.exec("ROLLBACK");
+        throw error;
+      }
+    });
+  sqliteTails.set(store, next);
+  return next;
+}

@@ -1,0 +1,73 @@
+// One query text on both engines (src/store/query.ts): the same `sql` template runs on a SQLite file and
+// on the test run's PostgreSQL, binds values the same way and commits or rolls back a transaction alike.
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { type AnyStore, openAnyStore } from "../../src/store/openAny.ts";
+import { inTransaction, queriesOf, sql } from "../../src/store/query.ts";
+import { freshDatabase } from "../pg/cluster.ts";
+
+const opened: AnyStore[] = [];
+afterAll(async () => {
+  for (const store of opened) await store.close();
+});
+
+const ENGINES = {
+  sqlite: async () => join(mkdtempSync(join(tmpdir(), "flagtrail-query-")), "store.db"),
+  postgres: () => freshDatabase("query"),
+};
+
+describe.each(Object.keys(ENGINES) as (keyof typeof ENGINES)[])("one query text on %s", (engine) => {
+  async function store(): Promise<AnyStore> {
+    const s = await openAnyStore(await ENGINES[engine]());
+    opened.push(s);
+    return s;
+  }
+
+  it("binds values, reads rows back as plain objects, counts changed rows", async () => {
+    const s = await store();
+    const q = await queriesOf(s);
+    expect(q.dialect).toBe(engine);
+    const key = "query-test's key; DROP TABLE meta; --";
+    expect(await q.run(sql`INSERT INTO meta (key, value) VALUES (${key}, ${"v1"})`)).toBe(1);
+    expect(await q.get(sql`SELECT key, value FROM meta WHERE key = ${key}`)).toEqual({ key, value: "v1" });
+    const rows = await q.all<{ n: number }>(
+      sql`SELECT count(*) AS n FROM meta WHERE key LIKE ${"query-test%"}`,
+    );
+    expect(rows).toEqual([{ n: 1 }]);
+    expect(await q.get(sql`SELECT value FROM meta WHERE key = ${"absent"}`)).toBeUndefined();
+  });
+
+  it("commits a transaction that resolves and rolls back one that throws", async () => {
+    const s = await store();
+    await inTransaction(s, async (q) => {
+      await q.run(sql`INSERT INTO meta (key, value) VALUES (${"kept"}, ${"1"})`);
+    });
+    await expect(
+      inTransaction(s, async (q) => {
+        await q.run(sql`INSERT INTO meta (key, value) VALUES (${"dropped"}, ${"1"})`);
+        throw new Error("changed my mind");
+      }),
+    ).rejects.toThrow("changed my mind");
+    const q = await queriesOf(s);
+    const keys = await q.all<{ key: string }>(
+      sql`SELECT key FROM meta WHERE key IN (${"kept"}, ${"dropped"})`,
+    );
+    expect(keys).toEqual([{ key: "kept" }]);
+  });
+
+  it("two transactions begun together run one after the other", async () => {
+    const s = await store();
+    const order: string[] = [];
+    const one = (name: string) =>
+      inTransaction(s, async (q) => {
+        order.push(`${name}:begin`);
+        await q.run(sql`INSERT INTO meta (key, value) VALUES (${name}, ${"x"})`);
+        await new Promise((resolve) => setImmediate(resolve));
+        order.push(`${name}:end`);
+      });
+    await Promise.all([one("t1"), one("t2")]);
+    expect(order.slice(0, 2)).toEqual(["t1:begin", "t1:end"]);
+  });
+});
