@@ -1,5 +1,6 @@
 // The reviews section's reads: changes without an approved review (list, count, CSV, summary),
-// every review record of the window, and rejected reviews.
+// every review record of the window, and rejected reviews. PostgreSQL runs its own variants of the
+// unreviewed window's four and of reviewRecords (src/store/pg/reportQueries.ts: measured there).
 import { period } from "./scope.ts";
 
 const UNREVIEWED = `WITH events AS (
