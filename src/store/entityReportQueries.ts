@@ -1,11 +1,13 @@
 // The report's reads of entity history (issue 10), merged into the report's query set by
 // reportQueries.ts so that they run in the same snapshot and print under their sections like the rest.
 // Parameters are the report's: @start/@end (epoch-ms period bounds) and @types (action-type filter).
+// One text for both engines, like the rest of the report's (see reportQueries.ts).
 import { VERSIONED_CONFIG_EDITS } from "../api/entityActions.ts";
+import { TYPES as ANY_TYPES, scoped } from "./reportQueries/scope.ts";
 
 /** SQL list literal of the config edits that store a version (printed in the queries, so they re-run alone). */
 const VERSIONED = `(${VERSIONED_CONFIG_EDITS.map((t) => `'${t}'`).join(", ")})`;
-const TYPES = "(@types IS NULL OR a.action_type IN (SELECT value FROM json_each(@types)))";
+const TYPES = scoped("a", ANY_TYPES);
 
 /** The status each experiment state change leaves an experiment in (others say nothing about it). */
 const IMPLIED_STATUS = `implied(action_type, status) AS (VALUES
@@ -16,7 +18,7 @@ const IMPLIED_STATUS = `implied(action_type, status) AS (VALUES
   ('archive_experiment', 'archived'))`;
 
 /** Each experiment's newest snapshot: its current state as the last read saw it. */
-const CURRENT = `current AS (
+const CURRENT = `current_states AS (
   SELECT s.* FROM experiment_snapshots s
   WHERE s.entity_seq = (SELECT max(s2.entity_seq) FROM experiment_snapshots s2 WHERE s2.experiment_id = s.experiment_id))`;
 
@@ -29,7 +31,7 @@ JOIN config_edit_links l ON l.audit_log_id = a.id
 LEFT JOIN config_version_changes c ON c.config_key = l.config_key AND c.version = l.version
 WHERE a.occurred_at >= @start AND a.occurred_at < @end AND ${TYPES}
   AND json_extract(a.changes, '$.rules') IS NULL
-ORDER BY a.occurred_at, a.seq, c.id`,
+ORDER BY a.occurred_at, a.seq, c.id NULLS FIRST`,
 
   // Versions of the period that no audit record produced: a change the audit log does not show.
   versionsWithoutRecord: `SELECT v.config_key, v.version, v.last_modified_time, v.last_modifier_name,
@@ -37,7 +39,7 @@ ORDER BY a.occurred_at, a.seq, c.id`,
 FROM config_versions v
 WHERE v.last_modified_time >= @start AND v.last_modified_time < @end
   AND NOT EXISTS (SELECT 1 FROM config_edit_links l WHERE l.config_key = v.config_key AND l.version = v.version)
-ORDER BY v.last_modified_time, v.config_key, v.version`,
+ORDER BY v.last_modified_time, v.config_key COLLATE "binary", v.version`,
 
   // Config edits of the period with no version, among those whose config was read after them.
   editsWithoutVersion: `SELECT a.occurred_at, a.id, a.name, a.action_type, a.updated_by, f.outcome AS last_read,
@@ -57,15 +59,15 @@ ${CURRENT},
 timeline AS (
   SELECT cur.experiment_id, a.action_type, a.occurred_at, i.status AS implied_status,
          row_number() OVER (PARTITION BY cur.experiment_id ORDER BY a.occurred_at DESC, a.seq DESC) AS rn
-  FROM current cur
+  FROM current_states cur
   JOIN audit_logs a ON a.name = cur.name AND a.occurred_at <= cur.taken_at
   JOIN implied i ON i.action_type = a.action_type)
 SELECT cur.name, cur.experiment_id, cur.layer_id, cur.status, cur.taken_at, t.action_type AS last_action,
        t.occurred_at AS last_at, t.implied_status
-FROM current cur
+FROM current_states cur
 LEFT JOIN timeline t ON t.experiment_id = cur.experiment_id AND t.rn = 1
 WHERE (t.implied_status IS NULL AND cur.status <> 'setup') OR t.implied_status <> cur.status
-ORDER BY cur.name, cur.experiment_id`,
+ORDER BY cur.name COLLATE "binary", cur.experiment_id COLLATE "binary"`,
 
   // The current state of every experiment read, by name, for the end of its timeline.
   experimentCurrentStates: `WITH ${CURRENT}
@@ -73,8 +75,8 @@ SELECT cur.name, cur.status, cur.taken_at, json_extract(cur.raw, '$.decisionReas
        json_extract(cur.raw, '$.launchedGroupID') AS launched_group_id,
        (SELECT json_extract(g.value, '$.name') FROM json_each(cur.raw, '$.groups') g
         WHERE json_extract(g.value, '$.id') = json_extract(cur.raw, '$.launchedGroupID')) AS launched_group
-FROM current cur
-ORDER BY cur.name, cur.taken_at`,
+FROM current_states cur
+ORDER BY cur.name COLLATE "binary", cur.taken_at`,
 
   // Whether the store holds entity history at all (its sections are left out when not).
   entityReads: "SELECT count(*) AS records FROM entity_fetches",

@@ -1,14 +1,18 @@
-// The report's reads, for SQLite. The analytical queries stay SQL text because the compliance Markdown
-// prints each one under its section, with its parameters as `--param name=value`, so a reader can
-// re-run it with `flagtrail sql`. A PostgreSQL engine puts its own dialect's text and the same exported
-// functions in reportQueries.pg.ts beside this file.
+// The report's reads. The analytical queries stay SQL text because the compliance Markdown prints each
+// one under its section, with its parameters as `--param name=value`, so a reader can re-run it with
+// `flagtrail sql` on the store it describes.
+//
+// The rule: ONE text for both engines, printed once. It is SQLite's spelling, which a PostgreSQL store
+// runs too through what its migration adds (drizzle/pg/0005_portable_report_sql.sql: json_each and
+// json_extract over JSON text, and a "binary" collation for SQLite's byte-order sorts), written in the
+// SQL both accept: grouped columns in GROUP BY, subqueries with an alias, NULLS FIRST where a sorted
+// column can be NULL (SQLite's default, not PostgreSQL's), numbers from JSON CAST. A PostgreSQL variant
+// (src/store/pg/reportQueries.ts) only where its planner needs another shape, with the measurement.
 //
 // Everything the report calls is async (a Promise, or an AsyncIterable of row batches) because a
 // PostgreSQL driver is; better-sqlite3 stays synchronous inside. Long results come in batches, not row
 // by row: one-row batches cost the one-month 1M-record report ~30% more CPU than 512-row ones (bench).
-// On PostgreSQL the same queries, in that dialect, are in src/store/pg/reportQueries.ts (same names, same
-// parameters, same rows in the same order); readReportSnapshot picks by the store's engine, and the
-// snapshot hands the Markdown the text of its own dialect, so a printed query re-runs on its store.
+// readReportSnapshot picks the engine's reader; both return the same rows in the same order.
 //
 // Parameters (bound from ReportParams by bindParams): @start/@end epoch-ms bounds ([start, end)), @types
 // JSON array of action types or NULL for all, @serverFromDay/@serverToDay the server days the period
@@ -28,7 +32,7 @@ import type { ReportRows } from "./reportQueries/rows.ts";
 export { UNPLACED_RECORDS_SQL } from "./reportQueries/completeness.ts";
 export type * from "./reportQueries/rows.ts";
 
-/** Every query of the report by name; each report section's are in src/store/reportQueries/. */
+/** Every query of the report by name, one text for both engines; each section's are in src/store/reportQueries/. */
 export const QUERIES = {
   ...ENTITY_SECTION_QUERIES,
   ...OVERVIEW_QUERIES,
@@ -83,7 +87,7 @@ export function paramsFor(sql: string, all: Record<string, unknown>): Record<str
   return picked;
 }
 
-/** A query's text and the values it binds, as the report prints them for `flagtrail sql`. */
+/** A query's one text and the values it binds, as the report prints them for `flagtrail sql`. */
 export function reportQuery(
   name: ReportQueryName,
   params: ReportParams,

@@ -216,7 +216,7 @@ describe("queries printed in the report", () => {
     const blocks = printedQueries(md);
     expect(blocks.length).toBeGreaterThan(10);
     const results = new Map<string, Record<string, unknown>[]>();
-    for (const { sqlite, params } of blocks) {
+    for (const { sql: sqlite, params } of blocks) {
       const sink = new PassThrough();
       const chunks: Buffer[] = [];
       sink.on("data", (c: Buffer) => chunks.push(c));

@@ -1,8 +1,13 @@
 // What the compliance Markdown's sections share: the buffered file writer, the context they read
 // from, and the helpers that run a section's query and print it after the section.
 import { closeSync, fchmodSync, fsyncSync, openSync, writeSync } from "node:fs";
-import { printedReportQuery } from "../../store/printedQueries.ts";
-import type { ReportParams, ReportQueryName, ReportRows, ReportSnapshot } from "../../store/reportQueries.ts";
+import {
+  type ReportParams,
+  type ReportQueryName,
+  type ReportRows,
+  type ReportSnapshot,
+  reportQuery,
+} from "../../store/reportQueries.ts";
 import { mdText } from "../escape.ts";
 import type { Period } from "../period.ts";
 import type { ServerDays } from "../serverDays.ts";
@@ -124,25 +129,18 @@ export function batches<N extends ReportQueryName>(
 }
 
 /**
- * The queries behind a section, each in both dialects (the same Markdown from either engine), with its
- * parameters in the form `flagtrail sql --param` takes them.
+ * The queries behind a section, each as its one text (it runs on either engine: the same Markdown from
+ * both), with its parameters in the form `flagtrail sql --param` takes them.
  */
 export function querySection(out: TextFile, ctx: ComplianceContext, ...names: ReportQueryName[]): void {
   out.line();
   out.line(`<details><summary>Query</summary>`);
   for (const name of names) {
-    const { sqlite, postgres, params } = printedReportQuery(name, ctx.params);
-    for (const [engine, sql] of [
-      ["SQLite", sqlite],
-      ["PostgreSQL", postgres],
-    ] as const) {
-      out.line();
-      out.line(`${engine}:`);
-      out.line();
-      out.line("```sql");
-      out.line(sql);
-      out.line("```");
-    }
+    const { sql, params } = reportQuery(name, ctx.params);
+    out.line();
+    out.line("```sql");
+    out.line(sql);
+    out.line("```");
     if (Object.keys(params).length > 0) {
       out.line();
       out.line("Parameters, as `flagtrail sql` takes them before the query:");

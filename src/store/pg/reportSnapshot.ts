@@ -1,8 +1,12 @@
-// The report's reads on PostgreSQL (readReportSnapshot): ./reportQueries.ts's texts, all read in one
-// REPEATABLE READ, READ ONLY transaction, long results through a cursor.
+// The report's reads on PostgreSQL (readReportSnapshot): the report's one text per query, or its
+// PostgreSQL variant (./reportQueries.ts) where there is one, all read in one REPEATABLE READ, READ ONLY
+// transaction, long results through a cursor.
 import type pg from "pg";
 import {
   BATCH_ROWS,
+  bindParams,
+  paramsFor,
+  QUERIES,
   type ReportParams,
   type ReportQueryName,
   type ReportRows,
@@ -12,7 +16,7 @@ import {
 import type { PgStore } from "./connection.ts";
 import { toPositional } from "./namedParams.ts";
 import { inPgReadSnapshot } from "./readSnapshot.ts";
-import { pgReportQuery } from "./reportQueries.ts";
+import { PG_VARIANTS } from "./reportQueries.ts";
 
 let cursors = 0;
 
@@ -38,8 +42,8 @@ async function* cursorBatches<Row>(
 
 function snapshotOf(client: pg.ClientBase): ReportSnapshot {
   const bound = (name: ReportQueryName, params: ReportParams) => {
-    const query = pgReportQuery(name, params);
-    return toPositional(query.sql, query.params);
+    const sql = PG_VARIANTS[name] ?? QUERIES[name];
+    return toPositional(sql, paramsFor(sql, bindParams(params)));
   };
   return {
     rows: async <N extends ReportQueryName>(name: N, params: ReportParams) => {

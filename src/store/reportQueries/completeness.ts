@@ -1,4 +1,4 @@
-// The completeness section's reads (SQLite): records without an instant, and the coverage per server day.
+// The completeness section's reads: records without an instant, and the coverage per server day.
 
 /** Shown to the reader beside the count of records without an instant: how to list them. */
 export const UNPLACED_RECORDS_SQL = "SELECT * FROM audit_logs WHERE occurred_at IS NULL";
@@ -31,5 +31,5 @@ SELECT c.day, c.filter_key, c.server_total, c.local_count AS local_count_at_sync
                  OR json_extract(q.raw, '$.actionType') IN (SELECT value FROM json_each(c.types_json))))
          AS local_count
 FROM cov c
-ORDER BY c.day, c.filter_key`,
+ORDER BY c.day COLLATE "binary", c.filter_key COLLATE "binary"`,
 } as const;

@@ -1,4 +1,4 @@
-// The entity sections' reads (SQLite): the CSVs of experiment state changes and config edits, the
+// The entity sections' reads: the CSVs of experiment state changes and config edits, the
 // per-entity summaries, experiment timelines and config edits with their rule changes.
 import { period } from "./scope.ts";
 
@@ -12,13 +12,16 @@ ORDER BY v.occurred_at, v.seq`;
 
 function entitySummary(view: string, ruleChanges: boolean): string {
   const join = ruleChanges ? "\nLEFT JOIN rule_changes rc ON rc.audit_log_id = v.id" : "";
-  return `SELECT v.name, v.updated_by, v.action_type, count(DISTINCT v.id) AS changes,
+  // Grouped in byte order, as the rows are ordered: on PostgreSQL one sort serves both (the same groups:
+  // the default collation is deterministic), where grouping by the database's collation sorted twice.
+  return `SELECT v.name COLLATE "binary" AS name, v.updated_by COLLATE "binary" AS updated_by,
+       v.action_type COLLATE "binary" AS action_type, count(DISTINCT v.seq) AS changes,
        ${ruleChanges ? "count(rc.id)" : "0"} AS rule_changes, min(v.occurred_at) AS first_at,
        max(v.occurred_at) AS last_at
 FROM ${view} v${join}
 WHERE ${period("v")}
-GROUP BY v.name, v.updated_by, v.action_type
-ORDER BY v.name, v.updated_by, v.action_type`;
+GROUP BY v.name COLLATE "binary", v.updated_by COLLATE "binary", v.action_type COLLATE "binary"
+ORDER BY name, updated_by NULLS FIRST, action_type`;
 }
 
 export const ENTITY_SECTION_QUERIES = {
@@ -33,7 +36,7 @@ export const ENTITY_SECTION_QUERIES = {
   experimentTimelines: `SELECT v.name, v.occurred_at, v.action_type, v.updated_by, v.change_log, v.id
 FROM experiment_state_changes v
 WHERE ${period("v")}
-ORDER BY v.name, v.occurred_at, v.seq`,
+ORDER BY v.name COLLATE "binary", v.occurred_at, v.seq`,
 
   configEdits: `SELECT v.name, v.occurred_at, v.id, v.action_type, v.updated_by, v.change_log, v.rule_diff_summary,
        rc.rule_id, rc.rule_name, rc.change, rc.field, rc.old_value, rc.new_value, rc.old_position,
@@ -41,5 +44,5 @@ ORDER BY v.name, v.occurred_at, v.seq`,
 FROM config_edits v
 LEFT JOIN rule_changes rc ON rc.audit_log_id = v.id
 WHERE ${period("v")}
-ORDER BY v.name, v.occurred_at, v.seq, rc.id`,
+ORDER BY v.name COLLATE "binary", v.occurred_at, v.seq, rc.id NULLS FIRST`,
 } as const;

@@ -1,5 +1,5 @@
-// The overview's and executive summary's counts (SQLite): records of the period, by action type, by
-// person, per day, and distinct entities.
+// The overview's and executive summary's counts: records of the period, by action type, by person, per
+// day, and distinct entities.
 import { period, scoped, TYPES } from "./scope.ts";
 
 export const OVERVIEW_QUERIES = {
@@ -11,19 +11,21 @@ WHERE ${period("a")}`,
 FROM audit_logs a
 LEFT JOIN action_type_categories c ON c.action_type = a.action_type
 WHERE ${period("a")}
-GROUP BY a.action_type
-ORDER BY records DESC, a.action_type`,
+GROUP BY a.action_type, c.category
+ORDER BY records DESC, a.action_type COLLATE "binary"`,
 
-  byPerson: `SELECT a.updated_by_user_id, max(a.updated_by) AS updated_by, max(a.modifier_email) AS email,
-       count(*) AS records
+  byPerson: `SELECT a.updated_by_user_id, max(a.updated_by COLLATE "binary") AS updated_by,
+       max(a.modifier_email COLLATE "binary") AS email, count(*) AS records
 FROM audit_logs a
 WHERE ${period("a")}
 GROUP BY a.updated_by_user_id, CASE WHEN a.updated_by_user_id IS NULL THEN a.updated_by END
-ORDER BY records DESC, updated_by`,
+ORDER BY records DESC, updated_by NULLS FIRST`,
 
-  daily: `WITH days AS (
-  SELECT json_extract(value, '$.day') AS day, json_extract(value, '$.start') AS day_start,
-         json_extract(value, '$.end') AS day_end
+  // MATERIALIZED: on PostgreSQL, inlined, the day's JSON was read again for each of the month's records
+  // it grouped (~90 ms on 1M records; ~30 ms read once per day).
+  daily: `WITH days AS MATERIALIZED (
+  SELECT json_extract(value, '$.day') AS day, CAST(json_extract(value, '$.start') AS BIGINT) AS day_start,
+         CAST(json_extract(value, '$.end') AS BIGINT) AS day_end
   FROM json_each(@days)
 )
 SELECT d.day, count(a.id) AS records
@@ -31,10 +33,11 @@ FROM days d
 LEFT JOIN audit_logs a ON a.occurred_at >= d.day_start AND a.occurred_at < d.day_end
   AND ${scoped("a", TYPES)}
 GROUP BY d.day
-ORDER BY d.day`,
+ORDER BY d.day COLLATE "binary"`,
 
-  // The executive summary's counts: distinct entity names of the period.
-  entityCount: `SELECT count(DISTINCT a.name) AS records
+  // The executive summary's counts: distinct entity names of the period (in byte order: the same count,
+  // without PostgreSQL sorting the month's names by the database's collation, ICU's say).
+  entityCount: `SELECT count(DISTINCT a.name COLLATE "binary") AS records
 FROM audit_logs a
 WHERE ${period("a")}`,
 } as const;

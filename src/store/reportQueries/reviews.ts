@@ -1,5 +1,6 @@
-// The reviews section's reads (SQLite): changes without an approved review (list, count, CSV, summary),
-// every review record of the window, and rejected reviews.
+// The reviews section's reads: changes without an approved review (list, count, CSV, summary),
+// every review record of the window, and rejected reviews. PostgreSQL runs its own variants of the
+// unreviewed window's four and of reviewRecords (src/store/pg/reportQueries.ts: measured there).
 import { period } from "./scope.ts";
 
 const UNREVIEWED = `WITH events AS (
@@ -41,7 +42,7 @@ export const REVIEW_QUERIES = {
   unreviewed: UNREVIEWED,
 
   // How many rows the unreviewed list above has, for the summary that comes before it.
-  unreviewedCount: `SELECT count(*) AS records FROM (\n${UNREVIEWED}\n)`,
+  unreviewedCount: `SELECT count(*) AS records FROM (\n${UNREVIEWED}\n) AS u`,
 
   // The same changes as full rows, for their own CSV (the columns of the other two CSVs).
   unreviewedCsv: `WITH unreviewed AS (
@@ -62,7 +63,7 @@ SELECT u.name, u.updated_by, u.action_type, count(*) AS changes, 0 AS rule_chang
        min(u.occurred_at) AS first_at, max(u.occurred_at) AS last_at
 FROM unreviewed u
 GROUP BY u.name, u.updated_by, u.action_type
-ORDER BY u.name, u.updated_by, u.action_type`,
+ORDER BY u.name COLLATE "binary", u.updated_by COLLATE "binary" NULLS FIRST, u.action_type COLLATE "binary"`,
 
   // Every review record of the window, per flow and entity in time order (a request sorts first within
   // its second). The report pairs each approval with its request in code (src/report/reviewPairing.ts):
@@ -80,7 +81,7 @@ SELECT a.seq, a.id, a.occurred_at, a.name, f.entity,
 FROM flows f
 JOIN audit_logs a ON a.action_type IN (f.create_type, f.accept_type, f.reject_type, f.delete_type)
 WHERE a.occurred_at >= @reviewStart AND a.occurred_at < @end
-ORDER BY f.entity, a.name, a.occurred_at, role <> 'request', a.seq`,
+ORDER BY f.entity COLLATE "binary", a.name COLLATE "binary", a.occurred_at, a.action_type <> f.create_type, a.seq`,
 
   rejected: `SELECT r.occurred_at, r.name, r.action_type, r.updated_by, r.change_log, r.id
 FROM audit_logs r
