@@ -1,6 +1,6 @@
 // Connection settings for anything that talks to the console API (sync, daemon, demo): flags win over
 // environment variables, and every value is validated here so that later code can trust it.
-import { readFileSync } from "node:fs";
+import { readFileSync, statSync } from "node:fs";
 import { z } from "zod";
 import { DEFAULT_AUTH_HEADER, DEFAULT_BASE_URL, HTTP_HEADER_NAME } from "./api/connection.ts";
 import { UsageError } from "./errors.ts";
@@ -64,11 +64,37 @@ export function resolveDbPath(flags: Pick<ConnectionFlags, "db">, env: Env = pro
   return path;
 }
 
+const warnedKeyFiles = new Set<string>();
+
+/**
+ * A key file other users can read is still used, but said once on stderr, as ssh says it of a private
+ * key: the key is as exposed as on a command line.
+ */
+export function warnIfKeyFileOpen(
+  path: string,
+  write: (line: string) => void = (line) => process.stderr.write(line),
+): void {
+  if (warnedKeyFiles.has(path)) return;
+  let mode: number;
+  try {
+    mode = statSync(path).mode & 0o777;
+  } catch {
+    return; // the read that follows names the problem
+  }
+  if ((mode & 0o077) === 0) return;
+  warnedKeyFiles.add(path);
+  const octal = mode.toString(8).padStart(4, "0");
+  write(
+    `flagtrail: warning: the API key file ${path} is readable by other users (mode ${octal}); chmod 600 it.\n`,
+  );
+}
+
 /**
  * A key kept in a file (a secrets mount, a 0600 file): its contents, trimmed. Never echoed, not even
  * in part, when it cannot be read or holds nothing.
  */
 function readKeyFile(path: string): string {
+  warnIfKeyFileOpen(path);
   let text: string;
   try {
     text = readFileSync(path, "utf8");

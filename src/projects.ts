@@ -12,6 +12,7 @@ import {
   type ConnectionFlags,
   type Env,
   resolveSyncConfig,
+  warnIfKeyFileOpen,
 } from "./config.ts";
 import { FlagtrailError, UsageError } from "./errors.ts";
 
@@ -120,6 +121,7 @@ function readProjectKey(name: string, entry: ProjectEntry, env: Env): string {
     return key;
   }
   const file = entry.apiKeyFile ?? "";
+  warnIfKeyFileOpen(file);
   let text: string;
   try {
     text = readFileSync(file, "utf8");

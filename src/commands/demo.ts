@@ -2,6 +2,7 @@
 import { relative } from "node:path";
 import { z } from "zod";
 import { DEMO_DEFAULTS } from "../demo/defaults.ts";
+import { currentInvocation, demoCommands } from "../demo/hints.ts";
 import { runDemo } from "../demo/runDemo.ts";
 import { parseOptions } from "./options.ts";
 import { formatSummary } from "./sync.ts";
@@ -45,6 +46,12 @@ export async function action(raw: Record<string, unknown>): Promise<void> {
     out(`  ${relative(process.cwd(), file.path)}  sha256 ${file.sha256.slice(0, 16)}…`);
   out(`  ${relative(process.cwd(), result.report.manifestPath)}`);
   out("");
+  const commands = demoCommands(currentInvocation(), shellWord);
+  const html = result.report.files.find((file) => file.path.endsWith(".html"));
+  if (html !== undefined)
+    out(
+      `Open the compliance report in a browser (print it to PDF for an auditor): ${relative(process.cwd(), html.path)}`,
+    );
   // A URL is shown with its password masked: the hints then read the store from FLAGTRAIL_DB instead.
   const masked = result.location !== options.db;
   const db = masked ? "" : ` --db ${shellWord(result.location)}`;
@@ -54,12 +61,17 @@ export async function action(raw: Record<string, unknown>): Promise<void> {
       : "Try some SQL over the change history:",
   );
   out(
-    `  npx flagtrail sql${db} "SELECT updated_by, count(*) AS edits FROM config_edits GROUP BY updated_by ORDER BY edits DESC LIMIT 5"`,
+    `  ${commands.flagtrail} sql${db} "SELECT updated_by, count(*) AS edits FROM config_edits GROUP BY updated_by ORDER BY edits DESC LIMIT 5"`,
   );
   out(
-    `  npx flagtrail sql${db} "SELECT name, action_type, rule_diff_summary FROM config_edits WHERE rule_diff_summary IS NOT NULL ORDER BY occurred_at DESC LIMIT 5"`,
+    `  ${commands.flagtrail} sql${db} "SELECT name, action_type, rule_diff_summary FROM config_edits WHERE rule_diff_summary IS NOT NULL ORDER BY occurred_at DESC LIMIT 5"`,
   );
-  const again = options.db === DEMO_DEFAULTS.db ? "Run `npm run demo` again" : "Run the same command again";
+  out(`Check the store and the report's files against its manifest:`);
+  out(
+    `  ${commands.flagtrail} verify${db} --manifest ${shellWord(relative(process.cwd(), result.report.manifestPath))}`,
+  );
+  const again =
+    options.db === DEMO_DEFAULTS.db ? `Run \`${commands.demo}\` again` : "Run the same command again";
   out(`Done in ${((Date.now() - started) / 1000).toFixed(1)} s. ${again} to see an incremental sync.`);
 }
 

@@ -1,6 +1,10 @@
 // Every command as commander sees it: name, help text, options. This module is loaded at every start
 // (`flagtrail --version` included), so it imports commander and constants only; an action imports its
 // command module (./sync.ts, …, with zod, the engine, SQLite) when that command runs.
+//
+// One help style for every option: what it does, then one parenthesis whose parts come in this order,
+// separated by "; ": `required`, `one of: a, b`, `default: X`, `env: NAME` (describeOption below;
+// test/commands/help.test.ts holds every command to it). Every command ends its help with examples.
 import { type Command, Option } from "commander";
 import { DEFAULT_BASE_URL } from "../api/connection.ts";
 import { DEMO_DEFAULTS } from "../demo/defaults.ts";
@@ -18,76 +22,156 @@ function collect(value: string, previous: string[] = []): string[] {
   return [...previous, value];
 }
 
-const DB_OPTION = [
-  "--db <path|url>",
-  "SQLite file or postgres:// URL (env FLAGTRAIL_DB, default ./flagtrail.db)",
-] as const;
+/**
+ * A default or a variable the command itself applies (commander does not: the order of flags, variables
+ * and files is flagtrail's), shown in help like the defaults commander applies.
+ */
+interface HelpMeta {
+  default?: string;
+  env?: string;
+}
+const helpMeta = new WeakMap<Option, HelpMeta>();
+
+function opt(flags: string, text: string, meta: HelpMeta = {}): Option {
+  const option = new Option(flags, text);
+  helpMeta.set(option, meta);
+  return option;
+}
+
+/** The help line of an option: its text, then `(required; one of: …; default: …; env: …)`. */
+export function describeOption(option: Option): string {
+  const meta = helpMeta.get(option) ?? {};
+  const parts: string[] = [];
+  if (option.mandatory) parts.push("required");
+  if (option.argChoices) parts.push(`one of: ${option.argChoices.join(", ")}`);
+  const fallback =
+    meta.default ??
+    option.defaultValueDescription ??
+    (typeof option.defaultValue === "string" ? option.defaultValue : undefined);
+  if (fallback !== undefined) parts.push(`default: ${fallback}`);
+  const env = meta.env ?? option.envVar;
+  if (env !== undefined) parts.push(`env: ${env}`);
+  return parts.length > 0 ? `${option.description} (${parts.join("; ")})` : option.description;
+}
+
+function examples(command: Command, lines: readonly string[]): Command {
+  return command.addHelpText("after", `\nExamples:\n${lines.map((l) => `  $ ${l}`).join("\n")}\n`);
+}
+
+const dbOption = () =>
+  opt("--db <path|url>", "SQLite file or postgres:// URL of the store", {
+    default: "./flagtrail.db",
+    env: "FLAGTRAIL_DB",
+  });
 
 export function registerCommands(program: Command): void {
+  // Set before the commands are added: each copies the program's help settings when created.
+  program.configureHelp({ optionDescription: describeOption });
   registerSync(program);
   registerStatus(program);
   registerReport(program);
   registerSql(program);
   registerVerify(program);
   registerDaemon(program);
+  registerDoctor(program);
+  registerActionTypes(program);
   registerDemo(program);
   registerSimulate(program);
 }
 
 function registerSync(program: Command): void {
-  addSyncOptions(
+  const command = addSyncOptions(
     program
       .command("sync")
       .description("Fetch the console audit log into the store (incremental after the first run)."),
     SYNC_OUTPUT,
   ).action(lazy(() => import("./sync.ts")));
+  examples(command, [
+    "FLAGTRAIL_API_KEY_FILE=~/.config/flagtrail/api-key flagtrail sync",
+    "flagtrail sync --since 2024-01-01",
+    "flagtrail sync --action-type gate_update --action-type config_conditions_update",
+    "flagtrail sync --db postgres://flagtrail@db.internal/flagtrail --json",
+  ]);
 }
 
 /** Registers the options of `sync` on a command (sync and daemon share them). */
 function addSyncOptions(command: Command, output: { json: string; quiet: string }): Command {
   return command
-    .option("--since <date>", "first day to sync, YYYY-MM-DD (first run default: 90 days back)")
-    .option(
-      "--until <date>",
-      "last day to sync, YYYY-MM-DD (default: tomorrow in UTC, so a server east of UTC has its today read)",
+    .addOption(
+      opt("--since <date>", "first day to sync, YYYY-MM-DD", {
+        default: "first run 90 days back, later the checkpoint's day minus --lookback-days",
+      }),
     )
-    .option("--action-type <type>", "only this action type (repeatable)", collect)
-    .option("--allow-unknown-action-types", "accept action types missing from the specification's list")
-    .option("--allow-before-2015", "accept a --since before 2015 (refused by default as a likely typo)")
-    .option(...DB_OPTION)
+    .addOption(
+      opt("--until <date>", "last day to sync, YYYY-MM-DD; a server east of UTC has its today read", {
+        default: "tomorrow in UTC",
+      }),
+    )
     .option(
-      "--page-size <n>",
-      `records per request (default: the largest the server grants, asked once with ${SYNC_DEFAULTS.preferredPageSize} and remembered)`,
+      "--action-type <type>",
+      "only this action type (repeatable; `flagtrail action-types` lists them)",
+      collect,
+    )
+    .option("--allow-unknown-action-types", "accept action types missing from the specification's list")
+    .option("--allow-before-2015", "accept a --since before 2015 (refused as a likely typo otherwise)")
+    .addOption(dbOption())
+    .addOption(
+      opt("--page-size <n>", "records per request", {
+        default: `the largest the server grants, asked once with ${SYNC_DEFAULTS.preferredPageSize} and remembered`,
+      }),
     )
     .option("--concurrency <n>", "requests in flight at once", String(SYNC_DEFAULTS.concurrency))
     .option(
       "--lookback-days <n>",
-      "days before the checkpoint checked by count (re-read whole with --no-coverage)",
+      "days before the checkpoint checked by count; re-read whole with --no-coverage",
       String(SYNC_DEFAULTS.lookbackDays),
     )
     .option("--full", "ignore the checkpoint and re-read the whole range")
     .option("--no-coverage", "skip the per-day comparison of local and server record counts")
     .option("--no-entities", "skip config versions, layer experiments and event metrics (entity history)")
     .option("--event <name>", "also read the metrics derived from this event (repeatable)", collect)
-    .option("--base-url <url>", `console API base URL (env FLAGTRAIL_BASE_URL, default ${DEFAULT_BASE_URL})`)
-    .option("--api-key-file <path>", "file holding the console API key, trimmed (env FLAGTRAIL_API_KEY_FILE)")
-    .option(
-      "--api-key <key>",
-      "console API key; prefer FLAGTRAIL_API_KEY or --api-key-file: a key on the command line is " +
-        "visible to other users (ps) and is written to npm's debug log under npx",
+    .addOption(
+      opt("--base-url <url>", "console API base URL", {
+        default: DEFAULT_BASE_URL,
+        env: "FLAGTRAIL_BASE_URL",
+      }),
     )
-    .option(
-      "--auth-header <name>",
-      "header carrying the key (env FLAGTRAIL_AUTH_HEADER, default STATSIG-API-KEY)",
+    .addOption(
+      opt("--api-key-file <path>", "file holding the console API key, trimmed; keep it mode 0600", {
+        env: "FLAGTRAIL_API_KEY_FILE",
+      }),
     )
-    .option(
-      "--config <file>",
-      "projects config (env FLAGTRAIL_CONFIG, default ./flagtrail.config.json when it exists); it replaces the four options above",
+    .addOption(
+      opt(
+        "--api-key <key>",
+        "console API key; prefer FLAGTRAIL_API_KEY or --api-key-file: a key on the command line is " +
+          "visible to other users (ps) and is written to npm's debug log under npx",
+        { env: "FLAGTRAIL_API_KEY" },
+      ),
     )
-    .option("--project <name>", "only this project of the config (default: every project it lists)")
+    .addOption(
+      opt("--auth-header <name>", "header carrying the key", {
+        default: "STATSIG-API-KEY",
+        env: "FLAGTRAIL_AUTH_HEADER",
+      }),
+    )
+    .addOption(configOption())
+    .addOption(
+      opt("--project <name>", "only this project of the config", { default: "every project it lists" }),
+    )
     .option("--json", output.json)
     .option("--quiet", output.quiet);
 }
+
+const configOption = () =>
+  opt(
+    "--config <file>",
+    "projects config; it replaces --base-url, --api-key-file, --api-key and --auth-header",
+    {
+      default: "./flagtrail.config.json when it exists",
+      env: "FLAGTRAIL_CONFIG",
+    },
+  );
 
 const SYNC_OUTPUT = { json: "print the summary as JSON", quiet: "no notices or progress on stderr" };
 const DAEMON_OUTPUT = {
@@ -96,36 +180,40 @@ const DAEMON_OUTPUT = {
 };
 
 function registerStatus(program: Command): void {
-  program
+  const command = program
     .command("status")
     .description(
       "Show what the store holds: records, checkpoints, last runs, coverage gaps, quarantine, mutations.",
     )
-    .option(...DB_OPTION)
+    .addOption(dbOption())
     .option("--json", "print as JSON")
-    .option(
-      "--project <name>",
-      "only this project of the store (default: every project it holds, each under its name when several)",
+    .addOption(
+      opt("--project <name>", "only this project of the store", {
+        default: "every project it holds, each under its name when several",
+      }),
     )
     .action(lazy(() => import("./status.ts")));
+  examples(command, ["flagtrail status", "flagtrail status --db /var/lib/flagtrail/audit.db --json"]);
 }
 
 function registerReport(program: Command): void {
-  program
+  const command = program
     .command("report")
     .description(
-      "Write experiment-state-changes, config-edits and unreviewed-changes CSVs, a compliance Markdown report and a manifest " +
-        "(SHA-256 of each file, hash-chain head, HMAC signature when FLAGTRAIL_SIGNING_KEY is set) for a period.",
+      "Write experiment-state-changes, config-edits and unreviewed-changes CSVs, a compliance report " +
+        "(Markdown, and HTML with --format …,html) and a manifest (SHA-256 of each file, hash-chain head, " +
+        "HMAC signature when FLAGTRAIL_SIGNING_KEY is set) for a period.",
     )
-    .requiredOption("--from <day>", "first day of the period, YYYY-MM-DD (in --tz)")
-    .requiredOption("--to <day>", "last day of the period, YYYY-MM-DD (in --tz, included)")
-    .option(...DB_OPTION)
-    .option(
-      "--project <name>",
-      "only this project of the store (default: every project it holds, in one report)",
+    .requiredOption("--from <day>", "first day of the period, YYYY-MM-DD in --tz")
+    .requiredOption("--to <day>", "last day of the period, YYYY-MM-DD in --tz, included")
+    .addOption(dbOption())
+    .addOption(
+      opt("--project <name>", "only this project of the store", {
+        default: "every project it holds, in one report",
+      }),
     )
     .option("--out <dir>", "output directory", "reports")
-    .option("--format <list>", "comma-separated: csv, md, html", "csv,md")
+    .option("--format <list>", "comma-separated parts to write: csv, md, html", "csv,md")
     .option("--tz <zone>", "IANA time zone of the period's days and of the times shown", "UTC")
     .option("--action-type <type...>", "only these action types (repeat or comma-separate)")
     .option("--allow-unknown-action-types", "accept action types missing from the specification's list")
@@ -135,18 +223,28 @@ function registerReport(program: Command): void {
     )
     .option("--no-bom", "write the CSVs without the UTF-8 byte-order mark spreadsheets need to read UTF-8")
     .action(lazy(() => import("./report.ts")));
+  examples(command, [
+    "flagtrail report --from 2026-10-01 --to 2026-10-31",
+    "flagtrail report --from 2026-10-01 --to 2026-10-31 --tz Europe/Berlin --format csv,md,html",
+    "FLAGTRAIL_SIGNING_KEY=… flagtrail report --from 2026-10-01 --to 2026-10-31 --out /srv/audit",
+  ]);
 }
 
 function registerSql(program: Command): void {
-  program
+  const command = program
     .command("sql")
     .description(
       "Run one read-only SQL query on the store (tables, views experiment_state_changes and config_edits, " +
-        "FTS index audit_logs_fts). Writes are refused by the database itself (SQLite: statement.readonly, then a read-only, query_only connection; PostgreSQL: a READ ONLY transaction); both they and bad SQL exit with 2.",
+        "full-text index audit_logs_fts). The database itself refuses writes; a write, more than one " +
+        "statement or bad SQL exits 2.",
     )
     .argument("<query>", 'the SQL statement, e.g. "SELECT * FROM config_edits LIMIT 5"')
-    .option(...DB_OPTION)
-    .option("--format <format>", "table, csv, json or nl (newline-delimited JSON); default table")
+    .addOption(dbOption())
+    .addOption(
+      opt("--format <format>", "output: table, csv, json or nl, the last one JSON object per line", {
+        default: "table",
+      }),
+    )
     .option("--csv", "same as --format csv")
     .option("--json", "same as --format json")
     .option("--nl", "same as --format nl: one JSON object per line")
@@ -156,33 +254,46 @@ function registerSql(program: Command): void {
       "bind the named parameter @name (repeatable; an integer binds as a number, NULL as NULL, else text)",
       collect,
     )
-    .option(
-      "--project <name>",
-      "run the query in this project's part of the store only; by default, on a store of several projects, " +
-        "it runs in each one's (a read-only snapshot each) and the result's first column, project, names each row's project",
+    .addOption(
+      opt(
+        "--project <name>",
+        "run the query in this project's part of the store only; over several projects the result's " +
+          "first column, project, names each row's project",
+        { default: "every project of the store, a read-only snapshot each" },
+      ),
     )
     .action(lazy(() => import("./sql.ts")));
+  examples(command, [
+    'flagtrail sql "SELECT updated_by, count(*) FROM config_edits GROUP BY 1 ORDER BY 2 DESC LIMIT 5"',
+    "flagtrail sql --csv \"SELECT * FROM experiment_state_changes WHERE name = 'checkout_test'\" > changes.csv",
+    'flagtrail sql --param start=1711666800000 "SELECT count(*) FROM audit_logs WHERE occurred_at >= @start"',
+  ]);
 }
 
 function registerVerify(program: Command): void {
-  program
+  const command = program
     .command("verify")
     .description(
       "Re-walk the store's hash chain and name the first broken link, check quarantine and coverage against " +
         "their digests and, when FLAGTRAIL_SIGNING_KEY is set, the chain head's signature; with --manifest, " +
         "re-hash the report files it lists and check its HMAC. Exit 1 on any mismatch.",
     )
-    .option(...DB_OPTION)
+    .addOption(dbOption())
     .option("--manifest <file>", "a report manifest_<from>_<to>.json to check")
-    .option(
-      "--project <name>",
-      "only this project of the store (default: each project it holds, on its own; exit 1 names those failing)",
+    .addOption(
+      opt("--project <name>", "only this project of the store; exit 1 names each project failing", {
+        default: "each project it holds, on its own",
+      }),
     )
     .action(lazy(() => import("./verify.ts")));
+  examples(command, [
+    "flagtrail verify",
+    "flagtrail verify --manifest reports/manifest_2026-10-01_2026-10-31.json",
+  ]);
 }
 
 function registerDaemon(program: Command): void {
-  addSyncOptions(
+  const command = addSyncOptions(
     program
       .command("daemon")
       .description("Sync on a schedule (node-cron), optionally followed by the previous period's report.")
@@ -190,7 +301,7 @@ function registerDaemon(program: Command): void {
       .option("--tz <zone>", "time zone of the schedule and of report days", "UTC")
       .option(
         "--report <cadence>",
-        "after each sync, report the previous day | week | month (daily, weekly, monthly)",
+        "after each sync, report the previous day, ISO week or month: daily, weekly or monthly",
       )
       .option("--out <dir>", "report directory", "reports")
       .option("--once", "run one cycle now and exit (system cron, systemd timers, CI)")
@@ -201,45 +312,111 @@ function registerDaemon(program: Command): void {
       ),
     DAEMON_OUTPUT,
   ).action(lazy(() => import("./daemon.ts")));
+  examples(command, [
+    "flagtrail daemon --report monthly --out /var/lib/flagtrail/reports",
+    'flagtrail daemon --cron "0 2 * * *" --tz Europe/Berlin --report daily',
+    "flagtrail daemon --once --report daily --db /var/lib/flagtrail/audit.db",
+  ]);
+}
+
+function registerDoctor(program: Command): void {
+  const command = program
+    .command("doctor")
+    .description(
+      "Check the set-up, one ok/warn/fail line each: Node version, store, migrations, API key (one cheap " +
+        "request), clock skew, free disk space, file modes, signing key, config. Exit 1 on any fail.",
+    )
+    .addOption(dbOption())
+    .addOption(
+      opt("--base-url <url>", "console API base URL", {
+        default: DEFAULT_BASE_URL,
+        env: "FLAGTRAIL_BASE_URL",
+      }),
+    )
+    .addOption(
+      opt("--api-key-file <path>", "file holding the console API key", { env: "FLAGTRAIL_API_KEY_FILE" }),
+    )
+    .addOption(
+      opt("--api-key <key>", "console API key; prefer the variable or a key file", {
+        env: "FLAGTRAIL_API_KEY",
+      }),
+    )
+    .addOption(
+      opt("--auth-header <name>", "header carrying the key", {
+        default: "STATSIG-API-KEY",
+        env: "FLAGTRAIL_AUTH_HEADER",
+      }),
+    )
+    .addOption(configOption())
+    .option("--json", "print the checks as JSON")
+    .action(lazy(() => import("./doctor.ts")));
+  examples(command, [
+    "flagtrail doctor",
+    "FLAGTRAIL_API_KEY_FILE=/etc/flagtrail/api-key flagtrail doctor --db /var/lib/flagtrail/audit.db",
+  ]);
+}
+
+function registerActionTypes(program: Command): void {
+  const command = program
+    .command("action-types")
+    .description(
+      "List the action types of the specification (the values --action-type accepts) with their category.",
+    )
+    .addOption(
+      new Option("--category <category>", "only the action types of this category").choices([
+        "experiment_state_change",
+        "config_edit",
+        "other",
+      ]),
+    )
+    .addOption(new Option("--format <format>", "output").choices(["table", "json"]).default("table"))
+    .action(lazy(() => import("./listActionTypes.ts")));
+  examples(command, [
+    "flagtrail action-types --category config_edit",
+    "flagtrail action-types --format json",
+  ]);
 }
 
 function registerDemo(program: Command): void {
-  program
+  const command = program
     .command("demo")
     .description(
-      "Run the main job on the embedded simulator: seeded history > 90 days → sync → last month's reports.",
+      "Run the main job on the embedded simulator: seeded history > 90 days → sync → last month's reports " +
+        "(CSV, Markdown, HTML, manifest).",
     )
     .option("--db <path>", "demo database", DEMO_DEFAULTS.db)
     .option("--out <dir>", "report directory", DEMO_DEFAULTS.out)
     .option("--seed <n>", "seed of the simulated history", String(DEMO_DEFAULTS.seed))
     .option("--records <n>", "audit records in the simulated history", String(DEMO_DEFAULTS.records))
-    .option("--days <n>", "days of simulated history (more than 90)", String(DEMO_DEFAULTS.days))
+    .option("--days <n>", "days of simulated history, more than 90", String(DEMO_DEFAULTS.days))
     .action(lazy(() => import("./demo.ts")));
+  examples(command, ["flagtrail demo", "flagtrail demo --db /tmp/demo.db --out /tmp/demo-reports --seed 7"]);
 }
 
 function registerSimulate(program: Command): void {
-  program
+  const command = program
     .command("simulate")
     .description(
       "Run the console API simulator (audit log, entity routes, faults) on 127.0.0.1 until SIGINT/SIGTERM.",
     )
     .option("--host <host>", "address to bind", "127.0.0.1")
-    .option("--port <n>", "port to listen on (0 = any free port)", "0")
+    .option("--port <n>", "port to listen on, 0 for any free port", "0")
     .addOption(
-      new Option("--api-key <key>", "console key the simulator accepts (default console-simulator-key)").env(
+      opt("--api-key <key>", "console key the simulator accepts", { default: "console-simulator-key" }).env(
         "FLAGTRAIL_SIM_API_KEY",
       ),
     )
-    .option("--auth-header <name>", "header carrying the key (default STATSIG-API-KEY)")
+    .addOption(opt("--auth-header <name>", "header carrying the key", { default: "STATSIG-API-KEY" }))
     .addOption(
-      new Option("--server-secret <secret>", "secret the event webhook accepts").env(
-        "FLAGTRAIL_SIM_SERVER_SECRET",
-      ),
+      opt("--server-secret <secret>", "secret the event webhook accepts", {
+        default: "secret-simulator-key",
+      }).env("FLAGTRAIL_SIM_SERVER_SECRET"),
     )
     .option("--seed <n>", "seed of the history and the faults", "1")
-    .option(
-      "--id-seed <n>",
-      "seed of the record ids alone (default: --seed): two projects with overlapping ids",
+    .addOption(
+      opt("--id-seed <n>", "seed of the record ids alone: two projects with overlapping ids", {
+        default: "--seed",
+      }),
     )
     .option("--records <n>", "audit log records to generate", "5000")
     .option("--days <n>", "days of history, ending now", "120")
@@ -252,16 +429,17 @@ function registerSimulate(program: Command): void {
         .choices(["host", "relative"])
         .default("host"),
     )
-    .option("--now <instant>", "simulator clock's start (epoch ms or ISO 8601); default the real now")
-    .option("--max-limit <n>", "declared largest audit log limit (default 1000)")
     .addOption(
-      new Option(
-        "--over-limit <mode>",
-        "above --max-limit: grant the maximum, or answer 400 (default clamp)",
-      ).choices(["clamp", "reject"]),
+      opt("--now <instant>", "simulator clock's start, epoch ms or ISO 8601", { default: "the real now" }),
+    )
+    .addOption(opt("--max-limit <n>", "declared largest audit log limit", { default: "1000" }))
+    .addOption(
+      new Option("--over-limit <mode>", "above --max-limit: grant the maximum, or answer 400")
+        .choices(["clamp", "reject"])
+        .default(undefined, "clamp"),
     )
     .option("--max-page-size <n>", "fault: clamp the audit log's limit to this without declaring it")
-    .option("--rate-limit", "enforce rate limits (default 100/10s,900/15m)")
+    .option("--rate-limit", "enforce rate limits: 100/10s,900/15m unless --rate-limit-windows says otherwise")
     .option("--rate-limit-windows <spec>", "rate limit windows, e.g. 100/10s,900/15m (implies --rate-limit)")
     .option("--no-retry-after", "send 429s without a Retry-After header")
     .option("--error-rate <p>", "probability of a 5xx per request")
@@ -272,7 +450,7 @@ function registerSimulate(program: Command): void {
     .option("--malformed-rate <p>", "share of records served malformed")
     .option("--mutate-rate <p>", "probability per audit log request of a record changed under its id")
     .option("--head-insert-rate <p>", "probability per later-page request of new records at the head")
-    .option("--head-insert-count <n>", "records per head insert (default 5)")
+    .addOption(opt("--head-insert-count <n>", "records per head insert", { default: "5" }))
     .option(
       "--error-status <code>",
       "status of every injected 5xx (500, 502, 503 or 504) instead of a random one",
@@ -284,4 +462,9 @@ function registerSimulate(program: Command): void {
     .option("--lying-total <n>", "add n to every audit log totalItems")
     .option("--repeating-page", "serve page 1 for every page, with totalItems 1e9")
     .action(lazy(() => import("./simulate.ts")));
+  examples(command, [
+    "flagtrail simulate --port 4010 --seed 7 --records 20000 --days 180",
+    "flagtrail simulate --rate-limit --error-rate 0.05 --latency 50",
+    "FLAGTRAIL_API_KEY=console-simulator-key flagtrail sync --base-url http://127.0.0.1:4010",
+  ]);
 }

@@ -30,7 +30,7 @@ function tableText(name: string, check: TableCheck): string {
     : `${rows}, no digest in meta to check against (written before flagtrail kept one)`;
 }
 
-/** Says exactly what was compared, and what cannot be (README "flagtrail verify"). */
+/** Says exactly what was compared, and what cannot be (docs/reports.md "flagtrail verify"). */
 function storeText(check: StoreCheck): string[] {
   return [
     check.head

@@ -108,6 +108,8 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
         to: month.to,
         timeZone: "UTC",
         outDir: options.outDir,
+        // The HTML page is what a newcomer opens first; the Markdown and CSVs come with it.
+        formats: ["csv", "md", "html"],
         // Running the demo again refreshes its own reports (the manifest lists what it replaced).
         force: true,
       });

@@ -1,6 +1,6 @@
 // Pairs each review approval with the request it approves, so "approved by its own author" names the
 // right person. Several reviews can be open on one entity at once; the latest request before an
-// approval is often someone else's. Rule (README "Report contents"):
+// approval is often someone else's. Rule (docs/reports.md "What the compliance Markdown contains"):
 // 1. When the approval's change log names a review id ("Accepted review qSzyrzfG requested by …"), it
 //    approves the open request of the same flow and entity whose change log names the same id. No such
 //    request in the window: the requester is unknown and nobody is accused.

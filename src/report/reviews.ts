@@ -1,5 +1,5 @@
 // Which action types make up a review: the request, its approval and its rejection, per kind of
-// entity. The report's review section reads these; see README "Report contents".
+// entity. The report's review section reads these; see docs/reports.md "What the compliance Markdown contains".
 import type { AuditActionType } from "../api/actionTypes.ts";
 
 export interface ReviewFlow {

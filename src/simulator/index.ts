@@ -1,5 +1,5 @@
 // startSimulator: the console API simulator used by tests, the demo, the benchmark and
-// `flagtrail simulate`. See /tmp/readme-simulator.md (merged into README.md) for options and faults.
+// `flagtrail simulate`. See docs/simulator.md for options and faults.
 import { once } from "node:events";
 import type { AddressInfo } from "node:net";
 import { AUDIT_LOGS_PATH } from "../api/requestPaths.ts";

@@ -1,5 +1,5 @@
 // The SQLite schema, the source of drizzle-kit's migrations in drizzle/.
-// It is a public interface for ad hoc SQL (see README "Schema"): columns may be added, never renamed.
+// It is a public interface for ad hoc SQL (see docs/sql.md "Tables"): columns may be added, never renamed.
 import { sql } from "drizzle-orm";
 import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 

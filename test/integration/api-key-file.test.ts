@@ -17,7 +17,7 @@ describe("the API key from a file", () => {
       expect(code).toBe(0);
       const help = stdout.replace(/\s+/g, " ");
       expect(help).toContain(
-        "--api-key-file <path> file holding the console API key, trimmed (env FLAGTRAIL_API_KEY_FILE)",
+        "--api-key-file <path> file holding the console API key, trimmed; keep it mode 0600 (env: FLAGTRAIL_API_KEY_FILE)",
       );
       expect(help).toContain("prefer FLAGTRAIL_API_KEY or --api-key-file");
       expect(help).toContain("visible to other users (ps)");

@@ -1,10 +1,11 @@
 // `flagtrail demo` end to end, as CI runs it: simulator → backfill → reports, then an incremental re-run.
+import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { runCli } from "../helpers/runCli.ts";
+import { cliEnv, runCli } from "../helpers/runCli.ts";
 import { withDb } from "../helpers/simSync.ts";
 
 describe("flagtrail demo", () => {
@@ -17,7 +18,12 @@ describe("flagtrail demo", () => {
     const first = await runCli(args, { cwd: dir, timeoutMs: 120_000 });
     expect(first.code, first.stderr).toBe(0);
     expect(first.stdout).toContain("First run: backfilling the whole history.");
-    expect(first.stdout).toContain("flagtrail sql --db");
+    expect(first.stdout).toContain("flagtrail.js sql --db");
+    // Run from an empty directory, not the checkout: the hints name the script that ran, no npx or npm.
+    expect(first.stdout).not.toMatch(/npx |npm run/);
+    const html = first.stdout.match(/Open the compliance report in a browser .*: (\S+\.html)$/m)?.[1];
+    expect(html).toBeDefined();
+    expect(readFileSync(join(dir, html!), "utf8")).toMatch(/^<!DOCTYPE html>/i);
     const stored = withDb(db, (d) => d.prepare("SELECT count(*) FROM audit_logs").pluck().get() as number);
     expect(stored).toBeGreaterThanOrEqual(3000);
 
@@ -37,6 +43,16 @@ describe("flagtrail demo", () => {
       const bytes = readFileSync(join(out, file.name));
       expect(createHash("sha256").update(bytes).digest("hex")).toBe(file.sha256);
     }
+    expect(manifest.files.map((f) => f.name)).toContainEqual(expect.stringMatching(/^compliance_.*\.html$/));
+
+    // Every command the demo suggests works where it was suggested (issue 26: they failed with E404).
+    const hints = first.stdout.split("\n").filter((line) => /^ {2}\S+flagtrail\.js (sql|verify) /.test(line));
+    expect(hints).toHaveLength(3);
+    for (const hint of hints) {
+      const ran = spawnSync("sh", ["-c", hint.trim()], { cwd: dir, env: cliEnv(), encoding: "utf8" });
+      expect(ran.status, `${hint}\n${ran.stderr}`).toBe(0);
+    }
+    expect(first.stdout).toMatch(/Run the same command again to see an incremental sync\.$/m);
 
     const second = await runCli(args, { cwd: dir, timeoutMs: 120_000 });
     expect(second.code, second.stderr).toBe(0);
@@ -55,5 +71,5 @@ describe("flagtrail demo", () => {
     });
     expect(other.code).toBe(2);
     expect(other.stderr).toContain("--seed 2026 --records 3000 --days 120");
-  });
+  }, 300_000);
 });

@@ -255,7 +255,7 @@ describe("history generator", () => {
   });
 
   it("reviews most changes before they are made: a few hot-fixes, rejections, withdrawals, self-approvals", () => {
-    // The report's rule (README "Report contents"): a change is reviewed when the event just before
+    // The report's rule (docs/reports.md "What the compliance Markdown contains"): a change is reviewed when the event just before
     // it, among its entity's changes and approvals of its kind, is an approval.
     const experimentChanges = new Set([
       "schedule_experiment_start",

@@ -2,7 +2,7 @@
 // requests it, a colleague approves, the author makes the change soon after); some reviews are
 // rejected (then re-requested or dropped) or withdrawn; a few are approved by their own author; a few
 // changes are hot-fixes made with no review at all. These are the cases the compliance report's
-// review section tells apart (README "Report contents"): the report counts a change as reviewed when
+// review section tells apart (docs/reports.md "What the compliance Markdown contains"): the report counts a change as reviewed when
 // an approval of its entity comes just before it, which is what the flow below produces.
 import type { NewRecord } from "../auditStore.ts";
 import type { Prng } from "../prng.ts";

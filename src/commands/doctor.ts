@@ -1,0 +1,94 @@
+// `flagtrail doctor`: what a new set-up gets wrong, one line per check (ok, warn, fail). Exit 1 when any
+// check fails, 0 otherwise (warnings included): it can gate a deployment.
+
+import { readFileSync } from "node:fs";
+import { z } from "zod";
+import { type ConnectionFlags, type Env, resolveDbPath, resolveSyncConfig } from "../config.ts";
+import {
+  type Check,
+  checkConfig,
+  checkDisk,
+  checkModes,
+  checkNode,
+  checkSigningKey,
+  checkStore,
+  configFileOf,
+} from "../doctor/checks.ts";
+import { probeKey } from "../doctor/keyProbe.ts";
+import { FlagtrailError } from "../errors.ts";
+import { parseProjectsConfig } from "../projects.ts";
+import { parseOptions } from "./options.ts";
+
+const doctorOptionsSchema = z.object({
+  db: z.string().optional(),
+  baseUrl: z.string().optional(),
+  apiKeyFile: z.string().min(1).optional(),
+  apiKey: z.string().optional(),
+  authHeader: z.string().optional(),
+  config: z.string().min(1).optional(),
+  json: z.boolean().default(false),
+});
+
+/** The key lines: each project of a valid config, or the one connection of flags and environment. */
+async function keyChecks(flags: ConnectionFlags, configFile: string | undefined, env: Env): Promise<Check[]> {
+  if (configFile !== undefined) {
+    let projects: ReturnType<typeof parseProjectsConfig>;
+    try {
+      projects = parseProjectsConfig(readFileSync(configFile, "utf8"), configFile, env);
+    } catch {
+      return [{ name: "key", status: "warn", detail: "not checked: the config is not valid (see config)" }];
+    }
+    const lines: Check[] = [];
+    for (const project of projects) {
+      const label = ` (${project.name})`;
+      try {
+        lines.push(...(await probeKey({ ...project, apiKey: project.readApiKey() }, label)));
+      } catch (error) {
+        lines.push({ name: `key${label}`, status: "fail", detail: messageOf(error) });
+      }
+    }
+    return lines;
+  }
+  try {
+    return await probeKey(resolveSyncConfig(flags, env));
+  } catch (error) {
+    return [{ name: "key", status: "fail", detail: messageOf(error) }];
+  }
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof FlagtrailError ? error.message : String(error);
+}
+
+export async function runDoctor(raw: Record<string, unknown>, env: Env = process.env): Promise<Check[]> {
+  const options = parseOptions(doctorOptionsSchema, raw);
+  const db = resolveDbPath(options, env);
+  const configFile = configFileOf(options.config, env);
+  const keyFiles = [options.apiKeyFile, env.FLAGTRAIL_API_KEY_FILE].filter((f): f is string => !!f);
+  return [
+    checkNode(),
+    ...(await checkStore(db)),
+    ...(await keyChecks(options, configFile, env)),
+    checkDisk(db),
+    checkModes(db, keyFiles),
+    checkSigningKey(env),
+    checkConfig(configFile, env),
+  ];
+}
+
+export function formatChecks(checks: readonly Check[]): string {
+  const width = Math.max(...checks.map((c) => c.name.length));
+  return checks.map((c) => `${c.status.padEnd(4)}  ${c.name.padEnd(width)}  ${c.detail}\n`).join("");
+}
+
+export async function action(raw: Record<string, unknown>): Promise<void> {
+  const checks = await runDoctor(raw);
+  const json = raw.json === true;
+  process.stdout.write(json ? `${JSON.stringify(checks, null, 2)}\n` : formatChecks(checks));
+  const failed = checks.filter((c) => c.status === "fail");
+  if (failed.length > 0) {
+    throw new FlagtrailError(
+      `${failed.length} check${failed.length === 1 ? "" : "s"} failed: ${failed.map((c) => c.name).join(", ")}.`,
+    );
+  }
+}

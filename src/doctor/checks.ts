@@ -1,0 +1,147 @@
+// `flagtrail doctor`'s checks of the local set-up, each one line: ok, warn or fail with what was found.
+// Nothing here writes: the store is opened read-only and the key is tried with one small request
+// (src/doctor/keyProbe.ts). A check that cannot run says why instead of throwing.
+import { existsSync, readFileSync, statfsSync, statSync } from "node:fs";
+import { createRequire } from "node:module";
+import { dirname, resolve } from "node:path";
+import type { Env } from "../config.ts";
+import { FlagtrailError } from "../errors.ts";
+import { DEFAULT_CONFIG_FILE, parseProjectsConfig } from "../projects.ts";
+import { describeLocation, parseStoreLocation } from "../store/location.ts";
+import { openAnyStore } from "../store/openAny.ts";
+
+export type CheckStatus = "ok" | "warn" | "fail";
+
+export interface Check {
+  name: string;
+  status: CheckStatus;
+  detail: string;
+}
+
+const check = (name: string, status: CheckStatus, detail: string): Check => ({ name, status, detail });
+
+/** The lowest Node.js version package.json's `engines` allows (`>=20.18.1`). */
+export function minimumNode(): string {
+  const pkg = createRequire(import.meta.url)("../../package.json") as { engines?: { node?: string } };
+  return /(\d+\.\d+\.\d+)/.exec(pkg.engines?.node ?? "")?.[1] ?? "0.0.0";
+}
+
+function versionAtLeast(actual: string, minimum: string): boolean {
+  const a = actual.split(".").map(Number);
+  const m = minimum.split(".").map(Number);
+  for (let i = 0; i < 3; i++) {
+    if ((a[i] ?? 0) !== (m[i] ?? 0)) return (a[i] ?? 0) > (m[i] ?? 0);
+  }
+  return true;
+}
+
+export function checkNode(version = process.versions.node): Check {
+  const minimum = minimumNode();
+  return versionAtLeast(version, minimum)
+    ? check("node", "ok", `v${version} (needs >= ${minimum})`)
+    : check("node", "fail", `v${version} is older than the ${minimum} flagtrail needs`);
+}
+
+/** The store opens read-only, and its migrations are this flagtrail's (two lines). */
+export async function checkStore(dbValue: string): Promise<Check[]> {
+  const location = parseStoreLocation(dbValue);
+  const where = describeLocation(location);
+  if (location.engine === "sqlite" && !existsSync(location.path)) {
+    return [
+      check("store", "warn", `no store at ${where} yet; the first \`flagtrail sync\` creates it`),
+      check("migrations", "warn", "not checked: there is no store"),
+    ];
+  }
+  try {
+    const store = await openAnyStore(dbValue, { readonly: true });
+    await store.close();
+    return [
+      check("store", "ok", `${where} opens (${location.engine === "sqlite" ? "SQLite" : "PostgreSQL"})`),
+      check("migrations", "ok", "current: the store has every migration this flagtrail ships"),
+    ];
+  } catch (error) {
+    const message = error instanceof FlagtrailError ? error.message : String(error);
+    if (/older flagtrail|no migrations applied/.test(message))
+      return [check("store", "ok", `${where} opens`), check("migrations", "fail", message)];
+    return [
+      check("store", "fail", message),
+      check("migrations", "warn", "not checked: the store did not open"),
+    ];
+  }
+}
+
+const GIB = 1024 ** 3;
+
+/** Free space where a SQLite store lives (a PostgreSQL store's disk is the server's). */
+export function checkDisk(dbValue: string): Check {
+  const location = parseStoreLocation(dbValue);
+  if (location.engine !== "sqlite")
+    return check("disk", "ok", "not checked here: PostgreSQL keeps the data on its server");
+  const dir = dirname(resolve(location.path));
+  try {
+    const fs = statfsSync(dir);
+    const free = fs.bavail * fs.bsize;
+    const text = `${(free / GIB).toFixed(1)} GiB free in ${dir}`;
+    if (free < 0.1 * GIB) return check("disk", "fail", `${text}; a sync needs room for its records and WAL`);
+    return check("disk", free < GIB ? "warn" : "ok", text);
+  } catch (error) {
+    return check(
+      "disk",
+      "warn",
+      `cannot read free space in ${dir} (${(error as NodeJS.ErrnoException).code})`,
+    );
+  }
+}
+
+/** Files that hold audit history or a key must not be readable by other users. */
+export function checkModes(dbValue: string, keyFiles: readonly string[]): Check {
+  const location = parseStoreLocation(dbValue);
+  const files = [
+    ...(location.engine === "sqlite" ? [location.path, `${location.path}-wal`, `${location.path}-shm`] : []),
+    ...keyFiles,
+  ].filter((file) => existsSync(file));
+  if (files.length === 0) return check("file modes", "ok", "no store or key file to check");
+  const open = files
+    .map((file) => ({ file, mode: statSync(file).mode & 0o777 }))
+    .filter(({ mode }) => (mode & 0o077) !== 0);
+  if (open.length === 0)
+    return check("file modes", "ok", `${files.length} file(s) readable by their owner only`);
+  const list = open.map(({ file, mode }) => `${file} (${mode.toString(8).padStart(4, "0")})`).join(", ");
+  return check("file modes", "warn", `readable by others: ${list}; chmod 600 them`);
+}
+
+export function checkSigningKey(env: Env): Check {
+  return env.FLAGTRAIL_SIGNING_KEY
+    ? check("signing key", "ok", "FLAGTRAIL_SIGNING_KEY is set: manifests and the chain head are signed")
+    : check(
+        "signing key",
+        "warn",
+        "FLAGTRAIL_SIGNING_KEY is not set: report manifests are unsigned and verify cannot check the chain head's signature",
+      );
+}
+
+/** The projects config, when one is given or ./flagtrail.config.json exists. */
+export function configFileOf(configFile: string | undefined, env: Env): string | undefined {
+  return (
+    configFile ?? env.FLAGTRAIL_CONFIG ?? (existsSync(DEFAULT_CONFIG_FILE) ? DEFAULT_CONFIG_FILE : undefined)
+  );
+}
+
+export function checkConfig(file: string | undefined, env: Env): Check {
+  if (file === undefined)
+    return check("config", "ok", "none: one project, default, from flags and environment");
+  try {
+    const projects = parseProjectsConfig(readFileSync(file, "utf8"), file, env);
+    return check(
+      "config",
+      "ok",
+      `${file}: ${projects.length} project(s): ${projects.map((p) => p.name).join(", ")}`,
+    );
+  } catch (error) {
+    const message =
+      error instanceof FlagtrailError
+        ? error.message
+        : `cannot read ${file} (${(error as NodeJS.ErrnoException).code})`;
+    return check("config", "fail", message);
+  }
+}

@@ -1,0 +1,79 @@
+// Issue 26: every command's --help in one style. An option's help is its text, then at most one
+// parenthesis whose parts come in a fixed order: `required`, `one of: …`, `default: …`, `env: NAME`
+// (no `(default "4")`, `(env X)` or defaults buried in the text), and every command ends with examples.
+// Checked in-process on the program the CLI builds, so an option added later is held to it too.
+import type { Command } from "commander";
+import { describe, expect, it } from "vitest";
+import { buildProgram } from "../../src/cli.ts";
+
+const PART = /^(?:required|one of: [^;]+|default: [^;"][^;]*|env: [A-Z][A-Z0-9_]*)$/;
+const ORDER = ["required", "one of", "default", "env"];
+
+/** Why one option's help line breaks the style, or undefined when it keeps it. */
+function styleProblem(line: string): string | undefined {
+  const match = /^(?<text>.*?)(?: \((?<meta>(?:required|one of: |default: |env: )[^()]*)\))?$/.exec(line);
+  const text = match?.groups?.text ?? line;
+  const meta = match?.groups?.meta;
+  if (text.trim() === "") return "no description";
+  if (/\(default|default:|\(env[ :]|\benv FLAGTRAIL_|\benv: /i.test(text))
+    return "a default or variable outside the final parenthesis";
+  if (meta === undefined) return undefined;
+  if (text.endsWith(")")) return "two parentheses in a row";
+  const parts = meta.split("; ");
+  const bad = parts.find((p) => !PART.test(p));
+  if (bad !== undefined) return `unknown part "${bad}"`;
+  const order = parts.map((p) => ORDER.findIndex((name) => p.startsWith(name)));
+  if (order.some((n, i) => i > 0 && n <= (order[i - 1] ?? -1))) return "parts out of order or repeated";
+  return undefined;
+}
+
+function helpLines(command: Command): { option: string; line: string }[] {
+  const help = command.createHelp();
+  return help
+    .visibleOptions(command)
+    .filter((o) => o.long !== "--help")
+    .map((o) => ({ option: o.flags, line: help.optionDescription(o) }));
+}
+
+const program = buildProgram();
+
+describe("--help style", () => {
+  it("recognises the old forms as broken and the style as kept", () => {
+    expect(styleProblem('requests in flight at once (default: "4")')).toBeDefined();
+    expect(styleProblem("SQLite file (env FLAGTRAIL_DB, default ./flagtrail.db)")).toBeDefined();
+    expect(styleProblem("file holding the key (env: FLAGTRAIL_API_KEY_FILE)")).toBeUndefined();
+    expect(styleProblem("store (env: FLAGTRAIL_DB; default: ./flagtrail.db)")).toBe(
+      "parts out of order or repeated",
+    );
+    expect(styleProblem("store (default: ./flagtrail.db; env: FLAGTRAIL_DB)")).toBeUndefined();
+    expect(styleProblem("days checked (re-read whole) (default: 2)")).toBe("two parentheses in a row");
+  });
+
+  it.each(program.commands.map((c) => [c.name(), c] as const))(
+    "flagtrail %s: every option's help line has the one form, and the help ends with examples",
+    (_name, command) => {
+      const problems = helpLines(command)
+        .map(({ option, line }) => ({ option, line, problem: styleProblem(line) }))
+        .filter((p) => p.problem !== undefined);
+      expect(problems).toEqual([]);
+      let text = "";
+      command.configureOutput({
+        writeOut: (chunk) => {
+          text += chunk;
+        },
+      });
+      command.outputHelp();
+      expect(text).toMatch(/\nExamples:\n {2}\$ \S/);
+    },
+  );
+
+  it("marks report's --from and --to as required, and sql's help names no SQLite internals", () => {
+    const report = program.commands.find((c) => c.name() === "report");
+    const sql = program.commands.find((c) => c.name() === "sql");
+    if (!report || !sql) throw new Error("report or sql missing");
+    const lines = Object.fromEntries(helpLines(report).map((l) => [l.option, l.line]));
+    expect(lines["--from <day>"]).toMatch(/\(required\)$/);
+    expect(lines["--to <day>"]).toMatch(/\(required\)$/);
+    expect(sql.helpInformation()).not.toMatch(/statement\.readonly|query_only/);
+  });
+});

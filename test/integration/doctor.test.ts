@@ -1,0 +1,130 @@
+// Issue 26: `flagtrail doctor` checks a set-up line by line (ok / warn / fail) and exits 1 on any fail.
+// Run as users run it: the real CLI against `flagtrail simulate` in a process of its own, over loopback.
+import { type ChildProcess, spawn } from "node:child_process";
+import { chmodSync, mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { CLI_PATH, cliEnv, runCli } from "../helpers/runCli.ts";
+
+const SIM_KEY = "console-doctor-sim-key";
+let sim: ChildProcess;
+let simUrl: string;
+
+beforeAll(async () => {
+  sim = spawn(
+    process.execPath,
+    [CLI_PATH, "simulate", "--port", "0", "--records", "40", "--days", "10", "--api-key", SIM_KEY],
+    { env: cliEnv(), stdio: ["ignore", "pipe", "pipe"] },
+  );
+  simUrl = await new Promise<string>((resolve, reject) => {
+    let out = "";
+    sim.stdout?.setEncoding("utf8").on("data", (chunk: string) => {
+      out += chunk;
+      const url = /listening on (http:\/\/\S+)/.exec(out)?.[1];
+      if (url) resolve(url);
+    });
+    sim.on("exit", (code) => reject(new Error(`simulate exited with ${code}`)));
+  });
+}, 60_000);
+
+afterAll(() => {
+  sim?.kill("SIGTERM");
+});
+
+/** The lines of doctor's output as { status, name } → detail. */
+function lines(stdout: string): Map<string, { status: string; detail: string }> {
+  const map = new Map<string, { status: string; detail: string }>();
+  for (const line of stdout.trimEnd().split("\n")) {
+    const m = /^(ok|warn|fail) +(.+?) {2,}(.*)$/.exec(line);
+    if (!m) throw new Error(`not a doctor line: ${line}`);
+    map.set(m[2] ?? "", { status: m[1] ?? "", detail: m[3] ?? "" });
+  }
+  return map;
+}
+
+function workDir(): string {
+  return mkdtempSync(join(tmpdir(), "flagtrail-doctor-"));
+}
+
+describe("flagtrail doctor", () => {
+  it("without a key: a fail line for the key, exit 1 with one sentence, no crash", async () => {
+    const dir = workDir();
+    const result = await runCli(["doctor"], { cwd: dir, env: { FLAGTRAIL_BASE_URL: simUrl } });
+    expect(result.code).toBe(1);
+    const checks = lines(result.stdout);
+    expect(checks.get("key")).toEqual({
+      status: "fail",
+      detail: "No API key: set FLAGTRAIL_API_KEY or FLAGTRAIL_API_KEY_FILE, or pass --api-key-file.",
+    });
+    expect(checks.get("node")?.status).toBe("ok");
+    expect(checks.get("store")?.status).toBe("warn");
+    expect(checks.get("signing key")?.status).toBe("warn");
+    expect(checks.get("config")?.status).toBe("ok");
+    expect(result.stderr).toBe("flagtrail: 1 check failed: key.\n");
+  });
+
+  it("a synced store, a 0600 key file and a signing key: every check ok, exit 0", async () => {
+    const dir = workDir();
+    const keyFile = join(dir, "api-key");
+    writeFileSync(keyFile, `${SIM_KEY}\n`, { mode: 0o600 });
+    const env = {
+      FLAGTRAIL_BASE_URL: simUrl,
+      FLAGTRAIL_API_KEY_FILE: keyFile,
+      FLAGTRAIL_DB: join(dir, "audit.db"),
+      FLAGTRAIL_SIGNING_KEY: "doctor-signing-key",
+      FLAGTRAIL_RATE_LIMITS: "100000/1000",
+    };
+    const sync = await runCli(["sync", "--quiet", "--no-entities"], { cwd: dir, env });
+    expect(sync.code).toBe(0);
+    const result = await runCli(["doctor"], { cwd: dir, env });
+    expect(result.stderr).toBe("");
+    expect(result.code).toBe(0);
+    const checks = lines(result.stdout);
+    expect([...checks.keys()]).toEqual([
+      "node",
+      "store",
+      "migrations",
+      "key",
+      "clock",
+      "disk",
+      "file modes",
+      "signing key",
+      "config",
+    ]);
+    for (const name of ["node", "store", "migrations", "key", "clock", "file modes", "signing key", "config"])
+      expect(checks.get(name)?.status, name).toBe("ok");
+    expect(checks.get("key")?.detail).toBe(`accepted by ${simUrl} (HTTP 200)`);
+    expect(result.stdout).not.toContain(SIM_KEY);
+  });
+
+  it("a rejected key fails without printing it; files readable by others are a warning", async () => {
+    const dir = workDir();
+    const db = join(dir, "audit.db");
+    const env = { FLAGTRAIL_BASE_URL: simUrl, FLAGTRAIL_API_KEY: SIM_KEY, FLAGTRAIL_DB: db };
+    expect((await runCli(["sync", "--quiet", "--no-entities"], { cwd: dir, env })).code).toBe(0);
+    chmodSync(db, 0o644);
+    const wrongKey = "console-not-the-right-key";
+    const result = await runCli(["doctor", "--api-key", wrongKey], { cwd: dir, env });
+    expect(result.code).toBe(1);
+    const checks = lines(result.stdout);
+    expect(checks.get("key")).toEqual({
+      status: "fail",
+      detail: `rejected by ${simUrl} (HTTP 401): not an active console key`,
+    });
+    expect(checks.get("file modes")?.status).toBe("warn");
+    expect(checks.get("file modes")?.detail).toContain(`${db} (0644)`);
+    expect(result.stdout + result.stderr).not.toContain(wrongKey);
+  });
+
+  it("an invalid projects config is a fail line naming the problem", async () => {
+    const dir = workDir();
+    writeFileSync(join(dir, "flagtrail.config.json"), JSON.stringify({ projects: { eu: { apiKey: "x" } } }));
+    const result = await runCli(["doctor"], { cwd: dir, env: { FLAGTRAIL_BASE_URL: simUrl } });
+    expect(result.code).toBe(1);
+    const checks = lines(result.stdout);
+    expect(checks.get("config")?.status).toBe("fail");
+    expect(checks.get("config")?.detail).toContain("./flagtrail.config.json");
+    expect(checks.get("key")?.status).toBe("warn");
+  });
+});
