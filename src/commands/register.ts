@@ -142,7 +142,7 @@ function registerSql(program: Command): void {
     .command("sql")
     .description(
       "Run one read-only SQL query on the store (tables, views experiment_state_changes and config_edits, " +
-        "FTS index audit_logs_fts). Writes are refused by the database itself (SQLite: statement.readonly, then a read-only, query_only connection; PostgreSQL: a READ ONLY transaction); both they and bad SQL exit with 2.",
+        "FTS index audit_logs_fts). Only a single read query runs: SQLite refuses writes itself (statement.readonly, then a read-only, query_only connection); PostgreSQL's grammar and plan are checked before it runs (a cursor's query, no writes, row locks or file-reading functions), in a READ ONLY transaction; refusals and bad SQL exit with 2.",
     )
     .argument("<query>", 'the SQL statement, e.g. "SELECT * FROM config_edits LIMIT 5"')
     .option(...DB_OPTION)
@@ -156,6 +156,7 @@ function registerSql(program: Command): void {
       "bind the named parameter @name (repeatable; an integer binds as a number, NULL as NULL, else text)",
       collect,
     )
+    .option("--timeout <seconds>", "stop a query that works longer than this (exit 1); default 60")
     .option(
       "--project <name>",
       "run the query in this project's part of the store only; by default, on a store of several projects, " +
