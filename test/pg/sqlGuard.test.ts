@@ -34,6 +34,7 @@ describe("flagtrail sql on PostgreSQL refuses before running", () => {
   it("COPY … TO PROGRAM: exit 2, one sentence, the program never runs", async () => {
     const out = join(dropbox, "out.txt");
     const result = await sql(`COPY (SELECT 1) TO PROGRAM 'id > ${out}'`);
+    expect(existsSync(out)).toBe(false);
     expect(result.stderr).toMatch(NOT_A_QUERY);
     expect(result.stderr).toContain('syntax error at or near "COPY"');
     expect(result.code).toBe(2);
