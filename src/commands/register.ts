@@ -235,8 +235,8 @@ function registerSql(program: Command): void {
     .command("sql")
     .description(
       "Run one read-only SQL query on the store (tables, views experiment_state_changes and config_edits, " +
-        "full-text index audit_logs_fts). The database itself refuses writes; a write, more than one " +
-        "statement or bad SQL exits 2.",
+        "full-text index audit_logs_fts). Only a single read query runs: refused before it runs are writes, " +
+        "more than one statement, and on PostgreSQL row locks and server-file functions; these and bad SQL exit 2.",
     )
     .argument("<query>", 'the SQL statement, e.g. "SELECT * FROM config_edits LIMIT 5"')
     .addOption(dbOption())
@@ -253,6 +253,11 @@ function registerSql(program: Command): void {
       "--param <name=value>",
       "bind the named parameter @name (repeatable; an integer binds as a number, NULL as NULL, else text)",
       collect,
+    )
+    .addOption(
+      opt("--timeout <seconds>", "stop a query that works longer than this many seconds, exit 1", {
+        default: "60",
+      }),
     )
     .addOption(
       opt(

@@ -5,11 +5,18 @@ import { z } from "zod";
 import { resolveDbPath } from "../config.ts";
 import { UsageError } from "../errors.ts";
 import { parseSqlParams } from "../sql/params.ts";
-import { runSql, runSqlInProjects } from "../sql/runSql.ts";
+import { DEFAULT_TIMEOUT_SECONDS, runSql, runSqlInProjects } from "../sql/runSql.ts";
 import { parseOptions } from "./options.ts";
 import { readProjectOption, withReadProjects } from "./readProjects.ts";
 
 const FORMATS = ["table", "csv", "json", "nl"] as const;
+
+/** Seconds a query may work; a day at most (timers and statement_timeout hold far more). */
+const timeoutText = z
+  .string()
+  .regex(/^\d+(\.\d+)?$/, { message: "expected a number of seconds" })
+  .transform(Number)
+  .refine((n) => n > 0 && n <= 86_400, { message: "expected more than 0 and at most 86400 seconds" });
 
 // --csv, --json, --nl, --table as sqlite-utils users type them; --format names the same four.
 const sqlOptionsSchema = z
@@ -21,6 +28,7 @@ const sqlOptionsSchema = z
     nl: z.boolean().default(false),
     table: z.boolean().default(false),
     param: z.array(z.string()).default([]),
+    timeout: timeoutText.optional(),
     ...readProjectOption,
   })
   .transform((o) => {
@@ -30,7 +38,8 @@ const sqlOptionsSchema = z
       throw new UsageError(
         `--format, --csv, --json, --nl and --table disagree: ${[...asked].join(" and ")}.`,
       );
-    return { db: o.db, param: o.param, project: o.project, format: [...asked][0] ?? "table" };
+    const timeoutMs = (o.timeout ?? DEFAULT_TIMEOUT_SECONDS) * 1000;
+    return { db: o.db, param: o.param, project: o.project, format: [...asked][0] ?? "table", timeoutMs };
   });
 
 export async function action(query: string, raw: Record<string, unknown>): Promise<void> {
@@ -39,8 +48,9 @@ export async function action(query: string, raw: Record<string, unknown>): Promi
   await withReadProjects(resolveDbPath(options), options.project, async (projects) => {
     const [only] = projects;
     // One project read (--project, or a store holding one) prints exactly what it always printed.
+    const { format, timeoutMs } = options;
     if (projects.length === 1 && only)
-      await runSql(only.store, query, options.format, process.stdout, params);
-    else await runSqlInProjects(projects, query, options.format, process.stdout, params);
+      await runSql(only.store, query, format, process.stdout, params, timeoutMs);
+    else await runSqlInProjects(projects, query, format, process.stdout, params, timeoutMs);
   });
 }

@@ -1,7 +1,7 @@
 // The three output formats of `flagtrail sql`. Each streams: memory stays bounded whatever the row count.
-// CSV and JSON carry the data as it is (JSON escapes control characters itself; CSV neutralises formula
-// cells only); the text table writes control characters visibly (escapeControls) so a hostile value
-// cannot drive the terminal it is printed on.
+// CSV and JSON carry the data as it is (JSON escapes C0 controls itself; CSV neutralises formula cells
+// only); the text table writes control characters visibly (escapeControls) so a hostile value cannot
+// drive the terminal it is printed on, and so does JSON written to a terminal (terminalSafeJson).
 import { once } from "node:events";
 import type { Writable } from "node:stream";
 import { stringify } from "csv-stringify";
@@ -14,6 +14,26 @@ export const TABLE_SAMPLE_ROWS = 1000;
 
 async function write(out: Writable, text: string): Promise<void> {
   if (!out.write(text)) await once(out, "drain");
+}
+
+/**
+ * What JSON.stringify leaves raw but a terminal acts on or reorders: DEL, the C1 controls (U+009B is a
+ * one-character CSI), the line/paragraph separators and the bidirectional controls (U+202E).
+ */
+const TERMINAL_UNSAFE_IN_JSON = /[\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+
+/**
+ * `json` (JSON.stringify's output) with those characters written `\uXXXX`: still the same JSON value,
+ * since they can only occur inside its strings. Used when stdout is a terminal.
+ */
+export function terminalSafeJson(json: string): string {
+  return json.replace(TERMINAL_UNSAFE_IN_JSON, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+}
+
+/** The JSON text of one row: escaped as above when it goes to a terminal. */
+function jsonText(object: Record<string, unknown>, out: Writable): string {
+  const json = JSON.stringify(object);
+  return (out as { isTTY?: boolean }).isTTY === true ? terminalSafeJson(json) : json;
 }
 
 function jsonValue(value: unknown): unknown {
@@ -34,7 +54,7 @@ export async function writeJson(
     columns.forEach((name, i) => {
       object[name] = jsonValue(row[i]);
     });
-    await write(out, `${count === 0 ? "\n" : ",\n"}  ${JSON.stringify(object)}`);
+    await write(out, `${count === 0 ? "\n" : ",\n"}  ${jsonText(object, out)}`);
     count += 1;
   }
   await write(out, count === 0 ? "]\n" : "\n]\n");
@@ -53,7 +73,7 @@ export async function writeNdjson(
     columns.forEach((name, i) => {
       object[name] = jsonValue(row[i]);
     });
-    await write(out, `${JSON.stringify(object)}\n`);
+    await write(out, `${jsonText(object, out)}\n`);
     count += 1;
   }
   return count;

@@ -16,6 +16,10 @@ import { type SqlFormat, writeCsv, writeJson, writeNdjson, writeTable } from "./
 
 export type { SqlFormat } from "./format.ts";
 
+/** How long a query may work, by default (`--timeout`): then it is stopped, exit 1. */
+export const DEFAULT_TIMEOUT_SECONDS = 60;
+const DEFAULT_TIMEOUT_MS = DEFAULT_TIMEOUT_SECONDS * 1000;
+
 /** The first column of a result read from several projects: the project each row comes from. */
 export const PROJECT_COLUMN = "project";
 
@@ -36,8 +40,11 @@ async function queryRows(
   query: string,
   params: Record<string, unknown>,
   consume: RowConsumer,
+  timeoutMs: number,
 ): Promise<number> {
-  if (store.engine === "postgres") return (await pgSide()).queryPgReadOnly(store, query, params, consume);
+  if (store.engine === "postgres") {
+    return (await pgSide()).queryPgReadOnly(store, query, params, consume, timeoutMs);
+  }
   const statement = await prepareReadOnlyQuery(store, query);
   // Layer 1: anything that may write — VACUUM INTO, temp DDL, UPDATE … RETURNING, a writing PRAGMA —
   // is refused here, before it runs. Not string matching: SQLite decides.
@@ -52,7 +59,7 @@ async function queryRows(
       "refused: the statement returns no rows (flagtrail sql runs queries only; nothing was run)",
     );
   }
-  return consume(statement.columns, statement.rows(params));
+  return consume(statement.columns, statement.rows(params, timeoutMs));
 }
 
 /** Runs `query` on `store` (opened read-only) and writes its rows to `out`; returns the row count. */
@@ -62,8 +69,9 @@ export async function runSql(
   format: SqlFormat,
   out: Writable,
   params: Record<string, unknown> = {},
+  timeoutMs = DEFAULT_TIMEOUT_MS,
 ): Promise<number> {
-  return queryRows(store, query, params, writerFor(format, out));
+  return queryRows(store, query, params, writerFor(format, out), timeoutMs);
 }
 
 interface ProjectRows {
@@ -109,6 +117,7 @@ export async function runSqlInProjects(
   format: SqlFormat,
   out: Writable,
   params: Record<string, unknown> = {},
+  timeoutMs = DEFAULT_TIMEOUT_MS,
 ): Promise<number> {
   const write = writerFor(format, out);
   const opened: ProjectRows[] = [];
@@ -116,7 +125,7 @@ export async function runSqlInProjects(
   const openFrom = async (index: number): Promise<number> => {
     const next = projects[index];
     if (next === undefined) return write(combinedColumns(opened), concatenated(opened));
-    return queryRows(next.store, query, params, async (columns, rows) => {
+    const consume: RowConsumer = async (columns, rows) => {
       opened.push({ project: next.project, columns, rows });
       try {
         return await openFrom(index + 1);
@@ -124,7 +133,8 @@ export async function runSqlInProjects(
         // Rows left unread (a failure after this project's query opened) must not keep it running.
         await rows[Symbol.asyncIterator]().return?.();
       }
-    });
+    };
+    return queryRows(next.store, query, params, consume, timeoutMs);
   };
   return openFrom(0);
 }

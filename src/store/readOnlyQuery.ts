@@ -1,9 +1,12 @@
-// A user's own SQL (`flagtrail sql`, and the queries the report prints for re-running): compiled and run
-// on the store's connection, which is switched to `PRAGMA query_only = ON` first. The store reports
-// what SQLite says about the statement; the caller (src/sql/) decides what to refuse.
+// A user's own SQL (`flagtrail sql`, and the queries the report prints for re-running): compiled on the
+// store's connection, which is switched to `PRAGMA query_only = ON` first, and run in a child process on
+// a read-only, query_only connection of its own (src/store/queryProcess.ts), which a signal or the time
+// limit can stop at once. The store reports what SQLite says about the statement; the caller (src/sql/)
+// decides what to refuse.
 import type Database from "better-sqlite3";
 import { UsageError } from "../errors.ts";
 import { type Store, sqliteOf } from "./connection.ts";
+import { rowsFromChildProcess } from "./queryProcess.ts";
 
 export interface ReadOnlyQuery {
   /** SQLite's own classification of the compiled statement (sqlite3_stmt_readonly). */
@@ -14,9 +17,10 @@ export interface ReadOnlyQuery {
   readonly columns: readonly string[];
   /**
    * Runs it with named parameters (`@name`); each row is an array in column order. Parameters are bound
-   * at once (a missing one throws here, before any output); rows are read as they are consumed.
+   * at once (a missing one throws here, before any output); rows are read as they are consumed, the
+   * query stopped (QueryTimeoutError) once it has worked `timeoutMs` in all.
    */
-  rows(params: Record<string, unknown>): AsyncIterable<unknown[]>;
+  rows(params: Record<string, unknown>, timeoutMs: number): AsyncIterable<unknown[]>;
 }
 
 function sqlError(error: unknown): unknown {
@@ -25,13 +29,17 @@ function sqlError(error: unknown): unknown {
     : error;
 }
 
-function start(statement: Database.Statement, params: Record<string, unknown>): IterableIterator<unknown[]> {
+/** Binding errors (a missing named parameter) come as RangeError/TypeError: bad input all the same. */
+function binding<T>(bind: () => T): T {
   try {
-    return statement.raw(true).iterate(params) as IterableIterator<unknown[]>;
+    return bind();
   } catch (error) {
-    // Binding errors (a missing named parameter) come as RangeError/TypeError: bad input all the same.
     throw error instanceof Error ? new UsageError(`SQL error: ${error.message}`) : error;
   }
+}
+
+function start(statement: Database.Statement, params: Record<string, unknown>): IterableIterator<unknown[]> {
+  return binding(() => statement.raw(true).iterate(params) as IterableIterator<unknown[]>);
 }
 
 /**
@@ -76,6 +84,11 @@ export async function prepareReadOnlyQuery(store: Store, sql: string): Promise<R
     readOnly: statement.readonly,
     returnsRows,
     columns: returnsRows ? statement.columns().map((c) => c.name) : [],
-    rows: (params) => stream(start(statement, params)),
+    rows: (params, timeoutMs) => {
+      // An in-memory store (tests) has no file a second connection could open: it runs here, unstoppable.
+      if (store.path === ":memory:") return stream(start(statement, params));
+      binding(() => statement.bind(params)); // bad parameters fail here, before the child starts
+      return rowsFromChildProcess({ path: store.path, sql, params, timeoutMs });
+    },
   };
 }

@@ -104,7 +104,7 @@ describe("flagtrail sql on PostgreSQL", () => {
     expect(pg.stdout.trim().split("\r\n")).toHaveLength(26);
   });
 
-  it("refuses a write by the server's rule (read-only transaction), exit 2 as on SQLite, nothing written", async () => {
+  it("refuses a write before running it, exit 2 as on SQLite, nothing written", async () => {
     const writes = [
       "DELETE FROM audit_logs",
       "UPDATE audit_logs SET name = 'x' RETURNING id",
@@ -120,7 +120,8 @@ describe("flagtrail sql on PostgreSQL", () => {
       expect(pg?.stdout).toBe("");
       expect(pg?.stderr.trim().split("\n"), writes[i]).toHaveLength(1);
     });
-    expect(pgs[0]?.stderr).toMatch(/read-only transaction/);
+    // Refused before it reaches the executor: a cursor's query cannot be a DELETE (test/pg/sqlGuard.test.ts).
+    expect(pgs[0]?.stderr).toMatch(/refused: flagtrail sql runs a single read query/);
     expect(lite.code).toBe(2);
     const [row] = await queryOnce<{ n: string }>(url, "SELECT count(*) AS n FROM audit_logs");
     expect(Number(row?.n)).toBe(copied.audit_logs);

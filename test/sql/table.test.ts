@@ -35,8 +35,12 @@ beforeAll(() => {
 });
 afterAll(() => store.close());
 
-async function capture(query: string, format: SqlFormat): Promise<{ text: string; rows: number }> {
-  const out = new PassThrough();
+async function capture(
+  query: string,
+  format: SqlFormat,
+  tty = false,
+): Promise<{ text: string; rows: number }> {
+  const out = Object.assign(new PassThrough(), { isTTY: tty });
   const chunks: Buffer[] = [];
   out.on("data", (chunk: Buffer) => chunks.push(chunk));
   const rows = await runSql(store, query, format, out);
@@ -86,5 +90,18 @@ describe("flagtrail sql table output", () => {
     expect(JSON.parse(json.stdout)).toEqual([{ id: "H000000000000000000001", name: HOSTILE_NAME }]);
     const csv = await capture(query, "csv");
     expect(csv.text).toBe(`id,name\r\nH000000000000000000001,${HOSTILE_NAME}\r\n`);
+  });
+
+  it("escapes DEL, C1 and bidi controls in JSON and NDJSON written to a terminal; the value is unchanged", async () => {
+    const query = "SELECT id, name FROM audit_logs";
+    for (const format of ["json", "nl"] as const) {
+      const { text } = await capture(query, format, true);
+      expect(text).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202e]/);
+      expect(text).toContain("\\u009b2J\\u007fdel\\u202eevil");
+      const parsed = format === "json" ? JSON.parse(text) : [JSON.parse(text)];
+      expect(parsed).toEqual([{ id: "H000000000000000000001", name: HOSTILE_NAME }]);
+      // Not a terminal: the raw characters, as before.
+      expect((await capture(query, format)).text).toContain("\u009b2J\u007fdel\u202eevil");
+    }
   });
 });

@@ -1,13 +1,21 @@
-// A user's own SQL on a PostgreSQL store (`flagtrail sql`): one statement, run inside a READ ONLY
-// transaction, so that a write is refused by the server (SQLSTATE 25006), never by reading the SQL text.
-// The statement goes over the extended protocol (one statement only: no `COMMIT; …` smuggled in), after
-// a first query has fixed the transaction's snapshot (until then `SET TRANSACTION READ WRITE` would be
-// allowed), and the transaction is rolled back whatever happened.
+// A user's own SQL on a PostgreSQL store (`flagtrail sql`): one query, refused before it reaches the
+// executor unless it is a single read query. A READ ONLY transaction alone is not enough: it lets
+// COPY … TO a file or a program run, and functions such as pg_read_file or lo_import. So:
+// 1. the statement goes over the extended protocol (one statement only: no `COMMIT; …` smuggled in) as
+//    the query of a cursor, `DECLARE … CURSOR FOR <query>`, which PostgreSQL's grammar accepts for
+//    SELECT, VALUES, TABLE and WITH … SELECT only (no COPY, DML, SELECT … INTO, nor a WITH that writes);
+// 2. before that, EXPLAIN (VERBOSE, FORMAT JSON) of the same DECLARE, which plans and does not run it,
+//    is checked for writes, row locks and denied functions (./queryGuard.ts);
+// 3. all of it inside a READ ONLY transaction whose snapshot a first query has fixed (until then
+//    `SET TRANSACTION READ WRITE` would be allowed), rolled back whatever happened.
+// Every statement gets what is left of the query's time limit as its statement_timeout.
 import type pg from "pg";
-import { UsageError } from "../../errors.ts";
+import { FlagtrailError, UsageError } from "../../errors.ts";
+import { queryTimedOut } from "../queryTimeout.ts";
 import { type PgStore, pgConnectionOf } from "./connection.ts";
 import { describePgError } from "./errors.ts";
 import { toPositional } from "./namedParams.ts";
+import { refuseUnsafePlan } from "./queryGuard.ts";
 
 /** Rows fetched from the cursor at a time: memory stays bounded whatever the row count. */
 const FETCH_ROWS = 500;
@@ -16,6 +24,9 @@ const CURSOR = "flagtrail_sql";
 /** Receives the result's column names and its rows (arrays in column order); returns the row count. */
 export type RowConsumer = (columns: readonly string[], rows: AsyncIterable<unknown[]>) => Promise<number>;
 
+/** One statement of the query, rows as objects or (rowMode "array") as arrays. */
+type Run = (config: pg.QueryConfig & { rowMode?: "array" }) => Promise<pg.QueryResult>;
+
 function sqlState(error: unknown): string | undefined {
   const code = (error as { code?: unknown } | null)?.code;
   return typeof code === "string" && /^[0-9A-Z]{5}$/.test(code) ? code : undefined;
@@ -23,15 +34,21 @@ function sqlState(error: unknown): string | undefined {
 
 /** A server error about the statement (not the connection or login) is the user's input: exit 2. */
 function statementError(error: unknown, url: string): Error {
+  if (error instanceof FlagtrailError) return error;
   const code = sqlState(error);
-  if (code === "25006") {
+  const message = (error as Error).message;
+  if (code === "42601" || code === "0A000") {
+    // A syntax error here is also what COPY, DML, SHOW… or a second statement give as a cursor's query.
     return new UsageError(
-      `refused: PostgreSQL does not allow this statement in a read-only transaction (${(error as Error).message}); flagtrail sql is read-only, nothing was written`,
+      `refused: flagtrail sql runs a single read query (SELECT, VALUES, TABLE or WITH … SELECT) and PostgreSQL does not take this as one (${message}); nothing was run`,
     );
   }
-  if (code !== undefined && !/^(08|28|3D|53|57P)/.test(code)) {
-    return new UsageError(`SQL error: ${(error as Error).message}`);
+  if (code === "25006") {
+    return new UsageError(
+      `refused: PostgreSQL does not allow this statement in a read-only transaction (${message}); flagtrail sql is read-only, nothing was written`,
+    );
   }
+  if (code !== undefined && !/^(08|28|3D|53|57)/.test(code)) return new UsageError(`SQL error: ${message}`);
   return describePgError(error, url);
 }
 
@@ -40,68 +57,68 @@ function extended<T extends object>(config: T): T {
   return Object.assign(config, { queryMode: "extended" });
 }
 
-async function* cursorRows(client: pg.PoolClient, first: unknown[][]): AsyncGenerator<unknown[]> {
+/** Runs statements on `client` within `limitMs` of server time in all, each capped by what is left. */
+function timeLimited(client: pg.PoolClient, limitMs: number): Run {
+  let left = limitMs;
+  return async (config) => {
+    if (left <= 0) throw queryTimedOut(limitMs);
+    await client.query(`SET LOCAL statement_timeout = ${Math.ceil(left)}`);
+    const started = performance.now();
+    try {
+      return await client.query(config as pg.QueryConfig);
+    } catch (error) {
+      // 57014 is also a cancel from elsewhere (pg_cancel_backend): ours is the one that used up the time.
+      if (sqlState(error) === "57014" && performance.now() - started >= left - 50)
+        throw queryTimedOut(limitMs);
+      throw error;
+    } finally {
+      left -= performance.now() - started;
+    }
+  };
+}
+
+async function* cursorRows(run: Run, first: unknown[][]): AsyncGenerator<unknown[]> {
   let batch = first;
   while (batch.length > 0) {
     for (const row of batch) yield row;
     if (batch.length < FETCH_ROWS) return;
-    const next = await client.query<unknown[]>({
-      text: `FETCH ${FETCH_ROWS} FROM ${CURSOR}`,
-      rowMode: "array",
-    });
-    batch = next.rows;
+    const next = await run({ text: `FETCH ${FETCH_ROWS} FROM ${CURSOR}`, rowMode: "array" });
+    batch = next.rows as unknown[][];
   }
 }
 
-async function* arrayRows(rows: unknown[][]): AsyncGenerator<unknown[]> {
-  yield* rows;
-}
-
 /**
- * Runs `sql` with `@name` parameters and hands its rows to `consume`. A query (SELECT, VALUES, TABLE, a
- * read-only WITH) is read through a cursor; anything else runs as it is, in the same read-only
- * transaction: the server refuses what writes; what neither writes nor returns rows is refused here.
+ * Runs `sql` with `@name` parameters and hands its rows to `consume`: only a single read query, checked
+ * as said above before it runs; anything else is refused (UsageError) with nothing run. The query works
+ * for at most `timeoutMs` (QueryTimeoutError).
  */
 export async function queryPgReadOnly(
   store: PgStore,
   sql: string,
   params: Record<string, unknown>,
   consume: RowConsumer,
+  timeoutMs: number,
 ): Promise<number> {
   const { pool, url } = pgConnectionOf(store);
   const { text, values } = toPositional(sql, params);
   const client = await pool.connect().catch((error: unknown) => {
     throw describePgError(error, url);
   });
+  const run = timeLimited(client, timeoutMs);
   try {
     await client.query("BEGIN TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY");
     await client.query("SELECT 1"); // takes the snapshot: from here on the transaction cannot turn read-write
-    await client.query(`SAVEPOINT ${CURSOR}`);
-    let columns: string[];
-    let rows: AsyncIterable<unknown[]>;
-    try {
-      // DECLARE accepts queries only (not a write, nor one in a WITH): anything else runs below instead.
-      await client.query(extended({ text: `DECLARE ${CURSOR} NO SCROLL CURSOR FOR ${text}`, values }));
-      const first = await client.query<unknown[]>({
-        text: `FETCH ${FETCH_ROWS} FROM ${CURSOR}`,
-        rowMode: "array",
-      });
-      columns = first.fields.map((f) => f.name);
-      rows = cursorRows(client, first.rows);
-    } catch {
-      await client.query(`ROLLBACK TO SAVEPOINT ${CURSOR}`);
-      const result = await client.query<unknown[]>(extended({ text, values, rowMode: "array" as const }));
-      if (result.fields.length === 0) {
-        throw new UsageError(
-          "refused: the statement returns no rows (flagtrail sql runs queries only; it ran in a read-only transaction, rolled back)",
-        );
-      }
-      columns = result.fields.map((f) => f.name);
-      rows = arrayRows(result.rows);
-    }
-    return await consume(columns, rows);
+    const declare = `DECLARE ${CURSOR} NO SCROLL CURSOR FOR ${text}`;
+    const plan = await run(extended({ text: `EXPLAIN (VERBOSE, FORMAT JSON) ${declare}`, values }));
+    refuseUnsafePlan(plan.rows[0]?.["QUERY PLAN"]);
+    await run(extended({ text: declare, values }));
+    const first = await run({ text: `FETCH ${FETCH_ROWS} FROM ${CURSOR}`, rowMode: "array" });
+    return await consume(
+      first.fields.map((f) => f.name),
+      cursorRows(run, first.rows as unknown[][]),
+    );
   } catch (error) {
-    throw error instanceof UsageError ? error : statementError(error, url);
+    throw statementError(error, url);
   } finally {
     await client.query("ROLLBACK").catch(() => {});
     // The session may carry settings the statement made: it goes, rather than back to the pool.
