@@ -208,6 +208,12 @@ export async function openPgStore(url: string, options: PgOpenOptions = {}): Pro
   });
   // An idle connection the server drops emits here; the next query reports it, so nothing to do now.
   pool.on("error", () => {});
+  // A checked-out session has no listener (pg-pool drops its own at checkout): its socket dying
+  // (pg_terminate_backend, a restart) would be an unhandled 'error' that kills the process. The
+  // statement in flight rejects with the same error, and that is what the command reports.
+  pool.on("connect", (client) => {
+    client.on("error", () => {});
+  });
   try {
     await prepare(pool, where, options);
   } catch (error) {
