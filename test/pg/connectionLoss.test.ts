@@ -49,7 +49,12 @@ describe("a PostgreSQL connection lost mid-run", () => {
     const password = new URL(url).password;
     const env = simEnv(sim, url);
     let child: ChildProcess | undefined;
-    const run = runCli([...syncArgs, "--quiet"], { env, onSpawn: (c) => (child = c) });
+    const run = runCli([...syncArgs, "--quiet"], {
+      env,
+      onSpawn: (c) => {
+        child = c;
+      },
+    });
     await waitUntil(
       async () => (await count(url, "SELECT count(*) AS n FROM sync_windows WHERE status = 'done'")) >= 2,
       "two windows to commit",
