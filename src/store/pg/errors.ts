@@ -65,6 +65,9 @@ export function describePgError(error: unknown, url: string): FlagtrailError {
       `Lost the connection to the PostgreSQL server of ${where} (${sentence(message)}); what was committed is kept, run the command again.`,
     );
   }
+  if (code === "53100") {
+    return fail(`The PostgreSQL server of ${where} has no space left on device (${sentence(message)}).`);
+  }
   if (code === "28P01" || /client password must be a string/.test(message)) {
     return fail(`PostgreSQL refused the login to ${where}: wrong user name or password.`);
   }
