@@ -18,9 +18,13 @@ function collect(value: string, previous: string[] = []): string[] {
   return [...previous, value];
 }
 
+/** Where a password goes instead of --db, whose value other users of the machine see (ps). */
+const DB_PASSWORD_HINT =
+  "a password in a URL here is visible to other users (ps): prefer FLAGTRAIL_DB or PGPASSWORD";
+
 const DB_OPTION = [
   "--db <path|url>",
-  "SQLite file or postgres:// URL (env FLAGTRAIL_DB, default ./flagtrail.db)",
+  `SQLite file or postgres:// URL (env FLAGTRAIL_DB, default ./flagtrail.db); ${DB_PASSWORD_HINT}`,
 ] as const;
 
 export function registerCommands(program: Command): void {
@@ -209,7 +213,11 @@ function registerDemo(program: Command): void {
     .description(
       "Run the main job on the embedded simulator: seeded history > 90 days → sync → last month's reports.",
     )
-    .option("--db <path>", "demo database", DEMO_DEFAULTS.db)
+    .option(
+      "--db <path|url>",
+      `demo database, SQLite file or postgres:// URL; ${DB_PASSWORD_HINT}`,
+      DEMO_DEFAULTS.db,
+    )
     .option("--out <dir>", "report directory", DEMO_DEFAULTS.out)
     .option("--seed <n>", "seed of the simulated history", String(DEMO_DEFAULTS.seed))
     .option("--records <n>", "audit records in the simulated history", String(DEMO_DEFAULTS.records))
