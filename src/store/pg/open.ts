@@ -61,12 +61,13 @@ const types: pg.CustomTypesConfig = {
 class ClosingClient extends pg.Client {
   override connect(): Promise<pg.Client>;
   override connect(callback: (err: Error) => void): void;
-  override connect(callback?: (err: Error) => void): Promise<pg.Client> | void {
+  override connect(callback?: (err: Error) => void): Promise<pg.Client> | undefined {
     if (!callback) return super.connect();
     super.connect((error: Error | null) => {
       if (error) this.connection.stream.destroy();
       callback(error as Error);
     });
+    return undefined;
   }
 }
 
