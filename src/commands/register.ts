@@ -27,6 +27,11 @@ const DB_OPTION = [
   `SQLite file or postgres:// URL (env FLAGTRAIL_DB, default ./flagtrail.db); ${DB_PASSWORD_HINT}`,
 ] as const;
 
+const DB_FILE_OPTION = [
+  "--db-file <path>",
+  "file holding the --db value, trimmed: keeps a URL's password out of ps",
+] as const;
+
 export function registerCommands(program: Command): void {
   registerSync(program);
   registerStatus(program);
@@ -59,6 +64,7 @@ function addSyncOptions(command: Command, output: { json: string; quiet: string 
     .option("--allow-unknown-action-types", "accept action types missing from the specification's list")
     .option("--allow-before-2015", "accept a --since before 2015 (refused by default as a likely typo)")
     .option(...DB_OPTION)
+    .option(...DB_FILE_OPTION)
     .option(
       "--page-size <n>",
       `records per request (default: the largest the server grants, asked once with ${SYNC_DEFAULTS.preferredPageSize} and remembered)`,
@@ -106,6 +112,7 @@ function registerStatus(program: Command): void {
       "Show what the store holds: records, checkpoints, last runs, coverage gaps, quarantine, mutations.",
     )
     .option(...DB_OPTION)
+    .option(...DB_FILE_OPTION)
     .option("--json", "print as JSON")
     .option(
       "--project <name>",
@@ -124,6 +131,7 @@ function registerReport(program: Command): void {
     .requiredOption("--from <day>", "first day of the period, YYYY-MM-DD (in --tz)")
     .requiredOption("--to <day>", "last day of the period, YYYY-MM-DD (in --tz, included)")
     .option(...DB_OPTION)
+    .option(...DB_FILE_OPTION)
     .option(
       "--project <name>",
       "only this project of the store (default: every project it holds, in one report)",
@@ -150,6 +158,7 @@ function registerSql(program: Command): void {
     )
     .argument("<query>", 'the SQL statement, e.g. "SELECT * FROM config_edits LIMIT 5"')
     .option(...DB_OPTION)
+    .option(...DB_FILE_OPTION)
     .option("--format <format>", "table, csv, json or nl (newline-delimited JSON); default table")
     .option("--csv", "same as --format csv")
     .option("--json", "same as --format json")
@@ -177,6 +186,7 @@ function registerVerify(program: Command): void {
         "re-hash the report files it lists and check its HMAC. Exit 1 on any mismatch.",
     )
     .option(...DB_OPTION)
+    .option(...DB_FILE_OPTION)
     .option("--manifest <file>", "a report manifest_<from>_<to>.json to check")
     .option(
       "--project <name>",

@@ -15,6 +15,7 @@ const FORMATS = ["table", "csv", "json", "nl"] as const;
 const sqlOptionsSchema = z
   .object({
     db: z.string().optional(),
+    dbFile: z.string().min(1).optional(),
     format: z.enum(FORMATS, { message: "expected table, csv, json or nl" }).optional(),
     csv: z.boolean().default(false),
     json: z.boolean().default(false),

@@ -9,6 +9,7 @@ import { readProjectOption, withReadProjects } from "./readProjects.ts";
 
 const statusOptionsSchema = z.object({
   db: z.string().optional(),
+  dbFile: z.string().min(1).optional(),
   json: z.boolean().default(false),
   ...readProjectOption,
 });

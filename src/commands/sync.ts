@@ -41,6 +41,7 @@ export const syncOptionsShape = {
   allowUnknownActionTypes: z.boolean().default(false),
   allowBefore2015: z.boolean().default(false),
   db: z.string().optional(),
+  dbFile: z.string().min(1).optional(),
   pageSize: intText(1).optional(),
   concurrency: intText(1).default(SYNC_DEFAULTS.concurrency),
   lookbackDays: intText(0).default(SYNC_DEFAULTS.lookbackDays),
