@@ -14,6 +14,7 @@ export interface ConnectionFlags {
   apiKeyFile?: string | undefined;
   authHeader?: string | undefined;
   db?: string | undefined;
+  dbFile?: string | undefined;
 }
 
 export type Env = Readonly<Record<string, string | undefined>>;
@@ -57,9 +58,13 @@ function firstDefined(...values: (string | undefined)[]): string | undefined {
   return values.find((value) => value !== undefined && value !== "");
 }
 
-/** The database path alone (status, sql, report need no key): --db, then FLAGTRAIL_DB, then ./flagtrail.db. */
-export function resolveDbPath(flags: Pick<ConnectionFlags, "db">, env: Env = process.env): string {
-  const path = firstDefined(flags.db, env.FLAGTRAIL_DB, DEFAULT_DB_PATH) ?? DEFAULT_DB_PATH;
+/**
+ * The database path alone (status, sql, report need no key): --db, --db-file, FLAGTRAIL_DB, then
+ * ./flagtrail.db. A file keeps a URL's password out of `ps`.
+ */
+export function resolveDbPath(flags: Pick<ConnectionFlags, "db" | "dbFile">, env: Env = process.env): string {
+  const fromFile = flags.db ? undefined : flags.dbFile && readSecretFile(flags.dbFile, "database URL file");
+  const path = firstDefined(flags.db, fromFile, env.FLAGTRAIL_DB, DEFAULT_DB_PATH) ?? DEFAULT_DB_PATH;
   if (path.trim() === "") throw new UsageError("The database path is empty.");
   return path;
 }
@@ -95,16 +100,21 @@ export function warnIfKeyFileOpen(
  */
 function readKeyFile(path: string): string {
   warnIfKeyFileOpen(path);
+  return readSecretFile(path, "API key file");
+}
+
+/** A secret's file (`what` names it in messages), trimmed; never echoed when unreadable or empty. */
+function readSecretFile(path: string, what: string): string {
   let text: string;
   try {
     text = readFileSync(path, "utf8");
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code ?? "unreadable";
-    throw new UsageError(`Cannot read the API key file ${path} (${code}).`);
+    throw new UsageError(`Cannot read the ${what} ${path} (${code}).`);
   }
-  const key = text.trim();
-  if (key === "") throw new UsageError(`The API key file ${path} is empty.`);
-  return key;
+  const value = text.trim();
+  if (value === "") throw new UsageError(`The ${what} ${path} is empty.`);
+  return value;
 }
 
 /**

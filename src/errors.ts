@@ -36,3 +36,29 @@ export class IntegrityError extends FlagtrailError {}
 
 /** The run was asked to stop (SIGINT/SIGTERM) and stopped cleanly. */
 export class AbortedError extends FlagtrailError {}
+
+/** The disk (or the user's quota) is full: says so and names the file or directory being written. */
+export class DiskFullError extends FlagtrailError {
+  constructor(
+    readonly path: string,
+    options?: { cause?: unknown },
+  ) {
+    super(`No space left on device writing ${path}; free some space and run the command again.`, options);
+  }
+}
+
+const DISK_FULL_CODES = new Set(["ENOSPC", "EDQUOT", "SQLITE_FULL"]);
+
+/**
+ * `error` as a DiskFullError naming `path` when it, or an error it wraps (drizzle wraps the driver's),
+ * is a full disk: ENOSPC/EDQUOT from a file write, SQLITE_FULL from SQLite. Otherwise undefined.
+ */
+export function asDiskFull(error: unknown, path: string): DiskFullError | undefined {
+  for (let e = error, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) {
+    if (e instanceof DiskFullError) return e;
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === "string" && DISK_FULL_CODES.has(code))
+      return new DiskFullError(path, { cause: error });
+  }
+  return undefined;
+}

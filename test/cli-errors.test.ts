@@ -47,6 +47,25 @@ describe("one sentence, no stack trace", () => {
       );
     },
   );
+
+  it.runIf(process.platform === "linux")(
+    "report --out under /proc: one sentence at once (Node's recursive mkdir loops there forever)",
+    async () => {
+      const dbPath = join(mkdtempSync(join(tmpdir(), "flagtrail-out-")), "store.db");
+      buildScenarioStore(dbPath).close();
+      const started = Date.now();
+      const result = await runCli(
+        ["report", "--from", "2024-01-01", "--to", "2024-01-02", "--db", dbPath, "--out", "/proc/rep/x"],
+        { timeoutMs: 20_000 },
+      );
+      expect(result.signal).toBeNull();
+      expect(result.code).toBe(1);
+      expect(result.stderr).toBe(
+        "flagtrail: Cannot create the report directory /proc/rep/x (ENOENT): the file system refused it.\n",
+      );
+      expect(Date.now() - started).toBeLessThan(20_000);
+    },
+  );
 });
 
 describe("an error flagtrail did not foresee", () => {

@@ -58,11 +58,17 @@ function examples(command: Command, lines: readonly string[]): Command {
   return command.addHelpText("after", `\nExamples:\n${lines.map((l) => `  $ ${l}`).join("\n")}\n`);
 }
 
+/** Where a password goes instead of --db, whose value other users of the machine see (ps). */
 const dbOption = () =>
-  opt("--db <path|url>", "SQLite file or postgres:// URL of the store", {
-    default: "./flagtrail.db",
-    env: "FLAGTRAIL_DB",
-  });
+  opt(
+    "--db <path|url>",
+    "SQLite file or postgres:// URL of the store; a password in a URL here is visible to other users " +
+      "(ps): prefer FLAGTRAIL_DB, PGPASSWORD or --db-file",
+    { default: "./flagtrail.db", env: "FLAGTRAIL_DB" },
+  );
+
+const dbFileOption = () =>
+  opt("--db-file <path>", "file holding the --db value, trimmed: keeps a URL's password out of ps");
 
 export function registerCommands(program: Command): void {
   // Set before the commands are added: each copies the program's help settings when created.
@@ -115,6 +121,7 @@ function addSyncOptions(command: Command, output: { json: string; quiet: string 
     .option("--allow-unknown-action-types", "accept action types missing from the specification's list")
     .option("--allow-before-2015", "accept a --since before 2015 (refused as a likely typo otherwise)")
     .addOption(dbOption())
+    .addOption(dbFileOption())
     .addOption(
       opt("--page-size <n>", "records per request", {
         default: `the largest the server grants, asked once with ${SYNC_DEFAULTS.preferredPageSize} and remembered`,
@@ -186,6 +193,7 @@ function registerStatus(program: Command): void {
       "Show what the store holds: records, checkpoints, last runs, coverage gaps, quarantine, mutations.",
     )
     .addOption(dbOption())
+    .addOption(dbFileOption())
     .option("--json", "print as JSON")
     .addOption(
       opt("--project <name>", "only this project of the store", {
@@ -207,6 +215,7 @@ function registerReport(program: Command): void {
     .requiredOption("--from <day>", "first day of the period, YYYY-MM-DD in --tz")
     .requiredOption("--to <day>", "last day of the period, YYYY-MM-DD in --tz, included")
     .addOption(dbOption())
+    .addOption(dbFileOption())
     .addOption(
       opt("--project <name>", "only this project of the store", {
         default: "every project it holds, in one report",
@@ -240,6 +249,7 @@ function registerSql(program: Command): void {
     )
     .argument("<query>", 'the SQL statement, e.g. "SELECT * FROM config_edits LIMIT 5"')
     .addOption(dbOption())
+    .addOption(dbFileOption())
     .addOption(
       opt("--format <format>", "output: table, csv, json or nl, the last one JSON object per line", {
         default: "table",
@@ -284,6 +294,7 @@ function registerVerify(program: Command): void {
         "re-hash the report files it lists and check its HMAC. Exit 1 on any mismatch.",
     )
     .addOption(dbOption())
+    .addOption(dbFileOption())
     .option("--manifest <file>", "a report manifest_<from>_<to>.json to check")
     .addOption(
       opt("--project <name>", "only this project of the store; exit 1 names each project failing", {
@@ -332,6 +343,7 @@ function registerDoctor(program: Command): void {
         "request), clock skew, free disk space, file modes, signing key, config. Exit 1 on any fail.",
     )
     .addOption(dbOption())
+    .addOption(dbFileOption())
     .addOption(
       opt("--base-url <url>", "console API base URL", {
         default: DEFAULT_BASE_URL,
@@ -389,7 +401,12 @@ function registerDemo(program: Command): void {
       "Run the main job on the embedded simulator: seeded history > 90 days → sync → last month's reports " +
         "(CSV, Markdown, HTML, manifest).",
     )
-    .option("--db <path>", "demo database", DEMO_DEFAULTS.db)
+    .option(
+      "--db <path|url>",
+      "demo database, SQLite file or postgres:// URL; a password in a URL here is visible to other users " +
+        "(ps): prefer PGPASSWORD",
+      DEMO_DEFAULTS.db,
+    )
     .option("--out <dir>", "report directory", DEMO_DEFAULTS.out)
     .option("--seed <n>", "seed of the simulated history", String(DEMO_DEFAULTS.seed))
     .option("--records <n>", "audit records in the simulated history", String(DEMO_DEFAULTS.records))

@@ -14,6 +14,7 @@ const reportOptionsSchema = z.object({
   from: day,
   to: day,
   db: z.string().optional(),
+  dbFile: z.string().min(1).optional(),
   project: projectNameSchema.optional(),
   out: z.string().min(1).default("reports"),
   format: z

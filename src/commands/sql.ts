@@ -22,6 +22,7 @@ const timeoutText = z
 const sqlOptionsSchema = z
   .object({
     db: z.string().optional(),
+    dbFile: z.string().min(1).optional(),
     format: z.enum(FORMATS, { message: "expected table, csv, json or nl" }).optional(),
     csv: z.boolean().default(false),
     json: z.boolean().default(false),

@@ -9,6 +9,7 @@ import { formatStatus } from "./statusText.ts";
 
 const statusOptionsSchema = z.object({
   db: z.string().optional(),
+  dbFile: z.string().min(1).optional(),
   json: z.boolean().default(false),
   ...readProjectOption,
 });

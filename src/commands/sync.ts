@@ -3,7 +3,7 @@
 import { z } from "zod";
 import type { RetryEvent } from "../api/clientOptions.ts";
 import { resolveClientTuning, resolveDbPath } from "../config.ts";
-import { AbortedError } from "../errors.ts";
+import { AbortedError, asDiskFull } from "../errors.ts";
 import { openProjectStore } from "../store/projectStores.ts";
 import { createSyncClient } from "../sync/client.ts";
 import { isDay } from "../sync/days.ts";
@@ -41,6 +41,7 @@ export const syncOptionsShape = {
   allowUnknownActionTypes: z.boolean().default(false),
   allowBefore2015: z.boolean().default(false),
   db: z.string().optional(),
+  dbFile: z.string().min(1).optional(),
   pageSize: intText(1).optional(),
   concurrency: intText(1).default(SYNC_DEFAULTS.concurrency),
   lookbackDays: intText(0).default(SYNC_DEFAULTS.lookbackDays),
@@ -230,6 +231,9 @@ async function syncProject(
   const client = createSyncClient(config, tuning, report.onRetry);
   try {
     return await runSync(store, client, { ...runSyncOptionsFrom(options), onEvent: report.onEvent }, signal);
+  } catch (error) {
+    // SQLITE_FULL is the driver's code, which the engine passes through: name the file it filled.
+    throw asDiskFull(error, store.location) ?? error;
   } finally {
     report.finish();
     await client.close();

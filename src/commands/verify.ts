@@ -19,6 +19,7 @@ import { readProjectOption, withReadProjects } from "./readProjects.ts";
 
 const verifyOptionsSchema = z.object({
   db: z.string().optional(),
+  dbFile: z.string().min(1).optional(),
   manifest: z.string().min(1).optional(),
   ...readProjectOption,
 });

@@ -4,7 +4,7 @@
 // its dead pid is noticed) so that a crashed worker does not block forever; on PostgreSQL it is an
 // advisory lock of a session of its own, which dies with a crashed worker's connection.
 import cron from "node-cron";
-import { LockedError, UsageError } from "../errors.ts";
+import { asDiskFull, LockedError, UsageError } from "../errors.ts";
 import type { Logger } from "../log.ts";
 import { assertTimeZone } from "../report/period.ts";
 import {
@@ -115,7 +115,10 @@ export async function runOnce(
   }
 }
 
-async function runCycle({ cycle, log, onOutcome }: WorkerDeps, signal: AbortSignal): Promise<CycleOutcome> {
+async function runCycle(
+  { cycle, log, onOutcome, store }: WorkerDeps,
+  signal: AbortSignal,
+): Promise<CycleOutcome> {
   const started = Date.now();
   log.info("cycle.start", {});
   let outcome: CycleOutcome;
@@ -124,7 +127,8 @@ async function runCycle({ cycle, log, onOutcome }: WorkerDeps, signal: AbortSign
     outcome = { ok: result.ok, fields: { ...result.fields, seconds: (Date.now() - started) / 1000 } };
   } catch (error) {
     // A failed cycle is logged and tried again at the next tick; status shows the last outcome.
-    const message = error instanceof Error ? error.message : String(error);
+    const failure = asDiskFull(error, store.location) ?? error;
+    const message = failure instanceof Error ? failure.message : String(failure);
     outcome = { ok: false, fields: { error: message, seconds: (Date.now() - started) / 1000 } };
   }
   if (outcome.ok) log.info("cycle.end", outcome.fields);

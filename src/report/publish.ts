@@ -17,7 +17,6 @@ import {
   type Dirent,
   fchmodSync,
   fsyncSync,
-  mkdirSync,
   mkdtempSync,
   openSync,
   readdirSync,
@@ -26,8 +25,9 @@ import {
   statSync,
   writeSync,
 } from "node:fs";
-import { dirname, join, resolve } from "node:path";
+import { join } from "node:path";
 import { FlagtrailError } from "../errors.ts";
+import { makeDirs } from "../fs/makeDirs.ts";
 
 const STAGING_PREFIX = ".flagtrail-report-";
 const STAGING_NAME = /^\.flagtrail-report-(\d+)-[A-Za-z0-9]+$/;
@@ -50,13 +50,7 @@ export type PublishHook = (step: PublishStep) => void;
  */
 export function makeOutDir(dir: string): void {
   try {
-    const first = mkdirSync(dir, { recursive: true, mode: 0o700 });
-    if (first === undefined) return;
-    // mkdir's mode is narrowed by the umask, never widened: set it. From the deepest up to the first made.
-    for (let d = resolve(dir); ; d = dirname(d)) {
-      chmodSync(d, 0o700);
-      if (d === resolve(first) || d === dirname(d)) break;
-    }
+    makeDirs(dir, 0o700);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code ?? "error";
     throw new FlagtrailError(`Cannot create the report directory ${dir} (${code}): ${whyNot(code)}.`, {

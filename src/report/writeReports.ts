@@ -4,7 +4,7 @@
 
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { FlagtrailError } from "../errors.ts";
+import { asDiskFull, FlagtrailError } from "../errors.ts";
 import { DEFAULT_PROJECT } from "../projects.ts";
 import type { AnyStore } from "../store/openAny.ts";
 import { closeProjectStores, openStoreProjects, type ProjectStore } from "../store/projectStores.ts";
@@ -107,32 +107,45 @@ export async function writeReports(options: ReportOptions): Promise<ReportResult
     : await openStoreProjects(options.dbPath!, { readonly: true, project: options.project });
   try {
     makeOutDir(options.outDir);
-    removeStale(options.outDir);
-    const staging = createStaging(options.outDir);
-    try {
-      const written = await withProjectSnapshots(stores, (snapshots) => writeFiles(snapshots, staging, args));
-      const files: ReportFileResult[] = [];
-      for (const { name, rows, columns } of written.files) {
-        files.push({
-          name,
-          path: join(options.outDir, name),
-          rows,
-          ...(columns ? { columns } : {}),
-          ...(await hashFile(join(staging, name))),
-        });
-      }
-      // From the check for an earlier report to the last rename: one run at a time in this directory.
-      const unlock = await lockPublishing(options.outDir);
-      try {
-        return await publish(files, staging, options, args, written, period);
-      } finally {
-        unlock();
-      }
-    } finally {
-      removeStaging(staging);
-    }
+    return await writeInto(stores, options, args, period);
+  } catch (error) {
+    // A write's ENOSPC names no file (the syscall is `write` on a descriptor): name the directory.
+    throw asDiskFull(error, options.outDir) ?? error;
   } finally {
     if (!options.store) await closeProjectStores(stores);
+  }
+}
+
+/** Stages the period's files in `options.outDir`, then publishes them under its lock. */
+async function writeInto(
+  stores: ProjectStore[],
+  options: ReportOptions,
+  args: ReportArgs,
+  period: Period,
+): Promise<ReportResult> {
+  removeStale(options.outDir);
+  const staging = createStaging(options.outDir);
+  try {
+    const written = await withProjectSnapshots(stores, (snapshots) => writeFiles(snapshots, staging, args));
+    const files: ReportFileResult[] = [];
+    for (const { name, rows, columns } of written.files) {
+      files.push({
+        name,
+        path: join(options.outDir, name),
+        rows,
+        ...(columns ? { columns } : {}),
+        ...(await hashFile(join(staging, name))),
+      });
+    }
+    // From the check for an earlier report to the last rename: one run at a time in this directory.
+    const unlock = await lockPublishing(options.outDir);
+    try {
+      return await publish(files, staging, options, args, written, period);
+    } finally {
+      unlock();
+    }
+  } finally {
+    removeStaging(staging);
   }
 }
 

@@ -6,7 +6,7 @@ import Database from "better-sqlite3";
 import { drizzle } from "drizzle-orm/better-sqlite3";
 import { migrate } from "drizzle-orm/better-sqlite3/migrator";
 import { z } from "zod";
-import { FlagtrailError } from "../errors.ts";
+import { asDiskFull, FlagtrailError } from "../errors.ts";
 import { writeActionTypeCategories } from "./categories.ts";
 import { attachConnection, type Store } from "./connection.ts";
 import { describeLocation, parseStoreLocation } from "./location.ts";
@@ -109,6 +109,14 @@ function assertNotForeign(path: string): void {
   }
 }
 
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false; // missing: created below; unreadable: the open says why
+  }
+}
+
 /**
  * This opener is SQLite's: a PostgreSQL URL that reached it (the boundary dispatches URLs to
  * src/store/pg/open.ts) must not become a file of that name.
@@ -125,6 +133,12 @@ function refuseUrl(value: string): void {
 export function openStore(path: string, options: OpenOptions = {}): Store {
   refuseUrl(path);
   const inMemory = path === ":memory:";
+  // SQLite would open it and fail later with "disk I/O error".
+  if (!inMemory && isDirectory(path)) {
+    throw new FlagtrailError(
+      `${path} is a directory, not a database file; give a file path (such as ${join(path, "flagtrail.db")}).`,
+    );
+  }
   if (options.readonly) {
     if (!inMemory && !existsSync(path)) {
       throw new FlagtrailError(`No flagtrail database at ${path}. Run \`flagtrail sync\` first.`);
@@ -175,6 +189,8 @@ export function openStore(path: string, options: OpenOptions = {}): Store {
   } catch (error) {
     sqlite?.close();
     if (error instanceof FlagtrailError) throw error;
+    const full = asDiskFull(error, path);
+    if (full) throw full;
     throw new FlagtrailError(`Cannot open the database at ${path}: ${describeOpenError(error)}.`, {
       cause: error,
     });

@@ -10,11 +10,20 @@ import type { EntitySummary } from "./entities.ts";
 
 export { SYNC_DEFAULTS };
 
-const int = (what: string, min: number) =>
+const int = (what: string, min: number, max = Number.MAX_SAFE_INTEGER) =>
   z
     .number({ error: `${what} must be a whole number.` })
     .int({ error: `${what} must be a whole number.` })
-    .min(min, { error: `${what} must be at least ${min}.` });
+    .min(min, { error: `${what} must be at least ${min}.` })
+    .max(max, { error: `${what} must be at most ${max}.` });
+
+/**
+ * The API documents no maximum `limit` (the server says what it granted in itemsPerPage); a page is held
+ * whole in memory, so ten times what flagtrail asks for by default is the most worth asking.
+ */
+export const MAX_PAGE_SIZE = 10_000;
+/** Requests in flight: the client's rate budget (100 per 10 s by default) makes more than this idle. */
+export const MAX_CONCURRENCY = 64;
 const day = (what: string) =>
   z.string().refine(isDay, {
     error: (issue) => `${what} must be a date YYYY-MM-DD, got ${JSON.stringify(issue.input)}.`,
@@ -27,9 +36,9 @@ export const syncOptionsSchema = z.object({
   until: day("The end day").optional(),
   actionTypes: z.array(z.string().min(1)).default([]),
   /** Records asked per request; unset: the size the server granted before, else negotiated. */
-  pageSize: int("The page size", 1).optional(),
+  pageSize: int("The page size", 1, MAX_PAGE_SIZE).optional(),
   /** Requests in flight at once (pages of a window and windows). */
-  concurrency: int("The concurrency", 1).default(SYNC_DEFAULTS.concurrency),
+  concurrency: int("The concurrency", 1, MAX_CONCURRENCY).default(SYNC_DEFAULTS.concurrency),
   lookbackDays: int("The lookback", 0).default(SYNC_DEFAULTS.lookbackDays),
   /** Ignore the checkpoint and any interrupted plan: re-read the range. */
   full: z.boolean().default(false),

@@ -3,6 +3,13 @@
 import { FlagtrailError } from "../../errors.ts";
 import { maskUrl } from "../location.ts";
 
+/**
+ * The server ended the session (57P01 terminated, 57P02 crash shutdown, 57P03 not accepting
+ * connections yet) or its socket went away under a statement.
+ */
+const LOST = new Set(["57P01", "57P02", "57P03", "ECONNRESET", "EPIPE"]);
+const LOST_MESSAGE = /Connection terminated unexpectedly|not queryable|connection error/i;
+
 const UNREACHABLE = new Set([
   "ECONNREFUSED",
   "ENOTFOUND",
@@ -52,6 +59,14 @@ export function describePgError(error: unknown, url: string): FlagtrailError {
     (code === undefined && /timeout/i.test(message))
   ) {
     return fail(`Cannot reach the PostgreSQL server of ${where} (${sentence(message)}).`);
+  }
+  if ((typeof code === "string" && LOST.has(code)) || (code === undefined && LOST_MESSAGE.test(message))) {
+    return fail(
+      `Lost the connection to the PostgreSQL server of ${where} (${sentence(message)}); what was committed is kept, run the command again.`,
+    );
+  }
+  if (code === "53100") {
+    return fail(`The PostgreSQL server of ${where} has no space left on device (${sentence(message)}).`);
   }
   if (code === "28P01" || /client password must be a string/.test(message)) {
     return fail(`PostgreSQL refused the login to ${where}: wrong user name or password.`);

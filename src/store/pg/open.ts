@@ -53,6 +53,24 @@ const types: pg.CustomTypesConfig = {
       : pg.types.getTypeParser(oid, format)) as pg.CustomTypesConfig["getTypeParser"],
 };
 
+/**
+ * A session whose login fails on the client's side (no password to answer the server's SCRAM challenge)
+ * keeps its socket open until the server's authentication_timeout (a minute), and the process with it:
+ * close it with the failure.
+ */
+class ClosingClient extends pg.Client {
+  override connect(): Promise<pg.Client>;
+  override connect(callback: (err: Error) => void): void;
+  override connect(callback?: (err: Error) => void): Promise<pg.Client> | undefined {
+    if (!callback) return super.connect();
+    super.connect((error: Error | null) => {
+      if (error) this.connection.stream.destroy();
+      callback(error as Error);
+    });
+    return undefined;
+  }
+}
+
 interface MigrationState {
   /** Tables and views of the current schema, by name. */
   relations: string[];
@@ -143,6 +161,20 @@ export function withStartupSettings(url: string, settings: Readonly<Record<strin
   return parsed.toString();
 }
 
+/**
+ * `sslmode=prefer|require|verify-ca` read as libpq (and psql) reads them. node-postgres 8 treats them as
+ * verify-full and prints a nine-line warning that version 9 will change that; whoever wrote a libpq URL
+ * meant libpq's meaning, which node-postgres gives with `uselibpqcompat=true`.
+ */
+export function withLibpqSslMode(url: string): string {
+  const parsed = new URL(url);
+  const mode = parsed.searchParams.get("sslmode");
+  if (mode === null || !["prefer", "require", "verify-ca"].includes(mode)) return url;
+  if (parsed.searchParams.has("uselibpqcompat")) return url;
+  parsed.searchParams.set("uselibpqcompat", "true");
+  return parsed.toString();
+}
+
 /** A project's schema must be the one its tables are made and read in, or nothing is written. */
 async function assertSchema(client: pg.ClientBase, schemaName: string, where: string): Promise<void> {
   const row = await client.query<{ name: string | null }>("SELECT current_schema() AS name");
@@ -198,16 +230,23 @@ export async function openPgStore(url: string, options: PgOpenOptions = {}): Pro
     ...(options.schema === undefined ? {} : { search_path: quotePgIdent(options.schema) }),
   };
   const pool = new pg.Pool({
-    connectionString: withStartupSettings(url, settings),
+    connectionString: withStartupSettings(withLibpqSslMode(url), settings),
     application_name: "flagtrail",
     connectionTimeoutMillis: 10_000,
     // A lease is a session: keepalives let the server notice a holder whose machine vanished.
     keepAlive: true,
     max: 4,
     types,
+    Client: ClosingClient,
   });
   // An idle connection the server drops emits here; the next query reports it, so nothing to do now.
   pool.on("error", () => {});
+  // A checked-out session has no listener (pg-pool drops its own at checkout): its socket dying
+  // (pg_terminate_backend, a restart) would be an unhandled 'error' that kills the process. The
+  // statement in flight rejects with the same error, and that is what the command reports.
+  pool.on("connect", (client) => {
+    client.on("error", () => {});
+  });
   try {
     await prepare(pool, where, options);
   } catch (error) {
