@@ -20,7 +20,10 @@ import {
 import { CHAIN_GENESIS, recordHash } from "../store/hash.ts";
 import { type ChainHead, short } from "./records.ts";
 
-/** How a table compared with its digest: "matched", or "absent" (a store written before digests). */
+/**
+ * How a table compared with its digest: "matched", or "absent" (no digest in meta: allowed only of a
+ * store that holds nothing at all, see requireDigests).
+ */
 export type DigestOutcome = "matched" | "absent";
 
 export interface TableCheck {
@@ -99,6 +102,37 @@ export async function checkCoverage(reader: ChainReader, meta: ChainMeta): Promi
     parseDigest(coverageDigestSchema, text),
   );
   return { rows: state.rows, digest };
+}
+
+/**
+ * Every sync writes both digests (an empty table has the empty digest), and stores written before they
+ * existed get them on their first sync, which verify's read-only open demands anyway. So a missing
+ * digest was removed — unless the store holds nothing at all (never synced: no records, no rows, no
+ * other digest, no head in meta, no signature), where there is nothing to protect.
+ */
+export function requireDigests(
+  meta: ChainMeta,
+  records: number,
+  quarantine: TableCheck,
+  coverage: TableCheck,
+): void {
+  const missing = [
+    quarantine.digest === "absent" ? `${QUARANTINE_DIGEST_KEY} (quarantine)` : null,
+    coverage.digest === "absent" ? `${COVERAGE_DIGEST_KEY} (coverage)` : null,
+  ].filter((m) => m !== null);
+  if (missing.length === 0) return;
+  const pristine =
+    missing.length === 2 &&
+    records === 0 &&
+    quarantine.rows === 0 &&
+    coverage.rows === 0 &&
+    meta.headSeq === null &&
+    meta.headSignature === null;
+  if (pristine) return;
+  throw new IntegrityError(
+    `the digest in meta ${missing.join(" and ")} is missing from a store that has been synced, and every sync ` +
+      "writes it: it was removed (with whatever rows it would have shown were changed)",
+  );
 }
 
 /** The writer mirrors the head in meta: records cut off the end of the chain show up here. */

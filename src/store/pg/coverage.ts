@@ -188,7 +188,7 @@ export async function newestPgRecordTimeTexts(
 }
 
 /** Recomputes meta COVERAGE_DIGEST_KEY from every coverage row, as SQLite's updateCoverageDigest. */
-async function updatePgCoverageDigest(client: pg.ClientBase): Promise<CoverageDigest> {
+export async function updatePgCoverageDigest(client: pg.ClientBase): Promise<CoverageDigest> {
   let state = EMPTY_COVERAGE_DIGEST;
   const rows = await pgRows<CoverageRow>(
     client,
