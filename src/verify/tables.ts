@@ -18,6 +18,7 @@ import {
   quarantineDigestSchema,
 } from "../store/digests.ts";
 import { CHAIN_GENESIS, recordHash } from "../store/hash.ts";
+import { pacer } from "./pace.ts";
 import { type ChainHead, short } from "./records.ts";
 
 /**
@@ -42,7 +43,9 @@ function parseJson(text: string): unknown {
 /** Each stored later version of a record: its hash, and that it is a version of that record. */
 export async function checkRevisions(reader: ChainReader): Promise<number> {
   let count = 0;
+  const pause = pacer();
   for await (const row of reader.revisions()) {
+    await pause();
     const where = `revision ${row.id} of record ${row.audit_log_id}`;
     const raw = parseJson(row.raw);
     if (raw === undefined) throw new IntegrityError(`${where}: its raw record is not valid JSON`);
@@ -82,7 +85,9 @@ function compareDigest(
 /** Quarantine rows: each raw_hash against its raw record, and the table against meta's digest. */
 export async function checkQuarantine(reader: ChainReader, meta: ChainMeta): Promise<TableCheck> {
   let state = EMPTY_QUARANTINE_DIGEST;
+  const pause = pacer();
   for await (const row of reader.quarantine()) {
+    await pause();
     const raw = parseJson(row.raw);
     if (raw === undefined || recordHash(raw) !== row.raw_hash)
       throw new IntegrityError(`quarantine row ${row.id}: raw_hash differs from the hash of its raw record`);
@@ -97,7 +102,11 @@ export async function checkQuarantine(reader: ChainReader, meta: ChainMeta): Pro
 /** Coverage rows against meta's digest (nothing else determines them: they are the server's counts). */
 export async function checkCoverage(reader: ChainReader, meta: ChainMeta): Promise<TableCheck> {
   let state = EMPTY_COVERAGE_DIGEST;
-  for await (const row of reader.coverage()) state = foldCoverageRow(state, row);
+  const pause = pacer();
+  for await (const row of reader.coverage()) {
+    await pause();
+    state = foldCoverageRow(state, row);
+  }
   const digest = compareDigest("coverage", COVERAGE_DIGEST_KEY, meta.coverageDigest, state, (text) =>
     parseDigest(coverageDigestSchema, text),
   );
