@@ -10,8 +10,8 @@
 //   - after moving the chain head:       writeChainHeadSignature(sqlite, process.env.FLAGTRAIL_SIGNING_KEY)
 //                                        (a no-op without a key; also worth calling once per run, so a
 //                                        store first synced without the key gets signed)
-//   - in every sync batch:               updateQuarantineDigest + ensureCoverageDigest, so a synced store
-//                                        always holds both digests (an empty table has the empty digest)
+//   - updateQuarantineDigest, called by every sync batch, also writes the coverage digest when it is
+//     missing: a synced store always holds both (an empty table has the empty digest)
 // A key that does not exist yet is created from the rows present (trust on first use), so stores written
 // before these keys existed get them on their next sync. verify treats a missing digest as removed unless
 // the store holds nothing at all (no records, rows, digests or signature: never synced).
@@ -165,6 +165,8 @@ export function updateQuarantineDigest(sqlite: Database.Database): QuarantineDig
     .iterate(state.lastId);
   for (const row of rows) state = foldQuarantineRow(state, row);
   writeMeta(sqlite, QUARANTINE_DIGEST_KEY, JSON.stringify(state));
+  // With it the coverage digest, so a store any writer touched holds both (verify: missing = removed).
+  ensureCoverageDigest(sqlite);
   return state;
 }
 

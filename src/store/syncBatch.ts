@@ -3,7 +3,7 @@
 // at most the batch being written, and the stored progress then points at its first page again.
 import { type Store, sqliteOf } from "./connection.ts";
 import { noteListedDay } from "./coverageCounts.ts";
-import { ensureCoverageDigest, updateQuarantineDigest, writeChainHeadSignature } from "./digests.ts";
+import { updateQuarantineDigest, writeChainHeadSignature } from "./digests.ts";
 import { addCounts, type PageWriteResult, type PreparedRecord } from "./records.ts";
 import { advanceBackfillMark } from "./ruleDiffs.ts";
 import { advanceWindow, type SyncPlan, savePlan } from "./syncPlans.ts";
@@ -102,7 +102,6 @@ function commit(store: Store, batch: SyncBatch): BatchResult {
   writeChainHeadSignature(sqlite, batch.signingKey);
   // Created on the first batch even with no quarantined record, so verify covers the table from the start.
   updateQuarantineDigest(sqlite);
-  ensureCoverageDigest(sqlite);
   updateRunCounters(store, batch.runId, counters);
   return { counters, plan, warningMessages };
 }

@@ -2,12 +2,12 @@
 // transaction with everything they advance — each window's next page, the plan's head, the run's
 // counters, the rule-diff mark, the chain head's signature and the quarantine digest. A kill loses at
 // most the batch being written, and the stored progress then points at its first page again.
-import { CHAIN_HEAD_SIGNATURE_KEY, COVERAGE_DIGEST_KEY, signChainHead } from "../digests.ts";
+import { CHAIN_HEAD_SIGNATURE_KEY, signChainHead } from "../digests.ts";
 import { addCounts } from "../records.ts";
 import { type BatchResult, listedIds, planHeadOf, type SyncBatch } from "../syncBatch.ts";
 import type { PgStore } from "./connection.ts";
-import { notePgListedDay, updatePgCoverageDigest } from "./coverage.ts";
-import { readPgMeta, updatePgQuarantineDigest, writePgMeta } from "./quarantine.ts";
+import { notePgListedDay } from "./coverage.ts";
+import { updatePgQuarantineDigest, writePgMeta } from "./quarantine.ts";
 import { advancePgBackfillMark } from "./ruleDiffs.ts";
 import { pgRows } from "./session.ts";
 import { advancePgWindow, savePgPlan } from "./syncPlans.ts";
@@ -67,8 +67,6 @@ export async function commitPgSyncBatch(store: PgStore, batch: SyncBatch): Promi
     }
     // Created on the first batch even with no quarantined record, so verify covers the table from the start.
     await updatePgQuarantineDigest(client);
-    // And the coverage digest, so that a synced store always holds both (verify: missing = removed).
-    if ((await readPgMeta(client, COVERAGE_DIGEST_KEY)) == null) await updatePgCoverageDigest(client);
     await updatePgRunCounters(client, batch.runId, counters);
     return { counters, plan, warningMessages };
   });
