@@ -5,6 +5,9 @@
 // records towards later pages: each page's totalItems tells how far the list had shifted when that page
 // was answered, so the positions every page covered can be computed, and a hole left by pages answered
 // out of order is read again, page by page in order (sequential reading provably misses nothing).
+// What the first page counted also bounds the read: pages past that total (older records pushed down by
+// new ones) are held back until the read ends, and a read that goes further past it than
+// headInsertMargin allows stops with RunawayPagingError, handing out none of them.
 import type { AuditLogPage, AuditLogQuery, ConsoleClient } from "./client.ts";
 import type { ListPage } from "./consoleClient.ts";
 import { PAGES_PAST_TOTAL, RunawayGuard, RunawayPagingError } from "./runawayGuard.ts";
@@ -120,10 +123,15 @@ class PageReader {
     return perPage;
   }
 
+  /** The first page's totalItems and size: the bound of the whole read. */
+  private first: { total: number; perPage: number } | null = null;
+
   /** Judges one page in order: is it the last, and is the server running away? */
   accept(response: AuditLogPage, page: number): FetchedPage {
     const perPage = this.sizeOf(response, page);
     const { totalItems } = response.pagination;
+    this.first ??= { total: totalItems, perPage };
+    this.guard.judgeFirstTotal(page, perPage, this.first.total, this.first.perPage);
     const ids = response.records.map(idOf);
     this.guard.judgeRepeats(ids, page, totalItems);
     const stop = this.options.stopAtId;
@@ -189,6 +197,8 @@ export async function* readPages(
     const covered: Span[] = [{ from: (firstPage - 1) * first.perPage, to: firstPage * first.perPage }];
     let page = firstPage + 1;
     let sequential = prefetch === 1;
+    // Pages past the first total, handed out only once the read has ended within its bound.
+    const heldBack: FetchedPage[] = [];
     for (;;) {
       if (!sequential) {
         // Ask ahead, never past the pages the first total allows (later ones are asked when needed).
@@ -203,16 +213,29 @@ export async function* readPages(
       let fetched: FetchedPage;
       try {
         fetched = reader.accept(held.response, page);
-        const shift = fetched.totalItems - base;
-        covered.push({ from: (page - 1) * fetched.perPage - shift, to: page * fetched.perPage - shift });
-        yield fetched;
-      } finally {
+      } catch (error) {
         held.release();
+        throw error;
       }
-      if (fetched.last) {
-        // Pages answered out of order while the list grew can leave a hole: re-read it in order.
-        const hole = sequential ? null : uncoveredFrom(covered, (firstPage - 1) * first.perPage, base);
-        if (hole === null) return;
+      const shift = fetched.totalItems - base;
+      covered.push({ from: (page - 1) * fetched.perPage - shift, to: page * fetched.perPage - shift });
+      // Pages answered out of order while the list grew can leave a hole: re-read it in order.
+      const hole =
+        fetched.last && !sequential ? uncoveredFrom(covered, (firstPage - 1) * first.perPage, base) : null;
+      const ends = fetched.last && hole === null;
+      if (!ends && (heldBack.length > 0 || page * fetched.perPage > base)) {
+        heldBack.push(fetched);
+        held.release();
+      } else {
+        try {
+          for (const kept of ends ? heldBack.splice(0) : []) yield { ...kept, last: false };
+          yield fetched;
+        } finally {
+          held.release();
+        }
+        if (ends) return;
+      }
+      if (hole !== null) {
         sequential = true;
         reader.startPass();
         dropAll();

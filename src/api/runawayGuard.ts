@@ -16,6 +16,16 @@ export const REPEATED_PAGES_LIMIT = 5;
 /** Pages tolerated past what the largest totalItems allows (a list growing while we read). */
 export const PAGES_PAST_TOTAL = 10;
 
+/**
+ * Records a read may go past the totalItems its first page reported: records added at the head while we
+ * page push older ones to later pages. Two pages, or a tenth of that total, whichever is more. A server
+ * whose total grows with every page (fresh ids without end) is stopped here, which the largest-total
+ * check above cannot do.
+ */
+export function headInsertMargin(firstTotal: number, perPage: number): number {
+  return Math.max(2 * perPage, Math.ceil(firstTotal / 10));
+}
+
 export class RunawayGuard {
   /** The ids of the last REPEATED_PAGES_LIMIT pages judged, oldest first. */
   private recent: Set<string>[] = [];
@@ -48,6 +58,21 @@ export class RunawayGuard {
       throw new RunawayPagingError(
         `The server returned only records it had already sent on ${this.staleRun} pages in a row for ` +
           `${this.read} (page ${page}, totalItems ${totalItems}); stopped that read.`,
+      );
+    }
+  }
+
+  /**
+   * Throws when `page` starts past the bound the read's first page set: its totalItems plus
+   * headInsertMargin.
+   */
+  judgeFirstTotal(page: number, perPage: number, firstTotal: number, firstPerPage: number): void {
+    const margin = headInsertMargin(firstTotal, firstPerPage);
+    if ((page - 1) * perPage >= firstTotal + margin) {
+      throw new RunawayPagingError(
+        `The server kept sending records past the ${firstTotal} it counted for ${this.read} when the read ` +
+          `began (more than ${margin} more than that, the allowance for records added meanwhile); stopped ` +
+          `that read at page ${page} and stored none of the records past its count.`,
       );
     }
   }

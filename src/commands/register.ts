@@ -483,6 +483,10 @@ function registerSimulate(program: Command): void {
     .option("--wrong-envelope", "serve audit log 200s as JSON that is not the list envelope")
     .option("--lying-total <n>", "add n to every audit log totalItems")
     .option("--repeating-page", "serve page 1 for every page, with totalItems 1e9")
+    .option(
+      "--endless-fresh-ids",
+      "after the real records, pages of fresh ids forever, totalItems growing a page each",
+    )
     .action(lazy(() => import("./simulate.ts")));
   examples(command, [
     "flagtrail simulate --port 4010 --seed 7 --records 20000 --days 180",

@@ -89,6 +89,7 @@ export const simulateOptionsSchema = z.object({
   wrongEnvelope: z.boolean().optional(),
   lyingTotal: intText(0).optional(),
   repeatingPage: z.boolean().optional(),
+  endlessFreshIds: z.boolean().optional(),
 });
 type SimulateCliOptions = z.infer<typeof simulateOptionsSchema>;
 
@@ -119,6 +120,7 @@ export function simulatorOptionsFromFlags(o: SimulateCliOptions): SimulatorOptio
   if (o.wrongEnvelope !== undefined) faults.wrongEnvelope = o.wrongEnvelope;
   if (o.lyingTotal !== undefined) faults.lyingTotal = o.lyingTotal;
   if (o.repeatingPage !== undefined) faults.repeatingPage = o.repeatingPage;
+  if (o.endlessFreshIds !== undefined) faults.endlessFreshIds = o.endlessFreshIds;
   return {
     host: o.host,
     port: o.port,

@@ -28,7 +28,7 @@ function tableText(name: string, check: TableCheck): string {
   const rows = `${name}: ${check.rows} ${check.rows === 1 ? "row" : "rows"}`;
   return check.digest === "matched"
     ? `${rows} ${check.rows === 1 ? "matches its" : "match their"} digest`
-    : `${rows}, no digest in meta to check against (written before flagtrail kept one)`;
+    : `${rows}, no digest yet (the store was never synced)`;
 }
 
 /** Says exactly what was compared, and what cannot be (docs/reports.md "flagtrail verify"). */

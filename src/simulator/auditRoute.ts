@@ -17,6 +17,8 @@ export const DEFAULT_LIMIT = 100;
 export const DEFAULT_WINDOW_DAYS = 90;
 /** `totalItems` of the repeating-page mode: more pages than any client should ever read. */
 export const REPEATING_TOTAL = 1_000_000_000;
+/** Ids of the records the endless-fresh-ids mode makes up: no generated record has them. */
+export const ENDLESS_ID_PREFIX = "ffffffff";
 /** `startTime`/`endTime` (newer API versions) must span less than this. */
 const MAX_TIME_RANGE_MS = 7 * 86_400_000;
 
@@ -170,7 +172,9 @@ function envelope(
 ): SimResponse {
   const faults = ctx.faults.active;
   let total = page.total;
-  if (faults.repeatingPage) {
+  if (faults.endlessFreshIds) {
+    total += (page.number - 1) * page.limit;
+  } else if (faults.repeatingPage) {
     total = REPEATING_TOTAL;
     ctx.counters.fault("repeatingPage");
   } else if (faults.lyingTotal > 0) {
@@ -243,5 +247,18 @@ export function handleAuditLogs(request: SimRequest, ctx: AuditRouteContext): Si
     MALFORMATIONS[kind]!(broken);
     return broken;
   });
+  if (ctx.faults.active.endlessFreshIds) data.push(...endlessRecords(ctx, query, limit - data.length));
   return envelope(request, ctx, { number: parsed.page, limit, total: result.total, data });
+}
+
+/** `count` made-up records of fresh ids for the endless mode: copies of the window's newest record. */
+function endlessRecords(ctx: AuditRouteContext, query: AuditQuery, count: number): Record<string, unknown>[] {
+  const template = ctx.store.query(query, 0, 1).items[0];
+  if (template === undefined || count <= 0) return [];
+  const rendered: Record<string, unknown> = ctx.store.render(template);
+  return Array.from({ length: count }, () => {
+    const n = ctx.counters.snapshotFault("endlessFreshIds");
+    ctx.counters.fault("endlessFreshIds");
+    return { ...rendered, id: `${ENDLESS_ID_PREFIX}${n.toString(16).padStart(16, "0")}` };
+  });
 }

@@ -23,6 +23,8 @@ export interface SimCounters {
     wrongEnvelope: number;
     lyingTotal: number;
     repeatingPage: number;
+    /** Fresh-id records served by the endless mode (also the sequence of their ids). */
+    endlessFreshIds: number;
   };
   /** Query strings of the latest audit log requests, oldest first. */
   lastQueries: string[];
@@ -49,6 +51,7 @@ function fresh(): SimCounters {
       wrongEnvelope: 0,
       lyingTotal: 0,
       repeatingPage: 0,
+      endlessFreshIds: 0,
     },
     lastQueries: [],
   };
@@ -68,6 +71,11 @@ export class Counters {
 
   fault(name: FaultName, count = 1): void {
     this.state.faults[name] += count;
+  }
+
+  /** One fault's count so far (without copying the whole state). */
+  snapshotFault(name: FaultName): number {
+    return this.state.faults[name];
   }
 
   query(queryString: string): void {

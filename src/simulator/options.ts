@@ -62,6 +62,12 @@ export const faultsSchema = z.object({
   lyingTotal: z.number().int().min(0).default(0),
   /** Every audit log page serves page 1's records, with `totalItems` 10⁹ and a `nextPage` that never ends. */
   repeatingPage: z.boolean().default(false),
+  /**
+   * Past the window's real records every page is filled with records of fresh ids (ENDLESS_ID_PREFIX,
+   * copies of the window's newest record), and page p reports `totalItems` = real total + (p-1) × limit:
+   * an honest first page, then a list that never ends and a total that keeps growing.
+   */
+  endlessFreshIds: z.boolean().default(false),
 });
 export type Faults = z.infer<typeof faultsSchema>;
 export type FaultsInput = z.input<typeof faultsSchema>;

@@ -10,8 +10,11 @@
 //   - after moving the chain head:       writeChainHeadSignature(sqlite, process.env.FLAGTRAIL_SIGNING_KEY)
 //                                        (a no-op without a key; also worth calling once per run, so a
 //                                        store first synced without the key gets signed)
+//   - updateQuarantineDigest, called by every sync batch, also writes the coverage digest when it is
+//     missing: a synced store always holds both (an empty table has the empty digest)
 // A key that does not exist yet is created from the rows present (trust on first use), so stores written
-// before these keys existed get them on their next write; until then verify reports them "not covered".
+// before these keys existed get them on their next sync. verify treats a missing digest as removed unless
+// the store holds nothing at all (no records, rows, digests or signature: never synced).
 //
 // Not covered: quarantine.server_day (derived from the raw `date`, and filled in later for old rows).
 import { createHmac, timingSafeEqual } from "node:crypto";
@@ -162,6 +165,8 @@ export function updateQuarantineDigest(sqlite: Database.Database): QuarantineDig
     .iterate(state.lastId);
   for (const row of rows) state = foldQuarantineRow(state, row);
   writeMeta(sqlite, QUARANTINE_DIGEST_KEY, JSON.stringify(state));
+  // With it the coverage digest, so a store any writer touched holds both (verify: missing = removed).
+  ensureCoverageDigest(sqlite);
   return state;
 }
 
@@ -174,6 +179,15 @@ export function updateCoverageDigest(sqlite: Database.Database): CoverageDigest 
   for (const row of rows) state = foldCoverageRow(state, row);
   writeMeta(sqlite, COVERAGE_DIGEST_KEY, JSON.stringify(state));
   return state;
+}
+
+/**
+ * Writes meta COVERAGE_DIGEST_KEY from the rows present when it is missing. Every batch of a sync calls
+ * it (with updateQuarantineDigest), so a synced store holds both digests even before it has coverage
+ * rows, and verify can treat a missing digest as removed.
+ */
+export function ensureCoverageDigest(sqlite: Database.Database): void {
+  if (readMeta(sqlite, COVERAGE_DIGEST_KEY) === undefined) updateCoverageDigest(sqlite);
 }
 
 /**

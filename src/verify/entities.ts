@@ -5,6 +5,7 @@ import { IntegrityError } from "../errors.ts";
 import { CHAIN_GENESIS, canonicalJson, chainLink, recordHash } from "../hash.ts";
 import { ENTITY_CHAIN_HEAD_KEY, readEntityChain } from "../store/entityChain.ts";
 import type { AnyStore } from "../store/openAny.ts";
+import { pacer } from "./pace.ts";
 import { short } from "./records.ts";
 
 export interface EntityChainCheck {
@@ -24,7 +25,9 @@ export function checkEntityChain(store: AnyStore): Promise<EntityChainCheck> {
   return readEntityChain(store, async (rows, metaHead) => {
     let previous = CHAIN_GENESIS;
     let seq = 0;
+    const pause = pacer();
     for await (const row of rows) {
+      await pause();
       const where = `${row.tbl} row ${row.id} (entity seq ${row.entity_seq})`;
       seq += 1;
       if (row.entity_seq !== seq)

@@ -10,6 +10,7 @@ import { CHAIN_GENESIS, canonicalJson, chainLink, recordHash } from "../hash.ts"
 import type { ChainReader, ChainRecord } from "../store/chainRead.ts";
 import { serverDayOfDateText } from "../store/records.ts";
 import { ruleChangeColumns } from "../store/ruleDiffs.ts";
+import { pacer } from "./pace.ts";
 
 export interface ChainHead {
   seq: number;
@@ -149,7 +150,9 @@ export async function checkRecords(reader: ChainReader, backfilledTo: number): P
   let head: ChainHead | null = null;
   let ruleDiffs = 0;
   let staleRuleDiffs = 0;
+  const pause = pacer();
   for await (const row of reader.records()) {
+    await pause();
     previous = checkRecord(row, previous, records + 1, backfilledTo);
     if (row.summary !== null) {
       if (row.diff_version === DIFF_VERSION) ruleDiffs += 1;

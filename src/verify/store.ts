@@ -12,6 +12,7 @@ import {
   checkMetaHead,
   checkQuarantine,
   checkRevisions,
+  requireDigests,
   type TableCheck,
 } from "./tables.ts";
 
@@ -55,6 +56,7 @@ export async function verifyStore(store: AnyStore, options: VerifyStoreOptions =
     await after("quarantine");
     const coverage = await checkCoverage(reader, meta);
     await after("coverage");
+    requireDigests(meta, chain.records, quarantine, coverage);
     if (options.manifestHead) {
       const head = options.manifestHead;
       const stored = await reader.chainHashAt(head.seq);

@@ -18,9 +18,13 @@ import {
   type QuarantineDigest,
   quarantineDigestSchema,
 } from "../store/digests.ts";
+import { pacer } from "./pace.ts";
 import { type ChainHead, short } from "./records.ts";
 
-/** How a table compared with its digest: "matched", or "absent" (a store written before digests). */
+/**
+ * How a table compared with its digest: "matched", or "absent" (no digest in meta: allowed only of a
+ * store that holds nothing at all, see requireDigests).
+ */
 export type DigestOutcome = "matched" | "absent";
 
 export interface TableCheck {
@@ -39,7 +43,9 @@ function parseJson(text: string): unknown {
 /** Each stored later version of a record: its hash, and that it is a version of that record. */
 export async function checkRevisions(reader: ChainReader): Promise<number> {
   let count = 0;
+  const pause = pacer();
   for await (const row of reader.revisions()) {
+    await pause();
     const where = `revision ${row.id} of record ${row.audit_log_id}`;
     const raw = parseJson(row.raw);
     if (raw === undefined) throw new IntegrityError(`${where}: its raw record is not valid JSON`);
@@ -79,7 +85,9 @@ function compareDigest(
 /** Quarantine rows: each raw_hash against its raw record, and the table against meta's digest. */
 export async function checkQuarantine(reader: ChainReader, meta: ChainMeta): Promise<TableCheck> {
   let state = EMPTY_QUARANTINE_DIGEST;
+  const pause = pacer();
   for await (const row of reader.quarantine()) {
+    await pause();
     const raw = parseJson(row.raw);
     if (raw === undefined || recordHash(raw) !== row.raw_hash)
       throw new IntegrityError(`quarantine row ${row.id}: raw_hash differs from the hash of its raw record`);
@@ -94,11 +102,46 @@ export async function checkQuarantine(reader: ChainReader, meta: ChainMeta): Pro
 /** Coverage rows against meta's digest (nothing else determines them: they are the server's counts). */
 export async function checkCoverage(reader: ChainReader, meta: ChainMeta): Promise<TableCheck> {
   let state = EMPTY_COVERAGE_DIGEST;
-  for await (const row of reader.coverage()) state = foldCoverageRow(state, row);
+  const pause = pacer();
+  for await (const row of reader.coverage()) {
+    await pause();
+    state = foldCoverageRow(state, row);
+  }
   const digest = compareDigest("coverage", COVERAGE_DIGEST_KEY, meta.coverageDigest, state, (text) =>
     parseDigest(coverageDigestSchema, text),
   );
   return { rows: state.rows, digest };
+}
+
+/**
+ * Every sync writes both digests (an empty table has the empty digest), and stores written before they
+ * existed get them on their first sync, which verify's read-only open demands anyway. So a missing
+ * digest was removed — unless the store holds nothing at all (never synced: no records, no rows, no
+ * other digest, no head in meta, no signature), where there is nothing to protect.
+ */
+export function requireDigests(
+  meta: ChainMeta,
+  records: number,
+  quarantine: TableCheck,
+  coverage: TableCheck,
+): void {
+  const missing = [
+    quarantine.digest === "absent" ? `${QUARANTINE_DIGEST_KEY} (quarantine)` : null,
+    coverage.digest === "absent" ? `${COVERAGE_DIGEST_KEY} (coverage)` : null,
+  ].filter((m) => m !== null);
+  if (missing.length === 0) return;
+  const pristine =
+    missing.length === 2 &&
+    records === 0 &&
+    quarantine.rows === 0 &&
+    coverage.rows === 0 &&
+    meta.headSeq === null &&
+    meta.headSignature === null;
+  if (pristine) return;
+  throw new IntegrityError(
+    `the digest in meta ${missing.join(" and ")} is missing from a store that has been synced, and every sync ` +
+      "writes it: it was removed (with whatever rows it would have shown were changed)",
+  );
 }
 
 /** The writer mirrors the head in meta: records cut off the end of the chain show up here. */

@@ -154,3 +154,80 @@ describe("readPages", () => {
     expect(uncoveredFrom([{ from: 5, to: 20 }], 0, 20)).toBe(0);
   });
 });
+
+/**
+ * Issue 27 defect 4: a server that serves `real` records honestly, then pages of fresh ids without end,
+ * page p claiming `real + (p - 1) × 10` records: the largest-total check never fires, since the total
+ * keeps ahead of the pages. It refuses a 101st request.
+ */
+function endlessFreshIds(real: number): ConsoleClient & { queries: AuditLogQuery[] } {
+  const queries: AuditLogQuery[] = [];
+  return {
+    queries,
+    stats: () => ({ requests: queries.length, throttled: 0, retries: 0 }),
+    close: async () => {},
+    async listAuditLogs(query: AuditLogQuery) {
+      queries.push(query);
+      if (queries.length > 100) throw new Error("the pager never stopped");
+      const records = Array.from({ length: 10 }, (_, i) => {
+        const position = (query.page - 1) * 10 + i;
+        const record = makeRecord(AT - position * 1000);
+        return position < real ? record : { ...record, id: `junk-${position}` };
+      });
+      return {
+        records,
+        pagination: {
+          itemsPerPage: 10,
+          pageNumber: query.page,
+          totalItems: real + (query.page - 1) * 10,
+          nextPage: null,
+          previousPage: null,
+        },
+        requestPath: `/console/v1/audit_logs?page=${query.page}`,
+      };
+    },
+  };
+}
+
+describe("readPages bounded by its first page's totalItems", () => {
+  for (const prefetch of [1, 4]) {
+    it(`stops a growing total of fresh ids past the first total plus the margin, handing out none of them (prefetch ${prefetch})`, async () => {
+      const client = endlessFreshIds(40);
+      const handed: FetchedPage[] = [];
+      const read = async () => {
+        for await (const page of readPages(client, QUERY, { limit: 10, prefetch })) handed.push(page);
+      };
+      // 40 counted, margin max(2 pages, 4) = 20: page 7 starts at position 60, past the bound.
+      await expect(read()).rejects.toThrow(
+        "The server kept sending records past the 40 it counted for 2024-06-10..2024-06-10 when the read began (more than 20 more than that, the allowance for records added meanwhile); stopped that read at page 7 and stored none of the records past its count.",
+      );
+      expect(handed.map((p) => p.page)).toEqual([1, 2, 3, 4]);
+      expect([...idsOf(handed)].filter((id) => id.startsWith("junk-"))).toEqual([]);
+      expect(Math.max(...client.queries.map((q) => q.page))).toBe(7);
+    });
+  }
+
+  it("still reads a list that grew at its head by less than the margin, pages past the first total included", async () => {
+    // 40 records counted at the start; 15 more arrive at the head while pages 2.. are read.
+    const inner = fakeWith(40);
+    const original = inner.ids();
+    let grown = false;
+    const client: ConsoleClient = {
+      stats: () => inner.stats(),
+      close: async () => {},
+      async listAuditLogs(query: AuditLogQuery) {
+        if (query.page === 2 && !grown) {
+          grown = true;
+          for (let i = 0; i < 15; i += 1) inner.add(AT + 100_000 + i, makeRecord(AT + 100_000 + i));
+        }
+        return inner.listAuditLogs(query);
+      },
+    };
+    const pages = await collect(readPages(client, QUERY, { limit: 10, prefetch: 1 }));
+    expect(pages.map((p) => p.page)).toEqual([1, 2, 3, 4, 5, 6]);
+    expect(pages.filter((p) => p.last).map((p) => p.page)).toEqual([6]);
+    // Every record counted at the start is read (head records that arrive later are the next read's).
+    const read = idsOf(pages);
+    expect(original.filter((id) => !read.has(id))).toEqual([]);
+  });
+});

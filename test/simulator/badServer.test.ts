@@ -1,7 +1,7 @@
 // The audit log's declared page-size maximum (clamp or 400) and the bad-server modes of the fault
 // campaign, over real HTTP: status, content type and the exact bytes a client receives.
 import { afterEach, describe, expect, it } from "vitest";
-import { REPEATING_TOTAL } from "../../src/simulator/auditRoute.ts";
+import { ENDLESS_ID_PREFIX, REPEATING_TOTAL } from "../../src/simulator/auditRoute.ts";
 import { type RunningSimulator, type SimulatorOptions, startSimulator } from "../../src/simulator/index.ts";
 import { HTML_BAD_GATEWAY, INVALID_REQUEST_MESSAGE, NON_JSON_OK } from "../../src/simulator/responses.ts";
 import { auditPath, call } from "./helpers.ts";
@@ -152,6 +152,23 @@ describe("bad-server modes", () => {
     expect(REPEATING_TOTAL).toBe(1_000_000_000);
     expect(far.body.pagination.nextPage).toContain("page=902&limit=100");
     expect(s.control.counters().faults.repeatingPage).toBe(2);
+  });
+
+  it("serves its real records, then pages of fresh ids forever, totalItems growing a page at a time", async () => {
+    const s = await sim({ faults: { endlessFreshIds: true } });
+    const first = await call(s, auditPath(`${ALL}&limit=1000&page=1`));
+    expect(first.body.pagination.totalItems).toBe(2500);
+    expect(ids(first.body).some((id) => id.startsWith(ENDLESS_ID_PREFIX))).toBe(false);
+    const third = await call(s, auditPath(`${ALL}&limit=1000&page=3`));
+    expect(third.body.pagination.totalItems).toBe(4500);
+    expect(ids(third.body)).toHaveLength(1000);
+    expect(ids(third.body).filter((id) => id.startsWith(ENDLESS_ID_PREFIX))).toHaveLength(500);
+    const far = await call(s, auditPath(`${ALL}&limit=1000&page=40`));
+    expect(far.body.pagination.totalItems).toBe(2500 + 39 * 1000);
+    expect(far.body.pagination.nextPage).toContain("page=41&limit=1000");
+    const fresh = [...ids(third.body), ...ids(far.body)].filter((id) => id.startsWith(ENDLESS_ID_PREFIX));
+    expect(new Set(fresh).size).toBe(1500);
+    expect(s.control.counters().faults.endlessFreshIds).toBe(1500);
   });
 
   it("turns every mode on and off through /_sim/faults", async () => {

@@ -103,16 +103,17 @@ describe("quarantine and coverage digests", () => {
     await expectBroken(third, /meta chain:coverage is not a coverage digest/);
   });
 
-  it("are not required of a store written before them (the meta key decides), and start from its rows", async () => {
+  it("are required once the store holds anything: a removed key is an error, not 'not covered'", async () => {
     const store = synced();
     run(store, "DELETE FROM meta WHERE key IN (?, ?)", QUARANTINE_DIGEST_KEY, COVERAGE_DIGEST_KEY);
     run(store, "UPDATE coverage SET server_total = 4 WHERE day = '2024-03-05'");
-    expect(await verifyStore(store)).toMatchObject({
-      quarantine: { rows: 5, digest: "absent" },
-      coverage: { rows: 12, digest: "absent" },
-    });
+    await expectBroken(
+      store,
+      /the digest in meta chain:quarantine \(quarantine\) and chain:coverage \(coverage\) is missing/,
+    );
     // The next write creates them from the rows present (trust on first use).
     updateCoverageDigest(sqliteOf(store));
+    updateQuarantineDigest(sqliteOf(store));
     expect((await verifyStore(store)).coverage).toEqual({ rows: 12, digest: "matched" });
   });
 });

@@ -18,16 +18,8 @@ import {
   withoutPendingDays,
   withPendingDays,
 } from "../coverageState.ts";
-import {
-  COVERAGE_COLUMNS,
-  COVERAGE_DIGEST_KEY,
-  type CoverageDigest,
-  type CoverageRow,
-  EMPTY_COVERAGE_DIGEST,
-  foldCoverageRow,
-} from "../digests.ts";
 import type { PgStore } from "./connection.ts";
-import { readPgMeta, writePgMeta } from "./quarantine.ts";
+import { readPgMeta, updatePgCoverageDigest, writePgMeta } from "./quarantine.ts";
 import { coverage } from "./schema.ts";
 import { onPgSession, pgDrizzleOn, pgRows, withPgDb } from "./session.ts";
 import { inPgTransaction } from "./transaction.ts";
@@ -185,18 +177,6 @@ export async function newestPgRecordTimeTexts(
     ),
   );
   return row;
-}
-
-/** Recomputes meta COVERAGE_DIGEST_KEY from every coverage row, as SQLite's updateCoverageDigest. */
-async function updatePgCoverageDigest(client: pg.ClientBase): Promise<CoverageDigest> {
-  let state = EMPTY_COVERAGE_DIGEST;
-  const rows = await pgRows<CoverageRow>(
-    client,
-    `SELECT ${COVERAGE_COLUMNS} FROM coverage ORDER BY filter_key COLLATE "C", day COLLATE "C"`,
-  );
-  for (const row of rows) state = foldCoverageRow(state, row);
-  await writePgMeta(client, COVERAGE_DIGEST_KEY, JSON.stringify(state));
-  return state;
 }
 
 /** Coverage rows of checked days, those days off the owed list, and the digest, in one transaction. */

@@ -4,7 +4,13 @@
 // rule on both engines.
 import type pg from "pg";
 import {
+  COVERAGE_COLUMNS,
+  COVERAGE_DIGEST_KEY,
+  type CoverageDigest,
+  type CoverageRow,
+  EMPTY_COVERAGE_DIGEST,
   EMPTY_QUARANTINE_DIGEST,
+  foldCoverageRow,
   foldQuarantineRow,
   parseDigest,
   QUARANTINE_COLUMNS,
@@ -67,5 +73,18 @@ export async function updatePgQuarantineDigest(client: pg.ClientBase): Promise<Q
   );
   for (const row of rows.rows) state = foldQuarantineRow(state, row);
   await writePgMeta(client, QUARANTINE_DIGEST_KEY, JSON.stringify(state));
+  // With it the coverage digest, so a store any writer touched holds both (verify: missing = removed).
+  if ((await readPgMeta(client, COVERAGE_DIGEST_KEY)) === undefined) await updatePgCoverageDigest(client);
+  return state;
+}
+
+/** Recomputes meta COVERAGE_DIGEST_KEY from every coverage row, as SQLite's updateCoverageDigest. */
+export async function updatePgCoverageDigest(client: pg.ClientBase): Promise<CoverageDigest> {
+  let state = EMPTY_COVERAGE_DIGEST;
+  const { rows } = await client.query<CoverageRow>(
+    `SELECT ${COVERAGE_COLUMNS} FROM coverage ORDER BY filter_key COLLATE "C", day COLLATE "C"`,
+  );
+  for (const row of rows) state = foldCoverageRow(state, row);
+  await writePgMeta(client, COVERAGE_DIGEST_KEY, JSON.stringify(state));
   return state;
 }
