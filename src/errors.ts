@@ -36,3 +36,13 @@ export class IntegrityError extends FlagtrailError {}
 
 /** The run was asked to stop (SIGINT/SIGTERM) and stopped cleanly. */
 export class AbortedError extends FlagtrailError {}
+
+/** A report would replace an earlier report's file of the same period whose content differs. */
+export class ReportExistsError extends FlagtrailError {
+  constructor(readonly path: string) {
+    super(
+      `${path} already exists with different content (an earlier report of this period); ` +
+        "move it away, or force the replacement, which the manifest then records.",
+    );
+  }
+}
