@@ -28,6 +28,7 @@ import { checkActionTypes } from "./actionTypes.ts";
 import { keepHeapSmall } from "./heap.ts";
 import { parseOptions } from "./options.ts";
 import { forEachProject, resolveSyncTargets, type SyncTarget, throwIfFailed } from "./project.ts";
+import { reportFormatsOption } from "./report.ts";
 import { LOG_PROGRESS_SECONDS, runSyncOptionsFrom, syncOptionsShape } from "./sync.ts";
 
 const daemonOptionsSchema = z.object({
@@ -36,6 +37,7 @@ const daemonOptionsSchema = z.object({
   tz: z.string().trim().min(1).default("UTC"),
   report: z.enum(["daily", "weekly", "monthly"], { message: "expected daily, weekly or monthly" }).optional(),
   out: z.string().min(1).default("reports"),
+  format: reportFormatsOption,
   once: z.boolean().default(false),
   leaseTtl: z
     .string()
@@ -216,6 +218,7 @@ async function writePeriodReport(
     timeZone: options.tz,
     outDir: options.out,
     actionTypes: options.actionType,
+    formats: options.format,
     // A cycle re-run for the same period (a restart, --once twice) replaces it; the manifest says so.
     force: true,
   });

@@ -11,22 +11,25 @@ import { parseOptions } from "./options.ts";
 
 const day = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, { message: "expected a calendar day YYYY-MM-DD" });
 
+/** `--format csv,md,html` of `report` and `daemon`: the files to write. */
+export const reportFormatsOption = z
+  .string()
+  .default("csv,md")
+  .transform((text) =>
+    text
+      .split(",")
+      .map((f) => f.trim())
+      .filter(Boolean),
+  )
+  .pipe(z.array(z.enum(REPORT_FORMATS, { message: `formats are ${REPORT_FORMATS.join(", ")}` })).min(1));
+
 const reportOptionsSchema = z.object({
   from: day,
   to: day,
   db: z.string().optional(),
   project: projectNameSchema.optional(),
   out: z.string().min(1).default("reports"),
-  format: z
-    .string()
-    .default("csv,md")
-    .transform((text) =>
-      text
-        .split(",")
-        .map((f) => f.trim())
-        .filter(Boolean),
-    )
-    .pipe(z.array(z.enum(REPORT_FORMATS, { message: `formats are ${REPORT_FORMATS.join(", ")}` })).min(1)),
+  format: reportFormatsOption,
   tz: z.string().min(1).default("UTC"),
   actionType: z
     .array(z.string())
