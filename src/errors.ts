@@ -62,3 +62,13 @@ export function asDiskFull(error: unknown, path: string): DiskFullError | undefi
   }
   return undefined;
 }
+
+/** A report would replace an earlier report's file of the same period whose content differs. */
+export class ReportExistsError extends FlagtrailError {
+  constructor(readonly path: string) {
+    super(
+      `${path} already exists with different content (an earlier report of this period); ` +
+        "move it away, or force the replacement, which the manifest then records.",
+    );
+  }
+}

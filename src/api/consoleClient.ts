@@ -86,7 +86,10 @@ class UndiciConsoleClient implements ConsoleApiClient {
     this.dispatcher =
       options.dispatcher ??
       new Agent({
-        keepAliveTimeout: 10_000,
+        // An idle socket is dropped before the server drops it: a request written to a socket the
+        // server has just closed fails (UND_ERR_SOCKET). Without a Keep-Alive hint, 4 s is under the
+        // 5 s many servers use (node's default); with one, undici closes 2 s before the hint says.
+        keepAliveTimeout: 4_000,
         keepAliveMaxTimeout: 60_000,
         headersTimeout: options.timeoutMs,
         bodyTimeout: options.timeoutMs,

@@ -3,6 +3,7 @@
 
 import { join } from "node:path";
 import { z } from "zod";
+import type { RetryEvent } from "../api/clientOptions.ts";
 import { resolveClientTuning, resolveDbPath } from "../config.ts";
 import { previousPeriod, type ReportCadence, todayIn } from "../daemon/periods.ts";
 import {
@@ -27,7 +28,8 @@ import { checkActionTypes } from "./actionTypes.ts";
 import { keepHeapSmall } from "./heap.ts";
 import { parseOptions } from "./options.ts";
 import { forEachProject, resolveSyncTargets, type SyncTarget, throwIfFailed } from "./project.ts";
-import { runSyncOptionsFrom, syncOptionsShape } from "./sync.ts";
+import { reportFormatsOption } from "./report.ts";
+import { LOG_PROGRESS_SECONDS, runSyncOptionsFrom, syncOptionsShape } from "./sync.ts";
 
 const daemonOptionsSchema = z.object({
   ...syncOptionsShape,
@@ -35,6 +37,7 @@ const daemonOptionsSchema = z.object({
   tz: z.string().trim().min(1).default("UTC"),
   report: z.enum(["daily", "weekly", "monthly"], { message: "expected daily, weekly or monthly" }).optional(),
   out: z.string().min(1).default("reports"),
+  format: reportFormatsOption,
   once: z.boolean().default(false),
   leaseTtl: z
     .string()
@@ -123,21 +126,18 @@ async function serveProject(
 ): Promise<void> {
   const { project, tuning } = target;
   const config = { baseUrl: project.baseUrl, authHeader: project.authHeader, apiKey };
-  const onEvent = (event: SyncEvent) => {
-    if (event.type === "warning") log.warn("sync.warning", { message: event.message });
-    else if (event.type === "notice") log.info("sync.notice", { message: event.message });
-  };
+  const events = syncEventLog(log);
   // Reports of a project other than default go to a folder of its own under --out.
   const outDir = project.name === DEFAULT_PROJECT ? options.out : join(options.out, project.name);
   const store = await openProjectStore(dbPath, project.name);
   const cycle: Cycle = async (signal) => {
     // A fresh client per cycle: a nightly worker must not keep sockets open for a day.
-    const client = createSyncClient(config, tuning);
+    const client = createSyncClient(config, tuning, events.onRetry);
     try {
       const summary = await runSync(
         store,
         client,
-        { ...(await cycleSyncOptions(store, options)), onEvent },
+        { ...(await cycleSyncOptions(store, options)), onEvent: events.onEvent },
         signal,
       );
       const fields: Record<string, unknown> = {
@@ -218,8 +218,57 @@ async function writePeriodReport(
     timeZone: options.tz,
     outDir: options.out,
     actionTypes: options.actionType,
+    formats: options.format,
     // A cycle re-run for the same period (a restart, --once twice) replaces it; the manifest says so.
     force: true,
   });
   return { from: period.from, to: period.to, manifest: result.manifestPath, records: result.counts.records };
+}
+
+/**
+ * A cycle's sync as log events: every window and entity pass, every retry (a 429 as `sync.throttled`),
+ * and the progress of the phase under way, at most every FLAGTRAIL_PROGRESS_SECONDS between steps, so
+ * a long backfill's log shows where it is and when.
+ */
+export function syncEventLog(log: Logger, intervalMs = LOG_PROGRESS_SECONDS * 1000) {
+  let lastLoggedAt = 0;
+  let lastStep = "";
+  const onEvent = (event: SyncEvent) => {
+    switch (event.type) {
+      case "warning":
+        return log.warn("sync.warning", { message: event.message });
+      case "notice":
+        return log.info("sync.notice", { message: event.message });
+      case "window":
+        return log.info("sync.window", {
+          startDate: event.startDate,
+          endDate: event.endDate,
+          done: event.done,
+          total: event.total,
+        });
+      case "entities":
+        return log.info("sync.entities", { pass: event.pass, read: event.read });
+      case "progress": {
+        const step = `${event.phase} ${event.done}/${event.total}`;
+        const now = Date.now();
+        // A new step is always logged; the same step again (a page stored) only after the interval.
+        if (step === lastStep && now - lastLoggedAt < intervalMs) return;
+        lastStep = step;
+        lastLoggedAt = now;
+        const { type: _type, ...fields } = event;
+        return log.info("sync.progress", fields);
+      }
+    }
+  };
+  const onRetry = (event: RetryEvent) => {
+    const fields = {
+      request: `GET ${event.requestPath}`,
+      reason: event.reason,
+      attempt: event.attempt + 1,
+      delayMs: event.delayMs,
+    };
+    if (event.status === 429) log.warn("sync.throttled", fields);
+    else log.warn("sync.retry", fields);
+  };
+  return { onEvent, onRetry };
 }

@@ -18,7 +18,7 @@ const optionsSchema = z.object({
 export interface ActionTypeRow {
   actionType: string;
   category: Category;
-  /** The reason class of an `other` type (src/store/otherActionTypes/), null for the two view categories. */
+  /** The reason class of an `other` type (src/api/otherActionTypes/), null for the two view categories. */
   otherClass: string | null;
 }
 

@@ -2,6 +2,7 @@
 // the store holds (one combined set of files), or of the one --project names.
 import { z } from "zod";
 import { resolveDbPath } from "../config.ts";
+import { FlagtrailError, ReportExistsError } from "../errors.ts";
 import { projectNameSchema } from "../projects.ts";
 import { REPORT_FORMATS } from "../report/formats.ts";
 import { writeReports } from "../report/writeReports.ts";
@@ -10,6 +11,18 @@ import { parseOptions } from "./options.ts";
 
 const day = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, { message: "expected a calendar day YYYY-MM-DD" });
 
+/** `--format csv,md,html` of `report` and `daemon`: the files to write. */
+export const reportFormatsOption = z
+  .string()
+  .default("csv,md")
+  .transform((text) =>
+    text
+      .split(",")
+      .map((f) => f.trim())
+      .filter(Boolean),
+  )
+  .pipe(z.array(z.enum(REPORT_FORMATS, { message: `formats are ${REPORT_FORMATS.join(", ")}` })).min(1));
+
 const reportOptionsSchema = z.object({
   from: day,
   to: day,
@@ -17,16 +30,7 @@ const reportOptionsSchema = z.object({
   dbFile: z.string().min(1).optional(),
   project: projectNameSchema.optional(),
   out: z.string().min(1).default("reports"),
-  format: z
-    .string()
-    .default("csv,md")
-    .transform((text) =>
-      text
-        .split(",")
-        .map((f) => f.trim())
-        .filter(Boolean),
-    )
-    .pipe(z.array(z.enum(REPORT_FORMATS, { message: `formats are ${REPORT_FORMATS.join(", ")}` })).min(1)),
+  format: reportFormatsOption,
   tz: z.string().min(1).default("UTC"),
   actionType: z
     .array(z.string())
@@ -59,6 +63,16 @@ export async function action(raw: Record<string, unknown>): Promise<void> {
     actionTypes: options.actionType,
     bom: options.bom,
     force: options.force,
+  }).catch((error: unknown) => {
+    // The engine's message names no flag; here the user's way out is one.
+    if (error instanceof ReportExistsError) {
+      throw new FlagtrailError(
+        `${error.path} already exists with different content (an earlier report of this period); ` +
+          "move it away, or run again with --force to replace it (the manifest then records the replacement).",
+        { cause: error },
+      );
+    }
+    throw error;
   });
   if (result.notice) process.stdout.write(`${result.notice}\n`);
   for (const file of result.files) {
@@ -66,7 +80,15 @@ export async function action(raw: Record<string, unknown>): Promise<void> {
     const rows = file.name.endsWith(".csv") ? `  ${file.rows} rows` : "";
     process.stdout.write(`${file.path}${rows}  sha256 ${file.sha256}\n`);
   }
+  // Last, so that the file an auditor passes to `verify --manifest` is the line a reader sees first.
   process.stdout.write(
-    `${result.manifestPath}  ${result.signed ? "signed" : "unsigned (FLAGTRAIL_SIGNING_KEY not set)"}\n`,
+    `Manifest: ${result.manifestPath}  ${result.signed ? "signed" : "unsigned (FLAGTRAIL_SIGNING_KEY not set)"}\n`,
   );
+  if (result.unsignedHeads.length > 0) {
+    const which = result.unsignedHeads.length > 1 ? ` (projects ${result.unsignedHeads.join(", ")})` : "";
+    process.stderr.write(
+      `Note: the store's chain head is not signed with FLAGTRAIL_SIGNING_KEY${which}, so \`flagtrail verify\` ` +
+        "with the key fails on the store until it is: run `flagtrail sync` with the key, which signs it.\n",
+    );
+  }
 }

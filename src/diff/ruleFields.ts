@@ -241,13 +241,27 @@ function newIndexOf(pair: ConditionPair): number {
 
 // ---- the one-line summary -------------------------------------------------------------------
 
+/**
+ * The condition's type by the name its own JSON gives (a string `type`, as the console's conditions
+ * write it: `country`, `app_version`), else its number: the platform documents no mapping from
+ * `conditionType` numbers to names (see the API notes), so none is guessed.
+ */
+function conditionTypeText(condition: AuditCondition): { text: string; namedBy: string | null } {
+  const name = condition.type;
+  if (typeof name === "string" && name.trim() !== "")
+    return { text: `${name} (type ${condition.conditionType ?? "?"})`, namedBy: "type" };
+  return { text: `type ${condition.conditionType ?? "?"}`, namedBy: null };
+}
+
 function describeCondition(condition: AuditCondition): string {
-  const bits = [`type ${condition.conditionType ?? "?"}`, `op ${condition.operator ?? "?"}`];
+  const type = conditionTypeText(condition);
+  const bits = [type.text, `op ${condition.operator ?? "?"}`];
   bits.push(shortValue(condition.value ?? []));
   if (condition.extraConfig && Object.keys(condition.extraConfig).length > 0) {
     bits.push(shortValue(condition.extraConfig));
   }
   for (const key of conditionKeys(condition, condition)) {
+    if (key === type.namedBy) continue;
     if (!KNOWN_CONDITION_FIELDS.includes(key as never)) bits.push(`${key} ${shortValue(condition[key])}`);
   }
   return bits.join(" ");

@@ -8,8 +8,9 @@ import { encodeValue, sameValue } from "./values.ts";
  * Bump when the diff output changes: stored diffs with an older version are recomputed by backfill.
  * 2: summary built from the same field walk as the rows; JSON-equal return values are no change; text
  * diffs shown hunk by hunk; rules validated one by one; duplicate ids paired by content.
+ * 3: a condition whose JSON names its type (a string `type`) is summarised by that name.
  */
-export const DIFF_VERSION = 2;
+export const DIFF_VERSION = 3;
 
 export type RuleChangeKind = "added" | "removed" | "modified" | "moved";
 

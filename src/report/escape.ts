@@ -4,24 +4,30 @@ import { escapeControls } from "../text/escape.ts";
 // Shared with `flagtrail sql` (src/text/escape.ts); re-exported for the report's writers.
 export { escapeControls, neutraliseFormula } from "../text/escape.ts";
 
-// `:` and `@` too: GitHub's Markdown (GFM) turns `http://…`, `mailto:…` and `name@host.tld` in plain text
-// into live links, and an escaped `:` or `@` is no longer part of a text run its autolinker scans.
-const MARKDOWN_SPECIAL = /[\\`*_{}[\]<>()#+\-!|~&:@]/g;
-// GFM's other autolink starts at a literal `www.`; escaping its dot breaks it the same way.
+// What Markdown (GFM) acts on inside a line: emphasis, code, links, HTML and entities, table pipes,
+// strikethrough, the escape itself, and `@` (GFM autolinks `name@host.tld`).
+const MARKDOWN_INLINE = /[\\`*_[\]<>|~&@]/g;
+// At the start of a value, what could open a block: a heading, a list item, a quote.
+const MARKDOWN_LINE_START = /^[#+\-!]/;
+// GFM's other autolinks start at `scheme://`, `mailto:`/`xmpp:` and a literal `www.`: escaping the
+// colon or the dot breaks them, so a URL renders as the text it is.
+const URL_SCHEME_COLON = /:(?=\/\/)|(?<=\b(?:mailto|xmpp)):/gi;
 const WWW_DOT = /(www)\./gi;
 
 /**
- * Inline Markdown text: every punctuation character Markdown, HTML or an autolinker could act on is
- * backslash-escaped, so names, URLs and e-mail addresses render as the literal text they are
- * (CommonMark allows escaping any ASCII punctuation), and line breaks become `<br>` so a value stays
- * inside its table cell, list item or heading. Control characters become visible `\u001b` text
- * (escaped after the punctuation, so their own backslash stays single).
+ * Inline Markdown text: what Markdown, HTML or an autolinker would act on is backslash-escaped (and
+ * nothing else, so `isEnabled: true → false` stays readable in the raw file), so names, URLs and e-mail
+ * addresses render as the literal text they are, and line breaks become `<br>` so a value stays inside
+ * its table cell, list item or heading. Control characters become visible `\u001b` text (escaped after
+ * the punctuation, so their own backslash stays single).
  */
 export function mdText(value: unknown): string {
   if (value === null || value === undefined || value === "") return "";
   return escapeControls(
     String(value)
-      .replace(MARKDOWN_SPECIAL, (c) => `\\${c}`)
+      .replace(MARKDOWN_INLINE, (c) => `\\${c}`)
+      .replace(MARKDOWN_LINE_START, (c) => `\\${c}`)
+      .replace(URL_SCHEME_COLON, "\\:")
       .replace(WWW_DOT, "$1\\.")
       .replace(/\r\n|\r|\n/g, "<br>"),
     // Backslashes are Markdown escapes by now, and a tab is harmless in a table cell.

@@ -29,7 +29,10 @@ svg.chart rect { fill: #4a6fa5; }
   tr, svg.chart { break-inside: avoid; }
   thead { display: table-header-group; }
   a { color: inherit; text-decoration: none; }
-  td.t, td.k { white-space: normal; } /* a printed page is narrower than the table kept whole */
+  /* A printed page is narrower than the table kept whole: names may wrap, times stay on one line
+     (wrapped at their hyphen they read as two values). */
+  td.k { white-space: normal; }
+  td.t { white-space: nowrap; overflow-wrap: normal; font-size: 10px; }
 }
 `.trim();
 

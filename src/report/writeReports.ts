@@ -4,8 +4,10 @@
 
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { asDiskFull, FlagtrailError } from "../errors.ts";
+import { asDiskFull, FlagtrailError, ReportExistsError } from "../errors.ts";
 import { DEFAULT_PROJECT } from "../projects.ts";
+import { CHAIN_HEAD_SIGNATURE_KEY, signChainHead } from "../store/digests.ts";
+import { readMetaValue } from "../store/metaStore.ts";
 import type { AnyStore } from "../store/openAny.ts";
 import { closeProjectStores, openStoreProjects, type ProjectStore } from "../store/projectStores.ts";
 import { VERSION } from "../version.ts";
@@ -39,6 +41,7 @@ import {
   writeDurable,
 } from "./publish.ts";
 import { lockPublishing } from "./publishLock.ts";
+import { keepEarlierGenerationTime } from "./rerun.ts";
 
 export type { ReportFormat } from "./formats.ts";
 
@@ -85,6 +88,12 @@ export interface ReportResult {
   /** Over every project the report covers. */
   counts: ReportCounts;
   signed: boolean;
+  /**
+   * Projects whose chain head is not signed with the manifest's key (the store was last written without
+   * it): `verify` with the key fails on their store until a sync with the key signs the head. Empty
+   * without a key.
+   */
+  unsignedHeads: string[];
   /**
    * Set when no day of the period was ever checked by a sync (per project, one line each, when the
    * report covers several): empty sections prove nothing then.
@@ -140,7 +149,8 @@ async function writeInto(
     // From the check for an earlier report to the last rename: one run at a time in this directory.
     const unlock = await lockPublishing(options.outDir);
     try {
-      return await publish(files, staging, options, args, written, period);
+      const result = await publish(files, staging, options, args, written, period);
+      return { ...result, unsignedHeads: await unsignedHeads(stores, written, signingKeyOf(options)) };
     } finally {
       unlock();
     }
@@ -157,26 +167,29 @@ function noticeOf({ parts }: Written): string | null {
 
 /** Checks for an earlier report's files, writes the manifest and moves the staged set into place. */
 async function publish(
-  files: readonly ReportFileResult[],
+  stagedFiles: readonly ReportFileResult[],
   staging: string,
   options: ReportOptions,
-  args: ReportArgs,
+  reportArgs: ReportArgs,
   written: Written,
   period: Period,
-): Promise<ReportResult> {
+): Promise<Omit<ReportResult, "unsignedHeads">> {
+  let files = stagedFiles;
+  let args = reportArgs;
+  const manifestName = reportFileNames(period).manifest;
+  const names = { data: files.map((f) => f.name), manifest: manifestName };
+  const earlier = keepEarlierGenerationTime(staging, options.outDir, names, args.generatedAt);
+  if (earlier !== null) {
+    args = { ...args, generatedAt: earlier };
+    files = await Promise.all(files.map(async (f) => ({ ...f, ...(await hashFile(join(staging, f.name))) })));
+  }
   const replaced = await filesToReplace(files, options.force ?? false);
   const manifest = signManifest(
     manifestBody(args, files, written, replaced, options.project),
-    options.signingKey ?? process.env.FLAGTRAIL_SIGNING_KEY,
+    signingKeyOf(options),
   );
-  const manifestName = reportFileNames(period).manifest;
   writeDurable(join(staging, manifestName), serializeManifest(manifest));
-  publishReportSet(
-    staging,
-    options.outDir,
-    { data: files.map((f) => f.name), manifest: manifestName },
-    options.publishHook,
-  );
+  publishReportSet(staging, options.outDir, names, options.publishHook);
   return {
     period,
     files: [...files],
@@ -198,12 +211,7 @@ async function filesToReplace(files: readonly ReportFileResult[], force: boolean
     if (!existsSync(file.path)) continue;
     const old = await hashFile(file.path);
     if (old.sha256 === file.sha256 && old.bytes === file.bytes) continue;
-    if (!force) {
-      throw new FlagtrailError(
-        `${file.path} already exists with different content (an earlier report of this period); ` +
-          "move it away, or force the replacement, which the manifest then records.",
-      );
-    }
+    if (!force) throw new ReportExistsError(file.path);
     replaced.push({ name: file.name, ...old });
   }
   return replaced;
@@ -243,4 +251,26 @@ function manifestBody(
   if (others.length === 0) return { format: MANIFEST_FORMAT, ...common, store: single!.store };
   const projects = written.parts.map((p) => ({ project: p.project, ...p.store }));
   return { format: MANIFEST_FORMAT_PROJECTS, ...common, store: { projects } };
+}
+
+function signingKeyOf(options: ReportOptions): string | undefined {
+  return options.signingKey ?? (process.env.FLAGTRAIL_SIGNING_KEY || undefined);
+}
+
+/** The projects whose stored chain-head signature is missing or not the key's for the head reported. */
+async function unsignedHeads(
+  stores: readonly ProjectStore[],
+  written: Written,
+  key: string | undefined,
+): Promise<string[]> {
+  if (!key) return [];
+  const unsigned: string[] = [];
+  for (const part of written.parts) {
+    const head = part.store.chainHead;
+    const store = stores.find((s) => s.project === part.project)?.store;
+    if (head === null || store === undefined) continue;
+    const stored = await readMetaValue(store, CHAIN_HEAD_SIGNATURE_KEY);
+    if (stored !== signChainHead(head, key)) unsigned.push(part.project);
+  }
+  return unsigned;
 }

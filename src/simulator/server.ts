@@ -18,6 +18,7 @@ import type { SimRequest, SimResponse, SimRoute } from "./types.ts";
 
 export const CONTROL_PREFIX = "/_sim/";
 const MAX_BODY_BYTES = 1_000_000;
+export const SERVER_KEEP_ALIVE_MS = 120_000;
 
 export interface ServerDeps {
   apiKey: string;
@@ -142,7 +143,7 @@ export function createSimServer(deps: ServerDeps): Server {
     reply(response, faults.truncate);
   };
 
-  return createServer((req, res) => {
+  const server = createServer((req, res) => {
     handle(req, res).catch((error: unknown) => {
       if (res.headersSent) {
         res.destroy();
@@ -154,4 +155,11 @@ export function createSimServer(deps: ServerDeps): Server {
       process.emitWarning(`simulator route failed: ${error instanceof Error ? error.stack : String(error)}`);
     });
   });
+  // A healthy server must not close idle sockets its client may still pick (node's 5 s default raced
+  // a client busy in a long commit: its queued requests went out on sockets already closed). Longer
+  // than the client's longest idle time (undici's keepAliveMaxTimeout, 60 s); headersTimeout above it
+  // as node requires.
+  server.keepAliveTimeout = SERVER_KEEP_ALIVE_MS;
+  server.headersTimeout = SERVER_KEEP_ALIVE_MS + 1_000;
+  return server;
 }

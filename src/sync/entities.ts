@@ -78,8 +78,11 @@ export async function syncEntities(run: SyncRun): Promise<EntitySummary | null> 
   const requestsBefore = client.stats().requests;
   try {
     await pass.configs();
+    run.emit({ type: "entities", pass: "configs", read: pass.summary.configs });
     await pass.layers();
+    run.emit({ type: "entities", pass: "layers", read: pass.summary.layers });
     await pass.events();
+    run.emit({ type: "entities", pass: "events", read: pass.summary.events });
   } catch (error) {
     if (!(error instanceof StopEntities)) throw error;
   }

@@ -121,7 +121,11 @@ export type SyncEvent =
       total: number;
       fetched: number;
       inserted: number;
-    };
+    }
+  /** A window of the plan is fully read (its pages stored). */
+  | { type: "window"; startDate: string; endDate: string; done: number; total: number }
+  /** One kind of entity pass has finished: how many entities it read. */
+  | { type: "entities"; pass: "configs" | "layers" | "events"; read: number };
 
 export interface CoverageGap {
   day: string;

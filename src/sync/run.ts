@@ -36,6 +36,7 @@ export class SyncRun {
   private writes: Promise<unknown> = Promise.resolve();
   /** The plan whose pages are being written (the batch writer keeps its head current). */
   plan: SyncPlan | null = null;
+  private lastStep: { phase: "windows" | "coverage"; done: number; total: number } | undefined;
 
   constructor(
     readonly store: Store,
@@ -58,14 +59,21 @@ export class SyncRun {
   }
 
   progress(phase: "windows" | "coverage", done: number, total: number): void {
+    this.lastStep = { phase, done, total };
     this.emit({
       type: "progress",
       phase,
       done,
       total,
-      fetched: this.counters.fetched,
+      // Received so far, committed or still in the batch being built.
+      fetched: this.counters.fetched + this.pendingRecords,
       inserted: this.counters.inserted,
     });
+  }
+
+  /** The phase's last step again, with the counters as they are now (after each stored page). */
+  pageStored(): void {
+    if (this.lastStep) this.progress(this.lastStep.phase, this.lastStep.done, this.lastStep.total);
   }
 
   /** Requests, 429s and retries since the run began, from the client's own counters. */

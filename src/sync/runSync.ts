@@ -81,7 +81,14 @@ function keepLease(store: Store, o: ResolvedSyncOptions, holder: string, control
   return { state, stop: () => clearInterval(timer) };
 }
 
-type Parts = { resumed: boolean; windows: number; pageSize: number; entities: EntitySummary | null };
+type Parts = {
+  resumed: boolean;
+  windows: number;
+  pageSize: number;
+  entities: EntitySummary | null;
+  /** The plans' ranges as each starts: an interrupted run (runParts throws) still names what it read. */
+  ranges: { since: string; until: string }[];
+};
 
 /** The run's parts in order: page size, plans, coverage, entity history. */
 async function runParts(run: SyncRun, summary: Parts) {
@@ -93,7 +100,7 @@ async function runParts(run: SyncRun, summary: Parts) {
   const { plans, resumed } = await choosePlans(run, summary.pageSize);
   summary.resumed = resumed;
   const mismatches: RangeToCheck[] = [];
-  const ranges: { since: string; until: string }[] = [];
+  const ranges = summary.ranges;
   for (const next of plans) {
     if (run.signal.aborted) break;
     const plan = await next();
@@ -103,7 +110,6 @@ async function runParts(run: SyncRun, summary: Parts) {
   if (!run.signal.aborted && run.options.coverage) await checkCoverage(run, mismatches, summary.pageSize);
   // After the audit part: which entities to read is decided from the records now stored.
   summary.entities = await syncEntities(run);
-  return ranges;
 }
 
 /**
@@ -128,23 +134,22 @@ export async function runSync(
   signal?.addEventListener("abort", onAbort, { once: true });
   const lease = keepLease(store, o, holder, controller);
   const run = new SyncRun(store, client, o, runId, filterKey, controller.signal);
-  const parts: Parts = { resumed: false, windows: 0, pageSize: o.pageSize ?? 0, entities: null };
-  let ranges: { since: string; until: string }[] = [];
+  const parts: Parts = { resumed: false, windows: 0, pageSize: o.pageSize ?? 0, entities: null, ranges: [] };
 
   const finish = async (outcome: "ok" | "interrupted" | "failed", error: string | null) => {
     run.refreshClientStats();
     await finishRun(store, runId, outcome, run.counters, error, o.now());
   };
   try {
-    ranges = await runParts(run, parts);
+    await runParts(run, parts);
     if (lease.state.lost) throw lease.state.lost;
     const outcome = controller.signal.aborted ? "interrupted" : "ok";
     await finish(outcome, outcome === "interrupted" ? "stopped by request" : null);
-    return summarize(run, outcome, parts, ranges, startedAt);
+    return summarize(run, outcome, parts, startedAt);
   } catch (error) {
     if (signal?.aborted && !lease.state.lost) {
       await finish("interrupted", "stopped by request");
-      return summarize(run, "interrupted", parts, ranges, startedAt);
+      return summarize(run, "interrupted", parts, startedAt);
     }
     const failure = lease.state.lost ?? error;
     if (!lease.state.lost) await dropPlanIfUntouched(store, filterKey);
@@ -161,9 +166,9 @@ function summarize(
   run: SyncRun,
   outcome: "ok" | "interrupted",
   parts: Parts,
-  ranges: readonly { since: string; until: string }[],
   startedAt: number,
 ): SyncSummary {
+  const ranges = parts.ranges;
   const until = run.options.until;
   const since = ranges.reduce((min, r) => (r.since < min ? r.since : min), ranges[0]?.since ?? until);
   const upper = ranges.reduce((max, r) => (r.until > max ? r.until : max), ranges[0]?.until ?? until);

@@ -60,6 +60,7 @@ async function fetchWindow(run: SyncRun, plan: SyncPlan, window: SyncWindow, isN
       },
       holdsHead: isNewest && page.page === 1,
     });
+    run.pageStored();
   }
   return { serverTotal, countable: !useLatestId };
 }
@@ -85,6 +86,7 @@ export async function executePlan(run: SyncRun, plan: SyncPlan, mismatches: Rang
   const newestStart = windows[0]?.startDate;
   const pending = windows.filter((w) => w.status === "pending");
   let done = windows.length - pending.length;
+  run.progress("windows", done, windows.length);
   const totals: RangeToCheck[] = [];
   run.plan = plan;
   // A backfill into an empty store builds its indexes, full-text index and diffs after the load.
@@ -102,6 +104,13 @@ export async function executePlan(run: SyncRun, plan: SyncPlan, mismatches: Rang
         );
         if (countable) totals.push({ from: window.startDate, to: window.endDate, serverTotal });
         done += 1;
+        run.emit({
+          type: "window",
+          startDate: window.startDate,
+          endDate: window.endDate,
+          done,
+          total: windows.length,
+        });
         run.progress("windows", done, windows.length);
       },
       run.signal,

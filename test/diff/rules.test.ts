@@ -122,6 +122,19 @@ describe("rule diff", () => {
     expect(summary).toBe('rule "Beta users": name "test" → "Beta users"');
   });
 
+  it("names a condition's type when its JSON does, and keeps the number otherwise (issue 26)", () => {
+    const country = { conditionType: 18, operator: 12, value: ["JP", "BR"], extraConfig: {} };
+    const first = { conditionType: 1, operator: 0, value: ["1"], extraConfig: {} };
+    const named = diff(
+      [exampleRule()],
+      [exampleRule({ conditionJSON: [first, { ...country, type: "country" }] })],
+    );
+    expect(named.summary).toContain('condition added: country (type 18) op 12 ["JP","BR"]');
+    expect(named.summary).not.toContain('type "country"');
+    const unnamed = diff([exampleRule()], [exampleRule({ conditionJSON: [first, country] })]);
+    expect(unnamed.summary).toContain('condition added: type 18 op 12 ["JP","BR"]');
+  });
+
   it("reports a removed condition", () => {
     const { changes, summary } = diff([exampleRule()], [exampleRule({ conditionJSON: [] })]);
     expect(row(changes, "conditionJSON[1]")).toMatchObject({

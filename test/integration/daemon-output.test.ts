@@ -3,8 +3,11 @@
 import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { describe, expect, it } from "vitest";
+import { logEvents } from "../helpers/daemonProcess.ts";
 import { CLI_PATH, cliEnv, PROJECT_ROOT, runCli } from "../helpers/runCli.ts";
-import { tempDbPath } from "../helpers/simSync.ts";
+import { daysAgo, simEnv, tempDbPath, useTestSimulator } from "../helpers/simSync.ts";
+
+const startSim = useTestSimulator();
 
 // A server that refuses connections: the cycle fails at once, after logging its start.
 const env = {
@@ -48,5 +51,43 @@ describe("daemon output flags", () => {
     expect(json.length).toBeGreaterThan(0);
     for (const line of json) expect(() => JSON.parse(line)).not.toThrow();
     expect(text[0]).toMatch(/^\d{4}-\d{2}-\d{2}T\S+ info {2}lease\.acquired$/);
+  });
+});
+
+describe("daemon log of a cycle's sync", () => {
+  it("logs progress, every window, each entity pass and a retry, each with a timestamp", async () => {
+    const sim = await startSim({ records: 600, days: 100 });
+    sim.control.queueFaults(["serverError"]);
+    const env = { ...simEnv(sim, tempDbPath()), FLAGTRAIL_PROGRESS_SECONDS: "0" };
+    const args = ["daemon", "--once", "--since", daysAgo(105), "--page-size", "50", "--concurrency", "1"];
+    const result = await runCli(args, { env });
+    expect(result.code, result.stderr).toBe(0);
+    const events = logEvents(result.stderr);
+    const names = events.map((e) => e.event);
+    expect(names[0]).toBe("lease.acquired");
+    const windows = events.filter((e) => e.event === "sync.window");
+    const total = windows[0]?.total as number;
+    expect(total).toBeGreaterThan(1);
+    expect(windows.map((w) => w.done)).toEqual(Array.from({ length: total }, (_, i) => i + 1));
+    const progress = events.filter((e) => e.event === "sync.progress");
+    expect(progress.length).toBeGreaterThan(2);
+    expect(progress.some((p) => (p.fetched as number) > 0)).toBe(true);
+    expect(events.filter((e) => e.event === "sync.entities").map((e) => e.pass)).toEqual([
+      "configs",
+      "layers",
+      "events",
+    ]);
+    const retries = events.filter((e) => e.event === "sync.retry");
+    expect(retries).toHaveLength(1);
+    expect(retries[0]).toMatchObject({
+      level: "warn",
+      attempt: 2,
+      reason: expect.stringMatching(/HTTP 5\d\d/),
+    });
+    for (const e of events) expect(String(e.time)).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
+    // The events come between the cycle's start and end.
+    expect(names.indexOf("cycle.start")).toBeLessThan(names.indexOf("sync.window"));
+    expect(names.lastIndexOf("sync.progress")).toBeLessThan(names.indexOf("cycle.end"));
+    expect(result.stderr).not.toContain(sim.settings.apiKey);
   });
 });

@@ -118,6 +118,8 @@ describe("flagtrail daemon", () => {
         "Europe/Berlin",
         "--out",
         out,
+        "--format",
+        "csv,md,html",
         "--json",
       ],
       { env },
@@ -131,6 +133,8 @@ describe("flagtrail daemon", () => {
     expect(readdirSync(out).sort()).toEqual(
       [
         `compliance_${from}_${to}_Europe-Berlin.md`,
+        // --format as report's (issue 26)
+        `compliance_${from}_${to}_Europe-Berlin.html`,
         `config-edits_${from}_${to}_Europe-Berlin.csv`,
         `experiment-state-changes_${from}_${to}_Europe-Berlin.csv`,
         `manifest_${from}_${to}_Europe-Berlin.json`,

@@ -15,11 +15,14 @@ describe("flagtrail sync progress in a log", () => {
     const run = await runCli(args, { env });
     expect(run.code, run.stderr).toBe(0);
     const lines = run.stderr.split("\n");
-    const retries = lines.filter((l) => l.startsWith("retry: GET /console/v1/audit_logs?"));
+    // Each line is timestamped: a log read later says when the run was where.
+    const stamp = "\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}\\.\\d{3}Z ";
+    const retries = lines.filter((l) => new RegExp(`^${stamp}retry: GET /console/v1/audit_logs\\?`).test(l));
     expect(retries).toHaveLength(2);
     expect(retries[0]).toMatch(/HTTP 5\d\d.*; attempt 2 in \d+\.\d s$/);
     expect(
-      lines.filter((l) => /^progress: windows \d+\/\d+, fetched \d+, new \d+$/.test(l)).length,
+      lines.filter((l) => new RegExp(`^${stamp}progress: windows \\d+/\\d+, fetched \\d+, new \\d+$`).test(l))
+        .length,
     ).toBeGreaterThan(0);
     expect(run.stderr).not.toContain(sim.settings.apiKey);
 

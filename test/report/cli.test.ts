@@ -136,7 +136,7 @@ describe("report filters and coverage (issue 9)", () => {
     expect(result.stdout.split("\n")[0]).toMatch(/^No synced coverage: no day of 2023-01-01 to 2023-01-31 /);
     const md = readFileSync(join(out, "compliance_2023-01-01_2023-01-31.md"), "utf8").split("\n");
     // mdText escapes the colon (no autolink can start there).
-    expect(md[2]).toMatch(/^> \*\*No synced coverage\\: /);
+    expect(md[2]).toMatch(/^> \*\*No synced coverage: /);
 
     const covered = await writeReports({ dbPath, from: SCENARIO.from, to: SCENARIO.to, outDir: out });
     expect(covered.notice).toBeNull();

@@ -109,11 +109,11 @@ describe("entity history sections", () => {
     const contradictions = section("### Experiments whose", `## ${ENTITY_HEADINGS.timelines}`);
     expect(contradictions).toContain("| signup\\_flow |");
     expect(contradictions).toContain("| ghost\\_test |");
-    expect(contradictions).toContain("\\(none in the audit log\\)");
+    expect(contradictions).toContain("(none in the audit log)");
     expect(contradictions).not.toContain("checkout\\_flow");
     const beforeAfter = section(`## ${ENTITY_HEADINGS.beforeAfter}`, `## ${ENTITY_HEADINGS.reconciliation}`);
-    expect(beforeAfter).toContain('defaultValue $.color\\: "red" → "blue"');
-    expect(beforeAfter).toContain("isEnabled\\: true → false");
+    expect(beforeAfter).toContain('defaultValue $.color: "red" → "blue"');
+    expect(beforeAfter).toContain("isEnabled: true → false");
     const timelines = section(`## ${ENTITY_HEADINGS.timelines}`, "## Report parameters");
     const checkout = timelines.split("\n").find((line) => line.startsWith("| checkout\\_flow |"));
     expect(checkout).toContain("experiment\\_decision\\_make");

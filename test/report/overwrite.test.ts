@@ -1,10 +1,11 @@
 // Report file names and overwrites (issue 9): the zone is in the names when it is not UTC, and an
 // earlier report's file is never replaced silently: refused, or forced and listed in the manifest.
 import { createHash } from "node:crypto";
-import { mkdtempSync, readdirSync, readFileSync } from "node:fs";
+import { appendFileSync, mkdtempSync, readdirSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { ReportExistsError } from "../../src/errors.ts";
 import { writeReports } from "../../src/report/writeReports.ts";
 import { verifyManifest } from "../../src/verify/manifest.ts";
 import { runCli } from "../helpers/runCli.ts";
@@ -45,12 +46,24 @@ describe("report file names and overwrites", () => {
     const same = await writeReports({ store, ...SCENARIO, outDir, generatedAt: GENERATED_AT });
     expect(JSON.parse(readFileSync(same.manifestPath, "utf8")).replaced).toBeUndefined();
 
-    // A later "generated at" changes the Markdown: refused, and the old set is left as it was.
+    // A later run with the same data differs only in its "generated at": it keeps the earlier one, so
+    // every file, the manifest included, comes out byte-identical (issue 26).
     const later = GENERATED_AT + 60_000;
-    await expect(writeReports({ store, ...SCENARIO, outDir, generatedAt: later })).rejects.toThrow(
+    const rerun = await writeReports({ store, ...SCENARIO, outDir, generatedAt: later });
+    expect([sha(md), sha(manifest)]).toEqual(before);
+    expect(JSON.parse(readFileSync(rerun.manifestPath, "utf8")).generatedAt).toBe(
+      new Date(GENERATED_AT).toISOString(),
+    );
+
+    // Other content (here: the earlier file edited): refused, and the old set is left as it was.
+    appendFileSync(md, "edited\n");
+    const edited = sha(md);
+    const refusal = writeReports({ store, ...SCENARIO, outDir, generatedAt: later });
+    await expect(refusal).rejects.toThrow(
       `${md} already exists with different content (an earlier report of this period); move it away, or force the replacement, which the manifest then records.`,
     );
-    expect([sha(md), sha(manifest)]).toEqual(before);
+    await expect(refusal).rejects.toBeInstanceOf(ReportExistsError);
+    expect([sha(md), sha(manifest)]).toEqual([edited, before[1]]);
     expect(readdirSync(outDir).filter((n) => n.startsWith("."))).toEqual([]);
 
     const forced = await writeReports({ store, ...SCENARIO, outDir, generatedAt: later, force: true });
@@ -59,8 +72,8 @@ describe("report file names and overwrites", () => {
     expect(written.replaced).toEqual([
       {
         name: "compliance_2024-03-29_2024-04-01_Europe-Berlin.md",
-        bytes: first.files.find((f) => f.name.startsWith("compliance_"))!.bytes,
-        sha256: before[0],
+        bytes: first.files.find((f) => f.name.startsWith("compliance_"))!.bytes + "edited\n".length,
+        sha256: edited,
       },
     ]);
     await expect(verifyManifest(forced.manifestPath, undefined)).resolves.toMatchObject({ files: 4 });
@@ -70,10 +83,14 @@ describe("report file names and overwrites", () => {
     const { dir, reportArgs } = scenarioOnDisk("flagtrail-overwrite-cli-");
     const args = [...reportArgs, "--out", join(dir, "out")];
     expect((await runCli(args)).code).toBe(0);
+    // The same data again: nothing changed, the run succeeds (issue 26).
+    const same = await runCli(args);
+    expect(same.code, same.stderr).toBe(0);
+    appendFileSync(join(dir, "out", "compliance_2024-03-29_2024-04-01.md"), "edited\n");
     const again = await runCli(args);
     expect(again.code).toBe(1);
     expect(again.stderr).toMatch(
-      /^flagtrail: \S+compliance_2024-03-29_2024-04-01\.md already exists with different content .*\.\n$/,
+      /^flagtrail: \S+compliance_2024-03-29_2024-04-01\.md already exists with different content .*run again with --force to replace it.*\.\n$/,
     );
     expect((await runCli([...args, "--force"])).code).toBe(0);
   });

@@ -300,6 +300,8 @@ describe("runSync", () => {
       controller.signal,
     );
     expect(summary.outcome).toBe("interrupted");
+    // The summary names the plan's range, not just its end day (issue 26).
+    expect(summary.range).toEqual({ since: "2024-03-01", until: "2024-07-01" });
     expect(runRows(store)[0]?.outcome).toBe("interrupted");
     expect(readPlan(store, "all")).toBeDefined();
     const requestsAfterAbort = client.queries.length;

@@ -1,5 +1,5 @@
 // The activity chart: a bar per day up to six weeks, a bar per week (Monday to Sunday, cut by the
-// period's ends) beyond, so that a quarter has ~13 bars instead of ~90; axis labels are MM-DD.
+// period's ends) beyond, so that a quarter has ~13 bars instead of ~90; axis labels are MM-DD (short beyond two weeks).
 import { mdTable, mdText } from "../escape.ts";
 import { type ComplianceContext, heading, querySection, run, type TextFile } from "./markdown.ts";
 
@@ -30,6 +30,25 @@ export function chartBuckets(days: readonly { day: string; records: number }[]):
   return buckets;
 }
 
+/** More bars than this get short labels: 31 of MM-DD overlap on a page's width. */
+const FULL_LABELS_MAX = 14;
+
+/**
+ * MM-DD per bar; beyond FULL_LABELS_MAX bars, MM-DD on every 7th (from the first) and the day of the
+ * month on the others. Labels stay distinct (Mermaid merges equal categories into one bar): a short one
+ * already used falls back to MM-DD.
+ */
+export function axisLabels(buckets: readonly ChartBucket[]): string[] {
+  if (buckets.length <= FULL_LABELS_MAX) return buckets.map((b) => b.from.slice(5));
+  const used = new Set<string>();
+  return buckets.map((b, k) => {
+    const short = String(Number(b.from.slice(8)));
+    const label = k % 7 === 0 || used.has(short) ? b.from.slice(5) : short;
+    used.add(label);
+    return label;
+  });
+}
+
 export async function writeDaily(out: TextFile, ctx: ComplianceContext): Promise<void> {
   const rows = await run(ctx, "daily");
   const buckets = chartBuckets(rows);
@@ -47,7 +66,11 @@ export async function writeDaily(out: TextFile, ctx: ComplianceContext): Promise
   out.line("```mermaid");
   out.line("xychart-beta");
   out.line(`    title "Records per ${unit}, ${years}"`);
-  out.line(`    x-axis [${buckets.map((b) => `"${b.from.slice(5)}"`).join(", ")}]`);
+  out.line(
+    `    x-axis [${axisLabels(buckets)
+      .map((l) => `"${l}"`)
+      .join(", ")}]`,
+  );
   out.line(`    y-axis "Records" 0 --> ${max}`);
   out.line(`    bar [${buckets.map((b) => b.records).join(", ")}]`);
   out.line("```");
