@@ -6,8 +6,9 @@ export default defineConfig({
     // The run's own temporary directory first (torn down last), then one throwaway PostgreSQL cluster
     // for the whole run (tests reach it with inject("pgUrl")).
     globalSetup: ["test/tmpRoot.ts", "test/pg/globalSetup.ts"],
-    testTimeout: 60_000,
-    hookTimeout: 60_000,
+    // Generous: tests wait on conditions, and a loaded machine must make a run slower, not red.
+    testTimeout: 240_000,
+    hookTimeout: 240_000,
     // Integration tests spawn the CLI and a simulator; two cores cannot run many at once.
     pool: "forks",
     maxWorkers: 2,

@@ -273,7 +273,7 @@ describe("flagtrail demo --db postgres://…", () => {
     expect(first.stdout).toContain(
       `with FLAGTRAIL_DB set to '${maskUrl(url)}' (its password in place of ***):`,
     );
-    expect(first.stdout).toContain(`npx flagtrail sql "SELECT`);
+    expect(first.stdout).toMatch(/flagtrail(\.js)? sql "SELECT/);
     expect(first.stdout).toContain("Run the same command again to see an incremental sync.");
     const [stored] = await queryOnce<{ n: number }>(url, "SELECT count(*)::int AS n FROM audit_logs");
     expect(stored!.n).toBeGreaterThanOrEqual(3000);

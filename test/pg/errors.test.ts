@@ -50,4 +50,19 @@ describe("describePgError", () => {
     const own = new FlagtrailError("Already one sentence.");
     expect(describePgError(own, URL_WITH_SECRET)).toBe(own);
   });
+
+  it("describes the driver's error under drizzle's 'Failed query' wrapper, without the statement or its values", () => {
+    const lost = driverError("terminating connection due to administrator command", "57P01");
+    const wrapped = new Error(
+      'Failed query: insert into "coverage" ("day") values ($1)\nparams: 2026-08-30',
+      {
+        cause: lost,
+      },
+    );
+    const message = describePgError(wrapped, URL_WITH_SECRET).message;
+    expect(message).toBe(
+      `Lost the connection to the PostgreSQL server of ${MASKED} (terminating connection due to administrator command); what was committed is kept, run the command again.`,
+    );
+    expect(message).not.toMatch(/Failed query|params|\n/);
+  });
 });

@@ -49,9 +49,15 @@ function sentence(message: string): string {
 /** The driver's error as a FlagtrailError, or the error itself when it already is one. */
 export function describePgError(error: unknown, url: string): FlagtrailError {
   if (error instanceof FlagtrailError) return error;
+  // drizzle wraps the driver's error as "Failed query: <sql> params: <values>" (several lines, values
+  // quoted): describe the driver's own error, which says what happened without either.
+  const cause = (error as { cause?: unknown }).cause;
+  if (error instanceof Error && error.message.startsWith("Failed query:") && cause !== undefined)
+    return describePgError(cause, url);
   const where = maskUrl(url);
   const code = (error as { code?: unknown }).code;
-  const message = scrubSecret(error instanceof Error ? error.message : String(error), url);
+  // One sentence: the first line of the driver's message (a server's DETAIL and HINT come on others).
+  const message = scrubSecret((error instanceof Error ? error.message : String(error)).split("\n")[0]!, url);
   const fail = (text: string) => new FlagtrailError(text, { cause: error });
   // node-postgres' own connect timeouts carry no code (a server's statement timeout has SQLSTATE 57014).
   if (
