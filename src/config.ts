@@ -5,7 +5,7 @@ import { z } from "zod";
 import { DEFAULT_AUTH_HEADER, DEFAULT_BASE_URL, HTTP_HEADER_NAME } from "./api/connection.ts";
 import { UsageError } from "./errors.ts";
 
-export const DEFAULT_DB_PATH = "./flagtrail.db";
+const DEFAULT_DB_PATH = "./flagtrail.db";
 
 /** What commander collected; every field optional because env and defaults fill the gaps. */
 export interface ConnectionFlags {

@@ -1,6 +1,6 @@
 // One structured log line per event on stderr: JSON lines when stderr is not a TTY (cron, systemd,
 // CI collect them), a short readable line on a terminal. Values that look like secrets are masked.
-export type LogLevel = "info" | "warn" | "error";
+type LogLevel = "info" | "warn" | "error";
 export type LogFields = Record<string, unknown>;
 
 export interface Logger {

@@ -55,7 +55,7 @@ const configFileSchema = z.strictObject({
     }),
 });
 
-export type ProjectEntry = z.infer<typeof projectEntrySchema>;
+type ProjectEntry = z.infer<typeof projectEntrySchema>;
 
 /** A project as the sync sees it: how to reach it. The key is read when the project runs. */
 export interface Project {
@@ -135,7 +135,7 @@ function readProjectKey(name: string, entry: ProjectEntry, env: Env): string {
 }
 
 /** The single project of today's flags and environment variables, named `default`. */
-export function defaultProject(flags: ConnectionFlags, env: Env = process.env): Project {
+function defaultProject(flags: ConnectionFlags, env: Env = process.env): Project {
   const config = resolveSyncConfig(flags, env);
   return {
     name: DEFAULT_PROJECT,

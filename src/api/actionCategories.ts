@@ -9,9 +9,9 @@ import { ANALYSIS_TYPES } from "./otherActionTypes/analysis.ts";
 import { EXPERIMENT_AND_CONFIG_SIDE_TYPES } from "./otherActionTypes/experimentsAndConfigs.ts";
 import { ORGANIZATION_TYPES } from "./otherActionTypes/organization.ts";
 
-export const EXPERIMENT_STATE_CHANGE = "experiment_state_change";
-export const CONFIG_EDIT = "config_edit";
-export const OTHER = "other";
+const EXPERIMENT_STATE_CHANGE = "experiment_state_change";
+const CONFIG_EDIT = "config_edit";
+const OTHER = "other";
 export type Category = typeof EXPERIMENT_STATE_CHANGE | typeof CONFIG_EDIT | typeof OTHER;
 
 /** Creation, start (now or scheduled), pause, stop, abandon, decision, rollout, restart, archive, delete. */

@@ -464,9 +464,3 @@ export const AUDIT_ACTION_TYPES = [
 ] as const;
 
 export type AuditActionType = (typeof AUDIT_ACTION_TYPES)[number];
-
-const known: ReadonlySet<string> = new Set(AUDIT_ACTION_TYPES);
-
-export function isAuditActionType(value: string): value is AuditActionType {
-  return known.has(value);
-}

@@ -2,7 +2,7 @@
 // beside this file; sync code depends only on these types.
 import type { Pagination } from "./schemas.ts";
 
-export type SortOrder = "asc" | "desc";
+type SortOrder = "asc" | "desc";
 
 /** One page request of GET /console/v1/audit_logs. Dates are YYYY-MM-DD in the server's zone. */
 export interface AuditLogQuery {

@@ -8,7 +8,7 @@ import { configVersionSchema, experimentRecordSchema, metricRecordSchema } from 
 import { readListPages } from "./pager.ts";
 
 /** Items per request; the service documents no maximum and reports the size it used. */
-export const ENTITY_PAGE_SIZE = 100;
+const ENTITY_PAGE_SIZE = 100;
 
 export type EntityKind = "config_versions" | "layer_experiments" | "event_metrics";
 

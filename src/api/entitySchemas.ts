@@ -18,7 +18,6 @@ export const configVersionSchema = z.looseObject({
   rules: z.array(z.unknown()).optional(),
   tags: z.array(z.string()).nullish(),
 });
-export type ConfigVersion = z.infer<typeof configVersionSchema>;
 
 /** An experiment as a layer lists it; the fields the timeline's last line shows. */
 export const experimentRecordSchema = z.looseObject({
@@ -33,7 +32,6 @@ export const experimentRecordSchema = z.looseObject({
   lastModifiedTime: z.number().nullish(),
   groups: z.array(z.looseObject({ id: z.string().nullish(), name: z.string() })).optional(),
 });
-export type ExperimentRecord = z.infer<typeof experimentRecordSchema>;
 
 /** A metric derived from (or depending on) an event, with its lineage. */
 export const metricRecordSchema = z.looseObject({
@@ -44,4 +42,3 @@ export const metricRecordSchema = z.looseObject({
     .looseObject({ events: z.array(z.string()).default([]), metrics: z.array(z.string()).default([]) })
     .nullish(),
 });
-export type MetricRecord = z.infer<typeof metricRecordSchema>;

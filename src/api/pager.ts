@@ -34,7 +34,7 @@ export interface ReadPagesOptions {
   budget?: PageBudget;
 }
 
-export interface PageBudget {
+interface PageBudget {
   /** Waits for a unit; the returned function gives it back. */
   take(): Promise<() => void>;
 }

@@ -4,7 +4,7 @@
 import { z } from "zod";
 import { type Clock, systemClock } from "./clock.ts";
 
-export const rateWindowSchema = z.object({
+const rateWindowSchema = z.object({
   limit: z.number().int().positive(),
   windowMs: z.number().int().positive(),
 });
@@ -20,7 +20,7 @@ export const DEFAULT_RATE_LIMITS: readonly RateWindow[] = [
  * Each window is treated as this much longer than configured: the server counts arrivals, we count
  * departures, and two requests' network delays differ by a little.
  */
-export const DEFAULT_MARGIN_MS = 250;
+const DEFAULT_MARGIN_MS = 250;
 
 export interface RateBudgetOptions {
   limits?: readonly RateWindow[];

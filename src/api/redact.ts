@@ -3,7 +3,7 @@
 /** Tokens shaped like the service's keys (`console-…`, `secret-…`, `client-…`), whole or truncated. */
 const KEY_LIKE = /\b(?:console|secret|client)-[A-Za-z0-9_-]{3,}…?/gi;
 
-export const REDACTED = "[redacted]";
+const REDACTED = "[redacted]";
 
 /** Removes every given secret and anything shaped like an API key, and bounds the length. */
 export function redactSecrets(text: string, secrets: readonly string[], maxLength = 300): string {

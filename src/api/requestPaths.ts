@@ -7,7 +7,7 @@ import type { AuditLogQuery } from "./client.ts";
 export const AUDIT_LOGS_PATH = "/console/v1/audit_logs";
 
 const dateText = z.iso.date({ error: "Dates must be YYYY-MM-DD." });
-export const auditLogQuerySchema = z
+const auditLogQuerySchema = z
   .object({
     startDate: dateText,
     endDate: dateText,

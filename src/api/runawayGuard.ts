@@ -12,7 +12,7 @@ export class RunawayPagingError extends FlagtrailError {}
  * digest per page: a read's memory stays flat however many records a window holds (all of a read's ids
  * cost ~5 MB per 70,000-record window), and a server cycling through more pages is still stopped.
  */
-export const REPEATED_PAGES_LIMIT = 5;
+const REPEATED_PAGES_LIMIT = 5;
 /** Pages tolerated past what the largest totalItems allows (a list growing while we read). */
 export const PAGES_PAST_TOTAL = 10;
 
@@ -22,7 +22,7 @@ export const PAGES_PAST_TOTAL = 10;
  * whose total grows with every page (fresh ids without end) is stopped here, which the largest-total
  * check above cannot do.
  */
-export function headInsertMargin(firstTotal: number, perPage: number): number {
+function headInsertMargin(firstTotal: number, perPage: number): number {
   return Math.max(2 * perPage, Math.ceil(firstTotal / 10));
 }
 

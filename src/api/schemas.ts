@@ -20,17 +20,15 @@ export const listEnvelopeSchema = z.looseObject({
   data: z.array(z.unknown()),
   pagination: paginationSchema,
 });
-export type ListEnvelope = z.infer<typeof listEnvelopeSchema>;
 
 export const errorBodySchema = z.looseObject({
   status: z.number().int().optional(),
   message: z.string(),
   errors: z.array(z.unknown()).optional(),
 });
-export type ErrorBody = z.infer<typeof errorBodySchema>;
 
 /** One condition of an audit rule (`conditionType` and `operator` are undocumented integers). */
-export const auditConditionSchema = z.looseObject({
+const auditConditionSchema = z.looseObject({
   conditionType: z.number().int().optional(),
   operator: z.number().int().optional(),
   value: z.array(z.unknown()).optional(),

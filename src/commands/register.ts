@@ -39,7 +39,7 @@ function opt(flags: string, text: string, meta: HelpMeta = {}): Option {
 }
 
 /** The help line of an option: its text, then `(required; one of: …; default: …; env: …)`. */
-export function describeOption(option: Option): string {
+function describeOption(option: Option): string {
   const meta = helpMeta.get(option) ?? {};
   const parts: string[] = [];
   if (option.mandatory) parts.push("required");

@@ -12,7 +12,7 @@ import { encodeValue, sameValue } from "./values.ts";
  */
 export const DIFF_VERSION = 3;
 
-export type RuleChangeKind = "added" | "removed" | "modified" | "moved";
+type RuleChangeKind = "added" | "removed" | "modified" | "moved";
 
 /** One row of rule_changes. Positions are 1-based (the rule's place in evaluation order). */
 export interface RuleChange {

@@ -10,7 +10,7 @@ import { DEFAULT_CONFIG_FILE, parseProjectsConfig } from "../projects.ts";
 import { describeLocation, parseStoreLocation } from "../store/location.ts";
 import { openAnyStore } from "../store/openAny.ts";
 
-export type CheckStatus = "ok" | "warn" | "fail";
+type CheckStatus = "ok" | "warn" | "fail";
 
 export interface Check {
   name: string;
@@ -21,7 +21,7 @@ export interface Check {
 const check = (name: string, status: CheckStatus, detail: string): Check => ({ name, status, detail });
 
 /** The lowest Node.js version package.json's `engines` allows (`>=20.18.1`). */
-export function minimumNode(): string {
+function minimumNode(): string {
   const pkg = createRequire(import.meta.url)("../../package.json") as { engines?: { node?: string } };
   return /(\d+\.\d+\.\d+)/.exec(pkg.engines?.node ?? "")?.[1] ?? "0.0.0";
 }

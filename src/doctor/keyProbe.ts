@@ -70,7 +70,7 @@ function keyLine(status: number, baseUrl: string, label: string): Check {
 }
 
 /** Our clock against the server's Date header (one-second resolution), taken at the request's midpoint. */
-export function clockLine(date: string | undefined, localMs: number, label = ""): Check {
+function clockLine(date: string | undefined, localMs: number, label = ""): Check {
   const name = `clock${label}`;
   const serverMs = date === undefined ? Number.NaN : Date.parse(date);
   if (Number.isNaN(serverMs))

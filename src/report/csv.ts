@@ -22,7 +22,7 @@ const NEEDS_QUOTES = /[",\r\n]/;
  * compares the two); written here because the library's per-field option handling was a sixth of the
  * one-month 1M-record report's CPU (bench/report.ts).
  */
-export function csvField(value: string | number | null): string {
+function csvField(value: string | number | null): string {
   if (value === null) return "";
   const text = typeof value === "number" ? String(value) : value;
   return NEEDS_QUOTES.test(text) ? `"${text.replaceAll('"', '""')}"` : text;

@@ -37,7 +37,7 @@ export type ReportCounts = {
 };
 
 /** One project's part of the report: its snapshot, what is read from it first, and its counts. */
-export interface ReportPart extends ProjectSnapshot {
+interface ReportPart extends ProjectSnapshot {
   params: ReportParams;
   serverDays: ServerDays | null;
   notice: string | null;

@@ -2,7 +2,7 @@
 import { escapeControls } from "../text/escape.ts";
 
 // Shared with `flagtrail sql` (src/text/escape.ts); re-exported for the report's writers.
-export { escapeControls, neutraliseFormula } from "../text/escape.ts";
+export { neutraliseFormula } from "../text/escape.ts";
 
 // What Markdown (GFM) acts on inside a line: emphasis, code, links, HTML and entities, table pipes,
 // strikethrough, the escape itself, and `@` (GFM autolinks `name@host.tld`).

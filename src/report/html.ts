@@ -39,7 +39,7 @@ svg.chart rect { fill: #4a6fa5; }
 const HTML_SPECIAL: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" };
 
 /** Text content: what an HTML serializer escapes there (so the page round-trips through a parser). */
-export function escapeHtml(text: string): string {
+function escapeHtml(text: string): string {
   return text.replace(/[&<>]/g, (c) => HTML_SPECIAL[c]!);
 }
 
@@ -49,7 +49,7 @@ function escapeAttr(text: string): string {
 }
 
 /** Escaped Markdown inline text (as mdText writes it, plus the sections' own markup) to HTML. */
-export function inlineHtml(md: string): string {
+function inlineHtml(md: string): string {
   let html = "";
   let i = 0;
   while (i < md.length) {
@@ -87,7 +87,7 @@ export function inlineHtml(md: string): string {
 }
 
 /** A table row's cells: split on `|` that is not escaped. */
-export function tableCells(line: string): string[] {
+function tableCells(line: string): string[] {
   const cells: string[] = [];
   let cell = "";
   const body = line.trim().replace(/^\|/, "").replace(/\|$/, "");
@@ -139,7 +139,7 @@ function tableHtml(lines: readonly string[]): string {
 }
 
 /** The Mermaid xychart the daily section writes, drawn as an SVG bar chart with the same numbers. */
-export function chartSvg(mermaid: readonly string[]): string {
+function chartSvg(mermaid: readonly string[]): string {
   const labels = [...(mermaid.find((l) => l.trim().startsWith("x-axis")) ?? "").matchAll(/"([^"]*)"/g)].map(
     (m) => m[1]!,
   );
@@ -175,7 +175,7 @@ export function chartSvg(mermaid: readonly string[]): string {
 }
 
 /** The report's Markdown as the body of an HTML page. */
-export function markdownToHtml(md: string): string {
+function markdownToHtml(md: string): string {
   const lines = md.split("\n");
   const out: string[] = [];
   // A repeated heading (each project's section of a combined report repeats them) gets its slug with

@@ -11,7 +11,6 @@ export {
   type ManifestFile,
   type ManifestReplaced,
   type ManifestStoreState,
-  manifestSchema,
 } from "../manifest/format.ts";
 
 export function signManifest(body: ManifestBody, key: string | undefined): Manifest {

@@ -4,7 +4,7 @@
 import { TZDate, tzOffset } from "@date-fns/tz";
 import { UsageError } from "../errors.ts";
 
-export interface PeriodDay {
+interface PeriodDay {
   /** YYYY-MM-DD in the report's zone. */
   day: string;
   /** Epoch ms of the day's first instant. */

@@ -5,7 +5,7 @@ import { parseAuditTime } from "../api/auditTime.ts";
 import type { ReportSnapshot } from "../store/reportQueries.ts";
 import type { Period } from "./period.ts";
 
-export interface ServerDayBound {
+interface ServerDayBound {
   /** YYYY-MM-DD in the server's zone. */
   day: string;
   /** Offset of the server's zone at the bound, minutes east of UTC. */

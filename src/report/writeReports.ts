@@ -43,8 +43,6 @@ import {
 import { lockPublishing } from "./publishLock.ts";
 import { keepEarlierGenerationTime } from "./rerun.ts";
 
-export type { ReportFormat } from "./formats.ts";
-
 export interface ReportOptions {
   /**
    * An open store (one project's part of one), or the path of one, opened read-only (a report writes
@@ -77,7 +75,7 @@ export interface ReportOptions {
   publishHook?: PublishHook;
 }
 
-export interface ReportFileResult extends ManifestFile {
+interface ReportFileResult extends ManifestFile {
   path: string;
 }
 

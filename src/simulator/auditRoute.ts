@@ -11,10 +11,10 @@ import type { SimRequest, SimResponse } from "./types.ts";
 import type { ZonedClock } from "./zonedTime.ts";
 import { addDays, isCalendarDay } from "./zonedTime.ts";
 
-export const AUDIT_LOGS_MESSAGE = "Audit logs listed successfully.";
-export const DEFAULT_LIMIT = 100;
+const AUDIT_LOGS_MESSAGE = "Audit logs listed successfully.";
+const DEFAULT_LIMIT = 100;
 /** Both dates omitted → the last 90 days; startDate omitted → 90 days before endDate. */
-export const DEFAULT_WINDOW_DAYS = 90;
+const DEFAULT_WINDOW_DAYS = 90;
 /** `totalItems` of the repeating-page mode: more pages than any client should ever read. */
 export const REPEATING_TOTAL = 1_000_000_000;
 /** Ids of the records the endless-fresh-ids mode makes up: no generated record has them. */
@@ -117,7 +117,7 @@ function parseQuery(query: URLSearchParams): ParsedQuery | FieldError[] {
 }
 
 /** The instant window of a query: whole local days of the server's zone, both ends inclusive. */
-export function windowOf(q: ParsedQuery, clock: ZonedClock, now: number): { fromMs: number; toMs: number } {
+function windowOf(q: ParsedQuery, clock: ZonedClock, now: number): { fromMs: number; toMs: number } {
   if (q.startTime !== undefined && q.endTime !== undefined) {
     return { fromMs: q.startTime, toMs: q.endTime + 1 };
   }

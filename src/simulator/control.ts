@@ -9,7 +9,7 @@ import { type Faults, type FaultsInput, faultsSchema } from "./options.ts";
 import { badRequest, notFound } from "./responses.ts";
 import type { SimAuditRecord, SimRequest, SimResponse, SimRoute } from "./types.ts";
 
-export const appendInputSchema = z.object({
+const appendInputSchema = z.object({
   /** Epoch ms; default: the simulator clock's now (never older than the newest record). */
   at: z.number().int().optional(),
   /** Default: a fresh 22-character id. */

@@ -15,11 +15,11 @@ import { createSimServer } from "./server.ts";
 import type { AuditAppender, HistoryObserver, SimRoute } from "./types.ts";
 import { ZonedClock } from "./zonedTime.ts";
 
-export type { AppendInput, SimulatorControl } from "./control.ts";
+export type { AppendInput } from "./control.ts";
 export type { SimCounters } from "./counters.ts";
-export type { EntityControl } from "./entities/index.ts";
+
 export type { QueuedFault } from "./faults.ts";
-export type { Faults, FaultsInput, SimulatorOptions, SimulatorSettings } from "./options.ts";
+export type { FaultsInput, SimulatorOptions } from "./options.ts";
 
 export interface RunningSimulator {
   /** `http://127.0.0.1:PORT` */

@@ -8,9 +8,9 @@ import { isValidTimeZone } from "./zonedTime.ts";
 const rate = z.number().min(0).max(1);
 
 /** Default declared maximum of the audit log's `limit`. */
-export const MAX_LIMIT = 1000;
+const MAX_LIMIT = 1000;
 
-export const rateLimitSchema = z.object({
+const rateLimitSchema = z.object({
   /** Sliding windows; a request is refused when any window is full. Documented: 100/10 s, 900/15 min. */
   windows: z
     .array(z.object({ limit: z.number().int().min(1), windowMs: z.number().int().min(1) }))

@@ -3,8 +3,8 @@
 import type { SimResponse } from "./types.ts";
 
 export const INVALID_REQUEST_MESSAGE = "Invalid request. Please check the request input and try again.";
-export const NOT_FOUND_MESSAGE = "Not Found. The requested resource could not be found.";
-export const FORBIDDEN_MESSAGE = "Forbidden resource";
+const NOT_FOUND_MESSAGE = "Not Found. The requested resource could not be found.";
+const FORBIDDEN_MESSAGE = "Forbidden resource";
 
 export interface FieldError {
   property: string;
@@ -27,7 +27,7 @@ export function forbidden(): SimResponse {
  * Shows a short prefix of what was sent, never the whole key: at most 11 characters and at most
  * half of the key, so that even a short key is not echoed back.
  */
-export function maskKey(sent: string | undefined): string {
+function maskKey(sent: string | undefined): string {
   if (sent === undefined || sent === "") return "(none)";
   return `${sent.slice(0, Math.min(11, Math.floor(sent.length / 2)))}…`;
 }

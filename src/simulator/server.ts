@@ -16,9 +16,9 @@ import {
 } from "./responses.ts";
 import type { SimRequest, SimResponse, SimRoute } from "./types.ts";
 
-export const CONTROL_PREFIX = "/_sim/";
+const CONTROL_PREFIX = "/_sim/";
 const MAX_BODY_BYTES = 1_000_000;
-export const SERVER_KEEP_ALIVE_MS = 120_000;
+const SERVER_KEEP_ALIVE_MS = 120_000;
 
 export interface ServerDeps {
   apiKey: string;

@@ -26,7 +26,7 @@ const TERMINAL_UNSAFE_IN_JSON = /[\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u2
  * `json` (JSON.stringify's output) with those characters written `\uXXXX`: still the same JSON value,
  * since they can only occur inside its strings. Used when stdout is a terminal.
  */
-export function terminalSafeJson(json: string): string {
+function terminalSafeJson(json: string): string {
   return json.replace(TERMINAL_UNSAFE_IN_JSON, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
 }
 

@@ -21,7 +21,7 @@ export const DEFAULT_TIMEOUT_SECONDS = 60;
 const DEFAULT_TIMEOUT_MS = DEFAULT_TIMEOUT_SECONDS * 1000;
 
 /** The first column of a result read from several projects: the project each row comes from. */
-export const PROJECT_COLUMN = "project";
+const PROJECT_COLUMN = "project";
 
 function writerFor(format: SqlFormat, out: Writable): RowConsumer {
   return (columns, rows) =>

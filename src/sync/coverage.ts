@@ -173,7 +173,7 @@ async function settle(
 }
 
 /** Contiguous runs of days (sorted, unique) as ranges. */
-export function contiguousRanges(days: readonly string[]): RangeToCheck[] {
+function contiguousRanges(days: readonly string[]): RangeToCheck[] {
   const sorted = [...new Set(days)].sort();
   const ranges: RangeToCheck[] = [];
   for (const day of sorted) {

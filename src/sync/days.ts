@@ -17,7 +17,7 @@ export function isDay(text: string): boolean {
   return dayToUtcMs(text) !== null;
 }
 
-export function utcMsToDay(ms: number): string {
+function utcMsToDay(ms: number): string {
   return new Date(ms).toISOString().slice(0, 10);
 }
 
@@ -62,7 +62,7 @@ const WESTMOST_OFFSET_MINUTES = -12 * 60;
  * Slack after the computed end of a server day before it counts as closed: a DST change during the
  * day moves its end by an hour, and a record stamped 23:59:59 may reach the list a little later.
  */
-export const DAY_CLOSE_MARGIN_MS = 3_600_000;
+const DAY_CLOSE_MARGIN_MS = 3_600_000;
 
 /**
  * Whether the server day `day` had ended at instant `at`. `offsetMinutes` is the server zone's offset

@@ -21,17 +21,17 @@ const int = (what: string, min: number, max = Number.MAX_SAFE_INTEGER) =>
  * The API documents no maximum `limit` (the server says what it granted in itemsPerPage); a page is held
  * whole in memory, so ten times what flagtrail asks for by default is the most worth asking.
  */
-export const MAX_PAGE_SIZE = 10_000;
+const MAX_PAGE_SIZE = 10_000;
 /** Requests in flight: the client's rate budget (100 per 10 s by default) makes more than this idle. */
-export const MAX_CONCURRENCY = 64;
+const MAX_CONCURRENCY = 64;
 const day = (what: string) =>
   z.string().refine(isDay, {
     error: (issue) => `${what} must be a date YYYY-MM-DD, got ${JSON.stringify(issue.input)}.`,
   });
 
-export type TimeParser = (dateText: string, timeText: string) => ParsedAuditTime | null;
+type TimeParser = (dateText: string, timeText: string) => ParsedAuditTime | null;
 
-export const syncOptionsSchema = z.object({
+const syncOptionsSchema = z.object({
   since: day("The start day").optional(),
   until: day("The end day").optional(),
   actionTypes: z.array(z.string().min(1)).default([]),
@@ -67,7 +67,7 @@ export const syncOptionsSchema = z.object({
 });
 
 /** Before this day no console audit log exists: an earlier start is a typo until the caller says not. */
-export const EARLIEST_START_DAY = "2015-01-01";
+const EARLIEST_START_DAY = "2015-01-01";
 
 export type SyncOptions = z.input<typeof syncOptionsSchema>;
 

@@ -32,9 +32,9 @@ import { choosePlans } from "./planning.ts";
 import { SyncRun } from "./run.ts";
 import { executePlan, type RangeToCheck } from "./windows.ts";
 
-export { SYNC_DEFAULTS, type SyncEvent, type SyncOptions, type SyncSummary } from "./options.ts";
+export type { SyncEvent, SyncOptions, SyncSummary } from "./options.ts";
 
-export const SYNC_LEASE = "sync";
+const SYNC_LEASE = "sync";
 
 const describeError = (error: unknown) => (error instanceof Error ? error.message : String(error));
 

@@ -4,7 +4,7 @@
 import { setImmediate as nextTurn } from "node:timers/promises";
 
 /** Rows between pauses: a few ms of hashing at most, so the cost of the pauses is lost in the noise. */
-export const ROWS_PER_PAUSE = 256;
+const ROWS_PER_PAUSE = 256;
 
 /** A function to await once per row: every ROWS_PER_PAUSE calls it yields to the event loop. */
 export function pacer(): () => Promise<void> | undefined {

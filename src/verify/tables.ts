@@ -25,7 +25,7 @@ import { type ChainHead, short } from "./records.ts";
  * How a table compared with its digest: "matched", or "absent" (no digest in meta: allowed only of a
  * store that holds nothing at all, see requireDigests).
  */
-export type DigestOutcome = "matched" | "absent";
+type DigestOutcome = "matched" | "absent";
 
 export interface TableCheck {
   rows: number;

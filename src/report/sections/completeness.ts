@@ -51,7 +51,7 @@ export async function readCompleteness(ctx: ComplianceContext): Promise<Complete
 }
 
 /** Server days that are not reconciled: a gap, no coverage data, or not over when checked. */
-export function unreconciledDays(c: Completeness): string[] {
+function unreconciledDays(c: Completeness): string[] {
   const bad = new Set([...c.gaps.map((g) => g.day), ...c.uncovered, ...c.open]);
   return c.days.filter((d) => bad.has(d));
 }

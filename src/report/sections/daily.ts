@@ -4,7 +4,7 @@ import { mdTable, mdText } from "../escape.ts";
 import { type ComplianceContext, heading, querySection, run, type TextFile } from "./markdown.ts";
 
 /** Longest period still drawn a bar per day. */
-export const DAILY_BARS_MAX_DAYS = 42;
+const DAILY_BARS_MAX_DAYS = 42;
 
 export interface ChartBucket {
   /** First and last day of the bucket (YYYY-MM-DD; equal for a daily bar). */
@@ -38,7 +38,7 @@ const FULL_LABELS_MAX = 14;
  * month on the others. Labels stay distinct (Mermaid merges equal categories into one bar): a short one
  * already used falls back to MM-DD.
  */
-export function axisLabels(buckets: readonly ChartBucket[]): string[] {
+function axisLabels(buckets: readonly ChartBucket[]): string[] {
   if (buckets.length <= FULL_LABELS_MAX) return buckets.map((b) => b.from.slice(5));
   const used = new Set<string>();
   return buckets.map((b, k) => {

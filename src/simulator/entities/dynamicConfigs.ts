@@ -9,7 +9,7 @@ import type { HistoryObserver, SimActor, SimRequest, SimRoute } from "../types.t
 import { listResponse, parsePageQuery } from "./pagination.ts";
 import { badRequest, notFound } from "./responses.ts";
 
-export const CONFIG_VERSIONS_MESSAGE = "Dynamic config versions listed successfully.";
+const CONFIG_VERSIONS_MESSAGE = "Dynamic config versions listed successfully.";
 
 interface StoredVersion {
   at: number;
@@ -48,7 +48,7 @@ export interface ConsoleRule {
   pendingAutomatedRollouts: Rollout[];
 }
 
-export interface ConsoleCondition {
+interface ConsoleCondition {
   type: string;
   operator: string;
   targetValue: string[];

@@ -6,10 +6,10 @@ import type { SimRequest, SimResponse, SimRoute } from "../types.ts";
 import { listResponse, parsePageQuery } from "./pagination.ts";
 import { badRequest, fieldErrors } from "./responses.ts";
 
-export const METRICS_LISTED_MESSAGE = "Metrics listed successfully.";
+const METRICS_LISTED_MESSAGE = "Metrics listed successfully.";
 
 /** The auto-generated metrics of every ingested event, in this order. */
-export const EVENT_METRIC_TYPES = ["event_count", "event_dau", "event_user"] as const;
+const EVENT_METRIC_TYPES = ["event_count", "event_dau", "event_user"] as const;
 
 const DESCRIPTIONS: Record<(typeof EVENT_METRIC_TYPES)[number], string> = {
   event_count: "Total number of times the event was logged.",

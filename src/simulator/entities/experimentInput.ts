@@ -53,7 +53,7 @@ const metricRefs = (field: string) =>
     { error: `${field} must be an array` },
   );
 
-export const groupInputSchema = z.object({
+const groupInputSchema = z.object({
   name: requiredString("group name").min(1, { error: "group name must not be empty" }),
   id: str("group id").nullish(),
   size: percent("group size"),
@@ -95,7 +95,7 @@ const filterConditions = [
 
 const nameAndSource = z.array(z.record(z.string(), z.unknown()), { error: "must be an array of objects" });
 
-export const experimentCreateSchema = z.object({
+const experimentCreateSchema = z.object({
   name: lengthBetween("name", requiredString("name")).regex(/^[a-zA-Z0-9_\- ]*$/, {
     error: "name may contain only letters, digits, spaces, _ and -",
   }),

@@ -18,9 +18,9 @@ import { listResponse, parsePageQuery } from "./pagination.ts";
 import type { FieldError } from "./responses.ts";
 import { badRequest, fieldErrors, notFound } from "./responses.ts";
 
-export const EXPERIMENT_CREATED_MESSAGE = "Experiment created successfully.";
-export const GROUPS_ENABLED_MESSAGE = "Experiment groups enabled successfully.";
-export const LAYER_EXPERIMENTS_MESSAGE = "Experiments listed successfully.";
+const EXPERIMENT_CREATED_MESSAGE = "Experiment created successfully.";
+const GROUPS_ENABLED_MESSAGE = "Experiment groups enabled successfully.";
+const LAYER_EXPERIMENTS_MESSAGE = "Experiments listed successfully.";
 
 export interface Group {
   name: string;
@@ -366,7 +366,7 @@ function requestFields(state: ExperimentState): Partial<ExperimentCreateInput> {
 }
 
 /** The real service's rule for an id left out: the name, lower-cased, spaces as underscores. */
-export function idFromName(name: string): string {
+function idFromName(name: string): string {
   return name.trim().toLowerCase().replace(/\s+/g, "_");
 }
 

@@ -6,7 +6,7 @@ import type { FieldError } from "./responses.ts";
 import { fieldErrors } from "./responses.ts";
 
 /** Same default as the audit log endpoint; no maximum is documented, so none is enforced. */
-export const DEFAULT_LIMIT = 100;
+const DEFAULT_LIMIT = 100;
 
 const positiveIntText = (name: string) =>
   z
@@ -51,7 +51,7 @@ export interface PaginationBody {
  * The real service writes links as `statsigapi.net/console/v1/…?page=3&limit=3` (no scheme). The
  * host is the one the client addressed, so links point back at the simulator.
  */
-export function paginationBody(request: SimRequest, page: PageRequest, totalItems: number): PaginationBody {
+function paginationBody(request: SimRequest, page: PageRequest, totalItems: number): PaginationBody {
   const base = `${request.headers.host ?? "statsigapi.net"}${request.pathname}`;
   const link = (n: number) => `${base}?page=${n}&limit=${page.limit}`;
   return {

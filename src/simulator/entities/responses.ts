@@ -4,7 +4,7 @@ import type { z } from "zod";
 import type { FieldError } from "../responses.ts";
 
 export type { FieldError } from "../responses.ts";
-export { badRequest, INVALID_REQUEST_MESSAGE, NOT_FOUND_MESSAGE, notFound } from "../responses.ts";
+export { badRequest, notFound } from "../responses.ts";
 
 /** Every zod issue as a FieldError (`property` is the dotted path, e.g. `groups.1.size`). */
 export function fieldErrors(error: z.ZodError): FieldError[] {

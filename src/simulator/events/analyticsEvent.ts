@@ -23,7 +23,7 @@ const identity = (field: string) =>
       value === null || value === undefined || value === "" ? undefined : String(value),
     );
 
-export const analyticsEventSchema = z.object({
+const analyticsEventSchema = z.object({
   event: z
     .string({ error: "event must be a string" })
     .refine((text) => text.trim() !== "", { error: "event must not be empty" }),
@@ -40,8 +40,6 @@ export const analyticsEventSchema = z.object({
     { error: "properties must be an object" },
   ),
 });
-
-export type AnalyticsEvent = z.input<typeof analyticsEventSchema>;
 
 /** The input could not be converted; `errors` names every bad field. */
 export class EventConversionError extends UsageError {

@@ -37,7 +37,7 @@ const MAX_VALUES = 4;
 
 type Condition = NonNullable<AuditRule["conditionJSON"]>[number];
 
-export function salt(prng: Prng): string {
+function salt(prng: Prng): string {
   const codes = new Array<number>(36);
   for (let i = 0; i < 36; i++) {
     codes[i] = i === 8 || i === 13 || i === 18 || i === 23 ? 45 : HEX_CODES[prng.nextUint32() & 15]!;
