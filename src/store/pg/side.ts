@@ -31,13 +31,6 @@ export {
   storePgMetricSnapshots,
 } from "./entityWrites.ts";
 export { acquirePgLease, releasePgLease, renewPgLease } from "./leases.ts";
-export {
-  pgSchemaExists,
-  readPgHomeSchema,
-  readPgMetaValue,
-  readPgMetaValuesWithPrefix,
-  writePgMetaValue,
-} from "./metaValues.ts";
 export { openPgStore } from "./open.ts";
 export { inPgQueriesTransaction, pgQueries } from "./queries.ts";
 export { queryPgReadOnly } from "./readOnlyQuery.ts";
