@@ -9,7 +9,6 @@
 // src/store/pg/side.ts, which loads only when a PostgreSQL store is used.
 
 import { beginBulkLoad as beginBulkLoadNow, finishBulkLoad as finishBulkLoadNow } from "./bulkLoad.ts";
-import { readCheckpoint as readCheckpointNow } from "./checkpoints.ts";
 import {
   checkedRunStart as checkedRunStartNow,
   knownShortfalls as knownShortfallsNow,
@@ -89,7 +88,7 @@ export const markOrphanRunsInterrupted = byEngine(
 );
 
 // Plans, checkpoints and the batch writer.
-export const readCheckpoint = byEngine(readCheckpointNow, (pg) => pg.readPgCheckpoint);
+export { readStoredCheckpoint as readCheckpoint } from "./checkpoints.ts";
 export const readPlan = byEngine(readPlanNow, (pg) => pg.readPgPlan);
 export const createPlan = byEngine(createPlanNow, (pg) => pg.createPgPlan);
 export const readWindows = byEngine(readWindowsNow, (pg) => pg.readPgWindows);

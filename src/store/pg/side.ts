@@ -3,7 +3,6 @@
 // modules (pg, drizzle's node-postgres driver, this folder) that a SQLite store never needs.
 export { beginPgBulkLoad, finishPgBulkLoad } from "./bulkLoad.ts";
 export { readPgChainSnapshot } from "./chainRead.ts";
-export { readPgCheckpoint } from "./checkpoints.ts";
 export {
   addPgPendingCoverageDays,
   checkedPgRunStart,

@@ -3,6 +3,7 @@
 // plan leaves) made by the SQLite module's pure functions.
 import { and, eq } from "drizzle-orm";
 import type pg from "pg";
+import { newestStoredRecordIn, readCheckpointIn, writeCheckpointIn } from "../checkpoints.ts";
 import {
   nextCheckpoint,
   PAGE_SIZE_KEY,
@@ -14,10 +15,10 @@ import {
   type SyncWindow,
   windowOfRow,
 } from "../syncPlans.ts";
-import { newestPgStoredRecord, readPgCheckpointOn, writePgCheckpoint } from "./checkpoints.ts";
 import type { PgStore } from "./connection.ts";
 import { addPgPendingCoverageDaysIn } from "./coverage.ts";
 import { readPgMeta, writePgMeta } from "./quarantine.ts";
+import { pgQueriesOn } from "./queries.ts";
 import { meta, syncWindows } from "./schema.ts";
 import { onPgSession, pgDrizzleOn, pgRows } from "./session.ts";
 import { inPgTransaction } from "./transaction.ts";
@@ -101,12 +102,13 @@ export async function finishPgPlan(
   end: { runId: number; now: number; coverageDaysOwed: readonly string[] },
 ): Promise<void> {
   await inPgTransaction(store, async (client) => {
-    const current = await readPgCheckpointOn(client, plan.filterKey);
+    const q = pgQueriesOn(client, store);
+    const current = await readCheckpointIn(q, plan.filterKey);
     // Read ahead (nextCheckpoint asks synchronously): one indexed query per finished plan.
-    const newest = await newestPgStoredRecord(client, plan.since, plan.until, plan.actionTypes);
+    const newest = await newestStoredRecordIn(q, plan.since, plan.until, plan.actionTypes);
     const next = nextCheckpoint(plan, current, () => newest);
     if (next) {
-      await writePgCheckpoint(client, {
+      await writeCheckpointIn(q, {
         filterKey: plan.filterKey,
         latestId: next.id,
         latestOccurredAt: next.occurredAt,
