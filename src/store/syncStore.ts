@@ -24,11 +24,6 @@ import {
 } from "./coverageState.ts";
 import { linkAndDiffConfig as linkAndDiffConfigNow } from "./entityLinks.ts";
 import {
-  configsDueForVersions as configsDueForVersionsNow,
-  eventsDueForMetrics as eventsDueForMetricsNow,
-  layersDueForExperiments as layersDueForExperimentsNow,
-} from "./entityQueries.ts";
-import {
   quarantineEntityItems as quarantineEntityItemsNow,
   recordEntityFetch as recordEntityFetchNow,
   storeConfigVersions as storeConfigVersionsNow,
@@ -120,12 +115,7 @@ export const localCountsByDay = byEngine(localCountsByDayNow, (pg) => pg.localPg
 export const recordCoverage = byEngine(recordCoverageNow, (pg) => pg.recordPgCoverage);
 
 // Entity history.
-export const configsDueForVersions = byEngine(configsDueForVersionsNow, (pg) => pg.pgConfigsDueForVersions);
-export const layersDueForExperiments = byEngine(
-  layersDueForExperimentsNow,
-  (pg) => pg.pgLayersDueForExperiments,
-);
-export const eventsDueForMetrics = byEngine(eventsDueForMetricsNow, (pg) => pg.pgEventsDueForMetrics);
+export { configsDueForVersions, eventsDueForMetrics, layersDueForExperiments } from "./entityQueries.ts";
 export const storeConfigVersions = byEngine(storeConfigVersionsNow, (pg) => pg.storePgConfigVersions);
 export const storeExperimentSnapshots = byEngine(
   storeExperimentSnapshotsNow,

@@ -18,11 +18,6 @@ export {
 export { readPgEntityChain } from "./entityChain.ts";
 export { linkAndDiffPgConfig } from "./entityLinks.ts";
 export {
-  pgConfigsDueForVersions,
-  pgEventsDueForMetrics,
-  pgLayersDueForExperiments,
-} from "./entityQueries.ts";
-export {
   quarantinePgEntityItems,
   recordPgEntityFetch,
   storePgConfigVersions,
