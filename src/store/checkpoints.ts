@@ -86,12 +86,6 @@ export function readCheckpoint(store: Store, filterKey: string): Checkpoint | un
   return sqliteQueriesNow(store).get<Checkpoint>(checkpointQuery(filterKey));
 }
 
-export function listCheckpoints(store: Store): Checkpoint[] {
-  return sqliteQueriesNow(store).all<Checkpoint>(
-    checkpointsWhere(sql`ORDER BY c.filter_key COLLATE "binary"`),
-  );
-}
-
 export function writeCheckpoint(store: Store, checkpoint: CheckpointWrite): void {
   sqliteQueriesNow(store).run(writeCheckpointQuery(checkpoint));
 }

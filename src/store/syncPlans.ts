@@ -141,15 +141,6 @@ export function dropPlan(store: Store, filterKey: string): void {
   sqliteOf(store).prepare("DELETE FROM meta WHERE key = ?").run(planKey(filterKey));
 }
 
-export function listPlans(store: Store): SyncPlan[] {
-  return sqliteOf(store)
-    .prepare<[], string>("SELECT value FROM meta WHERE key LIKE 'sync\\_plan:%' ESCAPE '\\' ORDER BY key")
-    .pluck()
-    .all()
-    .map((value) => syncPlanSchema.safeParse(JSON.parse(value)))
-    .flatMap((parsed) => (parsed.success ? [parsed.data] : []));
-}
-
 // ---- the end of a plan -----------------------------------------------------------------------------
 
 /**

@@ -24,13 +24,12 @@ export {
   storePgExperimentSnapshots,
   storePgMetricSnapshots,
 } from "./entityWrites.ts";
-export { acquirePgLease, releasePgLease, renewPgLease } from "./leases.ts";
+export { acquirePgLease, readPgLease, releasePgLease, renewPgLease } from "./leases.ts";
 export { openPgStore } from "./open.ts";
 export { inPgQueriesTransaction, pgQueries } from "./queries.ts";
 export { queryPgReadOnly } from "./readOnlyQuery.ts";
 export { readPgReportSnapshot } from "./reportSnapshot.ts";
 export { backfillPgRuleDiffs } from "./ruleDiffs.ts";
-export { readPgStatusRows } from "./status.ts";
 export { commitPgSyncBatch } from "./syncBatch.ts";
 export {
   createPgPlan,
