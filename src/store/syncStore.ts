@@ -49,11 +49,6 @@ import {
   readWindows as readWindowsNow,
   saveGrantedPageSize as saveGrantedPageSizeNow,
 } from "./syncPlans.ts";
-import {
-  finishRun as finishRunNow,
-  markOrphanRunsInterrupted as markOrphanRunsInterruptedNow,
-  startRun as startRunNow,
-} from "./syncRuns.ts";
 
 // Names and pure helpers the sync side shares with the store (no database access).
 export type { CoverageDay } from "./coverageCounts.ts";
@@ -75,15 +70,10 @@ export const openStore: (value: string, options?: OpenOptions) => Promise<Store>
 export const acquireLease = byEngine(acquireLeaseNow, (pg) => pg.acquirePgLease);
 export const renewLease = byEngine(renewLeaseNow, (pg) => pg.renewPgLease);
 export const releaseLease = byEngine(releaseLeaseNow, (pg) => pg.releasePgLease);
-export const startRun = byEngine(startRunNow, (pg) => pg.startPgRun);
-export const finishRun = byEngine(finishRunNow, (pg) => pg.finishPgRun);
-export const markOrphanRunsInterrupted = byEngine(
-  markOrphanRunsInterruptedNow,
-  (pg) => pg.markPgOrphanRunsInterrupted,
-);
 
 // Plans, checkpoints and the batch writer.
 export { readStoredCheckpoint as readCheckpoint } from "./checkpoints.ts";
+export { finishRun, markOrphanRunsInterrupted, startRun } from "./syncRuns.ts";
 export const readPlan = byEngine(readPlanNow, (pg) => pg.readPgPlan);
 export const createPlan = byEngine(createPlanNow, (pg) => pg.createPgPlan);
 export const readWindows = byEngine(readWindowsNow, (pg) => pg.readPgWindows);

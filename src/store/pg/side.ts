@@ -41,4 +41,3 @@ export {
   readPgWindows,
   savePgGrantedPageSize,
 } from "./syncPlans.ts";
-export { finishPgRun, markPgOrphanRunsInterrupted, startPgRun } from "./syncRuns.ts";

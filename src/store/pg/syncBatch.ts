@@ -5,13 +5,14 @@
 import { CHAIN_HEAD_SIGNATURE_KEY, signChainHead } from "../digests.ts";
 import { addCounts } from "../records.ts";
 import { type BatchResult, listedIds, planHeadOf, type SyncBatch } from "../syncBatch.ts";
+import { updateRunCountersIn } from "../syncRuns.ts";
 import type { PgStore } from "./connection.ts";
 import { notePgListedDay } from "./coverage.ts";
 import { updatePgQuarantineDigest, writePgMeta } from "./quarantine.ts";
+import { pgQueriesOn } from "./queries.ts";
 import { advancePgBackfillMark } from "./ruleDiffs.ts";
 import { pgRows } from "./session.ts";
 import { advancePgWindow, savePgPlan } from "./syncPlans.ts";
-import { updatePgRunCounters } from "./syncRuns.ts";
 import { inPgTransaction } from "./transaction.ts";
 import { readPgChainHead, storePgPrepared } from "./writes.ts";
 
@@ -67,7 +68,7 @@ export async function commitPgSyncBatch(store: PgStore, batch: SyncBatch): Promi
     }
     // Created on the first batch even with no quarantined record, so verify covers the table from the start.
     await updatePgQuarantineDigest(client);
-    await updatePgRunCounters(client, batch.runId, counters);
+    await updateRunCountersIn(pgQueriesOn(client, store), batch.runId, counters);
     return { counters, plan, warningMessages };
   });
 }
