@@ -1,6 +1,6 @@
 // Per filter set, the newest record seen: sent as latestID by the next incremental run. One query text
-// for both engines (src/store/query.ts); each is also run synchronously on SQLite because a plan's end
-// (src/store/syncPlans.ts, finishPlan) moves the checkpoint inside a better-sqlite3 transaction.
+// for both engines (src/store/query.ts), run on a store or in a transaction (a plan's end,
+// src/store/syncPlans.ts).
 import type { Store } from "./connection.ts";
 import type { AnyStore } from "./openAny.ts";
 import { inList, type Queries, queriesOf, type SQL, sql, sqliteQueriesNow } from "./query.ts";
@@ -80,21 +80,7 @@ export async function listCheckpointsIn(q: Queries): Promise<Checkpoint[]> {
   return q.all<Checkpoint>(checkpointsWhere(sql`ORDER BY c.filter_key COLLATE "binary"`));
 }
 
-// ---- the same texts, synchronously on SQLite (inside finishPlan's transaction) ----------------------
-
+/** The checkpoint, read synchronously on SQLite (tests read it so). */
 export function readCheckpoint(store: Store, filterKey: string): Checkpoint | undefined {
   return sqliteQueriesNow(store).get<Checkpoint>(checkpointQuery(filterKey));
-}
-
-export function writeCheckpoint(store: Store, checkpoint: CheckpointWrite): void {
-  sqliteQueriesNow(store).run(writeCheckpointQuery(checkpoint));
-}
-
-export function newestStoredRecord(
-  store: Store,
-  since: string,
-  until: string,
-  actionTypes: readonly string[],
-): { id: string; occurredAt: number | null } | undefined {
-  return sqliteQueriesNow(store).get(newestStoredRecordQuery(since, until, actionTypes));
 }

@@ -1,11 +1,28 @@
-// Small named values kept in the store's `meta` table by the layers above it (the daemon's last cycle,
-// the demo's world), one query text for both engines (src/store/query.ts).
+// Small named values kept in the store's `meta` table (the daemon's last cycle, the demo's world, a
+// sync's plan and granted page size), one query text for both engines (src/store/query.ts). The texts
+// are also run on a transaction's Queries, and synchronously on SQLite by the batch commit.
 import type { AnyStore } from "./openAny.ts";
-import { queriesOf, sql } from "./query.ts";
+import { type Queries, queriesOf, type SQL, sql } from "./query.ts";
+
+export const metaValueQuery = (key: string): SQL => sql`SELECT value FROM meta WHERE key = ${key}`;
+
+export function writeMetaValueQuery(key: string, value: string, now: number): SQL {
+  return sql`INSERT INTO meta (key, value, updated_at) VALUES (${key}, ${value}, ${now})
+    ON CONFLICT (key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at`;
+}
+
+export const deleteMetaValueQuery = (key: string): SQL => sql`DELETE FROM meta WHERE key = ${key}`;
+
+export async function readMetaValueIn(q: Queries, key: string): Promise<string | undefined> {
+  return (await q.get<{ value: string }>(metaValueQuery(key)))?.value;
+}
+
+export async function writeMetaValueIn(q: Queries, key: string, value: string, now: number): Promise<void> {
+  await q.run(writeMetaValueQuery(key, value, now));
+}
 
 export async function readMetaValue(store: AnyStore, key: string): Promise<string | undefined> {
-  const q = await queriesOf(store);
-  return (await q.get<{ value: string }>(sql`SELECT value FROM meta WHERE key = ${key}`))?.value;
+  return readMetaValueIn(await queriesOf(store), key);
 }
 
 export async function writeMetaValue(
@@ -14,11 +31,7 @@ export async function writeMetaValue(
   value: string,
   now = Date.now(),
 ): Promise<void> {
-  const q = await queriesOf(store);
-  await q.run(
-    sql`INSERT INTO meta (key, value, updated_at) VALUES (${key}, ${value}, ${now})
-        ON CONFLICT (key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at`,
-  );
+  await writeMetaValueIn(await queriesOf(store), key, value, now);
 }
 
 /**

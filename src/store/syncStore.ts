@@ -17,7 +17,6 @@ import {
   recordCoverage as recordCoverageNow,
 } from "./coverageCounts.ts";
 import {
-  addPendingCoverageDays as addPendingCoverageDaysNow,
   openCoverageDays as openCoverageDaysNow,
   readCoverage as readCoverageNow,
   readPendingCoverageDays as readPendingCoverageDaysNow,
@@ -39,16 +38,6 @@ import type { OpenOptions } from "./open.ts";
 import { type AnyStore, byEngine, openAnyStore } from "./openAny.ts";
 import { backfillRuleDiffs as backfillRuleDiffsNow } from "./ruleDiffs.ts";
 import { commitSyncBatch as commitSyncBatchNow } from "./syncBatch.ts";
-import {
-  createPlan as createPlanNow,
-  dropPlanIfUntouched as dropPlanIfUntouchedNow,
-  finishPlan as finishPlanNow,
-  oldestServerDay as oldestServerDayNow,
-  readGrantedPageSize as readGrantedPageSizeNow,
-  readPlan as readPlanNow,
-  readWindows as readWindowsNow,
-  saveGrantedPageSize as saveGrantedPageSizeNow,
-} from "./syncPlans.ts";
 
 // Names and pure helpers the sync side shares with the store (no database access).
 export type { CoverageDay } from "./coverageCounts.ts";
@@ -73,16 +62,18 @@ export const releaseLease = byEngine(releaseLeaseNow, (pg) => pg.releasePgLease)
 
 // Plans, checkpoints and the batch writer.
 export { readStoredCheckpoint as readCheckpoint } from "./checkpoints.ts";
+export {
+  createPlan,
+  dropPlanIfUntouched,
+  finishPlan,
+  oldestServerDay,
+  readGrantedPageSize,
+  readStoredPlan as readPlan,
+  readStoredWindows as readWindows,
+  saveGrantedPageSize,
+} from "./syncPlans.ts";
 export { finishRun, markOrphanRunsInterrupted, startRun } from "./syncRuns.ts";
-export const readPlan = byEngine(readPlanNow, (pg) => pg.readPgPlan);
-export const createPlan = byEngine(createPlanNow, (pg) => pg.createPgPlan);
-export const readWindows = byEngine(readWindowsNow, (pg) => pg.readPgWindows);
-export const oldestServerDay = byEngine(oldestServerDayNow, (pg) => pg.oldestPgServerDay);
 export const commitSyncBatch = byEngine(commitSyncBatchNow, (pg) => pg.commitPgSyncBatch);
-export const dropPlanIfUntouched = byEngine(dropPlanIfUntouchedNow, (pg) => pg.dropPgPlanIfUntouched);
-export const finishPlan = byEngine(finishPlanNow, (pg) => pg.finishPgPlan);
-export const readGrantedPageSize = byEngine(readGrantedPageSizeNow, (pg) => pg.readPgGrantedPageSize);
-export const saveGrantedPageSize = byEngine(saveGrantedPageSizeNow, (pg) => pg.savePgGrantedPageSize);
 export const beginBulkLoad = byEngine(beginBulkLoadNow, (pg) => pg.beginPgBulkLoad);
 export const finishBulkLoad = byEngine(finishBulkLoadNow, (pg) => pg.finishPgBulkLoad);
 export const backfillRuleDiffs = byEngine(backfillRuleDiffsNow, (pg) => pg.backfillPgRuleDiffs);
@@ -94,10 +85,7 @@ export const readPendingCoverageDays = byEngine(
   readPendingCoverageDaysNow,
   (pg) => pg.readPgPendingCoverageDays,
 );
-export const addPendingCoverageDays = byEngine(
-  addPendingCoverageDaysNow,
-  (pg) => pg.addPgPendingCoverageDays,
-);
+export { addPendingCoverageDays } from "./coverageState.ts";
 export const checkedRunStart = byEngine(checkedRunStartNow, (pg) => pg.checkedPgRunStart);
 export const knownShortfalls = byEngine(knownShortfallsNow, (pg) => pg.knownPgShortfalls);
 export const localCountForRange = byEngine(localCountForRangeNow, (pg) => pg.localPgCountForRange);

@@ -4,7 +4,6 @@
 export { beginPgBulkLoad, finishPgBulkLoad } from "./bulkLoad.ts";
 export { readPgChainSnapshot } from "./chainRead.ts";
 export {
-  addPgPendingCoverageDays,
   checkedPgRunStart,
   knownPgShortfalls,
   localPgCountForRange,
@@ -31,13 +30,3 @@ export { queryPgReadOnly } from "./readOnlyQuery.ts";
 export { readPgReportSnapshot } from "./reportSnapshot.ts";
 export { backfillPgRuleDiffs } from "./ruleDiffs.ts";
 export { commitPgSyncBatch } from "./syncBatch.ts";
-export {
-  createPgPlan,
-  dropPgPlanIfUntouched,
-  finishPgPlan,
-  oldestPgServerDay,
-  readPgGrantedPageSize,
-  readPgPlan,
-  readPgWindows,
-  savePgGrantedPageSize,
-} from "./syncPlans.ts";
