@@ -2,8 +2,9 @@
 // once with drizzle's `sql` template, which renders each engine's placeholders (`?` on SQLite, `$n` on
 // PostgreSQL) from the same text; values are bound, never spliced. Write SQL both engines accept:
 // standard joins and GROUP BY, explicit NULLS FIRST/LAST, `->>` on JSON text, integers for times
-// (epoch ms), `COLLATE` nowhere (sort in code when byte order matters). What truly differs goes in a
-// fragment chosen by `dialect` (see ./dialect.ts), never in a second copy of the query.
+// (epoch ms), `COLLATE "binary"` where text must sort in byte order (SQLite's built-in collation; on
+// PostgreSQL drizzle/pg/0005's). What truly differs goes in a fragment chosen by `dialect`, never in a
+// second copy of the query.
 //
 // Every call is async because the PostgreSQL driver is; on SQLite the statement runs at once
 // (better-sqlite3 is synchronous) and the promise is already settled.

@@ -1,12 +1,11 @@
 // The store as the sync side sees it (src/sync, src/daemon, src/demo and the sync, daemon and demo
-// commands): every function that reaches the database returns a Promise, so that a PostgreSQL
-// implementation (an async driver) can sit behind the same signatures. SQLite stays synchronous
-// underneath: each function here runs its better-sqlite3 work at once and resolves with the result,
-// and the synchronous helpers stay inside src/store/, where transactions call them without awaiting.
-// Signatures are the SQLite functions' own (parameters and results), only made async, so they are not
-// written twice. Each function takes a store of either engine and dispatches on its `engine` (byEngine):
-// the PostgreSQL side lives in src/store/pg/ under the same name with a `Pg` infix, reached through
-// src/store/pg/side.ts, which loads only when a PostgreSQL store is used.
+// commands): every function that reaches the database returns a Promise and takes a store of either
+// engine. Concepts converted to one query text (issue 22: meta values, checkpoints, entity due-lists,
+// runs, plans) are re-exported from their module (src/store/query.ts runs them on either engine); the
+// rest still dispatch on the store's `engine` (byEngine) to a SQLite function and a PostgreSQL one in
+// src/store/pg/ with a `Pg` infix, reached through src/store/pg/side.ts, which loads only when a
+// PostgreSQL store is used. Synchronous SQLite helpers stay inside src/store/, where better-sqlite3
+// transactions call them without awaiting.
 
 import { beginBulkLoad as beginBulkLoadNow, finishBulkLoad as finishBulkLoadNow } from "./bulkLoad.ts";
 import {
