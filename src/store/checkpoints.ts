@@ -1,8 +1,9 @@
-// Per filter set, the newest record seen: sent as latestID by the next incremental run.
-import { sqliteOf } from "./connection.ts";
-import type { Store } from "./open.ts";
-
-// ---- checkpoints -----------------------------------------------------------------------------------
+// Per filter set, the newest record seen: sent as latestID by the next incremental run. One query text
+// for both engines (src/store/query.ts), run on a store or in a transaction (a plan's end,
+// src/store/syncPlans.ts).
+import type { Store } from "./connection.ts";
+import type { AnyStore } from "./openAny.ts";
+import { inList, type Queries, queriesOf, type SQL, sql, sqliteQueriesNow } from "./query.ts";
 
 export interface Checkpoint {
   filterKey: string;
@@ -13,85 +14,73 @@ export interface Checkpoint {
   updatedAt: number;
 }
 
-export function readCheckpoint(store: Store, filterKey: string): Checkpoint | undefined {
-  const row = sqliteOf(store)
-    .prepare<
-      [string],
-      {
-        filter_key: string;
-        latest_id: string;
-        latest_occurred_at: number | null;
-        updated_at: number;
-        server_day: string | null;
-      }
-    >(
-      `SELECT c.filter_key, c.latest_id, c.latest_occurred_at, c.updated_at, a.server_day
-       FROM checkpoints c LEFT JOIN audit_logs a ON a.id = c.latest_id WHERE c.filter_key = ?`,
-    )
-    .get(filterKey);
-  if (!row) return undefined;
-  return {
-    filterKey: row.filter_key,
-    latestId: row.latest_id,
-    latestOccurredAt: row.latest_occurred_at,
-    serverDay: row.server_day,
-    updatedAt: row.updated_at,
-  };
+export interface CheckpointWrite {
+  filterKey: string;
+  latestId: string;
+  latestOccurredAt: number | null;
+  runId: number;
+  now: number;
 }
 
-export function listCheckpoints(store: Store): Checkpoint[] {
-  const keys = sqliteOf(store)
-    .prepare<[], string>("SELECT filter_key FROM checkpoints ORDER BY filter_key")
-    .pluck();
-  return keys
-    .all()
-    .map((key) => readCheckpoint(store, key))
-    .filter((c): c is Checkpoint => c !== undefined);
+function checkpointsWhere(filter: SQL): SQL {
+  return sql`SELECT c.filter_key AS "filterKey", c.latest_id AS "latestId",
+      c.latest_occurred_at AS "latestOccurredAt", a.server_day AS "serverDay", c.updated_at AS "updatedAt"
+    FROM checkpoints c LEFT JOIN audit_logs a ON a.id = c.latest_id ${filter}`;
 }
 
-export function writeCheckpoint(
-  store: Store,
-  checkpoint: {
-    filterKey: string;
-    latestId: string;
-    latestOccurredAt: number | null;
-    runId: number;
-    now: number;
-  },
-): void {
-  sqliteOf(store)
-    .prepare(
-      `INSERT INTO checkpoints (filter_key, latest_id, latest_occurred_at, updated_at, sync_run_id)
-       VALUES (?, ?, ?, ?, ?)
-       ON CONFLICT(filter_key) DO UPDATE SET latest_id = excluded.latest_id,
-         latest_occurred_at = excluded.latest_occurred_at, updated_at = excluded.updated_at,
-         sync_run_id = excluded.sync_run_id`,
-    )
-    .run(
-      checkpoint.filterKey,
-      checkpoint.latestId,
-      checkpoint.latestOccurredAt,
-      checkpoint.now,
-      checkpoint.runId,
-    );
+const checkpointQuery = (filterKey: string) => checkpointsWhere(sql`WHERE c.filter_key = ${filterKey}`);
+
+function writeCheckpointQuery(c: CheckpointWrite): SQL {
+  return sql`INSERT INTO checkpoints (filter_key, latest_id, latest_occurred_at, updated_at, sync_run_id)
+    VALUES (${c.filterKey}, ${c.latestId}, ${c.latestOccurredAt}, ${c.now}, ${c.runId})
+    ON CONFLICT (filter_key) DO UPDATE SET latest_id = excluded.latest_id,
+      latest_occurred_at = excluded.latest_occurred_at, updated_at = excluded.updated_at,
+      sync_run_id = excluded.sync_run_id`;
+}
+
+// Undated records last on both engines (SQLite's DESC alone would, PostgreSQL's would put them first).
+function newestStoredRecordQuery(since: string, until: string, actionTypes: readonly string[]): SQL {
+  const types = actionTypes.length === 0 ? sql`` : sql`AND action_type IN ${inList(actionTypes)}`;
+  return sql`SELECT id, occurred_at AS "occurredAt" FROM audit_logs
+    WHERE server_day BETWEEN ${since} AND ${until} ${types}
+    ORDER BY occurred_at DESC NULLS LAST, seq DESC LIMIT 1`;
+}
+
+/** The checkpoint of `filterKey` on a store of either engine. */
+export async function readStoredCheckpoint(
+  store: AnyStore,
+  filterKey: string,
+): Promise<Checkpoint | undefined> {
+  return readCheckpointIn(await queriesOf(store), filterKey);
+}
+
+export async function readCheckpointIn(q: Queries, filterKey: string): Promise<Checkpoint | undefined> {
+  return q.get<Checkpoint>(checkpointQuery(filterKey));
+}
+
+export async function writeCheckpointIn(q: Queries, checkpoint: CheckpointWrite): Promise<void> {
+  await q.run(writeCheckpointQuery(checkpoint));
 }
 
 /**
  * The newest stored record of a server-day range and filter set: the checkpoint of a finished plan whose
  * newest window held no (valid) record on its first page.
  */
-export function newestStoredRecord(
-  store: Store,
+export async function newestStoredRecordIn(
+  q: Queries,
   since: string,
   until: string,
   actionTypes: readonly string[],
-): { id: string; occurredAt: number | null } | undefined {
-  const placeholders = actionTypes.map(() => "?").join(", ");
-  return sqliteOf(store)
-    .prepare<unknown[], { id: string; occurredAt: number | null }>(
-      `SELECT id, occurred_at AS occurredAt FROM audit_logs WHERE server_day BETWEEN ? AND ?
-       ${actionTypes.length === 0 ? "" : `AND action_type IN (${placeholders})`}
-       ORDER BY occurred_at DESC, seq DESC LIMIT 1`,
-    )
-    .get(since, until, ...actionTypes);
+): Promise<{ id: string; occurredAt: number | null } | undefined> {
+  return q.get(newestStoredRecordQuery(since, until, actionTypes));
+}
+
+/** Every checkpoint, by filter key (byte order). */
+export async function listCheckpointsIn(q: Queries): Promise<Checkpoint[]> {
+  return q.all<Checkpoint>(checkpointsWhere(sql`ORDER BY c.filter_key COLLATE "binary"`));
+}
+
+/** The checkpoint, read synchronously on SQLite (tests read it so). */
+export function readCheckpoint(store: Store, filterKey: string): Checkpoint | undefined {
+  return sqliteQueriesNow(store).get<Checkpoint>(checkpointQuery(filterKey));
 }

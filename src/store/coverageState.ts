@@ -2,7 +2,10 @@
 // functions run inside the sync's transactions, so that rows and progress commit together.
 import { z } from "zod";
 import { sqliteOf } from "./connection.ts";
+import { deleteMetaValueQuery, readMetaValueIn, writeMetaValueQuery } from "./metaValues.ts";
 import type { Store } from "./open.ts";
+import type { AnyStore } from "./openAny.ts";
+import { inTransaction, type Queries } from "./query.ts";
 
 // ---- coverage --------------------------------------------------------------------------------------
 
@@ -132,18 +135,28 @@ function writePendingCoverageDays(
     .run(pendingCoverageKey(filterKey), JSON.stringify(days), now);
 }
 
-export function addPendingCoverageDays(
-  store: Store,
+/** Inside a transaction on either engine (a plan's end): `days` join the owed list. */
+export async function addPendingCoverageDaysIn(
+  q: Queries,
   filterKey: string,
   days: readonly string[],
   now: number,
-): void {
-  writePendingCoverageDays(
-    store,
-    filterKey,
-    withPendingDays(readPendingCoverageDays(store, filterKey), days),
-    now,
+): Promise<void> {
+  const key = pendingCoverageKey(filterKey);
+  const owed = withPendingDays(parsePendingDays(await readMetaValueIn(q, key)), days);
+  await q.run(
+    owed.length === 0 ? deleteMetaValueQuery(key) : writeMetaValueQuery(key, JSON.stringify(owed), now),
   );
+}
+
+/** `days` join the owed list, in a transaction of their own, on either engine. */
+export async function addPendingCoverageDays(
+  store: AnyStore,
+  filterKey: string,
+  days: readonly string[],
+  now: number,
+): Promise<void> {
+  await inTransaction(store, (q) => addPendingCoverageDaysIn(q, filterKey, days, now));
 }
 
 export function removePendingCoverageDays(

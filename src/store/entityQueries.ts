@@ -1,70 +1,84 @@
 // What the entity part of a sync has to read: the dynamic configs with config edits stored since their
 // versions were last read, the layers named by records since their experiments were last read, and the
-// events whose metrics were read before (their lineage is kept up to date).
+// events whose metrics were read before (their lineage is kept up to date). One query text for both
+// engines (src/store/query.ts).
 import { VERSIONED_CONFIG_EDITS } from "../api/entityActions.ts";
-import { type Store, sqliteOf } from "./connection.ts";
-
-const placeholders = (n: number) => Array.from({ length: n }, () => "?").join(", ");
+import type { AnyStore } from "./openAny.ts";
+import { inList, queriesOf, type SQL, sql } from "./query.ts";
 
 /**
  * Reads that caught up: a 403 read says nothing about the entity, so it does not count (the next run
  * tries again); a 404 does (the config is gone until a new edit names it again).
  */
-const CAUGHT_UP = `SELECT coalesce(max(f.audit_seq), 0) FROM entity_fetches f
-  WHERE f.kind = ? AND f.entity_key = a.name AND f.outcome IN ('ok', 'not_found')`;
+function caughtUp(kind: string): SQL {
+  return sql`SELECT coalesce(max(f.audit_seq), 0) FROM entity_fetches f
+    WHERE f.kind = ${kind} AND f.entity_key = a.name AND f.outcome IN ('ok', 'not_found')`;
+}
 
 /** Config names with a versioned config edit stored after their last read (none: no request). */
-export function configsDueForVersions(store: Store): string[] {
-  const types = [...VERSIONED_CONFIG_EDITS];
-  return sqliteOf(store)
-    .prepare(
-      `SELECT a.name FROM audit_logs a WHERE a.action_type IN (${placeholders(types.length)})
-       GROUP BY a.name HAVING max(a.seq) > (${CAUGHT_UP}) ORDER BY min(a.seq)`,
-    )
-    .pluck()
-    .all(...types, "config_versions") as string[];
+export async function configsDueForVersions(store: AnyStore): Promise<string[]> {
+  const q = await queriesOf(store);
+  const rows = await q.all<{ name: string }>(
+    sql`SELECT a.name FROM audit_logs a WHERE a.action_type IN ${inList([...VERSIONED_CONFIG_EDITS])}
+      GROUP BY a.name HAVING max(a.seq) > (${caughtUp("config_versions")}) ORDER BY min(a.seq)`,
+  );
+  return rows.map((row) => row.name);
 }
 
 /**
  * Layers to read: every layer a record names (by `layerActions`), when any record of those layers or
  * of an experiment state change came in after the layer's last read (an experiment record names the
- * experiment, not its layer, so any of them may have moved one).
+ * experiment, not its layer, so any of them may have moved one). One statement: the newest experiment
+ * move is read with the layers.
  */
-export function layersDueForExperiments(
-  store: Store,
+export async function layersDueForExperiments(
+  store: AnyStore,
   layerActions: readonly string[],
   experimentActions: readonly string[],
-): string[] {
-  const sqlite = sqliteOf(store);
-  const layers = sqlite
-    .prepare(
-      `SELECT a.name, max(a.seq) AS newest, (${CAUGHT_UP}) AS caught_up FROM audit_logs a
-       WHERE a.action_type IN (${placeholders(layerActions.length)}) GROUP BY a.name ORDER BY min(a.seq)`,
-    )
-    .all("layer_experiments", ...layerActions) as { name: string; newest: number; caught_up: number }[];
-  if (layers.length === 0) return [];
-  const newestMove = (sqlite
-    .prepare(
-      `SELECT coalesce(max(seq), 0) FROM audit_logs WHERE action_type IN (${placeholders(experimentActions.length)})`,
-    )
-    .pluck()
-    .get(...experimentActions) ?? 0) as number;
-  return layers.filter((l) => Math.max(l.newest, newestMove) > l.caught_up).map((l) => l.name);
+): Promise<string[]> {
+  const q = await queriesOf(store);
+  const rows = await q.all<{ name: string }>(
+    sql`WITH moved AS (
+        SELECT coalesce(max(seq), 0) AS newest FROM audit_logs WHERE action_type IN ${inList(experimentActions)}),
+      layers AS (
+        SELECT a.name, max(a.seq) AS newest, (${caughtUp("layer_experiments")}) AS caught_up, min(a.seq) AS first
+        FROM audit_logs a WHERE a.action_type IN ${inList(layerActions)} GROUP BY a.name)
+      SELECT l.name FROM layers l, moved m
+      WHERE (CASE WHEN l.newest > m.newest THEN l.newest ELSE m.newest END) > l.caught_up
+      ORDER BY l.first`,
+  );
+  return rows.map((row) => row.name);
+}
+
+/** The text members of one metric's lineage.events, as SQLite's json_each gives them: an array's
+ * elements, an object's values, a lone string itself. */
+function lineageEvents(raw: string): string[] {
+  const events = (JSON.parse(raw) as { lineage?: { events?: unknown } } | null)?.lineage?.events;
+  const members = Array.isArray(events)
+    ? events
+    : events !== null && typeof events === "object"
+      ? Object.values(events)
+      : [events];
+  return members.filter((member): member is string => typeof member === "string");
 }
 
 /**
  * Events to read metrics of: `named`, every event read before, and every event the stored metrics'
- * lineage names (lineage is followed), each once.
+ * lineage names (lineage is followed), each once; the known ones in byte order. The lineage is read in
+ * code: PostgreSQL's json_each(text, path) (drizzle/pg/0005) gives no member types and reads arrays only.
  */
-export function eventsDueForMetrics(store: Store, named: readonly string[]): string[] {
-  const known = sqliteOf(store)
-    .prepare(
-      `SELECT entity_key FROM entity_fetches WHERE kind = 'event_metrics' AND outcome = 'ok'
-       UNION
-       SELECT e.value FROM metric_snapshots m, json_each(m.raw, '$.lineage.events') e WHERE e.type = 'text'
-       ORDER BY 1`,
-    )
-    .pluck()
-    .all() as string[];
-  return [...new Set([...named, ...known])];
+export async function eventsDueForMetrics(store: AnyStore, named: readonly string[]): Promise<string[]> {
+  const q = await queriesOf(store);
+  const fetched = await q.all<{ name: string }>(
+    sql`SELECT entity_key AS name FROM entity_fetches WHERE kind = 'event_metrics' AND outcome = 'ok'`,
+  );
+  const snapshots = await q.all<{ raw: string }>(
+    sql`SELECT m.raw FROM metric_snapshots m WHERE json_extract(m.raw, '$.lineage.events') IS NOT NULL`,
+  );
+  const known = new Set([
+    ...fetched.map((row) => row.name),
+    ...snapshots.flatMap((row) => lineageEvents(row.raw)),
+  ]);
+  const sorted = [...known].sort((x, y) => Buffer.compare(Buffer.from(x), Buffer.from(y)));
+  return [...new Set([...named, ...sorted])];
 }

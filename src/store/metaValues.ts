@@ -1,32 +1,52 @@
-// Small named values kept in the store's `meta` table by the layers above it (the daemon's last cycle,
-// the demo's world), through drizzle's query builder.
-import { eq, like } from "drizzle-orm";
-import { drizzleOf, type Store } from "./connection.ts";
-import { meta } from "./schema.ts";
+// Small named values kept in the store's `meta` table (the daemon's last cycle, the demo's world, a
+// sync's plan and granted page size), one query text for both engines (src/store/query.ts). The texts
+// are also run on a transaction's Queries, and synchronously on SQLite by the batch commit.
+import type { AnyStore } from "./openAny.ts";
+import { type Queries, queriesOf, type SQL, sql } from "./query.ts";
 
-export async function readMetaValue(store: Store, key: string): Promise<string | undefined> {
-  return drizzleOf(store).select().from(meta).where(eq(meta.key, key)).get()?.value;
+export const metaValueQuery = (key: string): SQL => sql`SELECT value FROM meta WHERE key = ${key}`;
+
+export function writeMetaValueQuery(key: string, value: string, now: number): SQL {
+  return sql`INSERT INTO meta (key, value, updated_at) VALUES (${key}, ${value}, ${now})
+    ON CONFLICT (key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at`;
+}
+
+export const deleteMetaValueQuery = (key: string): SQL => sql`DELETE FROM meta WHERE key = ${key}`;
+
+export async function readMetaValueIn(q: Queries, key: string): Promise<string | undefined> {
+  return (await q.get<{ value: string }>(metaValueQuery(key)))?.value;
+}
+
+export async function writeMetaValueIn(q: Queries, key: string, value: string, now: number): Promise<void> {
+  await q.run(writeMetaValueQuery(key, value, now));
+}
+
+export async function readMetaValue(store: AnyStore, key: string): Promise<string | undefined> {
+  return readMetaValueIn(await queriesOf(store), key);
 }
 
 export async function writeMetaValue(
-  store: Store,
+  store: AnyStore,
   key: string,
   value: string,
   now = Date.now(),
 ): Promise<void> {
-  drizzleOf(store)
-    .insert(meta)
-    .values({ key, value, updatedAt: now })
-    .onConflictDoUpdate({ target: meta.key, set: { value, updatedAt: now } })
-    .run();
+  await writeMetaValueIn(await queriesOf(store), key, value, now);
 }
 
-/** Every value whose key starts with `prefix` (no LIKE wildcards in it), by key. */
-export async function readMetaValuesWithPrefix(store: Store, prefix: string): Promise<Map<string, string>> {
-  const rows = drizzleOf(store)
-    .select()
-    .from(meta)
-    .where(like(meta.key, `${prefix}%`))
-    .all();
+/**
+ * Every value whose key starts with `prefix`, by key. A prefix compared with substr, not LIKE: SQLite's
+ * LIKE ignores ASCII case and PostgreSQL's does not, and either would read `%` or `_` in `prefix` as a wildcard.
+ */
+export async function readMetaValuesWithPrefix(
+  store: AnyStore,
+  prefix: string,
+): Promise<Map<string, string>> {
+  const q = await queriesOf(store);
+  // Both engines count substr's length in characters (code points), not UTF-16 units.
+  const length = [...prefix].length;
+  const rows = await q.all<{ key: string; value: string }>(
+    sql`SELECT key, value FROM meta WHERE substr(key, 1, ${length}) = ${prefix} ORDER BY key COLLATE "binary"`,
+  );
   return new Map(rows.map((row) => [row.key, row.value]));
 }

@@ -20,6 +20,7 @@ import {
 } from "./metaStore.ts";
 import { openStore as openSqliteStore } from "./open.ts";
 import { type AnyStore, openAnyStore, pgSide } from "./openAny.ts";
+import { queriesOf, sql } from "./query.ts";
 
 /** The meta key naming the project whose history a namespace holds. */
 export const STORE_PROJECT_KEY = "project";
@@ -75,18 +76,23 @@ async function openOwnNamespace(
     if (options.registered && !existsSync(path)) throw missingNamespace(home, project, `file ${path}`);
     return openSqliteStore(path, { readonly: options.readonly });
   }
-  const pg = await pgSide();
-  const schema = `${await pg.readPgHomeSchema(home)}_${project}`;
+  const q = await queriesOf(home);
+  const current = await q.get<{ name: string | null }>(sql`SELECT current_schema() AS name`);
+  if (current?.name == null) throw new Error("the PostgreSQL session has no current schema");
+  const schema = `${current.name}_${project}`;
   // PostgreSQL cuts longer names to 63 bytes, silently: two long project names would share a schema.
   if (Buffer.byteLength(schema) > 63) {
     throw new FlagtrailError(
       `Project ${project}'s schema name ${schema} is longer than PostgreSQL's 63 bytes.`,
     );
   }
-  if (options.registered && !(await pg.pgSchemaExists(home, schema))) {
+  if (
+    options.registered &&
+    (await q.get(sql`SELECT 1 AS found FROM pg_namespace WHERE nspname = ${schema}`)) === undefined
+  ) {
     throw missingNamespace(home, project, `schema ${schema}`);
   }
-  return pg.openPgStore(value, { readonly: options.readonly, schema });
+  return (await pgSide()).openPgStore(value, { readonly: options.readonly, schema });
 }
 
 /** A registered project whose file or schema is gone: said as such, not as an empty or foreign store. */

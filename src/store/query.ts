@@ -2,16 +2,26 @@
 // once with drizzle's `sql` template, which renders each engine's placeholders (`?` on SQLite, `$n` on
 // PostgreSQL) from the same text; values are bound, never spliced. Write SQL both engines accept:
 // standard joins and GROUP BY, explicit NULLS FIRST/LAST, `->>` on JSON text, integers for times
-// (epoch ms), `COLLATE` nowhere (sort in code when byte order matters). What truly differs goes in a
-// fragment chosen by `dialect` (see ./dialect.ts), never in a second copy of the query.
+// (epoch ms), `COLLATE "binary"` where text must sort in byte order (SQLite's built-in collation; on
+// PostgreSQL drizzle/pg/0005's). What truly differs goes in a fragment chosen by `dialect`, never in a
+// second copy of the query.
 //
 // Every call is async because the PostgreSQL driver is; on SQLite the statement runs at once
 // (better-sqlite3 is synchronous) and the promise is already settled.
-import type { SQL } from "drizzle-orm";
-import { drizzleOf, sqliteOf } from "./connection.ts";
+import { type SQL, sql } from "drizzle-orm";
+import { drizzleOf, type Store, sqliteOf } from "./connection.ts";
 import { type AnyStore, pgSide } from "./openAny.ts";
 
 export { type SQL, sql } from "drizzle-orm";
+
+/** `(v1, v2, …)` for `x IN ${inList(values)}`, each value bound; `(NULL)` (matches nothing) when empty, which PostgreSQL's `IN ()` would refuse. */
+export function inList(values: readonly unknown[]): SQL {
+  if (values.length === 0) return sql`(NULL)`;
+  return sql`(${sql.join(
+    values.map((value) => sql`${value}`),
+    sql`, `,
+  )})`;
+}
 
 /** Where queries run: the store outside a transaction, or one transaction's session. */
 export interface Queries {
@@ -24,13 +34,34 @@ export interface Queries {
   run(query: SQL): Promise<number>;
 }
 
-function sqliteQueries(store: Extract<AnyStore, { engine: "sqlite" }>): Queries {
+/** The same texts run synchronously on SQLite (see sqliteQueriesNow). */
+export interface SqliteQueriesNow {
+  all<R>(query: SQL): R[];
+  get<R>(query: SQL): R | undefined;
+  run(query: SQL): number;
+}
+
+/**
+ * The one query texts run at once on a SQLite store, for the few callers inside a better-sqlite3
+ * transaction (the sync's batch commit, a plan's end): such a transaction cannot await, and a
+ * PostgreSQL caller runs the same text through Queries instead.
+ */
+export function sqliteQueriesNow(store: Store): SqliteQueriesNow {
   const db = drizzleOf(store);
   return {
+    all: <R>(query: SQL) => db.all<R>(query),
+    get: <R>(query: SQL) => db.get<R>(query) ?? undefined,
+    run: (query: SQL) => db.run(query).changes,
+  };
+}
+
+function sqliteQueries(store: Store): Queries {
+  const now = sqliteQueriesNow(store);
+  return {
     dialect: "sqlite",
-    all: async <R>(query: SQL) => db.all<R>(query),
-    get: async <R>(query: SQL) => db.get<R>(query) ?? undefined,
-    run: async (query: SQL) => db.run(query).changes,
+    all: async <R>(query: SQL) => now.all<R>(query),
+    get: async <R>(query: SQL) => now.get<R>(query),
+    run: async (query: SQL) => now.run(query),
   };
 }
 

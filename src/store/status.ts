@@ -1,13 +1,14 @@
-// The read side behind `flagtrail status`: what the store holds and how complete it is. Each engine reads
-// the same rows (StatusRows; PostgreSQL in src/store/pg/status.ts); one function makes the status of them
+// The read side behind `flagtrail status`: what the store holds and how complete it is. One query text
+// reads the same rows (StatusRows) from either engine; one function makes the status of them
 // (src/commands/statusText.ts prints it).
 
 import { z } from "zod";
-import { type Checkpoint, listCheckpoints } from "./checkpoints.ts";
-import { type Store, sqliteOf } from "./connection.ts";
+import { type Checkpoint, listCheckpointsIn } from "./checkpoints.ts";
 import { DAEMON_LAST_CYCLE_KEY, DAEMON_LEASE, type Lease, leaseIsLive, readLease } from "./leases.ts";
+import { readMetaValue, readMetaValuesWithPrefix } from "./metaValues.ts";
 import { type AnyStore, pgSide } from "./openAny.ts";
-import { listPlans, readWindows, type SyncPlan } from "./syncPlans.ts";
+import { type Queries, queriesOf, sql } from "./query.ts";
+import { planKey, type SyncPlan, syncPlanSchema } from "./syncPlans.ts";
 import type { RunCounters } from "./syncRuns.ts";
 
 const RECENT_RUNS = 10;
@@ -80,7 +81,7 @@ type RunRow = RunCounters & {
 
 type DayRow = { filter_key: string; day: string; local_count: number; server_total: number };
 
-/** What status reads, as each engine returns it (src/store/pg/status.ts reads the same from PostgreSQL). */
+/** What status reads, from either engine. */
 export interface StatusRows {
   records: {
     total: number;
@@ -108,82 +109,94 @@ export interface StatusRows {
   lastCycle: string | undefined;
 }
 
-/** How many rows of each list status shows: both engines read this many. */
-export const STATUS_LIMITS = { runs: RECENT_RUNS, listed: LISTED } as const;
+const DAY_COLUMNS = sql`filter_key, day, local_count, server_total`;
 
-function readSqliteStatusRows(store: Store): StatusRows {
-  const db = sqliteOf(store);
-  const now = Date.now();
-  const withLive = (lease: Lease | undefined) =>
-    lease ? { lease, live: leaseIsLive(lease, now) } : undefined;
+/** A lease and whether its holder is alive: by pid and expiry on SQLite, by its advisory lock on PostgreSQL. */
+async function leaseOf(store: AnyStore, name: string): Promise<StatusRows["lease"]> {
+  if (store.engine === "sqlite") {
+    const lease = readLease(store, name);
+    return lease ? { lease, live: leaseIsLive(lease, Date.now()) } : undefined;
+  }
+  const found = await (await pgSide()).readPgLease(store, name);
+  if (!found) return undefined;
+  const { live, ...lease } = found;
+  return { lease, live };
+}
+
+/** Interrupted runs' plans (by filter key, byte order) and their windows' progress. */
+async function plansOf(store: AnyStore, q: Queries): Promise<StatusRows["plans"]> {
+  const values = await readMetaValuesWithPrefix(store, planKey(""));
+  const plans = [...values.values()]
+    .map((value) => syncPlanSchema.safeParse(JSON.parse(value)))
+    .flatMap((parsed) => (parsed.success ? [parsed.data] : []));
+  const plansWithWindows: StatusRows["plans"] = [];
+  for (const plan of plans) {
+    const windows = await q.all<{ status: string }>(
+      sql`SELECT status FROM sync_windows WHERE filter_key = ${plan.filterKey}`,
+    );
+    plansWithWindows.push({ plan, windows });
+  }
+  return plansWithWindows;
+}
+
+/** Status's counts: one row each, present even on an empty store. */
+async function countsOf(q: Queries) {
+  const [records, coverageCounts, quarantine, mutatedCounts] = [
+    await q.get<StatusRows["records"]>(
+      sql`SELECT count(*) AS total, min(occurred_at) AS first, max(occurred_at) AS last,
+        min(server_day COLLATE "binary") AS "firstDay", max(server_day COLLATE "binary") AS "lastDay",
+        sum(CASE WHEN occurred_at IS NULL THEN 1 ELSE 0 END) AS undated
+      FROM audit_logs`,
+    ),
+    await q.get<StatusRows["coverageCounts"]>(
+      sql`SELECT count(*) AS checked, sum(CASE WHEN local_count <> server_total THEN 1 ELSE 0 END) AS gaps,
+        sum(CASE WHEN day_closed = 0 THEN 1 ELSE 0 END) AS open FROM coverage`,
+    ),
+    await q.get<{ total: number }>(sql`SELECT count(*) AS total FROM quarantine`),
+    await q.get<StatusRows["mutatedCounts"]>(
+      sql`SELECT count(DISTINCT audit_log_id) AS records, count(*) AS revisions FROM audit_log_revisions`,
+    ),
+  ];
+  if (!records || !coverageCounts || !mutatedCounts) throw new Error("an aggregate returned no row");
+  return { records, coverageCounts, quarantineTotal: quarantine?.total ?? 0, mutatedCounts };
+}
+
+/** What status reads, one query text for both engines (src/store/query.ts). */
+async function readStatusRows(store: AnyStore): Promise<StatusRows> {
+  const q = await queriesOf(store);
   return {
-    records: db
-      .prepare(
-        `SELECT count(*) AS total, min(occurred_at) AS first, max(occurred_at) AS last,
-         min(server_day) AS firstDay, max(server_day) AS lastDay,
-         sum(CASE WHEN occurred_at IS NULL THEN 1 ELSE 0 END) AS undated
-       FROM audit_logs`,
-      )
-      .get() as StatusRows["records"],
-    head: db
-      .prepare("SELECT seq, chain_hash FROM audit_logs ORDER BY seq DESC LIMIT 1")
-      .get() as StatusRows["head"],
-    runs: db
-      .prepare(
-        `SELECT id, started_at, finished_at, outcome, filter_key, fetched, inserted, duplicates, mutations,
-         quarantined, warnings, requests, throttled, retries, error FROM sync_runs ORDER BY id DESC LIMIT ?`,
-      )
-      .all(RECENT_RUNS) as RunRow[],
-    coverageCounts: db
-      .prepare(
-        `SELECT count(*) AS checked, sum(CASE WHEN local_count <> server_total THEN 1 ELSE 0 END) AS gaps,
-         sum(CASE WHEN day_closed = 0 THEN 1 ELSE 0 END) AS open FROM coverage`,
-      )
-      .get() as StatusRows["coverageCounts"],
-    openDays: db
-      .prepare(
-        `SELECT filter_key, day, local_count, server_total FROM coverage WHERE day_closed = 0
-       ORDER BY day DESC, filter_key LIMIT ?`,
-      )
-      .all(LISTED) as DayRow[],
-    gaps: db
-      .prepare(
-        `SELECT filter_key, day, local_count, server_total FROM coverage WHERE local_count <> server_total
-       ORDER BY day DESC, filter_key LIMIT ?`,
-      )
-      .all(LISTED) as DayRow[],
-    quarantineTotal: db.prepare("SELECT count(*) FROM quarantine").pluck().get() as number,
-    quarantineRecent: db
-      .prepare("SELECT record_id, received_at, issues FROM quarantine ORDER BY id DESC LIMIT ?")
-      .all(LISTED) as StatusRows["quarantineRecent"],
-    mutatedCounts: db
-      .prepare(
-        "SELECT count(DISTINCT audit_log_id) AS records, count(*) AS revisions FROM audit_log_revisions",
-      )
-      .get() as StatusRows["mutatedCounts"],
-    mutatedRecent: db
-      .prepare(
-        `SELECT audit_log_id AS id, count(*) AS revisions FROM audit_log_revisions
-       GROUP BY audit_log_id ORDER BY max(id) DESC LIMIT ?`,
-      )
-      .all(LISTED) as StatusRows["mutatedRecent"],
-    checkpoints: listCheckpoints(store),
-    plans: listPlans(store).map((plan) => ({ plan, windows: readWindows(store, plan.filterKey) })),
-    lease: withLive(readLease(store, "sync")),
-    daemonLease: withLive(readLease(store, DAEMON_LEASE)),
-    lastCycle: db.prepare("SELECT value FROM meta WHERE key = ?").pluck().get(DAEMON_LAST_CYCLE_KEY) as
-      | string
-      | undefined,
+    ...(await countsOf(q)),
+    head: await q.get(sql`SELECT seq, chain_hash FROM audit_logs ORDER BY seq DESC LIMIT 1`),
+    runs: await q.all<RunRow>(
+      sql`SELECT id, started_at, finished_at, outcome, filter_key, fetched, inserted, duplicates, mutations,
+        quarantined, warnings, requests, throttled, retries, error FROM sync_runs ORDER BY id DESC LIMIT ${RECENT_RUNS}`,
+    ),
+    openDays: await q.all<DayRow>(
+      sql`SELECT ${DAY_COLUMNS} FROM coverage WHERE day_closed = 0
+        ORDER BY day COLLATE "binary" DESC, filter_key COLLATE "binary" LIMIT ${LISTED}`,
+    ),
+    gaps: await q.all<DayRow>(
+      sql`SELECT ${DAY_COLUMNS} FROM coverage WHERE local_count <> server_total
+        ORDER BY day COLLATE "binary" DESC, filter_key COLLATE "binary" LIMIT ${LISTED}`,
+    ),
+    quarantineRecent: await q.all(
+      sql`SELECT record_id, received_at, issues FROM quarantine ORDER BY id DESC LIMIT ${LISTED}`,
+    ),
+    mutatedRecent: await q.all(
+      sql`SELECT audit_log_id AS id, count(*) AS revisions FROM audit_log_revisions
+        GROUP BY audit_log_id ORDER BY max(id) DESC LIMIT ${LISTED}`,
+    ),
+    checkpoints: await listCheckpointsIn(q),
+    plans: await plansOf(store, q),
+    lease: await leaseOf(store, "sync"),
+    daemonLease: await leaseOf(store, DAEMON_LEASE),
+    lastCycle: await readMetaValue(store, DAEMON_LAST_CYCLE_KEY),
   };
 }
 
 /** What the store holds, read from either engine. */
 export async function readStatus(store: AnyStore): Promise<StoreStatus> {
-  const rows =
-    store.engine === "postgres"
-      ? await (await pgSide()).readPgStatusRows(store)
-      : readSqliteStatusRows(store);
-  return statusOf(store.location, rows);
+  return statusOf(store.location, await readStatusRows(store));
 }
 
 function statusOf(database: string, rows: StatusRows): StoreStatus {

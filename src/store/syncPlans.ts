@@ -1,11 +1,22 @@
 // A run's plan and its window progress, so that a killed run resumes where it stopped, and the end of a
 // plan (checkpoint moved, windows forgotten, coverage owed) in one transaction. The page size the server
-// granted is remembered here too: a resumed plan must page with the size it began with.
+// granted is remembered here too: a resumed plan must page with the size it began with. One query text
+// for both engines (src/store/query.ts); the plan's and a window's progress are also written
+// synchronously on SQLite, inside the batch commit's better-sqlite3 transaction (src/store/syncBatch.ts),
+// and read so by tests.
 import { z } from "zod";
-import { type Checkpoint, newestStoredRecord, readCheckpoint, writeCheckpoint } from "./checkpoints.ts";
-import { sqliteOf } from "./connection.ts";
-import { addPendingCoverageDays } from "./coverageState.ts";
-import type { Store } from "./open.ts";
+import { type Checkpoint, newestStoredRecordIn, readCheckpointIn, writeCheckpointIn } from "./checkpoints.ts";
+import type { Store } from "./connection.ts";
+import { addPendingCoverageDaysIn } from "./coverageState.ts";
+import {
+  deleteMetaValueQuery,
+  metaValueQuery,
+  readMetaValue,
+  writeMetaValue,
+  writeMetaValueQuery,
+} from "./metaValues.ts";
+import type { AnyStore } from "./openAny.ts";
+import { inTransaction, type Queries, queriesOf, type SQL, sql, sqliteQueriesNow } from "./query.ts";
 
 // ---- plans and window progress ---------------------------------------------------------------------
 
@@ -46,13 +57,13 @@ export function parsePlan(value: string | undefined): SyncPlan | undefined {
   return parsed.success ? parsed.data : undefined;
 }
 
+export async function readStoredPlan(store: AnyStore, filterKey: string): Promise<SyncPlan | undefined> {
+  return parsePlan(await readMetaValue(store, planKey(filterKey)));
+}
+
+/** The plan, read synchronously on SQLite (tests read it so). */
 export function readPlan(store: Store, filterKey: string): SyncPlan | undefined {
-  return parsePlan(
-    sqliteOf(store)
-      .prepare<[string], string>("SELECT value FROM meta WHERE key = ?")
-      .pluck()
-      .get(planKey(filterKey)),
-  );
+  return parsePlan(sqliteQueriesNow(store).get<{ value: string }>(metaValueQuery(planKey(filterKey)))?.value);
 }
 
 /** A sync_windows row as the sync reads it. */
@@ -75,79 +86,86 @@ export function planUntouched(windows: readonly SyncWindow[]): boolean {
   return !windows.some((w) => w.status === "done" || w.nextPage > 1);
 }
 
+const savePlanQuery = (plan: SyncPlan, now: number) =>
+  writeMetaValueQuery(planKey(plan.filterKey), JSON.stringify(plan), now);
+
+/** Inside the SQLite batch commit's transaction, which cannot await. */
 export function savePlan(store: Store, plan: SyncPlan, now: number): void {
-  sqliteOf(store)
-    .prepare(
-      `INSERT INTO meta (key, value, updated_at) VALUES (?, ?, ?)
-       ON CONFLICT(key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at`,
-    )
-    .run(planKey(plan.filterKey), JSON.stringify(plan), now);
+  sqliteQueriesNow(store).run(savePlanQuery(plan, now));
 }
 
-/** Replaces the filter set's windows with a fresh plan (one transaction with savePlan). */
-export function createPlan(
-  store: Store,
+export async function savePlanIn(q: Queries, plan: SyncPlan, now: number): Promise<void> {
+  await q.run(savePlanQuery(plan, now));
+}
+
+/**
+ * Replaces the filter set's windows with a fresh plan, in one transaction. The windows go in as one
+ * bound JSON array, so a long range of short windows stays one statement with three values.
+ */
+export async function createPlan(
+  store: AnyStore,
   plan: SyncPlan,
   windows: readonly { startDate: string; endDate: string }[],
   now: number,
-): void {
-  sqliteOf(store)
-    .transaction(() => {
-      sqliteOf(store).prepare("DELETE FROM sync_windows WHERE filter_key = ?").run(plan.filterKey);
-      const insert = sqliteOf(store).prepare(
-        `INSERT INTO sync_windows (filter_key, start_date, end_date, status, next_page, updated_at, sync_run_id)
-         VALUES (?, ?, ?, 'pending', 1, ?, ?)`,
-      );
-      for (const w of windows) insert.run(plan.filterKey, w.startDate, w.endDate, now, plan.runId);
-      savePlan(store, plan, now);
-    })
-    .immediate();
+): Promise<void> {
+  const bounds = JSON.stringify(windows.map((w) => ({ s: w.startDate, e: w.endDate })));
+  await inTransaction(store, async (q) => {
+    await q.run(sql`DELETE FROM sync_windows WHERE filter_key = ${plan.filterKey}`);
+    await q.run(
+      sql`INSERT INTO sync_windows (filter_key, start_date, end_date, status, next_page, updated_at, sync_run_id)
+        SELECT ${plan.filterKey}, json_extract(w.value, '$.s'), json_extract(w.value, '$.e'), 'pending', 1,
+          ${now}, ${plan.runId}
+        FROM json_each(${bounds}) w`,
+    );
+    await savePlanIn(q, plan, now);
+  });
 }
 
+type WindowRow = { start_date: string; end_date: string; status: string; next_page: number };
+
+const windowsQuery = (filterKey: string): SQL =>
+  sql`SELECT start_date, end_date, status, next_page FROM sync_windows WHERE filter_key = ${filterKey}
+    ORDER BY start_date COLLATE "binary" DESC`;
+
+async function windowsIn(q: Queries, filterKey: string): Promise<SyncWindow[]> {
+  return (await q.all<WindowRow>(windowsQuery(filterKey))).map(windowOfRow);
+}
+
+export async function readStoredWindows(store: AnyStore, filterKey: string): Promise<SyncWindow[]> {
+  return windowsIn(await queriesOf(store), filterKey);
+}
+
+/** The windows, read synchronously on SQLite (tests read them so). */
 export function readWindows(store: Store, filterKey: string): SyncWindow[] {
-  return sqliteOf(store)
-    .prepare<[string], { start_date: string; end_date: string; status: string; next_page: number }>(
-      "SELECT start_date, end_date, status, next_page FROM sync_windows WHERE filter_key = ? ORDER BY start_date DESC",
-    )
-    .all(filterKey)
-    .map(windowOfRow);
+  return sqliteQueriesNow(store).all<WindowRow>(windowsQuery(filterKey)).map(windowOfRow);
 }
 
-export function advanceWindow(
-  store: Store,
+function advanceWindowQuery(
   filterKey: string,
   window: { startDate: string; endDate: string },
   progress: { nextPage: number; done: boolean; runId: number; now: number },
-): void {
-  sqliteOf(store)
-    .prepare(
-      `UPDATE sync_windows SET next_page = ?, status = ?, updated_at = ?, sync_run_id = ?
-       WHERE filter_key = ? AND start_date = ? AND end_date = ?`,
-    )
-    .run(
-      progress.nextPage,
-      progress.done ? "done" : "pending",
-      progress.now,
-      progress.runId,
-      filterKey,
-      window.startDate,
-      window.endDate,
-    );
+): SQL {
+  return sql`UPDATE sync_windows SET next_page = ${progress.nextPage}, status = ${progress.done ? "done" : "pending"},
+      updated_at = ${progress.now}, sync_run_id = ${progress.runId}
+    WHERE filter_key = ${filterKey} AND start_date = ${window.startDate} AND end_date = ${window.endDate}`;
+}
+
+/** Inside the SQLite batch commit's transaction, which cannot await. */
+export function advanceWindow(store: Store, ...args: Parameters<typeof advanceWindowQuery>): void {
+  sqliteQueriesNow(store).run(advanceWindowQuery(...args));
+}
+
+export async function advanceWindowIn(
+  q: Queries,
+  ...args: Parameters<typeof advanceWindowQuery>
+): Promise<void> {
+  await q.run(advanceWindowQuery(...args));
 }
 
 /** The plan is finished: its windows and plan row go away (so later plans never skip a window). */
-export function dropPlan(store: Store, filterKey: string): void {
-  sqliteOf(store).prepare("DELETE FROM sync_windows WHERE filter_key = ?").run(filterKey);
-  sqliteOf(store).prepare("DELETE FROM meta WHERE key = ?").run(planKey(filterKey));
-}
-
-export function listPlans(store: Store): SyncPlan[] {
-  return sqliteOf(store)
-    .prepare<[], string>("SELECT value FROM meta WHERE key LIKE 'sync\\_plan:%' ESCAPE '\\' ORDER BY key")
-    .pluck()
-    .all()
-    .map((value) => syncPlanSchema.safeParse(JSON.parse(value)))
-    .flatMap((parsed) => (parsed.success ? [parsed.data] : []));
+async function dropPlanIn(q: Queries, filterKey: string): Promise<void> {
+  await q.run(sql`DELETE FROM sync_windows WHERE filter_key = ${filterKey}`);
+  await q.run(deleteMetaValueQuery(planKey(filterKey)));
 }
 
 // ---- the end of a plan -----------------------------------------------------------------------------
@@ -191,50 +209,53 @@ export function nextCheckpoint(
  * whose coverage is still owed (so a run stopped during its coverage phase leaves them to the next run).
  */
 export async function finishPlan(
-  store: Store,
+  store: AnyStore,
   plan: SyncPlan,
   end: { runId: number; now: number; coverageDaysOwed: readonly string[] },
 ): Promise<void> {
-  sqliteOf(store)
-    .transaction(() => {
-      const current = readCheckpoint(store, plan.filterKey);
-      const next = nextCheckpoint(plan, current, () =>
-        newestStoredRecord(store, plan.since, plan.until, plan.actionTypes),
-      );
-      if (next) {
-        writeCheckpoint(store, {
-          filterKey: plan.filterKey,
-          latestId: next.id,
-          latestOccurredAt: next.occurredAt,
-          runId: end.runId,
-          now: end.now,
-        });
-      }
-      dropPlan(store, plan.filterKey);
-      if (end.coverageDaysOwed.length > 0) {
-        addPendingCoverageDays(store, plan.filterKey, end.coverageDaysOwed, end.now);
-      }
-    })
-    .immediate();
+  await inTransaction(store, async (q) => {
+    const current = await readCheckpointIn(q, plan.filterKey);
+    // Read ahead (nextCheckpoint asks synchronously), only when it will ask: one indexed query.
+    const newest =
+      plan.headId === null
+        ? await newestStoredRecordIn(q, plan.since, plan.until, plan.actionTypes)
+        : undefined;
+    const next = nextCheckpoint(plan, current, () => newest);
+    if (next) {
+      await writeCheckpointIn(q, {
+        filterKey: plan.filterKey,
+        latestId: next.id,
+        latestOccurredAt: next.occurredAt,
+        runId: end.runId,
+        now: end.now,
+      });
+    }
+    await dropPlanIn(q, plan.filterKey);
+    if (end.coverageDaysOwed.length > 0) {
+      await addPendingCoverageDaysIn(q, plan.filterKey, end.coverageDaysOwed, end.now);
+    }
+  });
 }
 
 /**
  * A run that failed before its plan read anything (a rejected key, the server down) leaves no plan
  * behind: there is nothing to resume, and a later run must plan its own range.
  */
-export async function dropPlanIfUntouched(store: Store, filterKey: string): Promise<boolean> {
-  if (!planUntouched(readWindows(store, filterKey))) return false;
-  sqliteOf(store)
-    .transaction(() => dropPlan(store, filterKey))
-    .immediate();
-  return true;
+export async function dropPlanIfUntouched(store: AnyStore, filterKey: string): Promise<boolean> {
+  return inTransaction(store, async (q) => {
+    if (!planUntouched(await windowsIn(q, filterKey))) return false;
+    await dropPlanIn(q, filterKey);
+    return true;
+  });
 }
 
-/** The oldest server day stored (a full re-read starts there). */
-export function oldestServerDay(store: Store): string | null {
-  return (
-    sqliteOf(store).prepare<[], string | null>("SELECT min(server_day) FROM audit_logs").pluck().get() ?? null
+/** The oldest server day stored (a full re-read starts there), in byte order on both engines. */
+export async function oldestServerDay(store: AnyStore): Promise<string | null> {
+  const q = await queriesOf(store);
+  const row = await q.get<{ day: string | null }>(
+    sql`SELECT min(server_day COLLATE "binary") AS day FROM audit_logs`,
   );
+  return row?.day ?? null;
 }
 
 // ---- the page size the server grants ---------------------------------------------------------------
@@ -247,20 +268,10 @@ export function parseGrantedPageSize(value: string | undefined): number | undefi
   return parsed.success ? parsed.data : undefined;
 }
 
-export async function readGrantedPageSize(store: Store): Promise<number | undefined> {
-  return parseGrantedPageSize(
-    sqliteOf(store)
-      .prepare<[string], string>("SELECT value FROM meta WHERE key = ?")
-      .pluck()
-      .get(PAGE_SIZE_KEY),
-  );
+export async function readGrantedPageSize(store: AnyStore): Promise<number | undefined> {
+  return parseGrantedPageSize(await readMetaValue(store, PAGE_SIZE_KEY));
 }
 
-export async function saveGrantedPageSize(store: Store, size: number, now: number): Promise<void> {
-  sqliteOf(store)
-    .prepare(
-      `INSERT INTO meta (key, value, updated_at) VALUES (?, ?, ?)
-       ON CONFLICT(key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at`,
-    )
-    .run(PAGE_SIZE_KEY, String(size), now);
+export async function saveGrantedPageSize(store: AnyStore, size: number, now: number): Promise<void> {
+  await writeMetaValue(store, PAGE_SIZE_KEY, String(size), now);
 }

@@ -1,9 +1,10 @@
-// One row per `flagtrail sync` run (and daemon cycle): its counters, outcome and error.
-import { sqliteOf } from "./connection.ts";
-import type { Store } from "./open.ts";
+// One row per `flagtrail sync` run (and daemon cycle): its counters, outcome and error. One query text
+// for both engines (src/store/query.ts); the counters' update also runs synchronously on SQLite, where
+// the batch commit (src/store/syncBatch.ts) writes them inside its better-sqlite3 transaction.
+import type { Store } from "./connection.ts";
+import type { AnyStore } from "./openAny.ts";
+import { type Queries, queriesOf, type SQL, sql, sqliteQueriesNow } from "./query.ts";
 import type { PageCounts } from "./records.ts";
-
-// ---- sync runs -------------------------------------------------------------------------------------
 
 export type RunOutcome = "running" | "ok" | "failed" | "interrupted";
 
@@ -14,16 +15,18 @@ export interface RunCounters extends PageCounts {
   retries: number;
 }
 
-export function startRun(
-  store: Store,
+export async function startRun(
+  store: AnyStore,
   run: { filterKey: string; params: Record<string, unknown>; now: number },
-): number {
-  const info = sqliteOf(store)
-    .prepare(
-      "INSERT INTO sync_runs (started_at, outcome, filter_key, params, pid) VALUES (?, 'running', ?, ?, ?)",
-    )
-    .run(run.now, run.filterKey, JSON.stringify(run.params), process.pid);
-  return Number(info.lastInsertRowid);
+): Promise<number> {
+  const q = await queriesOf(store);
+  const row = await q.get<{ id: number }>(
+    sql`INSERT INTO sync_runs (started_at, outcome, filter_key, params, pid)
+      VALUES (${run.now}, 'running', ${run.filterKey}, ${JSON.stringify(run.params)}, ${process.pid})
+      RETURNING id`,
+  );
+  if (!row) throw new Error("sync_runs insert returned no id");
+  return Number(row.id);
 }
 
 /** The counter columns of a run row, by the names both engines bind. */
@@ -41,40 +44,49 @@ export function runCounterColumns(c: RunCounters) {
   };
 }
 
-export function updateRunCounters(store: Store, runId: number, counters: RunCounters): void {
-  sqliteOf(store)
-    .prepare(
-      `UPDATE sync_runs SET fetched = @fetched, inserted = @inserted, duplicates = @duplicates,
-         mutations = @mutations, quarantined = @quarantined, warnings = @warnings, requests = @requests,
-         throttled = @throttled, retries = @retries WHERE id = @runId`,
-    )
-    .run({ ...runCounterColumns(counters), runId });
+function setCounters(c: RunCounters): SQL {
+  return sql`fetched = ${c.fetched}, inserted = ${c.inserted}, duplicates = ${c.duplicates},
+    mutations = ${c.mutations}, quarantined = ${c.quarantined}, warnings = ${c.warnings},
+    requests = ${c.requests}, throttled = ${c.throttled}, retries = ${c.retries}`;
 }
 
-export function finishRun(
-  store: Store,
+const updateCountersQuery = (runId: number, counters: RunCounters) =>
+  sql`UPDATE sync_runs SET ${setCounters(counters)} WHERE id = ${runId}`;
+
+/** Inside the SQLite batch commit's transaction, which cannot await: the run's counters as of this batch. */
+export function updateRunCounters(store: Store, runId: number, counters: RunCounters): void {
+  sqliteQueriesNow(store).run(updateCountersQuery(runId, counters));
+}
+
+/** The same update in PostgreSQL's batch commit, on its transaction's session. */
+export async function updateRunCountersIn(q: Queries, runId: number, counters: RunCounters): Promise<void> {
+  await q.run(updateCountersQuery(runId, counters));
+}
+
+export async function finishRun(
+  store: AnyStore,
   runId: number,
   outcome: Exclude<RunOutcome, "running">,
   counters: RunCounters,
   error: string | null,
   now: number,
-): void {
-  updateRunCounters(store, runId, counters);
-  sqliteOf(store)
-    .prepare("UPDATE sync_runs SET outcome = ?, finished_at = ?, error = ? WHERE id = ?")
-    .run(outcome, now, error, runId);
+): Promise<void> {
+  const q = await queriesOf(store);
+  await q.run(
+    sql`UPDATE sync_runs SET ${setCounters(counters)}, outcome = ${outcome}, finished_at = ${now}, error = ${error}
+      WHERE id = ${runId}`,
+  );
 }
 
 /**
  * Runs still marked `running` while we hold the sync lease belong to processes that died (kill -9,
  * power loss): mark them interrupted so that status tells the truth.
  */
-export function markOrphanRunsInterrupted(store: Store, now: number): number {
-  return sqliteOf(store)
-    .prepare(
-      `UPDATE sync_runs SET outcome = 'interrupted', finished_at = ?,
-         error = coalesce(error, 'the process ended before the run finished')
-       WHERE outcome = 'running'`,
-    )
-    .run(now).changes;
+export async function markOrphanRunsInterrupted(store: AnyStore, now: number): Promise<number> {
+  const q = await queriesOf(store);
+  return q.run(
+    sql`UPDATE sync_runs SET outcome = 'interrupted', finished_at = ${now},
+        error = coalesce(error, 'the process ended before the run finished')
+      WHERE outcome = 'running'`,
+  );
 }

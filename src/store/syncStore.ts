@@ -1,15 +1,13 @@
 // The store as the sync side sees it (src/sync, src/daemon, src/demo and the sync, daemon and demo
-// commands): every function that reaches the database returns a Promise, so that a PostgreSQL
-// implementation (an async driver) can sit behind the same signatures. SQLite stays synchronous
-// underneath: each function here runs its better-sqlite3 work at once and resolves with the result,
-// and the synchronous helpers stay inside src/store/, where transactions call them without awaiting.
-// Signatures are the SQLite functions' own (parameters and results), only made async, so they are not
-// written twice. Each function takes a store of either engine and dispatches on its `engine` (byEngine):
-// the PostgreSQL side lives in src/store/pg/ under the same name with a `Pg` infix, reached through
-// src/store/pg/side.ts, which loads only when a PostgreSQL store is used.
+// commands): every function that reaches the database returns a Promise and takes a store of either
+// engine. Concepts converted to one query text (issue 22: meta values, checkpoints, entity due-lists,
+// runs, plans) are re-exported from their module (src/store/query.ts runs them on either engine); the
+// rest still dispatch on the store's `engine` (byEngine) to a SQLite function and a PostgreSQL one in
+// src/store/pg/ with a `Pg` infix, reached through src/store/pg/side.ts, which loads only when a
+// PostgreSQL store is used. Synchronous SQLite helpers stay inside src/store/, where better-sqlite3
+// transactions call them without awaiting.
 
 import { beginBulkLoad as beginBulkLoadNow, finishBulkLoad as finishBulkLoadNow } from "./bulkLoad.ts";
-import { readCheckpoint as readCheckpointNow } from "./checkpoints.ts";
 import {
   checkedRunStart as checkedRunStartNow,
   knownShortfalls as knownShortfallsNow,
@@ -18,17 +16,11 @@ import {
   recordCoverage as recordCoverageNow,
 } from "./coverageCounts.ts";
 import {
-  addPendingCoverageDays as addPendingCoverageDaysNow,
   openCoverageDays as openCoverageDaysNow,
   readCoverage as readCoverageNow,
   readPendingCoverageDays as readPendingCoverageDaysNow,
 } from "./coverageState.ts";
 import { linkAndDiffConfig as linkAndDiffConfigNow } from "./entityLinks.ts";
-import {
-  configsDueForVersions as configsDueForVersionsNow,
-  eventsDueForMetrics as eventsDueForMetricsNow,
-  layersDueForExperiments as layersDueForExperimentsNow,
-} from "./entityQueries.ts";
 import {
   quarantineEntityItems as quarantineEntityItemsNow,
   recordEntityFetch as recordEntityFetchNow,
@@ -45,21 +37,6 @@ import type { OpenOptions } from "./open.ts";
 import { type AnyStore, byEngine, openAnyStore } from "./openAny.ts";
 import { backfillRuleDiffs as backfillRuleDiffsNow } from "./ruleDiffs.ts";
 import { commitSyncBatch as commitSyncBatchNow } from "./syncBatch.ts";
-import {
-  createPlan as createPlanNow,
-  dropPlanIfUntouched as dropPlanIfUntouchedNow,
-  finishPlan as finishPlanNow,
-  oldestServerDay as oldestServerDayNow,
-  readGrantedPageSize as readGrantedPageSizeNow,
-  readPlan as readPlanNow,
-  readWindows as readWindowsNow,
-  saveGrantedPageSize as saveGrantedPageSizeNow,
-} from "./syncPlans.ts";
-import {
-  finishRun as finishRunNow,
-  markOrphanRunsInterrupted as markOrphanRunsInterruptedNow,
-  startRun as startRunNow,
-} from "./syncRuns.ts";
 
 // Names and pure helpers the sync side shares with the store (no database access).
 export type { CoverageDay } from "./coverageCounts.ts";
@@ -81,24 +58,21 @@ export const openStore: (value: string, options?: OpenOptions) => Promise<Store>
 export const acquireLease = byEngine(acquireLeaseNow, (pg) => pg.acquirePgLease);
 export const renewLease = byEngine(renewLeaseNow, (pg) => pg.renewPgLease);
 export const releaseLease = byEngine(releaseLeaseNow, (pg) => pg.releasePgLease);
-export const startRun = byEngine(startRunNow, (pg) => pg.startPgRun);
-export const finishRun = byEngine(finishRunNow, (pg) => pg.finishPgRun);
-export const markOrphanRunsInterrupted = byEngine(
-  markOrphanRunsInterruptedNow,
-  (pg) => pg.markPgOrphanRunsInterrupted,
-);
 
 // Plans, checkpoints and the batch writer.
-export const readCheckpoint = byEngine(readCheckpointNow, (pg) => pg.readPgCheckpoint);
-export const readPlan = byEngine(readPlanNow, (pg) => pg.readPgPlan);
-export const createPlan = byEngine(createPlanNow, (pg) => pg.createPgPlan);
-export const readWindows = byEngine(readWindowsNow, (pg) => pg.readPgWindows);
-export const oldestServerDay = byEngine(oldestServerDayNow, (pg) => pg.oldestPgServerDay);
+export { readStoredCheckpoint as readCheckpoint } from "./checkpoints.ts";
+export {
+  createPlan,
+  dropPlanIfUntouched,
+  finishPlan,
+  oldestServerDay,
+  readGrantedPageSize,
+  readStoredPlan as readPlan,
+  readStoredWindows as readWindows,
+  saveGrantedPageSize,
+} from "./syncPlans.ts";
+export { finishRun, markOrphanRunsInterrupted, startRun } from "./syncRuns.ts";
 export const commitSyncBatch = byEngine(commitSyncBatchNow, (pg) => pg.commitPgSyncBatch);
-export const dropPlanIfUntouched = byEngine(dropPlanIfUntouchedNow, (pg) => pg.dropPgPlanIfUntouched);
-export const finishPlan = byEngine(finishPlanNow, (pg) => pg.finishPgPlan);
-export const readGrantedPageSize = byEngine(readGrantedPageSizeNow, (pg) => pg.readPgGrantedPageSize);
-export const saveGrantedPageSize = byEngine(saveGrantedPageSizeNow, (pg) => pg.savePgGrantedPageSize);
 export const beginBulkLoad = byEngine(beginBulkLoadNow, (pg) => pg.beginPgBulkLoad);
 export const finishBulkLoad = byEngine(finishBulkLoadNow, (pg) => pg.finishPgBulkLoad);
 export const backfillRuleDiffs = byEngine(backfillRuleDiffsNow, (pg) => pg.backfillPgRuleDiffs);
@@ -110,10 +84,7 @@ export const readPendingCoverageDays = byEngine(
   readPendingCoverageDaysNow,
   (pg) => pg.readPgPendingCoverageDays,
 );
-export const addPendingCoverageDays = byEngine(
-  addPendingCoverageDaysNow,
-  (pg) => pg.addPgPendingCoverageDays,
-);
+export { addPendingCoverageDays } from "./coverageState.ts";
 export const checkedRunStart = byEngine(checkedRunStartNow, (pg) => pg.checkedPgRunStart);
 export const knownShortfalls = byEngine(knownShortfallsNow, (pg) => pg.knownPgShortfalls);
 export const localCountForRange = byEngine(localCountForRangeNow, (pg) => pg.localPgCountForRange);
@@ -121,12 +92,7 @@ export const localCountsByDay = byEngine(localCountsByDayNow, (pg) => pg.localPg
 export const recordCoverage = byEngine(recordCoverageNow, (pg) => pg.recordPgCoverage);
 
 // Entity history.
-export const configsDueForVersions = byEngine(configsDueForVersionsNow, (pg) => pg.pgConfigsDueForVersions);
-export const layersDueForExperiments = byEngine(
-  layersDueForExperimentsNow,
-  (pg) => pg.pgLayersDueForExperiments,
-);
-export const eventsDueForMetrics = byEngine(eventsDueForMetricsNow, (pg) => pg.pgEventsDueForMetrics);
+export { configsDueForVersions, eventsDueForMetrics, layersDueForExperiments } from "./entityQueries.ts";
 export const storeConfigVersions = byEngine(storeConfigVersionsNow, (pg) => pg.storePgConfigVersions);
 export const storeExperimentSnapshots = byEngine(
   storeExperimentSnapshotsNow,

@@ -5,10 +5,10 @@ import { afterEach, describe, expect, it } from "vitest";
 import { ACTION_TYPE_CATEGORIES } from "../../src/api/actionCategories.ts";
 import { FlagtrailError, LockedError } from "../../src/errors.ts";
 import { sqliteOf } from "../../src/store/connection.ts";
+import { writeMetaValue as writePgMetaValue } from "../../src/store/metaValues.ts";
 import { openStore } from "../../src/store/open.ts";
 import { pgDrizzleOf } from "../../src/store/pg/connection.ts";
 import { acquirePgLease, readPgLease, releasePgLease, renewPgLease } from "../../src/store/pg/leases.ts";
-import { writePgMetaValue } from "../../src/store/pg/metaValues.ts";
 import {
   openPgStore,
   type PgOpenOptions,

@@ -85,30 +85,30 @@ describe("config versions", () => {
 });
 
 describe("configsDueForVersions", () => {
-  it("names a config once a versioned edit is stored after its last read, never a gate or a review", () => {
+  it("names a config once a versioned edit is stored after its last read, never a gate or a review", async () => {
     store = openStore(":memory:");
     insertRecords(store, [
       makeRecord({ id: "r1", at: T0, name: "limits", actionType: "dynamic_config_create" }),
       makeRecord({ id: "r2", at: T0, name: "a_gate", actionType: "gate_update" }),
       makeRecord({ id: "r3", at: T0, name: "other", actionType: "config_review_create" }),
     ]);
-    expect(configsDueForVersions(store)).toEqual(["limits"]);
+    expect(await configsDueForVersions(store)).toEqual(["limits"]);
     recordEntityFetch(
       store,
       { kind: "config_versions", key: "limits", outcome: "forbidden", items: 0, invalid: 0 },
       ctx,
     );
-    expect(configsDueForVersions(store)).toEqual(["limits"]);
+    expect(await configsDueForVersions(store)).toEqual(["limits"]);
     recordEntityFetch(
       store,
       { kind: "config_versions", key: "limits", outcome: "ok", items: 1, invalid: 0 },
       ctx,
     );
-    expect(configsDueForVersions(store)).toEqual([]);
+    expect(await configsDueForVersions(store)).toEqual([]);
     insertRecords(store, [
       makeRecord({ id: "r4", at: T0 + 5000, name: "limits", actionType: "config_default_value_update" }),
     ]);
-    expect(configsDueForVersions(store)).toEqual(["limits"]);
+    expect(await configsDueForVersions(store)).toEqual(["limits"]);
   });
 });
 
@@ -150,9 +150,9 @@ describe("pairEditsWithVersions", () => {
 });
 
 describe("eventsDueForMetrics", () => {
-  it("reads the named events, those read before and those the stored lineage names, each once", () => {
+  it("reads the named events, those read before and those the stored lineage names, each once", async () => {
     store = openStore(":memory:");
-    expect(eventsDueForMetrics(store, ["purchase"])).toEqual(["purchase"]);
+    expect(await eventsDueForMetrics(store, ["purchase"])).toEqual(["purchase"]);
     recordEntityFetch(
       store,
       { kind: "event_metrics", key: "purchase", outcome: "ok", items: 1, invalid: 0 },
@@ -169,6 +169,6 @@ describe("eventsDueForMetrics", () => {
       ],
       ctx,
     );
-    expect(eventsDueForMetrics(store, ["signup"])).toEqual(["signup", "checkout", "purchase"]);
+    expect(await eventsDueForMetrics(store, ["signup"])).toEqual(["signup", "checkout", "purchase"]);
   });
 });

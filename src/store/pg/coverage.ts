@@ -12,12 +12,7 @@ import {
   relistedShift,
   runStartOf,
 } from "../coverageCounts.ts";
-import {
-  parsePendingDays,
-  pendingCoverageKey,
-  withoutPendingDays,
-  withPendingDays,
-} from "../coverageState.ts";
+import { parsePendingDays, pendingCoverageKey, withoutPendingDays } from "../coverageState.ts";
 import type { PgStore } from "./connection.ts";
 import { readPgMeta, updatePgCoverageDigest, writePgMeta } from "./quarantine.ts";
 import { coverage } from "./schema.ts";
@@ -266,25 +261,4 @@ export async function readPgPendingCoverageDays(store: PgStore, filterKey: strin
   return parsePendingDays(
     await onPgSession(store, (client) => readPgMeta(client, pendingCoverageKey(filterKey))),
   );
-}
-
-/** Inside a transaction's session: `days` join the owed list. */
-export async function addPgPendingCoverageDaysIn(
-  client: pg.ClientBase,
-  filterKey: string,
-  days: readonly string[],
-  now: number,
-): Promise<void> {
-  const current = parsePendingDays(await readPgMeta(client, pendingCoverageKey(filterKey)));
-  await writePgPendingDays(client, filterKey, withPendingDays(current, days), now);
-}
-
-/** The boundary's addPendingCoverageDays: one transaction of its own. */
-export async function addPgPendingCoverageDays(
-  store: PgStore,
-  filterKey: string,
-  days: readonly string[],
-  now: number,
-): Promise<void> {
-  await inPgTransaction(store, (client) => addPgPendingCoverageDaysIn(client, filterKey, days, now));
 }

@@ -30,6 +30,11 @@ function queriesOn(client: pg.Pool | pg.ClientBase, url: string): Queries {
   };
 }
 
+/** Queries on one session of the pool (a transaction's), for PostgreSQL code that holds the client. */
+export function pgQueriesOn(client: pg.ClientBase, store: PgStore): Queries {
+  return queriesOn(client, pgConnectionOf(store).url);
+}
+
 export function pgQueries(store: PgStore): Queries {
   const { pool, url } = pgConnectionOf(store);
   return queriesOn(pool, url);

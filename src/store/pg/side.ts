@@ -3,9 +3,7 @@
 // modules (pg, drizzle's node-postgres driver, this folder) that a SQLite store never needs.
 export { beginPgBulkLoad, finishPgBulkLoad } from "./bulkLoad.ts";
 export { readPgChainSnapshot } from "./chainRead.ts";
-export { readPgCheckpoint } from "./checkpoints.ts";
 export {
-  addPgPendingCoverageDays,
   checkedPgRunStart,
   knownPgShortfalls,
   localPgCountForRange,
@@ -19,40 +17,16 @@ export {
 export { readPgEntityChain } from "./entityChain.ts";
 export { linkAndDiffPgConfig } from "./entityLinks.ts";
 export {
-  pgConfigsDueForVersions,
-  pgEventsDueForMetrics,
-  pgLayersDueForExperiments,
-} from "./entityQueries.ts";
-export {
   quarantinePgEntityItems,
   recordPgEntityFetch,
   storePgConfigVersions,
   storePgExperimentSnapshots,
   storePgMetricSnapshots,
 } from "./entityWrites.ts";
-export { acquirePgLease, releasePgLease, renewPgLease } from "./leases.ts";
-export {
-  pgSchemaExists,
-  readPgHomeSchema,
-  readPgMetaValue,
-  readPgMetaValuesWithPrefix,
-  writePgMetaValue,
-} from "./metaValues.ts";
+export { acquirePgLease, readPgLease, releasePgLease, renewPgLease } from "./leases.ts";
 export { openPgStore } from "./open.ts";
 export { inPgQueriesTransaction, pgQueries } from "./queries.ts";
 export { queryPgReadOnly } from "./readOnlyQuery.ts";
 export { readPgReportSnapshot } from "./reportSnapshot.ts";
 export { backfillPgRuleDiffs } from "./ruleDiffs.ts";
-export { readPgStatusRows } from "./status.ts";
 export { commitPgSyncBatch } from "./syncBatch.ts";
-export {
-  createPgPlan,
-  dropPgPlanIfUntouched,
-  finishPgPlan,
-  oldestPgServerDay,
-  readPgGrantedPageSize,
-  readPgPlan,
-  readPgWindows,
-  savePgGrantedPageSize,
-} from "./syncPlans.ts";
-export { finishPgRun, markPgOrphanRunsInterrupted, startPgRun } from "./syncRuns.ts";

@@ -5,18 +5,20 @@
 import { CHAIN_HEAD_SIGNATURE_KEY, signChainHead } from "../digests.ts";
 import { addCounts } from "../records.ts";
 import { type BatchResult, listedIds, planHeadOf, type SyncBatch } from "../syncBatch.ts";
+import { advanceWindowIn, savePlanIn } from "../syncPlans.ts";
+import { updateRunCountersIn } from "../syncRuns.ts";
 import type { PgStore } from "./connection.ts";
 import { notePgListedDay } from "./coverage.ts";
 import { updatePgQuarantineDigest, writePgMeta } from "./quarantine.ts";
+import { pgQueriesOn } from "./queries.ts";
 import { advancePgBackfillMark } from "./ruleDiffs.ts";
 import { pgRows } from "./session.ts";
-import { advancePgWindow, savePgPlan } from "./syncPlans.ts";
-import { updatePgRunCounters } from "./syncRuns.ts";
 import { inPgTransaction } from "./transaction.ts";
 import { readPgChainHead, storePgPrepared } from "./writes.ts";
 
 export async function commitPgSyncBatch(store: PgStore, batch: SyncBatch): Promise<BatchResult> {
   return inPgTransaction(store, async (client) => {
+    const q = pgQueriesOn(client, store);
     const counters = { ...batch.counters };
     const warningMessages: string[] = [];
     let plan = batch.plan;
@@ -35,7 +37,7 @@ export async function commitPgSyncBatch(store: PgStore, batch: SyncBatch): Promi
       if (page.listedDay !== undefined) await notePgListedDay(client, listedIds(result), page.listedDay);
       warningMessages.push(...result.warningMessages);
       if (plan && page.window) {
-        await advancePgWindow(client, plan.filterKey, page.window, {
+        await advanceWindowIn(q, plan.filterKey, page.window, {
           nextPage: page.window.nextPage,
           done: page.window.done,
           runId: batch.runId,
@@ -53,7 +55,7 @@ export async function commitPgSyncBatch(store: PgStore, batch: SyncBatch): Promi
                 [headId],
               );
         plan = { ...plan, headFetched: true, headId, headOccurredAt: row?.occurred_at ?? null };
-        await savePgPlan(client, plan, batch.now);
+        await savePlanIn(q, plan, batch.now);
       }
     }
     await advancePgBackfillMark(client, headBefore, head.seq);
@@ -67,7 +69,7 @@ export async function commitPgSyncBatch(store: PgStore, batch: SyncBatch): Promi
     }
     // Created on the first batch even with no quarantined record, so verify covers the table from the start.
     await updatePgQuarantineDigest(client);
-    await updatePgRunCounters(client, batch.runId, counters);
+    await updateRunCountersIn(q, batch.runId, counters);
     return { counters, plan, warningMessages };
   });
 }
