@@ -36,3 +36,6 @@ export class IntegrityError extends FlagtrailError {}
 
 /** The run was asked to stop (SIGINT/SIGTERM) and stopped cleanly. */
 export class AbortedError extends FlagtrailError {}
+
+/** `flagtrail check` found unwaived findings at or above --fail-on. Exit code 1. */
+export class FindingsError extends FlagtrailError {}

@@ -12,7 +12,19 @@ const commands = buildProgram().commands.map((c) => ({
 describe("flagtrail CLI", () => {
   it("lists every command in --help and prints its version", async () => {
     expect(commands.map((c) => c.name).sort()).toEqual(
-      ["daemon", "demo", "report", "simulate", "sql", "status", "sync", "verify"].sort(),
+      [
+        "check",
+        "daemon",
+        "demo",
+        "report",
+        "simulate",
+        "sql",
+        "status",
+        "sync",
+        "unwaive",
+        "verify",
+        "waive",
+      ].sort(),
     );
     const help = await runCli(["--help"]);
     expect(help.code).toBe(0);

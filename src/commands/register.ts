@@ -29,6 +29,7 @@ export function registerCommands(program: Command): void {
   registerReport(program);
   registerSql(program);
   registerVerify(program);
+  registerCheck(program);
   registerDaemon(program);
   registerDemo(program);
   registerSimulate(program);
@@ -179,6 +180,45 @@ function registerVerify(program: Command): void {
       "only this project of the store (default: each project it holds, on its own; exit 1 names those failing)",
     )
     .action(lazy(() => import("./verify.ts")));
+}
+
+function registerCheck(program: Command): void {
+  program
+    .command("check")
+    .description(
+      "Evaluate the controls of the config file over a period, keep the findings, print them; exit 1 when an unwaived finding reaches --fail-on (docs/controls.md).",
+    )
+    .option(...DB_OPTION)
+    .option(
+      "--config <file>",
+      "config file with the controls (env FLAGTRAIL_CONFIG, default ./flagtrail.config.json)",
+    )
+    .option("--project <name>", "only this project of the store (default: every project it holds)")
+    .option("--from <day>", "first day, YYYY-MM-DD UTC (default: since the last check, else the last 7 days)")
+    .option("--to <day>", "last day, YYYY-MM-DD UTC, included (default: today)")
+    .option("--format <format>", "table, json or junit", "table")
+    .option("--fail-on <severity>", "lowest severity that fails the check: low, medium or high", "low")
+    .option("--notify", "deliver the alerts of new findings to the config's sinks (for cron)")
+    .action(lazy(() => import("./check.ts")));
+  program
+    .command("waive")
+    .description("Accept a finding: who and why, until --expires (append-only, checked by verify).")
+    .argument("<finding-id>", "the finding's id, as check prints it")
+    .requiredOption("--reason <text>", "why the finding is accepted")
+    .requiredOption("--by <name>", "who accepts it")
+    .option("--expires <day>", "last day the waiver holds, YYYY-MM-DD (UTC); default: until unwaived")
+    .option(...DB_OPTION)
+    .option("--project <name>", "the finding's project, when several hold that id")
+    .action(lazy(() => import("./waive.ts")));
+  program
+    .command("unwaive")
+    .description("Withdraw a finding's waiver: it is open again (append-only).")
+    .argument("<finding-id>", "the finding's id")
+    .requiredOption("--by <name>", "who withdraws it")
+    .option("--reason <text>", "why", "withdrawn")
+    .option(...DB_OPTION)
+    .option("--project <name>", "the finding's project, when several hold that id")
+    .action(lazy(() => import("./unwaive.ts")));
 }
 
 function registerDaemon(program: Command): void {

@@ -29,7 +29,10 @@ function dayRange(from: string, to: string): string[] {
   return days;
 }
 
-export async function readCompleteness(ctx: ComplianceContext): Promise<Completeness> {
+/** Also read by `flagtrail check`'s completeness control: one decision of what a gap day is. */
+export async function readCompleteness(
+  ctx: Pick<ComplianceContext, "snapshot" | "params" | "serverDays">,
+): Promise<Completeness> {
   const unplaced = (await run(ctx, "unplaced"))[0]?.records ?? 0;
   const { serverDays } = ctx;
   if (serverDays === null)
