@@ -2,7 +2,10 @@
 // on each engine, then checks it. Each control finds exactly its planted cases; exit codes 0/1/2; JUnit
 // is well-formed XML with one test case per control; findings are kept once across runs.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { nextWaiverRow } from "../../src/controls/waivers.ts";
 import type { RunningSimulator } from "../../src/simulator/index.ts";
+import { appendWaiver } from "../../src/store/controls/waivers.ts";
+import { openAnyStore } from "../../src/store/openAny.ts";
 import { runCli } from "../helpers/runCli.ts";
 import { daysAgo, simEnv, startTestSimulator } from "../helpers/simSync.ts";
 import { ENGINES, type TestStore, testStore } from "./engines.ts";
@@ -168,6 +171,95 @@ describe.each(ENGINES)("flagtrail check on %s", (engine) => {
     expect((await runCli(["check", "--from", "2026-13-01"], { env })).code).toBe(2);
   }, 60_000);
 
+  it("waives: the finding shows its waiver, stops failing, and status counts it as waived", async () => {
+    const rrId = `rr:${planted.expected.rr![0]}`;
+    const waived = await runCli(["waive", rrId, "--reason", "hotfix, see INC-42", "--by", "Dana Lee"], {
+      env,
+    });
+    expect(waived.stderr).toBe("");
+    expect(waived.code).toBe(0);
+    expect(waived.stdout).toBe(`Waived ${rrId} (project default).\n`);
+    const result = await check(["--format", "json"]);
+    const rr = (JSON.parse(result.stdout) as JsonFinding[]).find((f) => f.id === rrId)!;
+    expect(rr.waiver).toMatchObject({ by: "Dana Lee", reason: "hotfix, see INC-42", expires: null });
+    expect(result.stderr).toMatch(/controls sa, cw, tk, ra, stale, complete\)/);
+    // Every high finding waived: --fail-on high passes, the lower ones still fail --fail-on low.
+    const high = (JSON.parse(result.stdout) as JsonFinding[]).filter(
+      (f) => f.severity === "high" && !f.waiver,
+    );
+    for (const f of high) {
+      const w = await runCli(
+        ["waive", f.id, "--reason", "accepted", "--by", "Dana Lee", "--expires", daysAgo(-30)],
+        {
+          env,
+        },
+      );
+      expect(w.code).toBe(0);
+    }
+    expect((await check(["--fail-on", "high"])).code).toBe(0);
+    expect((await check(["--fail-on", "low"])).code).toBe(1);
+    const status = await runCli(["status"], { env });
+    expect(status.stdout).toMatch(
+      /^Controls: \d+ open findings \(cw 2, stale 1, tk 1\), 6 waived; last check /m,
+    );
+    // Unknown finding, past expiry: bad usage.
+    expect((await runCli(["waive", "rr:nope", "--reason", "x", "--by", "y"], { env })).code).toBe(2);
+    const past = await runCli(["waive", rrId, "--reason", "x", "--by", "y", "--expires", daysAgo(1)], {
+      env,
+    });
+    expect(past.code).toBe(2);
+  }, 120_000);
+
+  it("an expired or withdrawn waiver re-opens its finding", async () => {
+    const saId = `sa:${planted.expected.sa![0]}`;
+    // A waiver that ended yesterday, appended as `waive` appends it (a clock cannot be moved for the CLI).
+    const opened = await openAnyStore(store.db);
+    try {
+      await appendWaiver(opened, (previous) =>
+        nextWaiverRow(previous, {
+          finding_id: saId,
+          action: "waive",
+          reason: "until yesterday",
+          by_name: "Dana Lee",
+          expires: daysAgo(1),
+          created_at: Date.now() - 5 * DAY,
+        }),
+      );
+    } finally {
+      await opened.close();
+    }
+    const result = await check(["--format", "json"]);
+    expect((JSON.parse(result.stdout) as JsonFinding[]).find((f) => f.id === saId)?.waiver).toBeNull();
+    expect((await check(["--fail-on", "high"])).code).toBe(1);
+    const raId = `ra:${planted.expected.ra![0]}`;
+    const un = await runCli(["unwaive", raId, "--by", "Dana Lee"], { env });
+    expect(un.code).toBe(0);
+    const after = JSON.parse((await check(["--format", "json"])).stdout) as JsonFinding[];
+    expect(after.find((f) => f.id === raId)?.waiver).toBeNull();
+    expect((await runCli(["unwaive", raId, "--by", "Dana Lee"], { env })).code).toBe(2);
+    expect((await runCli(["verify"], { env })).code).toBe(0);
+  }, 120_000);
+
+  it("verify names an edited waiver row; the integrity control finds it", async () => {
+    const [row] = await store.query<{ seq: number; reason: string }>(
+      "SELECT seq, reason FROM control_waivers ORDER BY seq LIMIT 1",
+    );
+    await store.query("UPDATE control_waivers SET reason = 'nothing to see' WHERE seq = ?", [row!.seq]);
+    const verify = await runCli(["verify"], { env });
+    expect(verify.code).toBe(1);
+    expect(verify.stderr).toMatch(
+      /waiver row seq 1 \(finding rr:[^)]+\) has been changed: its content does not match its hash/,
+    );
+    const integrity = (JSON.parse((await check(["--format", "json"])).stdout) as JsonFinding[]).filter(
+      (f) => f.kind === "integrity",
+    );
+    expect(integrity.map((f) => f.message)).toEqual([
+      expect.stringMatching(/^verify fails: .*waiver row seq 1/),
+    ]);
+    await store.query("UPDATE control_waivers SET reason = ? WHERE seq = ?", [row!.reason, row!.seq]);
+    expect((await runCli(["verify"], { env })).code).toBe(0);
+  }, 60_000);
+
   it("finds a broken hash chain with the integrity control", async () => {
     const [victim] = await store.query<{ id: string }>(
       "SELECT id FROM audit_logs WHERE name NOT LIKE 'ctl_%' ORDER BY seq LIMIT 1",
@@ -177,6 +269,7 @@ describe.each(ENGINES)("flagtrail check on %s", (engine) => {
     ]);
     const result = await check(["--format", "json"]);
     const integrity = (JSON.parse(result.stdout) as JsonFinding[]).filter((f) => f.kind === "integrity");
+    // Only what this run finds: the waiver row of the test before is intact again.
     expect(integrity).toHaveLength(1);
     expect(integrity[0]!.message).toMatch(/^verify fails: /);
   }, 60_000);

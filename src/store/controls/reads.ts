@@ -45,3 +45,15 @@ export async function lastCheckEnd(store: AnyStore): Promise<number | null> {
   );
   return row?.period_end ?? null;
 }
+
+/** Each finding's id and control, and when the last check ran. */
+export async function readFindingIndex(
+  store: AnyStore,
+): Promise<{ findings: { id: string; control_id: string }[]; lastCheckAt: number | null }> {
+  const q = await queriesOf(store);
+  const findings = await q.all<{ id: string; control_id: string }>(
+    sql`SELECT id, control_id FROM control_findings ORDER BY control_id, id`,
+  );
+  const last = await q.get<{ at: number | null }>(sql`SELECT max(checked_at) AS at FROM control_checks`);
+  return { findings, lastCheckAt: last?.at ?? null };
+}
