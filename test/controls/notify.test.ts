@@ -185,3 +185,56 @@ describe.each(ENGINES)("check --notify on %s", (engine) => {
     expect(receiver.requests.length).toBe(before + 1);
   }, 120_000);
 });
+
+describe.each(ENGINES)("daemon cycles check and deliver on %s", (engine) => {
+  let sim: RunningSimulator;
+  let receiver: Receiver;
+
+  afterAll(async () => {
+    await sim?.close();
+    await receiver?.close();
+  });
+
+  it("a receiver down for three cycles, then up, gets every finding once", async () => {
+    sim = await startTestSimulator({ records: 100, days: 10, timeZone: "UTC" });
+    // Within the first check's default period (the last 7 days).
+    const at = Date.now() - 2 * 86_400_000;
+    const ids = [API, BOT].map(
+      (who, i) =>
+        sim.control.append([
+          { at: at + i * 60_000, name: `ctl_ra_d${i}`, actionType: "gate_update", actor: who },
+        ])[0]!.id,
+    );
+    receiver = await startReceiver();
+    const store = await testStore(engine);
+    const config = store.config({
+      controls: [
+        {
+          id: "ra",
+          kind: "restricted-actor",
+          severity: "high",
+          entityPattern: "^ctl_ra_d",
+          actors: ["CONSOLE API", BOT.id],
+        },
+      ],
+      sinks: [
+        { name: "hook", kind: "webhook", url: receiver.url, secretEnv: "HOOK_SECRET", backoffSeconds: 0 },
+      ],
+    });
+    const env = simEnv(sim, store.db, { FLAGTRAIL_CONFIG: config, HOOK_SECRET: SECRET });
+    const cycle = () => runCli(["daemon", "--once", "--since", daysAgo(3)], { env });
+    for (let n = 1; n <= 3; n += 1) {
+      const result = await cycle();
+      expect(result.code).toBe(0);
+      expect(result.stderr).not.toContain(SECRET);
+      expect(receiver.requests).toHaveLength(2 * n);
+      expect(receiver.accepted.size).toBe(0);
+    }
+    receiver.up = true;
+    expect((await cycle()).code).toBe(0);
+    expect([...receiver.accepted.keys()].sort()).toEqual(ids.map((id) => `ra:${id}`).sort());
+    for (const bodies of receiver.accepted.values()) expect(bodies).toHaveLength(1);
+    expect((await cycle()).code).toBe(0);
+    expect(receiver.requests).toHaveLength(8);
+  }, 180_000);
+});
