@@ -124,6 +124,24 @@ function changeWindow(control: Of<"change-window">, inputs: ControlInputs): Draf
   return drafts;
 }
 
+/**
+ * Approvals given by the review's requester (the report's pairing), and changes made by the person who
+ * approved the review before them (the latest approval of the entity within the review window).
+ */
+function selfApproved(control: Of<"no-self-approval">, inputs: ControlInputs): Draft[] {
+  const drafts = inputs.pairs
+    .filter((p) => p.accept.occurred_at >= inputs.start && p.accept.occurred_at < inputs.end)
+    .filter((p) => isSelfApproval(p) && inScope(control, p.accept.name, p.accept.action_type))
+    .map((p) => draftOf({ ...p.accept, category: "" }, "review approved by the person who requested it"));
+  for (const change of inputs.changes) {
+    if (!inScope(control, change.name, change.action_type) || !change.updated_by_user_id) continue;
+    const review = approvalBefore(inputs.pairs, change.name, change.occurred_at);
+    if (review?.accept.updated_by_user_id !== change.updated_by_user_id) continue;
+    drafts.push(draftOf(change, "change made by the person who approved its review"));
+  }
+  return drafts;
+}
+
 function ticketReference(control: Of<"ticket-reference">, inputs: ControlInputs): Evaluation {
   const pattern = new RegExp(control.pattern);
   const result: Evaluation = { drafts: [], tickets: [] };
@@ -149,15 +167,7 @@ function recordControl(control: RecordControl, inputs: ControlInputs): Evaluatio
         tickets: none,
       };
     case "no-self-approval":
-      return {
-        drafts: inputs.pairs
-          .filter((p) => p.accept.occurred_at >= inputs.start && p.accept.occurred_at < inputs.end)
-          .filter((p) => isSelfApproval(p) && inScope(control, p.accept.name, p.accept.action_type))
-          .map((p) => ({
-            ...draftOf({ ...p.accept, category: "" }, "review approved by the person who requested it"),
-          })),
-        tickets: none,
-      };
+      return { drafts: selfApproved(control, inputs), tickets: none };
     case "change-window":
       return { drafts: changeWindow(control, inputs), tickets: none };
     case "ticket-reference":

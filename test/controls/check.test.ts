@@ -200,7 +200,7 @@ describe.each(ENGINES)("flagtrail check on %s", (engine) => {
     expect((await check(["--fail-on", "low"])).code).toBe(1);
     const status = await runCli(["status"], { env });
     expect(status.stdout).toMatch(
-      /^Controls: \d+ open findings \(cw 2, stale 1, tk 1\), 6 waived; last check /m,
+      /^Controls: \d+ open findings \(cw 2, stale 1, tk 1\), 7 waived; last check /m,
     );
     // Unknown finding, past expiry: bad usage.
     expect((await runCli(["waive", "rr:nope", "--reason", "x", "--by", "y"], { env })).code).toBe(2);

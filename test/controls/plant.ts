@@ -84,6 +84,10 @@ export function plant(sim: RunningSimulator, day: number): Planted {
   // no-self-approval: Alice approves her own request; Bob approves Alice's.
   const saBad = review(11, "ctl_sa_bad", "Sa0000001", ALICE, ALICE);
   review(11, "ctl_sa_ok", "Sa0000002", ALICE, BOB);
+  add(12, "ctl_sa_ok", "gate_update", ALICE);
+  // …and Carol approves Bob's request, then makes the change herself.
+  review(11, "ctl_sa_chg", "Sa0000003", BOB, CAROL);
+  const saChange = add(12, "ctl_sa_chg", "gate_update", CAROL);
   // change-window (08:00-18:00 UTC): a night change, a day change, two emergencies (one reviewed after).
   const cwNight = add(3, "ctl_cw_night", "gate_update", ALICE);
   add(12, "ctl_cw_day", "gate_update", ALICE);
@@ -102,7 +106,7 @@ export function plant(sim: RunningSimulator, day: number): Planted {
   return {
     expected: {
       rr: [rrBad],
-      sa: [saBad],
+      sa: [saBad, saChange].sort(),
       cw: [cwNight, cwBad].sort(),
       tk: [tkBad],
       ra: [raApi, raBot].sort(),
