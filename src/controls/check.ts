@@ -1,7 +1,7 @@
 // `flagtrail check` for one project's part of the store: evaluate every control over the period, keep
 // the findings (new ones with their alerts in the outbox, same transaction), and return them with the
 // waiver in force on each.
-import { type FindingRow, type NewFinding, writeCheck } from "../store/controls/findings.ts";
+import { type NewFinding, writeCheck } from "../store/controls/findings.ts";
 import { lastCheckEnd } from "../store/controls/reads.ts";
 import { readWaivers } from "../store/controls/waivers.ts";
 import type { ProjectStore } from "../store/projectStores.ts";
@@ -35,19 +35,19 @@ export interface CheckedProject {
   findings: Finding[];
 }
 
-export const DEFAULT_LOOKBACK_MS = 7 * 86_400_000;
+const DEFAULT_LOOKBACK_MS = 7 * 86_400_000;
 
 /** `2026-11-20T03:04:05.000+00:00`: ISO 8601 with its offset spelt out. */
-export function isoWithOffset(ms: number): string {
+function isoWithOffset(ms: number): string {
   return new Date(ms).toISOString().replace("Z", "+00:00");
 }
 
 /** Finding ids: the control's id and the record's (or the evidence key), joined; stable across runs. */
-export function findingId(controlId: string, key: string): string {
+function findingId(controlId: string, key: string): string {
   return `${controlId}:${key}`;
 }
 
-export function findingOf(row: NewFinding, project: string, firstSeenAt: number): Omit<Finding, "waiver"> {
+function findingOf(row: NewFinding, project: string, firstSeenAt: number): Omit<Finding, "waiver"> {
   return {
     id: row.id,
     control: row.control_id,
@@ -63,8 +63,6 @@ export function findingOf(row: NewFinding, project: string, firstSeenAt: number)
     firstSeenAt: isoWithOffset(firstSeenAt),
   };
 }
-
-export type StoredFinding = FindingRow;
 
 /** The period to check: the one given, else since the last check's end, else the last 7 days. */
 async function periodFor(

@@ -29,7 +29,7 @@ function secretOf(sink: Sink): string {
 }
 
 /** `sha256=<hex HMAC-SHA256(secret, timestamp + "." + body)>` */
-export function signature(secret: string, timestamp: string, body: string): string {
+function signature(secret: string, timestamp: string, body: string): string {
   return `sha256=${createHmac("sha256", secret).update(`${timestamp}.${body}`).digest("hex")}`;
 }
 
@@ -56,7 +56,7 @@ async function post(sink: Sink, row: OutboxRow): Promise<string | null> {
   }
 }
 
-export interface DeliveryCount {
+interface DeliveryCount {
   delivered: number;
   failed: number;
 }

@@ -9,7 +9,7 @@ import type { Control, RecordControl, Severity } from "./config.ts";
 import { localTime } from "./localTime.ts";
 
 /** A finding before it is stored: the control's judgment on one record, or on the evidence. */
-export interface Draft {
+interface Draft {
   /** The record's id, or a key of the evidence problem (a day, a sync time). */
   key: string;
   recordId: string | null;
@@ -38,7 +38,7 @@ export interface ControlInputs {
   integrityFailure: string | null;
 }
 
-export interface Evaluation {
+interface Evaluation {
   drafts: Draft[];
   /** Ticket keys found by a ticket-reference control, per change. */
   tickets: { recordId: string; ticket: string }[];

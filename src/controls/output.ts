@@ -5,7 +5,6 @@ import type { CheckedProject, Finding } from "./check.ts";
 import type { Control } from "./config.ts";
 
 export const CHECK_FORMATS = ["table", "json", "junit"] as const;
-export type CheckFormat = (typeof CHECK_FORMATS)[number];
 
 export function jsonOutput(projects: readonly CheckedProject[]): string {
   return `${JSON.stringify(

@@ -77,22 +77,8 @@ export async function writeCheck(store: AnyStore, write: CheckWrite): Promise<Ma
   });
 }
 
-/** Every finding kept, oldest first. */
-export async function readFindings(store: AnyStore): Promise<FindingRow[]> {
-  const q = await queriesOf(store);
-  return q.all<FindingRow>(sql`SELECT * FROM control_findings ORDER BY first_seen_at, id`);
-}
-
 /** One finding by id, or undefined. */
 export async function readFinding(store: AnyStore, id: string): Promise<FindingRow | undefined> {
   const q = await queriesOf(store);
   return q.get<FindingRow>(sql`SELECT * FROM control_findings WHERE id = ${id}`);
-}
-
-/** The ticket keys found for changes, by control. */
-export async function readTickets(
-  store: AnyStore,
-): Promise<{ record_id: string; control_id: string; ticket: string }[]> {
-  const q = await queriesOf(store);
-  return q.all(sql`SELECT record_id, control_id, ticket FROM control_tickets ORDER BY record_id, control_id`);
 }

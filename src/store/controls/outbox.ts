@@ -22,12 +22,6 @@ export async function dueAlerts(store: AnyStore, now: number): Promise<OutboxRow
     ORDER BY created_at, finding_id, sink`);
 }
 
-/** Every row, for status and tests. */
-export async function readOutbox(store: AnyStore): Promise<OutboxRow[]> {
-  const q = await queriesOf(store);
-  return q.all<OutboxRow>(sql`SELECT * FROM control_outbox ORDER BY created_at, finding_id, sink`);
-}
-
 export async function markDelivered(store: AnyStore, row: OutboxRow, at: number): Promise<void> {
   const q = await queriesOf(store);
   await q.run(sql`
