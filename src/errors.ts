@@ -72,3 +72,6 @@ export class ReportExistsError extends FlagtrailError {
     );
   }
 }
+
+/** `flagtrail check` found unwaived findings at or above --fail-on. Exit code 1. */
+export class FindingsError extends FlagtrailError {}

@@ -52,7 +52,11 @@ const configFileSchema = z.strictObject({
     // (macOS, Windows), `EU` and `eu` would share one.
     .refine((p) => new Set(Object.keys(p).map((name) => name.toLowerCase())).size === Object.keys(p).length, {
       message: "lists two project names that differ only in case",
-    }),
+    })
+    .optional(),
+  // Checked by src/controls/config.ts (with messages naming each control): here only their place.
+  controls: z.array(z.unknown()).optional(),
+  sinks: z.array(z.unknown()).optional(),
 });
 
 type ProjectEntry = z.infer<typeof projectEntrySchema>;
@@ -87,8 +91,8 @@ function describeIssue(file: string, issue: z.core.$ZodIssue): string {
   return `${file}: ${at ? `${at}: ` : ""}${issue.message}.`;
 }
 
-/** Parses a config file's text; every problem is a UsageError naming the file and the field. */
-export function parseProjectsConfig(text: string, file: string, env: Env = process.env): Project[] {
+/** A config file's JSON, checked as far as projects go; every problem is a UsageError naming the file. */
+export function parseConfigFile(text: string, file: string): z.infer<typeof configFileSchema> {
   let json: unknown;
   try {
     json = JSON.parse(text);
@@ -100,7 +104,22 @@ export function parseProjectsConfig(text: string, file: string, env: Env = proce
     const first = parsed.error.issues[0];
     throw new UsageError(first ? describeIssue(file, first) : `${file} is not a flagtrail config.`);
   }
-  return Object.entries(parsed.data.projects).map(([name, entry]) => projectOf(name, entry, env));
+  return parsed.data;
+}
+
+/**
+ * Parses a config file's text; every problem is a UsageError naming the file and the field. A file
+ * without `projects` (only controls and sinks) leaves the single `default` project of flags and env.
+ */
+export function parseProjectsConfig(
+  text: string,
+  file: string,
+  env: Env = process.env,
+  flags: ConnectionFlags = {},
+): Project[] {
+  const { projects } = parseConfigFile(text, file);
+  if (projects === undefined) return [defaultProject(flags, env)];
+  return Object.entries(projects).map(([name, entry]) => projectOf(name, entry, env));
 }
 
 function projectOf(name: string, entry: ProjectEntry, env: Env): Project {
@@ -145,6 +164,21 @@ function defaultProject(flags: ConnectionFlags, env: Env = process.env): Project
   };
 }
 
+/** The config file: given (--config / FLAGTRAIL_CONFIG), or ./flagtrail.config.json when it exists. */
+export function configFileOf(given: string | undefined, env: Env = process.env): string | undefined {
+  return given ?? env.FLAGTRAIL_CONFIG ?? (existsSync(DEFAULT_CONFIG_FILE) ? DEFAULT_CONFIG_FILE : undefined);
+}
+
+/** A config file's text; unreadable is a UsageError naming it. */
+export function readConfigText(file: string): string {
+  try {
+    return readFileSync(file, "utf8");
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? "unreadable";
+    throw new UsageError(`Cannot read the config file ${file} (${code}).`);
+  }
+}
+
 export interface ProjectSelection {
   /** The config file: given (--config / FLAGTRAIL_CONFIG), or ./flagtrail.config.json when it exists. */
   configFile?: string | undefined;
@@ -161,22 +195,11 @@ export function resolveProjects(
   flags: ConnectionFlags,
   env: Env = process.env,
 ): Project[] {
-  const file =
-    selection.configFile ??
-    env.FLAGTRAIL_CONFIG ??
-    (existsSync(DEFAULT_CONFIG_FILE) ? DEFAULT_CONFIG_FILE : undefined);
-  let projects: Project[];
-  if (file === undefined) projects = [defaultProject(flags, env)];
-  else {
-    let text: string;
-    try {
-      text = readFileSync(file, "utf8");
-    } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code ?? "unreadable";
-      throw new UsageError(`Cannot read the config file ${file} (${code}).`);
-    }
-    projects = parseProjectsConfig(text, file, env);
-  }
+  const file = configFileOf(selection.configFile, env);
+  const projects =
+    file === undefined
+      ? [defaultProject(flags, env)]
+      : parseProjectsConfig(readConfigText(file), file, env, flags);
   if (selection.project === undefined) return projects;
   const chosen = projects.filter((p) => p.name === selection.project);
   if (chosen.length === 0) {

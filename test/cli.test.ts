@@ -14,6 +14,7 @@ describe("flagtrail CLI", () => {
     expect(commands.map((c) => c.name).sort()).toEqual(
       [
         "action-types",
+        "check",
         "daemon",
         "demo",
         "doctor",
@@ -22,7 +23,9 @@ describe("flagtrail CLI", () => {
         "sql",
         "status",
         "sync",
+        "unwaive",
         "verify",
+        "waive",
       ].sort(),
     );
     const help = await runCli(["--help"]);

@@ -5,6 +5,8 @@ import { join } from "node:path";
 import { z } from "zod";
 import type { RetryEvent } from "../api/clientOptions.ts";
 import { resolveClientTuning, resolveDbPath } from "../config.ts";
+import type { ControlsConfig } from "../controls/config.ts";
+import { checkAndDeliver, daemonControls } from "../controls/cycle.ts";
 import { previousPeriod, type ReportCadence, todayIn } from "../daemon/periods.ts";
 import {
   type Cycle,
@@ -57,6 +59,8 @@ export async function action(raw: Record<string, unknown>): Promise<void> {
   validateSchedule(options.cron, options.tz);
   const targets = resolveSyncTargets(options, resolveClientTuning());
   const dbPath = resolveDbPath(options);
+  // Controls are read (and a bad list refused) before the first cycle, not at its end.
+  const controls = daemonControls(options.config);
   // Every key is read now, so that the log masks each; a project whose key is missing fails alone.
   const keys = new Map<string, string | Error>();
   for (const { project } of targets) {
@@ -99,6 +103,7 @@ export async function action(raw: Record<string, unknown>): Promise<void> {
           run,
           projectLog,
           stop.signal,
+          controls,
         );
       } catch (error) {
         if (several)
@@ -123,6 +128,7 @@ async function serveProject(
   options: DaemonOptions,
   log: Logger,
   stop: AbortSignal,
+  controls: ControlsConfig | null,
 ): Promise<void> {
   const { project, tuning } = target;
   const config = { baseUrl: project.baseUrl, authHeader: project.authHeader, apiKey };
@@ -160,6 +166,8 @@ async function serveProject(
           project.name,
         );
       }
+      if (controls && summary.outcome === "ok" && !signal.aborted)
+        fields.controls = await checkAndDeliver({ project: project.name, store }, controls);
       return { ok: summary.outcome === "ok" || signal.aborted, fields };
     } finally {
       await client.close();

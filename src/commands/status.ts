@@ -2,6 +2,7 @@
 // projects in the store, the same for each project's part under its name.
 import { z } from "zod";
 import { resolveDbPath } from "../config.ts";
+import { type ControlsStatus, controlsStatusText, readControlsStatus } from "../controls/status.ts";
 import { readStatus, type StoreStatus } from "../store/status.ts";
 import { parseOptions } from "./options.ts";
 import { readProjectOption, withReadProjects } from "./readProjects.ts";
@@ -14,28 +15,32 @@ const statusOptionsSchema = z.object({
   ...readProjectOption,
 });
 
+type Status = StoreStatus & { controls: ControlsStatus };
+
+const textOf = (status: Status) => formatStatus(status) + controlsStatusText(status.controls);
+
 /** One project's status as printed: as it always was, or under its name when there are several. */
-function formatStatuses(
-  statuses: readonly { project: string; status: StoreStatus }[],
-  json: boolean,
-): string {
+function formatStatuses(statuses: readonly { project: string; status: Status }[], json: boolean): string {
   const [only] = statuses;
   if (statuses.length === 1 && only) {
-    return json ? `${JSON.stringify(only.status, null, 2)}\n` : formatStatus(only.status);
+    return json ? `${JSON.stringify(only.status, null, 2)}\n` : textOf(only.status);
   }
   if (json) {
     const projects = statuses.map(({ project, status }) => ({ project, ...status }));
     return `${JSON.stringify({ projects }, null, 2)}\n`;
   }
-  return statuses.map(({ project, status }) => `Project ${project}\n${formatStatus(status)}`).join("\n");
+  return statuses.map(({ project, status }) => `Project ${project}\n${textOf(status)}`).join("\n");
 }
 
 export async function action(raw: Record<string, unknown>): Promise<void> {
   const options = parseOptions(statusOptionsSchema, raw);
   // Read-only: status never migrates or writes, so it is safe while a sync runs.
   const text = await withReadProjects(resolveDbPath(options), options.project, async (projects) => {
-    const statuses: { project: string; status: StoreStatus }[] = [];
-    for (const { project, store } of projects) statuses.push({ project, status: await readStatus(store) });
+    const statuses: { project: string; status: Status }[] = [];
+    for (const { project, store } of projects) {
+      const status = await readStatus(store);
+      statuses.push({ project, status: { ...status, controls: await readControlsStatus(store) } });
+    }
     return formatStatuses(statuses, options.json);
   });
   process.stdout.write(text);

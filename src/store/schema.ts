@@ -386,3 +386,80 @@ export const configVersionChanges = sqliteTable(
   },
   (t) => [index("config_version_changes_idx").on(t.configKey, t.version)],
 );
+
+// Controls (issue 23): what `flagtrail check` found, the waivers given, and the alerts still to deliver.
+
+/** One row per finding (control id + record or evidence key): first and last seen by a check. */
+export const controlFindings = sqliteTable(
+  "control_findings",
+  {
+    id: text("id").primaryKey(),
+    controlId: text("control_id").notNull(),
+    kind: text("kind").notNull(),
+    severity: text("severity").notNull(),
+    recordId: text("record_id"),
+    entity: text("entity"),
+    actionType: text("action_type"),
+    occurredAt: integer("occurred_at"),
+    actor: text("actor"),
+    message: text("message").notNull(),
+    firstSeenAt: integer("first_seen_at").notNull(),
+    lastSeenAt: integer("last_seen_at").notNull(),
+  },
+  (t) => [index("control_findings_control_idx").on(t.controlId)],
+);
+
+/** The ticket key a ticket-reference control found for a change. */
+export const controlTickets = sqliteTable(
+  "control_tickets",
+  {
+    recordId: text("record_id").notNull(),
+    controlId: text("control_id").notNull(),
+    ticket: text("ticket").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.recordId, t.controlId] })],
+);
+
+/** One row per check run: the period it evaluated (the next check's default start). */
+export const controlChecks = sqliteTable("control_checks", {
+  id: integer("id").primaryKey(),
+  checkedAt: integer("checked_at").notNull(),
+  periodStart: integer("period_start").notNull(),
+  periodEnd: integer("period_end").notNull(),
+  findings: integer("findings").notNull(),
+});
+
+/** Waivers and their withdrawals, append-only, each row hash-linked to the one before (verify walks it). */
+export const controlWaivers = sqliteTable(
+  "control_waivers",
+  {
+    seq: integer("seq").primaryKey(),
+    findingId: text("finding_id").notNull(),
+    /** waive | unwaive */
+    action: text("action").notNull(),
+    reason: text("reason").notNull(),
+    byName: text("by_name").notNull(),
+    /** YYYY-MM-DD, the last day the waiver holds (UTC); NULL: until withdrawn. */
+    expires: text("expires"),
+    createdAt: integer("created_at").notNull(),
+    hash: text("hash").notNull(),
+    chainHash: text("chain_hash").notNull(),
+  },
+  (t) => [index("control_waivers_finding_idx").on(t.findingId)],
+);
+
+/** New findings to deliver, one row per sink, written in the transaction that stores the finding. */
+export const controlOutbox = sqliteTable(
+  "control_outbox",
+  {
+    findingId: text("finding_id").notNull(),
+    sink: text("sink").notNull(),
+    payload: text("payload").notNull(),
+    createdAt: integer("created_at").notNull(),
+    attempts: integer("attempts").notNull().default(0),
+    nextAttemptAt: integer("next_attempt_at").notNull(),
+    deliveredAt: integer("delivered_at"),
+    lastError: text("last_error"),
+  },
+  (t) => [primaryKey({ columns: [t.findingId, t.sink] })],
+);

@@ -15,6 +15,7 @@ import {
   requireDigests,
   type TableCheck,
 } from "./tables.ts";
+import { checkWaivers } from "./waivers.ts";
 
 /** The parts of the store read, in order. */
 export type StorePart = "meta" | "records" | "revisions" | "quarantine" | "coverage";
@@ -37,6 +38,8 @@ export interface StoreCheck extends RecordsCheck {
   signature: "valid" | "not checked";
   /** The entity chain (config versions, revisions, experiment and metric snapshots). */
   entities: EntityChainCheck;
+  /** Waiver rows re-hashed and re-linked (src/verify/waivers.ts). */
+  waivers: number;
 }
 
 export async function verifyStore(store: AnyStore, options: VerifyStoreOptions = {}): Promise<StoreCheck> {
@@ -70,5 +73,5 @@ export async function verifyStore(store: AnyStore, options: VerifyStoreOptions =
     const signature: StoreCheck["signature"] = options.signingKey ? "valid" : "not checked";
     return { ...chain, revisions, quarantine, coverage, signature };
   });
-  return { ...records, entities: await checkEntityChain(store) };
+  return { ...records, entities: await checkEntityChain(store), waivers: await checkWaivers(store) };
 }

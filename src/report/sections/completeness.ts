@@ -29,7 +29,10 @@ function dayRange(from: string, to: string): string[] {
   return days;
 }
 
-export async function readCompleteness(ctx: ComplianceContext): Promise<Completeness> {
+/** Also read by `flagtrail check`'s completeness control: one decision of what a gap day is. */
+export async function readCompleteness(
+  ctx: Pick<ComplianceContext, "snapshot" | "params" | "serverDays">,
+): Promise<Completeness> {
   const unplaced = (await run(ctx, "unplaced"))[0]?.records ?? 0;
   const { serverDays } = ctx;
   if (serverDays === null)
@@ -51,7 +54,7 @@ export async function readCompleteness(ctx: ComplianceContext): Promise<Complete
 }
 
 /** Server days that are not reconciled: a gap, no coverage data, or not over when checked. */
-function unreconciledDays(c: Completeness): string[] {
+export function unreconciledDays(c: Completeness): string[] {
   const bad = new Set([...c.gaps.map((g) => g.day), ...c.uncovered, ...c.open]);
   return c.days.filter((d) => bad.has(d));
 }

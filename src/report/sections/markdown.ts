@@ -116,7 +116,10 @@ export function anchor(ctx: ComplianceContext, text: string): string {
   return `#${headingSlug(text)}${index > 0 ? `-${index}` : ""}`;
 }
 
-export function run<N extends ReportQueryName>(ctx: ComplianceContext, name: N): Promise<ReportRows[N][]> {
+export function run<N extends ReportQueryName>(
+  ctx: Pick<ComplianceContext, "snapshot" | "params">,
+  name: N,
+): Promise<ReportRows[N][]> {
   return ctx.snapshot.rows(name, ctx.params);
 }
 

@@ -355,3 +355,73 @@ export const configVersionChanges = pgTable(
   },
   (t) => [index("config_version_changes_idx").on(t.configKey, t.version)],
 );
+
+// Controls (issue 23), as in src/store/schema.ts.
+
+export const controlFindings = pgTable(
+  "control_findings",
+  {
+    id: text("id").primaryKey(),
+    controlId: text("control_id").notNull(),
+    kind: text("kind").notNull(),
+    severity: text("severity").notNull(),
+    recordId: text("record_id"),
+    entity: text("entity"),
+    actionType: text("action_type"),
+    occurredAt: epochMs("occurred_at"),
+    actor: text("actor"),
+    message: text("message").notNull(),
+    firstSeenAt: epochMs("first_seen_at").notNull(),
+    lastSeenAt: epochMs("last_seen_at").notNull(),
+  },
+  (t) => [index("control_findings_control_idx").on(t.controlId)],
+);
+
+export const controlTickets = pgTable(
+  "control_tickets",
+  {
+    recordId: text("record_id").notNull(),
+    controlId: text("control_id").notNull(),
+    ticket: text("ticket").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.recordId, t.controlId] })],
+);
+
+export const controlChecks = pgTable("control_checks", {
+  id: seqNumber("id").primaryKey(),
+  checkedAt: epochMs("checked_at").notNull(),
+  periodStart: epochMs("period_start").notNull(),
+  periodEnd: epochMs("period_end").notNull(),
+  findings: integer("findings").notNull(),
+});
+
+export const controlWaivers = pgTable(
+  "control_waivers",
+  {
+    seq: seqNumber("seq").primaryKey(),
+    findingId: text("finding_id").notNull(),
+    action: text("action").notNull(),
+    reason: text("reason").notNull(),
+    byName: text("by_name").notNull(),
+    expires: text("expires"),
+    createdAt: epochMs("created_at").notNull(),
+    hash: text("hash").notNull(),
+    chainHash: text("chain_hash").notNull(),
+  },
+  (t) => [index("control_waivers_finding_idx").on(t.findingId)],
+);
+
+export const controlOutbox = pgTable(
+  "control_outbox",
+  {
+    findingId: text("finding_id").notNull(),
+    sink: text("sink").notNull(),
+    payload: text("payload").notNull(),
+    createdAt: epochMs("created_at").notNull(),
+    attempts: integer("attempts").notNull().default(0),
+    nextAttemptAt: epochMs("next_attempt_at").notNull(),
+    deliveredAt: epochMs("delivered_at"),
+    lastError: text("last_error"),
+  },
+  (t) => [primaryKey({ columns: [t.findingId, t.sink] })],
+);

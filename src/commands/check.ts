@@ -1,0 +1,88 @@
+// `flagtrail check`: evaluate the config's controls over a period for every project of the store (or
+// --project), keep the findings, print them (table, JSON, JUnit XML) and fail (exit 1) when an unwaived
+// one reaches --fail-on. Bad usage or a bad config: exit 2.
+import { z } from "zod";
+import { resolveDbPath } from "../config.ts";
+import { type CheckedProject, checkProject } from "../controls/check.ts";
+import { type ControlsConfig, parseControlsConfig, SEVERITIES } from "../controls/config.ts";
+import { SEVERITY_RANK } from "../controls/evaluate.ts";
+import { CHECK_FORMATS, jsonOutput, junitOutput, tableOutput } from "../controls/output.ts";
+import { FindingsError, UsageError } from "../errors.ts";
+import { configFileOf, projectNameSchema, readConfigText } from "../projects.ts";
+import { resolvePeriod } from "../report/period.ts";
+import { closeProjectStores, openStoreProjects } from "../store/projectStores.ts";
+import { parseOptions } from "./options.ts";
+
+const checkOptionsSchema = z.object({
+  db: z.string().optional(),
+  config: z.string().min(1).optional(),
+  project: projectNameSchema.optional(),
+  from: z.string().optional(),
+  to: z.string().optional(),
+  format: z.enum(CHECK_FORMATS).default("table"),
+  failOn: z.enum(SEVERITIES).default("low"),
+  notify: z.boolean().default(false),
+});
+
+export function loadControls(configOption: string | undefined): ControlsConfig {
+  const file = configFileOf(configOption);
+  if (file === undefined) {
+    throw new UsageError(
+      "No config file: check reads its controls from flagtrail.config.json (or --config, FLAGTRAIL_CONFIG).",
+    );
+  }
+  const config = parseControlsConfig(readConfigText(file), file);
+  if (config.controls.length === 0) throw new UsageError(`${file} lists no controls to check.`);
+  return config;
+}
+
+function givenPeriod(from: string | undefined, to: string | undefined, now: number) {
+  if (from === undefined && to === undefined) return null;
+  if (from === undefined) throw new UsageError("--to needs --from.");
+  const period = resolvePeriod(from, to ?? new Date(now).toISOString().slice(0, 10), "UTC");
+  return { start: period.start, end: period.end };
+}
+
+/** The one sentence of a failed check. */
+function failure(
+  projects: readonly CheckedProject[],
+  failOn: keyof typeof SEVERITY_RANK,
+): FindingsError | null {
+  const findings = projects.flatMap((p) => p.findings);
+  const failing = findings.filter(
+    (f) => f.waiver === null && SEVERITY_RANK[f.severity] >= SEVERITY_RANK[failOn],
+  );
+  if (failing.length === 0) return null;
+  const controls = [...new Set(failing.map((f) => f.control))];
+  return new FindingsError(
+    `${failing.length} unwaived ${failing.length === 1 ? "finding" : "findings"} at or above ${failOn} severity ` +
+      `(controls ${controls.join(", ")}).`,
+  );
+}
+
+export async function action(raw: Record<string, unknown>): Promise<void> {
+  const options = parseOptions(checkOptionsSchema, raw);
+  const config = loadControls(options.config);
+  const now = Date.now();
+  const given = givenPeriod(options.from, options.to, now);
+  const parts = await openStoreProjects(resolveDbPath(options), { project: options.project });
+  const checked: CheckedProject[] = [];
+  try {
+    for (const part of parts) checked.push(await checkProject(part, config, given, now));
+    if (options.notify) {
+      const { deliverAlerts } = await import("../controls/deliver.ts");
+      for (const part of parts) await deliverAlerts(part.store, config.sinks, Date.now());
+    }
+  } finally {
+    await closeProjectStores(parts);
+  }
+  const text =
+    options.format === "json"
+      ? jsonOutput(checked)
+      : options.format === "junit"
+        ? junitOutput(checked, config.controls)
+        : tableOutput(checked, config.controls);
+  process.stdout.write(text);
+  const failed = failure(checked, options.failOn);
+  if (failed) throw failed;
+}

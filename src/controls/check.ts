@@ -1,0 +1,130 @@
+// `flagtrail check` for one project's part of the store: evaluate every control over the period, keep
+// the findings (new ones with their alerts in the outbox, same transaction), and return them with the
+// waiver in force on each.
+import { type NewFinding, writeCheck } from "../store/controls/findings.ts";
+import { lastCheckEnd } from "../store/controls/reads.ts";
+import { readWaivers } from "../store/controls/waivers.ts";
+import type { ProjectStore } from "../store/projectStores.ts";
+import type { Control, ControlKind, Severity, Sink } from "./config.ts";
+import { evaluate } from "./evaluate.ts";
+import { readInputs } from "./inputs.ts";
+import { type WaiverView, waiversInForce } from "./waivers.ts";
+
+/** A finding as `check --format json` prints it and a sink receives it. */
+export interface Finding {
+  id: string;
+  control: string;
+  kind: ControlKind;
+  severity: Severity;
+  project: string;
+  recordId: string | null;
+  entity: string | null;
+  actionType: string | null;
+  /** ISO 8601 with offset, or null for a finding about the evidence. */
+  occurredAt: string | null;
+  actor: string | null;
+  message: string;
+  firstSeenAt: string;
+  waiver: WaiverView | null;
+}
+
+export interface CheckedProject {
+  project: string;
+  start: number;
+  end: number;
+  findings: Finding[];
+}
+
+const DEFAULT_LOOKBACK_MS = 7 * 86_400_000;
+
+/** `2026-11-20T03:04:05.000+00:00`: ISO 8601 with its offset spelt out. */
+function isoWithOffset(ms: number): string {
+  return new Date(ms).toISOString().replace("Z", "+00:00");
+}
+
+/** Finding ids: the control's id and the record's (or the evidence key), joined; stable across runs. */
+function findingId(controlId: string, key: string): string {
+  return `${controlId}:${key}`;
+}
+
+function findingOf(row: NewFinding, project: string, firstSeenAt: number): Omit<Finding, "waiver"> {
+  return {
+    id: row.id,
+    control: row.control_id,
+    kind: row.kind as ControlKind,
+    severity: row.severity as Severity,
+    project,
+    recordId: row.record_id,
+    entity: row.entity,
+    actionType: row.action_type,
+    occurredAt: row.occurred_at === null ? null : isoWithOffset(row.occurred_at),
+    actor: row.actor,
+    message: row.message,
+    firstSeenAt: isoWithOffset(firstSeenAt),
+  };
+}
+
+/** The period to check: the one given, else since the last check's end, else the last 7 days. */
+async function periodFor(
+  part: ProjectStore,
+  given: { start: number; end: number } | null,
+  now: number,
+): Promise<{ start: number; end: number }> {
+  if (given) return given;
+  const since = await lastCheckEnd(part.store);
+  return { start: since ?? now - DEFAULT_LOOKBACK_MS, end: now };
+}
+
+export async function checkProject(
+  part: ProjectStore,
+  config: { controls: readonly Control[]; sinks: readonly Sink[] },
+  given: { start: number; end: number } | null,
+  now: number,
+): Promise<CheckedProject> {
+  const { start, end } = await periodFor(part, given, now);
+  const inputs = await readInputs(part.store, config.controls, { start, end, now });
+  const rows: NewFinding[] = [];
+  const tickets: { recordId: string; controlId: string; ticket: string }[] = [];
+  for (const control of config.controls) {
+    const result = evaluate(control, inputs);
+    for (const t of result.tickets) tickets.push({ ...t, controlId: control.id });
+    for (const d of result.drafts) {
+      rows.push({
+        id: findingId(control.id, d.key),
+        control_id: control.id,
+        kind: control.kind,
+        severity: control.severity,
+        record_id: d.recordId,
+        entity: d.entity,
+        action_type: d.actionType,
+        occurred_at: d.occurredAt,
+        actor: d.actor,
+        message: d.message,
+      });
+    }
+  }
+  const firstSeen = await writeCheck(part.store, {
+    checkedAt: now,
+    periodStart: start,
+    periodEnd: end,
+    findings: rows,
+    tickets,
+    alertsFor: (row, at) => {
+      const payload = JSON.stringify({
+        event: "finding",
+        finding: { ...findingOf(row, part.project, at), waiver: null },
+      });
+      return config.sinks.map((sink) => ({ sink: sink.name, payload }));
+    },
+  });
+  const waivers = waiversInForce(await readWaivers(part.store), new Date(now).toISOString().slice(0, 10));
+  return {
+    project: part.project,
+    start,
+    end,
+    findings: rows.map((row) => ({
+      ...findingOf(row, part.project, firstSeen.get(row.id) ?? now),
+      waiver: waivers.get(row.id) ?? null,
+    })),
+  };
+}

@@ -1,0 +1,162 @@
+// Controls as code: the `controls` and `sinks` lists of flagtrail.config.json, checked strictly (an
+// unknown field is refused: a misspelt `entityPatern` would silently widen a control's scope), each
+// problem named by its control's id.
+import { z } from "zod";
+import { UsageError } from "../errors.ts";
+import { parseConfigFile } from "../projects.ts";
+
+const idSchema = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,62}$/, {
+  message: "an id is 1–63 letters, digits, '.', '-' or '_', starting with a letter or digit",
+});
+
+const regexSchema = z.string().refine(
+  (text) => {
+    try {
+      new RegExp(text);
+      return true;
+    } catch {
+      return false;
+    }
+  },
+  { message: "not a valid regular expression" },
+);
+
+export const SEVERITIES = ["low", "medium", "high"] as const;
+export type Severity = (typeof SEVERITIES)[number];
+
+const base = {
+  id: idSchema,
+  severity: z.enum(SEVERITIES),
+};
+
+/** Which changes a record control looks at: these action types, entities whose name matches. */
+const scope = {
+  actionTypes: z.array(z.string().min(1)).min(1).optional(),
+  entityPattern: regexSchema.optional(),
+};
+
+export const WEEKDAYS = ["sun", "mon", "tue", "wed", "thu", "fri", "sat"] as const;
+
+const zoneSchema = z.string().refine(
+  (zone) => {
+    try {
+      new Intl.DateTimeFormat("en-US", { timeZone: zone });
+      return true;
+    } catch {
+      return false;
+    }
+  },
+  { message: "not an IANA time zone (e.g. Europe/Berlin)" },
+);
+
+const hoursSchema = z
+  .string()
+  .regex(/^([01]\d|2[0-4]):[0-5]\d-([01]\d|2[0-4]):[0-5]\d$/, { message: 'hours are "HH:MM-HH:MM"' })
+  .refine((h) => h.slice(0, 5) < h.slice(6), { message: "hours must end after they start" });
+
+const controlSchema = z.discriminatedUnion(
+  "kind",
+  [
+    z.strictObject({ ...base, ...scope, kind: z.literal("review-required") }),
+    z.strictObject({ ...base, ...scope, kind: z.literal("no-self-approval") }),
+    z.strictObject({
+      ...base,
+      ...scope,
+      kind: z.literal("change-window"),
+      days: z.array(z.enum(WEEKDAYS)).min(1),
+      hours: hoursSchema,
+      zone: zoneSchema,
+      emergencyPattern: regexSchema.optional(),
+      postReviewDays: z.number().positive().default(2),
+    }),
+    z.strictObject({ ...base, ...scope, kind: z.literal("ticket-reference"), pattern: regexSchema }),
+    z.strictObject({
+      ...base,
+      ...scope,
+      kind: z.literal("restricted-actor"),
+      actors: z.array(z.string().min(1)).min(1),
+    }),
+    z.strictObject({ ...base, kind: z.literal("sync-freshness"), maxAgeHours: z.number().positive() }),
+    z.strictObject({ ...base, kind: z.literal("completeness") }),
+    z.strictObject({ ...base, kind: z.literal("integrity") }),
+  ],
+  {
+    error: () =>
+      "must be one of review-required, no-self-approval, change-window, ticket-reference, " +
+      "restricted-actor, sync-freshness, completeness, integrity",
+  },
+);
+
+export type Control = z.infer<typeof controlSchema>;
+export type ControlKind = Control["kind"];
+export type RecordControl = Extract<Control, { actionTypes?: unknown }>;
+
+const envName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, { message: "not an environment variable name" });
+
+const sinkSchema = z
+  .strictObject({
+    name: idSchema,
+    kind: z.literal("webhook"),
+    url: z.url({ protocol: /^https?$/, error: "url must be an http:// or https:// address" }),
+    secretEnv: envName.optional(),
+    secretFile: z.string().min(1).optional(),
+    /** First retry delay after a failed delivery; doubles per attempt, at most an hour. */
+    backoffSeconds: z.number().nonnegative().default(60),
+  })
+  .refine((s) => (s.secretEnv === undefined) !== (s.secretFile === undefined), {
+    message: "needs exactly one of secretEnv and secretFile",
+  });
+
+export type Sink = z.infer<typeof sinkSchema>;
+
+export interface ControlsConfig {
+  controls: Control[];
+  sinks: Sink[];
+}
+
+/** `controls[2]` → `control "cc81-review"` (its id when it has one), for error messages. */
+function nameOf(list: "controls" | "sinks", index: number, raw: unknown): string {
+  const item = Array.isArray(raw) ? (raw[index] as Record<string, unknown> | undefined) : undefined;
+  const key = list === "controls" ? "id" : "name";
+  const id = item && typeof item[key] === "string" ? JSON.stringify(item[key]) : `#${index + 1}`;
+  return `${list === "controls" ? "control" : "sink"} ${id}`;
+}
+
+function parseList<T>(schema: z.ZodType<T>, list: "controls" | "sinks", raw: unknown[], file: string): T[] {
+  return raw.map((item, index) => {
+    const parsed = schema.safeParse(item);
+    if (parsed.success) return parsed.data;
+    const issue = parsed.error.issues[0]!;
+    const where = nameOf(list, index, raw);
+    if (issue.code === "unrecognized_keys")
+      throw new UsageError(`${file}: ${where}: unknown field ${issue.keys.join(", ")}.`);
+    const field = issue.path.map(String).join(".");
+    throw new UsageError(`${file}: ${where}: ${field ? `${field}: ` : ""}${issue.message}.`);
+  });
+}
+
+function assertUnique(names: string[], what: string, file: string): void {
+  const seen = new Set<string>();
+  for (const name of names) {
+    if (seen.has(name)) throw new UsageError(`${file}: two ${what} have the id ${JSON.stringify(name)}.`);
+    seen.add(name);
+  }
+}
+
+/** The controls and sinks of a config file's text; every problem is a UsageError naming the control. */
+export function parseControlsConfig(text: string, file: string): ControlsConfig {
+  const config = parseConfigFile(text, file);
+  const controls = parseList(controlSchema, "controls", config.controls ?? [], file);
+  const sinks = parseList(sinkSchema, "sinks", config.sinks ?? [], file);
+  assertUnique(
+    controls.map((c) => c.id),
+    "controls",
+    file,
+  );
+  assertUnique(
+    sinks.map((s) => s.name),
+    "sinks",
+    file,
+  );
+  return { controls, sinks };
+}

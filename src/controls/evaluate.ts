@@ -1,0 +1,236 @@
+// Control evaluation: pure functions from what the store holds for a period to findings. The reads
+// are in ./inputs.ts; nothing here touches the store.
+import type { ReviewPair } from "../report/reviewPairing.ts";
+import { isSelfApproval } from "../report/reviewPairing.ts";
+import { REVIEW_WINDOW_MS } from "../report/reviews.ts";
+import type { ChangeRow } from "../store/controls/reads.ts";
+import type { UnreviewedRow } from "../store/reportQueries.ts";
+import type { Control, RecordControl, Severity } from "./config.ts";
+import { localTime } from "./localTime.ts";
+
+/** A finding before it is stored: the control's judgment on one record, or on the evidence. */
+interface Draft {
+  /** The record's id, or a key of the evidence problem (a day, a sync time). */
+  key: string;
+  recordId: string | null;
+  entity: string | null;
+  actionType: string | null;
+  occurredAt: number | null;
+  actor: string | null;
+  message: string;
+}
+
+export interface ControlInputs {
+  /** Evaluation time (epoch ms). */
+  now: number;
+  start: number;
+  end: number;
+  /** Experiment state changes and config edits of the period, review records excluded. */
+  changes: readonly ChangeRow[];
+  /** The report's changes without an approved review before them. */
+  unreviewed: readonly UnreviewedRow[];
+  /** Approvals paired with their requests, from a review window before the period to after it. */
+  pairs: readonly ReviewPair[];
+  lastSyncAt: number | null;
+  /** Server days of the period that are not reconciled (a gap or no coverage data). */
+  gapDays: readonly string[];
+  /** Why `verify` fails, or null when it passes. */
+  integrityFailure: string | null;
+}
+
+interface Evaluation {
+  drafts: Draft[];
+  /** Ticket keys found by a ticket-reference control, per change. */
+  tickets: { recordId: string; ticket: string }[];
+}
+
+export const SEVERITY_RANK: Record<Severity, number> = { low: 1, medium: 2, high: 3 };
+
+function inScope(control: RecordControl, name: string, actionType: string): boolean {
+  if (control.actionTypes && !control.actionTypes.includes(actionType)) return false;
+  return control.entityPattern === undefined || new RegExp(control.entityPattern).test(name);
+}
+
+function draftOf(row: ChangeRow | UnreviewedRow, message: string, actor?: string | null): Draft {
+  return {
+    key: row.id,
+    recordId: row.id,
+    entity: row.name,
+    actionType: row.action_type,
+    occurredAt: row.occurred_at,
+    actor: actor ?? row.updated_by,
+    message,
+  };
+}
+
+const HOUR = 3_600_000;
+const DAY = 86_400_000;
+
+/** The approval of the same entity that follows `at` within `ms`, if any. */
+function approvalAfter(
+  pairs: readonly ReviewPair[],
+  name: string,
+  at: number,
+  ms: number,
+): ReviewPair | null {
+  return (
+    pairs.find(
+      (p) => p.accept.name === name && p.accept.occurred_at > at && p.accept.occurred_at <= at + ms,
+    ) ?? null
+  );
+}
+
+/** The latest approval of the same entity at or before `at`, within the review window. */
+function approvalBefore(pairs: readonly ReviewPair[], name: string, at: number): ReviewPair | null {
+  let found: ReviewPair | null = null;
+  for (const p of pairs) {
+    const t = p.accept.occurred_at;
+    if (p.accept.name === name && t <= at && t >= at - REVIEW_WINDOW_MS) found = p;
+  }
+  return found;
+}
+
+type Of<K extends Control["kind"]> = Extract<Control, { kind: K }>;
+
+function changeWindow(control: Of<"change-window">, inputs: ControlInputs): Draft[] {
+  const [from, to] = [control.hours.slice(0, 5), control.hours.slice(6)];
+  const emergency = control.emergencyPattern ? new RegExp(control.emergencyPattern) : null;
+  const drafts: Draft[] = [];
+  for (const change of inputs.changes) {
+    if (!inScope(control, change.name, change.action_type)) continue;
+    const local = localTime(change.occurred_at, control.zone);
+    if (control.days.includes(local.weekday) && local.hhmm >= from && local.hhmm < to) continue;
+    const where = `${local.weekday} ${local.hhmm} ${control.zone}`;
+    if (emergency?.test(change.change_log ?? "")) {
+      const within = control.postReviewDays * DAY;
+      if (approvalAfter(inputs.pairs, change.name, change.occurred_at, within)) continue;
+      // The review may still come: a finding only once its time is up.
+      if (inputs.now < change.occurred_at + within) continue;
+      drafts.push(
+        draftOf(
+          change,
+          `emergency change outside the change window (${where}) without an approved review within ${control.postReviewDays} days`,
+        ),
+      );
+      continue;
+    }
+    drafts.push(
+      draftOf(
+        change,
+        `change outside the change window (${where}; allowed ${control.days.join(",")} ${control.hours})`,
+      ),
+    );
+  }
+  return drafts;
+}
+
+/**
+ * Approvals given by the review's requester (the report's pairing), and changes made by the person who
+ * approved the review before them (the latest approval of the entity within the review window).
+ */
+function selfApproved(control: Of<"no-self-approval">, inputs: ControlInputs): Draft[] {
+  const drafts = inputs.pairs
+    .filter((p) => p.accept.occurred_at >= inputs.start && p.accept.occurred_at < inputs.end)
+    .filter((p) => isSelfApproval(p) && inScope(control, p.accept.name, p.accept.action_type))
+    .map((p) => draftOf({ ...p.accept, category: "" }, "review approved by the person who requested it"));
+  for (const change of inputs.changes) {
+    if (!inScope(control, change.name, change.action_type) || !change.updated_by_user_id) continue;
+    const review = approvalBefore(inputs.pairs, change.name, change.occurred_at);
+    if (review?.accept.updated_by_user_id !== change.updated_by_user_id) continue;
+    drafts.push(draftOf(change, "change made by the person who approved its review"));
+  }
+  return drafts;
+}
+
+function ticketReference(control: Of<"ticket-reference">, inputs: ControlInputs): Evaluation {
+  const pattern = new RegExp(control.pattern);
+  const result: Evaluation = { drafts: [], tickets: [] };
+  for (const change of inputs.changes) {
+    if (!inScope(control, change.name, change.action_type)) continue;
+    const review = approvalBefore(inputs.pairs, change.name, change.occurred_at);
+    const texts = [change.change_log, review?.request.change_log, review?.accept.change_log];
+    const ticket = texts.map((t) => pattern.exec(t ?? "")?.[0]).find((t) => t !== undefined);
+    if (ticket !== undefined) result.tickets.push({ recordId: change.id, ticket });
+    else result.drafts.push(draftOf(change, "no ticket reference in the change log or its review"));
+  }
+  return result;
+}
+
+function recordControl(control: RecordControl, inputs: ControlInputs): Evaluation {
+  const none: Evaluation["tickets"] = [];
+  switch (control.kind) {
+    case "review-required":
+      return {
+        drafts: inputs.unreviewed
+          .filter((u) => inScope(control, u.name, u.action_type))
+          .map((u) => draftOf(u, "change without an approved review before it")),
+        tickets: none,
+      };
+    case "no-self-approval":
+      return { drafts: selfApproved(control, inputs), tickets: none };
+    case "change-window":
+      return { drafts: changeWindow(control, inputs), tickets: none };
+    case "ticket-reference":
+      return ticketReference(control, inputs);
+    case "restricted-actor":
+      return {
+        drafts: inputs.changes
+          .filter((c) => inScope(control, c.name, c.action_type))
+          .filter((c) => control.actors.some((a) => a === c.updated_by || a === c.updated_by_user_id))
+          .map((c) => draftOf(c, `change by a restricted actor (${c.updated_by ?? c.updated_by_user_id})`)),
+        tickets: none,
+      };
+  }
+}
+
+function evidenceDraft(key: string, message: string): Draft {
+  return { key, recordId: null, entity: null, actionType: null, occurredAt: null, actor: null, message };
+}
+
+/** The findings of one control over the inputs. */
+export function evaluate(control: Control, inputs: ControlInputs): Evaluation {
+  switch (control.kind) {
+    case "sync-freshness": {
+      const at = inputs.lastSyncAt;
+      if (at !== null && inputs.now - at <= control.maxAgeHours * HOUR) return { drafts: [], tickets: [] };
+      const since = at === null ? "never" : new Date(at).toISOString();
+      const message =
+        at === null
+          ? "no sync has ever succeeded"
+          : `the last successful sync finished ${since}, more than ${control.maxAgeHours} hours ago`;
+      return { drafts: [evidenceDraft(`sync-${since}`, message)], tickets: [] };
+    }
+    case "completeness":
+      return {
+        drafts: inputs.gapDays.map((day) =>
+          evidenceDraft(`day-${day}`, `server day ${day} is not reconciled (a gap or no coverage data)`),
+        ),
+        tickets: [],
+      };
+    case "integrity":
+      return {
+        drafts:
+          inputs.integrityFailure === null
+            ? []
+            : [
+                evidenceDraft(
+                  `verify-${hashKey(inputs.integrityFailure)}`,
+                  `verify fails: ${inputs.integrityFailure}`,
+                ),
+              ],
+        tickets: [],
+      };
+    default:
+      return recordControl(control, inputs);
+  }
+}
+
+/** A short stable key of a text (FNV-1a, hex): the same failure keeps its finding across runs. */
+function hashKey(text: string): string {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < text.length; i += 1) {
+    h ^= text.charCodeAt(i);
+    h = Math.imul(h, 0x01000193) >>> 0;
+  }
+  return h.toString(16).padStart(8, "0");
+}

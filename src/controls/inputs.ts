@@ -1,0 +1,98 @@
+// What the controls of one project read for a period: the report's own queries for the review rules
+// and completeness (one definition of "unreviewed" and of a gap day, shared with the report), the
+// period's changes, the last sync, and verify's verdict.
+import { IntegrityError } from "../errors.ts";
+import type { Period } from "../report/period.ts";
+import { approvalPairer, type ReviewPair } from "../report/reviewPairing.ts";
+import {
+  REJECTION_ACTION_TYPES,
+  REVIEW_EXEMPT_ACTION_TYPES,
+  REVIEW_FLOWS,
+  REVIEW_WINDOW_MS,
+} from "../report/reviews.ts";
+import { readCompleteness, unreconciledDays } from "../report/sections/completeness.ts";
+import { serverDaysOf } from "../report/serverDays.ts";
+import { lastSyncAt, readChanges } from "../store/controls/reads.ts";
+import type { AnyStore } from "../store/openAny.ts";
+import { type ReportParams, readReportSnapshot } from "../store/reportQueries.ts";
+import { verifyStore } from "../verify/store.ts";
+import type { Control } from "./config.ts";
+import type { ControlInputs } from "./evaluate.ts";
+
+/** Review records are the review itself, not a change to review. */
+const REVIEW_ACTION_TYPES = new Set<string>([
+  ...REVIEW_FLOWS.flatMap((f) => [f.create, f.accept, f.reject, f.delete]),
+  ...REVIEW_EXEMPT_ACTION_TYPES.filter((t) => t.startsWith("config_review_")),
+]);
+
+const DAY = 86_400_000;
+
+function periodOf(start: number, end: number): Period {
+  const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+  return { from: day(start), to: day(end - 1), timeZone: "UTC", start, end, days: [] };
+}
+
+async function verdict(store: AnyStore): Promise<string | null> {
+  try {
+    await verifyStore(store);
+    return null;
+  } catch (error) {
+    if (error instanceof IntegrityError) return error.message;
+    throw error;
+  }
+}
+
+export async function readInputs(
+  store: AnyStore,
+  controls: readonly Control[],
+  range: { start: number; end: number; now: number },
+): Promise<ControlInputs> {
+  const { start, end, now } = range;
+  // Emergency changes are judged by the approvals that follow them: read that far past the period.
+  const after = Math.max(
+    0,
+    ...controls.map((c) => (c.kind === "change-window" ? c.postReviewDays * DAY : 0)),
+  );
+  const fromSnapshot = await readReportSnapshot(store, async (snapshot) => {
+    const serverDays = await serverDaysOf(snapshot, periodOf(start, end));
+    const params: ReportParams = {
+      start,
+      end,
+      actionTypes: null,
+      days: [],
+      rejects: REJECTION_ACTION_TYPES,
+      exempt: REVIEW_EXEMPT_ACTION_TYPES,
+      flows: REVIEW_FLOWS,
+      reviewWindow: REVIEW_WINDOW_MS,
+      serverFromDay: serverDays?.first.day ?? null,
+      serverToDay: serverDays?.last.day ?? null,
+    };
+    const unreviewed = await snapshot.rows("unreviewed", params);
+    const pairs: ReviewPair[] = [];
+    const pair = approvalPairer();
+    for await (const batch of snapshot.batches("reviewRecords", { ...params, end: end + after })) {
+      for (const record of batch) {
+        const paired = pair(record);
+        if (paired) pairs.push(paired);
+      }
+    }
+    const completeness = await readCompleteness({ snapshot, params, serverDays });
+    // A day not over (when the sync checked it, or now) is checked again by the next sync: not a gap yet.
+    const open = new Set(completeness.open);
+    const today = serverDays && serverDays.last.dayEnd > now ? serverDays.last.day : null;
+    const gapDays = unreconciledDays(completeness).filter((d) => !open.has(d) && d !== today);
+    return { unreviewed, pairs, gapDays };
+  });
+  const changes = (await readChanges(store, start, end)).filter(
+    (c) => !REVIEW_ACTION_TYPES.has(c.action_type),
+  );
+  return {
+    now,
+    start,
+    end,
+    changes,
+    ...fromSnapshot,
+    lastSyncAt: await lastSyncAt(store),
+    integrityFailure: controls.some((c) => c.kind === "integrity") ? await verdict(store) : null,
+  };
+}

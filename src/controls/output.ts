@@ -1,0 +1,94 @@
+// What `flagtrail check` prints: a table for people, JSON for scripts, JUnit XML for CI (one test case
+// per control and project, a <failure> per unwaived finding; waived ones in the case's system-out).
+
+import type { CheckedProject, Finding } from "./check.ts";
+import type { Control } from "./config.ts";
+
+export const CHECK_FORMATS = ["table", "json", "junit"] as const;
+
+export function jsonOutput(projects: readonly CheckedProject[]): string {
+  return `${JSON.stringify(
+    projects.flatMap((p) => p.findings),
+    null,
+    2,
+  )}\n`;
+}
+
+/** One control character or newline would break a table row: shown as a space. */
+function cell(text: string | null): string {
+  return (text ?? "").replace(/[\u0000-\u001f\u007f]/g, " ");
+}
+
+export function tableOutput(projects: readonly CheckedProject[], controls: readonly Control[]): string {
+  const lines: string[] = [];
+  for (const p of projects) {
+    const period = `${new Date(p.start).toISOString()} to ${new Date(p.end).toISOString()}`;
+    lines.push(`Project ${p.project}, ${period}:`);
+    for (const control of controls) {
+      const mine = p.findings.filter((f) => f.control === control.id);
+      const waived = mine.filter((f) => f.waiver !== null).length;
+      lines.push(
+        `  ${control.id} (${control.kind}, ${control.severity}): ${mine.length === 0 ? "pass" : `${mine.length - waived} open, ${waived} waived`}`,
+      );
+      for (const f of mine) {
+        const what = [f.occurredAt, f.entity, f.actionType, f.actor].filter((x) => x !== null).map(cell);
+        const waiver = f.waiver ? ` [waived by ${cell(f.waiver.by)}: ${cell(f.waiver.reason)}]` : "";
+        lines.push(`    ${f.id}  ${what.join("  ")}  ${cell(f.message)}${waiver}`);
+      }
+    }
+  }
+  return `${lines.join("\n")}\n`;
+}
+
+function xml(text: string): string {
+  return (
+    text
+      .replaceAll("&", "&amp;")
+      .replaceAll("<", "&lt;")
+      .replaceAll(">", "&gt;")
+      .replaceAll('"', "&quot;")
+      // XML 1.0 cannot carry these at all, not even escaped.
+      .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]/g, "\ufffd")
+  );
+}
+
+function findingLine(f: Finding): string {
+  return [f.occurredAt, f.entity, f.actionType, f.actor, f.message].filter((x) => x !== null).join(" | ");
+}
+
+export function junitOutput(projects: readonly CheckedProject[], controls: readonly Control[]): string {
+  const cases: string[] = [];
+  let failures = 0;
+  for (const p of projects) {
+    for (const control of controls) {
+      const mine = p.findings.filter((f) => f.control === control.id);
+      const open = mine.filter((f) => f.waiver === null);
+      const waived = mine.filter((f) => f.waiver !== null);
+      failures += open.length;
+      const body = [
+        ...open.map(
+          (f) =>
+            `      <failure message="${xml(`${f.id}: ${f.message}`)}" type="${xml(control.severity)}">${xml(findingLine(f))}</failure>`,
+        ),
+        ...(waived.length > 0
+          ? [
+              `      <system-out>${xml(waived.map((f) => `waived ${f.id} by ${f.waiver!.by}: ${f.waiver!.reason}`).join("\n"))}</system-out>`,
+            ]
+          : []),
+      ];
+      const name = `${xml(control.id)}`;
+      const head = `    <testcase classname="flagtrail.${xml(p.project)}" name="${name}" time="0"`;
+      cases.push(body.length === 0 ? `${head}/>` : `${head}>\n${body.join("\n")}\n    </testcase>`);
+    }
+  }
+  const tests = projects.length * controls.length;
+  return [
+    '<?xml version="1.0" encoding="UTF-8"?>',
+    `<testsuites name="flagtrail check" tests="${tests}" failures="${failures}">`,
+    `  <testsuite name="controls" tests="${tests}" failures="${failures}" errors="0" skipped="0">`,
+    ...cases,
+    "  </testsuite>",
+    "</testsuites>",
+    "",
+  ].join("\n");
+}

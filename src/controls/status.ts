@@ -1,0 +1,40 @@
+// What `status` says about controls: open (unwaived) findings per control, waived ones, the last check.
+import { readFindingIndex } from "../store/controls/reads.ts";
+import { readWaivers } from "../store/controls/waivers.ts";
+import type { AnyStore } from "../store/openAny.ts";
+import { waiversInForce } from "./waivers.ts";
+
+export interface ControlsStatus {
+  /** Unwaived findings per control id (controls without any are absent). */
+  open: Record<string, number>;
+  waived: number;
+  lastCheckAt: string | null;
+}
+
+export async function readControlsStatus(store: AnyStore, now = Date.now()): Promise<ControlsStatus> {
+  const index = await readFindingIndex(store);
+  const inForce = waiversInForce(await readWaivers(store), new Date(now).toISOString().slice(0, 10));
+  const open: Record<string, number> = {};
+  let waived = 0;
+  for (const f of index.findings) {
+    if (inForce.has(f.id)) waived += 1;
+    else open[f.control_id] = (open[f.control_id] ?? 0) + 1;
+  }
+  return {
+    open,
+    waived,
+    lastCheckAt: index.lastCheckAt === null ? null : new Date(index.lastCheckAt).toISOString(),
+  };
+}
+
+/** One line: `Controls: 3 open findings (rr 1, sa 2), 1 waived; last check …`. */
+export function controlsStatusText(status: ControlsStatus): string {
+  if (status.lastCheckAt === null) return "Controls: never checked (flagtrail check)\n";
+  const entries = Object.entries(status.open);
+  const total = entries.reduce((n, [, count]) => n + count, 0);
+  const per = entries.map(([control, count]) => `${control} ${count}`).join(", ");
+  return (
+    `Controls: ${total} open ${total === 1 ? "finding" : "findings"}${total > 0 ? ` (${per})` : ""}, ` +
+    `${status.waived} waived; last check ${status.lastCheckAt}\n`
+  );
+}

@@ -1,0 +1,43 @@
+// The outbox: alerts of new findings still to deliver, one row per sink. A row is marked delivered only
+// after the sink accepted it; a failure moves its next attempt later. Never holds a secret.
+import type { AnyStore } from "../openAny.ts";
+import { queriesOf, sql } from "../query.ts";
+
+export interface OutboxRow {
+  finding_id: string;
+  sink: string;
+  payload: string;
+  created_at: number;
+  attempts: number;
+  next_attempt_at: number;
+  delivered_at: number | null;
+  last_error: string | null;
+}
+
+/** Undelivered rows whose next attempt is due at `now`, oldest first. */
+export async function dueAlerts(store: AnyStore, now: number): Promise<OutboxRow[]> {
+  const q = await queriesOf(store);
+  return q.all<OutboxRow>(sql`
+    SELECT * FROM control_outbox WHERE delivered_at IS NULL AND next_attempt_at <= ${now}
+    ORDER BY created_at, finding_id, sink`);
+}
+
+export async function markDelivered(store: AnyStore, row: OutboxRow, at: number): Promise<void> {
+  const q = await queriesOf(store);
+  await q.run(sql`
+    UPDATE control_outbox SET delivered_at = ${at}, attempts = ${row.attempts + 1}, last_error = NULL
+    WHERE finding_id = ${row.finding_id} AND sink = ${row.sink}`);
+}
+
+export async function markFailed(
+  store: AnyStore,
+  row: OutboxRow,
+  nextAttemptAt: number,
+  error: string,
+): Promise<void> {
+  const q = await queriesOf(store);
+  await q.run(sql`
+    UPDATE control_outbox SET attempts = ${row.attempts + 1}, next_attempt_at = ${nextAttemptAt},
+      last_error = ${error}
+    WHERE finding_id = ${row.finding_id} AND sink = ${row.sink}`);
+}
