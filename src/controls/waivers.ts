@@ -13,7 +13,7 @@ export interface WaiverView {
 }
 
 /** What a row's hash covers: every field but the hashes themselves. */
-export function waiverHash(row: Omit<WaiverRow, "hash" | "chain_hash">): string {
+function waiverHash(row: Omit<WaiverRow, "hash" | "chain_hash">): string {
   const { seq, finding_id, action, reason, by_name, expires, created_at } = row;
   return recordHash({ seq, finding_id, action, reason, by_name, expires, created_at });
 }

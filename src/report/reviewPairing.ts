@@ -75,8 +75,3 @@ export function isSelfApproval(pair: ReviewPair): boolean {
   const approver = pair.accept.updated_by_user_id;
   return approver !== null && approver !== "" && approver === pair.request.updated_by_user_id;
 }
-
-/** Approvals whose request was made by the same user id (both known). */
-export function* selfApprovals(records: Iterable<ReviewRecord>): Generator<ReviewPair> {
-  for (const pair of pairApprovals(records)) if (isSelfApproval(pair)) yield pair;
-}

@@ -57,7 +57,6 @@ export const REVIEW_FLOWS: readonly ReviewFlow[] = [
 export const REVIEW_WINDOW_DAYS = 30;
 export const REVIEW_WINDOW_MS = REVIEW_WINDOW_DAYS * 86_400_000;
 
-export const APPROVAL_ACTION_TYPES: readonly string[] = REVIEW_FLOWS.map((f) => f.accept);
 export const REJECTION_ACTION_TYPES: readonly string[] = REVIEW_FLOWS.map((f) => f.reject);
 
 /**

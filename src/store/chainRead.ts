@@ -18,8 +18,6 @@ import { type AnyStore, pgSide } from "./openAny.ts";
 import { CHAIN_HEAD_HASH_KEY, CHAIN_HEAD_SEQ_KEY } from "./records.ts";
 import { BACKFILL_MARK_KEY } from "./ruleDiffs.ts";
 
-export type { CoverageRow, QuarantineRow } from "./digests.ts";
-
 /** What the store keeps about its chain in `meta`, as stored (verify parses and judges it). */
 export interface ChainMeta {
   headSeq: string | null;
@@ -94,7 +92,7 @@ async function* rowsOf<T>(iterator: IterableIterator<T>): AsyncGenerator<T> {
 }
 
 /** The seq up to which rule diffs were backfilled, from meta's mark (0 when there is none or it is unreadable). */
-export function backfillMarkSeq(value: string | undefined): number {
+function backfillMarkSeq(value: string | undefined): number {
   try {
     const mark = value === undefined ? null : (JSON.parse(value) as { seq?: unknown } | null);
     return typeof mark?.seq === "number" ? mark.seq : 0;

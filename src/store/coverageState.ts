@@ -97,7 +97,7 @@ export function parsePendingDays(value: string | undefined): string[] {
 }
 
 /** The owed days with `days` added: each once, in order. */
-export function withPendingDays(current: readonly string[], days: readonly string[]): string[] {
+function withPendingDays(current: readonly string[], days: readonly string[]): string[] {
   return [...new Set([...current, ...days])].sort();
 }
 

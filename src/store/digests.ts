@@ -186,7 +186,7 @@ export function updateCoverageDigest(sqlite: Database.Database): CoverageDigest 
  * it (with updateQuarantineDigest), so a synced store holds both digests even before it has coverage
  * rows, and verify can treat a missing digest as removed.
  */
-export function ensureCoverageDigest(sqlite: Database.Database): void {
+function ensureCoverageDigest(sqlite: Database.Database): void {
   if (readMeta(sqlite, COVERAGE_DIGEST_KEY) === undefined) updateCoverageDigest(sqlite);
 }
 

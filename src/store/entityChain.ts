@@ -49,7 +49,7 @@ export interface EntityChainRow {
 }
 
 /** The last link stored, or null for an empty chain. */
-export function entityChainHead(sqlite: Database.Database): EntityChainHead | null {
+function entityChainHead(sqlite: Database.Database): EntityChainHead | null {
   const row = sqlite
     .prepare(
       `SELECT entity_seq AS seq, entity_chain_hash AS hash FROM (${UNION}) ORDER BY entity_seq DESC LIMIT 1`,

@@ -96,7 +96,7 @@ export interface ConfigEditVersionChangeRow {
   new_value: string | null;
 }
 
-export interface VersionWithoutRecordRow {
+interface VersionWithoutRecordRow {
   config_key: string;
   version: number;
   last_modified_time: number;
@@ -105,7 +105,7 @@ export interface VersionWithoutRecordRow {
   first_seen_at: number;
 }
 
-export interface EditWithoutVersionRow {
+interface EditWithoutVersionRow {
   occurred_at: number;
   id: string;
   name: string;
@@ -115,7 +115,7 @@ export interface EditWithoutVersionRow {
   read_at: number;
 }
 
-export interface ExperimentContradictionRow {
+interface ExperimentContradictionRow {
   name: string;
   experiment_id: string;
   layer_id: string;

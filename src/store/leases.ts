@@ -37,7 +37,7 @@ function holderHost(holder: string): string | undefined {
 }
 
 /** True when `pid` names a live process on this host (EPERM still means it exists). */
-export function pidIsAlive(pid: number): boolean {
+function pidIsAlive(pid: number): boolean {
   if (!Number.isInteger(pid) || pid <= 0) return false;
   try {
     process.kill(pid, 0);

@@ -17,7 +17,7 @@ export async function readMetaValueIn(q: Queries, key: string): Promise<string |
   return (await q.get<{ value: string }>(metaValueQuery(key)))?.value;
 }
 
-export async function writeMetaValueIn(q: Queries, key: string, value: string, now: number): Promise<void> {
+async function writeMetaValueIn(q: Queries, key: string, value: string, now: number): Promise<void> {
   await q.run(writeMetaValueQuery(key, value, now));
 }
 

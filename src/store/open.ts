@@ -21,7 +21,7 @@ import * as schema from "./schema.ts";
  */
 const WRITER_CACHE_KIB = 2_000;
 
-export type { Db, Store } from "./connection.ts";
+export type { Store } from "./connection.ts";
 
 const migrationsFolder = fileURLToPath(new URL("../../drizzle", import.meta.url));
 

@@ -23,7 +23,7 @@ import { type AnyStore, openAnyStore, pgSide } from "./openAny.ts";
 import { queriesOf, sql } from "./query.ts";
 
 /** The meta key naming the project whose history a namespace holds. */
-export const STORE_PROJECT_KEY = "project";
+const STORE_PROJECT_KEY = "project";
 /** In the store's own namespace: one key per project kept in a namespace of its own. */
 const REGISTERED_PREFIX = "project:";
 
@@ -175,16 +175,6 @@ async function openIn(
 async function projectsOf(home: AnyStore): Promise<string[]> {
   const homeProject = await homeProjectOf(home);
   return [...(homeProject ? [homeProject] : []), ...(await registeredProjects(home))];
-}
-
-/** The projects the store at `value` holds: its own namespace's first, then the others by name. */
-export async function storeProjects(value: string): Promise<string[]> {
-  const home = await openAnyStore(value, { readonly: true });
-  try {
-    return await projectsOf(home);
-  } finally {
-    await home.close();
-  }
 }
 
 /**

@@ -17,7 +17,7 @@ export type TimeParser = (dateText: string, timeText: string) => ParsedAuditTime
 export const CHAIN_HEAD_SEQ_KEY = "chain_head_seq";
 export const CHAIN_HEAD_HASH_KEY = "chain_head_hash";
 
-export type RecordOutcome =
+type RecordOutcome =
   | { kind: "inserted"; id: string; seq: number }
   | { kind: "duplicate"; id: string; seq: number }
   | { kind: "mutation"; id: string; seq: number }

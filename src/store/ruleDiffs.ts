@@ -68,11 +68,7 @@ export function storeRuleDiffs(target: DiffTarget, auditLogId: string, changes: 
  * The diff of a record inserted in the caller's transaction a moment ago: it cannot have rows yet, so
  * there is nothing to delete and no savepoint to take (the sync's write path).
  */
-export function insertFreshRuleDiffs(
-  sqlite: Database.Database,
-  auditLogId: string,
-  changes: unknown,
-): boolean {
+function insertFreshRuleDiffs(sqlite: Database.Database, auditLogId: string, changes: unknown): boolean {
   const diff = diffRecordChanges(changes);
   if (diff === null) return false;
   insertRuleDiffRows(sqlite, auditLogId, diff);

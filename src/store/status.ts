@@ -82,7 +82,7 @@ type RunRow = RunCounters & {
 type DayRow = { filter_key: string; day: string; local_count: number; server_total: number };
 
 /** What status reads, from either engine. */
-export interface StatusRows {
+interface StatusRows {
   records: {
     total: number;
     first: number | null;

@@ -50,7 +50,7 @@ export interface SyncWindow {
 export const planKey = (filterKey: string) => `sync_plan:${filterKey}`;
 
 /** A stored plan's meta value as a plan, or undefined. */
-export function parsePlan(value: string | undefined): SyncPlan | undefined {
+function parsePlan(value: string | undefined): SyncPlan | undefined {
   if (value === undefined) return undefined;
   const parsed = syncPlanSchema.safeParse(JSON.parse(value));
   // A plan this version cannot read is dropped: the next run re-plans (dedupe makes that safe).
@@ -67,7 +67,7 @@ export function readPlan(store: Store, filterKey: string): SyncPlan | undefined 
 }
 
 /** A sync_windows row as the sync reads it. */
-export function windowOfRow(row: {
+function windowOfRow(row: {
   start_date: string;
   end_date: string;
   status: string;
@@ -82,7 +82,7 @@ export function windowOfRow(row: {
 }
 
 /** No window of the plan was read from (nothing to resume): the plan may be dropped. */
-export function planUntouched(windows: readonly SyncWindow[]): boolean {
+function planUntouched(windows: readonly SyncWindow[]): boolean {
   return !windows.some((w) => w.status === "done" || w.nextPage > 1);
 }
 
@@ -184,7 +184,7 @@ function shouldAdvance(plan: SyncPlan, current: Checkpoint | undefined): boolean
  * The checkpoint a finished plan leaves, or undefined to keep the current one. `newestStored` is asked
  * for only when the plan has no head: the newest record stored for the plan's range.
  */
-export function nextCheckpoint(
+function nextCheckpoint(
   plan: SyncPlan,
   current: Checkpoint | undefined,
   newestStored: () => { id: string; occurredAt: number | null } | undefined,
@@ -260,10 +260,10 @@ export async function oldestServerDay(store: AnyStore): Promise<string | null> {
 
 // ---- the page size the server grants ---------------------------------------------------------------
 
-export const PAGE_SIZE_KEY = "page_size_granted";
+const PAGE_SIZE_KEY = "page_size_granted";
 
 /** The granted page size kept in meta, or undefined when missing or unreadable. */
-export function parseGrantedPageSize(value: string | undefined): number | undefined {
+function parseGrantedPageSize(value: string | undefined): number | undefined {
   const parsed = z.coerce.number().int().positive().safeParse(value);
   return parsed.success ? parsed.data : undefined;
 }

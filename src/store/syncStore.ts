@@ -107,6 +107,5 @@ export const linkAndDiffConfig = byEngine(linkAndDiffConfigNow, (pg) => pg.linkA
 export {
   newestRecordTimeTexts,
   readMetaValue,
-  readMetaValuesWithPrefix,
   writeMetaValue,
 } from "./metaStore.ts";

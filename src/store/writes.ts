@@ -106,7 +106,7 @@ export function readChainHead(sqlite: Database.Database): { seq: number; hash: s
  * Stores a page's records on `sqlite`, which must be inside a transaction: dedupe on id, revisions for
  * changed content, quarantine for invalid records, the hash chain, and the rule diffs of new records.
  */
-export function storeRecords(
+function storeRecords(
   sqlite: Database.Database,
   records: readonly unknown[],
   context: PageContext,
@@ -232,9 +232,4 @@ export function createRecordWriter(store: Store, options: { parseTime?: TimePars
     writePage: (records, context, also) => pageTransaction.immediate(records, context, also),
     chainHead: () => readChainHead(sqlite),
   };
-}
-
-/** Runs `fn` in one IMMEDIATE transaction on the store's connection. */
-export function inTransaction<T>(sqlite: Database.Database, fn: () => T): T {
-  return sqlite.transaction(fn).immediate();
 }

@@ -17,7 +17,7 @@ export interface PgStore {
 }
 
 /** A lease this process holds: the dedicated session whose advisory lock is the lease. */
-export interface HeldLease {
+interface HeldLease {
   readonly holder: string;
   readonly client: pg.PoolClient;
 }
@@ -43,10 +43,6 @@ export function pgConnectionOf(store: PgStore): PgConnection {
   const connection = connections.get(store);
   if (!connection) throw new Error("not an open flagtrail PostgreSQL store");
   return connection;
-}
-
-export function poolOf(store: PgStore): pg.Pool {
-  return pgConnectionOf(store).pool;
 }
 
 export function pgDrizzleOf(store: PgStore): PgDb {

@@ -14,7 +14,7 @@ import { describePgError } from "./errors.ts";
 import { releasePgLease } from "./leases.ts";
 import * as schema from "./schema.ts";
 
-export type { PgDb, PgStore } from "./connection.ts";
+export type { PgStore } from "./connection.ts";
 
 const migrationsFolder = fileURLToPath(new URL("../../../drizzle/pg", import.meta.url));
 /** The advisory-lock key that serialises migrations of one database across processes. */
@@ -31,7 +31,7 @@ export interface PgOpenOptions {
 }
 
 /** `name` as a quoted PostgreSQL identifier. */
-export function quotePgIdent(name: string): string {
+function quotePgIdent(name: string): string {
   return `"${name.replaceAll('"', '""')}"`;
 }
 
@@ -166,7 +166,7 @@ export function withStartupSettings(url: string, settings: Readonly<Record<strin
  * verify-full and prints a nine-line warning that version 9 will change that; whoever wrote a libpq URL
  * meant libpq's meaning, which node-postgres gives with `uselibpqcompat=true`.
  */
-export function withLibpqSslMode(url: string): string {
+function withLibpqSslMode(url: string): string {
   const parsed = new URL(url);
   const mode = parsed.searchParams.get("sslmode");
   if (mode === null || !["prefer", "require", "verify-ca"].includes(mode)) return url;

@@ -24,7 +24,7 @@ const CHANGE_TYPES = ["text", "text", "text", "text", "text", "text", "integer",
  * statement (columns as arrays, so no bind-parameter limit), in record then change order, as SQLite
  * inserts them, so ids come out in the same order.
  */
-export async function insertPgRuleDiffRows(
+async function insertPgRuleDiffRows(
   client: pg.ClientBase,
   records: readonly { id: string; diff: RuleDiff }[],
 ): Promise<void> {

@@ -14,7 +14,7 @@ export interface CsvRow {
   rule_diff_summary: string | null;
 }
 
-export interface CountRow {
+interface CountRow {
   records: number;
 }
 
@@ -52,7 +52,7 @@ export interface TimelineRow {
 }
 
 /** A config edit, once per rule change of its diff (rule columns null when it has none). */
-export interface ConfigEditRow {
+interface ConfigEditRow {
   name: string;
   occurred_at: number;
   id: string;
@@ -102,7 +102,7 @@ export interface RejectedRow {
   id: string;
 }
 
-export interface MutationRow {
+interface MutationRow {
   id: string;
   name: string;
   action_type: string;
