@@ -4,17 +4,12 @@
 import { IntegrityError } from "../errors.ts";
 import type { Period } from "../report/period.ts";
 import { approvalPairer, type ReviewPair } from "../report/reviewPairing.ts";
-import {
-  REJECTION_ACTION_TYPES,
-  REVIEW_EXEMPT_ACTION_TYPES,
-  REVIEW_FLOWS,
-  REVIEW_WINDOW_MS,
-} from "../report/reviews.ts";
+import { REVIEW_EXEMPT_ACTION_TYPES, REVIEW_FLOWS } from "../report/reviews.ts";
 import { readCompleteness, unreconciledDays } from "../report/sections/completeness.ts";
-import { serverDaysOf } from "../report/serverDays.ts";
+import { reportParamsFor, serverDaysOf } from "../report/serverDays.ts";
 import { lastSyncAt, readChanges } from "../store/controls/reads.ts";
 import type { AnyStore } from "../store/openAny.ts";
-import { type ReportParams, readReportSnapshot } from "../store/reportQueries.ts";
+import { readReportSnapshot } from "../store/reportQueries.ts";
 import { verifyStore } from "../verify/store.ts";
 import type { Control } from "./config.ts";
 import type { ControlInputs } from "./evaluate.ts";
@@ -55,18 +50,7 @@ export async function readInputs(
   );
   const fromSnapshot = await readReportSnapshot(store, async (snapshot) => {
     const serverDays = await serverDaysOf(snapshot, periodOf(start, end));
-    const params: ReportParams = {
-      start,
-      end,
-      actionTypes: null,
-      days: [],
-      rejects: REJECTION_ACTION_TYPES,
-      exempt: REVIEW_EXEMPT_ACTION_TYPES,
-      flows: REVIEW_FLOWS,
-      reviewWindow: REVIEW_WINDOW_MS,
-      serverFromDay: serverDays?.first.day ?? null,
-      serverToDay: serverDays?.last.day ?? null,
-    };
+    const params = reportParamsFor({ start, end, days: [] }, null, serverDays);
     const unreviewed = await snapshot.rows("unreviewed", params);
     const pairs: ReviewPair[] = [];
     const pair = approvalPairer();

@@ -11,15 +11,9 @@ import { writeComplianceHtml } from "./html.ts";
 import type { ManifestStoreState } from "./manifest.ts";
 import { isoFormatter, type Period } from "./period.ts";
 import { type ProjectSnapshot, projectBatches, projectColumns, writeProjectsCompliance } from "./projects.ts";
-import {
-  REJECTION_ACTION_TYPES,
-  REVIEW_EXEMPT_ACTION_TYPES,
-  REVIEW_FLOWS,
-  REVIEW_WINDOW_MS,
-} from "./reviews.ts";
 import { EntityFold } from "./sections/entities.ts";
 import { UNREVIEWED_CSV } from "./sections/reviews.ts";
-import { type ServerDays, serverDaysOf } from "./serverDays.ts";
+import { reportParamsFor, type ServerDays, serverDaysOf } from "./serverDays.ts";
 
 export interface ReportArgs {
   period: Period;
@@ -93,18 +87,7 @@ async function readPart(taken: ProjectSnapshot, args: ReportArgs): Promise<Repor
   const { snapshot } = taken;
   const { period } = args;
   const serverDays = await serverDaysOf(snapshot, period);
-  const params: ReportParams = {
-    start: period.start,
-    end: period.end,
-    actionTypes: args.actionTypes,
-    days: period.days,
-    rejects: REJECTION_ACTION_TYPES,
-    exempt: REVIEW_EXEMPT_ACTION_TYPES,
-    flows: REVIEW_FLOWS,
-    reviewWindow: REVIEW_WINDOW_MS,
-    serverFromDay: serverDays?.first.day ?? null,
-    serverToDay: serverDays?.last.day ?? null,
-  };
+  const params = reportParamsFor(period, args.actionTypes, serverDays);
   const chainHead = await snapshot.chainHead();
   return {
     ...taken,

@@ -2,8 +2,14 @@
 // calendar day, in the server's zone; the report's days are in --tz. The server's offset is read from
 // the time text of the stored record nearest each bound (the only place the API states it).
 import { parseAuditTime } from "../api/auditTime.ts";
-import type { ReportSnapshot } from "../store/reportQueries.ts";
+import type { ReportParams, ReportSnapshot } from "../store/reportQueries.ts";
 import type { Period } from "./period.ts";
+import {
+  REJECTION_ACTION_TYPES,
+  REVIEW_EXEMPT_ACTION_TYPES,
+  REVIEW_FLOWS,
+  REVIEW_WINDOW_MS,
+} from "./reviews.ts";
 
 interface ServerDayBound {
   /** YYYY-MM-DD in the server's zone. */
@@ -46,4 +52,27 @@ export async function serverDaysOf(snapshot: ReportSnapshot, period: Period): Pr
 export function offsetText(offsetMinutes: number): string {
   const abs = Math.abs(offsetMinutes);
   return `UTC${offsetMinutes < 0 ? "-" : "+"}${String(Math.floor(abs / 60)).padStart(2, "0")}:${String(abs % 60).padStart(2, "0")}`;
+}
+
+/**
+ * The report's query parameters for `[start, end)`: the review rules of ./reviews.ts and the server days
+ * the period overlaps. One definition, so that `check` asks exactly what the report asks.
+ */
+export function reportParamsFor(
+  range: { start: number; end: number; days: ReportParams["days"] },
+  actionTypes: readonly string[] | null,
+  serverDays: ServerDays | null,
+): ReportParams {
+  return {
+    start: range.start,
+    end: range.end,
+    actionTypes,
+    days: range.days,
+    rejects: REJECTION_ACTION_TYPES,
+    exempt: REVIEW_EXEMPT_ACTION_TYPES,
+    flows: REVIEW_FLOWS,
+    reviewWindow: REVIEW_WINDOW_MS,
+    serverFromDay: serverDays?.first.day ?? null,
+    serverToDay: serverDays?.last.day ?? null,
+  };
 }
