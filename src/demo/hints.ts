@@ -65,8 +65,10 @@ export function demoCommands(invocation: Invocation, quote: (word: string) => st
   const script = realpathOrUndefined(invocation.script) ?? resolve(invocation.cwd, invocation.script);
   const local = realpathOrUndefined(join(invocation.cwd, "node_modules", ".bin", "flagtrail"));
   let flagtrail: string;
-  if (onPath(invocation, script)) flagtrail = "flagtrail";
-  else if (local === script) flagtrail = "npx flagtrail";
+  // Installed in this directory first: npx (and npm scripts) put node_modules/.bin on the PATH the demo
+  // sees, not on the user's shell's, so `flagtrail` would be found here and not there.
+  if (local === script) flagtrail = "npx flagtrail";
+  else if (onPath(invocation, script)) flagtrail = "flagtrail";
   else if (isExecutable(script)) flagtrail = quote(script);
   else flagtrail = `node ${quote(script)}`;
   return { flagtrail, demo: `${flagtrail} demo` };

@@ -57,5 +57,8 @@ describe("the demo's hints", () => {
     mkdirSync(join(cwd, "node_modules", ".bin"), { recursive: true });
     symlinkSync(script, join(cwd, "node_modules", ".bin", "flagtrail"));
     expect(demoCommands({ cwd, script, path: "/usr/bin" }, quote).flagtrail).toBe("npx flagtrail");
+    // Run through npx, whose PATH holds node_modules/.bin (the user's shell does not): still npx flagtrail.
+    const dotBin = join(cwd, "node_modules", ".bin");
+    expect(demoCommands({ cwd, script, path: `${dotBin}:/usr/bin` }, quote).flagtrail).toBe("npx flagtrail");
   });
 });
