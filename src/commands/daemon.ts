@@ -20,6 +20,7 @@ import { FlagtrailError } from "../errors.ts";
 import { createLogger, type Logger, withFields } from "../log.ts";
 import { DEFAULT_PROJECT } from "../projects.ts";
 import { writeReports } from "../report/writeReports.ts";
+import { signingKeyFromEnv } from "../signingKey.ts";
 import { openProjectStore } from "../store/projectStores.ts";
 import { leaseHolder, readCheckpoint, type Store, writeMetaValue } from "../store/syncStore.ts";
 import { createSyncClient } from "../sync/client.ts";
@@ -72,7 +73,7 @@ export async function action(raw: Record<string, unknown>): Promise<void> {
     }
   }
   const log = createLogger({
-    secrets: [...[...keys.values()].filter((k) => typeof k === "string"), process.env.FLAGTRAIL_SIGNING_KEY],
+    secrets: [...[...keys.values()].filter((k) => typeof k === "string"), signingKeyFromEnv()],
     // --json forces JSON lines even on a terminal; without it they are chosen when stderr is not a TTY.
     ...(options.json ? { json: true } : {}),
     quiet: options.quiet,

@@ -9,6 +9,7 @@ import { z } from "zod";
 import { resolveDbPath } from "../config.ts";
 import { UsageError } from "../errors.ts";
 import { MANIFEST_FORMAT_PROJECTS, manifestChainHead } from "../manifest/format.ts";
+import { signingKeyFromEnv } from "../signingKey.ts";
 import type { ProjectStore } from "../store/projectStores.ts";
 import { checkManifest, type ReadManifest, readManifest } from "../verify/manifest.ts";
 import { type StoreCheck, type VerifyStoreOptions, verifyStore } from "../verify/store.ts";
@@ -128,7 +129,7 @@ async function verifyProjects(
 export async function action(raw: Record<string, unknown>): Promise<void> {
   const options = parseOptions(verifyOptionsSchema, raw);
   const dbPath = resolveDbPath(options);
-  const signingKey = process.env.FLAGTRAIL_SIGNING_KEY || undefined;
+  const signingKey = signingKeyFromEnv();
   const parts: string[] = [];
   // An auditor may hold the report without the store: then only the files are checked.
   const checkStore = !(options.manifest && !options.db && !process.env.FLAGTRAIL_DB && !existsSync(dbPath));

@@ -7,6 +7,7 @@ import { dirname, resolve } from "node:path";
 import type { Env } from "../config.ts";
 import { FlagtrailError } from "../errors.ts";
 import { DEFAULT_CONFIG_FILE, parseProjectsConfig } from "../projects.ts";
+import { signingKeyFromEnv } from "../signingKey.ts";
 import { describeLocation, parseStoreLocation } from "../store/location.ts";
 import { openAnyStore } from "../store/openAny.ts";
 
@@ -111,7 +112,7 @@ export function checkModes(dbValue: string, keyFiles: readonly string[]): Check 
 }
 
 export function checkSigningKey(env: Env): Check {
-  return env.FLAGTRAIL_SIGNING_KEY
+  return signingKeyFromEnv(env)
     ? check("signing key", "ok", "FLAGTRAIL_SIGNING_KEY is set: manifests and the chain head are signed")
     : check(
         "signing key",

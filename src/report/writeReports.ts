@@ -6,6 +6,7 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { asDiskFull, FlagtrailError, ReportExistsError } from "../errors.ts";
 import { DEFAULT_PROJECT } from "../projects.ts";
+import { signingKeyFromEnv } from "../signingKey.ts";
 import { CHAIN_HEAD_SIGNATURE_KEY, signChainHead } from "../store/digests.ts";
 import { readMetaValue } from "../store/metaStore.ts";
 import type { AnyStore } from "../store/openAny.ts";
@@ -252,7 +253,7 @@ function manifestBody(
 }
 
 function signingKeyOf(options: ReportOptions): string | undefined {
-  return options.signingKey ?? (process.env.FLAGTRAIL_SIGNING_KEY || undefined);
+  return options.signingKey ?? signingKeyFromEnv();
 }
 
 /** The projects whose stored chain-head signature is missing or not the key's for the head reported. */

@@ -3,6 +3,7 @@
 import { z } from "zod";
 import type { ParsedAuditTime } from "../api/auditTime.ts";
 import { UsageError } from "../errors.ts";
+import { signingKeyFromEnv } from "../signingKey.ts";
 import type { RunCounters } from "../store/syncStore.ts";
 import { defaultUntil, isDay } from "./days.ts";
 import { SYNC_DEFAULTS } from "./defaults.ts";
@@ -103,7 +104,7 @@ export function resolveSyncOptions(options: SyncOptions, now: () => number = Dat
   }
   return {
     ...o,
-    signingKey: o.signingKey ?? (process.env.FLAGTRAIL_SIGNING_KEY || undefined),
+    signingKey: o.signingKey ?? signingKeyFromEnv(),
     until,
     explicitRange: o.since !== undefined || o.until !== undefined,
     actionTypes: [...new Set(o.actionTypes)].sort(),
