@@ -22,7 +22,7 @@ import { runPool } from "../src/sync/pool.ts";
 import { runSync } from "../src/sync/runSync.ts";
 import { baselineIngest } from "./baselines.ts";
 import { buildDist, compiledEnv, maxRssMb, PRINT_MAX_RSS } from "./compiled.ts";
-import { bareInsertMs, startBenchPg } from "./pgIngest.ts";
+import { bareInsertMs, copyMs, startBenchPg } from "./pgIngest.ts";
 import { SIM_KEY, type SimProcess, startSimProcess } from "./simProcess.ts";
 import { measureBareInsert, measureWritePage, simulatedRecords, tempStore } from "./writeRecords.ts";
 
@@ -216,9 +216,14 @@ async function pgIngest(sim: SimProcess, since: string): Promise<Record<string, 
       throw new Error(`bench PostgreSQL ingest: stored ${sync.inserted} of ${INGEST_RECORDS}`);
     }
     const bare = await bareInsertMs(url, await server.database("bench_bare"));
+    const copy = await copyMs(url, await server.database("bench_copy"));
+    if (copy.rows !== INGEST_RECORDS) throw new Error(`bench PostgreSQL COPY: ${copy.rows} rows`);
     const syncPerS = (sync.fetched / sync.ms) * 1000;
     const barePerS = (bare.rows / bare.ms) * 1000;
+    const copyPerS = (copy.rows / copy.ms) * 1000;
     return {
+      sync_pg_copy_records_per_s: Math.round(copyPerS),
+      sync_pg_ingest_vs_copy_speed_ratio: ((sync.inserted / sync.ms) * 1000) / copyPerS,
       sync_pg_ingest_records_per_s: Math.round(syncPerS),
       sync_pg_bare_insert_records_per_s: Math.round(barePerS),
       sync_pg_ingest_vs_bare_insert_speed_ratio: syncPerS / barePerS,
