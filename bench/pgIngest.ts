@@ -4,6 +4,9 @@
 // into a fresh database of the same server. The server runs with fsync off (the test server's
 // settings): both figures pay the same, so their ratio is what the figure means.
 import { type ChildProcess, spawn } from "node:child_process";
+import { chmodSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import pg from "pg";
@@ -114,5 +117,43 @@ export async function bareInsertMs(from: string, to: string): Promise<{ ms: numb
     return { ms: performance.now() - started, rows: rows.length };
   } finally {
     await target.end();
+  }
+}
+
+/**
+ * Milliseconds of one server-side `COPY … FROM` file of the rows of `from`'s audit_logs into a fresh
+ * flagtrail database `to` (the file written by `COPY … TO` beforehand, outside the timed part): the
+ * floor any client-side path (INSERT, COPY FROM STDIN) can approach.
+ */
+export async function copyMs(from: string, to: string): Promise<{ ms: number; rows: number }> {
+  // World-writable: the server, running as another user, writes and reads the file.
+  const dir = mkdtempSync(join(tmpdir(), "flagtrail-bench-copy-"));
+  chmodSync(dir, 0o777);
+  const file = join(dir, "audit_logs.csv");
+  const columns = COLUMNS.join(", ");
+  try {
+    const source = new pg.Client({ connectionString: from });
+    await source.connect();
+    try {
+      await source.query(
+        `COPY (SELECT ${columns} FROM audit_logs ORDER BY seq) TO '${file}' WITH (FORMAT csv)`,
+      );
+    } finally {
+      await source.end();
+    }
+    await (await openPgStore(to)).close(); // migrations, outside the timed part
+    const target = new pg.Client({ connectionString: to });
+    await target.connect();
+    try {
+      const started = performance.now();
+      await target.query("BEGIN");
+      const copied = await target.query(`COPY audit_logs (${columns}) FROM '${file}' WITH (FORMAT csv)`);
+      await target.query("COMMIT");
+      return { ms: performance.now() - started, rows: copied.rowCount ?? 0 };
+    } finally {
+      await target.end();
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
   }
 }

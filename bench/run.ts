@@ -20,7 +20,7 @@ const BENCHES: Record<string, BenchModule> = {
   sync: {
     file: "sync.ts",
     exportName: "benchSync",
-    what: "requests of a 3-year backfill and a nightly run; 150 ms latency vs. a sequential pager; ingest vs. fetch-only; peak RSS; writePage vs. bare INSERT",
+    what: "requests of a 3-year backfill and a nightly run; 150 ms latency vs. a sequential pager; ingest vs. fetch-only, sqlite-utils and executemany; bytes per record; PostgreSQL vs. INSERT and COPY; peak RSS; writePage vs. bare INSERT",
   },
   simulator: {
     file: "simulator.ts",

@@ -8,7 +8,7 @@
 // - write path: a page through the record writer vs. a bare INSERT of the same rows.
 // BENCH_SCALE=full (npm run bench -- --scale full) uses 1,000,000 records where the default uses fewer.
 import { execFile } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -20,8 +20,9 @@ import { addDays } from "../src/sync/days.ts";
 import { planWindows } from "../src/sync/plan.ts";
 import { runPool } from "../src/sync/pool.ts";
 import { runSync } from "../src/sync/runSync.ts";
+import { baselineIngest } from "./baselines.ts";
 import { buildDist, compiledEnv, maxRssMb, PRINT_MAX_RSS } from "./compiled.ts";
-import { bareInsertMs, startBenchPg } from "./pgIngest.ts";
+import { bareInsertMs, copyMs, startBenchPg } from "./pgIngest.ts";
 import { SIM_KEY, type SimProcess, startSimProcess } from "./simProcess.ts";
 import { measureBareInsert, measureWritePage, simulatedRecords, tempStore } from "./writeRecords.ts";
 
@@ -49,8 +50,12 @@ const simFlags = (records: number, days: number, extra: string[] = []) => [
 const clientFor = (sim: SimProcess) =>
   createConsoleClient({ baseUrl: sim.url, apiKey: SIM_KEY, rateLimits: NO_RATE_LIMIT });
 
-/** Every page of every window through the sync's own pager, nothing stored. */
-async function fetchOnly(sim: SimProcess, since: string, options: { concurrency: number; limit: number }) {
+/** Every page of every window through the sync's own pager, nothing stored (`keep`: the records by id). */
+async function fetchOnly(
+  sim: SimProcess,
+  since: string,
+  options: { concurrency: number; limit: number; keep?: Map<string, unknown> },
+) {
   const client = clientFor(sim);
   let records = 0;
   const started = performance.now();
@@ -62,6 +67,8 @@ async function fetchOnly(sim: SimProcess, since: string, options: { concurrency:
         prefetch: options.concurrency,
       })) {
         records += page.records.length;
+        for (const record of options.keep === undefined ? [] : page.records)
+          options.keep?.set((record as { id: string }).id, record);
       }
     });
     return { records, ms: performance.now() - started, requests: client.stats().requests };
@@ -78,6 +85,8 @@ interface ChildSync {
   coverageRequests: number;
   gaps: number;
   rssMb: number;
+  /** Size of the SQLite store (file and WAL) after the sync; 0 for PostgreSQL. */
+  bytes: number;
 }
 
 const summarySchema = z.looseObject({
@@ -115,6 +124,8 @@ async function syncInChild(sim: SimProcess, since: string, db?: string): Promise
     });
     const ms = performance.now() - started;
     const summary = summarySchema.parse(JSON.parse(stdout));
+    const file = join(dir, "bench.db");
+    const size = (path: string) => (existsSync(path) ? statSync(path).size : 0);
     return {
       ms,
       inserted: summary.inserted,
@@ -123,6 +134,7 @@ async function syncInChild(sim: SimProcess, since: string, db?: string): Promise
       coverageRequests: summary.coverageRequests,
       gaps: summary.coverageGaps.length,
       rssMb: maxRssMb(stderr),
+      bytes: db === undefined ? size(file) + size(`${file}-wal`) : 0,
     };
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -133,11 +145,18 @@ async function ingestAndMemory(figures: Record<string, number>) {
   const since = addDays(TODAY, -402);
   const sim = await startSimProcess(simFlags(INGEST_RECORDS, 400));
   try {
-    await fetchOnly(sim, since, { concurrency: 4, limit: 1000 }); // warm-up: the simulator builds its lists
+    // Warm-up (the simulator builds its lists), keeping the records for the baselines.
+    const records = new Map<string, unknown>();
+    await fetchOnly(sim, since, { concurrency: 4, limit: 1000, keep: records });
     const fetched = await fetchOnly(sim, since, { concurrency: 4, limit: 1000 });
     const sync = await syncInChild(sim, since);
     // Adjacent windows share a day: both sides read those records twice.
-    if (sync.inserted !== INGEST_RECORDS || fetched.records !== sync.fetched || sync.gaps !== 0) {
+    if (
+      sync.inserted !== INGEST_RECORDS ||
+      records.size !== INGEST_RECORDS ||
+      fetched.records !== sync.fetched ||
+      sync.gaps !== 0
+    ) {
       throw new Error(
         `bench ingest: fetch-only read ${fetched.records}, the sync ${sync.fetched}, stored ${sync.inserted} of ${INGEST_RECORDS}`,
       );
@@ -149,7 +168,12 @@ async function ingestAndMemory(figures: Record<string, number>) {
       ingest_sync_vs_fetch_only_speed_ratio: fetched.ms / sync.ms,
       ingest_sync_requests: sync.requests,
       ingest_peak_rss_mb: Math.round(sync.rssMb),
+      ingest_sync_bytes_per_record: Math.round(sync.bytes / INGEST_RECORDS),
     });
+    // Against the baselines: records stored per second (they store each distinct record once).
+    const storedPerS = Math.round((sync.inserted / sync.ms) * 1000);
+    figures.ingest_sync_stored_records_per_s = storedPerS;
+    Object.assign(figures, await baselines([...records.values()], storedPerS));
     Object.assign(figures, await pgIngest(sim, since));
   } finally {
     await sim.close();
@@ -167,6 +191,21 @@ async function ingestAndMemory(figures: Record<string, number>) {
   }
 }
 
+/** sqlite-utils and a raw executemany on the same JSON (bench/baselines.ts), and the sync's speed over theirs. */
+async function baselines(records: unknown[], syncPerS: number): Promise<Record<string, number>> {
+  const dir = mkdtempSync(join(tmpdir(), "flagtrail-bench-baselines-"));
+  try {
+    const figures = await baselineIngest(records, dir);
+    const utils = figures.ingest_sqlite_utils_records_per_s;
+    const many = figures.ingest_executemany_records_per_s;
+    if (utils !== undefined) figures.ingest_sync_vs_sqlite_utils_speed_ratio = syncPerS / utils;
+    if (many !== undefined) figures.ingest_sync_vs_executemany_speed_ratio = syncPerS / many;
+    return figures;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 /** The same ingest into PostgreSQL, beside a bare multi-row INSERT of the rows it stored (bench/pgIngest.ts). */
 async function pgIngest(sim: SimProcess, since: string): Promise<Record<string, number>> {
   const server = await startBenchPg();
@@ -177,9 +216,14 @@ async function pgIngest(sim: SimProcess, since: string): Promise<Record<string, 
       throw new Error(`bench PostgreSQL ingest: stored ${sync.inserted} of ${INGEST_RECORDS}`);
     }
     const bare = await bareInsertMs(url, await server.database("bench_bare"));
+    const copy = await copyMs(url, await server.database("bench_copy"));
+    if (copy.rows !== INGEST_RECORDS) throw new Error(`bench PostgreSQL COPY: ${copy.rows} rows`);
     const syncPerS = (sync.fetched / sync.ms) * 1000;
     const barePerS = (bare.rows / bare.ms) * 1000;
+    const copyPerS = (copy.rows / copy.ms) * 1000;
     return {
+      sync_pg_copy_records_per_s: Math.round(copyPerS),
+      sync_pg_ingest_vs_copy_speed_ratio: ((sync.inserted / sync.ms) * 1000) / copyPerS,
       sync_pg_ingest_records_per_s: Math.round(syncPerS),
       sync_pg_bare_insert_records_per_s: Math.round(barePerS),
       sync_pg_ingest_vs_bare_insert_speed_ratio: syncPerS / barePerS,

@@ -16,7 +16,7 @@ import { describe, expect, it } from "vitest";
 import { FlagtrailError, LockedError } from "../../src/errors.ts";
 import { sqliteOf } from "../../src/store/connection.ts";
 import { acquireLease } from "../../src/store/leases.ts";
-import { openStore } from "../../src/store/open.ts";
+import { NEW_STORE_PAGE_SIZE, openStore } from "../../src/store/open.ts";
 import { runCli } from "../helpers/runCli.ts";
 
 describe("openStore", () => {
@@ -183,5 +183,43 @@ describe("another application's SQLite file (issue 9)", () => {
     openStore(path).close();
     openStore(path).close();
     expect(openStore(path, { readonly: true }).readonly).toBe(true);
+  });
+});
+
+describe("page size (issue 25: bytes per record)", () => {
+  const pageSize = (path: string) => {
+    const db = new Database(path, { readonly: true });
+    try {
+      return db.pragma("page_size", { simple: true });
+    } finally {
+      db.close();
+    }
+  };
+
+  it("creates a new store, or fills an empty file, with 16 KB pages", () => {
+    const dir = mkdtempSync(join(tmpdir(), "flagtrail-pagesize-"));
+    openStore(join(dir, "new.db")).close();
+    expect(pageSize(join(dir, "new.db"))).toBe(NEW_STORE_PAGE_SIZE);
+    expect(NEW_STORE_PAGE_SIZE).toBe(16_384);
+    writeFileSync(join(dir, "empty.db"), "");
+    openStore(join(dir, "empty.db")).close();
+    expect(pageSize(join(dir, "empty.db"))).toBe(16_384);
+  });
+
+  it("leaves the pages of an existing store as they are", () => {
+    const dir = mkdtempSync(join(tmpdir(), "flagtrail-pagesize-"));
+    const path = join(dir, "old.db");
+    // A store as an earlier flagtrail made it: SQLite's default 4 KB pages.
+    openStore(path).close();
+    const old = new Database(path);
+    old.pragma("journal_mode = DELETE");
+    old.pragma("page_size = 4096");
+    old.exec("VACUUM");
+    old.close();
+    expect(pageSize(path)).toBe(4096);
+    const store = openStore(path);
+    expect(sqliteOf(store).prepare("SELECT count(*) FROM audit_logs").pluck().get()).toBe(0);
+    store.close();
+    expect(pageSize(path)).toBe(4096);
   });
 });
