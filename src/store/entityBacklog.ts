@@ -4,7 +4,7 @@
 // the report read it to say how much of the entity history is still pending. One query text for both
 // engines (src/store/query.ts).
 import type { AnyStore } from "./openAny.ts";
-import { inList, inTransaction, queriesOf, type SQL, sql } from "./query.ts";
+import { inList, inTransaction, type SQL, sql } from "./query.ts";
 
 export interface BacklogEntry {
   kind: string;
@@ -67,11 +67,6 @@ export interface EntityBacklogRow {
   kind: string;
   entities: number;
   pending: number;
-}
-
-export async function readEntityBacklog(store: AnyStore): Promise<EntityBacklogRow[]> {
-  const q = await queriesOf(store);
-  return q.all<EntityBacklogRow>(sql.raw(ENTITY_BACKLOG_SQL));
 }
 
 const KIND_WORDS: Record<string, { read: string; what: string }> = {
