@@ -18,9 +18,9 @@ export const DEFAULT_RATE_LIMITS: readonly RateWindow[] = [
 
 /** The share of the limits one run may use (the project's other API clients keep the rest): above 0, at most 1. */
 export const rateShareSchema = z
-  .number({ error: "The rate share must be a number." })
-  .gt(0, { error: "The rate share must be above 0." })
-  .max(1, { error: "The rate share must be at most 1." });
+  .number({ error: "expected a number such as 0.5" })
+  .gt(0, { error: "must be above 0" })
+  .max(1, { error: "must be at most 1" });
 
 /** `limits` scaled to `share` of each window's requests (at least one per window). */
 export function sharedLimits(limits: readonly RateWindow[], share: number): RateWindow[] {
