@@ -6,6 +6,8 @@
 // - latency: a backfill at 150 ms per request with concurrency 8 vs. a sequential pager.
 // - requests: a three-year backfill (pages, coverage requests) and a nightly run of 250 records, exact.
 // - write path: a page through the record writer vs. a bare INSERT of the same rows.
+// - first sync: requests and wall time at the documented limits of a 20k and a 100k history, without an
+//   entity budget vs. with the default one and the default rate share (bench/firstSync.ts).
 // BENCH_SCALE=full (npm run bench -- --scale full) uses 1,000,000 records where the default uses fewer.
 import { execFile } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync, statSync } from "node:fs";
@@ -22,6 +24,7 @@ import { runPool } from "../src/sync/pool.ts";
 import { runSync } from "../src/sync/runSync.ts";
 import { baselineIngest } from "./baselines.ts";
 import { buildDist, compiledEnv, maxRssMb, PRINT_MAX_RSS } from "./compiled.ts";
+import { firstSyncFigures } from "./firstSync.ts";
 import { bareInsertMs, copyMs, startBenchPg } from "./pgIngest.ts";
 import { SIM_KEY, type SimProcess, startSimProcess } from "./simProcess.ts";
 import { measureBareInsert, measureWritePage, simulatedRecords, tempStore } from "./writeRecords.ts";
@@ -321,6 +324,12 @@ export async function benchSync(): Promise<Record<string, number>> {
   const figures: Record<string, number> = {};
   buildDist(); // the ingest and memory figures run the compiled CLI
   await requestCounts(figures);
+  for (const records of [20_000, 100_000]) {
+    Object.assign(
+      figures,
+      await firstSyncFigures(records, simFlags, clientFor, { today: TODAY, until: UNTIL, now: NOW }),
+    );
+  }
   await latency(figures);
   await ingestAndMemory(figures);
   // The record writer against a bare INSERT of the same rows; two rounds, the faster of each.

@@ -5,7 +5,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { z } from "zod";
 import { DEFAULT_AUTH_HEADER, DEFAULT_BASE_URL } from "./api/connection.ts";
-import { rateLimitsSchema } from "./api/rateBudget.ts";
+import { rateLimitsSchema, rateShareSchema } from "./api/rateBudget.ts";
 import {
   authHeaderSchema,
   baseUrlSchema,
@@ -36,6 +36,10 @@ const projectEntrySchema = z
     baseUrl: baseUrlSchema.default(DEFAULT_BASE_URL),
     authHeader: authHeaderSchema.default(DEFAULT_AUTH_HEADER),
     rateLimits: rateLimitsSchema.optional(),
+    /** This project's share of its rate limits (`--rate-share` wins). */
+    rateShare: rateShareSchema.optional(),
+    /** Entity requests per sync (`--entity-budget` wins). */
+    entityBudget: z.number().int().min(0).optional(),
   })
   .refine((p) => (p.apiKeyEnv === undefined) !== (p.apiKeyFile === undefined), {
     message: "needs exactly one of apiKeyEnv and apiKeyFile",
@@ -67,6 +71,8 @@ export interface Project {
   baseUrl: string;
   authHeader: string;
   rateLimits?: z.infer<typeof rateLimitsSchema> | undefined;
+  rateShare?: number | undefined;
+  entityBudget?: number | undefined;
   /** Reads the key (from the environment or a file); throws FlagtrailError naming where it looked. */
   readApiKey(): string;
 }
@@ -128,6 +134,8 @@ function projectOf(name: string, entry: ProjectEntry, env: Env): Project {
     baseUrl: entry.baseUrl,
     authHeader: entry.authHeader,
     rateLimits: entry.rateLimits,
+    rateShare: entry.rateShare,
+    entityBudget: entry.entityBudget,
     readApiKey: () => readProjectKey(name, entry, env),
   };
 }

@@ -42,8 +42,11 @@ const ITEM_KEY: Record<EntityKind, (record: { id: string; version?: unknown }) =
   event_metrics: (record) => record.id,
 };
 
+/** What an entity read needs of a client: its list pages (the sync passes one that counts them against a budget). */
+export type EntityLister = Pick<ConsoleApiClient, "listPage">;
+
 async function readEntity<S extends z.ZodType<{ id: string }>>(
-  client: ConsoleApiClient,
+  client: EntityLister,
   kind: EntityKind,
   key: string,
   schema: S,
@@ -84,28 +87,16 @@ async function readEntity<S extends z.ZodType<{ id: string }>>(
 }
 
 /** Every stored version of a dynamic config (addressed by its id, which the audit log gives as its name). */
-export function listConfigVersions(
-  client: ConsoleApiClient,
-  configId: string,
-  options: EntityReadOptions = {},
-) {
+export function listConfigVersions(client: EntityLister, configId: string, options: EntityReadOptions = {}) {
   return readEntity(client, "config_versions", configId, configVersionSchema, options);
 }
 
 /** The experiments of a layer as they are now. */
-export function listLayerExperiments(
-  client: ConsoleApiClient,
-  layerId: string,
-  options: EntityReadOptions = {},
-) {
+export function listLayerExperiments(client: EntityLister, layerId: string, options: EntityReadOptions = {}) {
   return readEntity(client, "layer_experiments", layerId, experimentRecordSchema, options);
 }
 
 /** The metrics derived from an event, with their lineage. */
-export function listEventMetrics(
-  client: ConsoleApiClient,
-  eventName: string,
-  options: EntityReadOptions = {},
-) {
+export function listEventMetrics(client: EntityLister, eventName: string, options: EntityReadOptions = {}) {
   return readEntity(client, "event_metrics", eventName, metricRecordSchema, options);
 }

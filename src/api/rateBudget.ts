@@ -16,6 +16,18 @@ export const DEFAULT_RATE_LIMITS: readonly RateWindow[] = [
   { limit: 900, windowMs: 15 * 60_000 },
 ];
 
+/** The share of the limits one run may use (the project's other API clients keep the rest): above 0, at most 1. */
+export const rateShareSchema = z
+  .number({ error: "expected a number such as 0.5" })
+  .gt(0, { error: "must be above 0" })
+  .max(1, { error: "must be at most 1" });
+
+/** `limits` scaled to `share` of each window's requests (at least one per window). */
+export function sharedLimits(limits: readonly RateWindow[], share: number): RateWindow[] {
+  const s = rateShareSchema.parse(share);
+  return limits.map((w) => ({ limit: Math.max(1, Math.floor(w.limit * s)), windowMs: w.windowMs }));
+}
+
 /**
  * Each window is treated as this much longer than configured: the server counts arrivals, we count
  * departures, and two requests' network delays differ by a little.

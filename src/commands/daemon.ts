@@ -144,7 +144,11 @@ async function serveProject(
       const summary = await runSync(
         store,
         client,
-        { ...(await cycleSyncOptions(store, options)), onEvent: events.onEvent },
+        {
+          ...(await cycleSyncOptions(store, options)),
+          entityBudget: target.entityBudget,
+          onEvent: events.onEvent,
+        },
         signal,
       );
       const fields: Record<string, unknown> = {

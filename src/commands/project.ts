@@ -1,27 +1,44 @@
 // Which projects a sync or daemon reaches, and how: the projects config (src/projects.ts) or today's
 // flags and environment (the project `default`); and running one piece of work per project, several at
 // once, so that one project failing (its key refused, its server down) leaves the others' work done.
+import { DEFAULT_RATE_LIMITS, sharedLimits } from "../api/rateBudget.ts";
 import type { ClientTuning, ConnectionFlags } from "../config.ts";
 import { AbortedError, FlagtrailError } from "../errors.ts";
 import { type Project, type ProjectSelection, resolveProjects } from "../projects.ts";
+import { SYNC_DEFAULTS } from "../sync/defaults.ts";
 
 export interface SyncTarget {
   project: Project;
-  /** The client's tuning with the project's own rate limits, when the config gives them. */
+  /**
+   * The client's tuning: the project's own rate limits when the config gives them, scaled to the rate
+   * share (the flag's, else the project's, else the default).
+   */
   tuning: ClientTuning;
+  /** Entity requests per sync: the flag's, else the project's; undefined leaves the engine's default. */
+  entityBudget: number | undefined;
 }
 
 /** Every project this run syncs: those the config lists, or the one `--project` names. */
 export function resolveSyncTargets(
-  flags: ConnectionFlags & { config?: string | undefined; project?: string | undefined },
+  flags: ConnectionFlags & {
+    config?: string | undefined;
+    project?: string | undefined;
+    rateShare?: number | undefined;
+    entityBudget?: number | undefined;
+  },
   tuning: ClientTuning,
   env: Readonly<Record<string, string | undefined>> = process.env,
 ): SyncTarget[] {
   const selection: ProjectSelection = { configFile: flags.config, project: flags.project };
-  return resolveProjects(selection, flags, env).map((project) => ({
-    project,
-    tuning: project.rateLimits ? { ...tuning, rateLimits: project.rateLimits } : tuning,
-  }));
+  return resolveProjects(selection, flags, env).map((project) => {
+    const limits = project.rateLimits ?? tuning.rateLimits ?? DEFAULT_RATE_LIMITS;
+    const share = flags.rateShare ?? project.rateShare ?? SYNC_DEFAULTS.rateShare;
+    return {
+      project,
+      tuning: { ...tuning, rateLimits: sharedLimits(limits, share) },
+      entityBudget: flags.entityBudget ?? project.entityBudget,
+    };
+  });
 }
 
 export type ProjectOutcome<T> =

@@ -92,12 +92,18 @@ function registerSync(program: Command): void {
       .command("sync")
       .description("Fetch the console audit log into the store (incremental after the first run)."),
     SYNC_OUTPUT,
-  ).action(lazy(() => import("./sync.ts")));
+  )
+    .option(
+      "--entities-only",
+      "read only the entity history that is due (the backlog first), not the audit log",
+    )
+    .action(lazy(() => import("./sync.ts")));
   examples(command, [
     "FLAGTRAIL_API_KEY_FILE=~/.config/flagtrail/api-key flagtrail sync",
     "flagtrail sync --since 2024-01-01",
     "flagtrail sync --action-type gate_update --action-type config_conditions_update",
     "flagtrail sync --db postgres://flagtrail@db.internal/flagtrail --json",
+    "flagtrail sync --entities-only --rate-share 0.25",
   ]);
 }
 
@@ -138,6 +144,24 @@ function addSyncOptions(command: Command, output: { json: string; quiet: string 
     .option("--no-coverage", "skip the per-day comparison of local and server record counts")
     .option("--no-entities", "skip config versions, layer experiments and event metrics (entity history)")
     .option("--event <name>", "also read the metrics derived from this event (repeatable)", collect)
+    .addOption(
+      opt(
+        "--entity-budget <n>",
+        "entity requests per run, most recently edited first, the rest read by later runs; no limit by default with --entities-only",
+        {
+          default: `the project's entityBudget, else the audit part's requests, at least ${SYNC_DEFAULTS.entityBudgetFloor}`,
+        },
+      ),
+    )
+    .addOption(
+      opt(
+        "--rate-share <share>",
+        "share of the API's documented rate limits this run may use, above 0 to 1",
+        {
+          default: `the project's rateShare, else ${SYNC_DEFAULTS.rateShare}`,
+        },
+      ),
+    )
     .addOption(
       opt("--base-url <url>", "console API base URL", {
         default: DEFAULT_BASE_URL,

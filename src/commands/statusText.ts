@@ -1,4 +1,5 @@
 // `flagtrail status`'s text: the StoreStatus that src/store/status.ts reads, as lines for a terminal.
+import { entityBacklogPhrases } from "../store/entityBacklog.ts";
 import type { StoreStatus } from "../store/status.ts";
 
 export function formatStatus(status: StoreStatus): string {
@@ -73,5 +74,16 @@ export function formatStatus(status: StoreStatus): string {
   }
   out.push(`Mutated records: ${status.mutated.records} (${status.mutated.revisions} revisions kept)`);
   for (const m of status.mutated.recent.slice(0, 10)) out.push(`  ${m.id}: ${m.revisions} revision(s)`);
+  out.push(...entityHistoryLines(status.entityHistory));
   return `${out.join("\n")}\n`;
+}
+
+/** How much of the entity history is read, so that a partial one is not taken for a complete one. */
+function entityHistoryLines(rows: StoreStatus["entityHistory"]): string[] {
+  if (rows.length === 0) return ["Entity history: not read yet"];
+  const pending = rows.some((row) => row.pending > 0);
+  return [
+    `Entity history (as of the last entity pass)${pending ? ", the pending ones are read first by the next syncs (or now by `flagtrail sync --entities-only`)" : ""}:`,
+    ...entityBacklogPhrases(rows).map((phrase) => `  ${phrase}`),
+  ];
 }

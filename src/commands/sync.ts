@@ -2,6 +2,7 @@
 // "sync" lease, print a summary (text or JSON) on stdout and progress on stderr when it is a TTY.
 import { z } from "zod";
 import type { RetryEvent } from "../api/clientOptions.ts";
+import { rateShareSchema } from "../api/rateBudget.ts";
 import { resolveClientTuning, resolveDbPath } from "../config.ts";
 import { AbortedError, asDiskFull } from "../errors.ts";
 import { openProjectStore } from "../store/projectStores.ts";
@@ -33,6 +34,13 @@ const intText = (min: number) =>
     .transform(Number)
     .refine((n) => n >= min, { message: `must be at least ${min}` });
 
+// A share of the rate limits; its range is the client's rule (rateShareSchema).
+const shareText = z
+  .string()
+  .regex(/^\d*\.?\d+$/, { message: "expected a number such as 0.5" })
+  .transform(Number)
+  .pipe(rateShareSchema);
+
 /** The sync options shared by `sync` and `daemon` (commander registers them in register.ts). */
 export const syncOptionsShape = {
   since: day,
@@ -49,6 +57,9 @@ export const syncOptionsShape = {
   coverage: z.boolean().default(true),
   // Defaults are the engine's (sync/options.ts).
   entities: z.boolean().optional(),
+  entitiesOnly: z.boolean().optional(),
+  entityBudget: intText(0).optional(),
+  rateShare: shareText.optional(),
   event: z.array(z.string().trim().min(1)).optional(),
   baseUrl: z.string().optional(),
   apiKey: z.string().optional(),
@@ -78,6 +89,8 @@ export function runSyncOptionsFrom(options: z.infer<z.ZodObject<typeof syncOptio
     coverage: options.coverage,
     allowStartBefore2015: options.allowBefore2015,
     entities: options.entities,
+    entitiesOnly: options.entitiesOnly,
+    entityBudget: options.entityBudget,
     events: options.event,
   };
 }
@@ -85,9 +98,11 @@ export function runSyncOptionsFrom(options: z.infer<z.ZodObject<typeof syncOptio
 function formatEntities(e: EntitySummary): string {
   const gone = e.notFound.length > 0 ? `, not found ${e.notFound.length}` : "";
   const refused = e.forbidden ? ", refused (HTTP 403)" : "";
+  const budget = e.budget === null ? "" : ` (budget ${e.budget})`;
+  const pending = e.pending > 0 ? `, pending ${e.pending} (read first by the next syncs)` : "";
   return (
-    `  entities: requests ${e.requests}, configs ${e.configs} (new versions ${e.newVersions}, mutated ${e.mutatedVersions.length}), ` +
-    `layers ${e.layers} (experiment snapshots ${e.experimentSnapshots}), events ${e.events} (metric snapshots ${e.metricSnapshots})${gone}${refused}`
+    `  entities: requests ${e.requests}${budget}, configs ${e.configs} (new versions ${e.newVersions}, mutated ${e.mutatedVersions.length}), ` +
+    `layers ${e.layers} (experiment snapshots ${e.experimentSnapshots}), events ${e.events} (metric snapshots ${e.metricSnapshots})${gone}${refused}${pending}`
   );
 }
 
@@ -263,7 +278,8 @@ async function syncProject(
   const report = progressReporter(options, label);
   const client = createSyncClient(config, tuning, report.onRetry);
   try {
-    return await runSync(store, client, { ...runSyncOptionsFrom(options), onEvent: report.onEvent }, signal);
+    const syncOptions = { ...runSyncOptionsFrom(options), entityBudget: target.entityBudget };
+    return await runSync(store, client, { ...syncOptions, onEvent: report.onEvent }, signal);
   } catch (error) {
     // SQLITE_FULL is the driver's code, which the engine passes through: name the file it filled.
     throw asDiskFull(error, store.location) ?? error;

@@ -15,39 +15,45 @@ function caughtUp(kind: string): SQL {
     WHERE f.kind = ${kind} AND f.entity_key = a.name AND f.outcome IN ('ok', 'not_found')`;
 }
 
-/** Config names with a versioned config edit stored after their last read (none: no request). */
-export async function configsDueForVersions(store: AnyStore): Promise<string[]> {
+/** An entity due for a read, with the seq of the newest record naming it (the budget reads the newest first). */
+export interface DueEntity {
+  name: string;
+  newest: number;
+}
+
+/** Config names with a versioned config edit stored after their last read (none: no request), most recently edited first. */
+export async function configsDueForVersions(store: AnyStore): Promise<DueEntity[]> {
   const q = await queriesOf(store);
-  const rows = await q.all<{ name: string }>(
-    sql`SELECT a.name FROM audit_logs a WHERE a.action_type IN ${inList([...VERSIONED_CONFIG_EDITS])}
-      GROUP BY a.name HAVING max(a.seq) > (${caughtUp("config_versions")}) ORDER BY min(a.seq)`,
+  return q.all<DueEntity>(
+    sql`SELECT a.name, max(a.seq) AS newest FROM audit_logs a
+      WHERE a.action_type IN ${inList([...VERSIONED_CONFIG_EDITS])}
+      GROUP BY a.name HAVING max(a.seq) > (${caughtUp("config_versions")}) ORDER BY max(a.seq) DESC, a.name`,
   );
-  return rows.map((row) => row.name);
 }
 
 /**
  * Layers to read: every layer a record names (by `layerActions`), when any record of those layers or
  * of an experiment state change came in after the layer's last read (an experiment record names the
  * experiment, not its layer, so any of them may have moved one). One statement: the newest experiment
- * move is read with the layers.
+ * move is read with the layers. Most recently named (or moved) first.
  */
 export async function layersDueForExperiments(
   store: AnyStore,
   layerActions: readonly string[],
   experimentActions: readonly string[],
-): Promise<string[]> {
+): Promise<DueEntity[]> {
   const q = await queriesOf(store);
-  const rows = await q.all<{ name: string }>(
+  return q.all<DueEntity>(
     sql`WITH moved AS (
         SELECT coalesce(max(seq), 0) AS newest FROM audit_logs WHERE action_type IN ${inList(experimentActions)}),
       layers AS (
-        SELECT a.name, max(a.seq) AS newest, (${caughtUp("layer_experiments")}) AS caught_up, min(a.seq) AS first
-        FROM audit_logs a WHERE a.action_type IN ${inList(layerActions)} GROUP BY a.name)
-      SELECT l.name FROM layers l, moved m
-      WHERE (CASE WHEN l.newest > m.newest THEN l.newest ELSE m.newest END) > l.caught_up
-      ORDER BY l.first`,
+        SELECT a.name, max(a.seq) AS newest, (${caughtUp("layer_experiments")}) AS caught_up
+        FROM audit_logs a WHERE a.action_type IN ${inList(layerActions)} GROUP BY a.name),
+      due AS (
+        SELECT l.name, CASE WHEN l.newest > m.newest THEN l.newest ELSE m.newest END AS newest, l.caught_up
+        FROM layers l, moved m)
+      SELECT name, newest FROM due WHERE newest > caught_up ORDER BY newest DESC, name`,
   );
-  return rows.map((row) => row.name);
 }
 
 /** The text members of one metric's lineage.events, as SQLite's json_each gives them: an array's

@@ -353,6 +353,24 @@ export const entityFetches = sqliteTable(
   (t) => [index("entity_fetches_key_idx").on(t.kind, t.entityKey, t.auditSeq)],
 );
 
+/**
+ * The entity backlog: entities due for a read that the last entity pass left to later runs (its request
+ * budget was spent). Rewritten by every entity pass; the due-lists stay the truth of what is due.
+ */
+export const entityBacklog = sqliteTable(
+  "entity_backlog",
+  {
+    kind: text("kind").notNull(),
+    entityKey: text("entity_key").notNull(),
+    /** audit_logs.seq of the newest record naming it: the budget reads the most recent first. */
+    newestSeq: integer("newest_seq").notNull(),
+    /** When a pass first left it unread (epoch ms); kept while it stays pending. */
+    pendingSince: integer("pending_since").notNull(),
+    syncRunId: integer("sync_run_id"),
+  },
+  (t) => [primaryKey({ columns: [t.kind, t.entityKey] })],
+);
+
 /** Each config-edit audit record and the version it produced (derived: recomputed after each read). */
 export const configEditLinks = sqliteTable(
   "config_edit_links",

@@ -4,6 +4,7 @@
 
 import { z } from "zod";
 import { type Checkpoint, listCheckpointsIn } from "./checkpoints.ts";
+import { ENTITY_BACKLOG_SQL, type EntityBacklogRow } from "./entityBacklog.ts";
 import { DAEMON_LAST_CYCLE_KEY, DAEMON_LEASE, type Lease, leaseIsLive, readLease } from "./leases.ts";
 import { readMetaValue, readMetaValuesWithPrefix } from "./metaValues.ts";
 import { type AnyStore, pgSide } from "./openAny.ts";
@@ -53,6 +54,8 @@ export interface StoreStatus {
   };
   quarantined: { total: number; recent: { recordId: string | null; receivedAt: string; issue: string }[] };
   mutated: { records: number; revisions: number; recent: { id: string; revisions: number }[] };
+  /** Per kind of entity read, as of the last entity pass: entities known, and how many are pending. */
+  entityHistory: EntityBacklogRow[];
 }
 
 const iso = (ms: number | null | undefined) =>
@@ -100,6 +103,7 @@ interface StatusRows {
   quarantineRecent: { record_id: string | null; received_at: number; issues: string }[];
   mutatedCounts: { records: number; revisions: number };
   mutatedRecent: { id: string; revisions: number }[];
+  entityBacklog: EntityBacklogRow[];
   checkpoints: Pick<Checkpoint, "filterKey" | "latestId" | "latestOccurredAt" | "updatedAt">[];
   plans: { plan: SyncPlan; windows: { status: string }[] }[];
   /** Each lease, with whether its holder is alive (the engine knows how to tell). */
@@ -186,6 +190,7 @@ async function readStatusRows(store: AnyStore): Promise<StatusRows> {
       sql`SELECT audit_log_id AS id, count(*) AS revisions FROM audit_log_revisions
         GROUP BY audit_log_id ORDER BY max(id) DESC LIMIT ${LISTED}`,
     ),
+    entityBacklog: await q.all<EntityBacklogRow>(sql.raw(ENTITY_BACKLOG_SQL)),
     checkpoints: await listCheckpointsIn(q),
     plans: await plansOf(store, q),
     lease: await leaseOf(store, "sync"),
@@ -278,6 +283,7 @@ function statusOf(database: string, rows: StatusRows): StoreStatus {
       revisions: rows.mutatedCounts.revisions,
       recent: rows.mutatedRecent,
     },
+    entityHistory: rows.entityBacklog,
   };
 }
 

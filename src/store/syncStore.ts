@@ -92,6 +92,7 @@ export const localCountsByDay = byEngine(localCountsByDayNow, (pg) => pg.localPg
 export const recordCoverage = byEngine(recordCoverageNow, (pg) => pg.recordPgCoverage);
 
 // Entity history.
+export { saveEntityBacklog } from "./entityBacklog.ts";
 export { configsDueForVersions, eventsDueForMetrics, layersDueForExperiments } from "./entityQueries.ts";
 export const storeConfigVersions = byEngine(storeConfigVersionsNow, (pg) => pg.storePgConfigVersions);
 export const storeExperimentSnapshots = byEngine(

@@ -7,6 +7,14 @@ export const SYNC_DEFAULTS = {
   fallbackPageSize: 100,
   /** Requests in flight at once. */
   concurrency: 4,
+  /**
+   * The entity pass's request budget, when none is given: as many requests as the run's audit part made
+   * (so a first sync's entity reads cost no more than its pages), but at least this many, so that a
+   * nightly run of a busy project (~35 entities edited per 250 records in the simulator) keeps up.
+   */
+  entityBudgetFloor: 50,
+  /** The share of the documented rate limits a run uses: the project's other API clients keep the rest. */
+  rateShare: 0.5,
   lookbackDays: 2,
   windowDays: 30,
   /** First run without a start day: this many days back from the end day. */

@@ -1,16 +1,19 @@
 // The entity part of a sync, run once after the audit log part: the version history of every dynamic
 // config with a config edit stored since its versions were last read (a run without one makes no
 // version request), the experiments of the layers the audit log names, and the metrics of the events
-// read before or named by the caller. Same client, so the same rate budget and retry rules. A 404 is
-// recorded and the run goes on; the first 403 is reported once and ends the entity reads (the audit
-// records are already committed, so the run still succeeds).
+// read before or named by the caller. Same client, so the same rate budget and retry rules, and reads
+// `concurrency` at a time like the audit pages (stored in order). At most a budget of requests: the
+// most recently edited configs and layers first, then older ones, then events; what is left is saved as
+// the backlog, which later runs read first (it stays due). A 404 is recorded and the run goes on; the
+// first 403 is reported once and ends the entity reads (the audit records are already committed, so the
+// run still succeeds).
 
 import { EXPERIMENT_STATE_CHANGES } from "../api/actionCategories.ts";
 import type { ConsoleClient } from "../api/client.ts";
 import type { ConsoleApiClient } from "../api/consoleClient.ts";
 import {
   type EntityKind,
-  type EntityRead,
+  type EntityLister,
   listConfigVersions,
   listEventMetrics,
   listLayerExperiments,
@@ -25,10 +28,13 @@ import {
   type MutatedVersion,
   quarantineEntityItems,
   recordEntityFetch,
+  saveEntityBacklog,
   storeConfigVersions,
   storeExperimentSnapshots,
   storeMetricSnapshots,
 } from "../store/syncStore.ts";
+import { SYNC_DEFAULTS } from "./defaults.ts";
+import { runPool } from "./pool.ts";
 import type { SyncRun } from "./run.ts";
 
 /** What the entity part did, in the sync's summary. */
@@ -49,6 +55,10 @@ export interface EntitySummary {
   invalid: number;
   /** Requests the entity reads sent, retries included (also in the run's total). */
   requests: number;
+  /** The run's entity request budget (null: none). */
+  budget: number | null;
+  /** Entities due but left unread (the budget was spent, or the reads stopped): the backlog. */
+  pending: number;
 }
 
 const hasListPage = (client: ConsoleClient): client is ConsoleApiClient =>
@@ -56,6 +66,37 @@ const hasListPage = (client: ConsoleClient): client is ConsoleApiClient =>
 
 /** Stops the entity reads: a 403, or a failure after all retries. */
 class StopEntities extends Error {}
+
+/** A page the budget has no room for: the read it belongs to is left to a later run. */
+class BudgetSpent extends Error {}
+
+/** An entity due for a read. */
+interface DueRead {
+  kind: EntityKind;
+  key: string;
+  /** The newest audit record naming it (0 for events). */
+  newest: number;
+}
+
+const KINDS: readonly EntityKind[] = ["config_versions", "layer_experiments", "event_metrics"];
+
+/** A read's answer, typed by its kind. */
+type Fetched =
+  | { kind: "config_versions"; result: Awaited<ReturnType<typeof listConfigVersions>> }
+  | { kind: "layer_experiments"; result: Awaited<ReturnType<typeof listLayerExperiments>> }
+  | { kind: "event_metrics"; result: Awaited<ReturnType<typeof listEventMetrics>> };
+
+type Ok<F extends Fetched> = Extract<F["result"], { status: "ok" }>["items"];
+
+function readOf(lister: EntityLister, { kind, key }: DueRead, signal: AbortSignal): Promise<Fetched> {
+  const options = { signal };
+  if (kind === "config_versions")
+    return listConfigVersions(lister, key, options).then((result) => ({ kind, result }));
+  if (kind === "layer_experiments")
+    return listLayerExperiments(lister, key, options).then((result) => ({ kind, result }));
+  return listEventMetrics(lister, key, options).then((result) => ({ kind, result }));
+}
+const dueKey = (due: { kind: string; key: string }) => `${due.kind}\u0000${due.key}`;
 
 const emptySummary = (): EntitySummary => ({
   configs: 0,
@@ -69,25 +110,37 @@ const emptySummary = (): EntitySummary => ({
   forbidden: false,
   invalid: 0,
   requests: 0,
+  budget: null,
+  pending: 0,
 });
 
 export async function syncEntities(run: SyncRun): Promise<EntitySummary | null> {
   const { client, options } = run;
   if (!options.entities || !hasListPage(client) || run.signal.aborted) return null;
-  const pass = new EntityPass(run, client);
+  run.refreshClientStats();
+  const pass = new EntityPass(run, client, budgetOf(run, run.counters.requests));
   const requestsBefore = client.stats().requests;
+  const due = await dueReads(run);
   try {
-    await pass.configs();
-    run.emit({ type: "entities", pass: "configs", read: pass.summary.configs });
-    await pass.layers();
-    run.emit({ type: "entities", pass: "layers", read: pass.summary.layers });
-    await pass.events();
-    run.emit({ type: "entities", pass: "events", read: pass.summary.events });
+    await pass.readAll(due);
   } catch (error) {
     if (!(error instanceof StopEntities)) throw error;
   }
   const summary = pass.summary;
   summary.requests = client.stats().requests - requestsBefore;
+  const unread = due.filter((entity) => !pass.caughtUp.has(dueKey(entity)));
+  summary.pending = unread.length;
+  if (!run.signal.aborted) {
+    const backlog = unread.map((entity) => ({
+      kind: entity.kind,
+      key: entity.key,
+      newestSeq: entity.newest,
+    }));
+    await saveEntityBacklog(run.store, KINDS, backlog, { runId: run.runId, now: run.now() });
+  }
+  run.emit({ type: "entities", pass: "configs", read: summary.configs });
+  run.emit({ type: "entities", pass: "layers", read: summary.layers });
+  run.emit({ type: "entities", pass: "events", read: summary.events });
   const mutated = summary.mutatedVersions;
   if (mutated.length > 0) {
     const named = mutated
@@ -102,104 +155,113 @@ export async function syncEntities(run: SyncRun): Promise<EntitySummary | null> 
   return summary;
 }
 
-/** One entity pass of a run: the reads of each kind, each stored as it arrives. */
+/** The budget of this run: as given; unset, the audit part's requests but at least the floor (none when reading entities alone). */
+function budgetOf(run: SyncRun, auditRequests: number): number | null {
+  const { entityBudget, entitiesOnly } = run.options;
+  if (entityBudget !== undefined) return entityBudget;
+  if (entitiesOnly) return null;
+  return Math.max(SYNC_DEFAULTS.entityBudgetFloor, auditRequests);
+}
+
+/** Everything due, in the order the budget spends on it: configs and layers most recently named first, then events. */
+async function dueReads(run: SyncRun): Promise<DueRead[]> {
+  const { store, options } = run;
+  const configs = (await configsDueForVersions(store)).map(
+    (d): DueRead => ({ kind: "config_versions", key: d.name, newest: d.newest }),
+  );
+  const layers = (await layersDueForExperiments(store, LAYER_ACTIONS, EXPERIMENT_STATE_CHANGES)).map(
+    (d): DueRead => ({ kind: "layer_experiments", key: d.name, newest: d.newest }),
+  );
+  const events = (await eventsDueForMetrics(store, options.events)).map(
+    (name): DueRead => ({ kind: "event_metrics", key: name, newest: 0 }),
+  );
+  // Stable sort: within one newest seq, configs before layers, each kind in its query's order.
+  return [...[...configs, ...layers].sort((a, b) => b.newest - a.newest), ...events];
+}
+
+/** One entity pass of a run: reads up to `concurrency` at once within the budget, each stored in due order. */
 class EntityPass {
   readonly summary = emptySummary();
+  /** Entities whose read ended ok or 404: no longer due. */
+  readonly caughtUp = new Set<string>();
+  private spent = 0;
+  /** Pages asked for against the budget; a page past it abandons its read. */
+  private readonly lister: EntityLister;
 
   constructor(
     private readonly run: SyncRun,
-    private readonly client: ConsoleApiClient,
-  ) {}
+    client: ConsoleApiClient,
+    private readonly budget: number | null,
+  ) {
+    this.summary.budget = budget;
+    this.lister = {
+      listPage: (path, params, signal) => {
+        if (!this.hasRoom()) return Promise.reject(new BudgetSpent());
+        this.spent += 1;
+        return client.listPage(path, params, signal);
+      },
+    };
+  }
+
+  private hasRoom(): boolean {
+    return this.budget === null || this.spent < this.budget;
+  }
 
   private context() {
     return { runId: this.run.runId, now: this.run.now() };
   }
 
-  async configs(): Promise<void> {
-    const { store, signal } = this.run;
-    for (const key of await configsDueForVersions(store)) {
-      if (signal.aborted) return;
-      this.summary.configs += 1;
-      const result = await this.read("config_versions", key, () =>
-        listConfigVersions(this.client, key, { signal }),
-      );
-      if (result === null) continue;
-      const versions = result.items.map(({ record, raw }) => ({
-        configId: record.id,
-        version: record.version,
-        lastModifiedTime: record.lastModifiedTime,
-        lastModifierId: record.lastModifierID ?? null,
-        lastModifierName: record.lastModifierName ?? null,
-        raw,
-      }));
-      const stored = await storeConfigVersions(store, key, versions, this.context());
-      this.summary.newVersions += stored.inserted;
-      this.summary.mutatedVersions.push(...stored.mutations);
-      await linkAndDiffConfig(store, key);
-    }
+  async readAll(due: readonly DueRead[]): Promise<void> {
+    // Reads overlap; writes follow the due order, so entity_seq does not depend on response timing.
+    const stored: Promise<void>[] = [];
+    const settle: (() => void)[] = [];
+    for (let i = 0; i < due.length; i += 1) stored.push(new Promise<void>((resolve) => settle.push(resolve)));
+    const indexes = due.map((_, i) => i);
+    await runPool(
+      indexes,
+      this.run.options.concurrency,
+      async (i, signal) => {
+        try {
+          const entity = due[i] as DueRead;
+          const result = this.hasRoom() ? await this.fetch(entity, signal) : null;
+          await stored[i - 1];
+          if (result !== null && !signal.aborted) await this.store(entity, result);
+        } finally {
+          settle[i]?.();
+        }
+      },
+      this.run.signal,
+    );
   }
 
-  async layers(): Promise<void> {
-    const { store, signal } = this.run;
-    for (const layer of await layersDueForExperiments(store, LAYER_ACTIONS, EXPERIMENT_STATE_CHANGES)) {
-      if (signal.aborted) return;
-      this.summary.layers += 1;
-      const result = await this.read("layer_experiments", layer, () =>
-        listLayerExperiments(this.client, layer, { signal }),
-      );
-      if (result === null) continue;
-      const items = result.items.map(({ record, raw }) => ({
-        id: record.id,
-        name: record.name,
-        status: record.status,
-        raw,
-      }));
-      this.summary.experimentSnapshots += await storeExperimentSnapshots(store, layer, items, this.context());
-    }
-  }
-
-  async events(): Promise<void> {
-    const { store, signal, options } = this.run;
-    for (const event of await eventsDueForMetrics(store, options.events)) {
-      if (signal.aborted) return;
-      this.summary.events += 1;
-      const result = await this.read("event_metrics", event, () =>
-        listEventMetrics(this.client, event, { signal }),
-      );
-      if (result === null) continue;
-      const items = result.items.map(({ record, raw }) => ({ id: record.id, raw }));
-      this.summary.metricSnapshots += await storeMetricSnapshots(store, event, items, this.context());
-    }
-  }
-
-  /** One read, its outcome recorded: the items when ok, null for a 404; a 403 or a failure stops the pass. */
-  private async read<T>(
-    kind: EntityKind,
-    key: string,
-    get: () => Promise<EntityRead<T>>,
-  ): Promise<Extract<EntityRead<T>, { status: "ok" }> | null> {
-    let result: EntityRead<T>;
+  /** One read: its answer, or null when the budget ran out before it ended; a failure stops the pass. */
+  private async fetch(entity: DueRead, signal: AbortSignal): Promise<Fetched | null> {
+    const { kind, key } = entity;
     try {
-      result = await get();
+      return await readOf(this.lister, entity, signal);
     } catch (error) {
-      if (this.run.signal.aborted || error instanceof AbortedError || !(error instanceof ApiError))
-        throw error;
+      if (error instanceof BudgetSpent) return null;
+      if (signal.aborted || error instanceof AbortedError || !(error instanceof ApiError)) throw error;
       warn(
         this.run,
         `Entity history stopped at ${kind.replace("_", " ")} of ${key}: ${error.message} The next sync tries again.`,
       );
       throw new StopEntities();
     }
+  }
+
+  /** A read's outcome recorded and its items stored; a 403 stops the pass. */
+  private async store(entity: DueRead, fetched: Fetched): Promise<void> {
+    const { kind, key } = entity;
+    const { result } = fetched;
+    const { store } = this.run;
     const items = result.status === "ok" ? result.items.length : 0;
     const invalid = result.status === "ok" ? result.invalid.length : 0;
-    await recordEntityFetch(
-      this.run.store,
-      { kind, key, outcome: result.status, items, invalid },
-      this.context(),
-    );
+    this.count(kind);
+    await recordEntityFetch(store, { kind, key, outcome: result.status, items, invalid }, this.context());
     // Never dropped: an item that fails its schema is kept whole in quarantine with its issues.
     if (result.status === "ok" && invalid > 0) {
-      await quarantineEntityItems(this.run.store, result.invalid, result.requestPath, this.context());
+      await quarantineEntityItems(store, result.invalid, result.requestPath, this.context());
     }
     if (result.status === "forbidden") {
       this.summary.forbidden = true;
@@ -209,12 +271,65 @@ class EntityPass {
       );
       throw new StopEntities();
     }
+    this.caughtUp.add(dueKey(entity));
     if (result.status === "not_found") {
       this.summary.notFound.push(`${kind}:${key}`);
-      return null;
+      return;
     }
     this.summary.invalid += invalid;
-    return result;
+    if (fetched.kind === "config_versions" && fetched.result.status === "ok")
+      await this.storeVersions(key, fetched.result.items);
+    else if (fetched.kind === "layer_experiments" && fetched.result.status === "ok")
+      await this.storeExperiments(key, fetched.result.items);
+    else if (fetched.kind === "event_metrics" && fetched.result.status === "ok")
+      await this.storeMetrics(key, fetched.result.items);
+  }
+
+  private count(kind: EntityKind): void {
+    if (kind === "config_versions") this.summary.configs += 1;
+    else if (kind === "layer_experiments") this.summary.layers += 1;
+    else this.summary.events += 1;
+  }
+
+  private async storeVersions(key: string, items: Ok<Extract<Fetched, { kind: "config_versions" }>>) {
+    const { store } = this.run;
+    const versions = items.map(({ record, raw }) => ({
+      configId: record.id,
+      version: record.version,
+      lastModifiedTime: record.lastModifiedTime,
+      lastModifierId: record.lastModifierID ?? null,
+      lastModifierName: record.lastModifierName ?? null,
+      raw,
+    }));
+    const stored = await storeConfigVersions(store, key, versions, this.context());
+    this.summary.newVersions += stored.inserted;
+    this.summary.mutatedVersions.push(...stored.mutations);
+    await linkAndDiffConfig(store, key);
+  }
+
+  private async storeExperiments(layer: string, items: Ok<Extract<Fetched, { kind: "layer_experiments" }>>) {
+    const snapshots = items.map(({ record, raw }) => ({
+      id: record.id,
+      name: record.name,
+      status: record.status,
+      raw,
+    }));
+    this.summary.experimentSnapshots += await storeExperimentSnapshots(
+      this.run.store,
+      layer,
+      snapshots,
+      this.context(),
+    );
+  }
+
+  private async storeMetrics(event: string, items: Ok<Extract<Fetched, { kind: "event_metrics" }>>) {
+    const snapshots = items.map(({ record, raw }) => ({ id: record.id, raw }));
+    this.summary.metricSnapshots += await storeMetricSnapshots(
+      this.run.store,
+      event,
+      snapshots,
+      this.context(),
+    );
   }
 }
 

@@ -51,6 +51,14 @@ const syncOptionsSchema = z.object({
   coverage: z.boolean().default(true),
   /** Also read config versions, layer experiments and event metrics after the audit log (issue 10). */
   entities: z.boolean().default(true),
+  /**
+   * Requests the entity part may make (its pages; retries come on top); what it leaves is the backlog
+   * later runs read first. Unset: SYNC_DEFAULTS.entityBudgetFloor or the audit part's requests, whichever
+   * is more; with `entitiesOnly`, no limit.
+   */
+  entityBudget: int("The entity request budget", 0).optional(),
+  /** Read the entity backlog (and whatever else is due) without reading the audit log. */
+  entitiesOnly: z.boolean().default(false),
   /** Events whose metrics are read (besides those read before). */
   events: z.array(z.string().min(1)).default([]),
   /** Re-read a day whose local count is below the server's total (default true). */
@@ -96,6 +104,9 @@ export function resolveSyncOptions(options: SyncOptions, now: () => number = Dat
     throw new UsageError(
       `The end day ${until} is after tomorrow (${latest} in UTC): no records exist there yet.`,
     );
+  }
+  if (o.entitiesOnly && !o.entities) {
+    throw new UsageError("Entity history cannot be both turned off and read alone.");
   }
   if (o.since !== undefined && o.since < EARLIEST_START_DAY && !o.allowStartBefore2015) {
     throw new UsageError(

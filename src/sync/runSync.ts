@@ -90,8 +90,12 @@ type Parts = {
   ranges: { since: string; until: string }[];
 };
 
-/** The run's parts in order: page size, plans, coverage, entity history. */
+/** The run's parts in order: page size, plans, coverage, entity history (only that when asked alone). */
 async function runParts(run: SyncRun, summary: Parts) {
+  if (run.options.entitiesOnly) {
+    summary.entities = await syncEntities(run);
+    return;
+  }
   // A bulk load killed half-way gets its indexes now; an older store's diffs catch up, so that the
   // rule-diff mark advances with every batch after this.
   await finishBulkLoad(run.store);

@@ -37,6 +37,17 @@ describe("the projects config file", () => {
     expect(projects.map((p) => p.readApiKey())).toEqual(["env-key", "file-key"]);
   });
 
+  it("reads a project's rateShare and entityBudget, and refuses a share above 1 naming the field", () => {
+    const [web] = parse({ projects: { web: { apiKeyEnv: "K", rateShare: 0.25, entityBudget: 20 } } });
+    expect([web?.rateShare, web?.entityBudget]).toEqual([0.25, 20]);
+    const error = failure({ projects: { web: { apiKeyEnv: "K", rateShare: 2 } } });
+    expect(error).toBeInstanceOf(UsageError);
+    expect(error.message).toBe(`${FILE}: projects.web.rateShare: must be at most 1.`);
+    expect(failure({ projects: { web: { apiKeyEnv: "K", entityBudget: -1 } } }).message).toContain(
+      "projects.web.entityBudget",
+    );
+  });
+
   it("refuses a key written in the file, naming the field and never echoing the key", () => {
     const error = failure({ projects: { web: { apiKey: "console-SECRET-123", apiKeyEnv: "K" } } });
     expect(error).toBeInstanceOf(UsageError);

@@ -94,8 +94,10 @@ async function entityPass(store: Store, now: number): Promise<EntitySummary | nu
 /** Both engines' answers to the three "what is due" questions. */
 async function dueLists(store: Store) {
   return {
-    configs: await configsDueForVersions(store),
-    layers: await layersDueForExperiments(store, LAYER_ACTIONS, EXPERIMENT_STATE_CHANGES),
+    configs: (await configsDueForVersions(store)).map((d) => d.name),
+    layers: (await layersDueForExperiments(store, LAYER_ACTIONS, EXPERIMENT_STATE_CHANGES)).map(
+      (d) => d.name,
+    ),
     events: await eventsDueForMetrics(store, ["purchase"]),
   };
 }

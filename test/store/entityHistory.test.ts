@@ -92,23 +92,23 @@ describe("configsDueForVersions", () => {
       makeRecord({ id: "r2", at: T0, name: "a_gate", actionType: "gate_update" }),
       makeRecord({ id: "r3", at: T0, name: "other", actionType: "config_review_create" }),
     ]);
-    expect(await configsDueForVersions(store)).toEqual(["limits"]);
+    expect((await configsDueForVersions(store)).map((d) => d.name)).toEqual(["limits"]);
     recordEntityFetch(
       store,
       { kind: "config_versions", key: "limits", outcome: "forbidden", items: 0, invalid: 0 },
       ctx,
     );
-    expect(await configsDueForVersions(store)).toEqual(["limits"]);
+    expect((await configsDueForVersions(store)).map((d) => d.name)).toEqual(["limits"]);
     recordEntityFetch(
       store,
       { kind: "config_versions", key: "limits", outcome: "ok", items: 1, invalid: 0 },
       ctx,
     );
-    expect(await configsDueForVersions(store)).toEqual([]);
+    expect((await configsDueForVersions(store)).map((d) => d.name)).toEqual([]);
     insertRecords(store, [
       makeRecord({ id: "r4", at: T0 + 5000, name: "limits", actionType: "config_default_value_update" }),
     ]);
-    expect(await configsDueForVersions(store)).toEqual(["limits"]);
+    expect((await configsDueForVersions(store)).map((d) => d.name)).toEqual(["limits"]);
   });
 });
 

@@ -1,5 +1,6 @@
 // Completeness: the server's total per server day against the local count. Read once, then printed
 // twice: as the summary's one-line verdict and as the section with every gap.
+import { type EntityBacklogRow, entityBacklogPhrases } from "../../store/entityBacklog.ts";
 import { type CoverageRow, UNPLACED_RECORDS_SQL } from "../../store/reportQueries.ts";
 import { mdTable, mdText } from "../escape.ts";
 import { offsetText } from "../serverDays.ts";
@@ -19,6 +20,8 @@ export interface Completeness {
   open: string[];
   /** Stored records without an instant. */
   unplaced: number;
+  /** Per kind of entity read: entities known and pending (empty: entity history never read). */
+  entityBacklog: EntityBacklogRow[];
 }
 
 /** Server days from..to inclusive (YYYY-MM-DD). */
@@ -34,9 +37,19 @@ export async function readCompleteness(
   ctx: Pick<ComplianceContext, "snapshot" | "params" | "serverDays">,
 ): Promise<Completeness> {
   const unplaced = (await run(ctx, "unplaced"))[0]?.records ?? 0;
+  const entityBacklog = await run(ctx, "entityBacklog");
   const { serverDays } = ctx;
   if (serverDays === null)
-    return { days: [], covered: [], matching: [], gaps: [], uncovered: [], open: [], unplaced };
+    return {
+      days: [],
+      covered: [],
+      matching: [],
+      gaps: [],
+      uncovered: [],
+      open: [],
+      unplaced,
+      entityBacklog,
+    };
   const rows = await run(ctx, "coverage");
   const byDay = new Map<string, CoverageRow[]>();
   for (const row of rows) byDay.set(row.day, [...(byDay.get(row.day) ?? []), row]);
@@ -50,6 +63,7 @@ export async function readCompleteness(
     uncovered: days.filter((d) => !byDay.has(d)),
     open: [...new Set(rows.filter((r) => r.day_closed === 0).map((r) => r.day))],
     unplaced,
+    entityBacklog,
   };
 }
 
@@ -138,10 +152,28 @@ function writeGaps(out: TextFile, ctx: ComplianceContext, c: Completeness): void
   );
 }
 
+/**
+ * How much of the entity history is read (left out when it never was): an entity pass spends at most a
+ * budget of requests, and what it leaves is pending, so the entity sections may be partial.
+ */
+function writeEntityBacklog(out: TextFile, ctx: ComplianceContext, c: Completeness): void {
+  if (c.entityBacklog.length === 0) return;
+  const pending = c.entityBacklog.some((row) => row.pending > 0);
+  out.line(
+    `Entity history, as of the last entity pass: ${entityBacklogPhrases(c.entityBacklog).join(", ")}. ` +
+      (pending
+        ? "**Partial**: the entity sections below do not cover the pending ones yet; the next syncs read them first, within their request budget."
+        : "Nothing is pending."),
+  );
+  querySection(out, ctx, "entityBacklog");
+  out.line();
+}
+
 export function writeCompleteness(out: TextFile, ctx: ComplianceContext, c: Completeness): void {
   const { serverDays, period } = ctx;
   heading(out, ctx, 2, HEADINGS.completeness);
   out.line();
+  writeEntityBacklog(out, ctx, c);
   if (serverDays === null) {
     out.line("The store holds no dated records, so no server day can be checked.");
     out.line();

@@ -326,6 +326,19 @@ export const entityFetches = pgTable(
   (t) => [index("entity_fetches_key_idx").on(t.kind, t.entityKey, t.auditSeq)],
 );
 
+/** The entity backlog (src/store/schema.ts). */
+export const entityBacklog = pgTable(
+  "entity_backlog",
+  {
+    kind: text("kind").notNull(),
+    entityKey: text("entity_key").notNull(),
+    newestSeq: seqNumber("newest_seq").notNull(),
+    pendingSince: epochMs("pending_since").notNull(),
+    syncRunId: integer("sync_run_id"),
+  },
+  (t) => [primaryKey({ columns: [t.kind, t.entityKey] })],
+);
+
 /** Each config-edit audit record and the version it produced (derived: recomputed after each read). */
 export const configEditLinks = pgTable(
   "config_edit_links",

@@ -1,9 +1,14 @@
-// The completeness section's reads: records without an instant, and the coverage per server day.
+// The completeness section's reads: records without an instant, the coverage per server day, and the
+// entity history still pending.
+import { ENTITY_BACKLOG_SQL } from "../entityBacklog.ts";
 
 /** Shown to the reader beside the count of records without an instant: how to list them. */
 export const UNPLACED_RECORDS_SQL = "SELECT * FROM audit_logs WHERE occurred_at IS NULL";
 
 export const COMPLETENESS_QUERIES = {
+  // How much of the entity history the entity passes have read (the rest is their backlog).
+  entityBacklog: ENTITY_BACKLOG_SQL,
+
   unplaced: "SELECT count(*) AS records FROM audit_logs WHERE occurred_at IS NULL",
 
   // Coverage is kept per server day (the API's calendar day in the server's zone). The local count is

@@ -1,4 +1,5 @@
 // The rows the report queries return, one interface per shape (both engines return the same rows).
+import type { EntityBacklogRow } from "../entityBacklog.ts";
 import type { EntityReportRows } from "../entityReportQueries.ts";
 
 /** A row of the CSVs (experiment state changes, config edits, changes with no approved review). */
@@ -137,6 +138,7 @@ export interface ReportRows extends EntityReportRows {
   recordCount: CountRow;
   unplaced: CountRow;
   coverage: CoverageRow;
+  entityBacklog: EntityBacklogRow;
   byActionType: ActionTypeCount;
   byPerson: PersonCount;
   daily: { day: string; records: number };

@@ -1,0 +1,85 @@
+// The entity backlog: entities due for a read that an entity pass left to later runs because its
+// request budget was spent (or a 403 or a failure stopped it). Each pass rewrites it; the due-lists
+// (entityQueries.ts) stay the truth of what is due, so a stale backlog never hides a read. `status` and
+// the report read it to say how much of the entity history is still pending. One query text for both
+// engines (src/store/query.ts).
+import type { AnyStore } from "./openAny.ts";
+import { inList, inTransaction, type SQL, sql } from "./query.ts";
+
+export interface BacklogEntry {
+  kind: string;
+  key: string;
+  /** audit_logs.seq of the newest record naming it (0 for events: no record names them). */
+  newestSeq: number;
+}
+
+/** Rows per INSERT: far below either engine's limit on bound values. */
+const INSERT_CHUNK = 500;
+
+/**
+ * Replaces the backlog of `kinds` with `pending`, in one transaction. An entity already waiting keeps
+ * the time it was first left unread.
+ */
+export async function saveEntityBacklog(
+  store: AnyStore,
+  kinds: readonly string[],
+  pending: readonly BacklogEntry[],
+  context: { runId: number | null; now: number },
+): Promise<void> {
+  await inTransaction(store, async (q) => {
+    const waiting = await q.all<{ kind: string; entity_key: string; pending_since: number }>(
+      sql`SELECT kind, entity_key, pending_since FROM entity_backlog WHERE kind IN ${inList(kinds)}`,
+    );
+    const since = new Map(waiting.map((row) => [`${row.kind}\u0000${row.entity_key}`, row.pending_since]));
+    await q.run(sql`DELETE FROM entity_backlog WHERE kind IN ${inList(kinds)}`);
+    for (let start = 0; start < pending.length; start += INSERT_CHUNK) {
+      const rows: SQL[] = pending.slice(start, start + INSERT_CHUNK).map((entry) => {
+        const pendingSince = since.get(`${entry.kind}\u0000${entry.key}`) ?? context.now;
+        return sql`(${entry.kind}, ${entry.key}, ${entry.newestSeq}, ${pendingSince}, ${context.runId})`;
+      });
+      await q.run(
+        sql`INSERT INTO entity_backlog (kind, entity_key, newest_seq, pending_since, sync_run_id)
+          VALUES ${sql.join(rows, sql`, `)}`,
+      );
+    }
+  });
+}
+
+/**
+ * Per kind of entity read: the entities the entity passes know of (read at least once, or pending) and
+ * how many of them are pending. Printed by the report under its completeness section, so it is plain
+ * text without parameters; status runs the same text.
+ */
+export const ENTITY_BACKLOG_SQL = `SELECT k.kind, CAST(count(*) AS INTEGER) AS entities, CAST(sum(k.pending) AS INTEGER) AS pending
+FROM (
+  SELECT u.kind, u.entity_key, max(u.pending) AS pending
+  FROM (
+    SELECT kind, entity_key, 0 AS pending FROM entity_fetches WHERE outcome IN ('ok', 'not_found')
+    UNION ALL
+    SELECT kind, entity_key, 1 AS pending FROM entity_backlog
+  ) u
+  GROUP BY u.kind, u.entity_key
+) k
+GROUP BY k.kind
+ORDER BY k.kind`;
+
+export interface EntityBacklogRow {
+  kind: string;
+  entities: number;
+  pending: number;
+}
+
+const KIND_WORDS: Record<string, { read: string; what: string }> = {
+  config_versions: { read: "config versions", what: "edited configs" },
+  layer_experiments: { read: "layer experiments", what: "layers" },
+  event_metrics: { read: "event metrics", what: "events" },
+};
+
+/** "config versions read for 57 of 99 edited configs; 42 pending": one phrase per kind, for status and the report. */
+export function entityBacklogPhrases(rows: readonly EntityBacklogRow[]): string[] {
+  return rows.map((row) => {
+    const words = KIND_WORDS[row.kind] ?? { read: row.kind, what: "entities" };
+    const pending = row.pending > 0 ? `; ${row.pending} pending` : "";
+    return `${words.read} read for ${row.entities - row.pending} of ${row.entities} ${words.what}${pending}`;
+  });
+}
