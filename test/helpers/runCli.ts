@@ -9,7 +9,15 @@ import { inject } from "vitest";
 
 export const PROJECT_ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const SOURCE_CLI = fileURLToPath(new URL("../../bin/flagtrail.js", import.meta.url));
-const COMPILED_CLI = inject("compiledCli");
+/** The compiled copy's bin, in a test worker of a run that made one (not in a globalSetup). */
+function compiledCli(): string | undefined {
+  try {
+    return inject("compiledCli");
+  } catch {
+    return undefined; // outside a worker: test/campaign/summary.ts imports PROJECT_ROOT from here
+  }
+}
+const COMPILED_CLI = compiledCli();
 /** The bin/flagtrail.js a spawned CLI runs; spawn it with cliEnv(), which says whether from source. */
 export const CLI_PATH = COMPILED_CLI ?? SOURCE_CLI;
 
