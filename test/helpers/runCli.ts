@@ -35,7 +35,10 @@ export interface CliOptions {
    */
   env?: Record<string, string | undefined>;
   cwd?: string;
-  /** Kill the child after this many ms (the result then has signal SIGKILL). Default 60 s. */
+  /**
+   * Kill the child after this many ms (the result then has signal SIGKILL). Default 150 s, under the
+   * suite's 240 s test timeout: 60 s killed a `status` run from source with module hooks at load 30.
+   */
   timeoutMs?: number;
   /** Called with the child right after it starts (e.g. to kill it mid-run). */
   onSpawn?: (child: ChildProcess) => void;
@@ -103,7 +106,7 @@ export function runCli(args: readonly string[], options: CliOptions = {}): Promi
     child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
       stderr += chunk;
     });
-    const timer = setTimeout(() => child.kill("SIGKILL"), options.timeoutMs ?? 60_000);
+    const timer = setTimeout(() => child.kill("SIGKILL"), options.timeoutMs ?? 150_000);
     child.on("error", (error) => {
       clearTimeout(timer);
       reject(error);
