@@ -48,7 +48,7 @@ describe.each(ENGINES)("flagtrail check on %s", (engine) => {
     const sync = await runCli(["sync", "--since", daysAgo(4), "--quiet"], { env });
     expect(sync.stderr).toBe("");
     expect(sync.code).toBe(0);
-  }, 120_000);
+  });
 
   afterAll(async () => {
     await sim?.close();
@@ -100,7 +100,7 @@ describe.each(ENGINES)("flagtrail check on %s", (engine) => {
       "SELECT record_id, ticket FROM control_tickets WHERE control_id = 'tk' ORDER BY record_id",
     );
     expect(Object.fromEntries(tickets.map((t) => [t.record_id, t.ticket]))).toEqual(planted.tickets);
-  }, 60_000);
+  });
 
   it("keeps each finding once however often it runs; first seen stays, last seen moves", async () => {
     const before = await store.query<{ id: string; first_seen_at: number; last_seen_at: number }>(
@@ -123,7 +123,7 @@ describe.each(ENGINES)("flagtrail check on %s", (engine) => {
         .map((f: JsonFinding) => f.id)
         .sort(),
     ).toEqual(before.map((r) => r.id).sort());
-  }, 60_000);
+  });
 
   it("prints JUnit XML: one test case per control, a failure per finding", async () => {
     const result = await check(["--format", "junit"]);
@@ -147,7 +147,7 @@ describe.each(ENGINES)("flagtrail check on %s", (engine) => {
     const total = cases.reduce((n, c) => n + c.children.filter((x) => x.name === "failure").length, 0);
     expect(suite.attributes.failures).toBe(String(total));
     expect(suite.attributes.tests).toBe(String(CONTROLS.length));
-  }, 60_000);
+  });
 
   it("exits 0 when nothing reaches --fail-on, 2 on bad usage or a bad config", async () => {
     const lowOnly = store.config({ controls: CONTROLS.filter((c) => c.id === "tk") }, "low.json");
@@ -173,7 +173,7 @@ describe.each(ENGINES)("flagtrail check on %s", (engine) => {
     expect((await check(["--format", "xml"])).code).toBe(2);
     expect((await check(["--fail-on", "critical"])).code).toBe(2);
     expect((await runCli(["check", "--from", "2026-13-01"], { env })).code).toBe(2);
-  }, 60_000);
+  });
 
   it("waives: the finding shows its waiver, stops failing, and status counts it as waived", async () => {
     const rrId = `rr:${planted.expected.rr![0]}`;
@@ -214,7 +214,7 @@ describe.each(ENGINES)("flagtrail check on %s", (engine) => {
     expect((await cli(["waive", "rr:nope", "--reason", "x", "--by", "y"])).code).toBe(2);
     const past = await cli(["waive", rrId, "--reason", "x", "--by", "y", "--expires", daysAgo(1)]);
     expect(past.code).toBe(2);
-  }, 120_000);
+  });
 
   it("an expired or withdrawn waiver re-opens its finding", async () => {
     const saId = `sa:${planted.expected.sa![0]}`;
@@ -244,7 +244,7 @@ describe.each(ENGINES)("flagtrail check on %s", (engine) => {
     expect(after.find((f) => f.id === raId)?.waiver).toBeNull();
     expect((await cli(["unwaive", raId, "--by", "Dana Lee"])).code).toBe(2);
     expect((await cli(["verify"])).code).toBe(0);
-  }, 120_000);
+  });
 
   it("verify names an edited waiver row; the integrity control finds it", async () => {
     const [row] = await store.query<{ seq: number; reason: string }>(
@@ -264,7 +264,7 @@ describe.each(ENGINES)("flagtrail check on %s", (engine) => {
     ]);
     await store.query("UPDATE control_waivers SET reason = ? WHERE seq = ?", [row!.reason, row!.seq]);
     expect((await cli(["verify"])).code).toBe(0);
-  }, 60_000);
+  });
 
   it("finds a broken hash chain with the integrity control", async () => {
     const [victim] = await store.query<{ id: string }>(
@@ -278,5 +278,5 @@ describe.each(ENGINES)("flagtrail check on %s", (engine) => {
     // Only what this run finds: the waiver row of the test before is intact again.
     expect(integrity).toHaveLength(1);
     expect(integrity[0]!.message).toMatch(/^verify fails: /);
-  }, 60_000);
+  });
 });

@@ -94,7 +94,7 @@ describe.each(ENGINES)("check --notify on %s", (engine) => {
     env.SLOW_CONFIG = config(3600, "slow.json");
     const sync = await runCli(["sync", "--since", daysAgo(3), "--quiet"], { env });
     expect(sync.code).toBe(0);
-  }, 120_000);
+  });
 
   afterAll(async () => {
     await sim?.close();
@@ -172,7 +172,7 @@ describe.each(ENGINES)("check --notify on %s", (engine) => {
     expect(delivered.stdout + delivered.stderr).not.toContain(SECRET);
     const everything = await store.query<Record<string, unknown>>("SELECT * FROM control_outbox");
     expect(JSON.stringify(everything)).not.toContain(SECRET);
-  }, 120_000);
+  });
 
   it("a new finding later is delivered on its own, once", async () => {
     sim.control.append([
@@ -190,7 +190,7 @@ describe.each(ENGINES)("check --notify on %s", (engine) => {
     expect(receiver.accepted.size).toBe(3);
     await notify();
     expect(receiver.requests.length).toBe(before + 1);
-  }, 120_000);
+  });
 });
 
 describe.each(ENGINES)("daemon cycles check and deliver on %s", (engine) => {
@@ -244,5 +244,5 @@ describe.each(ENGINES)("daemon cycles check and deliver on %s", (engine) => {
     for (const bodies of receiver.accepted.values()) expect(bodies).toHaveLength(1);
     expect((await cycle()).code).toBe(0);
     expect(receiver.requests).toHaveLength(8);
-  }, 180_000);
+  });
 });
