@@ -3,16 +3,18 @@ import { defineConfig } from "vitest/config";
 export default defineConfig({
   test: {
     include: ["test/**/*.test.ts"],
-    // The run's own temporary directory first (torn down last), then one throwaway PostgreSQL cluster
-    // for the whole run (tests reach it with inject("pgUrl")).
-    globalSetup: ["test/tmpRoot.ts", "test/pg/globalSetup.ts"],
+    // The run's own temporary directory first (torn down last), the CLI compiled from the sources for
+    // the spawned CLIs (test/helpers/compiledCli.ts), then one throwaway PostgreSQL cluster for the whole
+    // run (tests reach it with inject("pgUrl")).
+    globalSetup: ["test/tmpRoot.ts", "test/helpers/compiledCli.ts", "test/pg/globalSetup.ts"],
     // Generous: tests wait on conditions, and a loaded machine must make a run slower, not red.
     testTimeout: 240_000,
     hookTimeout: 240_000,
     // Integration tests spawn the CLI and a simulator; two cores cannot run many at once.
     pool: "forks",
     maxWorkers: 2,
-    // Every spawned bin/flagtrail.js runs the TypeScript sources, never a possibly stale dist/.
+    // A bin/flagtrail.js spawned from the project runs the TypeScript sources, never a possibly stale
+    // dist/ (test/helpers/runCli.ts spawns the run's own compiled copy instead).
     env: { FLAGTRAIL_FROM_SOURCE: "1" },
   },
 });

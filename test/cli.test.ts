@@ -1,7 +1,10 @@
-// The CLI entry: every command answers --help through the real binary, usage errors exit 2.
+// The CLI entry: every command answers --help, usage errors exit 2. The program's own --help, --version
+// and the usage errors through the real binary; each command's --help through the CLI run in this process
+// (test/helpers/inProcessCli.ts), which prints what the binary prints (checked here too).
 import { describe, expect, it } from "vitest";
 import { buildProgram } from "../src/cli.ts";
 import { VERSION } from "../src/version.ts";
+import { runCliInProcess } from "./helpers/inProcessCli.ts";
 import { runCli } from "./helpers/runCli.ts";
 
 const commands = buildProgram().commands.map((c) => ({
@@ -38,7 +41,7 @@ describe("flagtrail CLI", () => {
   it.each(commands)(
     "flagtrail $name --help exits 0 and documents each of its options",
     async ({ name, flags }) => {
-      const result = await runCli([name, "--help"]);
+      const result = await runCliInProcess([name, "--help"]);
       expect(result.code).toBe(0);
       expect(result.stdout).toContain(`Usage: flagtrail ${name}`);
       for (const flag of flags) expect(result.stdout).toContain(flag);
@@ -52,5 +55,20 @@ describe("flagtrail CLI", () => {
     const unknownOption = await runCli(["status", "--colour"]);
     expect(unknownOption.code).toBe(2);
     expect(unknownOption.stderr).toContain("unknown option '--colour'");
+  });
+
+  it("run in this process, prints and exits as the binary does, and leaves env and stdout as they were", async () => {
+    const env = { ...process.env };
+    const { write } = process.stdout;
+    for (const args of [
+      ["sync", "--help"],
+      ["status", "--colour"],
+      ["verify", "--db", "/nonexistent/x.db"],
+    ]) {
+      const [spawned, inProcess] = [await runCli(args), await runCliInProcess(args)];
+      expect(inProcess, args.join(" ")).toEqual(spawned);
+    }
+    expect(process.env).toEqual(env);
+    expect(process.stdout.write).toBe(write);
   });
 });

@@ -1,11 +1,13 @@
 // `check --notify`: new findings reach a webhook through the outbox, signed, once. A real HTTP receiver
 // on 127.0.0.1 checks each request's HMAC; while it answers 503 nothing is marked delivered, and once it
-// is up every finding arrives exactly once, under its finding id as Idempotency-Key.
+// is up every finding arrives exactly once, under its finding id as Idempotency-Key. The first call of
+// each command is spawned (end to end); the later ones run the CLI in this process.
 import { createHmac, timingSafeEqual } from "node:crypto";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningSimulator } from "../../src/simulator/index.ts";
+import { runCliInProcess } from "../helpers/inProcessCli.ts";
 import { runCli } from "../helpers/runCli.ts";
 import { daysAgo, simEnv, startTestSimulator } from "../helpers/simSync.ts";
 import { ENGINES, type TestStore, testStore } from "./engines.ts";
@@ -92,17 +94,22 @@ describe.each(ENGINES)("check --notify on %s", (engine) => {
     env.SLOW_CONFIG = config(3600, "slow.json");
     const sync = await runCli(["sync", "--since", daysAgo(3), "--quiet"], { env });
     expect(sync.code).toBe(0);
-  }, 120_000);
+  });
 
   afterAll(async () => {
     await sim?.close();
     await receiver?.close();
   });
 
-  const notify = (config = env.FLAGTRAIL_CONFIG!) =>
-    runCli(["check", "--from", daysAgo(3), "--to", daysAgo(1), "--notify", "--format", "json"], {
+  let spawned = false;
+  /** `check --notify`: the file's first call spawned, the rest in this process. */
+  const notify = (config = env.FLAGTRAIL_CONFIG!) => {
+    const run = spawned ? runCliInProcess : runCli;
+    spawned = true;
+    return run(["check", "--from", daysAgo(3), "--to", daysAgo(1), "--notify", "--format", "json"], {
       env: { ...env, FLAGTRAIL_CONFIG: config },
     });
+  };
 
   const outbox = () =>
     store.query<{
@@ -165,7 +172,7 @@ describe.each(ENGINES)("check --notify on %s", (engine) => {
     expect(delivered.stdout + delivered.stderr).not.toContain(SECRET);
     const everything = await store.query<Record<string, unknown>>("SELECT * FROM control_outbox");
     expect(JSON.stringify(everything)).not.toContain(SECRET);
-  }, 120_000);
+  });
 
   it("a new finding later is delivered on its own, once", async () => {
     sim.control.append([
@@ -176,14 +183,14 @@ describe.each(ENGINES)("check --notify on %s", (engine) => {
         actor: API,
       },
     ]);
-    expect((await runCli(["sync", "--quiet"], { env })).code).toBe(0);
+    expect((await runCliInProcess(["sync", "--quiet"], { env })).code).toBe(0);
     const before = receiver.requests.length;
     await notify();
     expect(receiver.requests.length).toBe(before + 1);
     expect(receiver.accepted.size).toBe(3);
     await notify();
     expect(receiver.requests.length).toBe(before + 1);
-  }, 120_000);
+  });
 });
 
 describe.each(ENGINES)("daemon cycles check and deliver on %s", (engine) => {
@@ -222,9 +229,10 @@ describe.each(ENGINES)("daemon cycles check and deliver on %s", (engine) => {
       ],
     });
     const env = simEnv(sim, store.db, { FLAGTRAIL_CONFIG: config, HOOK_SECRET: SECRET });
-    const cycle = () => runCli(["daemon", "--once", "--since", daysAgo(3)], { env });
+    // The first cycle spawned, the rest in this process.
+    const cycle = (run = runCliInProcess) => run(["daemon", "--once", "--since", daysAgo(3)], { env });
     for (let n = 1; n <= 3; n += 1) {
-      const result = await cycle();
+      const result = await cycle(n === 1 ? runCli : runCliInProcess);
       expect(result.code).toBe(0);
       expect(result.stderr).not.toContain(SECRET);
       expect(receiver.requests).toHaveLength(2 * n);
@@ -236,5 +244,5 @@ describe.each(ENGINES)("daemon cycles check and deliver on %s", (engine) => {
     for (const bodies of receiver.accepted.values()) expect(bodies).toHaveLength(1);
     expect((await cycle()).code).toBe(0);
     expect(receiver.requests).toHaveLength(8);
-  }, 180_000);
+  });
 });

@@ -34,6 +34,21 @@ export function simEnv(
   };
 }
 
+/**
+ * A copy of the SQLite store at `path` (SQLite's online backup: whole and consistent even with a WAL) in
+ * a new temporary directory: one synced store serves the tests that each change their own copy.
+ */
+export async function copySqliteStore(path: string): Promise<string> {
+  const copy = tempDbPath("flagtrail-copy-");
+  const db = new Database(path, { readonly: true, fileMustExist: true });
+  try {
+    await db.backup(copy);
+  } finally {
+    db.close();
+  }
+  return copy;
+}
+
 /** YYYY-MM-DD of `days` days before now (UTC): older than any record of a `days`-day history. */
 export function daysAgo(days: number): string {
   return new Date(Date.now() - days * 86_400_000).toISOString().slice(0, 10);

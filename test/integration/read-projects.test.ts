@@ -1,6 +1,7 @@
 // status, verify and sql on a store holding two projects (issue 12), through the real CLI: two
 // simulators with overlapping record ids synced into one SQLite store. Without --project each command
 // reads both projects under their names; with it, one project exactly as a single-project store prints.
+// One call of each command is spawned (end to end); the others run the CLI in this process.
 import { existsSync, mkdtempSync, renameSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -8,6 +9,7 @@ import Database from "better-sqlite3";
 import { beforeAll, describe, expect, it } from "vitest";
 import { MANIFEST_FORMAT } from "../../src/manifest/format.ts";
 import { projectFilePath } from "../../src/store/projectStores.ts";
+import { runCliInProcess as cli } from "../helpers/inProcessCli.ts";
 import { runCli } from "../helpers/runCli.ts";
 import { tempDbPath, withDb } from "../helpers/simSync.ts";
 import { syncBoth, type TwoProjects, useTwoProjects } from "../helpers/twoProjects.ts";
@@ -47,10 +49,10 @@ describe("read commands on a store of two projects", () => {
     // Independent reads of one store: run at once.
     const [json, text, us, usText, unknown] = await Promise.all([
       runCli(["status", "--db", db, "--json"]),
-      runCli(["status", "--db", db]),
-      runCli(["status", "--db", db, "--project", "us", "--json"]),
-      runCli(["status", "--db", db, "--project", "us"]),
-      runCli(["status", "--db", db, "--project", "apac"]),
+      cli(["status", "--db", db]),
+      cli(["status", "--db", db, "--project", "us", "--json"]),
+      cli(["status", "--db", db, "--project", "us"]),
+      cli(["status", "--db", db, "--project", "apac"]),
     ]);
     expect(json.stderr).toBe("");
     expect(json.code).toBe(0);
@@ -86,13 +88,13 @@ describe("read commands on a store of two projects", () => {
 
     const [table, json, csv, nl, eu, ids, clash, bad] = await Promise.all([
       runCli(["sql", count, "--db", db]),
-      runCli(["sql", count, "--db", db, "--json"]),
-      runCli(["sql", count, "--db", db, "--csv"]),
-      runCli(["sql", count, "--db", db, "--nl"]),
-      runCli(["sql", count, "--db", db, "--project", "eu", "--json"]),
-      runCli(["sql", "SELECT id FROM audit_logs ORDER BY id", "--db", db, "--csv"]),
-      runCli(["sql", "SELECT 'x' AS project", "--db", db]),
-      runCli(["sql", "SELECT nope FROM audit_logs", "--db", db]),
+      cli(["sql", count, "--db", db, "--json"]),
+      cli(["sql", count, "--db", db, "--csv"]),
+      cli(["sql", count, "--db", db, "--nl"]),
+      cli(["sql", count, "--db", db, "--project", "eu", "--json"]),
+      cli(["sql", "SELECT id FROM audit_logs ORDER BY id", "--db", db, "--csv"]),
+      cli(["sql", "SELECT 'x' AS project", "--db", db]),
+      cli(["sql", "SELECT nope FROM audit_logs", "--db", db]),
     ]);
     expect(table.stderr).toBe("");
     expect(table.stdout).toBe(
@@ -139,9 +141,9 @@ describe("read commands on a store of two projects", () => {
     const manifest = join(mkdtempSync(join(tmpdir(), "flagtrail-reads-manifest-")), "manifest.json");
     writeFileSync(manifest, JSON.stringify(emptyManifest()));
     const [clean, ambiguous, euManifest] = await Promise.all([
-      runCli(["verify", "--db", db]),
-      runCli(["verify", "--db", db, "--manifest", manifest]),
-      runCli(["verify", "--db", db, "--manifest", manifest, "--project", "eu"]),
+      cli(["verify", "--db", db]),
+      cli(["verify", "--db", db, "--manifest", manifest]),
+      cli(["verify", "--db", db, "--manifest", manifest, "--project", "eu"]),
     ]);
     expect(clean.stderr).toBe("");
     expect(clean.code).toBe(0);
@@ -179,10 +181,10 @@ describe("read commands on a store of two projects", () => {
     expect(broken.stdout).toMatch(new RegExp(`\\nProject us: FAILED: broken chain at seq ${seq - 3} `));
 
     // Each project on its own: eu as a single-project store prints it, us fails with its own sentence.
-    const eu = await runCli(["verify", "--db", db, "--project", "eu"]);
+    const eu = await cli(["verify", "--db", db, "--project", "eu"]);
     expect(eu.code).toBe(0);
     expect(eu.stdout).toMatch(/^OK: hash chain of \d+ records intact/);
-    const us = await runCli(["verify", "--db", db, "--project", "us"]);
+    const us = await cli(["verify", "--db", db, "--project", "us"]);
     expect(us.code).toBe(1);
     expect(us.stderr).toMatch(new RegExp(`^flagtrail: broken chain at seq ${seq - 3} `));
   });
@@ -192,8 +194,8 @@ describe("read commands on a store of two projects", () => {
     renameSync(usFile, `${usFile}.moved`);
     try {
       const [status, eu, sync] = await Promise.all([
-        runCli(["status", "--db", db]),
-        runCli(["status", "--db", db, "--project", "eu", "--json"]),
+        cli(["status", "--db", db]),
+        cli(["status", "--db", db, "--project", "eu", "--json"]),
         // Its simulator is gone too: the open fails before any request.
         runCli([...projects.syncArgs(db), "--project", "us"], { env: projects.env }),
       ]);

@@ -1,7 +1,8 @@
 // `flagtrail daemon` and `flagtrail demo` on a PostgreSQL store, through real CLI processes against the
 // simulator on 127.0.0.1: two daemons on one database (one syncs, the other skips), the lease taken over
 // after kill -9 of its holder (the advisory lock dies with the session), `--once --report` writing what
-// it writes on SQLite, and the demo printing the store's URL with its password masked.
+// it writes on SQLite, and the demo printing the store's URL with its password masked. The reads after
+// the daemons (verify, status, a last --once) run the CLI in this process.
 import { createHash } from "node:crypto";
 import { mkdtempSync, readdirSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -18,6 +19,7 @@ import {
   spawnDaemon,
   waitUntil,
 } from "../helpers/daemonProcess.ts";
+import { runCliInProcess } from "../helpers/inProcessCli.ts";
 import { runCli } from "../helpers/runCli.ts";
 import { daysAgo, simEnv, tempDbPath, useTestSimulator, withDb } from "../helpers/simSync.ts";
 import { freshDatabase, queryOnce } from "./cluster.ts";
@@ -146,10 +148,10 @@ describe("flagtrail daemon on PostgreSQL", () => {
     expect(after.some((r) => r.outcome === "running")).toBe(false);
     expect(await leftovers(url)).toEqual({ rows: 0, locks: 0 });
 
-    const verify = await runCli(["verify", "--db", url], { env });
+    const verify = await runCliInProcess(["verify", "--db", url], { env });
     expect(verify.code, verify.stdout + verify.stderr).toBe(0);
     sim.control.setFaults({});
-    const once = await runCli(["daemon", "--once", ...scheduled.slice(2)], { env });
+    const once = await runCliInProcess(["daemon", "--once", ...scheduled.slice(2)], { env });
     expect(once.code, once.stderr).toBe(0);
     expectSameSet(await compareIds(sim, url));
     expect(await leftovers(url)).toEqual({ rows: 0, locks: 0 });
@@ -208,8 +210,9 @@ describe("flagtrail daemon on PostgreSQL", () => {
     const url = await freshDatabase("daemon_report");
     const sqlite = tempDbPath();
     const outs = { sqlite: join(dirname(sqlite), "reports-sqlite"), pg: join(dirname(sqlite), "reports-pg") };
-    const once = (db: string, out: string) =>
-      runCli(
+    // On SQLite in this process, on PostgreSQL spawned: both at once.
+    const once = (db: string, out: string, run = runCli) =>
+      run(
         ["daemon", "--once", "--since", daysAgo(105), "--report", "monthly", "--tz", "Europe/Berlin"].concat([
           "--out",
           out,
@@ -217,7 +220,10 @@ describe("flagtrail daemon on PostgreSQL", () => {
         ]),
         { env: simEnv(sim, db) },
       );
-    const [onSqlite, onPg] = await Promise.all([once(sqlite, outs.sqlite), once(url, outs.pg)]);
+    const [onSqlite, onPg] = await Promise.all([
+      once(sqlite, outs.sqlite, runCliInProcess),
+      once(url, outs.pg),
+    ]);
     expect(onSqlite.code, onSqlite.stderr).toBe(0);
     expect(onPg.code, onPg.stderr).toBe(0);
 
@@ -249,7 +255,7 @@ describe("flagtrail daemon on PostgreSQL", () => {
       "SELECT value FROM meta WHERE key = 'daemon.last_cycle'",
     );
     expect(JSON.parse(last!.value)).toMatchObject({ ok: true, outcome: "ok", report: { from, to } });
-    const status = await runCli(["status", "--db", url]);
+    const status = await runCliInProcess(["status", "--db", url]);
     expect(status.code, status.stderr).toBe(0);
     expect(status.stdout).toContain("Daemon's last cycle:");
     expect(status.stdout).toContain(`ok, report ${from} .. ${to}`);

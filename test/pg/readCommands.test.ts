@@ -1,6 +1,7 @@
 // The read commands on PostgreSQL through the real CLI: one history synced from the simulator into
 // SQLite, copied into PostgreSQL (test/pg/copyStore.ts), then `sql`, `verify`, `status` and `report`
-// run on both stores must print the same; a write through `sql` is refused by the server.
+// run on both stores must print the same; a write through `sql` is refused by the server. The first sync
+// and one run of each command are spawned (end to end); the others run the CLI in this process.
 import { mkdtempSync, readdirSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -9,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningSimulator } from "../../src/simulator/index.ts";
 import { runSql } from "../../src/sql/runSql.ts";
 import { openAnyStore } from "../../src/store/openAny.ts";
+import { runCliInProcess as cli } from "../helpers/inProcessCli.ts";
 import { printedQueries } from "../helpers/printedQueries.ts";
 import { runCli } from "../helpers/runCli.ts";
 import { daysAgo, simEnv, startTestSimulator, tempDbPath, withDb } from "../helpers/simSync.ts";
@@ -33,7 +35,7 @@ beforeAll(async () => {
       .all(Date.now() - 30 * 86_400_000),
   ) as string[];
   for (const id of victims) sim.control.mutate(id, { changeLog: "rewritten after the fact" });
-  const again = await runCli(["sync", "--full", "--since", daysAgo(45), "--json"], {
+  const again = await cli(["sync", "--full", "--since", daysAgo(45), "--json"], {
     env: simEnv(sim, sqlitePath),
   });
   if (again.code !== 0) throw new Error(`second sync failed: ${again.stderr}`);
@@ -46,10 +48,7 @@ afterAll(async () => {
 
 /** `args` run once with `--db` on each store. */
 async function onBoth(args: readonly string[]) {
-  const [lite, pg] = await Promise.all([
-    runCli([...args, "--db", sqlitePath]),
-    runCli([...args, "--db", url]),
-  ]);
+  const [lite, pg] = await Promise.all([cli([...args, "--db", sqlitePath]), cli([...args, "--db", url])]);
   return { lite, pg };
 }
 
@@ -74,15 +73,8 @@ describe("flagtrail sql on PostgreSQL", () => {
     const runs = await Promise.all(
       ["table", "csv", "json", "nl"].map(async (format) => ({
         // SQLite has no COLLATE "C": its own byte order is the same order.
-        lite: await runCli([
-          "sql",
-          "--db",
-          sqlitePath,
-          "--format",
-          format,
-          query.replace(' COLLATE "C"', ""),
-        ]),
-        pg: await runCli(["sql", "--db", url, "--format", format, query]),
+        lite: await cli(["sql", "--db", sqlitePath, "--format", format, query.replace(' COLLATE "C"', "")]),
+        pg: await (format === "table" ? runCli : cli)(["sql", "--db", url, "--format", format, query]),
       })),
     );
     for (const { lite, pg } of runs) {
@@ -90,7 +82,7 @@ describe("flagtrail sql on PostgreSQL", () => {
       expect(pg.code).toBe(0);
       expect(pg.stdout).toBe(lite.stdout);
     }
-    const rows = JSON.parse((await runCli(["sql", "--db", url, "--json", query])).stdout);
+    const rows = JSON.parse((await cli(["sql", "--db", url, "--json", query])).stdout);
     expect(typeof rows[0].records).toBe("number");
     expect(typeof rows[0].first_at).toBe("number");
   });
@@ -112,8 +104,8 @@ describe("flagtrail sql on PostgreSQL", () => {
       "SELECT 1; COMMIT; DELETE FROM audit_logs",
     ];
     const [lite, ...pgs] = await Promise.all([
-      runCli(["sql", "--db", sqlitePath, "DELETE FROM audit_logs"]),
-      ...writes.map((write) => runCli(["sql", "--db", url, write])),
+      cli(["sql", "--db", sqlitePath, "DELETE FROM audit_logs"]),
+      ...writes.map((write) => cli(["sql", "--db", url, write])),
     ]);
     pgs.forEach((pg, i) => {
       expect(pg?.code, writes[i]).toBe(2);
@@ -128,7 +120,7 @@ describe("flagtrail sql on PostgreSQL", () => {
   });
 
   it("reports SQL errors in one sentence (exit 2) with the password masked", async () => {
-    const pg = await runCli(["sql", "--db", url, "SELECT nope FROM audit_logs"]);
+    const pg = await cli(["sql", "--db", url, "SELECT nope FROM audit_logs"]);
     expect(pg.code).toBe(2);
     expect(pg.stderr).toMatch(/SQL error: column "nope" does not exist/);
   });
@@ -165,7 +157,7 @@ describe("flagtrail verify on PostgreSQL", () => {
     } finally {
       await queryOnce(url, "UPDATE audit_logs SET name = $1 WHERE seq = 7", [row?.name]);
     }
-    expect((await runCli(["verify", "--db", url])).code).toBe(0);
+    expect((await cli(["verify", "--db", url])).code).toBe(0);
   });
 
   it("catches an entity row edited in PostgreSQL (the entity chain is walked there too)", async () => {
@@ -179,13 +171,13 @@ describe("flagtrail verify on PostgreSQL", () => {
       [row?.id],
     );
     try {
-      const result = await runCli(["verify", "--db", url]);
+      const result = await cli(["verify", "--db", url]);
       expect(result.code).toBe(1);
       expect(result.stderr).toContain(`config_versions row ${row?.id}`);
     } finally {
       await queryOnce(url, "UPDATE config_versions SET raw = $1 WHERE id = $2", [row?.raw, row?.id]);
     }
-    expect((await runCli(["verify", "--db", url])).code).toBe(0);
+    expect((await cli(["verify", "--db", url])).code).toBe(0);
   });
 });
 
@@ -238,7 +230,7 @@ describe("flagtrail report on PostgreSQL", () => {
       pg: mkdtempSync(join(tmpdir(), "ft-report-pg-")),
     };
     const [lite, pg] = await Promise.all([
-      runCli(["report", "--db", sqlitePath, "--out", dirs.lite, ...period]),
+      cli(["report", "--db", sqlitePath, "--out", dirs.lite, ...period]),
       runCli(["report", "--db", url, "--out", dirs.pg, ...period]),
     ]);
     expect(lite.code, lite.stderr).toBe(0);
@@ -320,9 +312,9 @@ describe("a read-only reporting role", () => {
       const status = await runCli(["status", "--db", reader]);
       expect(status.stderr).toBe("");
       expect(status.code).toBe(0);
-      expect((await runCli(["verify", "--db", reader])).code).toBe(0);
+      expect((await cli(["verify", "--db", reader])).code).toBe(0);
       const out = mkdtempSync(join(tmpdir(), "ft-report-reader-"));
-      const report = await runCli([
+      const report = await cli([
         "report",
         "--db",
         reader,
@@ -334,9 +326,9 @@ describe("a read-only reporting role", () => {
         daysAgo(2),
       ]);
       expect(report.code).toBe(0);
-      const count = await runCli(["sql", "--db", reader, "--csv", "SELECT count(*) AS n FROM audit_logs"]);
+      const count = await cli(["sql", "--db", reader, "--csv", "SELECT count(*) AS n FROM audit_logs"]);
       expect(count.stdout).toBe(`n\r\n${copied.audit_logs}\r\n`);
-      const write = await runCli(["sql", "--db", reader, "DELETE FROM meta"]);
+      const write = await cli(["sql", "--db", reader, "DELETE FROM meta"]);
       expect(write.code).toBe(2);
     });
   }
@@ -365,7 +357,7 @@ describe("connection failures", () => {
             : command === "report"
               ? ["report", "--db", target, "--from", daysAgo(10), "--to", daysAgo(2), "--out", tempDbPath()]
               : [command, "--db", target];
-        return { what: `${command} ${target}`, pattern, result: await runCli(args) };
+        return { what: `${command} ${target}`, pattern, result: await cli(args) };
       }),
     );
     for (const { what, pattern, result } of await Promise.all(runs)) {

@@ -1,12 +1,14 @@
 // `flagtrail sql` on PostgreSQL refuses anything but a single read query before it runs (issue 27 item 2).
 // With a superuser role (the test cluster's), a READ ONLY transaction did not stop COPY … TO PROGRAM or
 // TO a file, nor pg_read_file: they ran, and only then was the statement "refused and rolled back".
-// Also the time limit (--timeout), exit 1.
+// Also the time limit (--timeout), exit 1. The first refusal is spawned (end to end); the other calls
+// run the CLI in this process.
 import { chmodSync, existsSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { openPgStore } from "../../src/store/pg/open.ts";
+import { runCliInProcess } from "../helpers/inProcessCli.ts";
 import { runCli } from "../helpers/runCli.ts";
 import { freshDatabase, queryOnce } from "./cluster.ts";
 
@@ -24,7 +26,7 @@ beforeAll(async () => {
 });
 
 async function sql(...args: string[]) {
-  return runCli(["sql", "--db", url, ...args]);
+  return runCliInProcess(["sql", "--db", url, ...args]);
 }
 
 const NOT_A_QUERY =
@@ -33,7 +35,7 @@ const NOT_A_QUERY =
 describe("flagtrail sql on PostgreSQL refuses before running", () => {
   it("COPY … TO PROGRAM: exit 2, one sentence, the program never runs", async () => {
     const out = join(dropbox, "out.txt");
-    const result = await sql(`COPY (SELECT 1) TO PROGRAM 'id > ${out}'`);
+    const result = await runCli(["sql", "--db", url, `COPY (SELECT 1) TO PROGRAM 'id > ${out}'`]);
     expect(existsSync(out)).toBe(false);
     expect(result.stderr).toMatch(NOT_A_QUERY);
     expect(result.stderr).toContain('syntax error at or near "COPY"');

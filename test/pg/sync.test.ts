@@ -1,12 +1,15 @@
 // `flagtrail sync --no-entities` into PostgreSQL through the real CLI against the simulator on
 // 127.0.0.1: the records, rule diffs, revisions and quarantine it writes; a second sync, a mutation,
 // kill -9 then resume, two syncs at once; and the same history written into SQLite and PostgreSQL
-// giving the same rows. Each test has a database of its own (test/pg/cluster.ts).
+// giving the same rows. Each test has a database of its own (test/pg/cluster.ts). A test's first sync is
+// spawned (end to end), and every one a test kills or runs beside another; the others, and the reads
+// after them, run the CLI in this process.
 import type { ChildProcess } from "node:child_process";
 import pg from "pg";
 import { describe, expect, it } from "vitest";
 import { CHAIN_GENESIS, chainLink } from "../../src/hash.ts";
 import type { RunningSimulator } from "../../src/simulator/index.ts";
+import { runCliInProcess } from "../helpers/inProcessCli.ts";
 import { runCli } from "../helpers/runCli.ts";
 import { daysAgo, simEnv, tempDbPath, useTestSimulator, withDb } from "../helpers/simSync.ts";
 import { freshDatabase, queryOnce } from "./cluster.ts";
@@ -73,6 +76,8 @@ async function expectChainIntact(url: string): Promise<void> {
 
 const sync = (env: Record<string, string>, ...args: string[]) =>
   runCli(["sync", "--no-entities", "--json", ...args], { env });
+const syncInProcess = (env: Record<string, string>, ...args: string[]) =>
+  runCliInProcess(["sync", "--no-entities", "--json", ...args], { env });
 
 describe("flagtrail sync --no-entities into PostgreSQL", () => {
   it("stores the simulator's records, rule diffs and quarantine; status and verify are clean", async () => {
@@ -122,12 +127,12 @@ describe("flagtrail sync --no-entities into PostgreSQL", () => {
     expect(await count(url, "SELECT count(*) AS n FROM coverage")).toBeGreaterThan(25);
     expect(await count(url, "SELECT count(*) AS n FROM sync_windows")).toBe(0);
 
-    const verify = await runCli(["verify", "--db", url]);
+    const verify = await runCliInProcess(["verify", "--db", url]);
     expect(verify.stderr).toBe("");
     expect(verify.code).toBe(0);
     expect(verify.stdout).toMatch(/^OK: hash chain of \d+ records intact/);
     expect(verify.stdout).toMatch(/quarantine: [1-9]\d* rows? match(es its| their) digest/);
-    const status = await runCli(["status", "--json", "--db", url]);
+    const status = await runCliInProcess(["status", "--json", "--db", url]);
     expect(status.code).toBe(0);
     const parsed = JSON.parse(status.stdout);
     expect(parsed.records.total).toBe(summary.inserted);
@@ -141,7 +146,7 @@ describe("flagtrail sync --no-entities into PostgreSQL", () => {
     // With a signing key, each batch signs the chain head it leaves (verify checks it with the key).
     const env = simEnv(sim, url, { FLAGTRAIL_SIGNING_KEY: "pg-test-key" });
     expect((await sync(env, "--since", daysAgo(25))).code).toBe(0);
-    const again = await sync(env);
+    const again = await syncInProcess(env);
     expect(again.code).toBe(0);
     expect(JSON.parse(again.stdout)).toMatchObject({ inserted: 0, mutations: 0, quarantined: 0 });
     expect(await count(url, "SELECT count(*) AS n FROM audit_logs")).toBe(300);
@@ -151,7 +156,7 @@ describe("flagtrail sync --no-entities into PostgreSQL", () => {
       "SELECT id, change_log, raw FROM audit_logs ORDER BY seq LIMIT 1",
     );
     sim.control.mutate(victim!.id, { changeLog: "rewritten after the fact" });
-    const full = await sync(env, "--full", "--since", daysAgo(25));
+    const full = await syncInProcess(env, "--full", "--since", daysAgo(25));
     expect(full.code).toBe(0);
     expect(JSON.parse(full.stdout)).toMatchObject({ mutations: 1, inserted: 0 });
     const [kept] = await queryOnce<{ change_log: string; raw: string }>(
@@ -167,10 +172,10 @@ describe("flagtrail sync --no-entities into PostgreSQL", () => {
     );
     expect(revisions.map((r) => JSON.parse(r.raw).changeLog)).toEqual(["rewritten after the fact"]);
     // Seen once more: still one revision.
-    expect(JSON.parse((await sync(env, "--full", "--since", daysAgo(25))).stdout).mutations).toBe(0);
+    expect(JSON.parse((await syncInProcess(env, "--full", "--since", daysAgo(25))).stdout).mutations).toBe(0);
 
     const fresh = sim.control.insertAtHead(3);
-    const newer = await sync(env);
+    const newer = await syncInProcess(env);
     expect(newer.code).toBe(0);
     expect(JSON.parse(newer.stdout)).toMatchObject({ inserted: 3 });
     const [checkpoint] = await queryOnce<{ latest_id: string }>(url, "SELECT latest_id FROM checkpoints");
@@ -181,8 +186,8 @@ describe("flagtrail sync --no-entities into PostgreSQL", () => {
       unknownToSimulator: [],
     });
     await expectChainIntact(url);
-    expect((await runCli(["verify", "--db", url], { env })).code).toBe(0);
-    const otherKey = await runCli(["verify", "--db", url], {
+    expect((await runCliInProcess(["verify", "--db", url], { env })).code).toBe(0);
+    const otherKey = await runCliInProcess(["verify", "--db", url], {
       env: { ...env, FLAGTRAIL_SIGNING_KEY: "another-key" },
     });
     expect(otherKey.code).toBe(1);
@@ -247,7 +252,7 @@ describe("flagtrail sync into PostgreSQL: crashes and exclusion", () => {
     // A request the killed process sent just before dying may still be answered: let it finish.
     await new Promise((resolve) => setTimeout(resolve, 300));
     sim.control.resetCounters();
-    const resumed = await runCli(["sync", "--no-entities", "--no-coverage", "--json"], { env });
+    const resumed = await runCliInProcess(["sync", "--no-entities", "--no-coverage", "--json"], { env });
     expect(resumed.code).toBe(0);
     const summary = JSON.parse(resumed.stdout);
     expect(summary.resumed).toBe(true);
@@ -269,7 +274,7 @@ describe("flagtrail sync into PostgreSQL: crashes and exclusion", () => {
     await expectChainIntact(url);
     const outcomes = await queryOnce<{ outcome: string }>(url, "SELECT outcome FROM sync_runs ORDER BY id");
     expect(outcomes.map((r) => r.outcome)).toEqual(["interrupted", "ok"]);
-    expect((await runCli(["verify", "--db", url])).code).toBe(0);
+    expect((await runCliInProcess(["verify", "--db", url])).code).toBe(0);
   });
 
   it("refuses a second sync while one runs (the lease), and both together store each record once", async () => {
@@ -284,7 +289,9 @@ describe("flagtrail sync into PostgreSQL: crashes and exclusion", () => {
       { env },
     );
     await waitUntil(async () => (await count(url, "SELECT count(*) AS n FROM leases")) > 0);
-    const second = await runCli(["sync", "--no-entities", "--since", daysAgo(32), "--quiet"], { env });
+    const second = await runCliInProcess(["sync", "--no-entities", "--since", daysAgo(32), "--quiet"], {
+      env,
+    });
     expect(second.code).toBe(1);
     expect(second.stderr).toMatch(/Another sync is running on this database/);
     expect(second.stderr.trim().split("\n")).toHaveLength(1);
@@ -298,7 +305,7 @@ describe("flagtrail sync into PostgreSQL: crashes and exclusion", () => {
     });
     // Given back at the end: a next sync runs.
     expect(await count(url, "SELECT count(*) AS n FROM leases")).toBe(0);
-    expect((await runCli(["sync", "--no-entities", "--quiet"], { env })).code).toBe(0);
+    expect((await runCliInProcess(["sync", "--no-entities", "--quiet"], { env })).code).toBe(0);
     await expectChainIntact(url);
   });
 });
@@ -320,7 +327,10 @@ describe("the same history into SQLite and into PostgreSQL", () => {
     const url = await freshDatabase("same");
     // One window at a time: pages then commit in one order, so seq (and the chain) is the same on both.
     const args = ["--since", daysAgo(45), "--concurrency", "1"];
-    const [lite, pgRun] = [await sync(simEnv(sim, path), ...args), await sync(simEnv(sim, url), ...args)];
+    const [lite, pgRun] = [
+      await syncInProcess(simEnv(sim, path), ...args),
+      await syncInProcess(simEnv(sim, url), ...args),
+    ];
     expect(lite.code).toBe(0);
     expect(pgRun.code).toBe(0);
     const strip = (summary: Record<string, unknown>) => ({ ...summary, seconds: 0 });
@@ -355,8 +365,8 @@ describe("the same history into SQLite and into PostgreSQL", () => {
     const ruleChanges = await count(url, "SELECT count(*) AS n FROM rule_changes");
     expect(ruleChanges).toBeGreaterThan(0);
     const [liteVerify, pgVerify] = [
-      await runCli(["verify", "--db", path]),
-      await runCli(["verify", "--db", url]),
+      await runCliInProcess(["verify", "--db", path]),
+      await runCliInProcess(["verify", "--db", url]),
     ];
     expect(pgVerify.code).toBe(0);
     expect(pgVerify.stdout).toBe(liteVerify.stdout);
