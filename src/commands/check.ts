@@ -70,8 +70,9 @@ export async function action(raw: Record<string, unknown>): Promise<void> {
   try {
     for (const part of parts) checked.push(await checkProject(part, config, given, now));
     if (options.notify) {
-      const { deliverAlerts } = await import("../controls/deliver.ts");
-      for (const part of parts) await deliverAlerts(part.store, config.sinks, Date.now());
+      // The findings only: the SIEM sinks' records go with the daemon or `export --sink`.
+      const { deliverOutbox } = await import("../controls/cycle.ts");
+      for (const part of parts) await deliverOutbox(part, config.sinks, { findingsOnly: true });
     }
   } finally {
     await closeProjectStores(parts);

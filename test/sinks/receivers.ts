@@ -72,6 +72,10 @@ export interface HecReceiver {
   posts: { status: number; gzipped: boolean; channel: string | undefined }[];
   /** Events whose ackId was reported true: what Splunk has indexed, in order. */
   indexed: HecEvent[];
+  /** Every event of every accepted POST, acknowledged or not (a batch sent again appears twice). */
+  received: HecEvent[];
+  /** Batches from this ackId on are never acknowledged (an indexer that stalls). */
+  stallFromAck: number;
   ackPolls: number;
   close(): Promise<void>;
 }
@@ -88,6 +92,8 @@ export async function startHec(token: string): Promise<HecReceiver> {
     ackAfterPolls: 1,
     posts: [],
     indexed: [],
+    received: [],
+    stallFromAck: Number.POSITIVE_INFINITY,
     ackPolls: 0,
   } as unknown as HecReceiver;
   let nextAck = 0;
@@ -104,7 +110,7 @@ export async function startHec(token: string): Promise<HecReceiver> {
       const acks: Record<string, boolean> = {};
       for (const id of (JSON.parse(text) as { acks: number[] }).acks) {
         const batch = pending.get(id);
-        if (batch && batch.polls >= receiver.ackAfterPolls) {
+        if (batch && batch.polls >= receiver.ackAfterPolls && id < receiver.stallFromAck) {
           receiver.indexed.push(...batch.events);
           pending.delete(id);
           acks[String(id)] = true;
@@ -123,13 +129,15 @@ export async function startHec(token: string): Promise<HecReceiver> {
     }
     receiver.posts.push({ status: 200, gzipped, channel });
     const ackId = nextAck++;
-    pending.set(ackId, { events: concatenated(text) as HecEvent[], polls: 0 });
+    const events = concatenated(text) as HecEvent[];
+    receiver.received.push(...events);
+    pending.set(ackId, { events, polls: 0 });
     return hecAnswer(200, "Success", 0, { ackId });
   };
   const server = createServer((req, res) => {
     answer(req).then(
       ({ status, body }) => res.writeHead(status, { "content-type": "application/json" }).end(body),
-      () => res.writeHead(500).end(),
+      (error: unknown) => res.writeHead(500).end(String(error)),
     );
   });
   receiver.url = await listen(server);

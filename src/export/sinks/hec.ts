@@ -91,7 +91,7 @@ export function hecTransport(sink: HecSink): Transport {
       const detail = answer.text
         ? `${answer.text}${answer.code === undefined ? "" : `, code ${answer.code}`}`
         : "";
-      throw httpFailure(sink.name, response.status, detail);
+      throw httpFailure(sink.name, response.status, detail || text.slice(0, 300));
     }
     return answer;
   };
