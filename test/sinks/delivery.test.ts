@@ -129,7 +129,7 @@ describe.each(ENGINES)("SIEM sinks on %s", (engine) => {
     expect((await cycle(config)).code).toBe(0);
     expect(hec.posts).toHaveLength(posts);
     expect(counts(hec.indexed.map((e) => e.fields.flagtrail_id)).size).toBe(hec.indexed.length);
-  }, 300_000);
+  }, 600_000);
 
   it("a refused token is one sentence naming the sink, never the token, and leaves the cursor", async () => {
     const hec = receivers[0]!;
@@ -161,7 +161,7 @@ describe.each(ENGINES)("SIEM sinks on %s", (engine) => {
     expect(hec.indexed.slice(indexed).map((e) => e.event.entity)).toEqual([
       expect.objectContaining({ name: "late_gate" }),
     ]);
-  }, 300_000);
+  }, 600_000);
 
   it("kill -9 mid-delivery, then a restart: no gap, repeats only within the unacknowledged batch", async () => {
     const hec = await startHec(TOKEN);
@@ -192,7 +192,7 @@ describe.each(ENGINES)("SIEM sinks on %s", (engine) => {
     // The fourth batch (records 31–40) was received but never acknowledged: only it came again.
     expect(repeated).toEqual(ids.slice(30, 40));
     expect([...received.values()].every((n) => n <= 2)).toBe(true);
-  }, 300_000);
+  }, 600_000);
 
   const missing = ensureRsyslog(false);
   it.skipIf(missing !== null)(

@@ -148,7 +148,13 @@ export async function startHec(token: string): Promise<HecReceiver> {
 export interface NdjsonReceiver {
   url: string;
   up: boolean;
-  requests: { headers: IncomingMessage["headers"]; gzipped: boolean; lines: string[]; status: number }[];
+  requests: {
+    headers: IncomingMessage["headers"];
+    gzipped: boolean;
+    text: string;
+    lines: string[];
+    status: number;
+  }[];
   close(): Promise<void>;
 }
 
@@ -161,6 +167,7 @@ export async function startNdjson(): Promise<NdjsonReceiver> {
       receiver.requests.push({
         headers: req.headers,
         gzipped,
+        text,
         lines: text.split("\n").filter(Boolean),
         status,
       });

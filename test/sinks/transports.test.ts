@@ -140,6 +140,14 @@ describe("http (NDJSON)", () => {
     expect(request!.lines.map((l) => JSON.parse(l))).toEqual(events(4).map((e) => JSON.parse(e.line)));
   });
 
+  it("sends a batch as one JSON array when the sink says array (Datadog's logs intake)", async () => {
+    const sink = sinkOf({ kind: "http", url: intake.url, array: true });
+    await httpTransport(sink).send(events(3));
+    const request = intake.requests.at(-1)!;
+    expect(request.headers["content-type"]).toBe("application/json");
+    expect(JSON.parse(request.text)).toEqual(events(3).map((e) => JSON.parse(e.line)));
+  });
+
   it("a missing header variable names the sink and the variable; a 503 is retryable", async () => {
     const missing = sinkOf({
       kind: "http",

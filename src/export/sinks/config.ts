@@ -49,6 +49,8 @@ export function siemSinkSchemas(name: z.ZodString, envName: z.ZodString) {
       .record(z.string().regex(/^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/, { message: "not a header name" }), envName)
       .default({}),
     compress: z.boolean().default(false),
+    /** Each batch as one JSON array (Datadog's logs intake wants that) instead of NDJSON lines. */
+    array: z.boolean().default(false),
     ...common,
   });
   const syslog = z.strictObject({

@@ -1,5 +1,5 @@
-// NDJSON batches to any HTTP intake (Datadog's logs intake, Elastic, Vector, Logstash, Fluent Bit): one
-// POST per batch, one event per line, gzipped when the sink says `compress`. Headers (an API key) come
+// Batches to any HTTP intake (Elastic, Vector, Logstash, Fluent Bit; Datadog's logs intake with `array`):
+// one POST per batch, one event per NDJSON line or one JSON array, gzipped when the sink says `compress`. Headers (an API key) come
 // from environment variables; a 2xx is the acknowledgement.
 import { gzipSync } from "node:zlib";
 import type { SiemSink } from "../../controls/config.ts";
@@ -10,10 +10,14 @@ type HttpSink = Extract<SiemSink, { kind: "http" }>;
 export function httpTransport(sink: HttpSink): Transport {
   return {
     async send(events) {
-      const headers: Record<string, string> = { "content-type": "application/x-ndjson" };
+      const headers: Record<string, string> = {
+        "content-type": sink.array ? "application/json" : "application/x-ndjson",
+      };
       for (const [header, env] of Object.entries(sink.headersEnv))
         headers[header] = sinkSecret(sink.name, { env });
-      const text = events.map((e) => `${e.line}\n`).join("");
+      const text = sink.array
+        ? `[${events.map((e) => e.line).join(",")}]`
+        : events.map((e) => `${e.line}\n`).join("");
       if (sink.compress) headers["content-encoding"] = "gzip";
       let response: Response;
       try {
