@@ -9,7 +9,15 @@ import { checkProject } from "../../src/controls/check.ts";
 import { parseControlsConfig } from "../../src/controls/config.ts";
 import { UsageError } from "../../src/errors.ts";
 import { ACTION_TYPE_MAPPING } from "../../src/export/activities.ts";
-import { entityManagementSchema, OCSF_VERSION, PRODUCT } from "../../src/export/ocsf.ts";
+import {
+  detectionFindingSchema,
+  entityManagementSchema,
+  findingEventId,
+  findingToOcsf,
+  OCSF_VERSION,
+  outboxFindingSchema,
+  PRODUCT,
+} from "../../src/export/ocsf.ts";
 import { fileSink } from "../../src/export/output.ts";
 import { type ExportRequest, runExport } from "../../src/export/run.ts";
 import { type RunningSimulator, startSimulator } from "../../src/simulator/index.ts";
@@ -44,7 +52,10 @@ async function open(value: string): Promise<{ value: string; store: Store }> {
   await sync(store);
   // Findings on the records, for the severity and enrichments of their events.
   const config = parseControlsConfig(
-    JSON.stringify({ controls: [{ id: "rr", kind: "review-required", severity: "high" }] }),
+    JSON.stringify({
+      controls: [{ id: "rr", kind: "review-required", severity: "high" }],
+      sinks: [{ name: "secops", kind: "webhook", url: "https://hooks.example.com/x", secretEnv: "UNUSED" }],
+    }),
     "test.json",
   );
   await checkProject({ project: "default", store }, config, { start: 0, end: NOW }, NOW);
@@ -201,6 +212,36 @@ describe.each(ENGINES)("flagtrail export on %s", (engine) => {
     expect(second.lines.map((l) => JSON.parse(l).metadata.uid)).toEqual(fresh.map((r) => r.id));
     const third = await exportTo(store, tempFile("third.ndjson"), { cursor });
     expect(third.lines).toEqual([]);
+  });
+
+  it("--findings writes each control finding once as a Detection Finding, as the outbox's alert maps", async () => {
+    const { store } = stores[engine];
+    const q = await queriesOf(store);
+    const stored = await q.all<{ id: string; severity: string; record_id: string | null }>(
+      sql`SELECT id, severity, record_id FROM control_findings ORDER BY id COLLATE "binary"`,
+    );
+    const { lines } = await exportTo(store, tempFile("findings.ndjson"), { findings: true });
+    const events = lines.map((l) => detectionFindingSchema.strict().parse(JSON.parse(l)));
+    expect(events.map((e) => e.finding_info.uid)).toEqual(stored.map((f) => f.id));
+    for (const [i, event] of events.entries()) {
+      expect(event.class_uid).toBe(2004);
+      expect(event.type_uid).toBe(200401);
+      expect(event.severity_id).toBe({ low: 2, medium: 3, high: 4 }[stored[i]!.severity]);
+      expect(event.status).toBe("New");
+      expect(event.metadata.tenant_uid).toBe("default");
+      expect(event.unmapped.event_id).toBe(findingEventId("default", stored[i]!.id));
+      expect(event.finding_info.related_events).toEqual([
+        { uid: stored[i]!.record_id, type: "Entity Management" },
+      ]);
+    }
+    // What a sink sends from the outbox is the same event.
+    const outbox = await q.all<{ finding_id: string; payload: string }>(
+      sql`SELECT finding_id, payload FROM control_outbox ORDER BY finding_id COLLATE "binary"`,
+    );
+    expect(outbox.map((o) => o.finding_id)).toEqual(stored.map((f) => f.id));
+    expect(
+      outbox.map((o) => findingToOcsf(outboxFindingSchema.parse(JSON.parse(o.payload)).finding)),
+    ).toEqual(events);
   });
 
   it("kill -9 half-way through the file leaves the cursor; the next run writes every record once", async () => {
