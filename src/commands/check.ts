@@ -36,7 +36,7 @@ export function loadControls(configOption: string | undefined): ControlsConfig {
   return config;
 }
 
-function givenPeriod(from: string | undefined, to: string | undefined, now: number) {
+export function givenPeriod(from: string | undefined, to: string | undefined, now: number) {
   if (from === undefined && to === undefined) return null;
   if (from === undefined) throw new UsageError("--to needs --from.");
   const period = resolvePeriod(from, to ?? new Date(now).toISOString().slice(0, 10), "UTC");

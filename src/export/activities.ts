@@ -11,7 +11,7 @@
 // dynamic_config, or config when the action type serves both) and else from its name.
 import type { AuditActionType } from "../api/actionTypes.ts";
 
-export const ACTIVITY = {
+const ACTIVITY = {
   CREATE: 1,
   UPDATE: 3,
   DELETE: 4,
@@ -505,7 +505,7 @@ export const ACTION_TYPE_MAPPING = {
 } as const satisfies Record<AuditActionType, readonly [ActivityId, string]>;
 
 /** An action type the specification does not list (the service adds them): Other, entity type unknown. */
-export const UNLISTED_MAPPING = [OTHER, "other"] as const;
+const UNLISTED_MAPPING = [OTHER, "other"] as const;
 
 /** The activity and entity type of an action type. */
 export function mappingOf(actionType: string): readonly [ActivityId, string] {

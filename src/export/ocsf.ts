@@ -17,11 +17,11 @@ import { ACTIVITY_NAMES, mappingOf } from "./activities.ts";
 export const OCSF_VERSION = "1.3.0";
 /** metadata.product: flagtrail delivers the events; the platform whose console wrote the audit log is the vendor. */
 export const PRODUCT = { name: "flagtrail", vendor_name: "Statsig", version: VERSION } as const;
-export const ENTITY_MANAGEMENT = { class_uid: 3004, category_uid: 3 } as const;
-export const DETECTION_FINDING = { class_uid: 2004, category_uid: 2 } as const;
+const ENTITY_MANAGEMENT = { class_uid: 3004, category_uid: 3 } as const;
+const DETECTION_FINDING = { class_uid: 2004, category_uid: 2 } as const;
 
 /** A control severity as OCSF's severity_id: low 2, medium 3, high 4 (1 Informational: no finding). */
-export const SEVERITY_IDS: Readonly<Record<Severity, number>> = { low: 2, medium: 3, high: 4 };
+const SEVERITY_IDS: Readonly<Record<Severity, number>> = { low: 2, medium: 3, high: 4 };
 const SEVERITY_NAMES: Readonly<Record<number, string>> = {
   1: "Informational",
   2: "Low",
@@ -102,7 +102,7 @@ export const entityManagementSchema = z.object({
 export type EntityManagementEvent = z.infer<typeof entityManagementSchema>;
 
 /** A finding as `check --format json` prints it and the outbox holds it (src/controls/check.ts Finding). */
-export const findingInputSchema = z.object({
+const findingInputSchema = z.object({
   id: z.string().min(1),
   control: z.string(),
   kind: z.string(),
