@@ -27,12 +27,23 @@ const exportOptionsSchema = z.object({
     })
     .optional(),
   findings: z.boolean().default(false),
+  sink: z.string().min(1).optional(),
+  config: z.string().optional(),
   batchSize: z.coerce.number().int().min(1).max(100_000).default(1000),
 });
 type ExportOptions = z.infer<typeof exportOptionsSchema>;
 
 /** The combinations that make no sense, each refused in one sentence. */
 function checkCombination(options: ExportOptions): void {
+  if (options.sink !== undefined) {
+    const other = (["out", "cursor", "from", "to", "findings"] as const).find(
+      (k) => options[k] !== undefined && options[k] !== false,
+    );
+    if (other !== undefined)
+      throw new UsageError(
+        `--sink sends what that sink has not acknowledged yet, in its own format: it takes no --${other}.`,
+      );
+  }
   if (options.cursor !== undefined) {
     if (options.from !== undefined || options.to !== undefined) {
       throw new UsageError(
@@ -64,10 +75,26 @@ function summary(result: ExportResult, out: string, cursor: string | undefined):
   return `Wrote ${result.events} ${result.events === 1 ? "event" : "events"} to ${out} (${projects}).\n`;
 }
 
+/** `--sink NAME`: one delivery to that SIEM sink of the config (docs/sinks.md). */
+async function sendToNamedSink(options: ExportOptions, name: string): Promise<void> {
+  const { namedSink, sendToSink } = await import("../export/sinks/once.ts");
+  const sink = namedSink(options.config, name);
+  const parts = await openStoreProjects(resolveDbPath(options), {
+    project: options.project,
+    readonly: false,
+  });
+  try {
+    process.stdout.write(await sendToSink(parts, sink));
+  } finally {
+    await closeProjectStores(parts);
+  }
+}
+
 export async function action(raw: Record<string, unknown>): Promise<void> {
   const options = parseOptions(exportOptionsSchema, raw);
   checkCombination(options);
   const now = Date.now();
+  if (options.sink !== undefined) return sendToNamedSink(options, options.sink);
   const period = givenPeriod(options.from, options.to, now);
   const parts = await openStoreProjects(resolveDbPath(options), {
     project: options.project,

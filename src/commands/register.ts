@@ -395,6 +395,16 @@ function registerExport(program: Command): void {
       "only what the consumer of this name has not had yet; moved once the file is on disk (needs --out)",
     )
     .option("--findings", "write the control findings as OCSF Detection Findings instead of the records")
+    .option(
+      "--sink <name>",
+      "send to this SIEM sink of the config what it has not acknowledged yet, instead of writing NDJSON",
+    )
+    .addOption(
+      opt("--config <file>", "config file with the sinks that --sink names", {
+        default: "./flagtrail.config.json",
+        env: "FLAGTRAIL_CONFIG",
+      }),
+    )
     .addOption(opt("--batch-size <n>", "records read and written at a time", { default: "1000" }))
     .action(lazy(() => import("./export.ts")));
   examples(command, [
@@ -402,6 +412,7 @@ function registerExport(program: Command): void {
     "flagtrail export --cursor siem --out /var/spool/flagtrail/audit.ndjson",
     "flagtrail export --format raw | gzip > audit-raw.ndjson.gz",
     "flagtrail export --findings --out findings.ocsf.ndjson",
+    "SPLUNK_HEC_TOKEN=… flagtrail export --sink splunk",
   ]);
 }
 

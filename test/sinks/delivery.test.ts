@@ -5,7 +5,6 @@
 import type { ChildProcess } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseControlsConfig, type SiemSink } from "../../src/controls/config.ts";
-import { SinkError } from "../../src/errors.ts";
 import { deliverToSink } from "../../src/export/sinks/deliver.ts";
 import type { RunningSimulator } from "../../src/simulator/index.ts";
 import { readCursor } from "../../src/store/export/cursors.ts";
@@ -131,36 +130,34 @@ describe.each(ENGINES)("SIEM sinks on %s", (engine) => {
     expect(counts(hec.indexed.map((e) => e.fields.flagtrail_id)).size).toBe(hec.indexed.length);
   }, 600_000);
 
-  it("a refused token is one sentence naming the sink, never the token, and leaves the cursor", async () => {
+  it("export --sink: a refused token is one sentence naming the sink, never the token, and leaves the cursor", async () => {
     const hec = receivers[0]!;
     sim.control.append([
       { at: Date.now() - 3_600_000, name: "late_gate", actionType: "gate_update", actor: API },
     ]);
+    expect((await runCli(["sync", "--quiet"], { env })).code).toBe(0);
     const before = await withParts((p) => readCursor(p.store, p.project, "sink:splunk"));
-    const bad = parseControlsConfig(
-      JSON.stringify({ sinks: [hecSink(hec.url, { tokenEnv: "HEC_BAD" })] }),
-      "t.json",
-    ).sinks[0] as SiemSink;
-    process.env.HEC_BAD = "wrong-token-5521";
-    const config = store.config({ sinks: [hecSink(hec.url, { tokenEnv: "HEC_BAD" })] }, "bad.json");
-    const result = await cycle(config);
-    expect(result.code).toBe(0);
-    expect(result.stderr).toContain(
-      'sink \\"splunk\\" refused its credentials (HTTP 403, Invalid token, code 4).',
+    const send = (config: string) =>
+      runCli(["export", "--sink", "splunk"], { env: { ...env, FLAGTRAIL_CONFIG: config } });
+    const refused = await send(
+      store.config({ sinks: [hecSink(hec.url, { tokenEnv: "HEC_BAD" })] }, "bad.json"),
     );
-    expect(result.stderr).not.toContain("wrong-token-5521");
-    const error = await withParts((p) => deliverToSink(p, bad)).catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(SinkError);
-    expect((error as Error).message).toBe(
-      'sink "splunk" refused its credentials (HTTP 403, Invalid token, code 4).',
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toBe(
+      'flagtrail: sink "splunk" refused its credentials (HTTP 403, Invalid token, code 4).\n',
     );
+    expect(refused.stdout).toBe("");
     expect(await withParts((p) => readCursor(p.store, p.project, "sink:splunk"))).toBe(before);
     // With its token again: only the new record.
     const indexed = hec.indexed.length;
-    expect((await cycle(store.config({ sinks: [hecSink(hec.url)] }, "good.json"))).code).toBe(0);
+    const sent = await send(store.config({ sinks: [hecSink(hec.url)] }, "good.json"));
+    expect(sent.stdout).toBe('Sent 1 event and 0 findings to sink "splunk" (default 1).\n');
     expect(hec.indexed.slice(indexed).map((e) => e.event.entity)).toEqual([
       expect.objectContaining({ name: "late_gate" }),
     ]);
+    expect(await withParts((p) => readCursor(p.store, p.project, "sink:splunk"))).toBeGreaterThan(before);
+    const usage = await runCli(["export", "--sink", "splunk", "--out", "x.ndjson"], { env });
+    expect(usage.code).toBe(2);
   }, 600_000);
 
   it("kill -9 mid-delivery, then a restart: no gap, repeats only within the unacknowledged batch", async () => {
