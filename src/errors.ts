@@ -75,3 +75,14 @@ export class ReportExistsError extends FlagtrailError {
 
 /** `flagtrail check` found unwaived findings at or above --fail-on. Exit code 1. */
 export class FindingsError extends FlagtrailError {}
+
+/** A SIEM sink refused or could not take events; the sentence names the sink, never its secret. */
+export class SinkError extends FlagtrailError {
+  constructor(
+    message: string,
+    /** Worth trying again later (network, 5xx, back-pressure), unlike a refused token. */
+    readonly retryable: boolean,
+  ) {
+    super(message);
+  }
+}

@@ -36,7 +36,7 @@ export function loadControls(configOption: string | undefined): ControlsConfig {
   return config;
 }
 
-function givenPeriod(from: string | undefined, to: string | undefined, now: number) {
+export function givenPeriod(from: string | undefined, to: string | undefined, now: number) {
   if (from === undefined && to === undefined) return null;
   if (from === undefined) throw new UsageError("--to needs --from.");
   const period = resolvePeriod(from, to ?? new Date(now).toISOString().slice(0, 10), "UTC");
@@ -70,8 +70,9 @@ export async function action(raw: Record<string, unknown>): Promise<void> {
   try {
     for (const part of parts) checked.push(await checkProject(part, config, given, now));
     if (options.notify) {
-      const { deliverAlerts } = await import("../controls/deliver.ts");
-      for (const part of parts) await deliverAlerts(part.store, config.sinks, Date.now());
+      // The findings only: the SIEM sinks' records go with the daemon or `export --sink`.
+      const { deliverOutbox } = await import("../controls/cycle.ts");
+      for (const part of parts) await deliverOutbox(part, config.sinks, { findingsOnly: true });
     }
   } finally {
     await closeProjectStores(parts);

@@ -47,7 +47,7 @@ function findingId(controlId: string, key: string): string {
   return `${controlId}:${key}`;
 }
 
-function findingOf(row: NewFinding, project: string, firstSeenAt: number): Omit<Finding, "waiver"> {
+export function findingOf(row: NewFinding, project: string, firstSeenAt: number): Omit<Finding, "waiver"> {
   return {
     id: row.id,
     control: row.control_id,

@@ -3,6 +3,7 @@
 // problem named by its control's id.
 import { z } from "zod";
 import { UsageError } from "../errors.ts";
+import { SIEM_KINDS, siemSinkSchemas } from "../export/sinks/config.ts";
 import { parseConfigFile } from "../projects.ts";
 
 const idSchema = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,62}$/, {
@@ -93,7 +94,7 @@ export type RecordControl = Extract<Control, { actionTypes?: unknown }>;
 
 const envName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, { message: "not an environment variable name" });
 
-const sinkSchema = z
+const webhookSchema = z
   .strictObject({
     name: idSchema,
     kind: z.literal("webhook"),
@@ -107,7 +108,16 @@ const sinkSchema = z
     message: "needs exactly one of secretEnv and secretFile",
   });
 
+const sinkSchema = z.discriminatedUnion("kind", [webhookSchema, ...siemSinkSchemas(idSchema, envName)], {
+  error: () => "kind must be one of webhook, splunk-hec, http, syslog",
+});
+
 export type Sink = z.infer<typeof sinkSchema>;
+/** The sinks that receive the records too (a cursor each), not only the findings' alerts. */
+export type SiemSink = Extract<Sink, { kind: (typeof SIEM_KINDS)[number] }>;
+export type AlertSink = Exclude<Sink, SiemSink>;
+export const isSiemSink = (sink: Sink): sink is SiemSink =>
+  (SIEM_KINDS as readonly string[]).includes(sink.kind);
 
 export interface ControlsConfig {
   controls: Control[];

@@ -7,12 +7,12 @@ import { readFileSync } from "node:fs";
 import { FlagtrailError } from "../errors.ts";
 import { dueAlerts, markDelivered, markFailed, type OutboxRow } from "../store/controls/outbox.ts";
 import type { AnyStore } from "../store/openAny.ts";
-import type { Sink } from "./config.ts";
+import { type AlertSink, isSiemSink, type Sink } from "./config.ts";
 
 const MAX_BACKOFF_MS = 3_600_000;
 const TIMEOUT_MS = 10_000;
 
-function secretOf(sink: Sink): string {
+function secretOf(sink: AlertSink): string {
   if (sink.secretEnv !== undefined) {
     const secret = process.env[sink.secretEnv];
     if (!secret)
@@ -33,7 +33,7 @@ function signature(secret: string, timestamp: string, body: string): string {
   return `sha256=${createHmac("sha256", secret).update(`${timestamp}.${body}`).digest("hex")}`;
 }
 
-async function post(sink: Sink, row: OutboxRow): Promise<string | null> {
+async function post(sink: AlertSink, row: OutboxRow): Promise<string | null> {
   const timestamp = String(Math.floor(Date.now() / 1000));
   try {
     const response = await fetch(sink.url, {
@@ -67,7 +67,8 @@ export async function deliverAlerts(
   sinks: readonly Sink[],
   now: number,
 ): Promise<DeliveryCount> {
-  const byName = new Map(sinks.map((s) => [s.name, s]));
+  // The SIEM sinks' rows are delivered with their records (src/export/sinks/deliver.ts).
+  const byName = new Map(sinks.filter((s): s is AlertSink => !isSiemSink(s)).map((s) => [s.name, s]));
   const count: DeliveryCount = { delivered: 0, failed: 0 };
   for (const row of await dueAlerts(store, now)) {
     const sink = byName.get(row.sink);

@@ -138,7 +138,7 @@ export function writeDurable(path: string, text: string): void {
 }
 
 /** Makes a directory's entries (creations, renames, removals) durable. */
-function syncDirectory(dir: string): void {
+export function syncDirectory(dir: string): void {
   let fd: number;
   try {
     fd = openSync(dir, "r");

@@ -481,3 +481,17 @@ export const controlOutbox = sqliteTable(
   },
   (t) => [primaryKey({ columns: [t.findingId, t.sink] })],
 );
+
+// Export (issue 24): how far each named consumer of `flagtrail export --cursor` has had the history.
+
+/** Per project and consumer name: the audit_logs.seq up to which its exports are complete. */
+export const exportCursors = sqliteTable(
+  "export_cursors",
+  {
+    project: text("project").notNull(),
+    name: text("name").notNull(),
+    seq: integer("seq").notNull(),
+    updatedAt: integer("updated_at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.project, t.name] })],
+);

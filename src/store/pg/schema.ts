@@ -438,3 +438,15 @@ export const controlOutbox = pgTable(
   },
   (t) => [primaryKey({ columns: [t.findingId, t.sink] })],
 );
+
+/** Per project and consumer name: the audit_logs.seq up to which its exports are complete. */
+export const exportCursors = pgTable(
+  "export_cursors",
+  {
+    project: text("project").notNull(),
+    name: text("name").notNull(),
+    seq: bigint("seq", { mode: "number" }).notNull(),
+    updatedAt: epochMs("updated_at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.project, t.name] })],
+);

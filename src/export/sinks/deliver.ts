@@ -1,0 +1,125 @@
+// Delivery to the SIEM sinks, per sink and project: the records after the sink's cursor (`sink:<name>`),
+// a batch at a time, the cursor advanced only after the receiver acknowledged the batch; then the
+// control findings waiting in the outbox for that sink, as OCSF Detection Findings, each row marked
+// delivered only after its batch was acknowledged. A crash repeats at most the unacknowledged batch,
+// and every event carries a stable id by which the SIEM can drop that repeat.
+import type { SiemSink } from "../../controls/config.ts";
+import { SinkError } from "../../errors.ts";
+import { dueAlerts, markDelivered, markFailed, type OutboxRow } from "../../store/controls/outbox.ts";
+import { advanceCursor, readCursor } from "../../store/export/cursors.ts";
+import type { ProjectStore } from "../../store/projectStores.ts";
+import { eventBatches } from "../events.ts";
+import { findingEventId, findingToOcsf, outboxFindingSchema } from "../ocsf.ts";
+import { hecTransport } from "./hec.ts";
+import { httpTransport } from "./http.ts";
+import { syslogTransport } from "./syslog.ts";
+import { type SinkEvent, sendWithRetry, sinkLabel, type Transport } from "./transport.ts";
+
+const MAX_BACKOFF_MS = 3_600_000;
+
+function transportFor(sink: SiemSink): Transport {
+  switch (sink.kind) {
+    case "splunk-hec":
+      return hecTransport(sink);
+    case "http":
+      return httpTransport(sink);
+    case "syslog":
+      return syslogTransport(sink);
+  }
+}
+
+export interface SinkCount {
+  /** Records acknowledged by the receiver in this run. */
+  events: number;
+  /** Findings acknowledged by the receiver in this run. */
+  findings: number;
+}
+
+/** The cursor a sink keeps per project. */
+const sinkCursor = (sink: SiemSink): string => `sink:${sink.name}`;
+
+/** An outbox row's finding as the sink's event: OCSF Detection Finding, or the finding's own JSON. */
+function findingEvent(sink: SiemSink, project: string, row: OutboxRow): SinkEvent {
+  const parsed = outboxFindingSchema.safeParse(JSON.parse(row.payload));
+  if (!parsed.success)
+    throw new SinkError(
+      `${sinkLabel(sink.name)}: the outbox holds a finding it cannot read (${row.finding_id}).`,
+      false,
+    );
+  const { finding } = parsed.data;
+  const line = JSON.stringify(sink.format === "ocsf" ? findingToOcsf(finding) : finding);
+  return { id: findingEventId(project, finding.id), line };
+}
+
+async function deliverFindings(part: ProjectStore, sink: SiemSink, transport: Transport): Promise<number> {
+  const rows = (await dueAlerts(part.store, Date.now())).filter((r) => r.sink === sink.name);
+  let delivered = 0;
+  for (let start = 0; start < rows.length; start += sink.batchSize) {
+    const batch = rows.slice(start, start + sink.batchSize);
+    try {
+      await sendWithRetry(
+        transport,
+        batch.map((row) => findingEvent(sink, part.project, row)),
+        { retries: sink.retries, backoffMs: sink.backoffSeconds * 1000 },
+      );
+    } catch (error) {
+      const reason = error instanceof Error ? error.message : String(error);
+      for (const row of batch) {
+        const wait = Math.min(MAX_BACKOFF_MS, sink.backoffSeconds * 1000 * 2 ** row.attempts);
+        await markFailed(part.store, row, Date.now() + wait, reason);
+      }
+      throw error;
+    }
+    for (const row of batch) await markDelivered(part.store, row, Date.now());
+    delivered += batch.length;
+  }
+  return delivered;
+}
+
+/**
+ * Sends the sink what it has not acknowledged yet: the project's records after its cursor (unless
+ * `findingsOnly`), then its findings due in the outbox. Throws a SinkError naming the sink when the
+ * receiver refuses (what it acknowledged before stays acknowledged).
+ */
+export async function deliverToSink(
+  part: ProjectStore,
+  sink: SiemSink,
+  options: { findingsOnly?: boolean } = {},
+): Promise<SinkCount> {
+  const transport = transportFor(sink);
+  const policy = { retries: sink.retries, backoffMs: sink.backoffSeconds * 1000 };
+  let events = 0;
+  if (!options.findingsOnly) {
+    const afterSeq = await readCursor(part.store, part.project, sinkCursor(sink));
+    const batches = eventBatches(part.store, {
+      project: part.project,
+      afterSeq,
+      format: sink.format,
+      batchSize: sink.batchSize,
+    });
+    for await (const batch of batches) {
+      await sendWithRetry(transport, batch.events, policy);
+      await advanceCursor(part.store, part.project, sinkCursor(sink), batch.lastSeq);
+      events += batch.events.length;
+    }
+  }
+  return { events, findings: await deliverFindings(part, sink, transport) };
+}
+
+/** Every SIEM sink, each on its own: one refusing does not hold the others back. For the cycle's log. */
+export async function deliverSinks(
+  part: ProjectStore,
+  sinks: readonly SiemSink[],
+  options: { findingsOnly?: boolean } = {},
+): Promise<Record<string, SinkCount | { error: string }>> {
+  const result: Record<string, SinkCount | { error: string }> = {};
+  for (const sink of sinks) {
+    try {
+      result[sink.name] = await deliverToSink(part, sink, options);
+    } catch (error) {
+      if (!(error instanceof SinkError)) throw error;
+      result[sink.name] = { error: error.message };
+    }
+  }
+  return result;
+}

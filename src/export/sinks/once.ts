@@ -1,0 +1,39 @@
+// `flagtrail export --sink NAME`: one delivery to one SIEM sink of the config, for every project of the
+// store (or one), as the daemon does after each cycle; for cron or a first backfill.
+import { isSiemSink, parseControlsConfig, type SiemSink } from "../../controls/config.ts";
+import { UsageError } from "../../errors.ts";
+import { configFileOf, readConfigText } from "../../projects.ts";
+import type { ProjectStore } from "../../store/projectStores.ts";
+import { deliverToSink } from "./deliver.ts";
+import { sinkLabel } from "./transport.ts";
+
+/** The config's SIEM sink of that name; a UsageError when there is none. */
+export function namedSink(configOption: string | undefined, name: string): SiemSink {
+  const file = configFileOf(configOption);
+  if (file === undefined)
+    throw new UsageError(
+      "No config file: the sinks are read from flagtrail.config.json (or FLAGTRAIL_CONFIG).",
+    );
+  const sink = parseControlsConfig(readConfigText(file), file).sinks.find((s) => s.name === name);
+  if (sink === undefined) throw new UsageError(`${file} has no ${sinkLabel(name)}.`);
+  if (!isSiemSink(sink))
+    throw new UsageError(
+      `${sinkLabel(name)} is a ${sink.kind}: it receives the findings' alerts, not the records.`,
+    );
+  return sink;
+}
+
+/** Delivers what the sink has not acknowledged yet, project by project; the summary sentence. */
+export async function sendToSink(parts: readonly ProjectStore[], sink: SiemSink): Promise<string> {
+  const done: string[] = [];
+  let events = 0;
+  let findings = 0;
+  for (const part of parts) {
+    const count = await deliverToSink(part, sink);
+    events += count.events;
+    findings += count.findings;
+    done.push(`${part.project} ${count.events}`);
+  }
+  const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
+  return `Sent ${plural(events, "event")} and ${plural(findings, "finding")} to ${sinkLabel(sink.name)} (${done.join("; ")}).\n`;
+}

@@ -1,0 +1,86 @@
+// What every SIEM transport does: take one batch of events and say whether the receiver acknowledged
+// it. A failure is typed: retryable (network, 5xx, back-pressure: tried again with backoff, and on the
+// next run) or not (a refused token: one sentence naming the sink, never the secret).
+import { readFileSync } from "node:fs";
+import { setTimeout as delay } from "node:timers/promises";
+import { SinkError } from "../../errors.ts";
+
+/** One event: its stable id (project + record or finding id) and its JSON text. */
+export interface SinkEvent {
+  id: string;
+  line: string;
+}
+
+export interface Transport {
+  /** Resolves once the receiver has acknowledged every event of the batch; throws a SinkError. */
+  send(events: readonly SinkEvent[]): Promise<void>;
+}
+
+/** `sink "splunk"` — how every message names a sink. */
+export const sinkLabel = (name: string): string => `sink ${JSON.stringify(name)}`;
+
+/** A secret from an environment variable or a file; the error says where, never what. */
+export function sinkSecret(
+  name: string,
+  from: { env?: string | undefined; file?: string | undefined },
+): string {
+  if (from.env !== undefined) {
+    const value = process.env[from.env];
+    if (!value)
+      throw new SinkError(`${sinkLabel(name)}: the environment variable ${from.env} is not set.`, false);
+    return value;
+  }
+  try {
+    const value = readFileSync(from.file ?? "", "utf8").trim();
+    if (value) return value;
+  } catch {
+    // Said below without the error's text, which could quote the file.
+  }
+  throw new SinkError(`${sinkLabel(name)}: cannot read a secret from its file.`, false);
+}
+
+/** A failed request's HTTP status as a SinkError: 401/403 a refused secret, 5xx/408/429 retryable. */
+export function httpFailure(name: string, status: number, detail: string): SinkError {
+  const what = detail ? `HTTP ${status}, ${detail}` : `HTTP ${status}`;
+  if (status === 401 || status === 403)
+    return new SinkError(`${sinkLabel(name)} refused its credentials (${what}).`, false);
+  const retryable = status >= 500 || status === 408 || status === 429;
+  return new SinkError(`${sinkLabel(name)} did not take the events (${what}).`, retryable);
+}
+
+/** A network error (refused, reset, timed out) as a retryable SinkError. */
+export function networkFailure(name: string, error: unknown): SinkError {
+  if (error instanceof SinkError) return error;
+  const cause = (error as { cause?: { code?: string } }).cause?.code ?? (error as { code?: string }).code;
+  const what = cause ?? (error instanceof Error ? error.name : "request failed");
+  return new SinkError(`${sinkLabel(name)} could not be reached (${what}).`, true);
+}
+
+/** Sends a batch, trying a retryable failure again `retries` times, `backoffMs` doubling each time. */
+export async function sendWithRetry(
+  transport: Transport,
+  events: readonly SinkEvent[],
+  policy: { retries: number; backoffMs: number },
+): Promise<void> {
+  for (let attempt = 0; ; attempt += 1) {
+    try {
+      await transport.send(events);
+      return;
+    } catch (error) {
+      if (!(error instanceof SinkError) || !error.retryable || attempt >= policy.retries) throw error;
+      await delay(Math.min(60_000, policy.backoffMs * 2 ** attempt));
+    }
+  }
+}
+
+/** OCSF's severity_id of an event (1 informational … 6 fatal), when it has one. */
+export function severityIdOf(event: unknown): number | undefined {
+  const id = (event as { severity_id?: unknown } | null)?.severity_id;
+  return typeof id === "number" ? id : undefined;
+}
+
+/** The event's own time (OCSF `time`, epoch ms), when it has one. */
+export function timeOf(event: unknown): number | undefined {
+  const time = (event as { time?: unknown } | null)?.time;
+  return typeof time === "number" && Number.isFinite(time) ? time : undefined;
+}

@@ -1,0 +1,32 @@
+// Export cursors: per project and consumer name, the audit_logs.seq up to which that consumer has had
+// every record. `flagtrail export --cursor` and the SIEM sinks read one before an export and advance it
+// only once what they sent is safe on the other side (a synced file, a receiver's acknowledgement).
+import type { AnyStore } from "../openAny.ts";
+import { queriesOf, sql } from "../query.ts";
+
+/** The seq `name` has had everything up to in `project`; 0 when it never had anything. */
+export async function readCursor(store: AnyStore, project: string, name: string): Promise<number> {
+  const q = await queriesOf(store);
+  const row = await q.get<{ seq: number }>(
+    sql`SELECT seq FROM export_cursors WHERE project = ${project} AND name = ${name}`,
+  );
+  return row === undefined ? 0 : Number(row.seq);
+}
+
+/**
+ * Moves the cursor to `seq`. It never moves back: a late, slower run that finished after a newer one
+ * must not make the consumer receive again what it already has.
+ */
+export async function advanceCursor(
+  store: AnyStore,
+  project: string,
+  name: string,
+  seq: number,
+): Promise<void> {
+  const q = await queriesOf(store);
+  await q.run(sql`
+    INSERT INTO export_cursors (project, name, seq, updated_at) VALUES (${project}, ${name}, ${seq}, ${Date.now()})
+    ON CONFLICT (project, name) DO UPDATE SET
+      seq = CASE WHEN excluded.seq > export_cursors.seq THEN excluded.seq ELSE export_cursors.seq END,
+      updated_at = excluded.updated_at`);
+}

@@ -1,0 +1,25 @@
+// The control findings `flagtrail export --findings` writes: a page at a time by keyset on the finding
+// id (never OFFSET), optionally only those first seen in a period. One text for both engines.
+import type { FindingRow } from "../controls/findings.ts";
+import type { AnyStore } from "../openAny.ts";
+import { queriesOf, sql } from "../query.ts";
+
+/** The next `limit` findings after `afterId` (byte order), first seen in [from, to) when given. */
+export async function readFindingsPage(
+  store: AnyStore,
+  page: { afterId: string | null; from?: number | undefined; to?: number | undefined; limit: number },
+): Promise<FindingRow[]> {
+  const q = await queriesOf(store);
+  const rows = await q.all<FindingRow>(sql`
+    SELECT * FROM control_findings
+    WHERE ${page.afterId === null ? sql`1 = 1` : sql`id COLLATE "binary" > ${page.afterId}`}
+      ${page.from === undefined ? sql`` : sql`AND first_seen_at >= ${page.from}`}
+      ${page.to === undefined ? sql`` : sql`AND first_seen_at < ${page.to}`}
+    ORDER BY id COLLATE "binary"
+    LIMIT ${page.limit}`);
+  return rows.map((r) => ({
+    ...r,
+    first_seen_at: Number(r.first_seen_at),
+    last_seen_at: Number(r.last_seen_at),
+  }));
+}

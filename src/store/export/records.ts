@@ -1,0 +1,204 @@
+// What `flagtrail export` reads: the audit records of a project in seq (insertion) order, a batch at a
+// time by keyset on seq (never OFFSET, never the whole table), with what the OCSF mapping adds to each
+// record — its rule diff, the config version it produced and that version's diff, the control findings
+// on it and the entity's last approval before it. One text per read for both engines (../query.ts).
+import type { AnyStore } from "../openAny.ts";
+import { inList, type Queries, queriesOf, type SQL, sql } from "../query.ts";
+
+export interface ExportRecordRow {
+  seq: number;
+  id: string;
+  name: string;
+  action_type: string;
+  change_log: string | null;
+  updated_by: string | null;
+  updated_by_user_id: string | null;
+  modifier_email: string | null;
+  occurred_at: number | null;
+  date_text: string;
+  time_text: string;
+  raw: string;
+  first_seen_at: number;
+  category: string | null;
+  rule_diff_summary: string | null;
+  config_key: string | null;
+  config_version: number | null;
+  /** The config's own id, when flagtrail holds the version this edit produced. */
+  config_id: string | null;
+  /** The experiment's id as its layer listed it, for an experiment state change (entity history). */
+  experiment_id: string | null;
+}
+
+export interface RuleChangeRow {
+  audit_log_id: string;
+  rule_id: string;
+  rule_name: string | null;
+  change: string;
+  field: string | null;
+  old_value: string | null;
+  new_value: string | null;
+}
+
+export interface VersionChangeRow {
+  config_key: string;
+  version: number;
+  previous_version: number | null;
+  field: string;
+  path: string | null;
+  change: string;
+  old_value: string | null;
+  new_value: string | null;
+}
+
+export interface RecordFindingRow {
+  id: string;
+  record_id: string;
+  control_id: string;
+  kind: string;
+  severity: string;
+  message: string;
+  first_seen_at: number;
+}
+
+/** The approval record a change's entity had last before it (by the review flows' accept types). */
+export interface ApprovalRow {
+  change_id: string;
+  id: string;
+  action_type: string;
+  updated_by: string | null;
+  updated_by_user_id: string | null;
+  occurred_at: number;
+  change_log: string | null;
+}
+
+/** One batch of records with their details, keyed by record id. */
+export interface ExportBatch {
+  records: ExportRecordRow[];
+  ruleChanges: RuleChangeRow[];
+  versionChanges: VersionChangeRow[];
+  findings: RecordFindingRow[];
+  approvals: ApprovalRow[];
+}
+
+export interface RecordRange {
+  /** Records with seq > afterSeq… */
+  afterSeq: number;
+  /** …and seq <= toSeq when given. */
+  toSeq?: number | undefined;
+  /** occurred_at >= from (epoch ms) when given. */
+  from?: number | undefined;
+  /** occurred_at < to (epoch ms) when given. */
+  to?: number | undefined;
+  limit: number;
+}
+
+/** The newest seq of the store (0 when empty): where an export that starts now ends. */
+export async function maxSeq(store: AnyStore): Promise<number> {
+  const q = await queriesOf(store);
+  const row = await q.get<{ seq: number | null }>(sql`SELECT max(seq) AS seq FROM audit_logs`);
+  return Number(row?.seq ?? 0);
+}
+
+function rangeFilter(range: RecordRange): SQL {
+  return sql`a.seq > ${range.afterSeq}
+    ${range.toSeq === undefined ? sql`` : sql`AND a.seq <= ${range.toSeq}`}
+    ${range.from === undefined ? sql`` : sql`AND a.occurred_at >= ${range.from}`}
+    ${range.to === undefined ? sql`` : sql`AND a.occurred_at < ${range.to}`}`;
+}
+
+/** The next `limit` records after `afterSeq`, as stored (raw included), in seq order. */
+async function readRecords(q: Queries, range: RecordRange): Promise<ExportRecordRow[]> {
+  const rows = await q.all<ExportRecordRow>(sql`
+    SELECT a.seq, a.id, a.name, a.action_type, a.change_log, a.updated_by, a.updated_by_user_id,
+           a.modifier_email, a.occurred_at, a.date_text, a.time_text, a.raw, a.first_seen_at,
+           c.category, s.summary AS rule_diff_summary, l.config_key, l.version AS config_version,
+           v.config_id,
+           CASE WHEN c.category = 'experiment_state_change' THEN
+             (SELECT max(x.experiment_id) FROM experiment_snapshots x WHERE x.name = a.name) END AS experiment_id
+    FROM audit_logs a
+    LEFT JOIN action_type_categories c ON c.action_type = a.action_type
+    LEFT JOIN rule_diff_summaries s ON s.audit_log_id = a.id
+    LEFT JOIN config_edit_links l ON l.audit_log_id = a.id
+    LEFT JOIN config_versions v ON v.config_key = l.config_key AND v.version = l.version
+    WHERE ${rangeFilter(range)}
+    ORDER BY a.seq
+    LIMIT ${range.limit}`);
+  // PostgreSQL's bigint columns come back as numbers (the schema's mode), but seq via a join may not.
+  for (const row of rows) row.seq = Number(row.seq);
+  return rows;
+}
+
+/** Only the records themselves: what the raw format writes. */
+export async function readRecordBatch(store: AnyStore, range: RecordRange): Promise<ExportRecordRow[]> {
+  return readRecords(await queriesOf(store), range);
+}
+
+/**
+ * The next batch with every detail the OCSF mapping uses. The details are read per batch by the
+ * batch's ids, so memory stays that of one batch whatever the store's size.
+ */
+export async function readExportBatch(
+  store: AnyStore,
+  range: RecordRange,
+  approvalFlows: readonly { accept: string; changeTypes: readonly string[] }[],
+  approvalWindowMs: number,
+): Promise<ExportBatch> {
+  const q = await queriesOf(store);
+  const records = await readRecords(q, range);
+  if (records.length === 0)
+    return { records, ruleChanges: [], versionChanges: [], findings: [], approvals: [] };
+  const ids = records.map((r) => r.id);
+  const ruleChanges = await q.all<RuleChangeRow>(sql`
+    SELECT audit_log_id, rule_id, rule_name, change, field, old_value, new_value
+    FROM rule_changes WHERE audit_log_id IN ${inList(ids)} ORDER BY audit_log_id, id`);
+  const versionChanges = await q.all<VersionChangeRow>(sql`
+    SELECT v.config_key, v.version, v.previous_version, v.field, v.path, v.change, v.old_value, v.new_value
+    FROM config_edit_links l
+    JOIN config_version_changes v ON v.config_key = l.config_key AND v.version = l.version
+    WHERE l.audit_log_id IN ${inList(ids)}
+    ORDER BY v.config_key, v.version, v.id`);
+  const findings = await q.all<RecordFindingRow>(sql`
+    SELECT id, record_id, control_id, kind, severity, message, first_seen_at
+    FROM control_findings WHERE record_id IN ${inList(ids)} ORDER BY record_id, id`);
+  const approvals = await readApprovals(q, records, approvalFlows, approvalWindowMs);
+  return { records, ruleChanges, versionChanges, findings, approvals };
+}
+
+/**
+ * For each change of the batch whose action type a review flow covers: the last approval record of
+ * that flow with the same entity name within the window before it. Whether that approval covers the
+ * change is the report's rule (and the review-required control's); this is the evidence shown beside.
+ */
+async function readApprovals(
+  q: Queries,
+  records: readonly ExportRecordRow[],
+  flows: readonly { accept: string; changeTypes: readonly string[] }[],
+  windowMs: number,
+): Promise<ApprovalRow[]> {
+  const out: ApprovalRow[] = [];
+  for (const flow of flows) {
+    const changes = records.filter((r) => r.occurred_at !== null && flow.changeTypes.includes(r.action_type));
+    if (changes.length === 0) continue;
+    const names = [...new Set(changes.map((r) => r.name))];
+    const from = Math.min(...changes.map((r) => r.occurred_at as number)) - windowMs;
+    const to = Math.max(...changes.map((r) => r.occurred_at as number));
+    const candidates = await q.all<Omit<ApprovalRow, "change_id"> & { name: string; seq: number }>(sql`
+      SELECT id, name, seq, action_type, updated_by, updated_by_user_id, occurred_at, change_log
+      FROM audit_logs
+      WHERE action_type = ${flow.accept} AND name IN ${inList(names)}
+        AND occurred_at >= ${from} AND occurred_at <= ${to}
+      ORDER BY occurred_at, seq`);
+    for (const change of changes) {
+      const at = change.occurred_at as number;
+      let last: (typeof candidates)[number] | undefined;
+      for (const c of candidates) {
+        if (c.name === change.name && c.occurred_at <= at && c.occurred_at >= at - windowMs) last = c;
+      }
+      if (last) {
+        const { name: _name, seq: _seq, ...approval } = last;
+        out.push({ change_id: change.id, ...approval, occurred_at: Number(approval.occurred_at) });
+      }
+    }
+  }
+  return out;
+}

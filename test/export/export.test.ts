@@ -1,0 +1,321 @@
+// `flagtrail export` on both engines, in-process where it can be (the OCSF mapping field by field, raw
+// byte for byte, cursors) and spawned where only a real process shows it (kill -9 mid-export, exit codes).
+import { existsSync, mkdtempSync, readFileSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { action } from "../../src/commands/export.ts";
+import { checkProject } from "../../src/controls/check.ts";
+import { parseControlsConfig } from "../../src/controls/config.ts";
+import { UsageError } from "../../src/errors.ts";
+import { ACTION_TYPE_MAPPING } from "../../src/export/activities.ts";
+import {
+  detectionFindingSchema,
+  entityManagementSchema,
+  findingEventId,
+  findingToOcsf,
+  OCSF_VERSION,
+  outboxFindingSchema,
+  PRODUCT,
+} from "../../src/export/ocsf.ts";
+import { fileSink } from "../../src/export/output.ts";
+import { type ExportRequest, runExport } from "../../src/export/run.ts";
+import { type RunningSimulator, startSimulator } from "../../src/simulator/index.ts";
+import { readCursor } from "../../src/store/export/cursors.ts";
+import type { ProjectStore } from "../../src/store/projectStores.ts";
+import { queriesOf, sql } from "../../src/store/query.ts";
+import { openStore, type Store } from "../../src/store/syncStore.ts";
+import { createSyncClient } from "../../src/sync/client.ts";
+import { runSync } from "../../src/sync/runSync.ts";
+import { runCli } from "../helpers/runCli.ts";
+import { freshDatabase } from "../pg/cluster.ts";
+
+const NOW = Date.UTC(2026, 10, 20, 12, 0, 0);
+const ENGINES = ["sqlite", "postgres"] as const;
+type Engine = (typeof ENGINES)[number];
+const STALL_HOOK = new URL("../helpers/stallWrites.mjs", import.meta.url).href;
+
+let sim: RunningSimulator;
+const stores = {} as Record<Engine, { value: string; store: Store }>;
+
+async function sync(store: Store): Promise<void> {
+  const client = createSyncClient(
+    { baseUrl: sim.url, apiKey: sim.settings.apiKey, authHeader: sim.settings.authHeader },
+    { rateLimits: [{ limit: 100_000, windowMs: 1000 }] },
+  );
+  const summary = await runSync(store, client, { since: "2026-08-01", now: () => NOW, concurrency: 1 });
+  expect(summary.outcome).toBe("ok");
+}
+
+async function open(value: string): Promise<{ value: string; store: Store }> {
+  const store = await openStore(value);
+  await sync(store);
+  // Findings on the records, for the severity and enrichments of their events.
+  const config = parseControlsConfig(
+    JSON.stringify({
+      controls: [{ id: "rr", kind: "review-required", severity: "high" }],
+      sinks: [{ name: "secops", kind: "webhook", url: "https://hooks.example.com/x", secretEnv: "UNUSED" }],
+    }),
+    "test.json",
+  );
+  await checkProject({ project: "default", store }, config, { start: 0, end: NOW }, NOW);
+  return { value, store };
+}
+
+beforeAll(async () => {
+  sim = await startSimulator({ host: "127.0.0.1", port: 0, seed: 11, records: 1200, days: 100, now: NOW });
+  stores.sqlite = await open(join(mkdtempSync(join(tmpdir(), "flagtrail-export-")), "store.db"));
+  stores.postgres = await open(await freshDatabase("export"));
+}, 240_000);
+
+afterAll(async () => {
+  for (const s of Object.values(stores)) await s?.store.close();
+  await sim?.close();
+});
+
+interface StoredRow {
+  seq: number;
+  id: string;
+  name: string;
+  action_type: string;
+  updated_by: string | null;
+  updated_by_user_id: string | null;
+  modifier_email: string | null;
+  occurred_at: number | null;
+  date_text: string;
+  time_text: string;
+  raw: string;
+}
+
+async function storedRows(store: Store): Promise<StoredRow[]> {
+  const q = await queriesOf(store);
+  const rows = await q.all<StoredRow>(sql`
+    SELECT seq, id, name, action_type, updated_by, updated_by_user_id, modifier_email, occurred_at,
+           date_text, time_text, raw
+    FROM audit_logs ORDER BY seq`);
+  return rows.map((r) => ({
+    ...r,
+    seq: Number(r.seq),
+    occurred_at: r.occurred_at === null ? null : Number(r.occurred_at),
+  }));
+}
+
+function tempFile(name: string): string {
+  return join(mkdtempSync(join(tmpdir(), "flagtrail-export-out-")), name);
+}
+
+async function exportTo(
+  store: Store,
+  out: string,
+  request: Partial<ExportRequest> = {},
+): Promise<{ lines: string[]; events: number }> {
+  const parts: ProjectStore[] = [{ project: "default", store }];
+  const result = await runExport(
+    { parts, format: "ocsf", findings: false, batchSize: 97, now: NOW, ...request },
+    await fileSink(out),
+  );
+  const text = readFileSync(out, "utf8");
+  const lines = text === "" ? [] : text.slice(0, -1).split("\n");
+  expect(text === "" || text.endsWith("\n")).toBe(true);
+  return { lines, events: result.events };
+}
+
+describe.each(ENGINES)("flagtrail export on %s", (engine) => {
+  it("writes one OCSF Entity Management event per stored record, each attribute as the mapping says", async () => {
+    const { store } = stores[engine];
+    const rows = await storedRows(store);
+    const { lines, events } = await exportTo(store, tempFile("all.ndjson"));
+    expect(events).toBe(rows.length);
+    expect(lines).toHaveLength(rows.length);
+    const parsed = lines.map((line) => entityManagementSchema.strict().parse(JSON.parse(line)));
+    let withFinding = 0;
+    let withRuleDiff = 0;
+    parsed.forEach((event, i) => {
+      const row = rows[i]!;
+      const [activity, entityType] = ACTION_TYPE_MAPPING[row.action_type as keyof typeof ACTION_TYPE_MAPPING];
+      expect(event.class_uid).toBe(3004);
+      expect(event.category_uid).toBe(3);
+      expect(event.activity_id).toBe(activity);
+      expect(event.type_uid).toBe(300400 + activity);
+      expect(event.time).toBe(row.occurred_at);
+      expect(event.metadata.uid).toBe(row.id);
+      expect(event.metadata.version).toBe(OCSF_VERSION);
+      expect(event.metadata.product).toEqual({ ...PRODUCT });
+      expect(event.metadata.tenant_uid).toBe("default");
+      expect(event.metadata.original_time).toBe(`${row.date_text} ${row.time_text}`);
+      expect(event.unmapped.project).toBe("default");
+      expect(event.unmapped.event_id).toBe(`default:${row.id}`);
+      expect(event.actor.user.name).toBe(row.updated_by ?? undefined);
+      expect(event.actor.user.uid).toBe(row.updated_by_user_id ?? undefined);
+      expect(event.actor.user.email_addr).toBe(row.modifier_email ?? undefined);
+      expect(event.entity.name).toBe(row.name);
+      expect(event.entity.type).toBe(
+        entityType === "config" && event.entity.uid !== undefined ? "dynamic_config" : entityType,
+      );
+      if (event.severity_id === 4) withFinding += 1;
+      if (event.unmapped.rule_diff !== undefined) withRuleDiff += 1;
+    });
+    // The review-required findings raise their records' severity to High and travel as enrichments.
+    const q = await queriesOf(store);
+    const findings = await q.all<{ record_id: string }>(
+      sql`SELECT record_id FROM control_findings WHERE record_id IS NOT NULL`,
+    );
+    expect(findings.length).toBeGreaterThan(0);
+    expect(withFinding).toBe(new Set(findings.map((f) => f.record_id)).size);
+    const flagged = parsed.find((e) => e.metadata.uid === findings[0]!.record_id)!;
+    expect(
+      flagged.enrichments?.some(
+        (e) => e.name === "control.finding" && e.value === `rr:${flagged.metadata.uid}`,
+      ),
+    ).toBe(true);
+    expect(withRuleDiff).toBeGreaterThan(0);
+  });
+
+  it("--format raw writes each stored record's raw JSON byte for byte, in seq order", async () => {
+    const { store } = stores[engine];
+    const rows = await storedRows(store);
+    const out = tempFile("raw.ndjson");
+    await exportTo(store, out, { format: "raw" });
+    const expected = Buffer.from(rows.map((r) => `${r.raw}\n`).join(""), "utf8");
+    const written = readFileSync(out);
+    // Buffer#equals, not toEqual: a deep comparison of a megabyte, byte by byte, takes vitest seconds.
+    expect(written.length).toBe(expected.length);
+    expect(written.equals(expected)).toBe(true);
+  });
+
+  it("a period holds exactly the records that occurred in it", async () => {
+    const { store } = stores[engine];
+    const rows = await storedRows(store);
+    const from = Date.UTC(2026, 9, 1);
+    const to = Date.UTC(2026, 10, 1);
+    const { lines } = await exportTo(store, tempFile("october.ndjson"), { from, to });
+    const expected = rows.filter(
+      (r) => r.occurred_at !== null && r.occurred_at >= from && r.occurred_at < to,
+    );
+    expect(expected.length).toBeGreaterThan(0);
+    expect(lines.map((l) => JSON.parse(l).metadata.uid)).toEqual(expected.map((r) => r.id));
+  });
+
+  it("a cursor gives the next export exactly the records synced since", async () => {
+    const { store } = stores[engine];
+    const cursor = `c-${engine}`;
+    const first = await exportTo(store, tempFile("first.ndjson"), { cursor });
+    const before = await storedRows(store);
+    expect(first.events).toBe(before.length);
+    expect(await readCursor(store, "default", cursor)).toBe(before.at(-1)!.seq);
+    sim.control.insertAtHead(7);
+    await sync(store);
+    const after = await storedRows(store);
+    const fresh = after.slice(before.length);
+    expect(fresh.length).toBeGreaterThanOrEqual(7);
+    const second = await exportTo(store, tempFile("second.ndjson"), { cursor });
+    expect(second.lines.map((l) => JSON.parse(l).metadata.uid)).toEqual(fresh.map((r) => r.id));
+    const third = await exportTo(store, tempFile("third.ndjson"), { cursor });
+    expect(third.lines).toEqual([]);
+  });
+
+  it("--findings writes each control finding once as a Detection Finding, as the outbox's alert maps", async () => {
+    const { store } = stores[engine];
+    const q = await queriesOf(store);
+    const stored = await q.all<{ id: string; severity: string; record_id: string | null }>(
+      sql`SELECT id, severity, record_id FROM control_findings ORDER BY id COLLATE "binary"`,
+    );
+    const { lines } = await exportTo(store, tempFile("findings.ndjson"), { findings: true });
+    const events = lines.map((l) => detectionFindingSchema.strict().parse(JSON.parse(l)));
+    expect(events.map((e) => e.finding_info.uid)).toEqual(stored.map((f) => f.id));
+    for (const [i, event] of events.entries()) {
+      expect(event.class_uid).toBe(2004);
+      expect(event.type_uid).toBe(200401);
+      expect(event.severity_id).toBe({ low: 2, medium: 3, high: 4 }[stored[i]!.severity]);
+      expect(event.status).toBe("New");
+      expect(event.metadata.tenant_uid).toBe("default");
+      expect(event.unmapped.event_id).toBe(findingEventId("default", stored[i]!.id));
+      expect(event.finding_info.related_events).toEqual([
+        { uid: stored[i]!.record_id, type: "Entity Management" },
+      ]);
+    }
+    // What a sink sends from the outbox is the same event.
+    const outbox = await q.all<{ finding_id: string; payload: string }>(
+      sql`SELECT finding_id, payload FROM control_outbox ORDER BY finding_id COLLATE "binary"`,
+    );
+    expect(outbox.map((o) => o.finding_id)).toEqual(stored.map((f) => f.id));
+    expect(
+      outbox.map((o) => findingToOcsf(outboxFindingSchema.parse(JSON.parse(o.payload)).finding)),
+    ).toEqual(events);
+  });
+
+  it("kill -9 half-way through the file leaves the cursor; the next run writes every record once", async () => {
+    const { value, store } = stores[engine];
+    const out = tempFile("killed.ndjson");
+    const args = ["export", "--db", value, "--cursor", "k", "--out", out, "--batch-size", "50"];
+    let sawBytes = false;
+    const killed = await runCli(args, {
+      nodeArgs: ["--import", STALL_HOOK],
+      env: { FLAGTRAIL_TEST_STALL_AFTER_WRITES: "3" },
+      timeoutMs: 120_000,
+      onSpawn: (child) => {
+        const poll = setInterval(() => {
+          if (existsSync(`${out}.tmp`) && statSync(`${out}.tmp`).size > 0) {
+            sawBytes = true;
+            clearInterval(poll);
+            child.kill("SIGKILL");
+          }
+        }, 20);
+        child.on("exit", () => clearInterval(poll));
+      },
+    });
+    expect(sawBytes).toBe(true);
+    expect(killed.signal).toBe("SIGKILL");
+    expect(existsSync(out)).toBe(false);
+    expect(await readCursor(store, "default", "k")).toBe(0);
+
+    const rerun = await runCli(args, { timeoutMs: 120_000 });
+    expect(rerun.stderr).toBe("");
+    expect(rerun.code).toBe(0);
+    const rows = await storedRows(store);
+    const ids = readFileSync(out, "utf8")
+      .trimEnd()
+      .split("\n")
+      .map((l) => JSON.parse(l).metadata.uid);
+    expect(ids).toEqual(rows.map((r) => r.id));
+    expect(existsSync(`${out}.tmp`)).toBe(false);
+    expect(await readCursor(store, "default", "k")).toBe(rows.at(-1)!.seq);
+    expect(rerun.stdout).toMatch(
+      new RegExp(`^Wrote ${rows.length} events to .*cursor k at seq ${rows.at(-1)!.seq}\\)\\.\\n$`),
+    );
+  }, 240_000);
+});
+
+describe("flagtrail export: usage", () => {
+  it.each([
+    [{ cursor: "siem" }, /^--cursor needs --out: /],
+    [{ cursor: "siem", out: "x.ndjson", from: "2026-10-01" }, /^--cursor exports what that consumer/],
+    [{ format: "xml" }, /^--format: /],
+    [{ findings: true, format: "raw" }, /^--findings writes OCSF Detection Findings/],
+    [{ findings: true, cursor: "siem", out: "x.ndjson" }, /^--findings exports the findings of a period/],
+    [{ to: "2026-10-01" }, /^--to needs --from\.$/],
+    [{ batchSize: "0" }, /^--batch-size: /],
+    [{ cursor: "../x", out: "x.ndjson" }, /^--cursor: a cursor name is/],
+  ])("export %j is refused as bad usage", async (options, message) => {
+    const error = await action({ db: stores.sqlite.value, ...options }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(UsageError);
+    expect((error as Error).message).toMatch(message);
+  });
+
+  it("bad usage from the CLI: exit 2 and one sentence, nothing on stdout", async () => {
+    const result = await runCli(["export", "--db", stores.sqlite.value, "--cursor", "siem"]);
+    expect(result.code).toBe(2);
+    expect(result.stdout).toBe("");
+    expect(result.stderr.trim().split("\n")).toHaveLength(1);
+    expect(result.stderr).toMatch(
+      /--cursor needs --out: the cursor moves only once a file holds the events on disk\.$/m,
+    );
+  });
+
+  it("an output directory that does not exist: exit 1, one sentence naming the file", async () => {
+    const out = join(tmpdir(), "flagtrail-no-such-dir", "x.ndjson");
+    const result = await runCli(["export", "--db", stores.sqlite.value, "--out", out]);
+    expect(result.code).toBe(1);
+    expect(result.stderr.trim()).toMatch(/Cannot create .*x\.ndjson\.tmp \(ENOENT\)\.$/);
+  });
+});

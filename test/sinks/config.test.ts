@@ -1,0 +1,72 @@
+// The SIEM sinks in flagtrail.config.json: strict like the rest, each error naming the sink; a secret
+// can only be named (an environment variable, a file), never written in the config.
+import { describe, expect, it } from "vitest";
+import { parseControlsConfig } from "../../src/controls/config.ts";
+
+const FILE = "flagtrail.config.json";
+const failure = (sink: unknown) => {
+  try {
+    parseControlsConfig(JSON.stringify({ sinks: [sink] }), FILE);
+  } catch (error) {
+    return (error as Error & { exitCode?: number }).exitCode === 2
+      ? (error as Error).message
+      : `not usage: ${error}`;
+  }
+  return "accepted";
+};
+
+describe("SIEM sinks in the config file", () => {
+  it("accepts each kind and fills its defaults", () => {
+    const { sinks } = parseControlsConfig(
+      JSON.stringify({
+        sinks: [
+          {
+            name: "splunk",
+            kind: "splunk-hec",
+            url: "https://splunk.example:8088",
+            tokenEnv: "SPLUNK_HEC_TOKEN",
+          },
+          {
+            name: "datadog",
+            kind: "http",
+            url: "https://http-intake.logs.datadoghq.eu/api/v2/logs",
+            headersEnv: { "DD-API-KEY": "DD_API_KEY" },
+            compress: true,
+          },
+          { name: "rsyslog", kind: "syslog", url: "tls://siem.example:6514", caFile: "/etc/ssl/siem-ca.pem" },
+        ],
+      }),
+      FILE,
+    );
+    expect(sinks[0]).toMatchObject({
+      useAck: true,
+      sourcetype: "ocsf:flagtrail",
+      batchSize: 500,
+      format: "ocsf",
+    });
+    expect(sinks[1]).toMatchObject({ compress: true, headersEnv: { "DD-API-KEY": "DD_API_KEY" } });
+    expect(sinks[2]).toMatchObject({ kind: "syslog", url: "tls://siem.example:6514" });
+  });
+
+  it("refuses what is wrong, naming the sink", () => {
+    const hec = { name: "splunk", kind: "splunk-hec", url: "https://s.example:8088" };
+    expect(failure({ ...hec, tokenEnv: "T", token: "abc123" })).toBe(
+      'flagtrail.config.json: sink "splunk": unknown field token.',
+    );
+    expect(failure(hec)).toBe(
+      'flagtrail.config.json: sink "splunk": needs exactly one of tokenEnv and tokenFile.',
+    );
+    expect(failure({ ...hec, tokenEnv: "T", tokenFile: "/t" })).toBe(
+      'flagtrail.config.json: sink "splunk": needs exactly one of tokenEnv and tokenFile.',
+    );
+    expect(failure({ name: "s", kind: "syslog", url: "udp://h:514" })).toBe(
+      'flagtrail.config.json: sink "s": url: url must be tcp://host:port or tls://host:port.',
+    );
+    expect(
+      failure({ name: "d", kind: "http", url: "https://x.example", headersEnv: { "DD-API-KEY": "dd key" } }),
+    ).toBe('flagtrail.config.json: sink "d": headersEnv.DD-API-KEY: not an environment variable name.');
+    expect(failure({ name: "k", kind: "kafka", url: "x" })).toBe(
+      'flagtrail.config.json: sink "k": kind: kind must be one of webhook, splunk-hec, http, syslog.',
+    );
+  });
+});
