@@ -28,6 +28,11 @@ const BENCHES: Record<string, BenchModule> = {
     what: "1M-record generation; page 9000 vs. page 1",
   },
   report: { file: "report.ts", exportName: "benchReport", what: "one-month report over a 1M-record store" },
+  export: {
+    file: "export.ts",
+    exportName: "benchExport",
+    what: "OCSF export events/s of 50k records (1M with --scale full) vs. the same rows as plain JSON lines; raw; peak heap",
+  },
   startup: {
     file: "startup.ts",
     exportName: "benchStartup",

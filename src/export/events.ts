@@ -48,6 +48,17 @@ const APPROVAL_FLOWS = (() => {
   });
 })();
 
+function groupBy<T>(rows: readonly T[], key: (row: T) => string): Map<string, T[]> {
+  const map = new Map<string, T[]>();
+  for (const row of rows) {
+    const k = key(row);
+    const list = map.get(k);
+    if (list) list.push(row);
+    else map.set(k, [row]);
+  }
+  return map;
+}
+
 async function nextBatch(store: AnyStore, options: EventBatchOptions, afterSeq: number) {
   const range = {
     afterSeq,
@@ -61,28 +72,14 @@ async function nextBatch(store: AnyStore, options: EventBatchOptions, afterSeq: 
     return records.map((r) => ({ seq: r.seq, id: r.id, line: r.raw }));
   }
   const batch = await readExportBatch(store, range, APPROVAL_FLOWS, REVIEW_WINDOW_MS);
-  const byRecord = <T extends { audit_log_id?: string; record_id?: string; change_id?: string }>(
-    rows: T[],
-  ) => {
-    const map = new Map<string, T[]>();
-    for (const row of rows) {
-      const key = row.audit_log_id ?? row.record_id ?? row.change_id ?? "";
-      map.set(key, [...(map.get(key) ?? []), row]);
-    }
-    return map;
-  };
-  const rules = byRecord(batch.ruleChanges);
-  const findings = byRecord(batch.findings);
-  const approvals = byRecord(batch.approvals);
-  const versions = new Map<string, typeof batch.versionChanges>();
-  for (const v of batch.versionChanges) {
-    const key = `${v.config_key}\u0000${v.version}`;
-    versions.set(key, [...(versions.get(key) ?? []), v]);
-  }
+  const rules = groupBy(batch.ruleChanges, (c) => c.audit_log_id);
+  const findings = groupBy(batch.findings, (f) => f.record_id);
+  const approvals = groupBy(batch.approvals, (a) => a.change_id);
+  const versions = groupBy(batch.versionChanges, (v) => v.audit_log_id);
   return batch.records.map((r) => {
     const event = recordToOcsf(options.project, r, {
       ruleChanges: rules.get(r.id) ?? [],
-      versionChanges: versions.get(`${r.config_key}\u0000${r.config_version}`) ?? [],
+      versionChanges: versions.get(r.id) ?? [],
       findings: findings.get(r.id) ?? [],
       approval: approvals.get(r.id)?.[0],
     });

@@ -169,6 +169,16 @@ describe.each(ENGINES)("flagtrail export on %s", (engine) => {
       ),
     ).toBe(true);
     expect(withRuleDiff).toBeGreaterThan(0);
+    // The last approval before a change: an accept record of the same entity, not after the change.
+    const byId = new Map(rows.map((r) => [r.id, r]));
+    const approved = parsed.filter((e) => e.enrichments?.some((x) => x.name === "review.last_approval"));
+    expect(approved.length).toBeGreaterThan(0);
+    for (const event of approved) {
+      const approval = byId.get(event.enrichments!.find((x) => x.name === "review.last_approval")!.value)!;
+      expect(["config_review_accept", "experiment_review_accept"]).toContain(approval.action_type);
+      expect(approval.name).toBe(event.entity.name);
+      expect(approval.occurred_at).toBeLessThanOrEqual(event.time);
+    }
   });
 
   it("--format raw writes each stored record's raw JSON byte for byte, in seq order", async () => {

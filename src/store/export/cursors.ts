@@ -10,7 +10,7 @@ export async function readCursor(store: AnyStore, project: string, name: string)
   const row = await q.get<{ seq: number }>(
     sql`SELECT seq FROM export_cursors WHERE project = ${project} AND name = ${name}`,
   );
-  return row === undefined ? 0 : Number(row.seq);
+  return row?.seq ?? 0;
 }
 
 /**

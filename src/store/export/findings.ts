@@ -10,16 +10,11 @@ export async function readFindingsPage(
   page: { afterId: string | null; from?: number | undefined; to?: number | undefined; limit: number },
 ): Promise<FindingRow[]> {
   const q = await queriesOf(store);
-  const rows = await q.all<FindingRow>(sql`
+  return q.all<FindingRow>(sql`
     SELECT * FROM control_findings
     WHERE ${page.afterId === null ? sql`1 = 1` : sql`id COLLATE "binary" > ${page.afterId}`}
       ${page.from === undefined ? sql`` : sql`AND first_seen_at >= ${page.from}`}
       ${page.to === undefined ? sql`` : sql`AND first_seen_at < ${page.to}`}
     ORDER BY id COLLATE "binary"
     LIMIT ${page.limit}`);
-  return rows.map((r) => ({
-    ...r,
-    first_seen_at: Number(r.first_seen_at),
-    last_seen_at: Number(r.last_seen_at),
-  }));
 }

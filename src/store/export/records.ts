@@ -40,6 +40,8 @@ export interface RuleChangeRow {
 }
 
 export interface VersionChangeRow {
+  /** The config edit that produced the version. */
+  audit_log_id: string;
   config_key: string;
   version: number;
   previous_version: number | null;
@@ -96,7 +98,7 @@ export interface RecordRange {
 export async function maxSeq(store: AnyStore): Promise<number> {
   const q = await queriesOf(store);
   const row = await q.get<{ seq: number | null }>(sql`SELECT max(seq) AS seq FROM audit_logs`);
-  return Number(row?.seq ?? 0);
+  return row?.seq ?? 0;
 }
 
 function rangeFilter(range: RecordRange): SQL {
@@ -108,7 +110,7 @@ function rangeFilter(range: RecordRange): SQL {
 
 /** The next `limit` records after `afterSeq`, as stored (raw included), in seq order. */
 async function readRecords(q: Queries, range: RecordRange): Promise<ExportRecordRow[]> {
-  const rows = await q.all<ExportRecordRow>(sql`
+  return q.all<ExportRecordRow>(sql`
     SELECT a.seq, a.id, a.name, a.action_type, a.change_log, a.updated_by, a.updated_by_user_id,
            a.modifier_email, a.occurred_at, a.date_text, a.time_text, a.raw, a.first_seen_at,
            c.category, s.summary AS rule_diff_summary, l.config_key, l.version AS config_version,
@@ -123,9 +125,6 @@ async function readRecords(q: Queries, range: RecordRange): Promise<ExportRecord
     WHERE ${rangeFilter(range)}
     ORDER BY a.seq
     LIMIT ${range.limit}`);
-  // PostgreSQL's bigint columns come back as numbers (the schema's mode), but seq via a join may not.
-  for (const row of rows) row.seq = Number(row.seq);
-  return rows;
 }
 
 /** Only the records themselves: what the raw format writes. */
@@ -147,58 +146,55 @@ export async function readExportBatch(
   const records = await readRecords(q, range);
   if (records.length === 0)
     return { records, ruleChanges: [], versionChanges: [], findings: [], approvals: [] };
-  const ids = records.map((r) => r.id);
+  // The details of the batch's seq range, joined from audit_logs by its seq index: a list of a thousand
+  // bound ids would cost more to bind than the reads themselves.
+  const seqs = sql`a.seq > ${range.afterSeq} AND a.seq <= ${records.at(-1)?.seq ?? range.afterSeq}`;
   const ruleChanges = await q.all<RuleChangeRow>(sql`
-    SELECT audit_log_id, rule_id, rule_name, change, field, old_value, new_value
-    FROM rule_changes WHERE audit_log_id IN ${inList(ids)} ORDER BY audit_log_id, id`);
+    SELECT r.audit_log_id, r.rule_id, r.rule_name, r.change, r.field, r.old_value, r.new_value
+    FROM audit_logs a JOIN rule_changes r ON r.audit_log_id = a.id
+    WHERE ${seqs} ORDER BY a.seq, r.id`);
   const versionChanges = await q.all<VersionChangeRow>(sql`
-    SELECT v.config_key, v.version, v.previous_version, v.field, v.path, v.change, v.old_value, v.new_value
-    FROM config_edit_links l
+    SELECT a.id AS audit_log_id, v.config_key, v.version, v.previous_version, v.field, v.path, v.change, v.old_value, v.new_value
+    FROM audit_logs a
+    JOIN config_edit_links l ON l.audit_log_id = a.id
     JOIN config_version_changes v ON v.config_key = l.config_key AND v.version = l.version
-    WHERE l.audit_log_id IN ${inList(ids)}
-    ORDER BY v.config_key, v.version, v.id`);
+    WHERE ${seqs}
+    ORDER BY a.seq, v.id`);
   const findings = await q.all<RecordFindingRow>(sql`
-    SELECT id, record_id, control_id, kind, severity, message, first_seen_at
-    FROM control_findings WHERE record_id IN ${inList(ids)} ORDER BY record_id, id`);
-  const approvals = await readApprovals(q, records, approvalFlows, approvalWindowMs);
+    SELECT f.id, f.record_id, f.control_id, f.kind, f.severity, f.message, f.first_seen_at
+    FROM audit_logs a JOIN control_findings f ON f.record_id = a.id
+    WHERE ${seqs} ORDER BY a.seq, f.id COLLATE "binary"`);
+  const approvals = await readApprovals(q, seqs, approvalFlows, approvalWindowMs);
   return { records, ruleChanges, versionChanges, findings, approvals };
 }
 
 /**
  * For each change of the batch whose action type a review flow covers: the last approval record of
- * that flow with the same entity name within the window before it. Whether that approval covers the
- * change is the report's rule (and the review-required control's); this is the evidence shown beside.
+ * that flow with the same entity name within the window before it (one indexed lookup per change, by
+ * name). Whether that approval covers the change is the report's rule (and the review-required
+ * control's); this is the evidence shown beside.
  */
 async function readApprovals(
   q: Queries,
-  records: readonly ExportRecordRow[],
+  seqs: SQL,
   flows: readonly { accept: string; changeTypes: readonly string[] }[],
   windowMs: number,
 ): Promise<ApprovalRow[]> {
   const out: ApprovalRow[] = [];
   for (const flow of flows) {
-    const changes = records.filter((r) => r.occurred_at !== null && flow.changeTypes.includes(r.action_type));
-    if (changes.length === 0) continue;
-    const names = [...new Set(changes.map((r) => r.name))];
-    const from = Math.min(...changes.map((r) => r.occurred_at as number)) - windowMs;
-    const to = Math.max(...changes.map((r) => r.occurred_at as number));
-    const candidates = await q.all<Omit<ApprovalRow, "change_id"> & { name: string; seq: number }>(sql`
-      SELECT id, name, seq, action_type, updated_by, updated_by_user_id, occurred_at, change_log
-      FROM audit_logs
-      WHERE action_type = ${flow.accept} AND name IN ${inList(names)}
-        AND occurred_at >= ${from} AND occurred_at <= ${to}
-      ORDER BY occurred_at, seq`);
-    for (const change of changes) {
-      const at = change.occurred_at as number;
-      let last: (typeof candidates)[number] | undefined;
-      for (const c of candidates) {
-        if (c.name === change.name && c.occurred_at <= at && c.occurred_at >= at - windowMs) last = c;
-      }
-      if (last) {
-        const { name: _name, seq: _seq, ...approval } = last;
-        out.push({ change_id: change.id, ...approval, occurred_at: Number(approval.occurred_at) });
-      }
-    }
+    const rows = await q.all<ApprovalRow>(sql`
+      SELECT x.change_id, p.id, p.action_type, p.updated_by, p.updated_by_user_id, p.occurred_at, p.change_log
+      FROM (
+        SELECT a.id AS change_id,
+          (SELECT r.id FROM audit_logs r
+           WHERE r.name = a.name AND r.action_type = ${flow.accept}
+             AND r.occurred_at <= a.occurred_at AND r.occurred_at >= a.occurred_at - ${windowMs}
+           ORDER BY r.occurred_at DESC, r.seq DESC LIMIT 1) AS approval_id
+        FROM audit_logs a
+        WHERE ${seqs} AND a.action_type IN ${inList(flow.changeTypes)} AND a.occurred_at IS NOT NULL
+      ) x
+      JOIN audit_logs p ON p.id = x.approval_id`);
+    out.push(...rows);
   }
   return out;
 }
