@@ -82,6 +82,8 @@ async function select(start, end) {
 
 async function report(outDir, from, to, timeZone) {
   const { writeReports } = await import("../dist/report/writeReports.js");
+  // What `flagtrail report` does first (src/commands/report.ts).
+  (await import("../dist/commands/heap.js")).keepHeapSmall();
   globalThis.gc?.();
   const rssBefore = process.memoryUsage().rss;
   const heapBefore = process.memoryUsage().heapUsed;
