@@ -1,8 +1,9 @@
 // Running the CLI as users run it: the compiled dist/, rebuilt from the current sources first so that a
 // figure is never that of a stale build.
-import { execFileSync } from "node:child_process";
+import { execFile, execFileSync } from "node:child_process";
 import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
 
 export const ROOT = fileURLToPath(new URL("..", import.meta.url));
 
@@ -27,4 +28,26 @@ export function maxRssMb(stderr: string): number {
   const match = /MAXRSS (\d+)/.exec(stderr);
   if (!match?.[1]) throw new Error(`no MAXRSS line in: ${stderr.slice(-500)}`);
   return Number(match[1]) / 1024;
+}
+
+const REPORT_CHILD = fileURLToPath(new URL("./reportChild.mjs", import.meta.url));
+
+/** What bench/reportChild.mjs prints: the figures of one measurement, in a process of its own. */
+export interface ReportChildFigures {
+  ms: number;
+  cpuMs: number;
+  peakRssMb: number;
+  rssBeforeMb?: number;
+  heapGrowthMb?: number;
+  rows?: number;
+  /** SHA-256 per CSV name. */
+  csv?: Record<string, string>;
+}
+
+/** Runs bench/reportChild.mjs (the compiled dist/, built first by the caller) with `args`. */
+export async function runReportChild(args: readonly string[]): Promise<ReportChildFigures> {
+  const { stdout } = await promisify(execFile)(process.execPath, ["--expose-gc", REPORT_CHILD, ...args], {
+    maxBuffer: 1 << 20,
+  });
+  return JSON.parse(stdout.trim().split("\n").pop()!) as ReportChildFigures;
 }

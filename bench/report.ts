@@ -1,25 +1,26 @@
 // Benchmark of `flagtrail report`: a one-month report over a 1,000,000-record store must take under
-// 2 s in bounded memory. benchReport() builds the store with direct inserts (bench-only hashes: the
-// chain is not valid, the report does not need it to be), then runs the report in a child process so
-// that its peak RSS is its own and not the builder's.
+// 2 s in bounded memory (issue 25: at most 150 MB peak RSS, the same for a week). benchReport() builds
+// the store with direct inserts (bench-only hashes: the chain is not valid, the report does not need
+// it to be), then runs the baseline and the reports each in a child process of its own running the
+// compiled code (bench/reportChild.mjs), so that each peak RSS is the work's alone, as users run it.
 
-import { execFile } from "node:child_process";
-import { closeSync, mkdtempSync, openSync, rmSync, writeSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
-import { promisify } from "node:util";
+import { pathToFileURL } from "node:url";
 import { sha256Hex } from "../src/hash.ts";
-import { writeReports } from "../src/report/writeReports.ts";
 import { sqliteOf } from "../src/store/connection.ts";
 import { openStore } from "../src/store/open.ts";
 import { backfillRuleDiffs } from "../src/store/ruleDiffs.ts";
+import { buildDist, runReportChild } from "./compiled.ts";
 import { benchReportPg } from "./reportPg.ts";
 
 const RECORDS = Number(process.env.BENCH_REPORT_RECORDS ?? 1_000_000);
 const YEAR_START = Date.UTC(2023, 0, 1);
 const YEAR_MS = 365 * 86_400_000;
-const MONTH = { from: "2023-06-01", to: "2023-06-30" };
+const MONTH = ["2023-06-01", "2023-06-30"] as const;
+const WEEK = ["2023-06-01", "2023-06-07"] as const;
+const ZONE = "Europe/Berlin";
 
 const ACTIONS = [
   ...Array<string>(10).fill("gate_update"),
@@ -116,102 +117,12 @@ export function buildStore(path: string, records = RECORDS): void {
   store.close();
 }
 
-/**
- * The least a report can do: read the month's rows of both CSVs through the views and write each as a
- * line to /dev/null, on a fresh connection (cold page cache, as the report's). The report's time is
- * given as a ratio of this.
- */
-function streamMonthBaseline(dbPath: string): number {
-  const store = openStore(dbPath, { readonly: true });
-  const sink = openSync("/dev/null", "w");
-  try {
-    const start = Date.UTC(2023, 5, 1) - 2 * 3_600_000; // Europe/Berlin, CEST
-    const end = Date.UTC(2023, 6, 1) - 2 * 3_600_000;
-    const started = performance.now();
-    for (const view of ["experiment_state_changes", "config_edits"]) {
-      const rows = sqliteOf(store)
-        .prepare(
-          `SELECT occurred_at, id, updated_by, updated_by_user_id, modifier_email, name, action_type, change_log,
-                  rule_diff_summary FROM ${view} WHERE occurred_at >= ? AND occurred_at < ? ORDER BY occurred_at, seq`,
-        )
-        .raw(true)
-        .iterate(start, end) as IterableIterator<unknown[]>;
-      let chunk = "";
-      for (const row of rows) {
-        chunk += `${row.join(",")}\n`;
-        if (chunk.length > 65_536) {
-          writeSync(sink, chunk);
-          chunk = "";
-        }
-      }
-      writeSync(sink, chunk);
-    }
-    return performance.now() - started;
-  } finally {
-    closeSync(sink);
-    store.close();
-  }
-}
+/** The month in Europe/Berlin (CEST) as epoch-ms bounds, for the baseline's SELECT. */
+const MONTH_START = Date.UTC(2023, 5, 1) - 2 * 3_600_000;
+const MONTH_END = Date.UTC(2023, 6, 1) - 2 * 3_600_000;
 
-interface ChildResult {
-  /** The first backfill of the freshly built store (a synced store has its diffs already). */
-  backfillMs: number;
-  /** Same-run baseline: a bare SELECT of the month's config edits and state changes, to /dev/null. */
-  baselineMs: number;
-  reportMs: number;
-  /** CPU time (user + system) of the report: less sensitive than wall time to a busy machine. */
-  reportCpuMs: number;
-  rssBeforeMb: number;
-  peakRssMb: number;
-  heapGrowthMb: number;
-  rows: number;
-  /** SHA-256 per CSV name (PostgreSQL's report of the same store must write the same bytes). */
-  csv: Record<string, string>;
-}
-
-/** Child-process side: one report, timed, with memory measured around it. */
-async function runReportChild(dbPath: string, outDir: string): Promise<ChildResult> {
-  const store = openStore(dbPath);
-  const backfillStarted = performance.now();
-  backfillRuleDiffs(store);
-  const backfillMs = performance.now() - backfillStarted;
-  store.close();
-  const baselineMs = streamMonthBaseline(dbPath);
-  globalThis.gc?.();
-  const rssBefore = process.memoryUsage().rss;
-  const heapBefore = process.memoryUsage().heapUsed;
-  let heapPeak = heapBefore;
-  const sampler = setInterval(() => {
-    heapPeak = Math.max(heapPeak, process.memoryUsage().heapUsed);
-  }, 5);
-  const started = performance.now();
-  const cpuBefore = process.cpuUsage();
-  const result = await writeReports({
-    dbPath,
-    ...MONTH,
-    timeZone: "Europe/Berlin",
-    outDir,
-    signingKey: "bench",
-  });
-  const reportMs = performance.now() - started;
-  const cpu = process.cpuUsage(cpuBefore);
-  clearInterval(sampler);
-  heapPeak = Math.max(heapPeak, process.memoryUsage().heapUsed);
-  return {
-    backfillMs,
-    baselineMs,
-    reportMs,
-    reportCpuMs: (cpu.user + cpu.system) / 1000,
-    rssBeforeMb: rssBefore / 2 ** 20,
-    // maxRSS is in KiB and is the process's peak so far: opening and backfilling came before.
-    peakRssMb: process.resourceUsage().maxRSS / 1024,
-    heapGrowthMb: (heapPeak - heapBefore) / 2 ** 20,
-    rows: result.files.reduce((sum, f) => sum + f.rows, 0),
-    csv: Object.fromEntries(
-      result.files.filter((f) => f.name.endsWith(".csv")).map((f) => [f.name, f.sha256]),
-    ),
-  };
-}
+const round1 = (n: number) => Math.round(n * 10) / 10;
+const ratio = (a: number, b: number) => Math.round((a / b) * 100) / 100;
 
 export async function benchReport(): Promise<Record<string, number>> {
   const dir = mkdtempSync(join(tmpdir(), "flagtrail-bench-report-"));
@@ -220,28 +131,41 @@ export async function benchReport(): Promise<Record<string, number>> {
     const buildStarted = performance.now();
     buildStore(dbPath);
     const buildMs = performance.now() - buildStarted;
-    const { stdout } = await promisify(execFile)(
-      process.execPath,
-      ["--expose-gc", "--import", "tsx", fileURLToPath(import.meta.url), dbPath, join(dir, "out")],
-      { maxBuffer: 1 << 20 },
-    );
-    const child = JSON.parse(stdout.trim().split("\n").pop()!) as ChildResult;
+    // The first backfill of the freshly built store (a synced store has its diffs already), here so
+    // that no measured process includes it.
+    const backfillStarted = performance.now();
+    const store = openStore(dbPath);
+    backfillRuleDiffs(store);
+    store.close();
+    const backfillMs = performance.now() - backfillStarted;
+    buildDist();
+    // Each in a process of its own (bench/reportChild.mjs, the compiled code): the baseline first (as
+    // cold as the report after it), the month's report, and a week's, whose peak RSS should be the same.
+    const select = await runReportChild(["select", dbPath, String(MONTH_START), String(MONTH_END)]);
+    const month = await runReportChild(["report", dbPath, join(dir, "month"), ...MONTH, ZONE]);
+    const week = await runReportChild(["report", dbPath, join(dir, "week"), ...WEEK, ZONE]);
     // The same store in PostgreSQL (issue 11); BENCH_REPORT_PG=0 leaves it out (it adds ~1.5 minutes).
-    const onPg = process.env.BENCH_REPORT_PG === "0" ? {} : await benchReportPg(dbPath, child.csv);
+    const onPg = process.env.BENCH_REPORT_PG === "0" ? {} : await benchReportPg(dbPath, month);
     return {
       report_store_records: RECORDS,
       report_store_build_ms: Math.round(buildMs),
-      // Same-run ratio (bench/run.ts compares ratios only): report time over a bare streaming SELECT of
-      // the same month's CSV rows.
-      report_vs_select_ratio: Math.round((child.reportMs / child.baselineMs) * 100) / 100,
-      report_one_month_ms: Math.round(child.reportMs),
-      report_select_baseline_ms: Math.round(child.baselineMs),
-      report_first_backfill_ms: Math.round(child.backfillMs),
-      report_one_month_cpu_ms: Math.round(child.reportCpuMs),
-      report_rows_written: child.rows,
-      report_rss_before_mb: Math.round(child.rssBeforeMb),
-      report_peak_rss_mb: Math.round(child.peakRssMb),
-      report_heap_growth_mb: Math.round(child.heapGrowthMb * 10) / 10,
+      // Same-run ratios (bench/run.ts compares ratios only): the report over a bare streaming SELECT of
+      // the same month's CSV rows, in time and in peak RSS; the month's peak RSS over a week's (flat: ~1).
+      report_vs_select_ratio: ratio(month.ms, select.ms),
+      report_vs_select_peak_rss_ratio: ratio(month.peakRssMb, select.peakRssMb),
+      report_month_vs_week_peak_rss_ratio: ratio(month.peakRssMb, week.peakRssMb),
+      report_one_month_ms: Math.round(month.ms),
+      report_select_baseline_ms: Math.round(select.ms),
+      report_one_month_cpu_ms: Math.round(month.cpuMs),
+      report_select_cpu_ms: Math.round(select.cpuMs),
+      report_peak_rss_mb: Math.round(month.peakRssMb),
+      report_select_peak_rss_mb: Math.round(select.peakRssMb),
+      report_one_week_peak_rss_mb: Math.round(week.peakRssMb),
+      report_one_week_ms: Math.round(week.ms),
+      report_first_backfill_ms: Math.round(backfillMs),
+      report_rows_written: month.rows ?? 0,
+      report_rss_before_mb: Math.round(month.rssBeforeMb ?? 0),
+      report_heap_growth_mb: round1(month.heapGrowthMb ?? 0),
       ...onPg,
     };
   } finally {
@@ -249,12 +173,7 @@ export async function benchReport(): Promise<Record<string, number>> {
   }
 }
 
-// Run directly: `node --import tsx bench/report.ts` prints the numbers; with <db> <out> it is the child.
+// Run directly: `node --import tsx bench/report.ts` prints the numbers.
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  const [dbPath, outDir] = process.argv.slice(2);
-  if (dbPath && outDir) {
-    process.stdout.write(`${JSON.stringify(await runReportChild(dbPath, outDir))}\n`);
-  } else {
-    process.stdout.write(`${JSON.stringify(await benchReport(), null, 2)}\n`);
-  }
+  process.stdout.write(`${JSON.stringify(await benchReport(), null, 2)}\n`);
 }

@@ -4,20 +4,22 @@
 // its stdin closes, so also when this process dies), loads the SQLite bench store into it with a
 // server-side COPY per table, and runs the report in a child process against the postgres:// URL.
 
-import { execFile, spawn } from "node:child_process";
+import { spawn } from "node:child_process";
 import { chmodSync, closeSync, mkdtempSync, openSync, rmSync, writeSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
-import { fileURLToPath, pathToFileURL } from "node:url";
-import { promisify } from "node:util";
+import { fileURLToPath } from "node:url";
 import Database from "better-sqlite3";
 import pg from "pg";
-import { writeReports } from "../src/report/writeReports.ts";
 import { openPgStore } from "../src/store/pg/open.ts";
+import { type ReportChildFigures, runReportChild } from "./compiled.ts";
 
 const SERVER = fileURLToPath(new URL("../test/pg/server.ts", import.meta.url));
-const MONTH = { from: "2023-06-01", to: "2023-06-30" };
+const MONTH = ["2023-06-01", "2023-06-30"] as const;
+/** The month in Europe/Berlin (CEST) as epoch-ms bounds, for the baseline's SELECT. */
+const MONTH_START = Date.UTC(2023, 5, 1) - 2 * 3_600_000;
+const MONTH_END = Date.UTC(2023, 6, 1) - 2 * 3_600_000;
 /** Tables the store's open fills from code (action_type_categories), or that are not the store's. */
 const NOT_COPIED = new Set(["action_type_categories"]);
 
@@ -137,77 +139,13 @@ export async function loadStore(sqlitePath: string, client: pg.Client, dir: stri
   return records;
 }
 
-interface PgChildResult {
-  baselineMs: number;
-  reportMs: number;
-  reportCpuMs: number;
-  rows: number;
-  /** SHA-256 per CSV name: the same bytes as SQLite's report of the same store. */
-  csv: Record<string, string>;
-}
-
-/** The month's rows of both CSVs' views, each row joined and written to /dev/null, in one read-only snapshot. */
-async function selectMonthBaseline(url: string): Promise<number> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  const sink = openSync("/dev/null", "w");
-  try {
-    const start = Date.UTC(2023, 5, 1) - 2 * 3_600_000; // Europe/Berlin, CEST
-    const end = Date.UTC(2023, 6, 1) - 2 * 3_600_000;
-    const started = performance.now();
-    await client.query("BEGIN TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY");
-    for (const view of ["experiment_state_changes", "config_edits"]) {
-      const result = await client.query({
-        text: `SELECT occurred_at, id, updated_by, updated_by_user_id, modifier_email, name, action_type, change_log,
-                      rule_diff_summary FROM ${view} WHERE occurred_at >= $1 AND occurred_at < $2 ORDER BY occurred_at, seq`,
-        values: [start, end],
-        rowMode: "array",
-      });
-      let chunk = "";
-      for (const row of result.rows as unknown[][]) chunk += `${row.join(",")}\n`;
-      writeSync(sink, chunk);
-    }
-    await client.query("ROLLBACK");
-    return performance.now() - started;
-  } finally {
-    closeSync(sink);
-    await client.end();
-  }
-}
-
-/** Child-process side: the baseline, then one report, timed. */
-async function runPgReportChild(url: string, outDir: string): Promise<PgChildResult> {
-  const baselineMs = await selectMonthBaseline(url);
-  globalThis.gc?.();
-  const started = performance.now();
-  const cpuBefore = process.cpuUsage();
-  const result = await writeReports({
-    dbPath: url,
-    ...MONTH,
-    timeZone: "Europe/Berlin",
-    outDir,
-    signingKey: "bench",
-  });
-  const reportMs = performance.now() - started;
-  const cpu = process.cpuUsage(cpuBefore);
-  return {
-    baselineMs,
-    reportMs,
-    reportCpuMs: (cpu.user + cpu.system) / 1000,
-    rows: result.files.reduce((sum, f) => sum + f.rows, 0),
-    csv: Object.fromEntries(
-      result.files.filter((f) => f.name.endsWith(".csv")).map((f) => [f.name, f.sha256]),
-    ),
-  };
-}
-
 /**
  * The PostgreSQL figures for the store at `sqlitePath` (already reported on by SQLite, its rule diffs
  * backfilled); `sqliteCsv` is SQLite's CSV hashes, which PostgreSQL's must equal.
  */
 export async function benchReportPg(
   sqlitePath: string,
-  sqliteCsv: Record<string, string>,
+  onSqlite: ReportChildFigures,
 ): Promise<Record<string, number>> {
   // World-traversable: the server, running as `postgres`, reads the COPY files from it.
   const dir = mkdtempSync(join(tmpdir(), "flagtrail-bench-pg-"));
@@ -231,21 +169,30 @@ export async function benchReportPg(
       await client.end();
     }
     const loadMs = performance.now() - started;
-    const { stdout } = await promisify(execFile)(
-      process.execPath,
-      ["--expose-gc", "--import", "tsx", fileURLToPath(import.meta.url), url.toString(), join(dir, "out")],
-      { maxBuffer: 1 << 20 },
-    );
-    const child = JSON.parse(stdout.trim().split("\n").pop()!) as PgChildResult;
-    for (const [name, sha256] of Object.entries(sqliteCsv)) {
-      if (child.csv[name] !== sha256) throw new Error(`${name} differs between SQLite and PostgreSQL`);
+    // As on SQLite: the baseline, then the report, each in a process of its own running the compiled code.
+    const select = await runReportChild(["select", url.toString(), String(MONTH_START), String(MONTH_END)]);
+    const child = await runReportChild([
+      "report",
+      url.toString(),
+      join(dir, "out"),
+      ...MONTH,
+      "Europe/Berlin",
+    ]);
+    for (const [name, sha256] of Object.entries(onSqlite.csv ?? {})) {
+      if (child.csv?.[name] !== sha256) throw new Error(`${name} differs between SQLite and PostgreSQL`);
     }
+    const ratio = (a: number, b: number) => Math.round((a / b) * 100) / 100;
     return {
-      report_pg_vs_select_ratio: Math.round((child.reportMs / child.baselineMs) * 100) / 100,
-      report_pg_one_month_ms: Math.round(child.reportMs),
-      report_pg_select_baseline_ms: Math.round(child.baselineMs),
-      report_pg_one_month_cpu_ms: Math.round(child.reportCpuMs),
-      report_pg_rows_written: child.rows,
+      report_pg_vs_select_ratio: ratio(child.ms, select.ms),
+      // Issue 25: PostgreSQL's report within 1.2x of SQLite's, same store, same run.
+      report_pg_vs_sqlite_ratio: ratio(child.ms, onSqlite.ms),
+      report_pg_vs_select_peak_rss_ratio: ratio(child.peakRssMb, select.peakRssMb),
+      report_pg_one_month_ms: Math.round(child.ms),
+      report_pg_select_baseline_ms: Math.round(select.ms),
+      report_pg_one_month_cpu_ms: Math.round(child.cpuMs),
+      report_pg_peak_rss_mb: Math.round(child.peakRssMb),
+      report_pg_select_peak_rss_mb: Math.round(select.peakRssMb),
+      report_pg_rows_written: child.rows ?? 0,
       report_pg_store_records: records,
       report_pg_load_ms: Math.round(loadMs),
     };
@@ -253,11 +200,4 @@ export async function benchReportPg(
     await server.stop();
     rmSync(dir, { recursive: true, force: true });
   }
-}
-
-// The child: `node --import tsx bench/reportPg.ts <postgres-url> <out>` prints its result as JSON.
-if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  const [url, outDir] = process.argv.slice(2);
-  if (!url || !outDir) throw new Error("usage: bench/reportPg.ts <postgres-url> <out-dir>");
-  process.stdout.write(`${JSON.stringify(await runPgReportChild(url, outDir))}\n`);
 }

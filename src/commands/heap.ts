@@ -1,4 +1,4 @@
-// How much garbage the long-running commands (sync, daemon) let the JS heap hold. V8 sizes its heap
+// How much garbage the long-running commands (sync, daemon, report) let the JS heap hold. V8 sizes its heap
 // for the machine (gigabytes on a server) and, while a backfill allocates fast, lets the old generation
 // grow to about four times what is live before it collects: 270 MB of resident memory for a sync whose
 // live data is 30 MB. A nightly worker shares its machine, so we ask V8 to collect sooner instead.

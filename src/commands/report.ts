@@ -7,6 +7,7 @@ import { projectNameSchema } from "../projects.ts";
 import { REPORT_FORMATS } from "../report/formats.ts";
 import { writeReports } from "../report/writeReports.ts";
 import { checkActionTypes } from "./actionTypes.ts";
+import { keepHeapSmall } from "./heap.ts";
 import { parseOptions } from "./options.ts";
 
 const day = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, { message: "expected a calendar day YYYY-MM-DD" });
@@ -51,6 +52,9 @@ const reportOptionsSchema = z.object({
 
 export async function action(raw: Record<string, unknown>): Promise<void> {
   const options = parseOptions(reportOptionsSchema, raw);
+  // A month's report allocates a batch of rows after another: at V8's defaults its heap grew ~17 MB more
+  // for a month than for a week of the same 1M-record store (peak RSS 154 vs 129 MB); with this 145 vs 129.
+  keepHeapSmall();
   checkActionTypes(options.actionType, options.allowUnknownActionTypes);
   const result = await writeReports({
     dbPath: resolveDbPath(options),

@@ -24,8 +24,8 @@ const NEEDS_QUOTES = /[",\r\n]/;
  */
 function csvField(value: string | number | null): string {
   if (value === null) return "";
-  const text = typeof value === "number" ? String(value) : value;
-  return NEEDS_QUOTES.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
+  if (typeof value === "number") return String(value);
+  return NEEDS_QUOTES.test(value) ? `"${value.replaceAll('"', '""')}"` : value;
 }
 
 /** One record with its CRLF end. */
@@ -33,6 +33,17 @@ export function csvRecord(fields: readonly (string | number | null)[]): string {
   let line = "";
   for (let i = 0; i < fields.length; i += 1)
     line += i === 0 ? csvField(fields[i]!) : `,${csvField(fields[i]!)}`;
+  return line + RECORD_END;
+}
+
+/**
+ * A row's record, formula-neutralised, straight from the columns (csvRecord's bytes): no array of
+ * fields per row, which on a one-month 1M-record report was a sixth of the CSVs' CPU with its garbage.
+ */
+function rowRecord<Row>(columns: readonly CsvColumn<Row>[], row: Row): string {
+  let line = csvField(neutraliseFormula(columns[0]!.value(row)));
+  for (let i = 1; i < columns.length; i += 1)
+    line += `,${csvField(neutraliseFormula(columns[i]!.value(row)))}`;
   return line + RECORD_END;
 }
 
@@ -60,7 +71,7 @@ export async function writeCsv<Row>(
       let text = "";
       for (const row of batch) {
         options.onRow?.(row);
-        text += csvRecord(columns.map((c) => neutraliseFormula(c.value(row))));
+        text += rowRecord(columns, row);
       }
       yield text;
     }

@@ -3,9 +3,9 @@
 // Markdown file itself, so every number in it is the Markdown's by construction; the converter knows
 // only the subset the report's sections write (headings, paragraphs, tables, fenced code, the query
 // <details>, and inline escapes, <br>, `code`, **strong** and [links](#anchor)).
-import { readFileSync } from "node:fs";
-import { writeDurable } from "./publish.ts";
-import { headingSlug } from "./sections/markdown.ts";
+import { closeSync, openSync, readSync } from "node:fs";
+import { StringDecoder } from "node:string_decoder";
+import { headingSlug, TextFile } from "./sections/markdown.ts";
 
 const CSS = `
 body { font: 14px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: #111; max-width: 72rem; margin: 2rem auto; padding: 0 1rem; }
@@ -48,6 +48,9 @@ function escapeAttr(text: string): string {
   return text.replace(/[&"]/g, (c) => HTML_SPECIAL[c]!);
 }
 
+/** What can start inline markup below: an escape, <br>, code, **strong**, a [link](#anchor). */
+const INLINE_MARKUP = /[\\<`*[]/g;
+
 /** Escaped Markdown inline text (as mdText writes it, plus the sections' own markup) to HTML. */
 function inlineHtml(md: string): string {
   let html = "";
@@ -79,8 +82,11 @@ function inlineHtml(md: string): string {
       html += `<a href="${escapeAttr(match[2]!)}">${inlineHtml(match[1]!)}</a>`;
       i += match[0].length;
     } else {
-      html += escapeHtml(c);
-      i += 1;
+      // Up to the next character that may start markup, escaped at once.
+      INLINE_MARKUP.lastIndex = i + 1;
+      const next = INLINE_MARKUP.exec(md)?.index ?? md.length;
+      html += escapeHtml(md.slice(i, next));
+      i = next;
     }
   }
   return html;
@@ -122,20 +128,9 @@ function cellClass(cell: string): "n" | "t" | "k" | "" {
   return "";
 }
 
-function tableHtml(lines: readonly string[]): string {
-  const [header, , ...rows] = lines.map(tableCells);
-  const td = (cell: string) => {
-    const kind = cellClass(cell);
-    return `<td${kind ? ` class="${kind}"` : ""}>${inlineHtml(cell)}</td>`;
-  };
-  return [
-    "<table>",
-    `<thead><tr>${(header ?? []).map((h) => `<th>${inlineHtml(h)}</th>`).join("")}</tr></thead>`,
-    "<tbody>",
-    ...rows.map((r) => `<tr>${r.map(td).join("")}</tr>`),
-    "</tbody>",
-    "</table>",
-  ].join("\n");
+function tableCell(cell: string): string {
+  const kind = cellClass(cell);
+  return `<td${kind ? ` class="${kind}"` : ""}>${inlineHtml(cell)}</td>`;
 }
 
 /** The Mermaid xychart the daily section writes, drawn as an SVG bar chart with the same numbers. */
@@ -174,73 +169,172 @@ function chartSvg(mermaid: readonly string[]): string {
   return parts.join("\n");
 }
 
-/** The report's Markdown as the body of an HTML page. */
-function markdownToHtml(md: string): string {
-  const lines = md.split("\n");
-  const out: string[] = [];
+/**
+ * The page's body from the Markdown's lines, one at a time: what is held is the current paragraph, the
+ * current fenced block (a query, the chart) and the headings' slugs, never the document, so a long
+ * report renders in the memory of a short one. Blocks are written separated by a line break.
+ */
+class HtmlBody {
   // A repeated heading (each project's section of a combined report repeats them) gets its slug with
   // -1, -2…, as on GitHub, which is what the summaries' links point at (sections/markdown.ts anchor).
-  const slugsSeen = new Map<string, number>();
-  let paragraph: string[] = [];
-  const endParagraph = () => {
-    if (paragraph.length > 0) out.push(`<p>${paragraph.map(inlineHtml).join("\n")}</p>`);
-    paragraph = [];
-  };
-  for (let i = 0; i < lines.length; i++) {
-    const line = lines[i]!;
+  private readonly slugsSeen = new Map<string, number>();
+  private paragraph: string[] = [];
+  private fence: { language: string; body: string[] } | null = null;
+  /** Lines of the table being written (its header, the separator line, rows); 0 outside a table. */
+  private tableLines = 0;
+  private first = true;
+
+  constructor(private readonly out: TextFile) {}
+
+  line(line: string): void {
+    if (this.fence) {
+      if (line === "```") this.endFence();
+      else this.fence.body.push(line);
+      return;
+    }
+    if (this.tableLines > 0) {
+      if (line.startsWith("| ")) {
+        this.tableLine(line);
+        return;
+      }
+      this.endTable();
+    }
     const fence = /^```(\w*)$/.exec(line);
     const heading = /^(#{1,6}) (.*)$/.exec(line);
     if (fence) {
-      endParagraph();
-      const end = lines.indexOf("```", i + 1);
-      const body = lines.slice(i + 1, end < 0 ? lines.length : end);
-      out.push(
-        fence[1] === "mermaid" ? chartSvg(body) : `<pre><code>${escapeHtml(body.join("\n"))}</code></pre>`,
-      );
-      i = end < 0 ? lines.length : end;
+      this.endParagraph();
+      this.fence = { language: fence[1]!, body: [] };
     } else if (heading) {
-      endParagraph();
-      const text = inlineHtml(heading[2]!);
-      const level = heading[1]!.length;
-      const slug = headingSlug(heading[2]!);
-      const seen = slugsSeen.get(slug) ?? 0;
-      slugsSeen.set(slug, seen + 1);
-      const id = seen > 0 ? `${slug}-${seen}` : slug;
-      out.push(`<h${level} id="${escapeAttr(id)}">${text}</h${level}>`);
+      this.endParagraph();
+      this.heading(heading[1]!.length, heading[2]!);
     } else if (line.startsWith("| ")) {
-      endParagraph();
-      let end = i;
-      while (end < lines.length && lines[end]!.startsWith("| ")) end++;
-      out.push(tableHtml(lines.slice(i, end)));
-      i = end - 1;
+      this.endParagraph();
+      this.tableLine(line);
     } else if (line === "<details><summary>Query</summary>" || line === "</details>") {
-      endParagraph();
-      out.push(line);
-    } else if (line.trim() === "") endParagraph();
-    else paragraph.push(line);
+      this.endParagraph();
+      this.block(line);
+    } else if (line.trim() === "") this.endParagraph();
+    else this.paragraph.push(line);
   }
-  endParagraph();
-  return out.join("\n");
+
+  /** After the last line: closes what is still open (a fence never closed runs to the end). */
+  end(): void {
+    if (this.fence) this.endFence();
+    if (this.tableLines > 0) this.endTable();
+    this.endParagraph();
+  }
+
+  private block(html: string): void {
+    this.out.write(this.first ? html : `\n${html}`);
+    this.first = false;
+  }
+
+  private endParagraph(): void {
+    if (this.paragraph.length > 0) this.block(`<p>${this.paragraph.map(inlineHtml).join("\n")}</p>`);
+    this.paragraph = [];
+  }
+
+  private endFence(): void {
+    const { language, body } = this.fence!;
+    this.fence = null;
+    this.block(
+      language === "mermaid" ? chartSvg(body) : `<pre><code>${escapeHtml(body.join("\n"))}</code></pre>`,
+    );
+  }
+
+  private heading(level: number, markdown: string): void {
+    const slug = headingSlug(markdown);
+    const seen = this.slugsSeen.get(slug) ?? 0;
+    this.slugsSeen.set(slug, seen + 1);
+    const id = seen > 0 ? `${slug}-${seen}` : slug;
+    this.block(`<h${level} id="${escapeAttr(id)}">${inlineHtml(markdown)}</h${level}>`);
+  }
+
+  /** The first line is the header, the second its separator (not shown), the others rows. */
+  private tableLine(line: string): void {
+    this.tableLines += 1;
+    if (this.tableLines === 1) {
+      this.block("<table>");
+      this.block(
+        `<thead><tr>${tableCells(line)
+          .map((h) => `<th>${inlineHtml(h)}</th>`)
+          .join("")}</tr></thead>`,
+      );
+      this.block("<tbody>");
+    } else if (this.tableLines > 2) this.block(`<tr>${tableCells(line).map(tableCell).join("")}</tr>`);
+  }
+
+  private endTable(): void {
+    this.tableLines = 0;
+    this.block("</tbody>");
+    this.block("</table>");
+  }
 }
 
-/** Reads the compliance Markdown and writes its HTML rendition beside it (a page of a few MB at most). */
+/**
+ * A file's lines as String.split("\n") gives them (the text after the last line break is a line too,
+ * empty when the file ends with one), read and decoded a chunk at a time.
+ */
+function* fileLines(path: string): Generator<string> {
+  const fd = openSync(path, "r");
+  try {
+    const buffer = Buffer.alloc(1 << 16);
+    const decoder = new StringDecoder("utf8");
+    let rest = "";
+    for (;;) {
+      const read = readSync(fd, buffer, 0, buffer.length, null);
+      const text = rest + (read === 0 ? decoder.end() : decoder.write(buffer.subarray(0, read)));
+      let start = 0;
+      for (let end = text.indexOf("\n"); end >= 0; end = text.indexOf("\n", start)) {
+        yield text.slice(start, end);
+        start = end + 1;
+      }
+      rest = text.slice(start);
+      if (read === 0) {
+        yield rest;
+        return;
+      }
+    }
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** The document's title: its first `# ` line (the page's <title> comes before its body). */
+function titleOf(markdownPath: string): string {
+  for (const line of fileLines(markdownPath)) {
+    const title = /^# (.*)$/m.exec(line);
+    if (title) return title[1]!;
+  }
+  return "Compliance report";
+}
+
+/**
+ * Reads the compliance Markdown and writes its HTML rendition beside it, a line at a time (memory does
+ * not grow with the report), durable when this returns.
+ */
 export function writeComplianceHtml(markdownPath: string, htmlPath: string): void {
-  const md = readFileSync(markdownPath, "utf8");
-  const title = /^# (.*)$/m.exec(md)?.[1] ?? "Compliance report";
-  const page = [
-    "<!DOCTYPE html>",
-    '<html lang="en">',
-    "<head>",
-    '<meta charset="utf-8">',
-    '<meta name="viewport" content="width=device-width, initial-scale=1">',
-    `<title>${inlineHtml(title)}</title>`,
-    `<style>\n${CSS}\n</style>`,
-    "</head>",
-    "<body>",
-    markdownToHtml(md),
-    "</body>",
-    "</html>",
-    "",
-  ].join("\n");
-  writeDurable(htmlPath, page);
+  const out = new TextFile(htmlPath);
+  try {
+    out.write(
+      [
+        "<!DOCTYPE html>",
+        '<html lang="en">',
+        "<head>",
+        '<meta charset="utf-8">',
+        '<meta name="viewport" content="width=device-width, initial-scale=1">',
+        `<title>${inlineHtml(titleOf(markdownPath))}</title>`,
+        `<style>\n${CSS}\n</style>`,
+        "</head>",
+        "<body>",
+        "",
+      ].join("\n"),
+    );
+    const body = new HtmlBody(out);
+    for (const line of fileLines(markdownPath)) body.line(line);
+    body.end();
+    out.write("\n</body>\n</html>\n");
+  } finally {
+    out.close();
+  }
 }

@@ -97,6 +97,13 @@ export function resolvePeriod(from: string, to: string, timeZone = "UTC"): Perio
 }
 
 const BUCKET_MS = 15 * 60_000;
+/**
+ * Offsets are looked up at the ends of 6-hour spans first: a zone's transitions are weeks apart, never
+ * two within one span, so a span whose ends have the same offset has it throughout and only a span with
+ * a transition is looked up per bucket: ~4 lookups a day instead of 96 (each ~30 µs of Intl, a tenth
+ * of the CPU of a one-month 1M-record report's CSVs).
+ */
+const SPAN_MS = 6 * 3_600_000;
 
 const DAY_MS = 86_400_000;
 /** 0000-01-01 and 10000-01-01 UTC: toISOString writes years outside as ±YYYYYY. */
@@ -119,12 +126,23 @@ function offsetSuffix(minutes: number): string {
  */
 export function isoFormatter(timeZone: string): (epochMs: number) => string {
   const offsets = new Map<number, { minutes: number; suffix: string }>();
+  const spans = new Map<number, number>();
   const days = new Map<number, string>();
+  const atSpan = (span: number) => {
+    let minutes = spans.get(span);
+    if (minutes === undefined) {
+      minutes = tzOffset(timeZone, new Date(span * SPAN_MS));
+      spans.set(span, minutes);
+    }
+    return minutes;
+  };
   return (epochMs: number) => {
     const bucket = Math.floor(epochMs / BUCKET_MS);
     let offset = offsets.get(bucket);
     if (offset === undefined) {
-      const minutes = tzOffset(timeZone, new Date(bucket * BUCKET_MS));
+      const span = Math.floor((bucket * BUCKET_MS) / SPAN_MS);
+      const start = atSpan(span);
+      const minutes = start === atSpan(span + 1) ? start : tzOffset(timeZone, new Date(bucket * BUCKET_MS));
       offset = { minutes, suffix: offsetSuffix(minutes) };
       offsets.set(bucket, offset);
     }

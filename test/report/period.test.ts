@@ -64,4 +64,21 @@ describe("isoFormatter", () => {
       expect(fast(1_700_000_000_005)).toMatch(/:\d\d\.005[+-]/);
     },
   );
+
+  it.each([
+    ["Europe/Berlin", 2024],
+    // Half-hour DST (Lord Howe), a skipped calendar day (Samoa, 2011-12-30), DST suspended for Ramadan
+    // (Casablanca: two transitions a month apart), a two-hour DST step (Troll).
+    ["Australia/Lord_Howe", 2024],
+    ["Pacific/Apia", 2011],
+    ["Africa/Casablanca", 2024],
+    ["Antarctica/Troll", 2024],
+  ])("%s %i: every 15-minute bucket of the year has the offset looked up for its own start", (zone, year) => {
+    const fast = isoFormatter(zone);
+    const reference = plain(zone);
+    for (let t = Date.UTC(year, 0, 1); t < Date.UTC(year + 1, 0, 1); t += 900_000) {
+      // Each instant starts a bucket the formatter has not seen: its offset comes from the spans.
+      expect(fast(t + 1), String(t)).toBe(reference(t + 1));
+    }
+  });
 });
