@@ -249,13 +249,13 @@ describe("exec sink", () => {
         name: "pager",
         kind: "exec",
         command: process.execPath,
-        args: [recorder(), log, "0", `$(touch ${marker})`, "; touch ${marker}"],
+        args: [recorder(), log, "0", `$(touch ${marker})`, `; touch ${marker}`],
       },
     ]);
     await plantAlerts([finding(1, `x$(touch ${marker})\`touch ${marker}\``)], sinks);
     expect(await deliverAlerts(parts[0]!.store, sinks, Date.now())).toEqual({ delivered: 1, failed: 0 });
     expect(existsSync(marker)).toBe(false);
-    expect(lines(log)[0]!.args).toEqual(["0", `$(touch ${marker})`, "; touch ${marker}"]);
+    expect(lines(log)[0]!.args).toEqual(["0", `$(touch ${marker})`, `; touch ${marker}`]);
   });
 });
 
