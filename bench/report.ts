@@ -9,10 +9,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { promisify } from "node:util";
+import { checkProject } from "../src/controls/check.ts";
+import { parseControlsConfig } from "../src/controls/config.ts";
 import { sha256Hex } from "../src/hash.ts";
 import { writeReports } from "../src/report/writeReports.ts";
 import { sqliteOf } from "../src/store/connection.ts";
 import { openStore } from "../src/store/open.ts";
+import { closeProjectStores, openStoreProjects } from "../src/store/projectStores.ts";
 import { backfillRuleDiffs } from "../src/store/ruleDiffs.ts";
 import { benchReportPg } from "./reportPg.ts";
 
@@ -167,6 +170,49 @@ interface ChildResult {
   rows: number;
   /** SHA-256 per CSV name (PostgreSQL's report of the same store must write the same bytes). */
   csv: Record<string, string>;
+  /** `flagtrail check` of the same month: first run (every finding new), then again (all known). */
+  checkMs: number;
+  checkAgainMs: number;
+  checkFindings: number;
+}
+
+/**
+ * The record controls and completeness over the month (integrity is left out: the bench's hashes make
+ * no valid chain, and verify is its own figure). No change log cites a ticket and no change is
+ * reviewed, so nearly every change is a finding of several controls: check's worst case.
+ */
+const BENCH_CONTROLS = parseControlsConfig(
+  JSON.stringify({
+    controls: [
+      { id: "rr", kind: "review-required", severity: "high" },
+      { id: "sa", kind: "no-self-approval", severity: "high" },
+      {
+        id: "cw",
+        kind: "change-window",
+        severity: "medium",
+        days: ["mon", "tue", "wed", "thu", "fri"],
+        hours: "08:00-18:00",
+        zone: "Europe/Berlin",
+        emergencyPattern: "EMERGENCY",
+      },
+      { id: "tk", kind: "ticket-reference", severity: "low", pattern: "[A-Z][A-Z0-9]+-\\d+" },
+      { id: "ra", kind: "restricted-actor", severity: "high", actors: ["User 7"] },
+      { id: "complete", kind: "completeness", severity: "high" },
+    ],
+  }),
+  "bench",
+);
+
+async function timeCheck(dbPath: string): Promise<{ ms: number; findings: number }> {
+  const parts = await openStoreProjects(dbPath);
+  try {
+    const started = performance.now();
+    const period = { start: Date.UTC(2023, 5, 1), end: Date.UTC(2023, 6, 1) };
+    const checked = await checkProject(parts[0]!, { ...BENCH_CONTROLS }, period, Date.UTC(2023, 6, 5));
+    return { ms: performance.now() - started, findings: checked.findings.length };
+  } finally {
+    await closeProjectStores(parts);
+  }
 }
 
 /** Child-process side: one report, timed, with memory measured around it. */
@@ -197,7 +243,12 @@ async function runReportChild(dbPath: string, outDir: string): Promise<ChildResu
   const cpu = process.cpuUsage(cpuBefore);
   clearInterval(sampler);
   heapPeak = Math.max(heapPeak, process.memoryUsage().heapUsed);
+  const check = await timeCheck(dbPath);
+  const again = await timeCheck(dbPath);
   return {
+    checkMs: check.ms,
+    checkAgainMs: again.ms,
+    checkFindings: check.findings,
     backfillMs,
     baselineMs,
     reportMs,
@@ -242,6 +293,11 @@ export async function benchReport(): Promise<Record<string, number>> {
       report_rss_before_mb: Math.round(child.rssBeforeMb),
       report_peak_rss_mb: Math.round(child.peakRssMb),
       report_heap_growth_mb: Math.round(child.heapGrowthMb * 10) / 10,
+      // `flagtrail check` over the same month (goal: 3 s), beside the same bare SELECT of the month.
+      check_one_month_ms: Math.round(child.checkMs),
+      check_vs_select_ratio: Math.round((child.checkMs / child.baselineMs) * 100) / 100,
+      check_again_ms: Math.round(child.checkAgainMs),
+      check_findings: child.checkFindings,
       ...onPg,
     };
   } finally {
