@@ -262,3 +262,43 @@ describe("exec sink", () => {
 afterAll(() => {
   delete process.env.TEST_SLACK_URL;
 });
+
+describe("sink config", () => {
+  const problem = (sink: unknown) => {
+    try {
+      sinksOf([sink]);
+      return null;
+    } catch (error) {
+      return (error as Error).message;
+    }
+  };
+
+  it("refuses an unknown kind, an unknown field, a URL in the config, a shell string", () => {
+    expect(problem({ name: "x", kind: "pagerduty" })).toBe(
+      'test.json: sink "x": kind: must be one of webhook, slack, exec.',
+    );
+    expect(
+      problem({
+        name: "chat",
+        kind: "slack",
+        urlEnv: "SLACK_URL",
+        url: "https://hooks.slack.com/services/T/B/X",
+      }),
+    ).toBe('test.json: sink "chat": unknown field url.');
+    expect(problem({ name: "chat", kind: "slack" })).toMatch(/^test\.json: sink "chat": urlEnv: /);
+    expect(
+      problem({ name: "mail", kind: "exec", command: "mail", args: "-s finding x@example.com" }),
+    ).toMatch(/^test\.json: sink "mail": args: /);
+    expect(problem({ name: "mail", kind: "exec", command: "mail", timeoutSeconds: 0 })).toMatch(
+      /^test\.json: sink "mail": timeoutSeconds: /,
+    );
+    expect(sinksOf([{ name: "mail", kind: "exec", command: "mail" }])[0]).toEqual({
+      name: "mail",
+      kind: "exec",
+      command: "mail",
+      args: [],
+      timeoutSeconds: 30,
+      backoffSeconds: 60,
+    });
+  });
+});
