@@ -12,6 +12,7 @@ import { sha256Hex } from "../src/hash.ts";
 import { sqliteOf } from "../src/store/connection.ts";
 import { openStore } from "../src/store/open.ts";
 import { backfillRuleDiffs } from "../src/store/ruleDiffs.ts";
+import { timeCheck } from "./check.ts";
 import { buildDist, runReportChild } from "./compiled.ts";
 import { benchReportPg } from "./reportPg.ts";
 
@@ -144,6 +145,9 @@ export async function benchReport(): Promise<Record<string, number>> {
     const select = await runReportChild(["select", dbPath, String(MONTH_START), String(MONTH_END)]);
     const month = await runReportChild(["report", dbPath, join(dir, "month"), ...MONTH, ZONE]);
     const week = await runReportChild(["report", dbPath, join(dir, "week"), ...WEEK, ZONE]);
+    // `flagtrail check` of the same month: first run (every finding new), then again (all known).
+    const check = await timeCheck(dbPath);
+    const checkAgain = await timeCheck(dbPath);
     // The same store in PostgreSQL (issue 11); BENCH_REPORT_PG=0 leaves it out (it adds ~1.5 minutes).
     const onPg = process.env.BENCH_REPORT_PG === "0" ? {} : await benchReportPg(dbPath, month);
     return {
@@ -166,6 +170,10 @@ export async function benchReport(): Promise<Record<string, number>> {
       report_rows_written: month.rows ?? 0,
       report_rss_before_mb: Math.round(month.rssBeforeMb ?? 0),
       report_heap_growth_mb: round1(month.heapGrowthMb ?? 0),
+      check_one_month_ms: Math.round(check.ms),
+      check_vs_select_ratio: ratio(check.ms, select.ms),
+      check_again_ms: Math.round(checkAgain.ms),
+      check_findings: check.findings,
       ...onPg,
     };
   } finally {

@@ -27,7 +27,11 @@ const BENCHES: Record<string, BenchModule> = {
     exportName: "benchSimulator",
     what: "1M-record generation; page 9000 vs. page 1",
   },
-  report: { file: "report.ts", exportName: "benchReport", what: "one-month report over a 1M-record store" },
+  report: {
+    file: "report.ts",
+    exportName: "benchReport",
+    what: "one-month report and check (controls) over a 1M-record store, each vs. a bare SELECT of the month",
+  },
   export: {
     file: "export.ts",
     exportName: "benchExport",

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { z } from "zod";
 import type { RetryEvent } from "../api/clientOptions.ts";
 import { resolveClientTuning, resolveDbPath } from "../config.ts";
-import type { ControlsConfig } from "../controls/config.ts";
+import type { Control, ControlsConfig } from "../controls/config.ts";
 import { checkAndDeliver, daemonControls } from "../controls/cycle.ts";
 import { previousPeriod, type ReportCadence, todayIn } from "../daemon/periods.ts";
 import {
@@ -169,6 +169,7 @@ async function serveProject(
           options.report,
           store,
           project.name,
+          controls?.controls ?? null,
         );
       }
       if (controls && summary.outcome === "ok" && !signal.aborted)
@@ -221,6 +222,7 @@ async function writePeriodReport(
   cadence: ReportCadence,
   store: Store,
   project: string,
+  controls: readonly Control[] | null,
 ): Promise<Record<string, unknown>> {
   const period = previousPeriod(cadence, todayIn(options.tz));
   const result = await writeReports({
@@ -234,6 +236,7 @@ async function writePeriodReport(
     formats: options.format,
     // A cycle re-run for the same period (a restart, --once twice) replaces it; the manifest says so.
     force: true,
+    controls,
   });
   return { from: period.from, to: period.to, manifest: result.manifestPath, records: result.counts.records };
 }

@@ -257,6 +257,12 @@ function registerReport(program: Command): void {
       "replace an earlier report's files of the period that differ (the manifest lists them)",
     )
     .option("--no-bom", "write the CSVs without the UTF-8 byte-order mark spreadsheets need to read UTF-8")
+    .addOption(
+      opt("--config <file>", "config file whose controls the report opens with, see docs/controls.md", {
+        default: "./flagtrail.config.json when it exists",
+        env: "FLAGTRAIL_CONFIG",
+      }),
+    )
     .action(lazy(() => import("./report.ts")));
   examples(command, [
     "flagtrail report --from 2026-10-01 --to 2026-10-31",

@@ -2,8 +2,9 @@
 // the store holds (one combined set of files), or of the one --project names.
 import { z } from "zod";
 import { resolveDbPath } from "../config.ts";
+import { type Control, parseControlsConfig } from "../controls/config.ts";
 import { FlagtrailError, ReportExistsError } from "../errors.ts";
-import { projectNameSchema } from "../projects.ts";
+import { configFileOf, projectNameSchema, readConfigText } from "../projects.ts";
 import { REPORT_FORMATS } from "../report/formats.ts";
 import { writeReports } from "../report/writeReports.ts";
 import { checkActionTypes } from "./actionTypes.ts";
@@ -48,7 +49,14 @@ const reportOptionsSchema = z.object({
   allowUnknownActionTypes: z.boolean().default(false),
   bom: z.boolean().optional(),
   force: z.boolean().optional(),
+  config: z.string().min(1).optional(),
 });
+
+/** The config file's controls (the report opens with them), or none without a file. */
+function reportControls(configOption: string | undefined): Control[] {
+  const file = configFileOf(configOption);
+  return file === undefined ? [] : parseControlsConfig(readConfigText(file), file).controls;
+}
 
 export async function action(raw: Record<string, unknown>): Promise<void> {
   const options = parseOptions(reportOptionsSchema, raw);
@@ -67,6 +75,7 @@ export async function action(raw: Record<string, unknown>): Promise<void> {
     actionTypes: options.actionType,
     bom: options.bom,
     force: options.force,
+    controls: reportControls(options.config),
   }).catch((error: unknown) => {
     // The engine's message names no flag; here the user's way out is one.
     if (error instanceof ReportExistsError) {

@@ -6,7 +6,7 @@ import { lastCheckEnd } from "../store/controls/reads.ts";
 import { readWaivers } from "../store/controls/waivers.ts";
 import type { ProjectStore } from "../store/projectStores.ts";
 import type { Control, ControlKind, Severity, Sink } from "./config.ts";
-import { evaluate } from "./evaluate.ts";
+import { type ControlInputs, evaluate } from "./evaluate.ts";
 import { readInputs } from "./inputs.ts";
 import { type WaiverView, waiversInForce } from "./waivers.ts";
 
@@ -75,17 +75,14 @@ async function periodFor(
   return { start: since ?? now - DEFAULT_LOOKBACK_MS, end: now };
 }
 
-export async function checkProject(
-  part: ProjectStore,
-  config: { controls: readonly Control[]; sinks: readonly Sink[] },
-  given: { start: number; end: number } | null,
-  now: number,
-): Promise<CheckedProject> {
-  const { start, end } = await periodFor(part, given, now);
-  const inputs = await readInputs(part.store, config.controls, { start, end, now });
+/** Every control's findings over the inputs, and the ticket keys found: what check keeps and the report shows. */
+export function evaluateControls(
+  controls: readonly Control[],
+  inputs: ControlInputs,
+): { rows: NewFinding[]; tickets: { recordId: string; controlId: string; ticket: string }[] } {
   const rows: NewFinding[] = [];
   const tickets: { recordId: string; controlId: string; ticket: string }[] = [];
-  for (const control of config.controls) {
+  for (const control of controls) {
     const result = evaluate(control, inputs);
     for (const t of result.tickets) tickets.push({ ...t, controlId: control.id });
     for (const d of result.drafts) {
@@ -103,6 +100,18 @@ export async function checkProject(
       });
     }
   }
+  return { rows, tickets };
+}
+
+export async function checkProject(
+  part: ProjectStore,
+  config: { controls: readonly Control[]; sinks: readonly Sink[] },
+  given: { start: number; end: number } | null,
+  now: number,
+): Promise<CheckedProject> {
+  const { start, end } = await periodFor(part, given, now);
+  const inputs = await readInputs(part.store, config.controls, { start, end, now });
+  const { rows, tickets } = evaluateControls(config.controls, inputs);
   const firstSeen = await writeCheck(part.store, {
     checkedAt: now,
     periodStart: start,

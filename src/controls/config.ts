@@ -94,25 +94,49 @@ export type RecordControl = Extract<Control, { actionTypes?: unknown }>;
 
 const envName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, { message: "not an environment variable name" });
 
-const webhookSchema = z
+/** First retry delay after a failed delivery; doubles per attempt, at most an hour. */
+const backoffSeconds = z.number().nonnegative().default(60);
+
+const webhookSinkSchema = z
   .strictObject({
     name: idSchema,
     kind: z.literal("webhook"),
     url: z.url({ protocol: /^https?$/, error: "url must be an http:// or https:// address" }),
     secretEnv: envName.optional(),
     secretFile: z.string().min(1).optional(),
-    /** First retry delay after a failed delivery; doubles per attempt, at most an hour. */
-    backoffSeconds: z.number().nonnegative().default(60),
+    backoffSeconds,
   })
   .refine((s) => (s.secretEnv === undefined) !== (s.secretFile === undefined), {
     message: "needs exactly one of secretEnv and secretFile",
   });
 
-const sinkSchema = z.discriminatedUnion("kind", [webhookSchema, ...siemSinkSchemas(idSchema, envName)], {
-  error: () => "kind must be one of webhook, splunk-hec, http, syslog",
+/** A Slack incoming webhook; its URL is a secret (anyone holding it can post), so it comes from the environment. */
+const slackSinkSchema = z.strictObject({
+  name: idSchema,
+  kind: z.literal("slack"),
+  urlEnv: envName,
+  backoffSeconds,
 });
 
+/** A program run per alert, the alert's JSON on its stdin (mail, a pager): never through a shell. */
+const execSinkSchema = z.strictObject({
+  name: idSchema,
+  kind: z.literal("exec"),
+  command: z.string().min(1),
+  args: z.array(z.string()).default([]),
+  /** A run that takes longer is killed and counts as a failed delivery. */
+  timeoutSeconds: z.number().positive().default(30),
+  backoffSeconds,
+});
+
+const sinkSchema = z.discriminatedUnion(
+  "kind",
+  [webhookSinkSchema, slackSinkSchema, execSinkSchema, ...siemSinkSchemas(idSchema, envName)],
+  { error: () => "kind must be one of webhook, slack, exec, splunk-hec, http, syslog" },
+);
+
 export type Sink = z.infer<typeof sinkSchema>;
+export type SinkOf<K extends Sink["kind"]> = Extract<Sink, { kind: K }>;
 /** The sinks that receive the records too (a cursor each), not only the findings' alerts. */
 export type SiemSink = Extract<Sink, { kind: (typeof SIEM_KINDS)[number] }>;
 export type AlertSink = Exclude<Sink, SiemSink>;

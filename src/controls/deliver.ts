@@ -1,58 +1,25 @@
-// Delivers the outbox: each due alert POSTed to its sink, signed; marked delivered only on a 2xx, else
-// tried again on a later run after a delay that doubles per attempt (at most an hour). The receiver
-// may see an alert twice (a crash after its 2xx, before the mark), always with the same
-// Idempotency-Key. Secrets are read here and go nowhere but the signature.
-import { createHmac } from "node:crypto";
-import { readFileSync } from "node:fs";
-import { FlagtrailError } from "../errors.ts";
+// Delivers the outbox: each due alert sent to its sink (./sinks/, one file per kind); marked delivered
+// only when the sink accepted it (a 2xx, an exit 0), else tried again on a later run after a delay
+// that doubles per attempt (at most an hour). A receiver may see an alert twice (a crash after it
+// accepted, before the mark), always under the same finding id.
 import { dueAlerts, markDelivered, markFailed, type OutboxRow } from "../store/controls/outbox.ts";
 import type { AnyStore } from "../store/openAny.ts";
 import { type AlertSink, isSiemSink, type Sink } from "./config.ts";
+import { sendExec } from "./sinks/exec.ts";
+import { sendSlack } from "./sinks/slack.ts";
+import { sendWebhook } from "./sinks/webhook.ts";
 
 const MAX_BACKOFF_MS = 3_600_000;
-const TIMEOUT_MS = 10_000;
 
-function secretOf(sink: AlertSink): string {
-  if (sink.secretEnv !== undefined) {
-    const secret = process.env[sink.secretEnv];
-    if (!secret)
-      throw new FlagtrailError(`sink ${sink.name}: the environment variable ${sink.secretEnv} is not set`);
-    return secret;
-  }
-  try {
-    const secret = readFileSync(sink.secretFile ?? "", "utf8").trim();
-    if (secret) return secret;
-  } catch {
-    // Said below without the error's text, which could quote the file.
-  }
-  throw new FlagtrailError(`sink ${sink.name}: cannot read a secret from its secretFile`);
-}
-
-/** `sha256=<hex HMAC-SHA256(secret, timestamp + "." + body)>` */
-function signature(secret: string, timestamp: string, body: string): string {
-  return `sha256=${createHmac("sha256", secret).update(`${timestamp}.${body}`).digest("hex")}`;
-}
-
-async function post(sink: AlertSink, row: OutboxRow): Promise<string | null> {
-  const timestamp = String(Math.floor(Date.now() / 1000));
-  try {
-    const response = await fetch(sink.url, {
-      method: "POST",
-      headers: {
-        "content-type": "application/json",
-        "Flagtrail-Timestamp": timestamp,
-        "Flagtrail-Signature": signature(secretOf(sink), timestamp, row.payload),
-        "Idempotency-Key": row.finding_id,
-      },
-      body: row.payload,
-      signal: AbortSignal.timeout(TIMEOUT_MS),
-    });
-    await response.body?.cancel();
-    return response.ok ? null : `HTTP ${response.status}`;
-  } catch (error) {
-    if (error instanceof FlagtrailError) return error.message;
-    const cause = (error as { cause?: { code?: string } }).cause?.code;
-    return cause ?? (error instanceof Error ? error.name : "request failed");
+/** Sends one alert: null when the sink accepted it, else why not (never a secret). */
+function send(sink: AlertSink, row: OutboxRow): Promise<string | null> {
+  switch (sink.kind) {
+    case "webhook":
+      return sendWebhook(sink, row);
+    case "slack":
+      return sendSlack(sink, row);
+    case "exec":
+      return sendExec(sink, row);
   }
 }
 
@@ -73,7 +40,7 @@ export async function deliverAlerts(
   for (const row of await dueAlerts(store, now)) {
     const sink = byName.get(row.sink);
     if (!sink) continue;
-    const error = await post(sink, row);
+    const error = await send(sink, row);
     if (error === null) {
       await markDelivered(store, row, Date.now());
       count.delivered += 1;

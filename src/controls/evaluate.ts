@@ -3,8 +3,7 @@
 import type { ReviewPair } from "../report/reviewPairing.ts";
 import { isSelfApproval } from "../report/reviewPairing.ts";
 import { REVIEW_WINDOW_MS } from "../report/reviews.ts";
-import type { ChangeRow } from "../store/controls/reads.ts";
-import type { UnreviewedRow } from "../store/reportQueries.ts";
+import type { ChangeRow, UnreviewedRow } from "../store/reportQueries.ts";
 import type { Control, RecordControl, Severity } from "./config.ts";
 import { localTime } from "./localTime.ts";
 

@@ -1,15 +1,15 @@
-// What the controls of one project read for a period: the report's own queries for the review rules
-// and completeness (one definition of "unreviewed" and of a gap day, shared with the report), the
-// period's changes, the last sync, and verify's verdict.
+// What the controls of one project read for a period, all from one report snapshot: the report's own
+// queries for the review rules and completeness (one definition of "unreviewed" and of a gap day), the
+// period's changes, the last sync. `flagtrail check` and the report's Controls section both read
+// through readSnapshotInputs; check adds verify's verdict.
 import { IntegrityError } from "../errors.ts";
 import type { Period } from "../report/period.ts";
 import { approvalPairer, type ReviewPair } from "../report/reviewPairing.ts";
 import { REVIEW_EXEMPT_ACTION_TYPES, REVIEW_FLOWS } from "../report/reviews.ts";
 import { readCompleteness, unreconciledDays } from "../report/sections/completeness.ts";
-import { reportParamsFor, serverDaysOf } from "../report/serverDays.ts";
-import { lastSyncAt, readChanges } from "../store/controls/reads.ts";
+import { reportParamsFor, type ServerDays, serverDaysOf } from "../report/serverDays.ts";
 import type { AnyStore } from "../store/openAny.ts";
-import { readReportSnapshot } from "../store/reportQueries.ts";
+import { type ReportParams, type ReportSnapshot, readReportSnapshot } from "../store/reportQueries.ts";
 import { verifyStore } from "../verify/store.ts";
 import type { Control } from "./config.ts";
 import type { ControlInputs } from "./evaluate.ts";
@@ -37,46 +37,57 @@ async function verdict(store: AnyStore): Promise<string | null> {
   }
 }
 
+/**
+ * Everything but verify's verdict, from one snapshot: `params` the period's (no action-type filter),
+ * `now` the time the controls are judged at (a day not over then is not a gap yet).
+ */
+export async function readSnapshotInputs(
+  snapshot: ReportSnapshot,
+  controls: readonly Control[],
+  at: { params: ReportParams; serverDays: ServerDays | null; now: number },
+): Promise<Omit<ControlInputs, "integrityFailure">> {
+  const { params, serverDays, now } = at;
+  const { start, end } = params;
+  // Emergency changes are judged by the approvals that follow them: read that far past the period.
+  const after = Math.max(
+    0,
+    ...controls.map((c) => (c.kind === "change-window" ? c.postReviewDays * DAY : 0)),
+  );
+  const unreviewed = await snapshot.rows("unreviewed", params);
+  const pairs: ReviewPair[] = [];
+  const pair = approvalPairer();
+  for await (const batch of snapshot.batches("reviewRecords", { ...params, end: end + after })) {
+    for (const record of batch) {
+      const paired = pair(record);
+      if (paired) pairs.push(paired);
+    }
+  }
+  const completeness = await readCompleteness({ snapshot, params, serverDays });
+  // A day not over (when the sync checked it, or now) is checked again by the next sync: not a gap yet.
+  const open = new Set(completeness.open);
+  const today = serverDays && serverDays.last.dayEnd > now ? serverDays.last.day : null;
+  const gapDays = unreconciledDays(completeness).filter((d) => !open.has(d) && d !== today);
+  const changes = [];
+  for await (const batch of snapshot.batches("controlChanges", params))
+    for (const change of batch) if (!REVIEW_ACTION_TYPES.has(change.action_type)) changes.push(change);
+  const lastSync = (await snapshot.rows("controlLastSync", params))[0]?.at ?? null;
+  return { now, start, end, changes, unreviewed, pairs, gapDays, lastSyncAt: lastSync };
+}
+
+/** `flagtrail check`'s inputs for [start, end) of a store's project. */
 export async function readInputs(
   store: AnyStore,
   controls: readonly Control[],
   range: { start: number; end: number; now: number },
 ): Promise<ControlInputs> {
   const { start, end, now } = range;
-  // Emergency changes are judged by the approvals that follow them: read that far past the period.
-  const after = Math.max(
-    0,
-    ...controls.map((c) => (c.kind === "change-window" ? c.postReviewDays * DAY : 0)),
-  );
   const fromSnapshot = await readReportSnapshot(store, async (snapshot) => {
     const serverDays = await serverDaysOf(snapshot, periodOf(start, end));
     const params = reportParamsFor({ start, end, days: [] }, null, serverDays);
-    const unreviewed = await snapshot.rows("unreviewed", params);
-    const pairs: ReviewPair[] = [];
-    const pair = approvalPairer();
-    for await (const batch of snapshot.batches("reviewRecords", { ...params, end: end + after })) {
-      for (const record of batch) {
-        const paired = pair(record);
-        if (paired) pairs.push(paired);
-      }
-    }
-    const completeness = await readCompleteness({ snapshot, params, serverDays });
-    // A day not over (when the sync checked it, or now) is checked again by the next sync: not a gap yet.
-    const open = new Set(completeness.open);
-    const today = serverDays && serverDays.last.dayEnd > now ? serverDays.last.day : null;
-    const gapDays = unreconciledDays(completeness).filter((d) => !open.has(d) && d !== today);
-    return { unreviewed, pairs, gapDays };
+    return readSnapshotInputs(snapshot, controls, { params, serverDays, now });
   });
-  const changes = (await readChanges(store, start, end)).filter(
-    (c) => !REVIEW_ACTION_TYPES.has(c.action_type),
-  );
   return {
-    now,
-    start,
-    end,
-    changes,
     ...fromSnapshot,
-    lastSyncAt: await lastSyncAt(store),
     integrityFailure: controls.some((c) => c.kind === "integrity") ? await verdict(store) : null,
   };
 }

@@ -1,10 +1,11 @@
-// compliance_<from>_<to>.md: an executive summary first, then the findings in full (completeness,
+// compliance_<from>_<to>.md: the controls' findings first (when the config lists controls), an executive summary, then the findings in full (completeness,
 // reviews, mutations), then the descriptive sections summarised (activity, the chart, changes per
 // entity; every row is in the CSVs), each section followed by the query behind it. The summary's counts
 // are read before anything is written; the long lists are streamed a batch of rows at a time into a
 // buffered file writer, so memory does not grow with the period.
 import type { ActionTypeCount, PersonCount } from "../store/reportQueries.ts";
 import { readCompleteness, writeCompleteness } from "./sections/completeness.ts";
+import { writeControls } from "./sections/controls.ts";
 import { writeDaily } from "./sections/daily.ts";
 import { CONFIG_SECTION, EXPERIMENT_SECTION, writeEntitySummary } from "./sections/entities.ts";
 import { writeEntityHistory } from "./sections/entityHistory.ts";
@@ -12,7 +13,7 @@ import { type ComplianceContext, run, TextFile } from "./sections/markdown.ts";
 import { writeMutations } from "./sections/mutations.ts";
 import { writeActivity } from "./sections/overview.ts";
 import { readReviewFindings, writeReviews } from "./sections/reviews.ts";
-import { type Summary, writeParameters, writeSummary } from "./sections/summary.ts";
+import { type Summary, writeParameters, writeSummary, writeTitle } from "./sections/summary.ts";
 
 export type { ComplianceContext } from "./sections/markdown.ts";
 
@@ -62,6 +63,8 @@ export async function writeComplianceDocument(
   read: SummaryRead,
 ): Promise<ComplianceResult> {
   const { byType, byPerson, ...summary } = read;
+  writeTitle(out, ctx);
+  if (ctx.controls) writeControls(out, ctx, ctx.controls);
   writeSummary(out, ctx, summary);
   writeCompleteness(out, ctx, summary.completeness);
   await writeReviews(out, ctx, summary.reviews);

@@ -2,6 +2,7 @@
 // directory from the projects' snapshots: one project's as ever, several projects' combined into the
 // same files (src/report/projects.ts).
 import { join } from "node:path";
+import type { Control } from "../controls/config.ts";
 import type { CsvRow, EntitySummaryRow, ReportParams, ReportSnapshot } from "../store/reportQueries.ts";
 import { VERSION } from "../version.ts";
 import { type ComplianceContext, writeComplianceMarkdown } from "./compliance.ts";
@@ -11,6 +12,13 @@ import { writeComplianceHtml } from "./html.ts";
 import type { ManifestStoreState } from "./manifest.ts";
 import { isoFormatter, type Period } from "./period.ts";
 import { type ProjectSnapshot, projectBatches, projectColumns, writeProjectsCompliance } from "./projects.ts";
+import {
+  type ControlsRead,
+  FINDINGS_CSV,
+  findingColumns,
+  type ReportFinding,
+  readControls,
+} from "./sections/controls.ts";
 import { EntityFold } from "./sections/entities.ts";
 import { UNREVIEWED_CSV } from "./sections/reviews.ts";
 import { reportParamsFor, type ServerDays, serverDaysOf } from "./serverDays.ts";
@@ -21,6 +29,8 @@ export interface ReportArgs {
   actionTypes: string[] | null;
   generatedAt: string;
   bom: boolean;
+  /** The config's controls: the report then opens with them and writes the findings CSV. */
+  controls: readonly Control[] | null;
 }
 
 export type ReportCounts = {
@@ -39,6 +49,7 @@ interface ReportPart extends ProjectSnapshot {
   counts: ReportCounts;
   /** The unreviewed changes' per-entity table, folded from their CSV's rows (see ComplianceContext). */
   unreviewed: EntityFold | null;
+  controls: ControlsRead | null;
 }
 
 type WrittenFile = { name: string; rows: number; columns?: string[] };
@@ -61,14 +72,19 @@ export function reportFileNames(period: Period) {
     experimentStateChanges: `experiment-state-changes_${stem}.csv`,
     configEdits: `config-edits_${stem}.csv`,
     unreviewedChanges: `${UNREVIEWED_CSV}_${stem}.csv`,
+    findings: `${FINDINGS_CSV}_${stem}.csv`,
     compliance: `compliance_${stem}.md`,
     complianceHtml: `compliance_${stem}.html`,
     manifest: `manifest_${stem}.json`,
   };
 }
 
-function csvColumns(formatTime: (ms: number) => string): CsvColumn<CsvRow>[] {
-  return [
+/** `tickets`: the ticket key per record id, a last column when a ticket-reference control is configured. */
+function csvColumns(
+  formatTime: (ms: number) => string,
+  tickets: ReadonlyMap<string, string> | null,
+): CsvColumn<CsvRow>[] {
+  const columns: CsvColumn<CsvRow>[] = [
     { header: "time", value: (r) => formatTime(r.occurred_at) },
     { header: "epoch_ms", value: (r) => r.occurred_at },
     { header: "record_id", value: (r) => r.id },
@@ -80,6 +96,8 @@ function csvColumns(formatTime: (ms: number) => string): CsvColumn<CsvRow>[] {
     { header: "change_log", value: (r) => r.change_log },
     { header: "rule_diff_summary", value: (r) => r.rule_diff_summary },
   ];
+  if (tickets) columns.push({ header: "ticket", value: (r) => tickets.get(r.id) ?? null });
+  return columns;
 }
 
 /** What a part's report reads before writing anything: its parameters, coverage and chain head. */
@@ -97,6 +115,10 @@ async function readPart(taken: ProjectSnapshot, args: ReportArgs): Promise<Repor
     store: { records: await snapshot.storedRecords(), chainHead },
     counts: { experimentStateChanges: 0, configEdits: 0, unreviewedChanges: 0, records: 0 },
     unreviewed: args.formats.has("csv") ? new EntityFold() : null,
+    controls:
+      args.controls && args.controls.length > 0
+        ? await readControls(snapshot, { period, serverDays, generatedAt: args.generatedAt }, args.controls)
+        : null,
   };
 }
 
@@ -110,6 +132,8 @@ export async function writeFiles(
   for (const taken of snapshots) parts.push(await readPart(taken, args));
   const files: WrittenFile[] = [];
   if (args.formats.has("csv")) files.push(...(await writeCsvs(parts, staging, args)));
+  if (args.formats.has("csv") && parts.some((p) => p.controls))
+    files.push(await writeFindingsCsv(parts, staging, args));
   if (args.formats.has("md") || args.formats.has("html"))
     files.push(...(await writeCompliance(parts, staging, args)));
   else {
@@ -134,7 +158,7 @@ async function writeCsvs(
 ): Promise<WrittenFile[]> {
   const files: WrittenFile[] = [];
   const names = reportFileNames(args.period);
-  const columns = csvColumns(isoFormatter(args.period.timeZone));
+  const columns = csvColumns(isoFormatter(args.period.timeZone), ticketsOf(parts, args));
   for (const [key, query] of [
     ["experimentStateChanges", "experimentStateChangesCsv"],
     ["configEdits", "configEditsCsv"],
@@ -164,6 +188,40 @@ async function writeCsvs(
   return files;
 }
 
+/** Every project's ticket keys, when a ticket-reference control is configured (record ids are unique). */
+function ticketsOf(parts: readonly ReportPart[], args: ReportArgs): Map<string, string> | null {
+  if (!args.controls?.some((c) => c.kind === "ticket-reference")) return null;
+  const all = new Map<string, string>();
+  for (const part of parts) for (const [id, ticket] of part.controls?.tickets ?? []) all.set(id, ticket);
+  return all;
+}
+
+/** findings_<period>.csv: every finding of the controls over the period, with its waiver. */
+async function writeFindingsCsv(
+  parts: readonly ReportPart[],
+  staging: string,
+  args: ReportArgs,
+): Promise<WrittenFile> {
+  const name = reportFileNames(args.period).findings;
+  const columns = findingColumns(isoFormatter(args.period.timeZone));
+  const options = { bom: args.bom };
+  async function* one(rows: ReportFinding[]) {
+    if (rows.length > 0) yield rows;
+  }
+  let headers: string[];
+  if (parts.length === 1) {
+    await writeCsv(join(staging, name), columns, one(parts[0]!.controls?.findings ?? []), options);
+    headers = columns.map((c) => c.header);
+  } else {
+    const combined = projectColumns(columns);
+    const rows = projectBatches(parts, (part) => one(part.controls?.findings ?? []));
+    await writeCsv(join(staging, name), combined, rows, options);
+    headers = combined.map((c) => c.header);
+  }
+  const rows = parts.reduce((sum, part) => sum + (part.controls?.findings.length ?? 0), 0);
+  return { name, rows, columns: headers };
+}
+
 function complianceContext(part: ReportPart, args: ReportArgs): ComplianceContext {
   return {
     snapshot: part.snapshot,
@@ -175,6 +233,7 @@ function complianceContext(part: ReportPart, args: ReportArgs): ComplianceContex
     generatedAt: args.generatedAt,
     version: VERSION,
     notice: part.notice,
+    controls: part.controls,
     unreviewedFromCsv: part.unreviewed
       ? { count: part.counts.unreviewedChanges, entities: part.unreviewed }
       : null,

@@ -4,6 +4,7 @@
 
 import { existsSync } from "node:fs";
 import { join } from "node:path";
+import type { Control } from "../controls/config.ts";
 import { asDiskFull, FlagtrailError, ReportExistsError } from "../errors.ts";
 import { DEFAULT_PROJECT } from "../projects.ts";
 import { signingKeyFromEnv } from "../signingKey.ts";
@@ -72,6 +73,8 @@ export interface ReportOptions {
    * them). Default false: such a file makes the run fail before anything is published.
    */
   force?: boolean;
+  /** The config's controls: the compliance report opens with them, and a findings CSV is written. */
+  controls?: readonly Control[] | null;
   /** Tests: called before each publishing step, to simulate a crash there by throwing. */
   publishHook?: PublishHook;
 }
@@ -108,6 +111,7 @@ export async function writeReports(options: ReportOptions): Promise<ReportResult
     actionTypes: options.actionTypes && options.actionTypes.length > 0 ? [...options.actionTypes] : null,
     generatedAt: new Date(options.generatedAt ?? Date.now()).toISOString(),
     bom: options.bom ?? true,
+    controls: options.controls && options.controls.length > 0 ? options.controls : null,
   };
   if (!options.store && !options.dbPath) throw new FlagtrailError("writeReports needs a store or a dbPath");
   const stores: ProjectStore[] = options.store

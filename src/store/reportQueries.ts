@@ -23,6 +23,7 @@ import { sqliteOf } from "./connection.ts";
 import { ENTITY_REPORT_QUERIES } from "./entityReportQueries.ts";
 import { type AnyStore, pgSide } from "./openAny.ts";
 import { COMPLETENESS_QUERIES } from "./reportQueries/completeness.ts";
+import { CONTROL_QUERIES } from "./reportQueries/controls.ts";
 import { ENTITY_SECTION_QUERIES } from "./reportQueries/entities.ts";
 import { MUTATION_QUERIES } from "./reportQueries/mutations.ts";
 import { OVERVIEW_QUERIES } from "./reportQueries/overview.ts";
@@ -40,6 +41,7 @@ export const QUERIES = {
   ...REVIEW_QUERIES,
   ...MUTATION_QUERIES,
   ...ENTITY_REPORT_QUERIES,
+  ...CONTROL_QUERIES,
 } as const;
 
 export type ReportQueryName = keyof typeof QUERIES;

@@ -89,7 +89,11 @@ describe("entity world fed by the history generator", () => {
         }
         if (record.actionType === "config_state_toggle") {
           enabled = !enabled;
-          expect(record.changeLog).toBe(enabled ? "Enabled the config" : "Disabled the config");
+          // Around the words: a hot-fix's label before, a ticket key after (the controls' cases).
+          const words = enabled ? "Enabled the config" : "Disabled the config";
+          expect(record.changeLog).toMatch(
+            new RegExp(`^(Hotfix: |EMERGENCY hotfix: )?${words}( \\(FT-\\d+\\))?$`),
+          );
           toggles++;
         }
         expect(version.isEnabled).toBe(enabled);

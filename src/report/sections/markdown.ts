@@ -12,6 +12,7 @@ import { mdText } from "../escape.ts";
 import type { Period } from "../period.ts";
 import type { ServerDays } from "../serverDays.ts";
 import { formatSqlParams } from "../sqlParams.ts";
+import type { ControlsRead } from "./controls.ts";
 import type { EntityFold } from "./entities.ts";
 
 /** The headings the summary links to: their anchors are derived from these words (headingSlug). */
@@ -95,6 +96,8 @@ export interface ComplianceContext {
    * headings (`index`: how many projects' sections come before it).
    */
   project?: { name: string; index: number } | null;
+  /** The config's controls judged over the period: the document then opens with them. */
+  controls?: ControlsRead | null;
 }
 
 /** The heading of a project's section (its document's title, a level down): the overview links to it. */

@@ -31,9 +31,9 @@ function link(ctx: ComplianceContext, count: number | string, text: string): str
   return `[${count}](${anchor(ctx, text)})`;
 }
 
-export function writeSummary(out: TextFile, ctx: ComplianceContext, s: Summary): void {
+/** The document's title (a project's heading in a report over several) and its notice. */
+export function writeTitle(out: TextFile, ctx: ComplianceContext): void {
   const { period } = ctx;
-  const { reviews, mutations } = s;
   const title = `Compliance report ${period.from} to ${period.to}`;
   heading(out, ctx, 1, ctx.project ? projectHeading(ctx.project.name) : title);
   out.line();
@@ -42,6 +42,11 @@ export function writeSummary(out: TextFile, ctx: ComplianceContext, s: Summary):
     out.line(`> **${mdText(ctx.notice)}**`);
     out.line();
   }
+}
+
+export function writeSummary(out: TextFile, ctx: ComplianceContext, s: Summary): void {
+  const { period } = ctx;
+  const { reviews, mutations } = s;
   heading(out, ctx, 2, "Summary");
   out.line();
   out.line(

@@ -21,3 +21,8 @@ export function makeActors(seed: number): SimActor[] {
   const prng = new Prng(seed, 11);
   return PEOPLE.map(([name, mail]) => ({ id: prng.alphanumeric(20), name, email: `${mail}@example.com` }));
 }
+
+/** Changes made with a console API key show this actor (the platform's own spelling): never a reviewer. */
+export function consoleApiActor(seed: number): SimActor {
+  return { id: new Prng(seed, 12).alphanumeric(20), name: "CONSOLE API", email: "console-api@example.com" };
+}

@@ -9,7 +9,7 @@ import type { AuditRule } from "../../api/schemas.ts";
 import type { AuditStore, StoredRecord } from "../auditStore.ts";
 import { Prng } from "../prng.ts";
 import type { ExperimentStatus, HistoryObserver, SimActor } from "../types.ts";
-import { makeActors } from "./actors.ts";
+import { consoleApiActor, makeActors } from "./actors.ts";
 import { FollowUps } from "./followUps.ts";
 import { NamePool } from "./names.ts";
 import { type Draft, type Emitted, type Reviewable, ReviewFlow } from "./reviewFlow.ts";
@@ -17,6 +17,10 @@ import { Timeline } from "./rhythm.ts";
 import { applyRuleEdit, newRule, RULE_EDITS, type RuleEdit } from "./rules.ts";
 
 const DAY_MS = 86_400_000;
+const HOUR_MS = 3_600_000;
+/** Local hours the team counts as night (on-call time): before 07:00 and from 20:00. */
+const NIGHT_ENDS = 7;
+const NIGHT_STARTS = 20;
 /** Share of records that arrive in bursts (hundreds of records within one second): bulk jobs. */
 const BURST_SHARE = 0.03;
 const TAGS = ["★ Core", "checkout", "growth", "infra", "mobile", "compliance"];
@@ -106,6 +110,8 @@ export class HistoryGenerator {
   private slot = 0;
   /** Record slots per busy hour of the history, to turn a review's delay into slots. */
   private slotsPerBusyHour = 1;
+  /** The team's offset from UTC (HistoryPlan.offsetMinutes), once fill() has it. */
+  private offsetMinutes: (at: number) => number = () => 0;
 
   constructor(
     seed: number,
@@ -117,8 +123,18 @@ export class HistoryGenerator {
     this.names = new NamePool(new Prng(seed, 3));
     this.actors = makeActors(seed);
     this.bot = this.actors.find((a) => a.email.startsWith("deploy-bot")) ?? this.actors[0]!;
-    this.reviews = new ReviewFlow(this.prng, this.ids, this.actors, (busyHours, step) =>
-      this.followUps.push(this.slot + Math.max(1, Math.round(busyHours * this.slotsPerBusyHour)), step),
+    this.reviews = new ReviewFlow(
+      this.prng,
+      this.ids,
+      this.actors,
+      (busyHours, step) =>
+        this.followUps.push(this.slot + Math.max(1, Math.round(busyHours * this.slotsPerBusyHour)), step),
+      new Prng(seed, 4),
+      consoleApiActor(seed),
+      (at) => {
+        const hour = Math.floor(((at + this.offsetMinutes(at) * 60_000) % DAY_MS) / HOUR_MS);
+        return hour < NIGHT_ENDS || hour >= NIGHT_STARTS;
+      },
     );
   }
 
@@ -133,7 +149,8 @@ export class HistoryGenerator {
   /** Fills an empty store with the planned history: exactly `plan.records` records. */
   fill(store: AuditStore, plan: HistoryPlan): void {
     const start = plan.endAt - Math.round(plan.days * DAY_MS);
-    const timeline = new Timeline(start, plan.endAt, plan.offsetMinutes ?? (() => 0), this.prng);
+    this.offsetMinutes = plan.offsetMinutes ?? (() => 0);
+    const timeline = new Timeline(start, plan.endAt, this.offsetMinutes, this.prng);
     const bursts = this.planBursts(plan.records);
     const regular = plan.records - bursts.reduce((sum, b) => sum + b.size, 0);
     this.slotsPerBusyHour = regular / Math.max(1, timeline.busyHours);

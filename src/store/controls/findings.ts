@@ -2,7 +2,7 @@
 // last seen; a new finding's alerts go to the outbox in the same transaction, so a crash between the
 // two cannot lose an alert or send one for a finding never stored.
 import type { AnyStore } from "../openAny.ts";
-import { inTransaction, type Queries, queriesOf, sql } from "../query.ts";
+import { inList, inTransaction, type Queries, queriesOf, sql } from "../query.ts";
 
 export interface FindingRow {
   id: string;
@@ -31,12 +31,50 @@ export interface CheckWrite {
   alertsFor(finding: NewFinding, firstSeenAt: number): { sink: string; payload: string }[];
 }
 
-async function insertFinding(q: Queries, f: NewFinding, at: number): Promise<void> {
-  await q.run(sql`
-    INSERT INTO control_findings (id, control_id, kind, severity, record_id, entity, action_type,
-      occurred_at, actor, message, first_seen_at, last_seen_at)
-    VALUES (${f.id}, ${f.control_id}, ${f.kind}, ${f.severity}, ${f.record_id}, ${f.entity},
-      ${f.action_type}, ${f.occurred_at}, ${f.actor}, ${f.message}, ${at}, ${at})`);
+/** Rows per statement: a month of a large store gives tens of thousands of findings, not one statement each. */
+const CHUNK = 200;
+
+function chunks<T>(items: readonly T[]): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += CHUNK) out.push(items.slice(i, i + CHUNK));
+  return out;
+}
+
+async function insertFindings(q: Queries, rows: readonly NewFinding[], at: number): Promise<void> {
+  for (const chunk of chunks(rows)) {
+    const values = chunk.map(
+      (f) => sql`(${f.id}, ${f.control_id}, ${f.kind}, ${f.severity}, ${f.record_id}, ${f.entity},
+        ${f.action_type}, ${f.occurred_at}, ${f.actor}, ${f.message}, ${at}, ${at})`,
+    );
+    await q.run(sql`
+      INSERT INTO control_findings (id, control_id, kind, severity, record_id, entity, action_type,
+        occurred_at, actor, message, first_seen_at, last_seen_at)
+      VALUES ${sql.join(values, sql`, `)}`);
+  }
+}
+
+async function insertAlerts(
+  q: Queries,
+  alerts: readonly { findingId: string; sink: string; payload: string }[],
+  at: number,
+): Promise<void> {
+  for (const chunk of chunks(alerts)) {
+    const values = chunk.map((a) => sql`(${a.findingId}, ${a.sink}, ${a.payload}, ${at}, 0, ${at})`);
+    await q.run(sql`
+      INSERT INTO control_outbox (finding_id, sink, payload, created_at, attempts, next_attempt_at)
+      VALUES ${sql.join(values, sql`, `)}`);
+  }
+}
+
+async function upsertTickets(q: Queries, tickets: CheckWrite["tickets"]): Promise<void> {
+  // One statement may not touch a row twice (PostgreSQL refuses): the last key per record and control.
+  const unique = [...new Map(tickets.map((t) => [`${t.controlId}\u0000${t.recordId}`, t])).values()];
+  for (const chunk of chunks(unique)) {
+    const values = chunk.map((t) => sql`(${t.recordId}, ${t.controlId}, ${t.ticket})`);
+    await q.run(sql`
+      INSERT INTO control_tickets (record_id, control_id, ticket) VALUES ${sql.join(values, sql`, `)}
+      ON CONFLICT (record_id, control_id) DO UPDATE SET ticket = excluded.ticket`);
+  }
 }
 
 /**
@@ -46,28 +84,27 @@ async function insertFinding(q: Queries, f: NewFinding, at: number): Promise<voi
 export async function writeCheck(store: AnyStore, write: CheckWrite): Promise<Map<string, number>> {
   return inTransaction(store, async (q) => {
     const firstSeen = new Map<string, number>();
-    for (const f of write.findings) {
-      const known = await q.get<{ first_seen_at: number }>(
-        sql`SELECT first_seen_at FROM control_findings WHERE id = ${f.id}`,
+    for (const chunk of chunks(write.findings)) {
+      const known = await q.all<{ id: string; first_seen_at: number }>(
+        sql`SELECT id, first_seen_at FROM control_findings WHERE id IN ${inList(chunk.map((f) => f.id))}`,
       );
-      if (known) {
-        await q.run(sql`UPDATE control_findings SET last_seen_at = ${write.checkedAt} WHERE id = ${f.id}`);
-        firstSeen.set(f.id, known.first_seen_at);
-        continue;
-      }
-      await insertFinding(q, f, write.checkedAt);
-      firstSeen.set(f.id, write.checkedAt);
-      for (const alert of write.alertsFor(f, write.checkedAt)) {
+      for (const k of known) firstSeen.set(k.id, Number(k.first_seen_at));
+      if (known.length > 0)
         await q.run(sql`
-          INSERT INTO control_outbox (finding_id, sink, payload, created_at, attempts, next_attempt_at)
-          VALUES (${f.id}, ${alert.sink}, ${alert.payload}, ${write.checkedAt}, 0, ${write.checkedAt})`);
-      }
+          UPDATE control_findings SET last_seen_at = ${write.checkedAt}
+          WHERE id IN ${inList(known.map((k) => k.id))}`);
     }
-    for (const t of write.tickets) {
-      await q.run(sql`
-        INSERT INTO control_tickets (record_id, control_id, ticket) VALUES (${t.recordId}, ${t.controlId}, ${t.ticket})
-        ON CONFLICT (record_id, control_id) DO UPDATE SET ticket = excluded.ticket`);
-    }
+    // A finding twice in one check (two evidence keys alike) is stored once.
+    const fresh = [
+      ...new Map(write.findings.filter((f) => !firstSeen.has(f.id)).map((f) => [f.id, f])).values(),
+    ];
+    await insertFindings(q, fresh, write.checkedAt);
+    const alerts = fresh.flatMap((f) => {
+      firstSeen.set(f.id, write.checkedAt);
+      return write.alertsFor(f, write.checkedAt).map((a) => ({ ...a, findingId: f.id }));
+    });
+    await insertAlerts(q, alerts, write.checkedAt);
+    await upsertTickets(q, write.tickets);
     const last = await q.get<{ id: number | null }>(sql`SELECT max(id) AS id FROM control_checks`);
     await q.run(sql`
       INSERT INTO control_checks (id, checked_at, period_start, period_end, findings)

@@ -1,4 +1,5 @@
 // The rows the report queries return, one interface per shape (both engines return the same rows).
+import type { WaiverRow } from "../controls/waivers.ts";
 import type { EntityBacklogRow } from "../entityBacklog.ts";
 import type { EntityReportRows } from "../entityReportQueries.ts";
 
@@ -132,7 +133,21 @@ export interface MutationCount {
 }
 
 /** The row each query returns. */
+/** A change the record controls judge (src/controls/evaluate.ts). */
+export interface ChangeRow {
+  id: string;
+  occurred_at: number;
+  name: string;
+  action_type: string;
+  updated_by: string | null;
+  updated_by_user_id: string | null;
+  change_log: string | null;
+}
+
 export interface ReportRows extends EntityReportRows {
+  controlChanges: ChangeRow;
+  controlWaivers: WaiverRow;
+  controlLastSync: { at: number | null };
   experimentStateChangesCsv: CsvRow;
   configEditsCsv: CsvRow;
   recordCount: CountRow;

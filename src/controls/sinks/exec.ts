@@ -1,0 +1,35 @@
+// The exec sink: runs the configured program with its arguments (never through a shell: nothing of a
+// finding is ever parsed as a command), the alert's JSON on its stdin and the finding id in
+// FLAGTRAIL_FINDING_ID (the idempotency key of a resend). Delivered when it exits 0; killed after its
+// timeout. Its output is not kept: it could echo what it was given to places we do not control.
+import { spawn } from "node:child_process";
+import type { OutboxRow } from "../../store/controls/outbox.ts";
+import type { SinkOf } from "../config.ts";
+
+export function sendExec(sink: SinkOf<"exec">, row: OutboxRow): Promise<string | null> {
+  return new Promise((resolve) => {
+    const child = spawn(sink.command, sink.args, {
+      shell: false,
+      stdio: ["pipe", "ignore", "ignore"],
+      env: { ...process.env, FLAGTRAIL_FINDING_ID: row.finding_id },
+    });
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      child.kill("SIGKILL");
+    }, sink.timeoutSeconds * 1000);
+    child.on("error", (error: NodeJS.ErrnoException) => {
+      clearTimeout(timer);
+      resolve(`cannot run ${sink.command}: ${error.code ?? error.name}`);
+    });
+    child.on("close", (code, signal) => {
+      clearTimeout(timer);
+      if (timedOut) resolve(`timed out after ${sink.timeoutSeconds} s`);
+      else if (code === 0) resolve(null);
+      else resolve(code === null ? `killed by ${signal}` : `exit ${code}`);
+    });
+    // A program that exits without reading its stdin closes the pipe: not an error of ours.
+    child.stdin.on("error", () => {});
+    child.stdin.end(row.payload);
+  });
+}

@@ -1,0 +1,304 @@
+// The slack and exec sinks, in process, against a real HTTP receiver and real child processes: each
+// alert reaches its sink once, a failure (HTTP 500, exit 3, a timeout, a missing program) keeps it in
+// the outbox, and nothing of a finding is ever run through a shell.
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { Sink } from "../../src/controls/config.ts";
+import { parseControlsConfig } from "../../src/controls/config.ts";
+import { deliverAlerts } from "../../src/controls/deliver.ts";
+import { slackMessage } from "../../src/controls/sinks/slack.ts";
+import { type NewFinding, writeCheck } from "../../src/store/controls/findings.ts";
+import { closeProjectStores, openStoreProjects, type ProjectStore } from "../../src/store/projectStores.ts";
+
+const finding = (n: number, entity = `checkout_gate_${n}`): NewFinding => ({
+  id: `rr:rec${n}`,
+  control_id: "rr",
+  kind: "review-required",
+  severity: "high",
+  record_id: `rec${n}`,
+  entity,
+  action_type: "gate_update",
+  occurred_at: Date.parse("2026-11-20T03:04:05Z"),
+  actor: "Dana <Lee> & co",
+  message: "change without an approved review before it",
+});
+
+const payloadOf = (f: NewFinding) =>
+  JSON.stringify({
+    event: "finding",
+    finding: {
+      id: f.id,
+      control: f.control_id,
+      kind: f.kind,
+      severity: f.severity,
+      project: "default",
+      recordId: f.record_id,
+      entity: f.entity,
+      actionType: f.action_type,
+      occurredAt: "2026-11-20T03:04:05.000+00:00",
+      actor: f.actor,
+      message: f.message,
+      waiver: null,
+    },
+  });
+
+function sinksOf(sinks: unknown[]): Sink[] {
+  return parseControlsConfig(JSON.stringify({ sinks }), "test.json").sinks;
+}
+
+let parts: ProjectStore[];
+let dir: string;
+
+async function plantAlerts(findings: NewFinding[], sinks: readonly Sink[]): Promise<void> {
+  await writeCheck(parts[0]!.store, {
+    checkedAt: Date.now(),
+    periodStart: 0,
+    periodEnd: Date.now(),
+    findings,
+    tickets: [],
+    alertsFor: (f) => sinks.map((s) => ({ sink: s.name, payload: payloadOf(f) })),
+  });
+}
+
+async function outbox() {
+  const { queriesOf, sql } = await import("../../src/store/query.ts");
+  const q = await queriesOf(parts[0]!.store);
+  return q.all<{
+    finding_id: string;
+    sink: string;
+    attempts: number;
+    delivered_at: number | null;
+    last_error: string | null;
+  }>(
+    sql`SELECT finding_id, sink, attempts, delivered_at, last_error FROM control_outbox ORDER BY finding_id, sink`,
+  );
+}
+
+beforeEach(async () => {
+  dir = mkdtempSync(join(tmpdir(), "flagtrail-sinks-"));
+  parts = await openStoreProjects(join(dir, "flagtrail.db"));
+});
+
+afterEach(async () => {
+  await closeProjectStores(parts);
+});
+
+describe("slack sink", () => {
+  let server: Server;
+  let status = 200;
+  const received: { text: string; headers: Record<string, unknown> }[] = [];
+  let url = "";
+
+  beforeEach(async () => {
+    received.length = 0;
+    status = 200;
+    server = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on("data", (c: Buffer) => chunks.push(c));
+      req.on("end", () => {
+        received.push({ ...JSON.parse(Buffer.concat(chunks).toString("utf8")), headers: req.headers });
+        res.writeHead(status).end(status === 200 ? "ok" : "no_service");
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/services/T000/B000/XXXXsecret`;
+  });
+
+  afterEach(async () => {
+    delete process.env.TEST_SLACK_URL;
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  });
+
+  it("posts one readable message per finding to the URL from the environment, once", async () => {
+    const sinks = sinksOf([{ name: "chat", kind: "slack", urlEnv: "TEST_SLACK_URL", backoffSeconds: 0 }]);
+    await plantAlerts([finding(1), finding(2)], sinks);
+    process.env.TEST_SLACK_URL = url;
+    status = 500;
+    expect(await deliverAlerts(parts[0]!.store, sinks, Date.now())).toEqual({ delivered: 0, failed: 2 });
+    const failed = await outbox();
+    expect(failed.map((r) => [r.delivered_at, r.last_error])).toEqual([
+      [null, "HTTP 500"],
+      [null, "HTTP 500"],
+    ]);
+    status = 200;
+    expect(await deliverAlerts(parts[0]!.store, sinks, Date.now())).toEqual({ delivered: 2, failed: 0 });
+    expect(await deliverAlerts(parts[0]!.store, sinks, Date.now())).toEqual({ delivered: 0, failed: 0 });
+    expect(received).toHaveLength(4);
+    expect(received[2]!.text).toBe(
+      "[high] rr (review-required), project default: change without an approved review before it\n" +
+        "gate_update of checkout_gate_1 by Dana &lt;Lee&gt; &amp; co at 2026-11-20T03:04:05.000+00:00\n" +
+        "finding rr:rec1",
+    );
+    expect(received[3]!.text).toContain("finding rr:rec2");
+    // The URL is the secret: in no error, no row.
+    expect(JSON.stringify(await outbox())).not.toContain("XXXXsecret");
+  });
+
+  it("without its environment variable, fails and keeps the alert", async () => {
+    const sinks = sinksOf([{ name: "chat", kind: "slack", urlEnv: "TEST_SLACK_URL" }]);
+    await plantAlerts([finding(1)], sinks);
+    expect(await deliverAlerts(parts[0]!.store, sinks, Date.now())).toEqual({ delivered: 0, failed: 1 });
+    expect((await outbox())[0]!.last_error).toBe(
+      "sink chat: the environment variable TEST_SLACK_URL is not set",
+    );
+    expect(received).toHaveLength(0);
+  });
+
+  it("an evidence finding (no entity, actor or time) is one line and its id", () => {
+    const text = slackMessage(
+      JSON.stringify({
+        finding: {
+          id: "complete:day-2026-11-20",
+          control: "complete",
+          kind: "completeness",
+          severity: "high",
+          project: "eu",
+          entity: null,
+          actionType: null,
+          occurredAt: null,
+          actor: null,
+          message: "server day 2026-11-20 is not reconciled",
+        },
+      }),
+    );
+    expect(text).toBe(
+      "[high] complete (completeness), project eu: server day 2026-11-20 is not reconciled\nfinding complete:day-2026-11-20",
+    );
+  });
+});
+
+describe("exec sink", () => {
+  /** A receiver program: appends its stdin and FLAGTRAIL_FINDING_ID to a file, exits with its first argument. */
+  const script = (body: string) => {
+    const path = join(dir, `sink-${Math.random().toString(36).slice(2)}.mjs`);
+    writeFileSync(path, body);
+    return path;
+  };
+  const recorder = () =>
+    script(`
+      import { appendFileSync } from "node:fs";
+      let input = "";
+      process.stdin.setEncoding("utf8").on("data", (c) => { input += c; }).on("end", () => {
+        appendFileSync(process.argv[2], JSON.stringify({ id: process.env.FLAGTRAIL_FINDING_ID, input, args: process.argv.slice(3) }) + "\\n");
+        process.exit(Number(process.argv[3] ?? 0));
+      });
+    `);
+  const lines = (file: string) =>
+    existsSync(file)
+      ? readFileSync(file, "utf8")
+          .trim()
+          .split("\n")
+          .map((l) => JSON.parse(l) as { id: string; input: string; args: string[] })
+      : [];
+
+  it("runs the command per alert with the JSON on stdin; exit 0 delivers, once", async () => {
+    const log = join(dir, "received.jsonl");
+    const sinks = sinksOf([
+      { name: "pager", kind: "exec", command: process.execPath, args: [recorder(), log, "0"] },
+    ]);
+    await plantAlerts([finding(1), finding(2)], sinks);
+    expect(await deliverAlerts(parts[0]!.store, sinks, Date.now())).toEqual({ delivered: 2, failed: 0 });
+    expect(await deliverAlerts(parts[0]!.store, sinks, Date.now())).toEqual({ delivered: 0, failed: 0 });
+    const got = lines(log);
+    expect(got.map((g) => g.id)).toEqual(["rr:rec1", "rr:rec2"]);
+    expect(JSON.parse(got[0]!.input)).toEqual(JSON.parse(payloadOf(finding(1))));
+    expect((await outbox()).every((r) => r.delivered_at !== null && Number(r.attempts) === 1)).toBe(true);
+  });
+
+  it("a non-zero exit, a timeout or a missing program is a failed delivery, tried again later", async () => {
+    const log = join(dir, "received.jsonl");
+    const sinks = sinksOf([
+      {
+        name: "exit3",
+        kind: "exec",
+        command: process.execPath,
+        args: [recorder(), log, "3"],
+        backoffSeconds: 0,
+      },
+      {
+        name: "slow",
+        kind: "exec",
+        command: process.execPath,
+        args: [script("setInterval(() => {}, 1000);")],
+        timeoutSeconds: 0.5,
+        backoffSeconds: 0,
+      },
+      { name: "missing", kind: "exec", command: join(dir, "no-such-program"), backoffSeconds: 0 },
+    ]);
+    await plantAlerts([finding(1)], sinks);
+    expect(await deliverAlerts(parts[0]!.store, sinks, Date.now())).toEqual({ delivered: 0, failed: 3 });
+    expect((await outbox()).map((r) => [r.sink, r.last_error, r.delivered_at])).toEqual([
+      ["exit3", "exit 3", null],
+      ["missing", `cannot run ${join(dir, "no-such-program")}: ENOENT`, null],
+      ["slow", "timed out after 0.5 s", null],
+    ]);
+    expect(lines(log)).toHaveLength(1);
+    await deliverAlerts(parts[0]!.store, sinks, Date.now());
+    expect((await outbox()).map((r) => Number(r.attempts))).toEqual([2, 2, 2]);
+  });
+
+  it("never runs through a shell: a finding's text and the arguments stay text", async () => {
+    const log = join(dir, "received.jsonl");
+    const marker = join(dir, "pwned");
+    const sinks = sinksOf([
+      {
+        name: "pager",
+        kind: "exec",
+        command: process.execPath,
+        args: [recorder(), log, "0", `$(touch ${marker})`, `; touch ${marker}`],
+      },
+    ]);
+    await plantAlerts([finding(1, `x$(touch ${marker})\`touch ${marker}\``)], sinks);
+    expect(await deliverAlerts(parts[0]!.store, sinks, Date.now())).toEqual({ delivered: 1, failed: 0 });
+    expect(existsSync(marker)).toBe(false);
+    expect(lines(log)[0]!.args).toEqual(["0", `$(touch ${marker})`, `; touch ${marker}`]);
+  });
+});
+
+afterAll(() => {
+  delete process.env.TEST_SLACK_URL;
+});
+
+describe("sink config", () => {
+  const problem = (sink: unknown) => {
+    try {
+      sinksOf([sink]);
+      return null;
+    } catch (error) {
+      return (error as Error).message;
+    }
+  };
+
+  it("refuses an unknown kind, an unknown field, a URL in the config, a shell string", () => {
+    expect(problem({ name: "x", kind: "pagerduty" })).toBe(
+      'test.json: sink "x": kind: must be one of webhook, slack, exec.',
+    );
+    expect(
+      problem({
+        name: "chat",
+        kind: "slack",
+        urlEnv: "SLACK_URL",
+        url: "https://hooks.slack.com/services/T/B/X",
+      }),
+    ).toBe('test.json: sink "chat": unknown field url.');
+    expect(problem({ name: "chat", kind: "slack" })).toMatch(/^test\.json: sink "chat": urlEnv: /);
+    expect(
+      problem({ name: "mail", kind: "exec", command: "mail", args: "-s finding x@example.com" }),
+    ).toMatch(/^test\.json: sink "mail": args: /);
+    expect(problem({ name: "mail", kind: "exec", command: "mail", timeoutSeconds: 0 })).toMatch(
+      /^test\.json: sink "mail": timeoutSeconds: /,
+    );
+    expect(sinksOf([{ name: "mail", kind: "exec", command: "mail" }])[0]).toEqual({
+      name: "mail",
+      kind: "exec",
+      command: "mail",
+      args: [],
+      timeoutSeconds: 30,
+      backoffSeconds: 60,
+    });
+  });
+});
