@@ -20,14 +20,6 @@ import {
   readCoverage as readCoverageNow,
   readPendingCoverageDays as readPendingCoverageDaysNow,
 } from "./coverageState.ts";
-import { linkAndDiffConfig as linkAndDiffConfigNow } from "./entityLinks.ts";
-import {
-  quarantineEntityItems as quarantineEntityItemsNow,
-  recordEntityFetch as recordEntityFetchNow,
-  storeConfigVersions as storeConfigVersionsNow,
-  storeExperimentSnapshots as storeExperimentSnapshotsNow,
-  storeMetricSnapshots as storeMetricSnapshotsNow,
-} from "./entityWrites.ts";
 import {
   acquireLease as acquireLeaseNow,
   releaseLease as releaseLeaseNow,
@@ -91,17 +83,16 @@ export const localCountForRange = byEngine(localCountForRangeNow, (pg) => pg.loc
 export const localCountsByDay = byEngine(localCountsByDayNow, (pg) => pg.localPgCountsByDay);
 export const recordCoverage = byEngine(recordCoverageNow, (pg) => pg.recordPgCoverage);
 
+export { linkAndDiffConfig } from "./entityLinks.ts";
 // Entity history.
 export { configsDueForVersions, eventsDueForMetrics, layersDueForExperiments } from "./entityQueries.ts";
-export const storeConfigVersions = byEngine(storeConfigVersionsNow, (pg) => pg.storePgConfigVersions);
-export const storeExperimentSnapshots = byEngine(
-  storeExperimentSnapshotsNow,
-  (pg) => pg.storePgExperimentSnapshots,
-);
-export const storeMetricSnapshots = byEngine(storeMetricSnapshotsNow, (pg) => pg.storePgMetricSnapshots);
-export const recordEntityFetch = byEngine(recordEntityFetchNow, (pg) => pg.recordPgEntityFetch);
-export const quarantineEntityItems = byEngine(quarantineEntityItemsNow, (pg) => pg.quarantinePgEntityItems);
-export const linkAndDiffConfig = byEngine(linkAndDiffConfigNow, (pg) => pg.linkAndDiffPgConfig);
+export {
+  quarantineEntityItems,
+  recordEntityFetch,
+  storeConfigVersions,
+  storeExperimentSnapshots,
+  storeMetricSnapshots,
+} from "./entityWrites.ts";
 
 // Metadata (the demo's world, the daemon's last cycle) and whether the store holds records.
 export {
