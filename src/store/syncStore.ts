@@ -43,6 +43,16 @@ export { type RunCounters, runCounterColumns } from "./syncRuns.ts";
 /** A store the sync writes: a SQLite file or a PostgreSQL database. */
 export type Store = AnyStore;
 
+/**
+ * A handle to renew a long-held lease through while `store` is busy (the daemon's heartbeat): on SQLite a
+ * connection of its own to the same file (the store's may be inside a long read); PostgreSQL holds each
+ * lease on a session of its own already, and an in-memory SQLite has one connection: `store` itself.
+ */
+export function openLeaseStore(store: Store): Promise<Store> {
+  const own = store.engine === "postgres" || store.path === ":memory:";
+  return own ? Promise.resolve(store) : openAnyStore(store.path);
+}
+
 /** Opens (creating and migrating) the store at a `--db` / FLAGTRAIL_DB value: a file path or a postgres:// URL. */
 export const openStore: (value: string, options?: OpenOptions) => Promise<Store> = openAnyStore;
 
