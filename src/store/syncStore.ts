@@ -9,18 +9,6 @@
 
 import { beginBulkLoad as beginBulkLoadNow, finishBulkLoad as finishBulkLoadNow } from "./bulkLoad.ts";
 import {
-  checkedRunStart as checkedRunStartNow,
-  knownShortfalls as knownShortfallsNow,
-  localCountForRange as localCountForRangeNow,
-  localCountsByDay as localCountsByDayNow,
-  recordCoverage as recordCoverageNow,
-} from "./coverageCounts.ts";
-import {
-  openCoverageDays as openCoverageDaysNow,
-  readCoverage as readCoverageNow,
-  readPendingCoverageDays as readPendingCoverageDaysNow,
-} from "./coverageState.ts";
-import {
   acquireLease as acquireLeaseNow,
   releaseLease as releaseLeaseNow,
   renewLease as renewLeaseNow,
@@ -80,19 +68,19 @@ export const finishBulkLoad = byEngine(finishBulkLoadNow, (pg) => pg.finishPgBul
 export const backfillRuleDiffs = byEngine(backfillRuleDiffsNow, (pg) => pg.backfillPgRuleDiffs);
 
 // Coverage.
-export const readCoverage = byEngine(readCoverageNow, (pg) => pg.readPgCoverage);
-export const openCoverageDays = byEngine(openCoverageDaysNow, (pg) => pg.openPgCoverageDays);
-export const readPendingCoverageDays = byEngine(
-  readPendingCoverageDaysNow,
-  (pg) => pg.readPgPendingCoverageDays,
-);
-export { addPendingCoverageDays } from "./coverageState.ts";
-export const checkedRunStart = byEngine(checkedRunStartNow, (pg) => pg.checkedPgRunStart);
-export const knownShortfalls = byEngine(knownShortfallsNow, (pg) => pg.knownPgShortfalls);
-export const localCountForRange = byEngine(localCountForRangeNow, (pg) => pg.localPgCountForRange);
-export const localCountsByDay = byEngine(localCountsByDayNow, (pg) => pg.localPgCountsByDay);
-export const recordCoverage = byEngine(recordCoverageNow, (pg) => pg.recordPgCoverage);
-
+export {
+  checkedRunStart,
+  knownShortfalls,
+  localCountForRange,
+  localCountsByDay,
+  recordCoverage,
+} from "./coverageCounts.ts";
+export {
+  addPendingCoverageDays,
+  openCoverageDays,
+  readCoverage,
+  readPendingCoverageDays,
+} from "./coverageState.ts";
 export { linkAndDiffConfig } from "./entityLinks.ts";
 // Entity history.
 export { configsDueForVersions, eventsDueForMetrics, layersDueForExperiments } from "./entityQueries.ts";

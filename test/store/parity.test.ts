@@ -28,9 +28,16 @@ import {
 import { readStatus } from "../../src/store/status.ts";
 import {
   acquireLease,
+  checkedRunStart,
+  knownShortfalls,
   linkAndDiffConfig,
+  localCountForRange,
+  localCountsByDay,
+  openCoverageDays,
   openStore,
   quarantineEntityItems,
+  readCoverage,
+  readPendingCoverageDays,
   recordEntityFetch,
   releaseLease,
   renewLease,
@@ -305,6 +312,32 @@ describe("entity writes on both engines", () => {
       hash: sqlite.chain.all.at(-1)!.entity_chain_hash,
     });
     expect(sqlite.derived.changes.length).toBeGreaterThan(0);
+    expect(postgres).toEqual(sqlite);
+  });
+});
+
+describe("coverage reads on both engines", () => {
+  it("count the same records per server day and find the same checked days", async () => {
+    const read = async (e: Engine) => {
+      const store = stores[e];
+      const byDay = await localCountsByDay(store, "2026-08-01", "2026-11-20", []);
+      const someDay = [...byDay.keys()][10]!;
+      return {
+        byDay: [...byDay.entries()],
+        range: await localCountForRange(store, "2026-08-01", "2026-11-20", []),
+        typed: await localCountForRange(store, "2026-08-01", "2026-11-20", ["gate_update"]),
+        coverage: await readCoverage(store, "all", someDay),
+        open: await openCoverageDays(store, "all"),
+        shortfalls: [...(await knownShortfalls(store, "all", "2026-08-01", "2026-11-20")).entries()],
+        runStart: await checkedRunStart(store, "all", "2026-11-20"),
+        pending: await readPendingCoverageDays(store, "all"),
+      };
+    };
+    const [sqlite, postgres] = await Promise.all(ENGINES.map(read));
+    expect(sqlite!.byDay.length).toBeGreaterThan(50);
+    expect(sqlite!.range).toBeGreaterThan(1000);
+    expect(sqlite!.range).toBe(sqlite!.byDay.reduce((n, [, c]) => n + c.held, 0));
+    expect(sqlite!.runStart < "2026-11-20").toBe(true);
     expect(postgres).toEqual(sqlite);
   });
 });

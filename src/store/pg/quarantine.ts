@@ -2,8 +2,8 @@
 // syncBatch.ts), which still hands a session's client around: each is the one query text of
 // src/store/metaValues.ts or digests.ts on that client. To go when that writer takes Queries (issue 22).
 import type pg from "pg";
-import type { CoverageDigest, QuarantineDigest } from "../digests.ts";
-import { insertQuarantineIn, updateCoverageDigestIn, updateQuarantineDigestIn } from "../digests.ts";
+import type { QuarantineDigest } from "../digests.ts";
+import { insertQuarantineIn, updateQuarantineDigestIn } from "../digests.ts";
 import { readMetaValueIn, writeMetaValueQuery } from "../metaValues.ts";
 import type { QuarantineInsert } from "../quarantineRows.ts";
 import { pgClientQueries } from "./queries.ts";
@@ -27,8 +27,4 @@ export function insertPgQuarantine(client: pg.ClientBase, row: QuarantineInsert)
 
 export function updatePgQuarantineDigest(client: pg.ClientBase): Promise<QuarantineDigest> {
   return updateQuarantineDigestIn(pgClientQueries(client));
-}
-
-export function updatePgCoverageDigest(client: pg.ClientBase): Promise<CoverageDigest> {
-  return updateCoverageDigestIn(pgClientQueries(client));
 }

@@ -2,17 +2,6 @@
 // module that they load on first use (src/store/openAny.ts, pgSide()): the PostgreSQL half is ~70
 // modules (pg, drizzle's node-postgres driver, this folder) that a SQLite store never needs.
 export { beginPgBulkLoad, finishPgBulkLoad } from "./bulkLoad.ts";
-export {
-  checkedPgRunStart,
-  knownPgShortfalls,
-  localPgCountForRange,
-  localPgCountsByDay,
-  newestPgRecordTimeTexts,
-  openPgCoverageDays,
-  readPgCoverage,
-  readPgPendingCoverageDays,
-  recordPgCoverage,
-} from "./coverage.ts";
 export { acquirePgLease, readPgLease, releasePgLease, renewPgLease } from "./leases.ts";
 export { openPgStore } from "./open.ts";
 export { inPgQueriesReadSnapshot, inPgQueriesTransaction, pgQueries } from "./queries.ts";
