@@ -2,8 +2,9 @@
 // commands): every function that reaches the database returns a Promise and takes a store of either
 // engine. Concepts converted to one query text (issue 22: meta values, checkpoints, runs, plans,
 // coverage, entity writes and due-lists) are re-exported from their module (src/store/query.ts runs them
-// on either engine); the rest (leases, the batch writer, bulk load, rule-diff backfill) still dispatch on the store's `engine` (byEngine) to a SQLite function and a PostgreSQL one in
-// src/store/pg/ with a `Pg` infix, reached through src/store/pg/side.ts, which loads only when a
+// on either engine); the rest (leases, the batch writer, bulk load, rule-diff backfill) still dispatch
+// on the store's `engine` (byEngine) to a SQLite function and a PostgreSQL one in src/store/pg/ with a
+// `Pg` infix, reached through src/store/pg/side.ts, which loads only when a
 // PostgreSQL store is used. Synchronous SQLite helpers stay inside src/store/, where better-sqlite3
 // transactions call them without awaiting.
 
