@@ -10,7 +10,7 @@ import { assertTimeZone } from "../report/period.ts";
 import {
   acquireLease,
   DAEMON_LEASE,
-  openStore,
+  openLeaseStore,
   releaseLease,
   renewLease,
   type Store,
@@ -161,9 +161,7 @@ class HeldLease {
 
   private leaseStore(): Promise<Store> {
     if (this.connection) return this.connection;
-    // PostgreSQL holds each lease on a session of its own already; an in-memory SQLite has one connection.
-    const own = this.store.engine === "postgres" || this.store.path === ":memory:";
-    const opening = own ? Promise.resolve(this.store) : openStore(this.store.path);
+    const opening = openLeaseStore(this.store);
     this.connection = opening;
     // A failed open is tried again at the next tick, as before.
     opening.catch(() => {

@@ -8,7 +8,13 @@ import type { Env } from "../config.ts";
 import { FlagtrailError } from "../errors.ts";
 import { DEFAULT_CONFIG_FILE, parseProjectsConfig } from "../projects.ts";
 import { signingKeyFromEnv } from "../signingKey.ts";
-import { describeLocation, parseStoreLocation } from "../store/location.ts";
+import {
+  describeLocation,
+  engineName,
+  localStoreFile,
+  localStoreFiles,
+  parseStoreLocation,
+} from "../store/location.ts";
 import { openAnyStore } from "../store/openAny.ts";
 
 type CheckStatus = "ok" | "warn" | "fail";
@@ -47,7 +53,8 @@ export function checkNode(version = process.versions.node): Check {
 export async function checkStore(dbValue: string): Promise<Check[]> {
   const location = parseStoreLocation(dbValue);
   const where = describeLocation(location);
-  if (location.engine === "sqlite" && !existsSync(location.path)) {
+  const file = localStoreFile(location);
+  if (file !== null && !existsSync(file)) {
     return [
       check("store", "warn", `no store at ${where} yet; the first \`flagtrail sync\` creates it`),
       check("migrations", "warn", "not checked: there is no store"),
@@ -57,7 +64,7 @@ export async function checkStore(dbValue: string): Promise<Check[]> {
     const store = await openAnyStore(dbValue, { readonly: true });
     await store.close();
     return [
-      check("store", "ok", `${where} opens (${location.engine === "sqlite" ? "SQLite" : "PostgreSQL"})`),
+      check("store", "ok", `${where} opens (${engineName(location)})`),
       check("migrations", "ok", "current: the store has every migration this flagtrail ships"),
     ];
   } catch (error) {
@@ -75,10 +82,9 @@ const GIB = 1024 ** 3;
 
 /** Free space where a SQLite store lives (a PostgreSQL store's disk is the server's). */
 export function checkDisk(dbValue: string): Check {
-  const location = parseStoreLocation(dbValue);
-  if (location.engine !== "sqlite")
-    return check("disk", "ok", "not checked here: PostgreSQL keeps the data on its server");
-  const dir = dirname(resolve(location.path));
+  const file = localStoreFile(parseStoreLocation(dbValue));
+  if (file === null) return check("disk", "ok", "not checked here: PostgreSQL keeps the data on its server");
+  const dir = dirname(resolve(file));
   try {
     const fs = statfsSync(dir);
     const free = fs.bavail * fs.bsize;
@@ -96,11 +102,9 @@ export function checkDisk(dbValue: string): Check {
 
 /** Files that hold audit history or a key must not be readable by other users. */
 export function checkModes(dbValue: string, keyFiles: readonly string[]): Check {
-  const location = parseStoreLocation(dbValue);
-  const files = [
-    ...(location.engine === "sqlite" ? [location.path, `${location.path}-wal`, `${location.path}-shm`] : []),
-    ...keyFiles,
-  ].filter((file) => existsSync(file));
+  const files = [...localStoreFiles(parseStoreLocation(dbValue)), ...keyFiles].filter((file) =>
+    existsSync(file),
+  );
   if (files.length === 0) return check("file modes", "ok", "no store or key file to check");
   const open = files
     .map((file) => ({ file, mode: statSync(file).mode & 0o777 }))

@@ -1,6 +1,6 @@
 // `flagtrail sql`: one statement, rows printed as a table, CSV or JSON. Writes are refused by SQLite
 // itself, never by looking at the SQL text, in two layers: a statement SQLite classifies as not
-// read-only (sqlite3_stmt_readonly) is refused here before it runs, and the store runs it on a
+// read-only (sqlite3_stmt_readonly) is refused before it runs, and the store runs it on a
 // read-only connection with `PRAGMA query_only = ON` (src/store/readOnlyQuery.ts). A refused statement
 // and SQL that does not compile are usage errors (exit 2). On PostgreSQL the statement runs in a READ ONLY
 // transaction and the server refuses a write (src/store/pg/readOnlyQuery.ts), also exit 2.
@@ -8,10 +8,9 @@
 // snapshot of its own, and the rows come out as one result whose first column names the project.
 import type { Writable } from "node:stream";
 import { FlagtrailError, UsageError } from "../errors.ts";
-import { type AnyStore, pgSide } from "../store/openAny.ts";
-import type { RowConsumer } from "../store/pg/readOnlyQuery.ts";
+import type { AnyStore } from "../store/openAny.ts";
 import type { ProjectStore } from "../store/projectStores.ts";
-import { prepareReadOnlyQuery } from "../store/readOnlyQuery.ts";
+import { queryReadOnly as queryRows, type RowConsumer } from "../store/readOnlyQuery.ts";
 import { type SqlFormat, writeCsv, writeJson, writeNdjson, writeTable } from "./format.ts";
 
 export type { SqlFormat } from "./format.ts";
@@ -32,34 +31,6 @@ function writerFor(format: SqlFormat, out: Writable): RowConsumer {
         : format === "csv"
           ? writeCsv(rows, columns, out)
           : writeTable(rows, columns, out);
-}
-
-/** Runs `query` on `store` (opened read-only) and hands its columns and rows to `consume`. */
-async function queryRows(
-  store: AnyStore,
-  query: string,
-  params: Record<string, unknown>,
-  consume: RowConsumer,
-  timeoutMs: number,
-): Promise<number> {
-  if (store.engine === "postgres") {
-    return (await pgSide()).queryPgReadOnly(store, query, params, consume, timeoutMs);
-  }
-  const statement = await prepareReadOnlyQuery(store, query);
-  // Layer 1: anything that may write — VACUUM INTO, temp DDL, UPDATE … RETURNING, a writing PRAGMA —
-  // is refused here, before it runs. Not string matching: SQLite decides.
-  if (!statement.readOnly) {
-    throw new UsageError(
-      "refused: SQLite classifies this statement as one that writes (flagtrail sql is read-only; nothing was run)",
-    );
-  }
-  // Statements that return no rows (ATTACH, BEGIN, …) are not queries: not run either.
-  if (!statement.returnsRows) {
-    throw new UsageError(
-      "refused: the statement returns no rows (flagtrail sql runs queries only; nothing was run)",
-    );
-  }
-  return consume(statement.columns, statement.rows(params, timeoutMs));
 }
 
 /** Runs `query` on `store` (opened read-only) and writes its rows to `out`; returns the row count. */

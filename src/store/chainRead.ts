@@ -1,10 +1,10 @@
-// What `flagtrail verify` reads, all of it inside ONE read transaction: in WAL mode the first read after
-// BEGIN pins a snapshot, so a sync committing pages meanwhile changes nothing verify sees (the meta head,
-// the records, the quarantine and coverage digests all belong to the same moment). Exported functions
-// are async: the PostgreSQL engine implements the same ones over an async driver (src/store/pg/chainRead.ts,
-// REPEATABLE READ), chosen by the handle's engine.
-import type Database from "better-sqlite3";
-import { type Store, sqliteOf } from "./connection.ts";
+// What `flagtrail verify` reads, all of it inside ONE read snapshot (inReadSnapshot: SQLite's WAL
+// snapshot, PostgreSQL's REPEATABLE READ), so a sync committing pages meanwhile changes nothing verify
+// sees (the meta head, the records, the quarantine and coverage digests all belong to the same moment).
+// One query text for both engines; long tables are read in key order a page at a time (pagesOf), so
+// memory stays bounded. Text keys sort COLLATE "binary" (byte order): the digests fold rows in that order.
+
+import { pagesOf, rowsOf } from "./dialect.ts";
 import {
   CHAIN_HEAD_SIGNATURE_KEY,
   COVERAGE_COLUMNS,
@@ -14,7 +14,8 @@ import {
   QUARANTINE_DIGEST_KEY,
   type QuarantineRow,
 } from "./digests.ts";
-import { type AnyStore, pgSide } from "./openAny.ts";
+import type { AnyStore } from "./openAny.ts";
+import { inList, inReadSnapshot, type Queries, sql } from "./query.ts";
 import { CHAIN_HEAD_HASH_KEY, CHAIN_HEAD_SEQ_KEY } from "./records.ts";
 import { BACKFILL_MARK_KEY } from "./ruleDiffs.ts";
 
@@ -29,7 +30,7 @@ export interface ChainMeta {
   ruleDiffsBackfilledTo: number;
 }
 
-export interface StoredRuleChange {
+interface StoredRuleChange {
   rule_id: string;
   rule_name: string | null;
   change: string;
@@ -64,7 +65,7 @@ export interface ChainRecord {
   ruleChanges: StoredRuleChange[];
 }
 
-export interface RevisionRow {
+interface RevisionRow {
   id: number;
   audit_log_id: string;
   raw: string;
@@ -86,11 +87,6 @@ export interface ChainReader {
   chainHashAt(seq: number): Promise<string | null>;
 }
 
-async function* rowsOf<T>(iterator: IterableIterator<T>): AsyncGenerator<T> {
-  // for…of closes the SQLite statement if the consumer stops early (the first broken link).
-  for (const row of iterator) yield row;
-}
-
 /** The seq up to which rule diffs were backfilled, from meta's mark (0 when there is none or it is unreadable). */
 function backfillMarkSeq(value: string | undefined): number {
   try {
@@ -102,7 +98,7 @@ function backfillMarkSeq(value: string | undefined): number {
 }
 
 /** The meta keys verify reads, on either engine. */
-export const CHAIN_META_KEYS = [
+const CHAIN_META_KEYS = [
   CHAIN_HEAD_SEQ_KEY,
   CHAIN_HEAD_HASH_KEY,
   CHAIN_HEAD_SIGNATURE_KEY,
@@ -112,7 +108,7 @@ export const CHAIN_META_KEYS = [
 ] as const;
 
 /** ChainMeta from the stored rows of CHAIN_META_KEYS (a key not stored reads as null). */
-export function chainMetaFrom(rows: readonly { key: string; value: string }[]): ChainMeta {
+function chainMetaFrom(rows: readonly { key: string; value: string }[]): ChainMeta {
   const meta = new Map(rows.map((r) => [r.key, r.value]));
   return {
     headSeq: meta.get(CHAIN_HEAD_SEQ_KEY) ?? null,
@@ -124,95 +120,80 @@ export function chainMetaFrom(rows: readonly { key: string; value: string }[]): 
   };
 }
 
-function metaOf(sqlite: Database.Database): ChainMeta {
-  const rows = sqlite
-    .prepare<string[], { key: string; value: string }>(
-      `SELECT key, value FROM meta WHERE key IN (${CHAIN_META_KEYS.map(() => "?").join(", ")})`,
-    )
-    .all(...CHAIN_META_KEYS);
-  return chainMetaFrom(rows);
-}
-
-function recordsOf(sqlite: Database.Database): AsyncGenerator<ChainRecord> {
-  const storedChanges = sqlite.prepare<[string], StoredRuleChange>(
-    `SELECT rule_id, rule_name, change, field, old_value, new_value, old_position, new_position
-     FROM rule_changes WHERE audit_log_id = ? ORDER BY id`,
+async function metaOf(q: Queries): Promise<ChainMeta> {
+  return chainMetaFrom(
+    await q.all<{ key: string; value: string }>(
+      sql`SELECT key, value FROM meta WHERE key IN ${inList(CHAIN_META_KEYS)}`,
+    ),
   );
-  const hasChanges = sqlite
-    .prepare<[string], number>("SELECT 1 FROM rule_changes WHERE audit_log_id = ? LIMIT 1")
-    .pluck();
-  const rows = sqlite
-    .prepare<[], Omit<ChainRecord, "ruleChanges">>(
-      `SELECT seq, id, name, action_type, change_log, updated_by, updated_by_user_id, modifier_email,
-              date_text, time_text, tags, changes, raw, record_hash, chain_hash, occurred_at, server_day,
-              s.summary, s.diff_version
-       FROM audit_logs a LEFT JOIN rule_diff_summaries s ON s.audit_log_id = a.id
-       ORDER BY seq`,
-    )
-    .iterate();
-  async function* withRuleChanges(): AsyncGenerator<ChainRecord> {
-    for await (const row of rowsOf(rows)) {
-      // Only rule edits have rule diffs: other records cost one indexed lookup.
-      const mayHaveDiff = row.summary !== null || row.changes.includes('"rules"');
-      const ruleChanges =
-        mayHaveDiff || hasChanges.get(row.id) !== undefined ? storedChanges.all(row.id) : [];
-      yield { ...row, ruleChanges };
-    }
-  }
-  return withRuleChanges();
 }
 
-function readerOf(sqlite: Database.Database): ChainReader {
+async function* recordsOf(q: Queries): AsyncGenerator<ChainRecord> {
+  const pages = pagesOf<Omit<ChainRecord, "ruleChanges">>(
+    q,
+    (after, limit) =>
+      sql`SELECT seq, id, name, action_type, change_log, updated_by, updated_by_user_id, modifier_email,
+                 date_text, time_text, tags, changes, raw, record_hash, chain_hash, occurred_at, server_day,
+                 s.summary, s.diff_version
+          FROM audit_logs a LEFT JOIN rule_diff_summaries s ON s.audit_log_id = a.id
+          WHERE seq > ${after} ORDER BY seq LIMIT ${limit}`,
+    "seq",
+  );
+  for await (const page of pages) {
+    // One query for the page's rule diffs (most records have none), in rule_changes id order.
+    const changes = await q.all<StoredRuleChange & { audit_log_id: string }>(
+      sql`SELECT audit_log_id, rule_id, rule_name, change, field, old_value, new_value, old_position, new_position
+          FROM rule_changes WHERE audit_log_id IN ${inList(page.map((r) => r.id))} ORDER BY id`,
+    );
+    const byRecord = new Map<string, StoredRuleChange[]>();
+    for (const { audit_log_id, ...change } of changes) {
+      const list = byRecord.get(audit_log_id) ?? [];
+      list.push(change);
+      byRecord.set(audit_log_id, list);
+    }
+    for (const row of page) yield { ...row, ruleChanges: byRecord.get(row.id) ?? [] };
+  }
+}
+
+function readerOf(q: Queries): ChainReader {
   return {
-    meta: async () => metaOf(sqlite),
-    records: () => recordsOf(sqlite),
+    meta: () => metaOf(q),
+    records: () => recordsOf(q),
     revisions: () =>
       rowsOf(
-        sqlite
-          .prepare<[], RevisionRow>(
-            "SELECT id, audit_log_id, raw, record_hash FROM audit_log_revisions ORDER BY id",
-          )
-          .iterate(),
+        pagesOf<RevisionRow & Record<string, unknown>>(
+          q,
+          (after, limit) =>
+            sql`SELECT id, audit_log_id, raw, record_hash FROM audit_log_revisions
+                WHERE id > ${after} ORDER BY id LIMIT ${limit}`,
+          "id",
+        ),
       ),
     quarantine: () =>
       rowsOf(
-        sqlite
-          .prepare<[], QuarantineRow>(`SELECT ${QUARANTINE_COLUMNS} FROM quarantine ORDER BY id`)
-          .iterate(),
+        pagesOf<QuarantineRow & Record<string, unknown>>(
+          q,
+          (after, limit) =>
+            sql`SELECT ${sql.raw(QUARANTINE_COLUMNS)} FROM quarantine WHERE id > ${after} ORDER BY id LIMIT ${limit}`,
+          "id",
+        ),
       ),
-    coverage: () =>
-      rowsOf(
-        sqlite
-          .prepare<[], CoverageRow>(`SELECT ${COVERAGE_COLUMNS} FROM coverage ORDER BY filter_key, day`)
-          .iterate(),
-      ),
+    // One row per filter set and day: small enough to read at once; byte order, as the digest folds it.
+    coverage: async function* () {
+      yield* await q.all<CoverageRow>(
+        sql`SELECT ${sql.raw(COVERAGE_COLUMNS)} FROM coverage ORDER BY filter_key COLLATE "binary", day COLLATE "binary"`,
+      );
+    },
     chainHashAt: async (seq) =>
-      sqlite.prepare<[number], string>("SELECT chain_hash FROM audit_logs WHERE seq = ?").pluck().get(seq) ??
-      null,
+      (await q.get<{ chain_hash: string }>(sql`SELECT chain_hash FROM audit_logs WHERE seq = ${seq}`))
+        ?.chain_hash ?? null,
   };
 }
 
 /**
  * Runs `read` with a reader over one consistent snapshot of the store, then ends the read transaction.
- * (On a connection already inside a transaction, that transaction is the snapshot.)
+ * (On a SQLite connection already inside a transaction, that transaction is the snapshot.)
  */
-export async function readChainSnapshot<T>(
-  store: AnyStore,
-  read: (reader: ChainReader) => Promise<T>,
-): Promise<T> {
-  if (store.engine === "postgres") return (await pgSide()).readPgChainSnapshot(store, read);
-  return readSqliteSnapshot(store, read);
-}
-
-async function readSqliteSnapshot<T>(store: Store, read: (reader: ChainReader) => Promise<T>): Promise<T> {
-  const sqlite = sqliteOf(store);
-  if (sqlite.inTransaction) return read(readerOf(sqlite));
-  sqlite.prepare("BEGIN").run();
-  try {
-    // BEGIN is deferred: this first read is what pins the snapshot, before anything else is read.
-    sqlite.prepare("SELECT count(*) FROM meta").pluck().get();
-    return await read(readerOf(sqlite));
-  } finally {
-    sqlite.prepare("COMMIT").run();
-  }
+export function readChainSnapshot<T>(store: AnyStore, read: (reader: ChainReader) => Promise<T>): Promise<T> {
+  return inReadSnapshot(store, (q) => read(readerOf(q)));
 }

@@ -5,7 +5,7 @@ import type Database from "better-sqlite3";
 import type { BetterSQLite3Database } from "drizzle-orm/better-sqlite3";
 import type * as schema from "./schema.ts";
 
-export type Db = BetterSQLite3Database<typeof schema>;
+type Db = BetterSQLite3Database<typeof schema>;
 
 /** An open store: where it is and how to close it. Its connection is reachable only through this module. */
 export interface Store {
@@ -37,8 +37,4 @@ function connectionOf(store: Store): Connection {
 
 export function sqliteOf(store: Store): Database.Database {
   return connectionOf(store).sqlite;
-}
-
-export function drizzleOf(store: Store): Db {
-  return connectionOf(store).db;
 }

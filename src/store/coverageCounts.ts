@@ -2,15 +2,12 @@
 // its server day: valid records by their own date unless a single-day read showed the server files them
 // under another (listed_days), quarantined ones by their date when it parses, else by the narrowest
 // request range that returned them (day_min..day_max). So a gap report means a record is missing. Quarantined records count once per id, and not when a valid version of the id is stored.
+// One query text for both engines (src/store/query.ts), but for noteListedDay, the SQLite record writer's.
 import type Database from "better-sqlite3";
-import { type Store, sqliteOf } from "./connection.ts";
-import { removePendingCoverageDays, writeCoverage } from "./coverageState.ts";
-import { updateCoverageDigest } from "./digests.ts";
-
-const typeFilter = (column: string, actionTypes: readonly string[]) =>
-  actionTypes.length === 0 ? "" : `AND ${column} IN (${actionTypes.map(() => "?").join(", ")})`;
-
-const QUARANTINE_HELD = `(q.record_id IS NULL OR q.record_id NOT IN (SELECT id FROM audit_logs))`;
+import { removePendingCoverageDaysIn, writeCoverageQuery } from "./coverageState.ts";
+import { updateCoverageDigestIn } from "./digests.ts";
+import type { AnyStore } from "./openAny.ts";
+import { inList, inTransaction, type Queries, queriesOf, type SQL, sql } from "./query.ts";
 
 /**
  * Inside the write transaction of a single-day read: the server listed these records under `day`. A
@@ -31,34 +28,35 @@ export function noteListedDay(sqlite: Database.Database, ids: readonly string[],
   }
 }
 
+/** `AND <expression> IN (…)` for a non-empty filter set. */
+const typeFilter = (expression: SQL, actionTypes: readonly string[]): SQL =>
+  actionTypes.length === 0 ? sql`` : sql`AND ${expression} IN ${inList(actionTypes)}`;
+
+const QUARANTINE_HELD = sql`(q.record_id IS NULL OR NOT EXISTS (SELECT 1 FROM audit_logs a WHERE a.id = q.record_id))`;
+const QUARANTINE_TYPE = sql`json_extract(q.raw, '$.actionType')`;
+
 /**
  * Records the server lists on another day than their own date's, as (own day, listed day) pairs of the
  * filter set: the corrections to counts by server_day.
  */
-function relisted(
-  sqlite: Database.Database,
-  from: string,
-  to: string,
-  actionTypes: readonly string[],
-): Relisted[] {
-  return sqlite
-    .prepare(
-      `SELECT a.server_day AS own, l.day AS listed FROM listed_days l JOIN audit_logs a ON a.id = l.audit_log_id
-       WHERE ((a.server_day BETWEEN ? AND ?) OR (l.day BETWEEN ? AND ?)) ${typeFilter("a.action_type", actionTypes)}`,
-    )
-    .all(from, to, from, to, ...actionTypes) as Relisted[];
+function relisted(q: Queries, from: string, to: string, actionTypes: readonly string[]): Promise<Relisted[]> {
+  return q.all<Relisted>(
+    sql`SELECT a.server_day AS own, l.day AS listed FROM listed_days l JOIN audit_logs a ON a.id = l.audit_log_id
+        WHERE ((a.server_day BETWEEN ${from} AND ${to}) OR (l.day BETWEEN ${from} AND ${to}))
+          ${typeFilter(sql`a.action_type`, actionTypes)}`,
+  );
 }
 
 const within = (day: string | null, from: string, to: string) => day !== null && day >= from && day <= to;
 
 /** A record the server lists on another day than its own date's: (own day, listed day). */
-export interface Relisted {
+interface Relisted {
   own: string | null;
   listed: string;
 }
 
 /** How many records the relisted ones move into (+) or out of (−) the days from..to. */
-export function relistedShift(relistedRows: readonly Relisted[], from: string, to: string): number {
+function relistedShift(relistedRows: readonly Relisted[], from: string, to: string): number {
   let moved = 0;
   for (const r of relistedRows) {
     moved += (within(r.listed, from, to) ? 1 : 0) - (within(r.own, from, to) ? 1 : 0);
@@ -70,7 +68,7 @@ export function relistedShift(relistedRows: readonly Relisted[], from: string, t
  * Per day of from..to, what the store holds: valid records counted by server day (`stored`), moved
  * by the relisted ones, plus quarantined ones per day (`quarantined`). The merge both engines use.
  */
-export function mergeDayCounts(
+function mergeDayCounts(
   stored: readonly { day: string; n: number }[],
   relistedRows: readonly Relisted[],
   quarantined: readonly { day: string; n: number }[],
@@ -102,7 +100,7 @@ export function mergeDayCounts(
  * The first day of the unbroken run of checked days that ends the day before `day`, from the checked
  * days before `day`, newest first.
  */
-export function runStartOf(day: string, checkedBeforeDesc: readonly string[]): string {
+function runStartOf(day: string, checkedBeforeDesc: readonly string[]): string {
   let start = day;
   for (const checked of checkedBeforeDesc) {
     const expected = new Date(Date.parse(`${start}T00:00:00Z`) - 86_400_000).toISOString().slice(0, 10);
@@ -114,29 +112,25 @@ export function runStartOf(day: string, checkedBeforeDesc: readonly string[]): s
 
 /** Records held for the server days from..to (both included). */
 export async function localCountForRange(
-  store: Store,
+  store: AnyStore,
   from: string,
   to: string,
   actionTypes: readonly string[],
 ): Promise<number> {
-  const sqlite = sqliteOf(store);
-  const stored = sqlite
-    .prepare(
-      `SELECT count(*) FROM audit_logs WHERE server_day BETWEEN ? AND ? ${typeFilter("action_type", actionTypes)}`,
-    )
-    .pluck()
-    .get(from, to, ...actionTypes) as number;
-  const moved = relistedShift(relisted(sqlite, from, to, actionTypes), from, to);
-  const quarantined = sqlite
-    .prepare(
-      `SELECT count(DISTINCT coalesce(q.record_id, q.raw_hash)) FROM quarantine q
-       WHERE ${QUARANTINE_HELD}
-         AND (q.server_day BETWEEN ? AND ? OR (q.server_day IS NULL AND q.day_min >= ? AND q.day_max <= ?))
-         ${typeFilter("json_extract(q.raw, '$.actionType')", actionTypes)}`,
-    )
-    .pluck()
-    .get(from, to, from, to, ...actionTypes) as number;
-  return stored + moved + quarantined;
+  const q = await queriesOf(store);
+  const stored = await q.get<{ n: number }>(
+    sql`SELECT count(*) AS n FROM audit_logs WHERE server_day BETWEEN ${from} AND ${to}
+        ${typeFilter(sql`action_type`, actionTypes)}`,
+  );
+  const moved = relistedShift(await relisted(q, from, to, actionTypes), from, to);
+  const quarantined = await q.get<{ n: number }>(
+    sql`SELECT count(DISTINCT coalesce(q.record_id, q.raw_hash)) AS n FROM quarantine q
+        WHERE ${QUARANTINE_HELD}
+          AND (q.server_day BETWEEN ${from} AND ${to}
+               OR (q.server_day IS NULL AND q.day_min >= ${from} AND q.day_max <= ${to}))
+          ${typeFilter(QUARANTINE_TYPE, actionTypes)}`,
+  );
+  return Number(stored?.n ?? 0) + moved + Number(quarantined?.n ?? 0);
 }
 
 export interface DayCount {
@@ -148,28 +142,24 @@ export interface DayCount {
 
 /** Per server day of from..to, what the store holds (days without a record are left out). */
 export async function localCountsByDay(
-  store: Store,
+  store: AnyStore,
   from: string,
   to: string,
   actionTypes: readonly string[],
 ): Promise<Map<string, DayCount>> {
-  const sqlite = sqliteOf(store);
-  const stored = sqlite
-    .prepare(
-      `SELECT server_day AS day, count(*) AS n FROM audit_logs WHERE server_day BETWEEN ? AND ?
-       ${typeFilter("action_type", actionTypes)} GROUP BY server_day`,
-    )
-    .all(from, to, ...actionTypes) as { day: string; n: number }[];
-  const quarantined = sqlite
-    .prepare(
-      `SELECT day, count(DISTINCT key) AS n FROM (
-         SELECT coalesce(q.server_day, CASE WHEN q.day_min = q.day_max THEN q.day_min END) AS day,
-                coalesce(q.record_id, q.raw_hash) AS key
-         FROM quarantine q WHERE ${QUARANTINE_HELD} ${typeFilter("json_extract(q.raw, '$.actionType')", actionTypes)}
-       ) WHERE day BETWEEN ? AND ? GROUP BY day`,
-    )
-    .all(...actionTypes, from, to) as { day: string; n: number }[];
-  return mergeDayCounts(stored, relisted(sqlite, from, to, actionTypes), quarantined, from, to);
+  const q = await queriesOf(store);
+  const stored = await q.all<{ day: string; n: number }>(
+    sql`SELECT server_day AS day, count(*) AS n FROM audit_logs WHERE server_day BETWEEN ${from} AND ${to}
+        ${typeFilter(sql`action_type`, actionTypes)} GROUP BY server_day ORDER BY server_day COLLATE "binary"`,
+  );
+  const quarantined = await q.all<{ day: string; n: number }>(
+    sql`SELECT day, count(DISTINCT key) AS n FROM (
+          SELECT coalesce(q.server_day, CASE WHEN q.day_min = q.day_max THEN q.day_min END) AS day,
+                 coalesce(q.record_id, q.raw_hash) AS key
+          FROM quarantine q WHERE ${QUARANTINE_HELD} ${typeFilter(QUARANTINE_TYPE, actionTypes)}
+        ) held WHERE day BETWEEN ${from} AND ${to} GROUP BY day ORDER BY day COLLATE "binary"`,
+  );
+  return mergeDayCounts(stored, await relisted(q, from, to, actionTypes), quarantined, from, to);
 }
 
 export interface CoverageDay {
@@ -180,27 +170,25 @@ export interface CoverageDay {
   dayClosed: boolean;
 }
 
-/** Coverage rows of checked days, and those days leave the list of days still owed, in one transaction. */
+/** Coverage rows of checked days, those days off the owed list, and the digest, in one transaction. */
 export async function recordCoverage(
-  store: Store,
+  store: AnyStore,
   filterKey: string,
   days: readonly CoverageDay[],
   runId: number,
   now: number,
 ): Promise<void> {
-  sqliteOf(store)
-    .transaction(() => {
-      for (const d of days) writeCoverage(store, { filterKey, runId, now, ...d });
-      removePendingCoverageDays(
-        store,
-        filterKey,
-        days.map((d) => d.day),
-        now,
-      );
-      // verify checks coverage against this digest: an edited or deleted row is caught.
-      updateCoverageDigest(sqliteOf(store));
-    })
-    .immediate();
+  await inTransaction(store, async (q) => {
+    for (const d of days) await q.run(writeCoverageQuery({ filterKey, runId, now, ...d }));
+    await removePendingCoverageDaysIn(
+      q,
+      filterKey,
+      days.map((d) => d.day),
+      now,
+    );
+    // verify checks coverage against this digest: an edited or deleted row is caught.
+    await updateCoverageDigestIn(q);
+  });
 }
 
 /**
@@ -208,17 +196,16 @@ export async function recordCoverage(
  * shortfall: a gap already reported (and already re-read) is expected again, not searched for again.
  */
 export async function knownShortfalls(
-  store: Store,
+  store: AnyStore,
   filterKey: string,
   from: string,
   to: string,
 ): Promise<Map<string, number>> {
-  const rows = sqliteOf(store)
-    .prepare(
-      `SELECT day, server_total - local_count AS short FROM coverage
-       WHERE filter_key = ? AND day BETWEEN ? AND ? AND server_total > local_count`,
-    )
-    .all(filterKey, from, to) as { day: string; short: number }[];
+  const rows = await (await queriesOf(store)).all<{ day: string; short: number }>(
+    sql`SELECT day, server_total - local_count AS short FROM coverage
+        WHERE filter_key = ${filterKey} AND day BETWEEN ${from} AND ${to} AND server_total > local_count
+        ORDER BY day COLLATE "binary"`,
+  );
   return new Map(rows.map((r) => [r.day, r.short]));
 }
 
@@ -226,10 +213,13 @@ export async function knownShortfalls(
  * The first day of the unbroken run of checked days that ends the day before `day` (`day` itself when
  * the day before was never checked): the history a nightly count can cover in the same request.
  */
-export async function checkedRunStart(store: Store, filterKey: string, day: string): Promise<string> {
-  const days = sqliteOf(store)
-    .prepare("SELECT day FROM coverage WHERE filter_key = ? AND day < ? ORDER BY day DESC")
-    .pluck()
-    .all(filterKey, day) as string[];
-  return runStartOf(day, days);
+export async function checkedRunStart(store: AnyStore, filterKey: string, day: string): Promise<string> {
+  const rows = await (await queriesOf(store)).all<{ day: string }>(
+    sql`SELECT day FROM coverage WHERE filter_key = ${filterKey} AND day COLLATE "binary" < ${day}
+        ORDER BY day COLLATE "binary" DESC`,
+  );
+  return runStartOf(
+    day,
+    rows.map((r) => r.day),
+  );
 }

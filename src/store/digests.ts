@@ -21,6 +21,9 @@ import { createHmac, timingSafeEqual } from "node:crypto";
 import type Database from "better-sqlite3";
 import { z } from "zod";
 import { CHAIN_GENESIS, canonicalJson, chainLink, sha256Hex } from "../hash.ts";
+import { readMetaValueIn, writeMetaValueQuery } from "./metaValues.ts";
+import type { QuarantineInsert } from "./quarantineRows.ts";
+import { type Queries, sql } from "./query.ts";
 
 /** meta key: JSON {rows, lastId, digest} — a hash chain over quarantine rows in id order. */
 export const QUARANTINE_DIGEST_KEY = "chain:quarantine";
@@ -205,4 +208,45 @@ export function writeChainHeadSignature(sqlite: Database.Database, key: string |
   if (!head) return false;
   writeMeta(sqlite, CHAIN_HEAD_SIGNATURE_KEY, signChainHead(head, key));
   return true;
+}
+
+// ---- the same, in one query text for either engine, inside a transaction's Queries ------------------
+// (The synchronous ones above serve the SQLite record writer, which cannot await inside its
+// better-sqlite3 transaction.)
+
+/** Inserts one quarantined item unless its raw hash is there already; returns whether it was new. */
+export async function insertQuarantineIn(q: Queries, row: QuarantineInsert): Promise<boolean> {
+  const changed = await q.run(
+    sql`INSERT INTO quarantine (record_id, raw, raw_hash, issues, request_path, received_at, sync_run_id,
+          server_day, day_min, day_max)
+        VALUES (${row.recordId}, ${row.raw}, ${row.rawHash}, ${row.issues}, ${row.requestPath}, ${row.receivedAt},
+          ${row.syncRunId}, ${row.serverDay}, ${row.dayMin}, ${row.dayMax})
+        ON CONFLICT (raw_hash) DO NOTHING`,
+  );
+  return changed > 0;
+}
+
+/** updateQuarantineDigest in a transaction of either engine. */
+export async function updateQuarantineDigestIn(q: Queries): Promise<QuarantineDigest> {
+  let state =
+    parseDigest(quarantineDigestSchema, await readMetaValueIn(q, QUARANTINE_DIGEST_KEY)) ??
+    EMPTY_QUARANTINE_DIGEST;
+  const rows = await q.all<QuarantineRow>(
+    sql`SELECT ${sql.raw(QUARANTINE_COLUMNS)} FROM quarantine WHERE id > ${state.lastId} ORDER BY id`,
+  );
+  for (const row of rows) state = foldQuarantineRow(state, row);
+  await q.run(writeMetaValueQuery(QUARANTINE_DIGEST_KEY, JSON.stringify(state), Date.now()));
+  if ((await readMetaValueIn(q, COVERAGE_DIGEST_KEY)) === undefined) await updateCoverageDigestIn(q);
+  return state;
+}
+
+/** updateCoverageDigest in a transaction of either engine (rows in byte order, as SQLite's BINARY sorts). */
+export async function updateCoverageDigestIn(q: Queries): Promise<CoverageDigest> {
+  let state = EMPTY_COVERAGE_DIGEST;
+  const rows = await q.all<CoverageRow>(
+    sql`SELECT ${sql.raw(COVERAGE_COLUMNS)} FROM coverage ORDER BY filter_key COLLATE "binary", day COLLATE "binary"`,
+  );
+  for (const row of rows) state = foldCoverageRow(state, row);
+  await q.run(writeMetaValueQuery(COVERAGE_DIGEST_KEY, JSON.stringify(state), Date.now()));
+  return state;
 }

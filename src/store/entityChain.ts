@@ -2,19 +2,20 @@
 // hash chain of their own, in entity_seq order across the four tables (each link is
 // sha256(previous link + row's record hash), as in the record chain). The head is mirrored in meta so
 // that rows cut off the end show up in `verify`.
-import type Database from "better-sqlite3";
 import { CHAIN_GENESIS, chainLink } from "../hash.ts";
-import { sqliteOf } from "./connection.ts";
-import { type AnyStore, pgSide } from "./openAny.ts";
+import { type Dialect, jsonObjectText, pagesOf, rowsOf } from "./dialect.ts";
+import { readMetaValueIn, writeMetaValueQuery } from "./metaValues.ts";
+import type { AnyStore } from "./openAny.ts";
+import { inReadSnapshot, type Queries, type SQL, sql } from "./query.ts";
 
 /** The tables the entity chain runs through; each has entity_seq, entity_chain_hash, raw, record_hash. */
-export const ENTITY_CHAIN_TABLES = [
+const ENTITY_CHAIN_TABLES = [
   "config_versions",
   "config_version_revisions",
   "experiment_snapshots",
   "metric_snapshots",
 ] as const;
-export type EntityChainTable = (typeof ENTITY_CHAIN_TABLES)[number];
+type EntityChainTable = (typeof ENTITY_CHAIN_TABLES)[number];
 
 /** meta key: JSON {seq, hash} of the entity chain's last link. */
 export const ENTITY_CHAIN_HEAD_KEY = "entity_chain:head";
@@ -24,18 +25,35 @@ export interface EntityChainHead {
   hash: string;
 }
 
-/** Per table, the columns copied from the raw record (verify compares them with it). */
-const COPIED: Record<EntityChainTable, string> = {
-  config_versions: "json_object('id', config_id, 'version', version, 'lastModifiedTime', last_modified_time)",
-  config_version_revisions: "json_object('version', version)",
-  experiment_snapshots: "json_object('id', experiment_id, 'name', name, 'status', status)",
-  metric_snapshots: "json_object('id', metric_id)",
+/** Per table, the columns copied from the raw record (verify compares them with it), by the raw record's names. */
+const COPIED: Record<EntityChainTable, readonly (readonly [string, string])[]> = {
+  config_versions: [
+    ["id", "config_id"],
+    ["version", "version"],
+    ["lastModifiedTime", "last_modified_time"],
+  ],
+  config_version_revisions: [["version", "version"]],
+  experiment_snapshots: [
+    ["id", "experiment_id"],
+    ["name", "name"],
+    ["status", "status"],
+  ],
+  metric_snapshots: [["id", "metric_id"]],
 };
 
-const UNION = ENTITY_CHAIN_TABLES.map(
-  (table) =>
-    `SELECT '${table}' AS tbl, id, raw, record_hash, entity_seq, entity_chain_hash, ${COPIED[table]} AS copied FROM ${table}`,
-).join(" UNION ALL ");
+/** The four tables as one, in the columns of EntityChainRow. */
+function union(dialect: Dialect): SQL {
+  return sql.join(
+    ENTITY_CHAIN_TABLES.map((table) => {
+      const copied = jsonObjectText(
+        dialect,
+        COPIED[table].map(([key, column]) => [key, sql.raw(column)] as const),
+      );
+      return sql`SELECT ${sql.raw(`'${table}'`)} AS tbl, id, raw, record_hash, entity_seq, entity_chain_hash, ${copied} AS copied FROM ${sql.raw(table)}`;
+    }),
+    sql` UNION ALL `,
+  );
+}
 
 export interface EntityChainRow {
   tbl: EntityChainTable;
@@ -44,57 +62,35 @@ export interface EntityChainRow {
   record_hash: string;
   entity_seq: number;
   entity_chain_hash: string;
-  /** JSON object of the columns copied from `raw`, by the raw record's field names. */
+  /** JSON object of the columns copied from `raw`, by the raw record's field names (spacing differs by engine). */
   copied: string;
 }
 
-/** The last link stored, or null for an empty chain. */
-function entityChainHead(sqlite: Database.Database): EntityChainHead | null {
-  const row = sqlite
-    .prepare(
-      `SELECT entity_seq AS seq, entity_chain_hash AS hash FROM (${UNION}) ORDER BY entity_seq DESC LIMIT 1`,
-    )
-    .get() as EntityChainHead | undefined;
-  return row ?? null;
-}
-
-/** Every row of the chain in order . */
-export function entityChainRows(sqlite: Database.Database): IterableIterator<EntityChainRow> {
-  return sqlite
-    .prepare(`SELECT * FROM (${UNION}) ORDER BY entity_seq`)
-    .iterate() as IterableIterator<EntityChainRow>;
-}
-
 /**
- * What `verify` reads of the entity chain, in one read transaction of its own (the entity chain does
- * not depend on the record chain, so it needs no snapshot shared with it): the rows in order and the
- * head meta holds, as stored.
+ * What `verify` reads of the entity chain, in one read snapshot of its own (the entity chain does not
+ * depend on the record chain, so it needs no snapshot shared with it): the rows in entity_seq order, a
+ * page at a time, and the head meta holds, as stored.
  */
-export async function readEntityChain<T>(
+export function readEntityChain<T>(
   store: AnyStore,
   read: (rows: AsyncIterable<EntityChainRow>, metaHead: string | null) => Promise<T>,
 ): Promise<T> {
-  if (store.engine === "postgres") return (await pgSide()).readPgEntityChain(store, read);
-  const sqlite = sqliteOf(store);
-  const own = !sqlite.inTransaction;
-  if (own) sqlite.prepare("BEGIN").run();
-  try {
-    const metaHead = sqlite
-      .prepare("SELECT value FROM meta WHERE key = ?")
-      .pluck()
-      .get(ENTITY_CHAIN_HEAD_KEY);
-    async function* rows(): AsyncGenerator<EntityChainRow> {
-      for (const row of entityChainRows(sqlite)) yield row;
-    }
-    return await read(rows(), typeof metaHead === "string" ? metaHead : null);
-  } finally {
-    if (own) sqlite.prepare("COMMIT").run();
-  }
+  return inReadSnapshot(store, async (q) => {
+    const metaHead = (await readMetaValueIn(q, ENTITY_CHAIN_HEAD_KEY)) ?? null;
+    const rows = rowsOf(
+      pagesOf<EntityChainRow & Record<string, unknown>>(
+        q,
+        (after, limit) =>
+          sql`SELECT * FROM (${union(q.dialect)}) u WHERE entity_seq > ${after} ORDER BY entity_seq LIMIT ${limit}`,
+        "entity_seq",
+      ),
+    );
+    return read(rows, metaHead);
+  });
 }
 
 /**
- * The links of one write transaction, handed out from the head stored before it. No database access:
- * both engines' writers build their links here, so the same rows get the same entity_seq and hash.
+ * The links of one write transaction, handed out from the head stored before it (no database access).
  */
 export class EntityChainLinks {
   private current: EntityChainHead;
@@ -115,20 +111,25 @@ export class EntityChainLinks {
 }
 
 /**
- * Hands out the next links inside one write transaction; commit() mirrors the head in meta. Only one
- * writer runs at a time (the sync lease), so reading the head once per transaction is enough.
+ * The links of one write transaction, from the last link stored (each table's newest by its entity_seq
+ * index). Only one writer runs at a time (the sync lease), so reading the head once is enough.
  */
-export class EntityChainWriter extends EntityChainLinks {
-  constructor(private readonly sqlite: Database.Database) {
-    super(entityChainHead(sqlite));
-  }
+export async function entityChainLinksIn(q: Queries): Promise<EntityChainLinks> {
+  const newest = sql.join(
+    ENTITY_CHAIN_TABLES.map(
+      (table) =>
+        sql`SELECT * FROM (SELECT entity_seq AS seq, entity_chain_hash AS hash FROM ${sql.raw(table)}
+            ORDER BY entity_seq DESC LIMIT 1) ${sql.raw(`t_${table}`)}`,
+    ),
+    sql` UNION ALL `,
+  );
+  return new EntityChainLinks(
+    (await q.get<EntityChainHead>(sql`SELECT seq, hash FROM (${newest}) h ORDER BY seq DESC LIMIT 1`)) ??
+      null,
+  );
+}
 
-  commit(now: number): void {
-    this.sqlite
-      .prepare(
-        `INSERT INTO meta (key, value, updated_at) VALUES (?, ?, ?)
-         ON CONFLICT(key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at`,
-      )
-      .run(ENTITY_CHAIN_HEAD_KEY, JSON.stringify(this.head), now);
-  }
+/** Mirrors the transaction's last link in meta, so that rows cut off the end show up in `verify`. */
+export async function commitEntityChainIn(q: Queries, links: EntityChainLinks, now: number): Promise<void> {
+  await q.run(writeMetaValueQuery(ENTITY_CHAIN_HEAD_KEY, JSON.stringify(links.head), now));
 }

@@ -9,7 +9,8 @@
 // reconciliation section).
 import { VERSIONED_CONFIG_EDITS } from "../api/entityActions.ts";
 import { diffConfigVersions } from "../diff/configVersions.ts";
-import { type Store, sqliteOf } from "./connection.ts";
+import type { AnyStore } from "./openAny.ts";
+import { inList, inTransaction, sql } from "./query.ts";
 
 export interface EditRow {
   id: string;
@@ -47,7 +48,7 @@ export function pairEditsWithVersions(
 }
 
 /** A config_version_changes row (its id aside). */
-export interface VersionChangeRow {
+interface VersionChangeRow {
   configKey: string;
   version: number;
   previousVersion: number;
@@ -60,9 +61,9 @@ export interface VersionChangeRow {
 
 /**
  * The derived rows of one config's history from its edits (in the listing's order, oldest first) and
- * its versions (in version order): no database access, both engines write what this returns.
+ * its versions (in version order): no database access.
  */
-export function configHistoryRows(
+function configHistoryRows(
   configKey: string,
   edits: readonly EditRow[],
   versions: readonly VersionRow[],
@@ -85,37 +86,32 @@ export function configHistoryRows(
   return { links, changes };
 }
 
-export function linkAndDiffConfig(store: Store, configKey: string): void {
-  const sqlite = sqliteOf(store);
-  const types = [...VERSIONED_CONFIG_EDITS];
-  // The server lists newest first and the sync stores in that order, so within a second the record
-  // stored last is the oldest: seq descending within the second is the listing's order, oldest first.
-  const edits = sqlite
-    .prepare(
-      `SELECT id, occurred_at, updated_by_user_id FROM audit_logs
-       WHERE name = ? AND action_type IN (${types.map(() => "?").join(", ")})
-       ORDER BY occurred_at / 1000, seq DESC`,
-    )
-    .all(configKey, ...types) as EditRow[];
-  const versions = sqlite
-    .prepare(
-      "SELECT version, last_modified_time, last_modifier_id, raw FROM config_versions WHERE config_key = ? ORDER BY version",
-    )
-    .all(configKey) as VersionRow[];
-  const insertLink = sqlite.prepare(
-    "INSERT INTO config_edit_links (audit_log_id, config_key, version) VALUES (?, ?, ?)",
-  );
-  const insertChange = sqlite.prepare(
-    `INSERT INTO config_version_changes (config_key, version, previous_version, field, path, change, old_value, new_value)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-  );
-  const { links, changes } = configHistoryRows(configKey, edits, versions);
-  sqlite.transaction(() => {
-    sqlite.prepare("DELETE FROM config_edit_links WHERE config_key = ?").run(configKey);
-    sqlite.prepare("DELETE FROM config_version_changes WHERE config_key = ?").run(configKey);
-    for (const l of links) insertLink.run(l.auditLogId, l.configKey, l.version);
-    for (const c of changes) {
-      insertChange.run(
+/** Replaces the derived rows of one config's history (links and version changes) in one transaction. */
+export function linkAndDiffConfig(store: AnyStore, configKey: string): Promise<void> {
+  return inTransaction(store, async (q) => {
+    // The server lists newest first and the sync stores in that order, so within a second the record
+    // stored last is the oldest: seq descending within the second is the listing's order, oldest first.
+    const edits = await q.all<EditRow>(
+      sql`SELECT id, occurred_at, updated_by_user_id FROM audit_logs
+          WHERE name = ${configKey} AND action_type IN ${inList([...VERSIONED_CONFIG_EDITS])}
+          ORDER BY occurred_at / 1000, seq DESC`,
+    );
+    const versions = await q.all<VersionRow>(
+      sql`SELECT version, last_modified_time, last_modifier_id, raw FROM config_versions
+          WHERE config_key = ${configKey} ORDER BY version`,
+    );
+    const { links, changes } = configHistoryRows(configKey, edits, versions);
+    await q.run(sql`DELETE FROM config_edit_links WHERE config_key = ${configKey}`);
+    await q.run(sql`DELETE FROM config_version_changes WHERE config_key = ${configKey}`);
+    await q.insertRows(
+      "config_edit_links",
+      ["audit_log_id", "config_key", "version"],
+      links.map((l) => [l.auditLogId, l.configKey, l.version]),
+    );
+    await q.insertRows(
+      "config_version_changes",
+      ["config_key", "version", "previous_version", "field", "path", "change", "old_value", "new_value"],
+      changes.map((c) => [
         c.configKey,
         c.version,
         c.previousVersion,
@@ -124,7 +120,7 @@ export function linkAndDiffConfig(store: Store, configKey: string): void {
         c.change,
         c.oldValue,
         c.newValue,
-      );
-    }
-  })();
+      ]),
+    );
+  });
 }

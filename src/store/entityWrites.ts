@@ -1,12 +1,15 @@
 // Writing what the entity reads returned: config versions (one row per version, a revision when the
 // same number comes back with other content), experiment and metric snapshots (a row when an item's
 // content differs from its last snapshot), and one entity_fetches row per read, whatever its outcome.
-import type Database from "better-sqlite3";
+// One query text for both engines (src/store/query.ts); each write in one transaction, its rows linked in
+// the entity chain and inserted with multi-row INSERTs.
 import type { InvalidItem } from "../api/entities.ts";
 import { recordHash } from "../hash.ts";
-import { type Store, sqliteOf } from "./connection.ts";
-import { type EntityChainHead, EntityChainWriter } from "./entityChain.ts";
-import { quarantineItems } from "./writes.ts";
+import { insertQuarantineIn, updateQuarantineDigestIn } from "./digests.ts";
+import { commitEntityChainIn, type EntityChainHead, entityChainLinksIn } from "./entityChain.ts";
+import type { AnyStore } from "./openAny.ts";
+import { itemQuarantineRowOf } from "./quarantineRows.ts";
+import { inList, inTransaction, queriesOf, type SQL, sql } from "./query.ts";
 
 export interface VersionInput {
   configId: string;
@@ -30,7 +33,7 @@ export interface WriteContext {
 }
 
 /** One row a config read adds: a new version, or a revision of a known one (other content). */
-export interface VersionWrite {
+interface VersionWrite {
   kind: "version" | "revision";
   input: VersionInput;
   /** The raw version as stored (JSON text) and its hash. */
@@ -42,10 +45,10 @@ const revisionKey = (version: number, hash: string) => `${version}\u0000${hash}`
 
 /**
  * What a read of one config's versions adds, given the hashes stored for its versions and revisions
- * (no database access: both engines decide here). Oldest first, so that entity_seq follows version order
+ * (no database access). Oldest first, so that entity_seq follows version order
  * within a config; a version listed twice in one read is decided against the first.
  */
-export function planConfigVersions(
+function planConfigVersions(
   configKey: string,
   versions: readonly VersionInput[],
   stored: {
@@ -73,35 +76,55 @@ export function planConfigVersions(
   return { writes, mutations };
 }
 
+const VERSION_COLUMNS = [
+  "config_key",
+  "config_id",
+  "version",
+  "last_modified_time",
+  "last_modifier_id",
+  "last_modifier_name",
+  "raw",
+  "record_hash",
+  "entity_seq",
+  "entity_chain_hash",
+  "first_seen_at",
+  "sync_run_id",
+];
+const REVISION_COLUMNS = [
+  "config_key",
+  "version",
+  "raw",
+  "record_hash",
+  "entity_seq",
+  "entity_chain_hash",
+  "seen_at",
+  "sync_run_id",
+];
+
 /** Stores the versions of one config; returns how many were new and which came back changed. */
 export function storeConfigVersions(
-  store: Store,
+  store: AnyStore,
   configKey: string,
   versions: readonly VersionInput[],
   context: WriteContext,
-): { inserted: number; mutations: MutatedVersion[] } {
-  const sqlite = sqliteOf(store);
-  const storedOf = (table: string) =>
-    sqlite
-      .prepare(`SELECT version, record_hash AS hash FROM ${table} WHERE config_key = ?`)
-      .all(configKey) as { version: number; hash: string }[];
-  const insertVersion = sqlite.prepare(
-    `INSERT INTO config_versions (config_key, config_id, version, last_modified_time, last_modifier_id,
-       last_modifier_name, raw, record_hash, entity_seq, entity_chain_hash, first_seen_at, sync_run_id)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-  );
-  const insertRevision = sqlite.prepare(
-    `INSERT INTO config_version_revisions (config_key, version, raw, record_hash, entity_seq,
-       entity_chain_hash, seen_at, sync_run_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-  );
-  return sqlite.transaction(() => {
-    const stored = { versions: storedOf("config_versions"), revisions: storedOf("config_version_revisions") };
+): Promise<{ inserted: number; mutations: MutatedVersion[] }> {
+  return inTransaction(store, async (q) => {
+    const storedOf = (table: string) =>
+      q.all<{ version: number; hash: string }>(
+        sql`SELECT version, record_hash AS hash FROM ${sql.raw(table)} WHERE config_key = ${configKey}`,
+      );
+    const stored = {
+      versions: await storedOf("config_versions"),
+      revisions: await storedOf("config_version_revisions"),
+    };
     const { writes, mutations } = planConfigVersions(configKey, versions, stored);
-    const chain = new EntityChainWriter(sqlite);
+    const chain = await entityChainLinksIn(q);
+    const versionRows: unknown[][] = [];
+    const revisionRows: unknown[][] = [];
     for (const { kind, input: v, raw, hash } of writes) {
       const link = chain.next(hash);
       if (kind === "version") {
-        insertVersion.run(
+        versionRows.push([
           configKey,
           v.configId,
           v.version,
@@ -114,14 +137,16 @@ export function storeConfigVersions(
           link.hash,
           context.now,
           context.runId,
-        );
+        ]);
       } else {
-        insertRevision.run(configKey, v.version, raw, hash, link.seq, link.hash, context.now, context.runId);
+        revisionRows.push([configKey, v.version, raw, hash, link.seq, link.hash, context.now, context.runId]);
       }
     }
-    chain.commit(context.now);
-    return { inserted: writes.filter((w) => w.kind === "version").length, mutations };
-  })();
+    await q.insertRows("config_versions", VERSION_COLUMNS, versionRows);
+    await q.insertRows("config_version_revisions", REVISION_COLUMNS, revisionRows);
+    await commitEntityChainIn(q, chain, context.now);
+    return { inserted: versionRows.length, mutations };
+  });
 }
 
 export interface SnapshotInput {
@@ -132,7 +157,7 @@ export interface SnapshotInput {
 }
 
 /** An item whose content differs from its last snapshot: the row to append (raw as stored, its hash). */
-export interface SnapshotWrite<T> {
+interface SnapshotWrite<T> {
   item: T;
   raw: string;
   hash: string;
@@ -140,9 +165,9 @@ export interface SnapshotWrite<T> {
 
 /**
  * The items of one read whose content differs from their last snapshot, given the last stored hash per
- * key (no database access: both engines decide here). An item listed twice is compared with the first.
+ * key (no database access). An item listed twice is compared with the first.
  */
-export function changedSnapshots<T extends { raw: unknown }>(
+function changedSnapshots<T extends { raw: unknown }>(
   items: readonly T[],
   keyOf: (item: T) => string,
   lastHashes: ReadonlyMap<string, string>,
@@ -160,53 +185,68 @@ export function changedSnapshots<T extends { raw: unknown }>(
 
 /**
  * Appends a snapshot for each item whose content differs from its last one, each linked in the entity
- * chain, in one transaction; returns how many were appended.
+ * chain, in one transaction; returns how many were appended. `lastHashes` is the query of the last stored
+ * hash per item id (`id`, `hash`), `row` the columns of a snapshot row in `columns`' order.
  */
 function appendSnapshots<T extends { id: string; raw: unknown }>(
-  sqlite: Database.Database,
+  store: AnyStore,
   items: readonly T[],
   now: number,
-  lastHash: (id: string) => unknown,
-  insert: (item: T, raw: string, hash: string, link: EntityChainHead) => void,
-): number {
-  return sqlite.transaction(() => {
-    const lastHashes = new Map<string, string>();
-    for (const { id } of items) {
-      const hash = lastHash(id);
-      if (typeof hash === "string") lastHashes.set(id, hash);
-    }
-    const chain = new EntityChainWriter(sqlite);
-    const writes = changedSnapshots(items, (item) => item.id, lastHashes);
-    for (const { item, raw, hash } of writes) insert(item, raw, hash, chain.next(hash));
-    chain.commit(now);
+  lastHashes: (ids: readonly string[]) => SQL,
+  insert: {
+    table: string;
+    columns: readonly string[];
+    row: (item: T, raw: string, hash: string, link: EntityChainHead) => unknown[];
+  },
+): Promise<number> {
+  return inTransaction(store, async (q) => {
+    const ids = [...new Set(items.map((item) => item.id))];
+    const last = ids.length === 0 ? [] : await q.all<{ id: string; hash: string }>(lastHashes(ids));
+    const writes = changedSnapshots(items, (item) => item.id, new Map(last.map((r) => [r.id, r.hash])));
+    const chain = await entityChainLinksIn(q);
+    const rows = writes.map(({ item, raw, hash }) => insert.row(item, raw, hash, chain.next(hash)));
+    await q.insertRows(insert.table, insert.columns, rows);
+    await commitEntityChainIn(q, chain, now);
     return writes.length;
-  })();
+  });
+}
+
+/** The newest row's record_hash per key among `where`'s rows of `table` (keyed by `key`). */
+function newestHashes(table: string, key: string, where: SQL): SQL {
+  return sql`SELECT id, hash FROM (
+      SELECT ${sql.raw(key)} AS id, record_hash AS hash,
+             row_number() OVER (PARTITION BY ${sql.raw(key)} ORDER BY entity_seq DESC) AS n
+      FROM ${sql.raw(table)} WHERE ${where}) newest
+    WHERE n = 1`;
 }
 
 /** Snapshots of a layer's experiments: a row per experiment whose content changed since its last one. */
 export function storeExperimentSnapshots(
-  store: Store,
+  store: AnyStore,
   layerId: string,
   items: readonly SnapshotInput[],
   context: WriteContext,
-): number {
-  const sqlite = sqliteOf(store);
-  const last = sqlite
-    .prepare(
-      "SELECT record_hash FROM experiment_snapshots WHERE experiment_id = ? ORDER BY entity_seq DESC LIMIT 1",
-    )
-    .pluck();
-  const insert = sqlite.prepare(
-    `INSERT INTO experiment_snapshots (layer_id, experiment_id, name, status, taken_at, raw, record_hash,
-       entity_seq, entity_chain_hash, sync_run_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-  );
+): Promise<number> {
   return appendSnapshots(
-    sqlite,
+    store,
     items,
     context.now,
-    (id) => last.get(id),
-    (item, raw, hash, link) =>
-      insert.run(
+    (ids) => newestHashes("experiment_snapshots", "experiment_id", sql`experiment_id IN ${inList(ids)}`),
+    {
+      table: "experiment_snapshots",
+      columns: [
+        "layer_id",
+        "experiment_id",
+        "name",
+        "status",
+        "taken_at",
+        "raw",
+        "record_hash",
+        "entity_seq",
+        "entity_chain_hash",
+        "sync_run_id",
+      ],
+      row: (item, raw, hash, link) => [
         layerId,
         item.id,
         item.name,
@@ -217,34 +257,51 @@ export function storeExperimentSnapshots(
         link.seq,
         link.hash,
         context.runId,
-      ),
+      ],
+    },
   );
 }
 
 /** Snapshots of an event's metrics: a row per metric whose content changed since its last one. */
 export function storeMetricSnapshots(
-  store: Store,
+  store: AnyStore,
   eventName: string,
   items: readonly { id: string; raw: unknown }[],
   context: WriteContext,
-): number {
-  const sqlite = sqliteOf(store);
-  const last = sqlite
-    .prepare(
-      "SELECT record_hash FROM metric_snapshots WHERE event_name = ? AND metric_id = ? ORDER BY entity_seq DESC LIMIT 1",
-    )
-    .pluck();
-  const insert = sqlite.prepare(
-    `INSERT INTO metric_snapshots (event_name, metric_id, taken_at, raw, record_hash, entity_seq,
-       entity_chain_hash, sync_run_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-  );
+): Promise<number> {
   return appendSnapshots(
-    sqlite,
+    store,
     items,
     context.now,
-    (id) => last.get(eventName, id),
-    (item, raw, hash, link) =>
-      insert.run(eventName, item.id, context.now, raw, hash, link.seq, link.hash, context.runId),
+    (ids) =>
+      newestHashes(
+        "metric_snapshots",
+        "metric_id",
+        sql`event_name = ${eventName} AND metric_id IN ${inList(ids)}`,
+      ),
+    {
+      table: "metric_snapshots",
+      columns: [
+        "event_name",
+        "metric_id",
+        "taken_at",
+        "raw",
+        "record_hash",
+        "entity_seq",
+        "entity_chain_hash",
+        "sync_run_id",
+      ],
+      row: (item, raw, hash, link) => [
+        eventName,
+        item.id,
+        context.now,
+        raw,
+        hash,
+        link.seq,
+        link.hash,
+        context.runId,
+      ],
+    },
   );
 }
 
@@ -252,29 +309,32 @@ export type EntityFetchOutcome = "ok" | "not_found" | "forbidden";
 
 /** Items of an entity read that failed their schema, quarantined (never dropped); returns the new ones. */
 export function quarantineEntityItems(
-  store: Store,
+  store: AnyStore,
   items: readonly InvalidItem[],
   requestPath: string,
   context: WriteContext,
-): number {
-  const sqlite = sqliteOf(store);
-  return sqlite
-    .transaction(() =>
-      quarantineItems(sqlite, items, { requestPath, now: context.now, syncRunId: context.runId }),
-    )
-    .immediate();
+): Promise<number> {
+  return inTransaction(store, async (q) => {
+    if (items.length === 0) return 0;
+    let fresh = 0;
+    for (const item of items) {
+      const row = itemQuarantineRowOf(item, { requestPath, now: context.now, syncRunId: context.runId });
+      if (await insertQuarantineIn(q, row)) fresh += 1;
+    }
+    await updateQuarantineDigestIn(q);
+    return fresh;
+  });
 }
 
 /** One entity read as it ended, stamped with the newest audit record it has caught up with. */
-export function recordEntityFetch(
-  store: Store,
+export async function recordEntityFetch(
+  store: AnyStore,
   fetch: { kind: string; key: string; outcome: EntityFetchOutcome; items: number; invalid: number },
   context: WriteContext,
-): void {
-  sqliteOf(store)
-    .prepare(
-      `INSERT INTO entity_fetches (kind, entity_key, outcome, items, invalid, audit_seq, fetched_at, sync_run_id)
-       VALUES (?, ?, ?, ?, ?, (SELECT coalesce(max(seq), 0) FROM audit_logs), ?, ?)`,
-    )
-    .run(fetch.kind, fetch.key, fetch.outcome, fetch.items, fetch.invalid, context.now, context.runId);
+): Promise<void> {
+  await (await queriesOf(store)).run(
+    sql`INSERT INTO entity_fetches (kind, entity_key, outcome, items, invalid, audit_seq, fetched_at, sync_run_id)
+        VALUES (${fetch.kind}, ${fetch.key}, ${fetch.outcome}, ${fetch.items}, ${fetch.invalid},
+          (SELECT coalesce(max(seq), 0) FROM audit_logs), ${context.now}, ${context.runId})`,
+  );
 }

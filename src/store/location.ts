@@ -54,3 +54,19 @@ export function parseStoreLocation(value: string): StoreLocation {
 export function describeLocation(location: StoreLocation): string {
   return location.engine === "sqlite" ? location.path : maskUrl(location.url);
 }
+
+/** The engine's name as shown to a person. */
+export function engineName(location: StoreLocation): string {
+  return location.engine === "sqlite" ? "SQLite" : "PostgreSQL";
+}
+
+/** The file of a store kept on this machine (SQLite), or null for one on a server. */
+export function localStoreFile(location: StoreLocation): string | null {
+  return location.engine === "sqlite" ? location.path : null;
+}
+
+/** The files on this machine that hold the store's data (SQLite's file, WAL and shared memory); none for a server's. */
+export function localStoreFiles(location: StoreLocation): string[] {
+  const file = localStoreFile(location);
+  return file === null ? [] : [file, `${file}-wal`, `${file}-shm`];
+}

@@ -8,8 +8,10 @@
 //
 // Every call is async because the PostgreSQL driver is; on SQLite the statement runs at once
 // (better-sqlite3 is synchronous) and the promise is already settled.
+import type Database from "better-sqlite3";
 import { type SQL, sql } from "drizzle-orm";
-import { drizzleOf, type Store, sqliteOf } from "./connection.ts";
+import { SQLiteSyncDialect } from "drizzle-orm/sqlite-core";
+import { type Store, sqliteOf } from "./connection.ts";
 import { type AnyStore, pgSide } from "./openAny.ts";
 
 export { type SQL, sql } from "drizzle-orm";
@@ -32,6 +34,16 @@ export interface Queries {
   get<R>(query: SQL): Promise<R | undefined>;
   /** Runs a statement; returns the rows it changed. */
   run(query: SQL): Promise<number>;
+  /**
+   * Inserts `rows` (each one value per column of `columns`, in order) into `table`, in row order (so
+   * generated ids follow it); returns how many were inserted. The one bulk primitive: each engine's
+   * fastest plain insert (SQLite: one cached prepared row statement; PostgreSQL: multi-row VALUES).
+   */
+  insertRows(
+    table: string,
+    columns: readonly string[],
+    rows: readonly (readonly unknown[])[],
+  ): Promise<number>;
 }
 
 /** The same texts run synchronously on SQLite (see sqliteQueriesNow). */
@@ -41,27 +53,78 @@ export interface SqliteQueriesNow {
   run(query: SQL): number;
 }
 
+const sqliteDialect = new SQLiteSyncDialect();
+
+// Prepared statements per connection by text: preparing costs more than running a small statement, and
+// the entity writers run the same few texts thousands of times a sync. Bounded: texts that vary (IN
+// lists) are dropped oldest first.
+const STATEMENTS_KEPT = 200;
+const statementCaches = new WeakMap<Database.Database, Map<string, Database.Statement>>();
+
+function statementOf(sqlite: Database.Database, text: string): Database.Statement {
+  let cache = statementCaches.get(sqlite);
+  if (!cache) {
+    cache = new Map();
+    statementCaches.set(sqlite, cache);
+  }
+  let statement = cache.get(text);
+  if (!statement) {
+    statement = sqlite.prepare(text);
+    if (cache.size >= STATEMENTS_KEPT) cache.delete(cache.keys().next().value!);
+    cache.set(text, statement);
+  }
+  return statement;
+}
+
+function prepared(
+  sqlite: Database.Database,
+  query: SQL,
+): { statement: Database.Statement; params: unknown[] } {
+  const { sql: text, params } = sqliteDialect.sqlToQuery(query);
+  return { statement: statementOf(sqlite, text), params };
+}
+
 /**
  * The one query texts run at once on a SQLite store, for the few callers inside a better-sqlite3
  * transaction (the sync's batch commit, a plan's end): such a transaction cannot await, and a
  * PostgreSQL caller runs the same text through Queries instead.
  */
 export function sqliteQueriesNow(store: Store): SqliteQueriesNow {
-  const db = drizzleOf(store);
+  const sqlite = sqliteOf(store);
   return {
-    all: <R>(query: SQL) => db.all<R>(query),
-    get: <R>(query: SQL) => db.get<R>(query) ?? undefined,
-    run: (query: SQL) => db.run(query).changes,
+    all: <R>(query: SQL) => {
+      const { statement, params } = prepared(sqlite, query);
+      return statement.all(...params) as R[];
+    },
+    get: <R>(query: SQL) => {
+      const { statement, params } = prepared(sqlite, query);
+      return statement.get(...params) as R | undefined;
+    },
+    run: (query: SQL) => {
+      const { statement, params } = prepared(sqlite, query);
+      return statement.run(...params).changes;
+    },
   };
 }
 
 function sqliteQueries(store: Store): Queries {
   const now = sqliteQueriesNow(store);
+  const sqlite = sqliteOf(store);
   return {
     dialect: "sqlite",
     all: async <R>(query: SQL) => now.all<R>(query),
     get: async <R>(query: SQL) => now.get<R>(query),
     run: async (query: SQL) => now.run(query),
+    insertRows: async (table, columns, rows) => {
+      if (rows.length === 0) return 0;
+      const statement = statementOf(
+        sqlite,
+        `INSERT INTO ${table} (${columns.join(", ")}) VALUES (${columns.map(() => "?").join(", ")})`,
+      );
+      let inserted = 0;
+      for (const row of rows) inserted += statement.run(...row).changes;
+      return inserted;
+    },
   };
 }
 
@@ -99,4 +162,24 @@ export async function inTransaction<T>(store: AnyStore, fn: (q: Queries) => Prom
     });
   sqliteTails.set(store, next);
   return next;
+}
+
+/**
+ * Runs `read` on one consistent snapshot of the store, read-only, then ends the read transaction: what
+ * verify and the entity chain read. SQLite: a deferred BEGIN whose first read pins the WAL snapshot (on
+ * a connection already inside a transaction, that transaction is the snapshot); PostgreSQL: a REPEATABLE
+ * READ, READ ONLY transaction on a session of its own.
+ */
+export async function inReadSnapshot<T>(store: AnyStore, read: (q: Queries) => Promise<T>): Promise<T> {
+  if (store.engine === "postgres") return (await pgSide()).inPgQueriesReadSnapshot(store, read);
+  const sqlite = sqliteOf(store);
+  if (sqlite.inTransaction) return read(sqliteQueries(store));
+  sqlite.exec("BEGIN");
+  try {
+    // BEGIN is deferred: this first read is what pins the snapshot, before anything else is read.
+    sqlite.prepare("SELECT count(*) FROM meta").pluck().get();
+    return await read(sqliteQueries(store));
+  } finally {
+    sqlite.exec("COMMIT");
+  }
 }

@@ -1,14 +1,19 @@
 // A user's own SQL (`flagtrail sql`, and the queries the report prints for re-running): compiled on the
 // store's connection, which is switched to `PRAGMA query_only = ON` first, and run in a child process on
 // a read-only, query_only connection of its own (src/store/queryProcess.ts), which a signal or the time
-// limit can stop at once. The store reports what SQLite says about the statement; the caller (src/sql/)
-// decides what to refuse.
+// limit can stop at once. A statement SQLite classifies as writing, or one that returns no rows, is
+// refused before it runs. On PostgreSQL (src/store/pg/readOnlyQuery.ts) the statement runs in a READ
+// ONLY transaction and the server refuses a write.
 import type Database from "better-sqlite3";
 import { UsageError } from "../errors.ts";
 import { type Store, sqliteOf } from "./connection.ts";
+import { type AnyStore, pgSide } from "./openAny.ts";
 import { rowsFromChildProcess } from "./queryProcess.ts";
 
-export interface ReadOnlyQuery {
+/** Receives the result's column names and its rows (arrays in column order); returns the row count. */
+export type RowConsumer = (columns: readonly string[], rows: AsyncIterable<unknown[]>) => Promise<number>;
+
+interface ReadOnlyQuery {
   /** SQLite's own classification of the compiled statement (sqlite3_stmt_readonly). */
   readonly readOnly: boolean;
   /** It returns rows (a query), unlike ATTACH, BEGIN, a PRAGMA that only sets. */
@@ -69,7 +74,7 @@ function stream(rows: IterableIterator<unknown[]>): AsyncIterableIterator<unknow
  * Compiles one statement for reading. SQL that does not compile (or holds more than one statement) is a
  * UsageError: the user's input, not the store, is at fault. Nothing runs until `rows` is iterated.
  */
-export async function prepareReadOnlyQuery(store: Store, sql: string): Promise<ReadOnlyQuery> {
+async function prepareReadOnlyQuery(store: Store, sql: string): Promise<ReadOnlyQuery> {
   const sqlite = sqliteOf(store);
   // Layer 2 of the read-only guarantee: whatever SQLite classified wrongly is refused when it runs.
   sqlite.pragma("query_only = ON");
@@ -91,4 +96,32 @@ export async function prepareReadOnlyQuery(store: Store, sql: string): Promise<R
       return rowsFromChildProcess({ path: store.path, sql, params, timeoutMs });
     },
   };
+}
+
+/** Runs `query` on `store` (opened read-only) and hands its columns and rows to `consume`; returns its count. */
+export async function queryReadOnly(
+  store: AnyStore,
+  query: string,
+  params: Record<string, unknown>,
+  consume: RowConsumer,
+  timeoutMs: number,
+): Promise<number> {
+  if (store.engine === "postgres") {
+    return (await pgSide()).queryPgReadOnly(store, query, params, consume, timeoutMs);
+  }
+  const statement = await prepareReadOnlyQuery(store, query);
+  // Layer 1: anything that may write — VACUUM INTO, temp DDL, UPDATE … RETURNING, a writing PRAGMA —
+  // is refused here, before it runs. Not string matching: SQLite decides.
+  if (!statement.readOnly) {
+    throw new UsageError(
+      "refused: SQLite classifies this statement as one that writes (flagtrail sql is read-only; nothing was run)",
+    );
+  }
+  // Statements that return no rows (ATTACH, BEGIN, …) are not queries: not run either.
+  if (!statement.returnsRows) {
+    throw new UsageError(
+      "refused: the statement returns no rows (flagtrail sql runs queries only; nothing was run)",
+    );
+  }
+  return consume(statement.columns, statement.rows(params, timeoutMs));
 }

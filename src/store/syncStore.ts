@@ -1,33 +1,14 @@
 // The store as the sync side sees it (src/sync, src/daemon, src/demo and the sync, daemon and demo
 // commands): every function that reaches the database returns a Promise and takes a store of either
-// engine. Concepts converted to one query text (issue 22: meta values, checkpoints, entity due-lists,
-// runs, plans) are re-exported from their module (src/store/query.ts runs them on either engine); the
-// rest still dispatch on the store's `engine` (byEngine) to a SQLite function and a PostgreSQL one in
-// src/store/pg/ with a `Pg` infix, reached through src/store/pg/side.ts, which loads only when a
+// engine. Concepts converted to one query text (issue 22: meta values, checkpoints, runs, plans,
+// coverage, entity writes and due-lists) are re-exported from their module (src/store/query.ts runs them
+// on either engine); the rest (leases, the batch writer, bulk load, rule-diff backfill) still dispatch
+// on the store's `engine` (byEngine) to a SQLite function and a PostgreSQL one in src/store/pg/ with a
+// `Pg` infix, reached through src/store/pg/side.ts, which loads only when a
 // PostgreSQL store is used. Synchronous SQLite helpers stay inside src/store/, where better-sqlite3
 // transactions call them without awaiting.
 
 import { beginBulkLoad as beginBulkLoadNow, finishBulkLoad as finishBulkLoadNow } from "./bulkLoad.ts";
-import {
-  checkedRunStart as checkedRunStartNow,
-  knownShortfalls as knownShortfallsNow,
-  localCountForRange as localCountForRangeNow,
-  localCountsByDay as localCountsByDayNow,
-  recordCoverage as recordCoverageNow,
-} from "./coverageCounts.ts";
-import {
-  openCoverageDays as openCoverageDaysNow,
-  readCoverage as readCoverageNow,
-  readPendingCoverageDays as readPendingCoverageDaysNow,
-} from "./coverageState.ts";
-import { linkAndDiffConfig as linkAndDiffConfigNow } from "./entityLinks.ts";
-import {
-  quarantineEntityItems as quarantineEntityItemsNow,
-  recordEntityFetch as recordEntityFetchNow,
-  storeConfigVersions as storeConfigVersionsNow,
-  storeExperimentSnapshots as storeExperimentSnapshotsNow,
-  storeMetricSnapshots as storeMetricSnapshotsNow,
-} from "./entityWrites.ts";
 import {
   acquireLease as acquireLeaseNow,
   releaseLease as releaseLeaseNow,
@@ -50,6 +31,16 @@ export { type RunCounters, runCounterColumns } from "./syncRuns.ts";
 
 /** A store the sync writes: a SQLite file or a PostgreSQL database. */
 export type Store = AnyStore;
+
+/**
+ * A handle to renew a long-held lease through while `store` is busy (the daemon's heartbeat): on SQLite a
+ * connection of its own to the same file (the store's may be inside a long read); PostgreSQL holds each
+ * lease on a session of its own already, and an in-memory SQLite has one connection: `store` itself.
+ */
+export function openLeaseStore(store: Store): Promise<Store> {
+  const own = store.engine === "postgres" || store.path === ":memory:";
+  return own ? Promise.resolve(store) : openAnyStore(store.path);
+}
 
 /** Opens (creating and migrating) the store at a `--db` / FLAGTRAIL_DB value: a file path or a postgres:// URL. */
 export const openStore: (value: string, options?: OpenOptions) => Promise<Store> = openAnyStore;
@@ -78,31 +69,30 @@ export const finishBulkLoad = byEngine(finishBulkLoadNow, (pg) => pg.finishPgBul
 export const backfillRuleDiffs = byEngine(backfillRuleDiffsNow, (pg) => pg.backfillPgRuleDiffs);
 
 // Coverage.
-export const readCoverage = byEngine(readCoverageNow, (pg) => pg.readPgCoverage);
-export const openCoverageDays = byEngine(openCoverageDaysNow, (pg) => pg.openPgCoverageDays);
-export const readPendingCoverageDays = byEngine(
-  readPendingCoverageDaysNow,
-  (pg) => pg.readPgPendingCoverageDays,
-);
-export { addPendingCoverageDays } from "./coverageState.ts";
-export const checkedRunStart = byEngine(checkedRunStartNow, (pg) => pg.checkedPgRunStart);
-export const knownShortfalls = byEngine(knownShortfallsNow, (pg) => pg.knownPgShortfalls);
-export const localCountForRange = byEngine(localCountForRangeNow, (pg) => pg.localPgCountForRange);
-export const localCountsByDay = byEngine(localCountsByDayNow, (pg) => pg.localPgCountsByDay);
-export const recordCoverage = byEngine(recordCoverageNow, (pg) => pg.recordPgCoverage);
-
+export {
+  checkedRunStart,
+  knownShortfalls,
+  localCountForRange,
+  localCountsByDay,
+  recordCoverage,
+} from "./coverageCounts.ts";
+export {
+  addPendingCoverageDays,
+  openCoverageDays,
+  readCoverage,
+  readPendingCoverageDays,
+} from "./coverageState.ts";
 // Entity history.
 export { saveEntityBacklog } from "./entityBacklog.ts";
+export { linkAndDiffConfig } from "./entityLinks.ts";
 export { configsDueForVersions, eventsDueForMetrics, layersDueForExperiments } from "./entityQueries.ts";
-export const storeConfigVersions = byEngine(storeConfigVersionsNow, (pg) => pg.storePgConfigVersions);
-export const storeExperimentSnapshots = byEngine(
-  storeExperimentSnapshotsNow,
-  (pg) => pg.storePgExperimentSnapshots,
-);
-export const storeMetricSnapshots = byEngine(storeMetricSnapshotsNow, (pg) => pg.storePgMetricSnapshots);
-export const recordEntityFetch = byEngine(recordEntityFetchNow, (pg) => pg.recordPgEntityFetch);
-export const quarantineEntityItems = byEngine(quarantineEntityItemsNow, (pg) => pg.quarantinePgEntityItems);
-export const linkAndDiffConfig = byEngine(linkAndDiffConfigNow, (pg) => pg.linkAndDiffPgConfig);
+export {
+  quarantineEntityItems,
+  recordEntityFetch,
+  storeConfigVersions,
+  storeExperimentSnapshots,
+  storeMetricSnapshots,
+} from "./entityWrites.ts";
 
 // Metadata (the demo's world, the daemon's last cycle) and whether the store holds records.
 export {

@@ -201,7 +201,7 @@ export function storePrepared(
  * issue, like audit records, and the quarantine digest brought up to date. They have no server day, so
  * they never count for the audit log's coverage. Returns how many were new.
  */
-export function quarantineItems(
+function quarantineItems(
   sqlite: Database.Database,
   items: readonly InvalidItem[],
   context: QuarantineContext,

@@ -32,8 +32,8 @@ function experiment(id: string, name: string, status: string, extra: Record<stri
   return { id, name, status, raw: { id, name, status, layerID: "checkout_layer", ...extra } };
 }
 
-function plantEntityHistory(store: Store): void {
-  storeConfigVersions(
+async function plantEntityHistory(store: Store): Promise<void> {
+  await storeConfigVersions(
     store,
     "pricing_v2",
     [
@@ -48,15 +48,15 @@ function plantEntityHistory(store: Store): void {
     ],
     ctx,
   );
-  recordEntityFetch(store, { kind: "config_versions", key: "pricing_v2", outcome: "ok", items: 2, invalid: 0 }, ctx);
-  linkAndDiffConfig(store, "pricing_v2");
+  await recordEntityFetch(store, { kind: "config_versions", key: "pricing_v2", outcome: "ok", items: 2, invalid: 0 }, ctx);
+  await linkAndDiffConfig(store, "pricing_v2");
   // Record 6's config is gone: its edit has no version.
-  recordEntityFetch(
+  await recordEntityFetch(
     store,
     { kind: "config_versions", key: "pricing `config` | v2\nsecond line", outcome: "not_found", items: 0, invalid: 0 },
     ctx,
   );
-  storeExperimentSnapshots(
+  await storeExperimentSnapshots(
     store,
     "checkout_layer",
     [
@@ -73,7 +73,7 @@ function plantEntityHistory(store: Store): void {
     ],
     ctx,
   );
-  recordEntityFetch(store, { kind: "layer_experiments", key: "checkout_layer", outcome: "ok", items: 3, invalid: 0 }, ctx);
+  await recordEntityFetch(store, { kind: "layer_experiments", key: "checkout_layer", outcome: "ok", items: 3, invalid: 0 }, ctx);
 }
 
 let store: Store;
@@ -81,7 +81,7 @@ let markdown: string;
 
 beforeAll(async () => {
   store = buildScenarioStore(":memory:", { ruleDiffs: true });
-  plantEntityHistory(store);
+  await plantEntityHistory(store);
   const outDir = mkdtempSync(join(tmpdir(), "flagtrail-entity-report-"));
   await writeReports({ store, ...SCENARIO, outDir, generatedAt: GENERATED_AT });
   markdown = readFileSync(join(outDir, "compliance_2024-03-29_2024-04-01_Europe-Berlin.md"), "utf8");

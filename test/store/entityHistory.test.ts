@@ -3,7 +3,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { CHAIN_GENESIS, chainLink, recordHash } from "../../src/hash.ts";
 import { sqliteOf } from "../../src/store/connection.ts";
-import { ENTITY_CHAIN_HEAD_KEY, entityChainRows } from "../../src/store/entityChain.ts";
+import { ENTITY_CHAIN_HEAD_KEY, type EntityChainRow, readEntityChain } from "../../src/store/entityChain.ts";
 import { pairEditsWithVersions } from "../../src/store/entityLinks.ts";
 import { configsDueForVersions, eventsDueForMetrics } from "../../src/store/entityQueries.ts";
 import {
@@ -30,18 +30,18 @@ const version = (n: number, extra: Record<string, unknown> = {}) => ({
 const ctx = { runId: null, now: T0 };
 
 describe("config versions", () => {
-  it("stores each version once; other content under a known number is a revision, kept once", () => {
+  it("stores each version once; other content under a known number is a revision, kept once", async () => {
     store = openStore(":memory:");
-    expect(storeConfigVersions(store, "limits", [version(2), version(1)], ctx)).toEqual({
+    expect(await storeConfigVersions(store, "limits", [version(2), version(1)], ctx)).toEqual({
       inserted: 2,
       mutations: [],
     });
-    expect(storeConfigVersions(store, "limits", [version(1), version(2)], ctx)).toEqual({
+    expect(await storeConfigVersions(store, "limits", [version(1), version(2)], ctx)).toEqual({
       inserted: 0,
       mutations: [],
     });
     const changed = version(1, { description: "rewritten" });
-    const again = storeConfigVersions(store, "limits", [changed, version(2)], ctx);
+    const again = await storeConfigVersions(store, "limits", [changed, version(2)], ctx);
     expect(again.mutations).toEqual([
       {
         configKey: "limits",
@@ -50,7 +50,7 @@ describe("config versions", () => {
         receivedHash: recordHash(changed.raw),
       },
     ]);
-    storeConfigVersions(store, "limits", [changed], ctx);
+    await storeConfigVersions(store, "limits", [changed], ctx);
     const sqlite = sqliteOf(store);
     expect(sqlite.prepare("SELECT version FROM config_versions ORDER BY entity_seq").pluck().all()).toEqual([
       1, 2,
@@ -58,14 +58,18 @@ describe("config versions", () => {
     expect(sqlite.prepare("SELECT count(*) FROM config_version_revisions").pluck().get()).toBe(1);
   });
 
-  it("links every content row of the four tables in one chain, its head mirrored in meta", () => {
+  it("links every content row of the four tables in one chain, its head mirrored in meta", async () => {
     store = openStore(":memory:");
-    storeConfigVersions(store, "limits", [version(1)], ctx);
+    await storeConfigVersions(store, "limits", [version(1)], ctx);
     const exp = { id: "e1", name: "Exp", status: "active", raw: { id: "e1", status: "active" } };
-    expect(storeExperimentSnapshots(store, "layer", [exp], ctx)).toBe(1);
-    expect(storeExperimentSnapshots(store, "layer", [exp], ctx)).toBe(0);
-    storeConfigVersions(store, "limits", [version(1, { tags: ["x"] })], ctx);
-    const rows = [...entityChainRows(sqliteOf(store))];
+    expect(await storeExperimentSnapshots(store, "layer", [exp], ctx)).toBe(1);
+    expect(await storeExperimentSnapshots(store, "layer", [exp], ctx)).toBe(0);
+    await storeConfigVersions(store, "limits", [version(1, { tags: ["x"] })], ctx);
+    const rows = await readEntityChain(store, async (chain) => {
+      const all: EntityChainRow[] = [];
+      for await (const row of chain) all.push(row);
+      return all;
+    });
     expect(rows.map((r) => r.tbl)).toEqual([
       "config_versions",
       "experiment_snapshots",
@@ -93,13 +97,13 @@ describe("configsDueForVersions", () => {
       makeRecord({ id: "r3", at: T0, name: "other", actionType: "config_review_create" }),
     ]);
     expect((await configsDueForVersions(store)).map((d) => d.name)).toEqual(["limits"]);
-    recordEntityFetch(
+    await recordEntityFetch(
       store,
       { kind: "config_versions", key: "limits", outcome: "forbidden", items: 0, invalid: 0 },
       ctx,
     );
     expect((await configsDueForVersions(store)).map((d) => d.name)).toEqual(["limits"]);
-    recordEntityFetch(
+    await recordEntityFetch(
       store,
       { kind: "config_versions", key: "limits", outcome: "ok", items: 1, invalid: 0 },
       ctx,
@@ -153,12 +157,12 @@ describe("eventsDueForMetrics", () => {
   it("reads the named events, those read before and those the stored lineage names, each once", async () => {
     store = openStore(":memory:");
     expect(await eventsDueForMetrics(store, ["purchase"])).toEqual(["purchase"]);
-    recordEntityFetch(
+    await recordEntityFetch(
       store,
       { kind: "event_metrics", key: "purchase", outcome: "ok", items: 1, invalid: 0 },
       ctx,
     );
-    storeMetricSnapshots(
+    await storeMetricSnapshots(
       store,
       "purchase",
       [

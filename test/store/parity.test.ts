@@ -16,6 +16,9 @@ import {
   REVIEW_WINDOW_MS,
 } from "../../src/report/reviews.ts";
 import { type RunningSimulator, startSimulator } from "../../src/simulator/index.ts";
+import { readChainSnapshot } from "../../src/store/chainRead.ts";
+import { type EntityChainRow, readEntityChain } from "../../src/store/entityChain.ts";
+import { inTransaction, sql } from "../../src/store/query.ts";
 import {
   QUERIES,
   type ReportParams,
@@ -23,7 +26,26 @@ import {
   readReportSnapshot,
 } from "../../src/store/reportQueries.ts";
 import { readStatus } from "../../src/store/status.ts";
-import { acquireLease, openStore, releaseLease, renewLease, type Store } from "../../src/store/syncStore.ts";
+import {
+  acquireLease,
+  checkedRunStart,
+  knownShortfalls,
+  linkAndDiffConfig,
+  localCountForRange,
+  localCountsByDay,
+  openCoverageDays,
+  openStore,
+  quarantineEntityItems,
+  readCoverage,
+  readPendingCoverageDays,
+  recordEntityFetch,
+  releaseLease,
+  renewLease,
+  type Store,
+  storeConfigVersions,
+  storeExperimentSnapshots,
+  storeMetricSnapshots,
+} from "../../src/store/syncStore.ts";
 import { createSyncClient } from "../../src/sync/client.ts";
 import { runSync } from "../../src/sync/runSync.ts";
 import { verifyStore } from "../../src/verify/store.ts";
@@ -162,5 +184,160 @@ describe.each(ENGINES)("leases on %s", (engine) => {
     expect(await releaseLease(store, name, "b")).toBe(true);
     // Expiry differs by design: SQLite's lease ends at expires_at, PostgreSQL's with its holder's session
     // (an advisory lock); test/store/leases.test.ts and test/pg/daemon.test.ts cover each.
+  });
+});
+
+describe("the chain read (verify's) on both engines", () => {
+  it("reads the same meta, records with their rule diffs, revisions, quarantine and coverage", async () => {
+    const read = (e: Engine) =>
+      readChainSnapshot(stores[e], async (reader) => {
+        const records = [];
+        for await (const r of reader.records()) records.push(r);
+        const revisions = [];
+        for await (const r of reader.revisions()) revisions.push(r);
+        const coverage = [];
+        for await (const r of reader.coverage()) coverage.push(r);
+        const quarantine = [];
+        for await (const r of reader.quarantine()) quarantine.push(r);
+        const last = records.at(-1)!;
+        return {
+          meta: await reader.meta(),
+          records,
+          revisions,
+          coverage,
+          quarantine,
+          lastHash: await reader.chainHashAt(last.seq),
+        };
+      });
+    const [sqlite, postgres] = await Promise.all(ENGINES.map(read));
+    // More than one page (pagesOf reads 1,000 rows at a time), every seq once and in order.
+    expect(sqlite!.records.length).toBeGreaterThan(1000);
+    expect(sqlite!.records.map((r) => r.seq)).toEqual(sqlite!.records.map((_, i) => i + 1));
+    expect(sqlite!.records.some((r) => r.ruleChanges.length > 0)).toBe(true);
+    expect(sqlite!.coverage.length).toBeGreaterThan(0);
+    expect(sqlite!.lastHash).toBe(sqlite!.records.at(-1)!.chain_hash);
+    expect(postgres).toEqual(sqlite);
+  });
+});
+
+describe("entity writes on both engines", () => {
+  const T = NOW - 86_400_000;
+  const ctx = { runId: null, now: T };
+  const version = (n: number, extra: Record<string, unknown> = {}) => ({
+    configId: "cfg1",
+    version: n,
+    lastModifiedTime: T + n * 1000,
+    lastModifierId: "u1",
+    lastModifierName: "Alice",
+    raw: {
+      id: "cfg1",
+      name: "parity_config",
+      version: n,
+      lastModifiedTime: T + n * 1000,
+      defaultValue: { limit: n },
+      ...extra,
+    },
+  });
+  const experiment = (id: string, status: string) => ({ id, name: `exp ${id}`, status, raw: { id, status } });
+
+  async function write(store: Store) {
+    const results = [
+      await storeConfigVersions(store, "parity_config", [version(2), version(1)], ctx),
+      // A known number with other content: a revision, and a mutation reported.
+      await storeConfigVersions(store, "parity_config", [version(1, { description: "changed" })], ctx),
+      await storeExperimentSnapshots(
+        store,
+        "layer1",
+        [experiment("x1", "active"), experiment("x2", "active")],
+        ctx,
+      ),
+      // Only x2 changed: one snapshot.
+      await storeExperimentSnapshots(
+        store,
+        "layer1",
+        [experiment("x1", "active"), experiment("x2", "stopped")],
+        ctx,
+      ),
+      await storeMetricSnapshots(store, "purchase", [{ id: "m1", raw: { id: "m1" } }], ctx),
+      await quarantineEntityItems(store, [{ raw: { id: "bad" }, issues: [] } as never], "/layers/x", ctx),
+      // The same item again: not new.
+      await quarantineEntityItems(store, [{ raw: { id: "bad" }, issues: [] } as never], "/layers/x", ctx),
+    ];
+    await recordEntityFetch(
+      store,
+      { kind: "config_versions", key: "parity_config", outcome: "ok", items: 2, invalid: 0 },
+      ctx,
+    );
+    await linkAndDiffConfig(store, "parity_config");
+    const chain = await readEntityChain(store, async (rows, metaHead) => {
+      const all: (Omit<EntityChainRow, "copied"> & { copied: unknown })[] = [];
+      // The copied columns' JSON text differs in spacing by engine: compared parsed.
+      for await (const row of rows) all.push({ ...row, copied: JSON.parse(row.copied) });
+      return { all, metaHead };
+    });
+    const derived = await inTransaction(store, async (q) => ({
+      changes: await q.all(
+        sql`SELECT config_key, version, previous_version, field, path, change, old_value, new_value
+            FROM config_version_changes ORDER BY id`,
+      ),
+      fetches: await q.all(
+        sql`SELECT kind, entity_key, outcome, items, invalid, audit_seq FROM entity_fetches`,
+      ),
+    }));
+    return { results, chain, derived };
+  }
+
+  it("stores the same rows, entity_seq and chain hashes, and the same derived rows", async () => {
+    const [sqlite, postgres] = [await write(stores.sqlite), await write(stores.postgres)];
+    expect(sqlite.results).toEqual([
+      { inserted: 2, mutations: [] },
+      { inserted: 0, mutations: [expect.objectContaining({ configKey: "parity_config", version: 1 })] },
+      2,
+      1,
+      1,
+      1,
+      0,
+    ]);
+    expect(sqlite.chain.all.map((r) => [r.tbl, r.entity_seq])).toEqual([
+      ["config_versions", 1],
+      ["config_versions", 2],
+      ["config_version_revisions", 3],
+      ["experiment_snapshots", 4],
+      ["experiment_snapshots", 5],
+      ["experiment_snapshots", 6],
+      ["metric_snapshots", 7],
+    ]);
+    expect(JSON.parse(sqlite.chain.metaHead!)).toEqual({
+      seq: 7,
+      hash: sqlite.chain.all.at(-1)!.entity_chain_hash,
+    });
+    expect(sqlite.derived.changes.length).toBeGreaterThan(0);
+    expect(postgres).toEqual(sqlite);
+  });
+});
+
+describe("coverage reads on both engines", () => {
+  it("count the same records per server day and find the same checked days", async () => {
+    const read = async (e: Engine) => {
+      const store = stores[e];
+      const byDay = await localCountsByDay(store, "2026-08-01", "2026-11-20", []);
+      const someDay = [...byDay.keys()][10]!;
+      return {
+        byDay: [...byDay.entries()],
+        range: await localCountForRange(store, "2026-08-01", "2026-11-20", []),
+        typed: await localCountForRange(store, "2026-08-01", "2026-11-20", ["gate_update"]),
+        coverage: await readCoverage(store, "all", someDay),
+        open: await openCoverageDays(store, "all"),
+        shortfalls: [...(await knownShortfalls(store, "all", "2026-08-01", "2026-11-20")).entries()],
+        runStart: await checkedRunStart(store, "all", "2026-11-20"),
+        pending: await readPendingCoverageDays(store, "all"),
+      };
+    };
+    const [sqlite, postgres] = await Promise.all(ENGINES.map(read));
+    expect(sqlite!.byDay.length).toBeGreaterThan(50);
+    expect(sqlite!.range).toBeGreaterThan(1000);
+    expect(sqlite!.range).toBe(sqlite!.byDay.reduce((n, [, c]) => n + c.held, 0));
+    expect(sqlite!.runStart < "2026-11-20").toBe(true);
+    expect(postgres).toEqual(sqlite);
   });
 });

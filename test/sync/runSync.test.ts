@@ -428,7 +428,7 @@ describe("runSync coverage resumes after an interruption", () => {
       controller.signal,
     );
     expect(first.outcome).toBe("interrupted");
-    const pendingAfterKill = readPendingCoverageDays(store, "all");
+    const pendingAfterKill = await readPendingCoverageDays(store, "all");
     expect(pendingAfterKill.length).toBeGreaterThanOrEqual(30);
     expect(pendingAfterKill[0]).toBe("2024-03-01");
 
@@ -440,7 +440,7 @@ describe("runSync coverage resumes after an interruption", () => {
     expect(days[0]).toBe("2024-03-01");
     expect(days.at(-1)).toBe("2024-07-01");
     expect(days).toHaveLength(123); // every day of 2024-03-01 .. 2024-07-01
-    expect(readPendingCoverageDays(store, "all")).toEqual([]);
+    expect(await readPendingCoverageDays(store, "all")).toEqual([]);
     expect(second.coverageGaps).toEqual([]);
   });
 });

@@ -16,7 +16,7 @@ const ctx = { runId: null, now: T0 };
 let store: Store;
 afterEach(() => store?.close());
 
-function build(): Store {
+async function build(): Promise<Store> {
   const s = openStore(":memory:");
   const version = (n: number, extra: Record<string, unknown> = {}) => ({
     configId: "cfg",
@@ -26,20 +26,20 @@ function build(): Store {
     lastModifierName: null,
     raw: { id: "cfg", name: "limits", version: n, lastModifiedTime: T0 + n, ...extra },
   });
-  storeConfigVersions(s, "limits", [version(1), version(2)], ctx);
-  storeExperimentSnapshots(
+  await storeConfigVersions(s, "limits", [version(1), version(2)], ctx);
+  await storeExperimentSnapshots(
     s,
     "layer",
     [{ id: "e1", name: "Exp", status: "active", raw: { id: "e1", name: "Exp", status: "active" } }],
     ctx,
   );
-  storeMetricSnapshots(
+  await storeMetricSnapshots(
     s,
     "purchase",
     [{ id: "purchase::event_count", raw: { id: "purchase::event_count" } }],
     ctx,
   );
-  storeConfigVersions(s, "limits", [version(2, { description: "mutated" })], ctx);
+  await storeConfigVersions(s, "limits", [version(2, { description: "mutated" })], ctx);
   return s;
 }
 
@@ -54,29 +54,29 @@ async function failure(s: Store): Promise<string> {
 
 describe("verify: the entity chain", () => {
   it("reports an intact chain of every entity row", async () => {
-    store = build();
+    store = await build();
     const check = await verifyStore(store);
     expect(check.entities).toMatchObject({ rows: 5, head: { seq: 5 } });
   });
 
   it("catches an edited raw record, an edited copied column, a removed row and a cut-off end", async () => {
-    store = build();
+    store = await build();
     const db = sqliteOf(store);
     db.prepare("UPDATE config_versions SET raw = json_set(raw, '$.name', 'x') WHERE version = 1").run();
     expect(await failure(store)).toMatch(/config_versions row \d+ \(entity seq 1\): record_hash differs/);
     store.close();
 
-    store = build();
+    store = await build();
     sqliteOf(store).prepare("UPDATE experiment_snapshots SET status = 'archived'").run();
     expect(await failure(store)).toMatch(/experiment_snapshots .*its status column differs/);
     store.close();
 
-    store = build();
+    store = await build();
     sqliteOf(store).prepare("DELETE FROM experiment_snapshots").run();
     expect(await failure(store)).toMatch(/expected entity seq 3: rows were removed/);
     store.close();
 
-    store = build();
+    store = await build();
     sqliteOf(store).prepare("DELETE FROM config_version_revisions").run();
     expect(await failure(store)).toMatch(/entity chain head recorded in meta .* is not its last row/);
   });

@@ -2,13 +2,14 @@
 // writer, coverage rows through the real coverage writer, and the digests and head signature updated in
 // the same transactions, as src/store/digests.ts asks of the writer.
 import { sqliteOf } from "../../src/store/connection.ts";
-import { writeCoverage } from "../../src/store/coverageState.ts";
+import { writeCoverageQuery } from "../../src/store/coverageState.ts";
 import {
   updateCoverageDigest,
   updateQuarantineDigest,
   writeChainHeadSignature,
 } from "../../src/store/digests.ts";
 import type { Store } from "../../src/store/open.ts";
+import { sqliteQueriesNow } from "../../src/store/query.ts";
 import { createRecordWriter } from "../../src/store/writes.ts";
 import { makeRecord } from "../report/fixtures.ts";
 
@@ -51,16 +52,18 @@ export function writeCoverageDays(store: Store, days: number): void {
     .transaction(() => {
       for (let d = 0; d < days; d += 1) {
         const day = new Date(START + d * DAY_MS).toISOString().slice(0, 10);
-        writeCoverage(store, {
-          filterKey: "all",
-          day,
-          serverTotal: 5,
-          localCount: 5,
-          quarantinedCount: 0,
-          dayClosed: true,
-          runId: 1,
-          now: START + 40 * DAY_MS,
-        });
+        sqliteQueriesNow(store).run(
+          writeCoverageQuery({
+            filterKey: "all",
+            day,
+            serverTotal: 5,
+            localCount: 5,
+            quarantinedCount: 0,
+            dayClosed: true,
+            runId: 1,
+            now: START + 40 * DAY_MS,
+          }),
+        );
       }
       updateCoverageDigest(sqlite);
     })

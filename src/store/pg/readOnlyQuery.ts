@@ -12,6 +12,7 @@
 import type pg from "pg";
 import { FlagtrailError, UsageError } from "../../errors.ts";
 import { queryTimedOut } from "../queryTimeout.ts";
+import type { RowConsumer } from "../readOnlyQuery.ts";
 import { type PgStore, pgConnectionOf } from "./connection.ts";
 import { describePgError } from "./errors.ts";
 import { toPositional } from "./namedParams.ts";
@@ -20,9 +21,6 @@ import { refuseUnsafePlan } from "./queryGuard.ts";
 /** Rows fetched from the cursor at a time: memory stays bounded whatever the row count. */
 const FETCH_ROWS = 500;
 const CURSOR = "flagtrail_sql";
-
-/** Receives the result's column names and its rows (arrays in column order); returns the row count. */
-export type RowConsumer = (columns: readonly string[], rows: AsyncIterable<unknown[]>) => Promise<number>;
 
 /** One statement of the query, rows as objects or (rowMode "array") as arrays. */
 type Run = (config: pg.QueryConfig & { rowMode?: "array" }) => Promise<pg.QueryResult>;

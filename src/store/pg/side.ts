@@ -2,30 +2,9 @@
 // module that they load on first use (src/store/openAny.ts, pgSide()): the PostgreSQL half is ~70
 // modules (pg, drizzle's node-postgres driver, this folder) that a SQLite store never needs.
 export { beginPgBulkLoad, finishPgBulkLoad } from "./bulkLoad.ts";
-export { readPgChainSnapshot } from "./chainRead.ts";
-export {
-  checkedPgRunStart,
-  knownPgShortfalls,
-  localPgCountForRange,
-  localPgCountsByDay,
-  newestPgRecordTimeTexts,
-  openPgCoverageDays,
-  readPgCoverage,
-  readPgPendingCoverageDays,
-  recordPgCoverage,
-} from "./coverage.ts";
-export { readPgEntityChain } from "./entityChain.ts";
-export { linkAndDiffPgConfig } from "./entityLinks.ts";
-export {
-  quarantinePgEntityItems,
-  recordPgEntityFetch,
-  storePgConfigVersions,
-  storePgExperimentSnapshots,
-  storePgMetricSnapshots,
-} from "./entityWrites.ts";
 export { acquirePgLease, readPgLease, releasePgLease, renewPgLease } from "./leases.ts";
 export { openPgStore } from "./open.ts";
-export { inPgQueriesTransaction, pgQueries } from "./queries.ts";
+export { inPgQueriesReadSnapshot, inPgQueriesTransaction, pgQueries } from "./queries.ts";
 export { queryPgReadOnly } from "./readOnlyQuery.ts";
 export { readPgReportSnapshot } from "./reportSnapshot.ts";
 export { backfillPgRuleDiffs } from "./ruleDiffs.ts";

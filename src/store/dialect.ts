@@ -1,0 +1,50 @@
+// What truly differs between the engines, as small SQL fragments chosen by `q.dialect` (src/store/query.ts):
+// a query is written once and takes the fragment where the engines spell something differently. Add a
+// fragment here rather than a second copy of a query; most differences need none (see query.ts for the SQL
+// both engines accept).
+import type { Queries } from "./query.ts";
+import { type SQL, sql } from "./query.ts";
+
+export type Dialect = Queries["dialect"];
+
+/**
+ * A JSON object as text from alternating key names and SQL values: SQLite's json_object, PostgreSQL's
+ * json_build_object cast to text. The two texts differ in spacing: read them with JSON.parse, never compare them.
+ */
+export function jsonObjectText(dialect: Dialect, entries: readonly (readonly [string, SQL])[]): SQL {
+  const args = sql.join(
+    entries.map(([key, value]) => sql`${sql.raw(`'${key}'`)}, ${value}`),
+    sql`, `,
+  );
+  return dialect === "sqlite" ? sql`json_object(${args})` : sql`json_build_object(${args})::text`;
+}
+
+/** How many rows a keyset page reads (pagesOf): memory stays bounded on a long table. */
+const PAGE_ROWS = 1000;
+
+/**
+ * The rows of a long read in key order, a page at a time: `page(after, limit)` is the query of the rows
+ * whose key is above `after` (ending `WHERE <key> > after ORDER BY <key> LIMIT limit`), `key` the
+ * column it pages on. Both engines read this way (inside one snapshot: readSnapshot), so neither holds a
+ * cursor open across awaits.
+ */
+export async function* pagesOf<T extends Record<string, unknown>>(
+  q: Queries,
+  page: (after: unknown, limit: number) => SQL,
+  key: keyof T,
+  first: unknown = -1,
+): AsyncGenerator<T[]> {
+  let after = first;
+  for (;;) {
+    const rows = await q.all<T>(page(after, PAGE_ROWS));
+    if (rows.length === 0) return;
+    yield rows;
+    if (rows.length < PAGE_ROWS) return;
+    after = rows[rows.length - 1]![key];
+  }
+}
+
+/** The rows of pagesOf one at a time. */
+export async function* rowsOf<T>(pages: AsyncIterable<T[]>): AsyncGenerator<T> {
+  for await (const page of pages) yield* page;
+}
