@@ -21,6 +21,7 @@ describe("flagtrail CLI", () => {
         "daemon",
         "demo",
         "doctor",
+        "export",
         "report",
         "simulate",
         "sql",

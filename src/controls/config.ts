@@ -132,7 +132,7 @@ const execSinkSchema = z.strictObject({
 const sinkSchema = z.discriminatedUnion(
   "kind",
   [webhookSinkSchema, slackSinkSchema, execSinkSchema, ...siemSinkSchemas(idSchema, envName)],
-  { error: () => "kind must be one of webhook, slack, exec, splunk-hec, http, syslog" },
+  { error: () => "must be one of webhook, slack, exec, splunk-hec, http, syslog" },
 );
 
 export type Sink = z.infer<typeof sinkSchema>;

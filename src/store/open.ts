@@ -1,12 +1,12 @@
 // Opening a store: create the file private (0600), set pragmas, apply drizzle-kit migrations.
-import { chmodSync, closeSync, existsSync, openSync, readFileSync, statSync } from "node:fs";
-import { join } from "node:path";
+import { chmodSync, closeSync, existsSync, openSync, readFileSync, statfsSync, statSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import Database from "better-sqlite3";
 import { drizzle } from "drizzle-orm/better-sqlite3";
 import { migrate } from "drizzle-orm/better-sqlite3/migrator";
 import { z } from "zod";
-import { asDiskFull, FlagtrailError } from "../errors.ts";
+import { asDiskFull, DiskFullError, FlagtrailError } from "../errors.ts";
 import { writeActionTypeCategories } from "./categories.ts";
 import { attachConnection, type Store } from "./connection.ts";
 import { describeLocation, parseStoreLocation } from "./location.ts";
@@ -200,10 +200,26 @@ export function openStore(path: string, options: OpenOptions = {}): Store {
   } catch (error) {
     sqlite?.close();
     if (error instanceof FlagtrailError) throw error;
-    const full = asDiskFull(error, path);
+    const full = asDiskFull(error, path) ?? (inMemory ? undefined : fullFileSystem(error, path));
     if (full) throw full;
     throw new FlagtrailError(`Cannot open the database at ${path}: ${describeOpenError(error)}.`, {
       cause: error,
     });
+  }
+}
+
+/** Below this, a failed open is taken for a full disk (a new store's schema alone takes ~1 MB). */
+const NEARLY_FULL_BYTES = 2 * 1024 * 1024;
+
+/**
+ * A migration that fails on a full disk can surface as drizzle's "Failed to run the query 'ROLLBACK'"
+ * (SQLite already rolled back on SQLITE_FULL), which hides the cause: the file system then says it.
+ */
+function fullFileSystem(error: unknown, path: string): DiskFullError | undefined {
+  try {
+    const fs = statfsSync(dirname(path));
+    return fs.bavail * fs.bsize < NEARLY_FULL_BYTES ? new DiskFullError(path, { cause: error }) : undefined;
+  } catch {
+    return undefined;
   }
 }

@@ -216,22 +216,26 @@ class EntityPass {
     const stored: Promise<void>[] = [];
     const settle: (() => void)[] = [];
     for (let i = 0; i < due.length; i += 1) stored.push(new Promise<void>((resolve) => settle.push(resolve)));
+    const read = (indexes: number[], concurrency: number) =>
+      runPool(
+        indexes,
+        concurrency,
+        async (i, signal) => {
+          try {
+            const entity = due[i] as DueRead;
+            const result = this.hasRoom() ? await this.fetch(entity, signal) : null;
+            await stored[i - 1];
+            if (result !== null && !signal.aborted) await this.store(entity, result);
+          } finally {
+            settle[i]?.();
+          }
+        },
+        this.run.signal,
+      );
+    // The first read alone: a key without the entity scope then costs one 403, not one per read in flight.
     const indexes = due.map((_, i) => i);
-    await runPool(
-      indexes,
-      this.run.options.concurrency,
-      async (i, signal) => {
-        try {
-          const entity = due[i] as DueRead;
-          const result = this.hasRoom() ? await this.fetch(entity, signal) : null;
-          await stored[i - 1];
-          if (result !== null && !signal.aborted) await this.store(entity, result);
-        } finally {
-          settle[i]?.();
-        }
-      },
-      this.run.signal,
-    );
+    await read(indexes.slice(0, 1), 1);
+    await read(indexes.slice(1), this.run.options.concurrency);
   }
 
   /** One read: its answer, or null when the budget ran out before it ended; a failure stops the pass. */

@@ -275,7 +275,7 @@ describe("sink config", () => {
 
   it("refuses an unknown kind, an unknown field, a URL in the config, a shell string", () => {
     expect(problem({ name: "x", kind: "pagerduty" })).toBe(
-      'test.json: sink "x": kind: must be one of webhook, slack, exec.',
+      'test.json: sink "x": kind: must be one of webhook, slack, exec, splunk-hec, http, syslog.',
     );
     expect(
       problem({

@@ -66,7 +66,7 @@ describe("SIEM sinks in the config file", () => {
       failure({ name: "d", kind: "http", url: "https://x.example", headersEnv: { "DD-API-KEY": "dd key" } }),
     ).toBe('flagtrail.config.json: sink "d": headersEnv.DD-API-KEY: not an environment variable name.');
     expect(failure({ name: "k", kind: "kafka", url: "x" })).toBe(
-      'flagtrail.config.json: sink "k": kind: kind must be one of webhook, splunk-hec, http, syslog.',
+      'flagtrail.config.json: sink "k": kind: must be one of webhook, slack, exec, splunk-hec, http, syslog.',
     );
   });
 });

@@ -6,6 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createConsoleClient } from "../../src/api/consoleClient.ts";
+import { VERSIONED_CONFIG_EDITS } from "../../src/api/entityActions.ts";
 import { formatStatus } from "../../src/commands/statusText.ts";
 import { writeReports } from "../../src/report/writeReports.ts";
 import type { RunningSimulator } from "../../src/simulator/index.ts";
@@ -24,8 +25,8 @@ let sim: RunningSimulator;
 const stores: Store[] = [];
 
 beforeAll(async () => {
-  // 20,000 records over 60 days: 104 dynamic configs with versioned edits, 5 layers.
-  sim = await startTestSimulator({ records: 20_000, days: 60, seed: 11, now: NOW });
+  // 25,000 records over 60 days (the history plants control cases too): at least 99 dynamic configs with versioned edits, 5 layers.
+  sim = await startTestSimulator({ records: 25_000, days: 60, seed: 11, now: NOW });
 }, 120_000);
 
 afterAll(async () => {
@@ -127,11 +128,13 @@ describe("the entity request budget", () => {
     expect(first.received.audit + first.received.entity).toBeLessThanOrEqual(first.received.audit + budget);
     const pending = unbudgeted.received.entity - budget;
     expect(first.summary.entities?.pending).toBe(pending);
-    // Most recently edited first: each config read is edited no earlier than any config left pending.
+    // Most recently edited first: each config read is edited no earlier than any config left pending
+    // (an edit: a versioned config edit, what makes a config due).
+    const edits = VERSIONED_CONFIG_EDITS.map((t) => `'${t}'`).join(", ");
     const newestOf = (where: string) =>
       sqliteOf(store)
         .prepare(
-          `SELECT max(a.seq) AS newest FROM audit_logs a WHERE a.action_type LIKE '%config%' AND a.name IN (${where}) GROUP BY a.name`,
+          `SELECT max(a.seq) AS newest FROM audit_logs a WHERE a.action_type IN (${edits}) AND a.name IN (${where}) GROUP BY a.name`,
         )
         .pluck()
         .all() as number[];
