@@ -40,17 +40,42 @@ function chunks<T>(items: readonly T[]): T[][] {
   return out;
 }
 
+const FINDING_COLUMNS = [
+  "id",
+  "control_id",
+  "kind",
+  "severity",
+  "record_id",
+  "entity",
+  "action_type",
+  "occurred_at",
+  "actor",
+  "message",
+  "first_seen_at",
+  "last_seen_at",
+] as const;
+
+// New findings and alerts through insertRows: a month's tens of thousands of rows rendered as `sql`
+// fragments cost more than the inserts themselves (issue 23).
 async function insertFindings(q: Queries, rows: readonly NewFinding[], at: number): Promise<void> {
-  for (const chunk of chunks(rows)) {
-    const values = chunk.map(
-      (f) => sql`(${f.id}, ${f.control_id}, ${f.kind}, ${f.severity}, ${f.record_id}, ${f.entity},
-        ${f.action_type}, ${f.occurred_at}, ${f.actor}, ${f.message}, ${at}, ${at})`,
-    );
-    await q.run(sql`
-      INSERT INTO control_findings (id, control_id, kind, severity, record_id, entity, action_type,
-        occurred_at, actor, message, first_seen_at, last_seen_at)
-      VALUES ${sql.join(values, sql`, `)}`);
-  }
+  await q.insertRows(
+    "control_findings",
+    FINDING_COLUMNS,
+    rows.map((f) => [
+      f.id,
+      f.control_id,
+      f.kind,
+      f.severity,
+      f.record_id,
+      f.entity,
+      f.action_type,
+      f.occurred_at,
+      f.actor,
+      f.message,
+      at,
+      at,
+    ]),
+  );
 }
 
 async function insertAlerts(
@@ -58,12 +83,11 @@ async function insertAlerts(
   alerts: readonly { findingId: string; sink: string; payload: string }[],
   at: number,
 ): Promise<void> {
-  for (const chunk of chunks(alerts)) {
-    const values = chunk.map((a) => sql`(${a.findingId}, ${a.sink}, ${a.payload}, ${at}, 0, ${at})`);
-    await q.run(sql`
-      INSERT INTO control_outbox (finding_id, sink, payload, created_at, attempts, next_attempt_at)
-      VALUES ${sql.join(values, sql`, `)}`);
-  }
+  await q.insertRows(
+    "control_outbox",
+    ["finding_id", "sink", "payload", "created_at", "attempts", "next_attempt_at"],
+    alerts.map((a) => [a.findingId, a.sink, a.payload, at, 0, at]),
+  );
 }
 
 async function upsertTickets(q: Queries, tickets: CheckWrite["tickets"]): Promise<void> {
@@ -85,14 +109,11 @@ export async function writeCheck(store: AnyStore, write: CheckWrite): Promise<Ma
   return inTransaction(store, async (q) => {
     const firstSeen = new Map<string, number>();
     for (const chunk of chunks(write.findings)) {
-      const known = await q.all<{ id: string; first_seen_at: number }>(
-        sql`SELECT id, first_seen_at FROM control_findings WHERE id IN ${inList(chunk.map((f) => f.id))}`,
-      );
+      // Known findings: last seen moved and first seen read in one statement.
+      const known = await q.all<{ id: string; first_seen_at: number }>(sql`
+        UPDATE control_findings SET last_seen_at = ${write.checkedAt}
+        WHERE id IN ${inList(chunk.map((f) => f.id))} RETURNING id, first_seen_at`);
       for (const k of known) firstSeen.set(k.id, Number(k.first_seen_at));
-      if (known.length > 0)
-        await q.run(sql`
-          UPDATE control_findings SET last_seen_at = ${write.checkedAt}
-          WHERE id IN ${inList(known.map((k) => k.id))}`);
     }
     // A finding twice in one check (two evidence keys alike) is stored once.
     const fresh = [
