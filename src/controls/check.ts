@@ -39,8 +39,11 @@ const DEFAULT_LOOKBACK_MS = 7 * 86_400_000;
 
 /** `2026-11-20T03:04:05.000+00:00`: ISO 8601 with its offset spelt out. */
 function isoWithOffset(ms: number): string {
-  return new Date(ms).toISOString().replace("Z", "+00:00");
+  // A check's findings share their first-seen time: formatted once, not once per finding (issue 23).
+  if (ms !== lastIso.ms) lastIso = { ms, text: new Date(ms).toISOString().replace("Z", "+00:00") };
+  return lastIso.text;
 }
+let lastIso = { ms: Number.NaN, text: "" };
 
 /** Finding ids: the control's id and the record's (or the evidence key), joined; stable across runs. */
 function findingId(controlId: string, key: string): string {
@@ -119,6 +122,7 @@ export async function checkProject(
     findings: rows,
     tickets,
     alertsFor: (row, at) => {
+      if (config.sinks.length === 0) return [];
       const payload = JSON.stringify({
         event: "finding",
         finding: { ...findingOf(row, part.project, at), waiver: null },

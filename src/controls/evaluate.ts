@@ -65,6 +65,27 @@ function draftOf(row: ChangeRow | UnreviewedRow, message: string, actor?: string
 const HOUR = 3_600_000;
 const DAY = 86_400_000;
 
+/**
+ * The approvals of each entity name, in the order of `pairs` (the lookups below keep its order, so
+ * they answer exactly as a scan of every pair would). Built once per inputs: a scan per change was
+ * quadratic on a large month (issue 23).
+ */
+const approvalsByName = new WeakMap<readonly ReviewPair[], Map<string, ReviewPair[]>>();
+
+function approvalsOf(pairs: readonly ReviewPair[], name: string): readonly ReviewPair[] {
+  let index = approvalsByName.get(pairs);
+  if (!index) {
+    index = new Map();
+    for (const p of pairs) {
+      const list = index.get(p.accept.name);
+      if (list) list.push(p);
+      else index.set(p.accept.name, [p]);
+    }
+    approvalsByName.set(pairs, index);
+  }
+  return index.get(name) ?? [];
+}
+
 /** The approval of the same entity that follows `at` within `ms`, if any. */
 function approvalAfter(
   pairs: readonly ReviewPair[],
@@ -73,18 +94,16 @@ function approvalAfter(
   ms: number,
 ): ReviewPair | null {
   return (
-    pairs.find(
-      (p) => p.accept.name === name && p.accept.occurred_at > at && p.accept.occurred_at <= at + ms,
-    ) ?? null
+    approvalsOf(pairs, name).find((p) => p.accept.occurred_at > at && p.accept.occurred_at <= at + ms) ?? null
   );
 }
 
 /** The latest approval of the same entity at or before `at`, within the review window. */
 function approvalBefore(pairs: readonly ReviewPair[], name: string, at: number): ReviewPair | null {
   let found: ReviewPair | null = null;
-  for (const p of pairs) {
+  for (const p of approvalsOf(pairs, name)) {
     const t = p.accept.occurred_at;
-    if (p.accept.name === name && t <= at && t >= at - REVIEW_WINDOW_MS) found = p;
+    if (t <= at && t >= at - REVIEW_WINDOW_MS) found = p;
   }
   return found;
 }

@@ -2,7 +2,7 @@
 // last seen; a new finding's alerts go to the outbox in the same transaction, so a crash between the
 // two cannot lose an alert or send one for a finding never stored.
 import type { AnyStore } from "../openAny.ts";
-import { inList, inTransaction, type Queries, queriesOf, sql } from "../query.ts";
+import { inTransaction, type Queries, queriesOf, sql } from "../query.ts";
 
 export interface FindingRow {
   id: string;
@@ -34,23 +34,51 @@ export interface CheckWrite {
 /** Rows per statement: a month of a large store gives tens of thousands of findings, not one statement each. */
 const CHUNK = 200;
 
-function chunks<T>(items: readonly T[]): T[][] {
+/** Finding ids per statement when they are bound as one JSON array. */
+const ID_CHUNK = 10_000;
+
+function chunks<T>(items: readonly T[], size = CHUNK): T[][] {
   const out: T[][] = [];
-  for (let i = 0; i < items.length; i += CHUNK) out.push(items.slice(i, i + CHUNK));
+  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
   return out;
 }
 
+const FINDING_COLUMNS = [
+  "id",
+  "control_id",
+  "kind",
+  "severity",
+  "record_id",
+  "entity",
+  "action_type",
+  "occurred_at",
+  "actor",
+  "message",
+  "first_seen_at",
+  "last_seen_at",
+] as const;
+
+// New findings and alerts through insertRows: a month's tens of thousands of rows rendered as `sql`
+// fragments cost more than the inserts themselves (issue 23).
 async function insertFindings(q: Queries, rows: readonly NewFinding[], at: number): Promise<void> {
-  for (const chunk of chunks(rows)) {
-    const values = chunk.map(
-      (f) => sql`(${f.id}, ${f.control_id}, ${f.kind}, ${f.severity}, ${f.record_id}, ${f.entity},
-        ${f.action_type}, ${f.occurred_at}, ${f.actor}, ${f.message}, ${at}, ${at})`,
-    );
-    await q.run(sql`
-      INSERT INTO control_findings (id, control_id, kind, severity, record_id, entity, action_type,
-        occurred_at, actor, message, first_seen_at, last_seen_at)
-      VALUES ${sql.join(values, sql`, `)}`);
-  }
+  await q.insertRows(
+    "control_findings",
+    FINDING_COLUMNS,
+    rows.map((f) => [
+      f.id,
+      f.control_id,
+      f.kind,
+      f.severity,
+      f.record_id,
+      f.entity,
+      f.action_type,
+      f.occurred_at,
+      f.actor,
+      f.message,
+      at,
+      at,
+    ]),
+  );
 }
 
 async function insertAlerts(
@@ -58,12 +86,11 @@ async function insertAlerts(
   alerts: readonly { findingId: string; sink: string; payload: string }[],
   at: number,
 ): Promise<void> {
-  for (const chunk of chunks(alerts)) {
-    const values = chunk.map((a) => sql`(${a.findingId}, ${a.sink}, ${a.payload}, ${at}, 0, ${at})`);
-    await q.run(sql`
-      INSERT INTO control_outbox (finding_id, sink, payload, created_at, attempts, next_attempt_at)
-      VALUES ${sql.join(values, sql`, `)}`);
-  }
+  await q.insertRows(
+    "control_outbox",
+    ["finding_id", "sink", "payload", "created_at", "attempts", "next_attempt_at"],
+    alerts.map((a) => [a.findingId, a.sink, a.payload, at, 0, at]),
+  );
 }
 
 async function upsertTickets(q: Queries, tickets: CheckWrite["tickets"]): Promise<void> {
@@ -84,15 +111,14 @@ async function upsertTickets(q: Queries, tickets: CheckWrite["tickets"]): Promis
 export async function writeCheck(store: AnyStore, write: CheckWrite): Promise<Map<string, number>> {
   return inTransaction(store, async (q) => {
     const firstSeen = new Map<string, number>();
-    for (const chunk of chunks(write.findings)) {
-      const known = await q.all<{ id: string; first_seen_at: number }>(
-        sql`SELECT id, first_seen_at FROM control_findings WHERE id IN ${inList(chunk.map((f) => f.id))}`,
-      );
+    for (const chunk of chunks(write.findings, ID_CHUNK)) {
+      // Known findings: last seen moved and first seen read in one statement; the ids bound as one JSON
+      // array, since rendering tens of thousands of bound values cost more than the update (issue 23).
+      const ids = JSON.stringify(chunk.map((f) => f.id));
+      const known = await q.all<{ id: string; first_seen_at: number }>(sql`
+        UPDATE control_findings SET last_seen_at = ${write.checkedAt}
+        WHERE id IN (SELECT value FROM json_each(${ids})) RETURNING id, first_seen_at`);
       for (const k of known) firstSeen.set(k.id, Number(k.first_seen_at));
-      if (known.length > 0)
-        await q.run(sql`
-          UPDATE control_findings SET last_seen_at = ${write.checkedAt}
-          WHERE id IN ${inList(known.map((k) => k.id))}`);
     }
     // A finding twice in one check (two evidence keys alike) is stored once.
     const fresh = [
