@@ -7,5 +7,4 @@ export { openPgStore } from "./open.ts";
 export { inPgQueriesReadSnapshot, inPgQueriesTransaction, pgQueries } from "./queries.ts";
 export { queryPgReadOnly } from "./readOnlyQuery.ts";
 export { readPgReportSnapshot } from "./reportSnapshot.ts";
-export { backfillPgRuleDiffs } from "./ruleDiffs.ts";
 export { commitPgSyncBatch } from "./syncBatch.ts";
