@@ -18,6 +18,7 @@ import {
 import { type RunningSimulator, startSimulator } from "../../src/simulator/index.ts";
 import { readChainSnapshot } from "../../src/store/chainRead.ts";
 import { type EntityChainRow, readEntityChain } from "../../src/store/entityChain.ts";
+import { readLease, readLiveLease } from "../../src/store/leases.ts";
 import { inTransaction, queriesOf, sql } from "../../src/store/query.ts";
 import {
   QUERIES,
@@ -179,8 +180,15 @@ describe.each(ENGINES)("leases on %s", (engine) => {
     await expect(acquireLease(store, name, "b", 60_000, now + 1)).rejects.toThrow(LockedError);
     await expect(renewLease(store, name, "b", 60_000, now + 2)).rejects.toThrow(LockedError);
     expect(await renewLease(store, name, "a", 60_000, now + 2)).toMatchObject({ expiresAt: now + 60_002 });
+    const row = { name, holder: "a", pid: process.pid, acquiredAt: now, expiresAt: now + 60_002 };
+    expect(await readLease(store, name)).toEqual(row);
+    // Live: on PostgreSQL its lock is held; SQLite judges by expiry against the real clock (NOW is fixed).
+    expect(await readLiveLease(store, name)).toMatchObject({ lease: row });
+    if (engine === "postgres") expect((await readLiveLease(store, name))?.live).toBe(true);
     expect(await releaseLease(store, name, "b")).toBe(false);
+    expect(await readLease(store, name)).toEqual(row);
     expect(await releaseLease(store, name, "a")).toBe(true);
+    expect(await readLease(store, name)).toBeUndefined();
     expect((await acquireLease(store, name, "b", 60_000, now + 3)).lease).toMatchObject({ holder: "b" });
     expect(await releaseLease(store, name, "b")).toBe(true);
     // Expiry differs by design: SQLite's lease ends at expires_at, PostgreSQL's with its holder's session

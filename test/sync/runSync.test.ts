@@ -314,7 +314,7 @@ describe("runSync", () => {
 
   it("refuses a second sync while the lease is held and writes nothing", async () => {
     const store = openStore(":memory:");
-    acquireLease(store, "sync", "otherhost/4242/sync", 60_000);
+    await acquireLease(store, "sync", "otherhost/4242/sync", 60_000);
     const client = new FakeConsoleClient(history(5, 2));
     await expect(runSync(store, client, base)).rejects.toBeInstanceOf(LockedError);
     expect(client.queries).toHaveLength(0);
