@@ -2,7 +2,8 @@
 // transaction (same connection), so whatever it writes commits or rolls back with the records.
 import type Database from "better-sqlite3";
 import type { RuleDiff } from "../diff/rules.ts";
-import { insertRuleDiffRows } from "./ruleDiffs.ts";
+import { sqliteQueriesOn } from "./query.ts";
+import { insertRuleDiffRowsNow, type RecordDiff } from "./ruleDiffs.ts";
 
 export interface InsertedRecord {
   id: string;
@@ -12,5 +13,6 @@ export interface InsertedRecord {
 
 /** Called once per page with the records that were new to the store (not duplicates or revisions). */
 export function onRecordsInserted(sqlite: Database.Database, records: readonly InsertedRecord[]): void {
-  for (const { id, diff } of records) if (diff !== null) insertRuleDiffRows(sqlite, id, diff);
+  const diffs = records.flatMap(({ id, diff }): RecordDiff[] => (diff === null ? [] : [{ id, diff }]));
+  insertRuleDiffRowsNow(sqliteQueriesOn(sqlite), diffs);
 }

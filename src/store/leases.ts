@@ -1,11 +1,15 @@
-// Leases keep one sync (and one daemon) per database. A lease row names its holder and pid and
-// expires unless renewed; an expired lease, or one whose process is gone from this host, can be taken.
-// Each operation is one IMMEDIATE transaction, so two processes can never both win.
+// Leases keep one sync (and one daemon) per database, written once for both engines (src/store/query.ts):
+// a lease row names its holder and pid, and what decides who holds it is the one part that differs.
+// SQLite: the row itself, which expires unless renewed; an expired lease, or one whose process is gone
+// from this host, can be taken, and each operation is one IMMEDIATE transaction, so two processes can
+// never both win. PostgreSQL: an advisory lock on a session of its own (src/store/pg/leaseLocks.ts), which
+// the server keeps for one holder across machines and drops with a dead holder's session; there the row
+// only tells `status` who holds it and since when.
 
 import { hostname } from "node:os";
 import { LockedError } from "../errors.ts";
-import { sqliteOf } from "./connection.ts";
-import type { Store } from "./open.ts";
+import { type AnyStore, pgSide } from "./openAny.ts";
+import { inTransaction, type Queries, queriesOf, type SQL, sql } from "./query.ts";
 
 export interface Lease {
   name: string;
@@ -69,35 +73,68 @@ export interface AcquireResult {
   tookOver?: Lease;
 }
 
+const selectLease = (name: string): SQL =>
+  sql`SELECT name, holder, pid, acquired_at, expires_at FROM leases WHERE name = ${name}`;
+
+async function readRow(q: Queries, name: string): Promise<LeaseRow | undefined> {
+  return q.get<LeaseRow>(selectLease(name));
+}
+
+const upsertLease = (l: Lease): SQL =>
+  sql`INSERT INTO leases (name, holder, pid, acquired_at, expires_at)
+    VALUES (${l.name}, ${l.holder}, ${l.pid}, ${l.acquiredAt}, ${l.expiresAt})
+    ON CONFLICT (name) DO UPDATE SET holder = excluded.holder, pid = excluded.pid,
+      acquired_at = excluded.acquired_at, expires_at = excluded.expires_at`;
+
+const deleteLease = (name: string, holder: string): SQL =>
+  sql`DELETE FROM leases WHERE name = ${name} AND holder = ${holder}`;
+
+/** Why `name` cannot be taken: SQLite's lease ends at its expiry, PostgreSQL's with its holder's session. */
+function refusal(store: AnyStore, name: string, current: LeaseRow | undefined): LockedError {
+  const host = current?.holder.split("/")[0];
+  const who = !current
+    ? ""
+    : store.engine === "sqlite"
+      ? ` (process ${current.pid}, ${host}), held until ${new Date(current.expires_at).toISOString()}`
+      : ` (process ${current.pid}, ${host}, since ${new Date(current.acquired_at).toISOString()})`;
+  return new LockedError(`Another ${name} is running on this database${who}. Wait for it to finish.`);
+}
+
+const lost = (name: string) => new LockedError(`The ${name} lease was lost to another process.`);
+
 /** Takes lease `name` for `ttlMs`, or throws LockedError naming who holds it. */
-export function acquireLease(
-  store: Store,
+export async function acquireLease(
+  store: AnyStore,
   name: string,
   holder: string,
   ttlMs: number,
   now: number = Date.now(),
-): AcquireResult {
-  const sqlite = sqliteOf(store);
-  const select = sqlite.prepare<[string], LeaseRow>("SELECT * FROM leases WHERE name = ?");
-  const upsert = sqlite.prepare(
-    `INSERT INTO leases (name, holder, pid, acquired_at, expires_at) VALUES (?, ?, ?, ?, ?)
-     ON CONFLICT(name) DO UPDATE SET holder = excluded.holder, pid = excluded.pid,
-       acquired_at = excluded.acquired_at, expires_at = excluded.expires_at`,
-  );
-  const take = sqlite.transaction((): AcquireResult => {
-    const current = select.get(name);
-    if (current && current.holder !== holder && !isStale(current, now)) {
-      throw new LockedError(
-        `Another ${name} is running on this database (process ${current.pid}, ${current.holder.split("/")[0]}), ` +
-          `held until ${new Date(current.expires_at).toISOString()}. Wait for it to finish.`,
-      );
+): Promise<AcquireResult> {
+  const lease: Lease = { name, holder, pid: process.pid, acquiredAt: now, expiresAt: now + ttlMs };
+  const taken = (previous: LeaseRow | undefined): AcquireResult =>
+    previous && previous.holder !== holder ? { lease, tookOver: toLease(previous) } : { lease };
+  if (store.engine === "postgres") {
+    // The lock decides; a row left by a holder whose session is gone is one that died holding it.
+    const locks = await pgSide();
+    const lock = await locks.lockLease(store, name, holder);
+    const q = await queriesOf(store);
+    if (lock === "refused") throw refusal(store, name, await readRow(q, name));
+    try {
+      const previous = await readRow(q, name);
+      await q.run(upsertLease(lease));
+      return taken(previous);
+    } catch (error) {
+      if (lock === "taken") await locks.unlockLease(store, name);
+      throw error;
     }
-    upsert.run(name, holder, process.pid, now, now + ttlMs);
-    const lease: Lease = { name, holder, pid: process.pid, acquiredAt: now, expiresAt: now + ttlMs };
-    return current && current.holder !== holder ? { lease, tookOver: toLease(current) } : { lease };
-  });
+  }
   try {
-    return take.immediate();
+    return await inTransaction(store, async (q) => {
+      const current = await readRow(q, name);
+      if (current && current.holder !== holder && !isStale(current, now)) throw refusal(store, name, current);
+      await q.run(upsertLease(lease));
+      return taken(current);
+    });
   } catch (error) {
     // Another process kept the write lock past the busy timeout: the database is in use, not broken.
     if ((error as { code?: unknown }).code === "SQLITE_BUSY") {
@@ -110,39 +147,42 @@ export function acquireLease(
   }
 }
 
-/** Extends a held lease. Throws LockedError when it was lost (expired and taken by someone else). */
-export function renewLease(
-  store: Store,
+/** Extends a held lease. Throws LockedError when it was lost (expired and taken by someone else, or its session gone). */
+export async function renewLease(
+  store: AnyStore,
   name: string,
   holder: string,
   ttlMs: number,
   now: number = Date.now(),
-): Lease {
-  const renew = sqliteOf(store).transaction((): Lease => {
-    const changed = sqliteOf(store)
-      .prepare("UPDATE leases SET expires_at = ? WHERE name = ? AND holder = ?")
-      .run(now + ttlMs, name, holder).changes;
-    if (changed === 0) throw new LockedError(`The ${name} lease was lost to another process.`);
-    const row = sqliteOf(store).prepare<[string], LeaseRow>("SELECT * FROM leases WHERE name = ?").get(name);
-    if (!row) throw new LockedError(`The ${name} lease was lost to another process.`);
+): Promise<Lease> {
+  if (store.engine === "postgres" && !(await (await pgSide()).leaseLockHeld(store, name, holder))) {
+    throw lost(name);
+  }
+  return inTransaction(store, async (q) => {
+    const changed = await q.run(
+      sql`UPDATE leases SET expires_at = ${now + ttlMs} WHERE name = ${name} AND holder = ${holder}`,
+    );
+    const row = changed === 0 ? undefined : await readRow(q, name);
+    if (!row) throw lost(name);
     return toLease(row);
   });
-  return renew.immediate();
 }
 
-/** Gives the lease back; a lease held by someone else is left alone. Returns whether it was held. */
-export function releaseLease(store: Store, name: string, holder: string): boolean {
-  const release = sqliteOf(store).transaction(
-    () =>
-      sqliteOf(store).prepare("DELETE FROM leases WHERE name = ? AND holder = ?").run(name, holder).changes >
-      0,
-  );
-  return release.immediate();
+/** Gives the lease back (and on PostgreSQL its lock); a lease held by someone else is left alone. Returns whether it was held. */
+export async function releaseLease(store: AnyStore, name: string, holder: string): Promise<boolean> {
+  if (store.engine === "sqlite") return (await (await queriesOf(store)).run(deleteLease(name, holder))) > 0;
+  const locks = await pgSide();
+  if (!locks.holdsLeaseLock(store, name, holder)) return false;
+  try {
+    await (await queriesOf(store)).run(deleteLease(name, holder));
+  } finally {
+    await locks.unlockLease(store, name);
+  }
+  return true;
 }
 
-/** The current lease row, if any (for status). */
 /** Whether a lease is held by a live holder: not expired, and its process alive when it is on this host. */
-export function leaseIsLive(lease: Lease, now: number = Date.now()): boolean {
+function leaseIsLive(lease: Lease, now: number = Date.now()): boolean {
   return !isStale(
     {
       name: lease.name,
@@ -155,9 +195,22 @@ export function leaseIsLive(lease: Lease, now: number = Date.now()): boolean {
   );
 }
 
-export function readLease(store: Store, name: string): Lease | undefined {
-  const row = sqliteOf(store).prepare<[string], LeaseRow>("SELECT * FROM leases WHERE name = ?").get(name);
+/** The current lease row, if any. */
+export async function readLease(store: AnyStore, name: string): Promise<Lease | undefined> {
+  const row = await readRow(await queriesOf(store), name);
   return row ? toLease(row) : undefined;
+}
+
+/** A lease and whether its holder is alive (for status): by pid and expiry on SQLite, by its lock on PostgreSQL. */
+export async function readLiveLease(
+  store: AnyStore,
+  name: string,
+): Promise<{ lease: Lease; live: boolean } | undefined> {
+  const lease = await readLease(store, name);
+  if (!lease) return undefined;
+  const live =
+    store.engine === "sqlite" ? leaseIsLive(lease) : await (await pgSide()).leaseLockLive(store, name);
+  return { lease, live };
 }
 
 /** The lease a `flagtrail daemon` holds for its whole life (one worker per database). */

@@ -51,6 +51,7 @@ export interface SqliteQueriesNow {
   all<R>(query: SQL): R[];
   get<R>(query: SQL): R | undefined;
   run(query: SQL): number;
+  insertRows(table: string, columns: readonly string[], rows: readonly (readonly unknown[])[]): number;
 }
 
 const sqliteDialect = new SQLiteSyncDialect();
@@ -90,7 +91,11 @@ function prepared(
  * PostgreSQL caller runs the same text through Queries instead.
  */
 export function sqliteQueriesNow(store: Store): SqliteQueriesNow {
-  const sqlite = sqliteOf(store);
+  return sqliteQueriesOn(sqliteOf(store));
+}
+
+/** sqliteQueriesNow on a connection the caller holds (the record writer inside its transaction). */
+export function sqliteQueriesOn(sqlite: Database.Database): SqliteQueriesNow {
   return {
     all: <R>(query: SQL) => {
       const { statement, params } = prepared(sqlite, query);
@@ -104,18 +109,7 @@ export function sqliteQueriesNow(store: Store): SqliteQueriesNow {
       const { statement, params } = prepared(sqlite, query);
       return statement.run(...params).changes;
     },
-  };
-}
-
-function sqliteQueries(store: Store): Queries {
-  const now = sqliteQueriesNow(store);
-  const sqlite = sqliteOf(store);
-  return {
-    dialect: "sqlite",
-    all: async <R>(query: SQL) => now.all<R>(query),
-    get: async <R>(query: SQL) => now.get<R>(query),
-    run: async (query: SQL) => now.run(query),
-    insertRows: async (table, columns, rows) => {
+    insertRows: (table, columns, rows) => {
       if (rows.length === 0) return 0;
       const statement = statementOf(
         sqlite,
@@ -125,6 +119,17 @@ function sqliteQueries(store: Store): Queries {
       for (const row of rows) inserted += statement.run(...row).changes;
       return inserted;
     },
+  };
+}
+
+function sqliteQueries(store: Store): Queries {
+  const now = sqliteQueriesNow(store);
+  return {
+    dialect: "sqlite",
+    all: async <R>(query: SQL) => now.all<R>(query),
+    get: async <R>(query: SQL) => now.get<R>(query),
+    run: async (query: SQL) => now.run(query),
+    insertRows: async (table, columns, rows) => now.insertRows(table, columns, rows),
   };
 }
 

@@ -1,113 +1,114 @@
-// Storing rule diffs: rows in rule_changes and the summary in rule_diff_summaries, idempotently.
-// Called by the sync's insert hook for each new record (inside its transaction) and by backfill for
-// records stored before the diff existed or diffed by an older DIFF_VERSION.
-import Database from "better-sqlite3";
+// Storing rule diffs: rows in rule_changes and a summary in rule_diff_summaries per record, one query
+// text for both engines (src/store/query.ts). Written by the record writers for each new record (inside
+// their transaction) and by the backfill for records stored before the diff existed or diffed by an
+// older DIFF_VERSION.
 import { DIFF_VERSION, diffRecordChanges, type RuleChange, type RuleDiff } from "../diff/rules.ts";
-import { sqliteOf as connectionOfStore, type Store } from "./connection.ts";
+import type { Store } from "./connection.ts";
+import { metaValueQuery, writeMetaValueQuery } from "./metaValues.ts";
+import type { AnyStore } from "./openAny.ts";
+import {
+  inList,
+  inTransaction,
+  type Queries,
+  queriesOf,
+  type SqliteQueriesNow,
+  sql,
+  sqliteQueriesNow,
+} from "./query.ts";
 
-/** An open Store, or (inside the store's own transactions) its connection. */
-export type DiffTarget = Database.Database | Store;
-
-function sqliteOf(target: DiffTarget): Database.Database {
-  return target instanceof Database ? target : connectionOfStore(target);
-}
-
-interface Statements {
-  deleteChanges: Database.Statement;
-  insertChange: Database.Statement;
-  upsertSummary: Database.Statement;
-}
-
-const statementCache = new WeakMap<Database.Database, Statements>();
-
-function statementsFor(sqlite: Database.Database): Statements {
-  let statements = statementCache.get(sqlite);
-  if (!statements) {
-    statements = {
-      deleteChanges: sqlite.prepare("DELETE FROM rule_changes WHERE audit_log_id = ?"),
-      insertChange: sqlite.prepare(
-        `INSERT INTO rule_changes (audit_log_id, rule_id, rule_name, change, field, old_value, new_value,
-           old_position, new_position)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      ),
-      upsertSummary: sqlite.prepare(
-        `INSERT INTO rule_diff_summaries (audit_log_id, summary, diff_version) VALUES (?, ?, ?)
-         ON CONFLICT(audit_log_id) DO UPDATE SET summary = excluded.summary, diff_version = excluded.diff_version`,
-      ),
-    };
-    statementCache.set(sqlite, statements);
-  }
-  return statements;
-}
+const CHANGE_COLUMNS = [
+  "audit_log_id",
+  "rule_id",
+  "rule_name",
+  "change",
+  "field",
+  "old_value",
+  "new_value",
+  "old_position",
+  "new_position",
+] as const;
+const SUMMARY_COLUMNS = ["audit_log_id", "summary", "diff_version"] as const;
 
 /** A rule change as the values of rule_changes' columns after audit_log_id, in table order. */
 export function ruleChangeColumns(c: RuleChange): unknown[] {
   return [c.ruleId, c.ruleName, c.change, c.field, c.oldValue, c.newValue, c.oldPosition, c.newPosition];
 }
 
+export interface RecordDiff {
+  id: string;
+  diff: RuleDiff;
+}
+
+/** The rows of `records`' diffs: rule_changes in record then change order (so ids follow it), summaries. */
+function diffRows(records: readonly RecordDiff[]): { changes: unknown[][]; summaries: unknown[][] } {
+  return {
+    changes: records.flatMap(({ id, diff }) => diff.changes.map((c) => [id, ...ruleChangeColumns(c)])),
+    summaries: records.map(({ id, diff }) => [id, diff.summary, DIFF_VERSION]),
+  };
+}
+
+/** Both tables' rows of records whose diffs are replaced (no-ops for records with none stored). */
+const deleteDiffQueries = (ids: readonly string[]) => [
+  sql`DELETE FROM rule_changes WHERE audit_log_id IN ${inList(ids)}`,
+  sql`DELETE FROM rule_diff_summaries WHERE audit_log_id IN ${inList(ids)}`,
+];
+
+/** Writes diffs computed beforehand for records that have none stored yet (PostgreSQL's record writer). */
+export async function insertRuleDiffRows(q: Queries, records: readonly RecordDiff[]): Promise<void> {
+  const { changes, summaries } = diffRows(records);
+  await q.insertRows("rule_changes", CHANGE_COLUMNS, changes);
+  await q.insertRows("rule_diff_summaries", SUMMARY_COLUMNS, summaries);
+}
+
+/** insertRuleDiffRows inside SQLite's record writer: a better-sqlite3 transaction, which cannot await. */
+export function insertRuleDiffRowsNow(now: SqliteQueriesNow, records: readonly RecordDiff[]): void {
+  const { changes, summaries } = diffRows(records);
+  now.insertRows("rule_changes", CHANGE_COLUMNS, changes);
+  now.insertRows("rule_diff_summaries", SUMMARY_COLUMNS, summaries);
+}
+
 /**
- * Diffs `changes.rules` of one stored record and replaces whatever diff it had (so running it twice
- * stores the same rows once). `changes` is the record's `changes` object or its JSON text. Returns
- * null, and writes nothing, when the record has no rules. The audit_logs row must exist already
- * (foreign key); it may run inside the caller's transaction (better-sqlite3 nests it as a savepoint).
+ * Diffs `changes.rules` of one stored record of a SQLite store and replaces whatever diff it had (so
+ * running it twice stores the same rows once): for fixtures that build stores synchronously. Returns
+ * null, and writes nothing, when the record has no rules.
  */
-export function storeRuleDiffs(target: DiffTarget, auditLogId: string, changes: unknown): RuleDiff | null {
+export function storeRuleDiffs(store: Store, auditLogId: string, changes: unknown): RuleDiff | null {
   const diff = diffRecordChanges(changes);
   if (diff === null) return null;
-  const sqlite = sqliteOf(target);
-  const { deleteChanges, insertChange, upsertSummary } = statementsFor(sqlite);
-  sqlite.transaction(() => {
-    deleteChanges.run(auditLogId);
-    for (const c of diff.changes) insertChange.run(auditLogId, ...ruleChangeColumns(c));
-    upsertSummary.run(auditLogId, diff.summary, DIFF_VERSION);
-  })();
+  const now = sqliteQueriesNow(store);
+  for (const query of deleteDiffQueries([auditLogId])) now.run(query);
+  insertRuleDiffRowsNow(now, [{ id: auditLogId, diff }]);
   return diff;
 }
 
-/**
- * The diff of a record inserted in the caller's transaction a moment ago: it cannot have rows yet, so
- * there is nothing to delete and no savepoint to take (the sync's write path).
- */
-function insertFreshRuleDiffs(sqlite: Database.Database, auditLogId: string, changes: unknown): boolean {
-  const diff = diffRecordChanges(changes);
-  if (diff === null) return false;
-  insertRuleDiffRows(sqlite, auditLogId, diff);
-  return true;
+/** Whether a mark standing at `mark` moves to `toSeq` after records fromSeq+1..toSeq were diffed as inserted. */
+function marksAdvance(mark: number, fromSeq: number, toSeq: number): boolean {
+  return toSeq > fromSeq && mark === fromSeq;
 }
 
-/** Writes a diff computed beforehand for a record that has none stored yet. */
-export function insertRuleDiffRows(sqlite: Database.Database, auditLogId: string, diff: RuleDiff): void {
-  const { insertChange, upsertSummary } = statementsFor(sqlite);
-  for (const c of diff.changes) insertChange.run(auditLogId, ...ruleChangeColumns(c));
-  upsertSummary.run(auditLogId, diff.summary, DIFF_VERSION);
+/** The mark's meta value: every record up to `seq` has a diff of this DIFF_VERSION. */
+function backfillMarkValue(seq: number): string {
+  return JSON.stringify({ diffVersion: DIFF_VERSION, seq });
 }
+
+const markQuery = (): ReturnType<typeof metaValueQuery> => metaValueQuery(BACKFILL_MARK_KEY);
+const writeMarkQuery = (seq: number) =>
+  writeMetaValueQuery(BACKFILL_MARK_KEY, backfillMarkValue(seq), Date.now());
 
 /**
  * Inside the sync's write transaction: records from `fromSeq` up to `toSeq` were diffed as they were
  * inserted, so a backfill mark that stood at `fromSeq` moves to `toSeq` (a report never rescans them).
  * A mark behind (an older store, a newer DIFF_VERSION) stays, for backfillRuleDiffs to catch up.
  */
-export function advanceBackfillMark(sqlite: Database.Database, fromSeq: number, toSeq: number): void {
-  if (marksAdvance(readMark(sqlite), fromSeq, toSeq)) writeMarkValue(sqlite, toSeq);
+export async function advanceBackfillMarkIn(q: Queries, fromSeq: number, toSeq: number): Promise<void> {
+  const mark = parseBackfillMark((await q.get<{ value: string }>(markQuery()))?.value);
+  if (marksAdvance(mark, fromSeq, toSeq)) await q.run(writeMarkQuery(toSeq));
 }
 
-/** Whether a mark standing at `mark` moves to `toSeq` after records fromSeq+1..toSeq were diffed as inserted. */
-export function marksAdvance(mark: number, fromSeq: number, toSeq: number): boolean {
-  return toSeq > fromSeq && mark === fromSeq;
-}
-
-/** The mark's meta value: every record up to `seq` has a diff of this DIFF_VERSION. */
-export function backfillMarkValue(seq: number): string {
-  return JSON.stringify({ diffVersion: DIFF_VERSION, seq });
-}
-
-function writeMarkValue(sqlite: Database.Database, seq: number): void {
-  sqlite
-    .prepare(
-      `INSERT INTO meta (key, value, updated_at) VALUES (?, ?, ?)
-       ON CONFLICT(key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at`,
-    )
-    .run(BACKFILL_MARK_KEY, backfillMarkValue(seq), Date.now());
+/** advanceBackfillMarkIn inside SQLite's batch commit (a better-sqlite3 transaction, which cannot await). */
+export function advanceBackfillMark(now: SqliteQueriesNow, fromSeq: number, toSeq: number): void {
+  const mark = parseBackfillMark(now.get<{ value: string }>(markQuery())?.value);
+  if (marksAdvance(mark, fromSeq, toSeq)) now.run(writeMarkQuery(toSeq));
 }
 
 export interface BackfillResult {
@@ -121,14 +122,8 @@ const BACKFILL_BATCH = 10_000;
 /** meta key: `{"diffVersion":n,"seq":s}`, every record up to seq s has a diff of that version. */
 export const BACKFILL_MARK_KEY = "rule_diffs_backfilled";
 
-function readMark(sqlite: Database.Database): number {
-  return parseBackfillMark(
-    sqlite.prepare("SELECT value FROM meta WHERE key = ?").pluck().get(BACKFILL_MARK_KEY),
-  );
-}
-
 /** The seq a stored mark stands at (0: none, unreadable, or of another DIFF_VERSION). */
-export function parseBackfillMark(value: unknown): number {
+function parseBackfillMark(value: unknown): number {
   if (typeof value !== "string") return 0;
   try {
     const mark = JSON.parse(value) as { diffVersion?: unknown; seq?: unknown };
@@ -139,59 +134,67 @@ export function parseBackfillMark(value: unknown): number {
   }
 }
 
+interface PendingRow {
+  id: string;
+  seq: number;
+  changes: string;
+  /** No summary stored (so no rows either: both are written together). 0/1 on SQLite. */
+  fresh: boolean | number;
+  needs: boolean | number;
+}
+
+/** One batch of the backfill in its own transaction; returns the last seq looked at, or null when done. */
+async function backfillBatch(
+  q: Queries,
+  after: number,
+  limit: number,
+  result: BackfillResult,
+): Promise<number | null> {
+  const batch = await q.all<PendingRow>(
+    sql`SELECT a.id, a.seq, a.changes, s.audit_log_id IS NULL AS fresh,
+          (s.audit_log_id IS NULL OR s.diff_version < ${DIFF_VERSION}) AS needs
+        FROM audit_logs a LEFT JOIN rule_diff_summaries s ON s.audit_log_id = a.id
+        WHERE a.seq > ${after} ORDER BY a.seq LIMIT ${limit}`,
+  );
+  if (batch.length === 0) return null;
+  const diffs: RecordDiff[] = [];
+  const stale: string[] = [];
+  for (const row of batch) {
+    // A record without changes.rules has nothing to diff (diffRecordChanges says so: null).
+    const diff = row.needs ? diffRecordChanges(row.changes) : null;
+    if (diff === null) continue;
+    diffs.push({ id: row.id, diff });
+    if (!row.fresh) stale.push(row.id);
+  }
+  if (stale.length > 0) for (const query of deleteDiffQueries(stale)) await q.run(query);
+  await insertRuleDiffRows(q, diffs);
+  const last = batch[batch.length - 1]!.seq;
+  await q.run(writeMarkQuery(last));
+  result.diffed += diffs.length;
+  result.scanned += batch.length;
+  return last;
+}
+
 /**
  * Diffs every stored record that has `changes.rules` but no summary, or a summary from an older
  * DIFF_VERSION. It remembers how far it got (meta BACKFILL_MARK_KEY), so the next call only looks at
  * records stored since: cheap enough to run before every report. `full` ignores the mark. Works in
  * batches of short transactions so a concurrent sync is not blocked long.
  */
-export function backfillRuleDiffs(
-  store: DiffTarget,
+export async function backfillRuleDiffs(
+  store: AnyStore,
   options: { full?: boolean; batchSize?: number } = {},
-): BackfillResult {
-  const sqlite = sqliteOf(store);
-  const pending = sqlite.prepare(
-    `SELECT a.id, a.seq, a.changes, s.audit_log_id IS NULL AS fresh,
-            (s.audit_log_id IS NULL OR s.diff_version < @version)
-              AND CASE WHEN json_valid(a.changes) THEN json_type(a.changes, '$.rules') END NOT IN ('null')
-              AS needs_diff
-     FROM audit_logs a
-     LEFT JOIN rule_diff_summaries s ON s.audit_log_id = a.id
-     WHERE a.seq > @after
-     ORDER BY a.seq LIMIT @limit`,
-  );
-  const writeMark = sqlite.prepare(
-    `INSERT INTO meta (key, value, updated_at) VALUES (?, ?, ?)
-     ON CONFLICT(key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at`,
-  );
-  let diffed = 0;
-  let scanned = 0;
-  let after = options.full ? 0 : readMark(sqlite);
-  for (;;) {
-    const batch = pending.all({
-      version: DIFF_VERSION,
-      after,
-      limit: options.batchSize ?? BACKFILL_BATCH,
-    }) as {
-      id: string;
-      seq: number;
-      changes: string;
-      needs_diff: number | null;
-      fresh: number;
-    }[];
-    if (batch.length === 0) break;
-    sqlite.transaction(() => {
-      for (const row of batch) {
-        if (row.needs_diff !== 1) continue;
-        // No summary means no rows either (both are written together): nothing to replace.
-        if (row.fresh === 1) {
-          if (insertFreshRuleDiffs(sqlite, row.id, row.changes)) diffed += 1;
-        } else if (storeRuleDiffs(sqlite, row.id, row.changes) !== null) diffed += 1;
-      }
-      after = batch[batch.length - 1]!.seq;
-      scanned += batch.length;
-      writeMark.run(BACKFILL_MARK_KEY, backfillMarkValue(after), Date.now());
-    })();
+): Promise<BackfillResult> {
+  const result: BackfillResult = { diffed: 0, scanned: 0 };
+  const q = await queriesOf(store);
+  let after: number | null = options.full
+    ? 0
+    : parseBackfillMark((await q.get<{ value: string }>(markQuery()))?.value);
+  while (after !== null) {
+    const from: number = after;
+    after = await inTransaction(store, (t) =>
+      backfillBatch(t, from, options.batchSize ?? BACKFILL_BATCH, result),
+    );
   }
-  return { diffed, scanned };
+  return result;
 }

@@ -5,9 +5,9 @@
 import { z } from "zod";
 import { type Checkpoint, listCheckpointsIn } from "./checkpoints.ts";
 import { ENTITY_BACKLOG_SQL, type EntityBacklogRow } from "./entityBacklog.ts";
-import { DAEMON_LAST_CYCLE_KEY, DAEMON_LEASE, type Lease, leaseIsLive, readLease } from "./leases.ts";
+import { DAEMON_LAST_CYCLE_KEY, DAEMON_LEASE, type Lease, readLiveLease } from "./leases.ts";
 import { readMetaValue, readMetaValuesWithPrefix } from "./metaValues.ts";
-import { type AnyStore, pgSide } from "./openAny.ts";
+import type { AnyStore } from "./openAny.ts";
 import { type Queries, queriesOf, sql } from "./query.ts";
 import { planKey, type SyncPlan, syncPlanSchema } from "./syncPlans.ts";
 import type { RunCounters } from "./syncRuns.ts";
@@ -115,18 +115,6 @@ interface StatusRows {
 
 const DAY_COLUMNS = sql`filter_key, day, local_count, server_total`;
 
-/** A lease and whether its holder is alive: by pid and expiry on SQLite, by its advisory lock on PostgreSQL. */
-async function leaseOf(store: AnyStore, name: string): Promise<StatusRows["lease"]> {
-  if (store.engine === "sqlite") {
-    const lease = readLease(store, name);
-    return lease ? { lease, live: leaseIsLive(lease, Date.now()) } : undefined;
-  }
-  const found = await (await pgSide()).readPgLease(store, name);
-  if (!found) return undefined;
-  const { live, ...lease } = found;
-  return { lease, live };
-}
-
 /** Interrupted runs' plans (by filter key, byte order) and their windows' progress. */
 async function plansOf(store: AnyStore, q: Queries): Promise<StatusRows["plans"]> {
   const values = await readMetaValuesWithPrefix(store, planKey(""));
@@ -193,8 +181,8 @@ async function readStatusRows(store: AnyStore): Promise<StatusRows> {
     entityBacklog: await q.all<EntityBacklogRow>(sql.raw(ENTITY_BACKLOG_SQL)),
     checkpoints: await listCheckpointsIn(q),
     plans: await plansOf(store, q),
-    lease: await leaseOf(store, "sync"),
-    daemonLease: await leaseOf(store, DAEMON_LEASE),
+    lease: await readLiveLease(store, "sync"),
+    daemonLease: await readLiveLease(store, DAEMON_LEASE),
     lastCycle: await readMetaValue(store, DAEMON_LAST_CYCLE_KEY),
   };
 }

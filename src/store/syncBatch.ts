@@ -4,6 +4,7 @@
 import { type Store, sqliteOf } from "./connection.ts";
 import { noteListedDay } from "./coverageCounts.ts";
 import { updateQuarantineDigest, writeChainHeadSignature } from "./digests.ts";
+import { sqliteQueriesOn } from "./query.ts";
 import { addCounts, type PageWriteResult, type PreparedRecord } from "./records.ts";
 import { advanceBackfillMark } from "./ruleDiffs.ts";
 import { advanceWindow, type SyncPlan, savePlan } from "./syncPlans.ts";
@@ -98,7 +99,7 @@ function commit(store: Store, batch: SyncBatch): BatchResult {
       savePlan(store, plan, batch.now);
     }
   }
-  advanceBackfillMark(sqlite, headBefore, readChainHead(sqlite).seq);
+  advanceBackfillMark(sqliteQueriesOn(sqlite), headBefore, readChainHead(sqlite).seq);
   writeChainHeadSignature(sqlite, batch.signingKey);
   // Created on the first batch even with no quarantined record, so verify covers the table from the start.
   updateQuarantineDigest(sqlite);

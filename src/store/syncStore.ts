@@ -1,22 +1,16 @@
 // The store as the sync side sees it (src/sync, src/daemon, src/demo and the sync, daemon and demo
 // commands): every function that reaches the database returns a Promise and takes a store of either
 // engine. Concepts converted to one query text (issue 22: meta values, checkpoints, runs, plans,
-// coverage, entity writes and due-lists) are re-exported from their module (src/store/query.ts runs them
-// on either engine); the rest (leases, the batch writer, bulk load, rule-diff backfill) still dispatch
+// coverage, entity writes and due-lists, rule diffs, leases) are re-exported from their module (src/store/query.ts runs them
+// on either engine); the rest (the batch writer, bulk load) still dispatch
 // on the store's `engine` (byEngine) to a SQLite function and a PostgreSQL one in src/store/pg/ with a
 // `Pg` infix, reached through src/store/pg/side.ts, which loads only when a
 // PostgreSQL store is used. Synchronous SQLite helpers stay inside src/store/, where better-sqlite3
 // transactions call them without awaiting.
 
 import { beginBulkLoad as beginBulkLoadNow, finishBulkLoad as finishBulkLoadNow } from "./bulkLoad.ts";
-import {
-  acquireLease as acquireLeaseNow,
-  releaseLease as releaseLeaseNow,
-  renewLease as renewLeaseNow,
-} from "./leases.ts";
 import type { OpenOptions } from "./open.ts";
 import { type AnyStore, byEngine, openAnyStore } from "./openAny.ts";
-import { backfillRuleDiffs as backfillRuleDiffsNow } from "./ruleDiffs.ts";
 import { commitSyncBatch as commitSyncBatchNow } from "./syncBatch.ts";
 
 // Names and pure helpers the sync side shares with the store (no database access).
@@ -45,13 +39,10 @@ export function openLeaseStore(store: Store): Promise<Store> {
 /** Opens (creating and migrating) the store at a `--db` / FLAGTRAIL_DB value: a file path or a postgres:// URL. */
 export const openStore: (value: string, options?: OpenOptions) => Promise<Store> = openAnyStore;
 
-// Leases and runs.
-export const acquireLease = byEngine(acquireLeaseNow, (pg) => pg.acquirePgLease);
-export const renewLease = byEngine(renewLeaseNow, (pg) => pg.renewPgLease);
-export const releaseLease = byEngine(releaseLeaseNow, (pg) => pg.releasePgLease);
-
 // Plans, checkpoints and the batch writer.
 export { readStoredCheckpoint as readCheckpoint } from "./checkpoints.ts";
+// Leases and runs.
+export { acquireLease, releaseLease, renewLease } from "./leases.ts";
 export {
   createPlan,
   dropPlanIfUntouched,
@@ -66,7 +57,6 @@ export { finishRun, markOrphanRunsInterrupted, startRun } from "./syncRuns.ts";
 export const commitSyncBatch = byEngine(commitSyncBatchNow, (pg) => pg.commitPgSyncBatch);
 export const beginBulkLoad = byEngine(beginBulkLoadNow, (pg) => pg.beginPgBulkLoad);
 export const finishBulkLoad = byEngine(finishBulkLoadNow, (pg) => pg.finishPgBulkLoad);
-export const backfillRuleDiffs = byEngine(backfillRuleDiffsNow, (pg) => pg.backfillPgRuleDiffs);
 
 // Coverage.
 export {
@@ -93,10 +83,10 @@ export {
   storeExperimentSnapshots,
   storeMetricSnapshots,
 } from "./entityWrites.ts";
-
 // Metadata (the demo's world, the daemon's last cycle) and whether the store holds records.
 export {
   newestRecordTimeTexts,
   readMetaValue,
   writeMetaValue,
 } from "./metaStore.ts";
+export { backfillRuleDiffs } from "./ruleDiffs.ts";

@@ -53,7 +53,7 @@ describe("daemon worker", () => {
       stop.signal,
     );
     while (started < 2) await sleep(50);
-    expect(readLease(store, DAEMON_LEASE)?.holder).toBe("test/1/daemon");
+    expect((await readLease(store, DAEMON_LEASE))?.holder).toBe("test/1/daemon");
     await sleep(300); // the second cycle is now in flight
     stop.abort();
     await done;
@@ -63,7 +63,7 @@ describe("daemon worker", () => {
     expect(sawAbort).toBe(true);
     expect(events.some((e) => e.event === "tick.skipped")).toBe(true);
     expect(events.at(-1)?.event).toBe("daemon.stop");
-    expect(readLease(store, DAEMON_LEASE)).toBeUndefined();
+    expect(await readLease(store, DAEMON_LEASE)).toBeUndefined();
   });
 
   it("a second worker on the same database runs no cycle while the first holds the lease", async () => {
@@ -129,6 +129,6 @@ describe("daemon worker", () => {
     );
     expect(outcome.ok).toBe(false);
     expect(outcome.fields.error).toBe("network down");
-    expect(readLease(other, DAEMON_LEASE)).toBeUndefined();
+    expect(await readLease(other, DAEMON_LEASE)).toBeUndefined();
   });
 });

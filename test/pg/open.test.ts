@@ -5,10 +5,10 @@ import { afterEach, describe, expect, it } from "vitest";
 import { ACTION_TYPE_CATEGORIES } from "../../src/api/actionCategories.ts";
 import { FlagtrailError, LockedError } from "../../src/errors.ts";
 import { sqliteOf } from "../../src/store/connection.ts";
+import { acquireLease, readLiveLease, releaseLease, renewLease } from "../../src/store/leases.ts";
 import { writeMetaValue as writePgMetaValue } from "../../src/store/metaValues.ts";
 import { openStore } from "../../src/store/open.ts";
 import { pgDrizzleOf } from "../../src/store/pg/connection.ts";
-import { acquirePgLease, readPgLease, releasePgLease, renewPgLease } from "../../src/store/pg/leases.ts";
 import {
   openPgStore,
   type PgOpenOptions,
@@ -153,7 +153,7 @@ describe("leases on PostgreSQL", () => {
     const url = await freshDatabase("lease");
     const first = await openTracked(url);
     const second = await openTracked(url);
-    const taken = await acquirePgLease(first, "sync", "host-a/1/sync", 60_000, 1_000);
+    const taken = await acquireLease(first, "sync", "host-a/1/sync", 60_000, 1_000);
     expect(taken).toEqual({
       lease: {
         name: "sync",
@@ -163,45 +163,46 @@ describe("leases on PostgreSQL", () => {
         expiresAt: 61_000,
       },
     });
-    const refused = await rejection(acquirePgLease(second, "sync", "host-b/2/sync", 60_000));
+    const refused = await rejection(acquireLease(second, "sync", "host-b/2/sync", 60_000));
     expect(refused).toBeInstanceOf(LockedError);
     expect(refused.message).toBe(
       `Another sync is running on this database (process ${process.pid}, host-a, since 1970-01-01T00:00:01.000Z). Wait for it to finish.`,
     );
-    expect(await readPgLease(second, "sync")).toMatchObject({ holder: "host-a/1/sync", live: true });
-    expect((await renewPgLease(first, "sync", "host-a/1/sync", 60_000, 5_000)).expiresAt).toBe(65_000);
+    expect(await readLiveLease(second, "sync")).toMatchObject({
+      lease: { holder: "host-a/1/sync" },
+      live: true,
+    });
+    expect((await renewLease(first, "sync", "host-a/1/sync", 60_000, 5_000)).expiresAt).toBe(65_000);
     // The same holder taking it again renews it, as on SQLite; another holder in the same process may not.
-    expect((await acquirePgLease(first, "sync", "host-a/1/sync", 60_000, 6_000)).lease.acquiredAt).toBe(
-      6_000,
-    );
-    await expect(acquirePgLease(first, "sync", "host-a/9/other", 60_000)).rejects.toThrow(LockedError);
+    expect((await acquireLease(first, "sync", "host-a/1/sync", 60_000, 6_000)).lease.acquiredAt).toBe(6_000);
+    await expect(acquireLease(first, "sync", "host-a/9/other", 60_000)).rejects.toThrow(LockedError);
     // Another lease name is independent.
-    await acquirePgLease(second, "daemon", "host-b/2/daemon", 60_000);
+    await acquireLease(second, "daemon", "host-b/2/daemon", 60_000);
 
     open.splice(open.indexOf(first), 1);
     await first.close();
-    expect(await readPgLease(second, "sync")).toBeUndefined();
-    const next = await acquirePgLease(second, "sync", "host-b/2/sync", 60_000);
+    expect(await readLiveLease(second, "sync")).toBeUndefined();
+    const next = await acquireLease(second, "sync", "host-b/2/sync", 60_000);
     expect(next.tookOver).toBeUndefined();
-    expect(await releasePgLease(second, "sync", "host-b/2/sync")).toBe(true);
-    expect(await releasePgLease(second, "sync", "host-b/2/sync")).toBe(false);
+    expect(await releaseLease(second, "sync", "host-b/2/sync")).toBe(true);
+    expect(await releaseLease(second, "sync", "host-b/2/sync")).toBe(false);
   });
 
   it("frees the lease when its holder's session dies, and says whose lease was taken over", async () => {
     const url = await freshDatabase("lease_dead");
     const dying = await openTracked(url);
     const other = await openTracked(url);
-    await acquirePgLease(dying, "sync", "host-a/1/sync", 60_000, 1_000);
+    await acquireLease(dying, "sync", "host-a/1/sync", 60_000, 1_000);
     // What kill -9 or a lost machine does to the holder: its session ends, without a release.
     await queryOnce(
       url,
       "SELECT pg_terminate_backend(pid) FROM pg_locks WHERE locktype = 'advisory' AND database = " +
         "(SELECT oid FROM pg_database WHERE datname = current_database())",
     );
-    await expect.poll(async () => (await readPgLease(other, "sync"))?.live).toBe(false);
-    const taken = await acquirePgLease(other, "sync", "host-b/2/sync", 60_000, 2_000);
+    await expect.poll(async () => (await readLiveLease(other, "sync"))?.live).toBe(false);
+    const taken = await acquireLease(other, "sync", "host-b/2/sync", 60_000, 2_000);
     expect(taken.tookOver).toMatchObject({ holder: "host-a/1/sync", acquiredAt: 1_000 });
-    await expect(renewPgLease(dying, "sync", "host-a/1/sync", 60_000)).rejects.toThrow(LockedError);
+    await expect(renewLease(dying, "sync", "host-a/1/sync", 60_000)).rejects.toThrow(LockedError);
   });
 });
 

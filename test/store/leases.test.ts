@@ -14,44 +14,46 @@ function tempDb() {
 }
 
 describe("leases", () => {
-  it("refuses a held lease and frees it on release", () => {
+  it("refuses a held lease and frees it on release", async () => {
     const path = tempDb();
     const a = openStore(path);
     const b = openStore(path);
-    acquireLease(a, "sync", leaseHolder("a"), 60_000, 1000);
-    expect(() => acquireLease(b, "sync", leaseHolder("b"), 60_000, 2000)).toThrow(LockedError);
-    expect(readLease(b, "sync")?.holder).toBe(leaseHolder("a"));
-    expect(releaseLease(a, "sync", leaseHolder("a"))).toBe(true);
-    expect(acquireLease(b, "sync", leaseHolder("b"), 60_000, 3000).lease.holder).toBe(leaseHolder("b"));
+    await acquireLease(a, "sync", leaseHolder("a"), 60_000, 1000);
+    await expect(acquireLease(b, "sync", leaseHolder("b"), 60_000, 2000)).rejects.toThrow(LockedError);
+    expect((await readLease(b, "sync"))?.holder).toBe(leaseHolder("a"));
+    expect(await releaseLease(a, "sync", leaseHolder("a"))).toBe(true);
+    expect((await acquireLease(b, "sync", leaseHolder("b"), 60_000, 3000)).lease.holder).toBe(
+      leaseHolder("b"),
+    );
     a.close();
     b.close();
   });
 
-  it("lets an expired lease be taken over, and the old holder can no longer renew it", () => {
+  it("lets an expired lease be taken over, and the old holder can no longer renew it", async () => {
     const store = openStore(":memory:");
-    acquireLease(store, "sync", "otherhost/1/a", 1000, 0);
-    const result = acquireLease(store, "sync", "otherhost/2/b", 1000, 5000);
+    await acquireLease(store, "sync", "otherhost/1/a", 1000, 0);
+    const result = await acquireLease(store, "sync", "otherhost/2/b", 1000, 5000);
     expect(result.tookOver?.holder).toBe("otherhost/1/a");
-    expect(() => renewLease(store, "sync", "otherhost/1/a", 1000, 5001)).toThrow(LockedError);
-    expect(renewLease(store, "sync", "otherhost/2/b", 1000, 5001).expiresAt).toBe(6001);
+    await expect(renewLease(store, "sync", "otherhost/1/a", 1000, 5001)).rejects.toThrow(LockedError);
+    expect((await renewLease(store, "sync", "otherhost/2/b", 1000, 5001)).expiresAt).toBe(6001);
   });
 
-  it("lets a lease whose process is dead on this host be taken over before it expires", () => {
+  it("lets a lease whose process is dead on this host be taken over before it expires", async () => {
     const store = openStore(":memory:");
     const dead = spawnSync(process.execPath, ["-e", "process.pid"]).pid!;
     sqliteOf(store)
       .prepare("INSERT INTO leases (name, holder, pid, acquired_at, expires_at) VALUES (?, ?, ?, ?, ?)")
       .run("sync", leaseHolder("sync", dead), dead, 0, Date.now() + 3_600_000);
-    expect(acquireLease(store, "sync", leaseHolder("sync"), 1000).tookOver?.pid).toBe(dead);
+    expect((await acquireLease(store, "sync", leaseHolder("sync"), 1000)).tookOver?.pid).toBe(dead);
   });
 
-  it("does not take a live lease of another host before expiry", () => {
+  it("does not take a live lease of another host before expiry", async () => {
     const store = openStore(":memory:");
     sqliteOf(store)
       .prepare("INSERT INTO leases (name, holder, pid, acquired_at, expires_at) VALUES (?, ?, ?, ?, ?)")
       .run("sync", "elsewhere/999999/sync", 999999, 0, 10_000);
-    expect(() => acquireLease(store, "sync", leaseHolder("sync"), 1000, 5000)).toThrow(
-      /Another sync is running/,
+    await expect(acquireLease(store, "sync", leaseHolder("sync"), 1000, 5000)).rejects.toThrow(
+      /Another sync is running on this database \(process 999999, elsewhere\), held until 1970-01-01T00:00:10.000Z/,
     );
   });
 

@@ -96,15 +96,15 @@ describe("openStore", () => {
     }
   });
 
-  it("maps SQLITE_BUSY while taking a lease to LockedError", () => {
+  it("maps SQLITE_BUSY while taking a lease to LockedError", async () => {
     const path = join(mkdtempSync(join(tmpdir(), "flagtrail-")), "busy.db");
     const holder = openStore(path);
     const other = openStore(path);
     sqliteOf(other).pragma("busy_timeout = 20");
     sqliteOf(holder).prepare("BEGIN IMMEDIATE").run();
     try {
-      expect(() => acquireLease(other, "sync", "h/1/sync", 60_000)).toThrow(LockedError);
-      expect(() => acquireLease(other, "sync", "h/1/sync", 60_000)).toThrow(/database is busy/);
+      await expect(acquireLease(other, "sync", "h/1/sync", 60_000)).rejects.toThrow(LockedError);
+      await expect(acquireLease(other, "sync", "h/1/sync", 60_000)).rejects.toThrow(/database is busy/);
     } finally {
       sqliteOf(holder).prepare("ROLLBACK").run();
       holder.close();

@@ -18,7 +18,8 @@ import {
 import { type RunningSimulator, startSimulator } from "../../src/simulator/index.ts";
 import { readChainSnapshot } from "../../src/store/chainRead.ts";
 import { type EntityChainRow, readEntityChain } from "../../src/store/entityChain.ts";
-import { inTransaction, sql } from "../../src/store/query.ts";
+import { readLease, readLiveLease } from "../../src/store/leases.ts";
+import { inTransaction, queriesOf, sql } from "../../src/store/query.ts";
 import {
   QUERIES,
   type ReportParams,
@@ -28,6 +29,7 @@ import {
 import { readStatus } from "../../src/store/status.ts";
 import {
   acquireLease,
+  backfillRuleDiffs,
   checkedRunStart,
   knownShortfalls,
   linkAndDiffConfig,
@@ -178,8 +180,15 @@ describe.each(ENGINES)("leases on %s", (engine) => {
     await expect(acquireLease(store, name, "b", 60_000, now + 1)).rejects.toThrow(LockedError);
     await expect(renewLease(store, name, "b", 60_000, now + 2)).rejects.toThrow(LockedError);
     expect(await renewLease(store, name, "a", 60_000, now + 2)).toMatchObject({ expiresAt: now + 60_002 });
+    const row = { name, holder: "a", pid: process.pid, acquiredAt: now, expiresAt: now + 60_002 };
+    expect(await readLease(store, name)).toEqual(row);
+    // Live: on PostgreSQL its lock is held; SQLite judges by expiry against the real clock (NOW is fixed).
+    expect(await readLiveLease(store, name)).toMatchObject({ lease: row });
+    if (engine === "postgres") expect((await readLiveLease(store, name))?.live).toBe(true);
     expect(await releaseLease(store, name, "b")).toBe(false);
+    expect(await readLease(store, name)).toEqual(row);
     expect(await releaseLease(store, name, "a")).toBe(true);
+    expect(await readLease(store, name)).toBeUndefined();
     expect((await acquireLease(store, name, "b", 60_000, now + 3)).lease).toMatchObject({ holder: "b" });
     expect(await releaseLease(store, name, "b")).toBe(true);
     // Expiry differs by design: SQLite's lease ends at expires_at, PostgreSQL's with its holder's session
@@ -338,6 +347,61 @@ describe("coverage reads on both engines", () => {
     expect(sqlite!.range).toBeGreaterThan(1000);
     expect(sqlite!.range).toBe(sqlite!.byDay.reduce((n, [, c]) => n + c.held, 0));
     expect(sqlite!.runStart < "2026-11-20").toBe(true);
+    expect(postgres).toEqual(sqlite);
+  });
+});
+
+// Last in the file: it rewrites the stores' rule diffs (the same rows again, under new ids).
+describe("the rule-diff backfill on both engines", () => {
+  const diffRows = async (store: Store) => {
+    const q = await queriesOf(store);
+    return {
+      changes: normalised(
+        await q.all(sql`SELECT audit_log_id, rule_id, rule_name, change, field, old_value, new_value,
+          old_position, new_position FROM rule_changes ORDER BY id`),
+      ),
+      summaries: normalised(
+        await q.all(sql`SELECT audit_log_id, summary, diff_version FROM rule_diff_summaries
+          ORDER BY audit_log_id COLLATE "binary"`),
+      ),
+    };
+  };
+  it("rediffs records with an older or no diff into the same rows, once", async () => {
+    const run = async (e: Engine) => {
+      const store = stores[e];
+      const synced = await diffRows(store);
+      const [first, second] = synced.summaries.map((s) => s.audit_log_id as string);
+      await inTransaction(store, async (q) => {
+        // An older DIFF_VERSION on one record, no diff at all on another.
+        await q.run(sql`UPDATE rule_diff_summaries SET diff_version = 0 WHERE audit_log_id = ${first}`);
+        await q.run(sql`DELETE FROM rule_changes WHERE audit_log_id = ${second}`);
+        await q.run(sql`DELETE FROM rule_diff_summaries WHERE audit_log_id = ${second}`);
+      });
+      const incremental = await backfillRuleDiffs(store, { batchSize: 400 });
+      const full = await backfillRuleDiffs(store, { full: true, batchSize: 400 });
+      const again = await backfillRuleDiffs(store, { full: true });
+      const rows = await diffRows(store);
+      const byRecord = (r: typeof rows) =>
+        [...r.changes].sort((a, b) => String(a.audit_log_id).localeCompare(String(b.audit_log_id)));
+      return {
+        incremental,
+        full,
+        again,
+        rows,
+        same: JSON.stringify(byRecord(rows)) === JSON.stringify(byRecord(synced)),
+        summariesSame: JSON.stringify(rows.summaries) === JSON.stringify(synced.summaries),
+      };
+    };
+    const sqlite = await run("sqlite");
+    const postgres = await run("postgres");
+    // The sync diffed every record as it stored it and moved the mark: nothing after it.
+    expect(sqlite.incremental).toEqual({ diffed: 0, scanned: 0 });
+    expect(sqlite.full.diffed).toBe(2);
+    expect(sqlite.full.scanned).toBeGreaterThan(1000);
+    expect(sqlite.again).toEqual({ diffed: 0, scanned: sqlite.full.scanned });
+    expect(sqlite.rows.changes.length).toBeGreaterThan(0);
+    expect(sqlite.same).toBe(true);
+    expect(sqlite.summariesSame).toBe(true);
     expect(postgres).toEqual(sqlite);
   });
 });

@@ -31,7 +31,7 @@ describe("storeRuleDiffs", () => {
     const record = ruleRecord("25KPZcLjTY7AS1uZdBolPZ", 50);
     insertRecords(store, [record]);
     storeRuleDiffs(store, record.id, record.changes);
-    storeRuleDiffs(sqliteOf(store), record.id, JSON.stringify(record.changes));
+    storeRuleDiffs(store, record.id, JSON.stringify(record.changes));
     expect(rows(record.id)).toEqual([
       {
         rule_id: "BfGswoMDcsZ4y9Le1d9O",
@@ -56,7 +56,7 @@ describe("storeRuleDiffs", () => {
 });
 
 describe("backfillRuleDiffs", () => {
-  it("diffs records without a summary or with an older diff version, and only those", () => {
+  it("diffs records without a summary or with an older diff version, and only those", async () => {
     store = openStore(":memory:");
     const fresh = ruleRecord("AAAAAAAAAAAAAAAAAAAAA1", 10);
     const stale = ruleRecord("AAAAAAAAAAAAAAAAAAAAA2", 20);
@@ -79,7 +79,7 @@ describe("backfillRuleDiffs", () => {
       .prepare("UPDATE rule_diff_summaries SET summary = 'kept' WHERE audit_log_id = ?")
       .run(current.id);
 
-    expect(backfillRuleDiffs(store)).toEqual({ diffed: 2, scanned: 5 });
+    expect(await backfillRuleDiffs(store)).toEqual({ diffed: 2, scanned: 5 });
     const summaries = sqliteOf(store)
       .prepare("SELECT audit_log_id, summary FROM rule_diff_summaries ORDER BY audit_log_id")
       .all();
@@ -90,24 +90,24 @@ describe("backfillRuleDiffs", () => {
     ]);
     expect(rows(stale.id)).toHaveLength(1);
     // The mark: a second run looks at nothing, a record stored since is picked up, `full` rescans.
-    expect(backfillRuleDiffs(store)).toEqual({ diffed: 0, scanned: 0 });
+    expect(await backfillRuleDiffs(store)).toEqual({ diffed: 0, scanned: 0 });
     const later = ruleRecord("AAAAAAAAAAAAAAAAAAAAA6", 60);
     insertRecords(store, [later]);
-    expect(backfillRuleDiffs(store)).toEqual({ diffed: 1, scanned: 1 });
+    expect(await backfillRuleDiffs(store)).toEqual({ diffed: 1, scanned: 1 });
     sqliteOf(store).prepare("DELETE FROM rule_changes WHERE audit_log_id = ?").run(fresh.id);
     sqliteOf(store).prepare("DELETE FROM rule_diff_summaries WHERE audit_log_id = ?").run(fresh.id);
-    expect(backfillRuleDiffs(store)).toEqual({ diffed: 0, scanned: 0 });
-    expect(backfillRuleDiffs(store, { full: true })).toEqual({ diffed: 1, scanned: 6 });
+    expect(await backfillRuleDiffs(store)).toEqual({ diffed: 0, scanned: 0 });
+    expect(await backfillRuleDiffs(store, { full: true })).toEqual({ diffed: 1, scanned: 6 });
     expect(rows(fresh.id)).toHaveLength(1);
   });
 
-  it("works through more records than one batch", () => {
+  it("works through more records than one batch", async () => {
     store = openStore(":memory:");
     const records = Array.from({ length: 1203 }, (_, i) =>
       ruleRecord(`B${String(i).padStart(21, "0")}`, i % 100),
     );
     insertRecords(store, records);
-    expect(backfillRuleDiffs(store, { batchSize: 500 })).toEqual({ diffed: 1203, scanned: 1203 });
+    expect(await backfillRuleDiffs(store, { batchSize: 500 })).toEqual({ diffed: 1203, scanned: 1203 });
     expect(
       JSON.parse(
         sqliteOf(store)

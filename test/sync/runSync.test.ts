@@ -86,7 +86,7 @@ describe("runSync", () => {
     expect(indexes).toEqual(
       expect.arrayContaining(["audit_logs_server_day_idx", "audit_logs_fts_after_insert"]),
     );
-    expect(backfillRuleDiffs(store)).toEqual({ diffed: 0, scanned: 0 });
+    expect(await backfillRuleDiffs(store)).toEqual({ diffed: 0, scanned: 0 });
   });
 
   it("defaults a first run to the last 90 days and says so", async () => {
@@ -133,7 +133,7 @@ describe("runSync", () => {
     expect(summary.duplicates).toBe(summary.fetched - 3);
     expect(readCheckpoint(store, "all")?.latestId).toBe(fresh[2]!.id);
     // Records stored one batch at a time move the rule-diff mark along: nothing left to rescan.
-    expect(backfillRuleDiffs(store)).toEqual({ diffed: 0, scanned: 0 });
+    expect(await backfillRuleDiffs(store)).toEqual({ diffed: 0, scanned: 0 });
   });
 
   it("re-reads the lookback days without latestID: a back-dated record is stored even without coverage", async () => {
@@ -314,7 +314,7 @@ describe("runSync", () => {
 
   it("refuses a second sync while the lease is held and writes nothing", async () => {
     const store = openStore(":memory:");
-    acquireLease(store, "sync", "otherhost/4242/sync", 60_000);
+    await acquireLease(store, "sync", "otherhost/4242/sync", 60_000);
     const client = new FakeConsoleClient(history(5, 2));
     await expect(runSync(store, client, base)).rejects.toBeInstanceOf(LockedError);
     expect(client.queries).toHaveLength(0);

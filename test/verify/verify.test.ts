@@ -41,7 +41,7 @@ describe("verifyStore: the record chain", () => {
       staleRuleDiffs: 0,
       revisions: 1,
     });
-    backfillRuleDiffs(s);
+    await backfillRuleDiffs(s);
     expect(await verifyStore(s)).toMatchObject({ records: 16, ruleDiffs: 2, revisions: 1 });
   });
 
@@ -87,7 +87,7 @@ describe("verifyStore: the record chain", () => {
 
   it("recomputes rule diffs: a rewritten summary or a deleted rule_changes row is caught", async () => {
     const s = scenario();
-    backfillRuleDiffs(s);
+    await backfillRuleDiffs(s);
     sqliteOf(s)
       .prepare("UPDATE rule_diff_summaries SET summary = 'rules unchanged' WHERE audit_log_id = ?")
       .run("S000000000000000000005");

@@ -8,10 +8,10 @@ import { migrate } from "drizzle-orm/node-postgres/migrator";
 import pg from "pg";
 import { ACTION_TYPE_CATEGORIES } from "../../api/actionCategories.ts";
 import { FlagtrailError } from "../../errors.ts";
+import { releaseLease } from "../leases.ts";
 import { maskUrl } from "../location.ts";
 import { attachPgConnection, type PgConnection, type PgStore } from "./connection.ts";
 import { describePgError } from "./errors.ts";
-import { releasePgLease } from "./leases.ts";
 import * as schema from "./schema.ts";
 
 export type { PgStore } from "./connection.ts";
@@ -266,7 +266,7 @@ export async function openPgStore(url: string, options: PgOpenOptions = {}): Pro
     readonly,
     close: async () => {
       try {
-        for (const [name, held] of [...connection.leases]) await releasePgLease(store, name, held.holder);
+        for (const [name, held] of [...connection.leases]) await releaseLease(store, name, held.holder);
       } catch (error) {
         throw describePgError(error, url);
       } finally {

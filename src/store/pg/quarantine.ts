@@ -4,13 +4,9 @@
 import type pg from "pg";
 import type { QuarantineDigest } from "../digests.ts";
 import { insertQuarantineIn, updateQuarantineDigestIn } from "../digests.ts";
-import { readMetaValueIn, writeMetaValueQuery } from "../metaValues.ts";
+import { writeMetaValueQuery } from "../metaValues.ts";
 import type { QuarantineInsert } from "../quarantineRows.ts";
 import { pgClientQueries } from "./queries.ts";
-
-export function readPgMeta(client: pg.ClientBase, key: string): Promise<string | undefined> {
-  return readMetaValueIn(pgClientQueries(client), key);
-}
 
 export async function writePgMeta(
   client: pg.ClientBase,

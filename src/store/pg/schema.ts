@@ -152,7 +152,7 @@ export const coverage = pgTable(
 
 /**
  * Who holds which lease, for `status`. On PostgreSQL the lease itself is a session-level advisory lock
- * (src/store/pg/leases.ts): the row only says who took it, and since when.
+ * (src/store/pg/leaseLocks.ts): the row only says who took it, and since when.
  */
 export const leases = pgTable("leases", {
   name: text("name").primaryKey(),

@@ -4,6 +4,7 @@
 // most the batch being written, and the stored progress then points at its first page again.
 import { CHAIN_HEAD_SIGNATURE_KEY, signChainHead } from "../digests.ts";
 import { addCounts } from "../records.ts";
+import { advanceBackfillMarkIn } from "../ruleDiffs.ts";
 import { type BatchResult, listedIds, planHeadOf, type SyncBatch } from "../syncBatch.ts";
 import { advanceWindowIn, savePlanIn } from "../syncPlans.ts";
 import { updateRunCountersIn } from "../syncRuns.ts";
@@ -11,7 +12,6 @@ import type { PgStore } from "./connection.ts";
 import { notePgListedDay } from "./coverage.ts";
 import { updatePgQuarantineDigest, writePgMeta } from "./quarantine.ts";
 import { pgQueriesOn } from "./queries.ts";
-import { advancePgBackfillMark } from "./ruleDiffs.ts";
 import { pgRows } from "./session.ts";
 import { inPgTransaction } from "./transaction.ts";
 import { readPgChainHead, storePgPrepared } from "./writes.ts";
@@ -58,7 +58,7 @@ export async function commitPgSyncBatch(store: PgStore, batch: SyncBatch): Promi
         await savePlanIn(q, plan, batch.now);
       }
     }
-    await advancePgBackfillMark(client, headBefore, head.seq);
+    await advanceBackfillMarkIn(q, headBefore, head.seq);
     // Signs the head (HMAC) when a key is given, as SQLite's writeChainHeadSignature; the key is never stored.
     if (batch.signingKey && head.seq > 0) {
       await writePgMeta(

@@ -17,8 +17,9 @@ import {
   type RecordColumns,
   type StoredVersion,
 } from "../records.ts";
+import { insertRuleDiffRows, type RecordDiff } from "../ruleDiffs.ts";
 import { insertPgQuarantine, updatePgQuarantineDigest, writePgMeta } from "./quarantine.ts";
-import { onPgRecordsInserted } from "./ruleDiffs.ts";
+import { pgClientQueries } from "./queries.ts";
 import { pgRows } from "./session.ts";
 
 export type ChainHead = { seq: number; hash: string };
@@ -154,7 +155,8 @@ export async function storePgPrepared(
   if (inserted.length > 0) {
     await writePgMeta(client, CHAIN_HEAD_SEQ_KEY, String(tally.head.seq), now);
     await writePgMeta(client, CHAIN_HEAD_HASH_KEY, tally.head.hash, now);
-    await onPgRecordsInserted(client, inserted);
+    const diffs = inserted.flatMap(({ id, diff }): RecordDiff[] => (diff === null ? [] : [{ id, diff }]));
+    await insertRuleDiffRows(pgClientQueries(client), diffs);
   }
   return { result, head: tally.head };
 }
