@@ -4,19 +4,12 @@
 
 import type Database from "better-sqlite3";
 import { parseAuditTime } from "../api/auditTime.ts";
-import type { InvalidItem } from "../api/entities.ts";
 import { CHAIN_GENESIS } from "../hash.ts";
 import { sqliteOf } from "./connection.ts";
 import { updateQuarantineDigest } from "./digests.ts";
 import { onRecordsInserted } from "./insertHooks.ts";
 import type { Store } from "./open.ts";
-import {
-  itemQuarantineRowOf,
-  type QuarantineContext,
-  type QuarantineInsert,
-  quarantineNarrowing,
-  quarantineRowOf,
-} from "./quarantineRows.ts";
+import { type QuarantineInsert, quarantineNarrowing, quarantineRowOf } from "./quarantineRows.ts";
 import {
   CHAIN_HEAD_HASH_KEY,
   CHAIN_HEAD_SEQ_KEY,
@@ -194,27 +187,6 @@ export function storePrepared(
     onRecordsInserted(sqlite, inserted);
   }
   return result;
-}
-
-/**
- * Items of another read (entity history) that failed their schema: kept whole in quarantine with every
- * issue, like audit records, and the quarantine digest brought up to date. They have no server day, so
- * they never count for the audit log's coverage. Returns how many were new.
- */
-function quarantineItems(
-  sqlite: Database.Database,
-  items: readonly InvalidItem[],
-  context: QuarantineContext,
-): number {
-  if (items.length === 0) return 0;
-  const st = statements(sqlite);
-  let fresh = 0;
-  for (const item of items) {
-    const row = itemQuarantineRowOf(item, context);
-    fresh += st.insertQuarantine.run(row).changes;
-  }
-  updateQuarantineDigest(sqlite);
-  return fresh;
 }
 
 /** One page in its own transaction (tests, tools); the sync commits batches (syncBatch.ts). */
