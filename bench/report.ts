@@ -136,7 +136,7 @@ export async function benchReport(): Promise<Record<string, number>> {
     // that no measured process includes it.
     const backfillStarted = performance.now();
     const store = openStore(dbPath);
-    backfillRuleDiffs(store);
+    await backfillRuleDiffs(store);
     store.close();
     const backfillMs = performance.now() - backfillStarted;
     buildDist();
