@@ -30,7 +30,7 @@ export interface ChainMeta {
   ruleDiffsBackfilledTo: number;
 }
 
-interface StoredRuleChange {
+export interface StoredRuleChange {
   rule_id: string;
   rule_name: string | null;
   change: string;

@@ -2,22 +2,26 @@
 // time by keyset on seq (never OFFSET, never the whole table), with what the OCSF mapping adds to each
 // record — its rule diff, the config version it produced and that version's diff, the control findings
 // on it and the entity's last approval before it. One text per read for both engines (../query.ts).
+import type { ChainRecord, StoredRuleChange } from "../chainRead.ts";
 import type { AnyStore } from "../openAny.ts";
 import { inList, type Queries, queriesOf, type SQL, sql } from "../query.ts";
 
-export interface ExportRecordRow {
-  seq: number;
-  id: string;
-  name: string;
-  action_type: string;
-  change_log: string | null;
-  updated_by: string | null;
-  updated_by_user_id: string | null;
-  modifier_email: string | null;
-  occurred_at: number | null;
-  date_text: string;
-  time_text: string;
-  raw: string;
+/** The audit record's own columns, as verify's chain read names them, and what the mapping adds. */
+export type ExportRecordRow = Pick<
+  ChainRecord,
+  | "seq"
+  | "id"
+  | "name"
+  | "action_type"
+  | "change_log"
+  | "updated_by"
+  | "updated_by_user_id"
+  | "modifier_email"
+  | "occurred_at"
+  | "date_text"
+  | "time_text"
+  | "raw"
+> & {
   first_seen_at: number;
   category: string | null;
   rule_diff_summary: string | null;
@@ -27,17 +31,12 @@ export interface ExportRecordRow {
   config_id: string | null;
   /** The experiment's id as its layer listed it, for an experiment state change (entity history). */
   experiment_id: string | null;
-}
+};
 
-export interface RuleChangeRow {
+/** A rule_changes row of a record in the batch (its positions are not exported). */
+export type RuleChangeRow = Omit<StoredRuleChange, "old_position" | "new_position"> & {
   audit_log_id: string;
-  rule_id: string;
-  rule_name: string | null;
-  change: string;
-  field: string | null;
-  old_value: string | null;
-  new_value: string | null;
-}
+};
 
 export interface VersionChangeRow {
   /** The config edit that produced the version. */
