@@ -1,57 +1,78 @@
-// A first backfill into an empty store loads records without the secondary indexes and the full-text
-// trigger, and builds both once after the load: SQLite builds an index from sorted data far faster than
-// it maintains one row by row. (Rule diffs are written as records arrive: they need the parsed record.) What was set aside is written to meta in the
-// same transaction that sets it aside, so a load killed half-way is finished by the next write open.
+// A first backfill into an empty store, on either engine. What differs is what each engine sets aside:
+// - SQLite loads records without the secondary indexes and the full-text trigger, and builds both once
+//   after the load: it builds an index from sorted data far faster than it maintains one row by row.
+//   (Rule diffs are written as records arrive: they need the parsed record.)
+// - PostgreSQL sets nothing aside: dropping an index takes an ACCESS EXCLUSIVE lock that blocks every
+//   reader (report, sql, BI tools) of a shared store for the whole load, and the sync inserts whole pages
+//   per statement while the GIN index's pending list (fastupdate) defers its work. What a first load
+//   leaves behind there is tables without statistics, which the report's plans rely on before autovacuum
+//   has run: the end of the load runs ANALYZE (a SHARE UPDATE EXCLUSIVE lock: readers and writers go on).
+// What was set aside is written to meta in the transaction that sets it aside, so a load killed half-way
+// is finished by the next sync.
 import { z } from "zod";
-import { type Store, sqliteOf } from "./connection.ts";
+import type { AnyStore } from "./openAny.ts";
+import { inTransaction, type Queries, sql } from "./query.ts";
 
 const BULK_LOAD_KEY = "bulk_load";
-/** Kept during the load: the primary key and seq's uniqueness are what dedupe and the chain rely on. */
+/** Kept during a SQLite load: the primary key and seq's uniqueness are what dedupe and the chain rely on. */
 const KEPT = new Set(["audit_logs_seq_idx", "audit_logs_fts_after_delete", "audit_logs_fts_after_update"]);
+/** The tables a backfill fills in proportion to the history it reads (PostgreSQL's ANALYZE). */
+const LOADED_TABLES = [
+  "audit_logs",
+  "audit_log_revisions",
+  "quarantine",
+  "rule_changes",
+  "rule_diff_summaries",
+];
 
 const setAsideSchema = z.array(
   z.object({ type: z.enum(["index", "trigger"]), name: z.string(), sql: z.string() }),
 );
+type SetAside = z.infer<typeof setAsideSchema>;
 
-/** Starts a bulk load if the store holds no record yet; returns whether it did. */
-export async function beginBulkLoad(store: Store): Promise<boolean> {
-  const sqlite = sqliteOf(store);
-  return sqlite
-    .transaction(() => {
-      const empty = sqlite.prepare("SELECT NOT EXISTS (SELECT 1 FROM audit_logs)").pluck().get() === 1;
-      const running =
-        sqlite.prepare("SELECT 1 FROM meta WHERE key = ?").pluck().get(BULK_LOAD_KEY) !== undefined;
-      if (!empty || running) return false;
-      const items = sqlite
-        .prepare(
-          `SELECT type, name, sql FROM sqlite_master
-           WHERE tbl_name IN ('audit_logs', 'rule_changes') AND type IN ('index', 'trigger') AND sql IS NOT NULL`,
-        )
-        .all() as { type: "index" | "trigger"; name: string; sql: string }[];
-      const setAside = items.filter((item) => !KEPT.has(item.name));
-      sqlite
-        .prepare("INSERT INTO meta (key, value, updated_at) VALUES (?, ?, ?)")
-        .run(BULK_LOAD_KEY, JSON.stringify(setAside), Date.now());
-      for (const item of setAside)
-        sqlite.exec(`DROP ${item.type.toUpperCase()} "${item.name.replace(/"/g, '""')}"`);
-      return true;
-    })
-    .immediate();
+/** SQLite's secondary indexes and triggers of the loaded tables, which it drops for the load. */
+async function setAsideOf(q: Queries): Promise<SetAside> {
+  if (q.dialect === "postgres") return [];
+  const items = setAsideSchema.parse(
+    await q.all(
+      sql`SELECT type, name, sql FROM sqlite_master
+          WHERE tbl_name IN ('audit_logs', 'rule_changes') AND type IN ('index', 'trigger') AND sql IS NOT NULL`,
+    ),
+  );
+  return items.filter((item) => !KEPT.has(item.name));
 }
 
-/** Builds what a bulk load set aside, if one is pending (finished, or killed half-way). */
-export async function finishBulkLoad(store: Store): Promise<boolean> {
-  const sqlite = sqliteOf(store);
-  const value = sqlite.prepare("SELECT value FROM meta WHERE key = ?").pluck().get(BULK_LOAD_KEY);
-  if (typeof value !== "string") return false;
-  const setAside = setAsideSchema.parse(JSON.parse(value));
-  sqlite
-    .transaction(() => {
-      for (const item of setAside) if (item.type === "index") sqlite.exec(item.sql);
-      sqlite.exec("INSERT INTO audit_logs_fts (audit_logs_fts) VALUES ('rebuild')");
-      for (const item of setAside) if (item.type === "trigger") sqlite.exec(item.sql);
-      sqlite.prepare("DELETE FROM meta WHERE key = ?").run(BULK_LOAD_KEY);
-    })
-    .immediate();
-  return true;
+/** Starts a bulk load if the store holds no record yet; returns whether it did. */
+export async function beginBulkLoad(store: AnyStore): Promise<boolean> {
+  return inTransaction(store, async (q) => {
+    const empty = await q.get(sql`SELECT 1 AS x WHERE NOT EXISTS (SELECT 1 FROM audit_logs)`);
+    const running = await q.get(sql`SELECT 1 AS x FROM meta WHERE key = ${BULK_LOAD_KEY}`);
+    if (!empty || running) return false;
+    const setAside = await setAsideOf(q);
+    await q.run(
+      sql`INSERT INTO meta (key, value, updated_at) VALUES (${BULK_LOAD_KEY}, ${JSON.stringify(setAside)}, ${Date.now()})`,
+    );
+    for (const item of setAside)
+      await q.run(sql.raw(`DROP ${item.type.toUpperCase()} "${item.name.replace(/"/g, '""')}"`));
+    return true;
+  });
+}
+
+/** Finishes a pending bulk load (finished, or killed half-way): SQLite builds what it set aside, PostgreSQL analyzes. */
+export async function finishBulkLoad(store: AnyStore): Promise<boolean> {
+  return inTransaction(store, async (q) => {
+    const row = await q.get<{ value: string }>(sql`SELECT value FROM meta WHERE key = ${BULK_LOAD_KEY}`);
+    if (row === undefined) return false;
+    if (q.dialect === "sqlite") {
+      const setAside = setAsideSchema.parse(JSON.parse(row.value));
+      for (const item of setAside) if (item.type === "index") await q.run(sql.raw(item.sql));
+      await q.run(sql`INSERT INTO audit_logs_fts (audit_logs_fts) VALUES ('rebuild')`);
+      for (const item of setAside) if (item.type === "trigger") await q.run(sql.raw(item.sql));
+    } else {
+      // ANALYZE may run in a transaction (VACUUM may not): the mark goes only if the statistics were taken.
+      await q.run(sql.raw(`ANALYZE ${LOADED_TABLES.join(", ")}`));
+    }
+    await q.run(sql`DELETE FROM meta WHERE key = ${BULK_LOAD_KEY}`);
+    return true;
+  });
 }

@@ -2,13 +2,12 @@
 // commands): every function that reaches the database returns a Promise and takes a store of either
 // engine. Concepts converted to one query text (issue 22: meta values, checkpoints, runs, plans,
 // coverage, entity writes and due-lists, rule diffs, leases) are re-exported from their module (src/store/query.ts runs them
-// on either engine); the rest (the batch writer, bulk load) still dispatch
+// on either engine); the rest (the batch writer) still dispatches
 // on the store's `engine` (byEngine) to a SQLite function and a PostgreSQL one in src/store/pg/ with a
 // `Pg` infix, reached through src/store/pg/side.ts, which loads only when a
 // PostgreSQL store is used. Synchronous SQLite helpers stay inside src/store/, where better-sqlite3
 // transactions call them without awaiting.
 
-import { beginBulkLoad as beginBulkLoadNow, finishBulkLoad as finishBulkLoadNow } from "./bulkLoad.ts";
 import type { OpenOptions } from "./open.ts";
 import { type AnyStore, byEngine, openAnyStore } from "./openAny.ts";
 import { commitSyncBatch as commitSyncBatchNow } from "./syncBatch.ts";
@@ -55,8 +54,7 @@ export {
 } from "./syncPlans.ts";
 export { finishRun, markOrphanRunsInterrupted, startRun } from "./syncRuns.ts";
 export const commitSyncBatch = byEngine(commitSyncBatchNow, (pg) => pg.commitPgSyncBatch);
-export const beginBulkLoad = byEngine(beginBulkLoadNow, (pg) => pg.beginPgBulkLoad);
-export const finishBulkLoad = byEngine(finishBulkLoadNow, (pg) => pg.finishPgBulkLoad);
+export { beginBulkLoad, finishBulkLoad } from "./bulkLoad.ts";
 
 // Coverage.
 export {
