@@ -1,9 +1,10 @@
 // The console API client: one keep-alive undici Agent, a rate budget every attempt passes through,
 // and a small retry loop. undici's RetryAgent is not used: it retries below the point where the body
 // is parsed (a 200 with truncated JSON would not be retried) and cannot await the shared rate budget
-// before each attempt; both are requirements here.
+// before each attempt; both are requirements here. What a response means (data, retry, final error) is
+// ./responseOutcome.ts.
 import { Agent, type Dispatcher, request } from "undici";
-import { AbortedError, ApiError, AuthError, UsageError } from "../errors.ts";
+import { AbortedError, ApiError, UsageError } from "../errors.ts";
 import type { AuditLogPage, AuditLogQuery, ClientStats, ConsoleClient } from "./client.ts";
 import {
   type ConsoleClientOptions,
@@ -14,16 +15,9 @@ import { type Clock, systemClock } from "./clock.ts";
 import { RateBudget } from "./rateBudget.ts";
 import { redactSecrets } from "./redact.ts";
 import { auditLogsRequestPath, buildRequestPath, type QueryValue } from "./requestPaths.ts";
-import {
-  backoffDelay,
-  isRetryableNetworkError,
-  isRetryableStatus,
-  networkErrorCode,
-  parseRetryAfter,
-} from "./retryPolicy.ts";
-import { errorBodySchema, listEnvelopeSchema, type Pagination } from "./schemas.ts";
-
-export const AUTH_REJECTED_MESSAGE = "The API key was rejected: it is not an active console key.";
+import { type AttemptOutcome, responseOutcome } from "./responseOutcome.ts";
+import { backoffDelay, isRetryableNetworkError, networkErrorCode } from "./retryPolicy.ts";
+import { listEnvelopeSchema, type Pagination } from "./schemas.ts";
 
 /** A page of any console list endpoint (e.g. dynamic config versions). */
 export interface ListPage {
@@ -37,23 +31,7 @@ export interface ConsoleApiClient extends ConsoleClient {
   listPage(path: string, params: Record<string, QueryValue>, signal?: AbortSignal): Promise<ListPage>;
 }
 
-type AttemptOutcome =
-  | { ok: true; json: unknown }
-  | { ok: false; status: number | undefined; reason: string; retryAfterMs: number | undefined };
-
 class TimeoutSignal extends Error {}
-
-/**
- * One line from a body that is not JSON: a proxy's HTML error page is named by its title, anything
- * else is cut short, with line breaks and control characters flattened, so errors stay one sentence.
- */
-export function excerptOf(text: string): string | undefined {
-  const title = /<title[^>]*>([^<]*)<\/title>/i.exec(text)?.[1];
-  const flat = (title ?? (/^\s*</.test(text) ? "an HTML page" : text))
-    .replace(/[\u0000-\u001f\u007f-\u009f\s]+/g, " ")
-    .trim();
-  return flat === "" ? undefined : flat.slice(0, 120);
-}
 
 export function createConsoleClient(options: ConsoleClientOptions): ConsoleApiClient {
   const parsed = consoleClientOptionsSchema.safeParse(options);
@@ -250,52 +228,11 @@ class UndiciConsoleClient implements ConsoleApiClient {
     });
     // Always read the body: it frees the keep-alive connection and an error body explains the status.
     const text = await response.body.text();
-    const status = response.statusCode;
-
-    if (status >= 200 && status < 300) {
-      try {
-        return { ok: true, json: JSON.parse(text) };
-      } catch {
-        return {
-          ok: false,
-          status,
-          reason: `HTTP ${status} with a truncated or invalid JSON body (${text.length} characters)`,
-          retryAfterMs: undefined,
-        };
-      }
-    }
-    const serverMessage = this.serverMessage(text);
-    if (isRetryableStatus(status)) {
-      return {
-        ok: false,
-        status,
-        reason: `HTTP ${status}${serverMessage === undefined ? "" : ` "${serverMessage}"`}`,
-        retryAfterMs: parseRetryAfter(response.headers["retry-after"], this.clock.now()),
-      };
-    }
-    // The 401 body echoes (part of) the key: its text is never used.
-    if (status === 401) throw new AuthError(AUTH_REJECTED_MESSAGE, status);
-    if (status === 403) {
-      throw new ApiError(
-        `GET ${requestPath} was refused (HTTP 403${serverMessage === undefined ? "" : ` "${serverMessage}"`}): ` +
-          "the key is valid but may not read this resource.",
-        status,
-      );
-    }
-    const said = serverMessage === undefined ? "" : `: ${serverMessage}`;
-    throw new ApiError(`GET ${requestPath} failed with HTTP ${status}${said}`, status);
-  }
-
-  /** The `message` of an error body, or a short excerpt of a non-JSON body, with secrets removed. */
-  private serverMessage(text: string): string | undefined {
-    let message: string | undefined;
-    try {
-      const body = errorBodySchema.safeParse(JSON.parse(text));
-      message = body.success ? body.data.message : undefined;
-    } catch {
-      message = excerptOf(text);
-    }
-    return message === undefined ? undefined : this.redact(message);
+    return responseOutcome(
+      requestPath,
+      { status: response.statusCode, text, retryAfter: response.headers["retry-after"] },
+      { now: () => this.clock.now(), redact: (t) => this.redact(t) },
+    );
   }
 
   private redact(text: string): string {

@@ -143,6 +143,74 @@ class PageReader {
 }
 
 /**
+ * The requests of one read: pages asked ahead, each holding a unit of the shared budget until the
+ * caller takes it, all cancelled when the caller's signal aborts or the read ends.
+ */
+class PageRequests {
+  private readonly inFlight = new Map<number, Promise<HeldPage>>();
+  private readonly controller = new AbortController();
+  private readonly onAbort = () => this.controller.abort(this.options.signal?.reason);
+
+  constructor(
+    private readonly reader: PageReader,
+    private readonly options: ReadPagesOptions,
+  ) {
+    if (options.signal?.aborted) this.onAbort();
+    options.signal?.addEventListener("abort", this.onAbort, { once: true });
+  }
+
+  /** Asks for the pages from `page` on, `count` at most, never past `lastKnown`. */
+  askAhead(page: number, count: number, lastKnown: number): void {
+    for (let ahead = page; ahead < page + count && ahead <= lastKnown; ahead += 1) {
+      if (!this.inFlight.has(ahead)) this.inFlight.set(ahead, quiet(this.fetchHeld(ahead)));
+    }
+  }
+
+  /** The page's response: the one asked ahead, else one requested now. */
+  take(page: number): Promise<HeldPage> {
+    const pending = this.inFlight.get(page) ?? this.fetchHeld(page);
+    this.inFlight.delete(page);
+    return pending;
+  }
+
+  /** Pages asked ahead and no longer wanted give their unit back once they settle. */
+  dropAll(): void {
+    for (const pending of this.inFlight.values())
+      pending.then(
+        (held) => held.release(),
+        () => undefined,
+      );
+    this.inFlight.clear();
+  }
+
+  close(): void {
+    this.options.signal?.removeEventListener("abort", this.onAbort);
+    this.controller.abort();
+    this.dropAll();
+  }
+
+  private async fetchHeld(page: number): Promise<HeldPage> {
+    const release = this.options.budget ? await this.options.budget.take() : () => {};
+    try {
+      return { response: await this.reader.fetch(page, this.controller.signal), release };
+    } catch (error) {
+      release();
+      throw error;
+    }
+  }
+}
+
+/** Judges a page in order (reader.accept); a page refused gives its budget unit back first. */
+function acceptHeld(reader: PageReader, held: HeldPage, page: number): FetchedPage {
+  try {
+    return reader.accept(held.response, page);
+  } catch (error) {
+    held.release();
+    throw error;
+  }
+}
+
+/**
  * Reads a query's pages in order. Yields each page as soon as it and all pages before it are in.
  * Aborting `signal` stops issuing requests; requests in flight are cancelled.
  */
@@ -154,39 +222,10 @@ export async function* readPages(
   const reader = new PageReader(client, query, options);
   const firstPage = options.firstPage ?? 1;
   const prefetch = Math.max(1, options.prefetch ?? 1);
-  const controller = new AbortController();
-  const onAbort = () => controller.abort(options.signal?.reason);
-  if (options.signal?.aborted) onAbort();
-  options.signal?.addEventListener("abort", onAbort, { once: true });
-  const inFlight = new Map<number, Promise<HeldPage>>();
-  const fetchHeld = async (page: number): Promise<HeldPage> => {
-    const release = options.budget ? await options.budget.take() : () => {};
-    try {
-      return { response: await reader.fetch(page, controller.signal), release };
-    } catch (error) {
-      release();
-      throw error;
-    }
-  };
-  // Pages asked ahead and no longer wanted give their unit back once they settle.
-  const dropAll = () => {
-    for (const pending of inFlight.values())
-      pending.then(
-        (held) => held.release(),
-        () => undefined,
-      );
-    inFlight.clear();
-  };
+  const requests = new PageRequests(reader, options);
   try {
-    const firstHeld = await fetchHeld(firstPage);
-    const first = (() => {
-      try {
-        return reader.accept(firstHeld.response, firstPage);
-      } catch (error) {
-        firstHeld.release();
-        throw error;
-      }
-    })();
+    const firstHeld = await requests.take(firstPage);
+    const first = acceptHeld(reader, firstHeld, firstPage);
     try {
       yield first;
     } finally {
@@ -200,23 +239,10 @@ export async function* readPages(
     // Pages past the first total, handed out only once the read has ended within its bound.
     const heldBack: FetchedPage[] = [];
     for (;;) {
-      if (!sequential) {
-        // Ask ahead, never past the pages the first total allows (later ones are asked when needed).
-        const lastKnown = Math.max(page, Math.ceil(base / first.perPage));
-        for (let ahead = page; ahead < page + prefetch && ahead <= lastKnown; ahead += 1) {
-          if (!inFlight.has(ahead)) inFlight.set(ahead, quiet(fetchHeld(ahead)));
-        }
-      }
-      const pending = inFlight.get(page) ?? fetchHeld(page);
-      inFlight.delete(page);
-      const held = await pending;
-      let fetched: FetchedPage;
-      try {
-        fetched = reader.accept(held.response, page);
-      } catch (error) {
-        held.release();
-        throw error;
-      }
+      // Ask ahead, never past the pages the first total allows (later ones are asked when needed).
+      if (!sequential) requests.askAhead(page, prefetch, Math.max(page, Math.ceil(base / first.perPage)));
+      const held = await requests.take(page);
+      const fetched = acceptHeld(reader, held, page);
       const shift = fetched.totalItems - base;
       covered.push({ from: (page - 1) * fetched.perPage - shift, to: page * fetched.perPage - shift });
       // Pages answered out of order while the list grew can leave a hole: re-read it in order.
@@ -238,16 +264,14 @@ export async function* readPages(
       if (hole !== null) {
         sequential = true;
         reader.startPass();
-        dropAll();
+        requests.dropAll();
         page = Math.floor((hole + fetched.totalItems - base) / fetched.perPage) + 1;
         continue;
       }
       page += 1;
     }
   } finally {
-    options.signal?.removeEventListener("abort", onAbort);
-    controller.abort();
-    dropAll();
+    requests.close();
   }
 }
 

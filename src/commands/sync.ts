@@ -41,7 +41,7 @@ const shareText = z
   .transform(Number)
   .pipe(rateShareSchema);
 
-/** The sync options shared by `sync` and `daemon` (commander registers them in register.ts). */
+/** The sync options shared by `sync` and `daemon` (commander registers them in register/sync.ts). */
 export const syncOptionsShape = {
   since: day,
   until: day,

@@ -6,7 +6,7 @@ import { ACTION_TYPE_CATEGORIES } from "../api/actionCategories.ts";
 import { REVIEW_EXEMPT_ACTION_TYPES, REVIEW_FLOWS, REVIEW_WINDOW_MS } from "../report/reviews.ts";
 import { readExportBatch, readRecordBatch } from "../store/export/records.ts";
 import type { AnyStore } from "../store/openAny.ts";
-import { recordEventId, recordToOcsf } from "./ocsf.ts";
+import { recordEventId, recordToOcsf } from "./ocsfRecords.ts";
 
 export const EXPORT_FORMATS = ["ocsf", "raw"] as const;
 export type ExportFormat = (typeof EXPORT_FORMATS)[number];

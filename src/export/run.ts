@@ -10,7 +10,7 @@ import { readFindingsPage } from "../store/export/findings.ts";
 import { maxSeq } from "../store/export/records.ts";
 import type { ProjectStore } from "../store/projectStores.ts";
 import { type ExportFormat, eventBatches } from "./events.ts";
-import { findingToOcsf } from "./ocsf.ts";
+import { findingToOcsf } from "./ocsfFindings.ts";
 import type { LineSink } from "./output.ts";
 
 export interface ExportRequest {

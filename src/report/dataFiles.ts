@@ -2,124 +2,26 @@
 // directory from the projects' snapshots: one project's as ever, several projects' combined into the
 // same files (src/report/projects.ts).
 import { join } from "node:path";
-import type { Control } from "../controls/config.ts";
-import type { CsvRow, EntitySummaryRow, ReportParams, ReportSnapshot } from "../store/reportQueries.ts";
 import { VERSION } from "../version.ts";
 import { type ComplianceContext, writeComplianceMarkdown } from "./compliance.ts";
-import { type CsvColumn, writeCsv } from "./csv.ts";
-import type { ReportFormat } from "./formats.ts";
 import { writeComplianceHtml } from "./html.ts";
-import type { ManifestStoreState } from "./manifest.ts";
-import { isoFormatter, type Period } from "./period.ts";
-import { type ProjectSnapshot, projectBatches, projectColumns, writeProjectsCompliance } from "./projects.ts";
+import { isoFormatter } from "./period.ts";
+import { type ProjectSnapshot, writeProjectsCompliance } from "./projects.ts";
+import { writeCsvs, writeFindingsCsv } from "./reportCsvs.ts";
 import {
-  type ControlsRead,
-  FINDINGS_CSV,
-  findingColumns,
-  type ReportFinding,
-  readControls,
-} from "./sections/controls.ts";
-import { EntityFold } from "./sections/entities.ts";
-import { UNREVIEWED_CSV } from "./sections/reviews.ts";
-import { reportParamsFor, type ServerDays, serverDaysOf } from "./serverDays.ts";
-
-export interface ReportArgs {
-  period: Period;
-  formats: Set<ReportFormat>;
-  actionTypes: string[] | null;
-  generatedAt: string;
-  bom: boolean;
-  /** The config's controls: the report then opens with them and writes the findings CSV. */
-  controls: readonly Control[] | null;
-}
-
-export type ReportCounts = {
-  experimentStateChanges: number;
-  configEdits: number;
-  unreviewedChanges: number;
-  records: number;
-};
-
-/** One project's part of the report: its snapshot, what is read from it first, and its counts. */
-interface ReportPart extends ProjectSnapshot {
-  params: ReportParams;
-  serverDays: ServerDays | null;
-  notice: string | null;
-  store: ManifestStoreState;
-  counts: ReportCounts;
-  /** The unreviewed changes' per-entity table, folded from their CSV's rows (see ComplianceContext). */
-  unreviewed: EntityFold | null;
-  controls: ControlsRead | null;
-}
-
-type WrittenFile = { name: string; rows: number; columns?: string[] };
+  type ReportArgs,
+  type ReportCounts,
+  type ReportPart,
+  readPart,
+  reportFileNames,
+  type WrittenFile,
+} from "./reportParts.ts";
 
 export interface Written {
   parts: ReportPart[];
   files: WrittenFile[];
   /** Over every project. */
   counts: ReportCounts;
-}
-
-/**
- * `<kind>_<from>_<to>[_<zone>].<ext>`: the same days read in another zone are another period, so a
- * zone other than UTC is part of the name (its slashes as dashes: Europe-Berlin).
- */
-export function reportFileNames(period: Period) {
-  const zone = period.timeZone === "UTC" ? "" : `_${period.timeZone.replaceAll("/", "-")}`;
-  const stem = `${period.from}_${period.to}${zone}`;
-  return {
-    experimentStateChanges: `experiment-state-changes_${stem}.csv`,
-    configEdits: `config-edits_${stem}.csv`,
-    unreviewedChanges: `${UNREVIEWED_CSV}_${stem}.csv`,
-    findings: `${FINDINGS_CSV}_${stem}.csv`,
-    compliance: `compliance_${stem}.md`,
-    complianceHtml: `compliance_${stem}.html`,
-    manifest: `manifest_${stem}.json`,
-  };
-}
-
-/** `tickets`: the ticket key per record id, a last column when a ticket-reference control is configured. */
-function csvColumns(
-  formatTime: (ms: number) => string,
-  tickets: ReadonlyMap<string, string> | null,
-): CsvColumn<CsvRow>[] {
-  const columns: CsvColumn<CsvRow>[] = [
-    { header: "time", value: (r) => formatTime(r.occurred_at) },
-    { header: "epoch_ms", value: (r) => r.occurred_at },
-    { header: "record_id", value: (r) => r.id },
-    { header: "updated_by", value: (r) => r.updated_by },
-    { header: "updated_by_user_id", value: (r) => r.updated_by_user_id },
-    { header: "updated_by_email", value: (r) => r.modifier_email },
-    { header: "entity_name", value: (r) => r.name },
-    { header: "action_type", value: (r) => r.action_type },
-    { header: "change_log", value: (r) => r.change_log },
-    { header: "rule_diff_summary", value: (r) => r.rule_diff_summary },
-  ];
-  if (tickets) columns.push({ header: "ticket", value: (r) => tickets.get(r.id) ?? null });
-  return columns;
-}
-
-/** What a part's report reads before writing anything: its parameters, coverage and chain head. */
-async function readPart(taken: ProjectSnapshot, args: ReportArgs): Promise<ReportPart> {
-  const { snapshot } = taken;
-  const { period } = args;
-  const serverDays = await serverDaysOf(snapshot, period);
-  const params = reportParamsFor(period, args.actionTypes, serverDays);
-  const chainHead = await snapshot.chainHead();
-  return {
-    ...taken,
-    params,
-    serverDays,
-    notice: await coverageNotice(snapshot, period, params),
-    store: { records: await snapshot.storedRecords(), chainHead },
-    counts: { experimentStateChanges: 0, configEdits: 0, unreviewedChanges: 0, records: 0 },
-    unreviewed: args.formats.has("csv") ? new EntityFold() : null,
-    controls:
-      args.controls && args.controls.length > 0
-        ? await readControls(snapshot, { period, serverDays, generatedAt: args.generatedAt }, args.controls)
-        : null,
-  };
 }
 
 /** Every data file of the set, into `staging`, each project's part from its own snapshot. */
@@ -148,78 +50,6 @@ function sumCounts(parts: readonly ReportPart[]): ReportCounts {
   for (const { counts } of parts)
     for (const key of Object.keys(sum) as (keyof ReportCounts)[]) sum[key] += counts[key];
   return sum;
-}
-
-/** The three CSVs; with several projects, each has a first column `project` and every project's rows in turn. */
-async function writeCsvs(
-  parts: readonly ReportPart[],
-  staging: string,
-  args: ReportArgs,
-): Promise<WrittenFile[]> {
-  const files: WrittenFile[] = [];
-  const names = reportFileNames(args.period);
-  const columns = csvColumns(isoFormatter(args.period.timeZone), ticketsOf(parts, args));
-  for (const [key, query] of [
-    ["experimentStateChanges", "experimentStateChangesCsv"],
-    ["configEdits", "configEditsCsv"],
-    ["unreviewedChanges", "unreviewedCsv"],
-  ] as const) {
-    const onRow = (part: ReportPart, row: CsvRow) => {
-      part.counts[key] += 1;
-      if (key === "unreviewedChanges") part.unreviewed?.add(unreviewedEntry(row));
-    };
-    const path = join(staging, names[key]);
-    const options = { bom: args.bom };
-    let headers: string[];
-    if (parts.length === 1) {
-      const part = parts[0]!;
-      const rows = part.snapshot.batches(query, part.params);
-      await writeCsv(path, columns, rows, { ...options, onRow: (row) => onRow(part, row) });
-      headers = columns.map((c) => c.header);
-    } else {
-      const combined = projectColumns(columns);
-      const rows = projectBatches(parts, (part) => part.snapshot.batches(query, part.params));
-      await writeCsv(path, combined, rows, { ...options, onRow: (r) => onRow(r.part, r.row) });
-      headers = combined.map((c) => c.header);
-    }
-    const count = parts.reduce((sum, part) => sum + part.counts[key], 0);
-    files.push({ name: names[key], rows: count, columns: headers });
-  }
-  return files;
-}
-
-/** Every project's ticket keys, when a ticket-reference control is configured (record ids are unique). */
-function ticketsOf(parts: readonly ReportPart[], args: ReportArgs): Map<string, string> | null {
-  if (!args.controls?.some((c) => c.kind === "ticket-reference")) return null;
-  const all = new Map<string, string>();
-  for (const part of parts) for (const [id, ticket] of part.controls?.tickets ?? []) all.set(id, ticket);
-  return all;
-}
-
-/** findings_<period>.csv: every finding of the controls over the period, with its waiver. */
-async function writeFindingsCsv(
-  parts: readonly ReportPart[],
-  staging: string,
-  args: ReportArgs,
-): Promise<WrittenFile> {
-  const name = reportFileNames(args.period).findings;
-  const columns = findingColumns(isoFormatter(args.period.timeZone));
-  const options = { bom: args.bom };
-  async function* one(rows: ReportFinding[]) {
-    if (rows.length > 0) yield rows;
-  }
-  let headers: string[];
-  if (parts.length === 1) {
-    await writeCsv(join(staging, name), columns, one(parts[0]!.controls?.findings ?? []), options);
-    headers = columns.map((c) => c.header);
-  } else {
-    const combined = projectColumns(columns);
-    const rows = projectBatches(parts, (part) => one(part.controls?.findings ?? []));
-    await writeCsv(join(staging, name), combined, rows, options);
-    headers = combined.map((c) => c.header);
-  }
-  const rows = parts.reduce((sum, part) => sum + (part.controls?.findings.length ?? 0), 0);
-  return { name, rows, columns: headers };
 }
 
 function complianceContext(part: ReportPart, args: ReportArgs): ComplianceContext {
@@ -272,33 +102,4 @@ async function writeCompliance(
     files.push({ name: names.complianceHtml, rows: records });
   }
   return files;
-}
-
-/** An unreviewed change as a row of the unreviewedSummary query: one change of its entity, person and type. */
-function unreviewedEntry(row: CsvRow): EntitySummaryRow {
-  return {
-    name: row.name,
-    updated_by: row.updated_by,
-    action_type: row.action_type,
-    changes: 1,
-    rule_changes: 0,
-    first_at: row.occurred_at,
-    last_at: row.occurred_at,
-  };
-}
-
-/**
- * A period no sync ever covered (no server-day counts stored for any of its days) yields a report as
- * empty as a quiet period's: say which it is, first.
- */
-async function coverageNotice(
-  snapshot: ReportSnapshot,
-  period: Period,
-  params: ReportParams,
-): Promise<string | null> {
-  if (params.serverFromDay !== null && (await snapshot.rows("coverage", params)).length > 0) return null;
-  return (
-    `No synced coverage: no day of ${period.from} to ${period.to} was ever checked by a sync, ` +
-    "so an empty section here does not mean that nothing happened; sync these days first."
-  );
 }

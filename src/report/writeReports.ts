@@ -13,13 +13,7 @@ import { readMetaValue } from "../store/metaStore.ts";
 import type { AnyStore } from "../store/openAny.ts";
 import { closeProjectStores, openStoreProjects, type ProjectStore } from "../store/projectStores.ts";
 import { VERSION } from "../version.ts";
-import {
-  type ReportArgs,
-  type ReportCounts,
-  reportFileNames,
-  type Written,
-  writeFiles,
-} from "./dataFiles.ts";
+import { type Written, writeFiles } from "./dataFiles.ts";
 import { REPORT_FORMATS, type ReportFormat } from "./formats.ts";
 import {
   hashFile,
@@ -43,6 +37,7 @@ import {
   writeDurable,
 } from "./publish.ts";
 import { lockPublishing } from "./publishLock.ts";
+import { type ReportArgs, type ReportCounts, reportFileNames } from "./reportParts.ts";
 import { keepEarlierGenerationTime } from "./rerun.ts";
 
 export interface ReportOptions {

@@ -1,7 +1,8 @@
 import { MockAgent } from "undici";
 import { afterEach, describe, expect, it } from "vitest";
 import type { ConsoleClientOptions, RetryEvent } from "../../src/api/clientOptions.ts";
-import { AUTH_REJECTED_MESSAGE, createConsoleClient } from "../../src/api/consoleClient.ts";
+import { createConsoleClient } from "../../src/api/consoleClient.ts";
+import { AUTH_REJECTED_MESSAGE } from "../../src/api/responseOutcome.ts";
 import { AbortedError, ApiError, AuthError, UsageError } from "../../src/errors.ts";
 import { VERSION } from "../../src/version.ts";
 import { FakeClock } from "./fakeClock.ts";
@@ -390,7 +391,7 @@ describe("options", () => {
 
 describe("excerptOf", () => {
   it("names an HTML error page by its title and keeps any excerpt on one line", async () => {
-    const { excerptOf } = await import("../../src/api/consoleClient.ts");
+    const { excerptOf } = await import("../../src/api/responseOutcome.ts");
     expect(excerptOf("<html>\r\n<head><title>502 Bad Gateway</title></head>\n<body>…</body></html>")).toBe(
       "502 Bad Gateway",
     );

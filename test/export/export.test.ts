@@ -9,15 +9,14 @@ import { checkProject } from "../../src/controls/check.ts";
 import { parseControlsConfig } from "../../src/controls/config.ts";
 import { UsageError } from "../../src/errors.ts";
 import { ACTION_TYPE_MAPPING } from "../../src/export/activities.ts";
+import { OCSF_VERSION, PRODUCT } from "../../src/export/ocsf.ts";
 import {
   detectionFindingSchema,
-  entityManagementSchema,
   findingEventId,
   findingToOcsf,
-  OCSF_VERSION,
   outboxFindingSchema,
-  PRODUCT,
-} from "../../src/export/ocsf.ts";
+} from "../../src/export/ocsfFindings.ts";
+import { entityManagementSchema } from "../../src/export/ocsfRecords.ts";
 import { fileSink } from "../../src/export/output.ts";
 import { type ExportRequest, runExport } from "../../src/export/run.ts";
 import { type RunningSimulator, startSimulator } from "../../src/simulator/index.ts";

@@ -89,7 +89,7 @@ afterAll(async () => {
   await sim?.close();
 });
 
-/** The October report's parameters, as src/report/dataFiles.ts builds them (server days from the store). */
+/** The October report's parameters, as src/report/reportParts.ts builds them (server days from the store). */
 function octoberParams(): ReportParams {
   const period = resolvePeriod("2026-10-01", "2026-10-31", "Europe/Berlin");
   return {

@@ -9,7 +9,7 @@ import { dueAlerts, markDelivered, markFailed, type OutboxRow } from "../../stor
 import { advanceCursor, readCursor } from "../../store/export/cursors.ts";
 import type { ProjectStore } from "../../store/projectStores.ts";
 import { eventBatches } from "../events.ts";
-import { findingEventId, findingToOcsf, outboxFindingSchema } from "../ocsf.ts";
+import { findingEventId, findingToOcsf, outboxFindingSchema } from "../ocsfFindings.ts";
 import { hecTransport } from "./hec.ts";
 import { httpTransport } from "./http.ts";
 import { syslogTransport } from "./syslog.ts";

@@ -112,7 +112,7 @@ export function heading(out: TextFile, ctx: ComplianceContext, level: number, te
 
 /**
  * The anchor of one of HEADINGS in this document. Each project's section repeats them, and a repeated
- * heading's anchor is its slug with -1, -2… (GitHub's rule, which html.ts follows too).
+ * heading's anchor is its slug with -1, -2… (GitHub's rule, which html/body.ts follows too).
  */
 export function anchor(ctx: ComplianceContext, text: string): string {
   const index = ctx.project?.index ?? 0;

@@ -1,0 +1,115 @@
+// The CSVs of a report set: experiment state changes, config edits, unreviewed changes and the findings;
+// with several projects, each has a first column `project` and every project's rows in turn.
+import { join } from "node:path";
+import type { CsvRow, EntitySummaryRow } from "../store/reportQueries.ts";
+import { type CsvColumn, writeCsv } from "./csv.ts";
+import { isoFormatter } from "./period.ts";
+import { projectBatches, projectColumns } from "./projects.ts";
+import { type ReportArgs, type ReportPart, reportFileNames, type WrittenFile } from "./reportParts.ts";
+import { findingColumns, type ReportFinding } from "./sections/controls.ts";
+
+/** `tickets`: the ticket key per record id, a last column when a ticket-reference control is configured. */
+function csvColumns(
+  formatTime: (ms: number) => string,
+  tickets: ReadonlyMap<string, string> | null,
+): CsvColumn<CsvRow>[] {
+  const columns: CsvColumn<CsvRow>[] = [
+    { header: "time", value: (r) => formatTime(r.occurred_at) },
+    { header: "epoch_ms", value: (r) => r.occurred_at },
+    { header: "record_id", value: (r) => r.id },
+    { header: "updated_by", value: (r) => r.updated_by },
+    { header: "updated_by_user_id", value: (r) => r.updated_by_user_id },
+    { header: "updated_by_email", value: (r) => r.modifier_email },
+    { header: "entity_name", value: (r) => r.name },
+    { header: "action_type", value: (r) => r.action_type },
+    { header: "change_log", value: (r) => r.change_log },
+    { header: "rule_diff_summary", value: (r) => r.rule_diff_summary },
+  ];
+  if (tickets) columns.push({ header: "ticket", value: (r) => tickets.get(r.id) ?? null });
+  return columns;
+}
+
+/** The three CSVs; with several projects, each has a first column `project` and every project's rows in turn. */
+export async function writeCsvs(
+  parts: readonly ReportPart[],
+  staging: string,
+  args: ReportArgs,
+): Promise<WrittenFile[]> {
+  const files: WrittenFile[] = [];
+  const names = reportFileNames(args.period);
+  const columns = csvColumns(isoFormatter(args.period.timeZone), ticketsOf(parts, args));
+  for (const [key, query] of [
+    ["experimentStateChanges", "experimentStateChangesCsv"],
+    ["configEdits", "configEditsCsv"],
+    ["unreviewedChanges", "unreviewedCsv"],
+  ] as const) {
+    const onRow = (part: ReportPart, row: CsvRow) => {
+      part.counts[key] += 1;
+      if (key === "unreviewedChanges") part.unreviewed?.add(unreviewedEntry(row));
+    };
+    const path = join(staging, names[key]);
+    const options = { bom: args.bom };
+    let headers: string[];
+    if (parts.length === 1) {
+      const part = parts[0]!;
+      const rows = part.snapshot.batches(query, part.params);
+      await writeCsv(path, columns, rows, { ...options, onRow: (row) => onRow(part, row) });
+      headers = columns.map((c) => c.header);
+    } else {
+      const combined = projectColumns(columns);
+      const rows = projectBatches(parts, (part) => part.snapshot.batches(query, part.params));
+      await writeCsv(path, combined, rows, { ...options, onRow: (r) => onRow(r.part, r.row) });
+      headers = combined.map((c) => c.header);
+    }
+    const count = parts.reduce((sum, part) => sum + part.counts[key], 0);
+    files.push({ name: names[key], rows: count, columns: headers });
+  }
+  return files;
+}
+
+/** Every project's ticket keys, when a ticket-reference control is configured (record ids are unique). */
+function ticketsOf(parts: readonly ReportPart[], args: ReportArgs): Map<string, string> | null {
+  if (!args.controls?.some((c) => c.kind === "ticket-reference")) return null;
+  const all = new Map<string, string>();
+  for (const part of parts) for (const [id, ticket] of part.controls?.tickets ?? []) all.set(id, ticket);
+  return all;
+}
+
+/** findings_<period>.csv: every finding of the controls over the period, with its waiver. */
+export async function writeFindingsCsv(
+  parts: readonly ReportPart[],
+  staging: string,
+  args: ReportArgs,
+): Promise<WrittenFile> {
+  const name = reportFileNames(args.period).findings;
+  const columns = findingColumns(isoFormatter(args.period.timeZone));
+  const options = { bom: args.bom };
+  async function* one(rows: ReportFinding[]) {
+    if (rows.length > 0) yield rows;
+  }
+  let headers: string[];
+  if (parts.length === 1) {
+    await writeCsv(join(staging, name), columns, one(parts[0]!.controls?.findings ?? []), options);
+    headers = columns.map((c) => c.header);
+  } else {
+    const combined = projectColumns(columns);
+    const rows = projectBatches(parts, (part) => one(part.controls?.findings ?? []));
+    await writeCsv(join(staging, name), combined, rows, options);
+    headers = combined.map((c) => c.header);
+  }
+  const rows = parts.reduce((sum, part) => sum + (part.controls?.findings.length ?? 0), 0);
+  return { name, rows, columns: headers };
+}
+
+/** An unreviewed change as a row of the unreviewedSummary query: one change of its entity, person and type. */
+function unreviewedEntry(row: CsvRow): EntitySummaryRow {
+  return {
+    name: row.name,
+    updated_by: row.updated_by,
+    action_type: row.action_type,
+    changes: 1,
+    rule_changes: 0,
+    first_at: row.occurred_at,
+    last_at: row.occurred_at,
+  };
+}

@@ -1,0 +1,99 @@
+// One project's part of a report set: what is read from its snapshot before any file is written
+// (parameters, coverage, chain head, controls), and the names of the set's files.
+import type { Control } from "../controls/config.ts";
+import type { ReportParams, ReportSnapshot } from "../store/reportQueries.ts";
+import type { ReportFormat } from "./formats.ts";
+import type { ManifestStoreState } from "./manifest.ts";
+import type { Period } from "./period.ts";
+import type { ProjectSnapshot } from "./projects.ts";
+import { type ControlsRead, FINDINGS_CSV, readControls } from "./sections/controls.ts";
+import { EntityFold } from "./sections/entities.ts";
+import { UNREVIEWED_CSV } from "./sections/reviews.ts";
+import { reportParamsFor, type ServerDays, serverDaysOf } from "./serverDays.ts";
+
+export interface ReportArgs {
+  period: Period;
+  formats: Set<ReportFormat>;
+  actionTypes: string[] | null;
+  generatedAt: string;
+  bom: boolean;
+  /** The config's controls: the report then opens with them and writes the findings CSV. */
+  controls: readonly Control[] | null;
+}
+
+export type ReportCounts = {
+  experimentStateChanges: number;
+  configEdits: number;
+  unreviewedChanges: number;
+  records: number;
+};
+
+/** One project's part of the report: its snapshot, what is read from it first, and its counts. */
+export interface ReportPart extends ProjectSnapshot {
+  params: ReportParams;
+  serverDays: ServerDays | null;
+  notice: string | null;
+  store: ManifestStoreState;
+  counts: ReportCounts;
+  /** The unreviewed changes' per-entity table, folded from their CSV's rows (see ComplianceContext). */
+  unreviewed: EntityFold | null;
+  controls: ControlsRead | null;
+}
+
+export type WrittenFile = { name: string; rows: number; columns?: string[] };
+
+/**
+ * `<kind>_<from>_<to>[_<zone>].<ext>`: the same days read in another zone are another period, so a
+ * zone other than UTC is part of the name (its slashes as dashes: Europe-Berlin).
+ */
+export function reportFileNames(period: Period) {
+  const zone = period.timeZone === "UTC" ? "" : `_${period.timeZone.replaceAll("/", "-")}`;
+  const stem = `${period.from}_${period.to}${zone}`;
+  return {
+    experimentStateChanges: `experiment-state-changes_${stem}.csv`,
+    configEdits: `config-edits_${stem}.csv`,
+    unreviewedChanges: `${UNREVIEWED_CSV}_${stem}.csv`,
+    findings: `${FINDINGS_CSV}_${stem}.csv`,
+    compliance: `compliance_${stem}.md`,
+    complianceHtml: `compliance_${stem}.html`,
+    manifest: `manifest_${stem}.json`,
+  };
+}
+
+/** What a part's report reads before writing anything: its parameters, coverage and chain head. */
+export async function readPart(taken: ProjectSnapshot, args: ReportArgs): Promise<ReportPart> {
+  const { snapshot } = taken;
+  const { period } = args;
+  const serverDays = await serverDaysOf(snapshot, period);
+  const params = reportParamsFor(period, args.actionTypes, serverDays);
+  const chainHead = await snapshot.chainHead();
+  return {
+    ...taken,
+    params,
+    serverDays,
+    notice: await coverageNotice(snapshot, period, params),
+    store: { records: await snapshot.storedRecords(), chainHead },
+    counts: { experimentStateChanges: 0, configEdits: 0, unreviewedChanges: 0, records: 0 },
+    unreviewed: args.formats.has("csv") ? new EntityFold() : null,
+    controls:
+      args.controls && args.controls.length > 0
+        ? await readControls(snapshot, { period, serverDays, generatedAt: args.generatedAt }, args.controls)
+        : null,
+  };
+}
+
+/**
+ * A period no sync ever covered (no server-day counts stored for any of its days) yields a report as
+ * empty as a quiet period's: say which it is, first.
+ */
+async function coverageNotice(
+  snapshot: ReportSnapshot,
+  period: Period,
+  params: ReportParams,
+): Promise<string | null> {
+  if (params.serverFromDay !== null && (await snapshot.rows("coverage", params)).length > 0) return null;
+  return (
+    `No synced coverage: no day of ${period.from} to ${period.to} was ever checked by a sync, ` +
+    "so an empty section here does not mean that nothing happened; sync these days first."
+  );
+}
