@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { expect } from "vitest";
 import type { RunningSimulator } from "../../src/simulator/index.ts";
 import { Prng } from "../../src/simulator/prng.ts";
+import { runCliInProcess } from "../helpers/inProcessCli.ts";
 import { type CliResult, PROJECT_ROOT, runCli } from "../helpers/runCli.ts";
 import { compareWithSimulator, withDb } from "../helpers/simSync.ts";
 
@@ -159,7 +160,7 @@ export function assertSoundSubset(sim: RunningSimulator, db: string): number {
 
 /** `flagtrail verify` on the store: exit 0, nothing on stderr. */
 export async function assertVerifyOk(db: string, extra: string[] = []): Promise<void> {
-  const verify = await runCli(["verify", "--db", db, ...extra]);
+  const verify = await runCliInProcess(["verify", "--db", db, ...extra]);
   expect(verify.stderr).toBe("");
   expect(verify.code).toBe(0);
 }
