@@ -170,7 +170,7 @@ beforeAll(async () => {
   await copyStore(sqlitePath, url);
   lite = await openStore(sqlitePath);
   postgres = await openStore(url);
-}, 60_000);
+});
 afterAll(async () => {
   await lite?.close();
   await postgres?.close();

@@ -87,7 +87,7 @@ describe.each(ENGINES)("SIEM sinks on %s", (engine) => {
       ]);
     store = await testStore(engine);
     env = simEnv(sim, store.db, { HEC_TOKEN: TOKEN, HEC_BAD: "wrong-token-5521" });
-  }, 120_000);
+  });
 
   afterAll(async () => {
     await sim?.close();
