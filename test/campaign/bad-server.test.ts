@@ -3,6 +3,7 @@
 // trace), within a bounded number of requests, losing nothing and leaving the checkpoint where it was.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { FaultsInput, RunningSimulator } from "../../src/simulator/index.ts";
+import { runCliInProcess } from "../helpers/inProcessCli.ts";
 import { runCli } from "../helpers/runCli.ts";
 import { daysAgo, simEnv, startTestSimulator, tempDbPath } from "../helpers/simSync.ts";
 import {
@@ -44,7 +45,7 @@ beforeAll(async () => {
   sim = await startTestSimulator({ seed: SEED, records: SIZES.faultRecords, days: SIZES.faultDays });
   db = tempDbPath("flagtrail-campaign-");
   env = simEnv(sim, db);
-  const first = await runCli(["sync", "--since", daysAgo(SIZES.faultDays + 2), "--quiet"], { env });
+  const first = await runCliInProcess(["sync", "--since", daysAgo(SIZES.faultDays + 2), "--quiet"], { env });
   expect(first.code, first.stderr).toBe(0);
 }, TIMEOUT);
 
@@ -63,7 +64,7 @@ describe(`campaign (${SCALE}): bad servers`, () => {
       const fresh = sim.control.insertAtHead(120);
       sim.control.setFaults({ lyingTotal: 500 });
       const before = requestsMade(sim);
-      const run = await runCli(["sync", "--page-size", "50", "--json"], { env, timeoutMs: 60_000 });
+      const run = await runCliInProcess(["sync", "--page-size", "50", "--json"], { env });
       const requests = requestsMade(sim) - before;
       sim.control.setFaults({});
       expect(run.code, run.stderr).toBe(0);

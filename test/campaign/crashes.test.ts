@@ -1,10 +1,11 @@
 // Campaign (issue 13), part 3: kill -9 of `report` and of `daemon` at random moments, and hostile
-// record names through sync, report and sql.
+// record names through sync, report and sql. The runs killed are processes of their own; the CLI's other
+// runs (syncs before, checks and re-runs after) are in this process.
 import { existsSync, mkdtempSync, readdirSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { runCli } from "../helpers/runCli.ts";
+import { runCliInProcess } from "../helpers/inProcessCli.ts";
 import { daysAgo, simEnv, tempDbPath, useTestSimulator, withDb } from "../helpers/simSync.ts";
 import {
   assertSoundSubset,
@@ -52,7 +53,9 @@ describe(`campaign (${SCALE}): kill -9 of report and daemon, hostile records`, (
       const sim = await startSim({ seed: SEED, records: SIZES.faultRecords * 2, days: DAYS });
       const db = tempDbPath("flagtrail-campaign-");
       const env = simEnv(sim, db);
-      expect((await runCli(["sync", "--since", daysAgo(DAYS + 2), "--quiet"], { env })).code).toBe(0);
+      expect((await runCliInProcess(["sync", "--since", daysAgo(DAYS + 2), "--quiet"], { env })).code).toBe(
+        0,
+      );
       const out = mkdtempSync(join(tmpdir(), "flagtrail-campaign-report-"));
       // Each run replaces the previous (killed) one's files: --force.
       const args = ["report", "--db", db, "--from", FROM, "--to", TO, "--out", out, "--force"];
@@ -68,12 +71,14 @@ describe(`campaign (${SCALE}): kill -9 of report and daemon, hostile records`, (
         if (result.killed) kills++;
         expect(integrity(db)).toBe("ok");
         if (existsSync(join(out, MANIFEST))) {
-          const check = await runCli(["verify", "--db", db, "--manifest", join(out, MANIFEST)], { env });
+          const check = await runCliInProcess(["verify", "--db", db, "--manifest", join(out, MANIFEST)], {
+            env,
+          });
           if (check.code !== 0) contradictions++;
         }
       }
       const leftBehind = partials(out).length;
-      const final = await runCli(args, { env });
+      const final = await runCliInProcess(args, { env });
       expect(final.code, final.stderr).toBe(0);
       await assertVerifyOk(db, ["--manifest", join(out, MANIFEST)]);
       rows.push({
@@ -121,7 +126,7 @@ describe(`campaign (${SCALE}): kill -9 of report and daemon, hostile records`, (
         if (result.killed) kills++;
         assertSoundSubset(sim, db);
       }
-      const final = await runCli(args, { env });
+      const final = await runCliInProcess(args, { env });
       expect(final.code, final.stderr).toBe(0);
       const equality = setEquality(sim, db);
       expect(equality.equal, JSON.stringify(equality)).toBe(true);
@@ -158,10 +163,14 @@ describe(`campaign (${SCALE}): kill -9 of report and daemon, hostile records`, (
       sim.control.append(hostile.map((name, i) => ({ at: at + i, name, actionType: "gate_update" })));
       const db = tempDbPath("flagtrail-campaign-");
       const env = simEnv(sim, db);
-      expect((await runCli(["sync", "--since", daysAgo(DAYS + 2), "--quiet"], { env })).code).toBe(0);
+      expect((await runCliInProcess(["sync", "--since", daysAgo(DAYS + 2), "--quiet"], { env })).code).toBe(
+        0,
+      );
       expect(setEquality(sim, db).equal).toBe(true);
       const out = mkdtempSync(join(tmpdir(), "flagtrail-campaign-hostile-"));
-      const report = await runCli(["report", "--db", db, "--from", FROM, "--to", TO, "--out", out], { env });
+      const report = await runCliInProcess(["report", "--db", db, "--from", FROM, "--to", TO, "--out", out], {
+        env,
+      });
       expect(report.code, report.stderr).toBe(0);
       const texts = readdirSync(out).map((name) => [name, readFileSync(join(out, name), "utf8")] as const);
       const markdown = texts
@@ -172,13 +181,16 @@ describe(`campaign (${SCALE}): kill -9 of report and daemon, hostile records`, (
         .filter(([name]) => name.endsWith(".csv"))
         .map(([, text]) => text)
         .join("");
-      const json = await runCli(["sql", "--db", db, "--format", "json", "SELECT name FROM audit_logs"], {
-        env,
-      });
+      const json = await runCliInProcess(
+        ["sql", "--db", db, "--format", "json", "SELECT name FROM audit_logs"],
+        {
+          env,
+        },
+      );
       expect(json.code).toBe(0);
       const names = new Set((JSON.parse(json.stdout) as { name: string }[]).map((r) => r.name));
       const exact = hostile.filter((name) => names.has(name)).length;
-      const table = await runCli(["sql", "--db", db, "SELECT name FROM audit_logs"], { env });
+      const table = await runCliInProcess(["sql", "--db", db, "SELECT name FROM audit_logs"], { env });
       expect(table.code).toBe(0);
       const controlChars = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/;
       const findings = {

@@ -1,7 +1,8 @@
 // `flagtrail check` end to end: the real CLI syncs the real simulator (with planted cases) into a store
 // on each engine, then checks it. Each control finds exactly its planted cases; exit codes 0/1/2; JUnit
-// is well-formed XML with one test case per control; findings are kept once across runs. The sync and a
-// few calls of each command are spawned; the many other calls run the CLI in this process.
+// is well-formed XML with one test case per control; findings are kept once across runs. A few calls of
+// check, waive and unwaive are spawned; the sync, verify and the many other calls run the CLI in this
+// process.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { nextWaiverRow } from "../../src/controls/waivers.ts";
 import type { RunningSimulator } from "../../src/simulator/index.ts";
@@ -45,7 +46,7 @@ describe.each(ENGINES)("flagtrail check on %s", (engine) => {
     store = await testStore(engine);
     env = simEnv(sim, store.db, { FLAGTRAIL_CONFIG: store.config({ controls: CONTROLS }) });
     // Days 6 and 5 ago are never synced: the completeness control's two planted gaps.
-    const sync = await runCli(["sync", "--since", daysAgo(4), "--quiet"], { env });
+    const sync = await runCliInProcess(["sync", "--since", daysAgo(4), "--quiet"], { env });
     expect(sync.stderr).toBe("");
     expect(sync.code).toBe(0);
   });
@@ -251,7 +252,7 @@ describe.each(ENGINES)("flagtrail check on %s", (engine) => {
       "SELECT seq, reason FROM control_waivers ORDER BY seq LIMIT 1",
     );
     await store.query("UPDATE control_waivers SET reason = 'nothing to see' WHERE seq = ?", [row!.seq]);
-    const verify = await runCli(["verify"], { env });
+    const verify = await runCliInProcess(["verify"], { env });
     expect(verify.code).toBe(1);
     expect(verify.stderr).toMatch(
       /waiver row seq 1 \(finding rr:[^)]+\) has been changed: its content does not match its hash/,

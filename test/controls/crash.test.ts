@@ -87,7 +87,7 @@ describe.each(ENGINES)("kill -9 during delivery on %s", (engine) => {
     });
     env = simEnv(sim, store.db, { FLAGTRAIL_CONFIG: config, HOOK_SECRET: "whsec-crash-test" });
     expect((await runCli(["sync", "--since", daysAgo(3), "--quiet"], { env })).code).toBe(0);
-  }, 120_000);
+  });
 
   afterAll(async () => {
     await sim?.close();

@@ -1,5 +1,6 @@
 // `flagtrail export` on both engines, in-process where it can be (the OCSF mapping field by field, raw
-// byte for byte, cursors) and spawned where only a real process shows it (kill -9 mid-export, exit codes).
+// byte for byte, cursors, the CLI's re-runs and sentences) and spawned where only a real process shows it
+// (kill -9 mid-export) or end to end (a usage error's exit code).
 import { existsSync, mkdtempSync, readFileSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -26,6 +27,7 @@ import { queriesOf, sql } from "../../src/store/query.ts";
 import { openStore, type Store } from "../../src/store/syncStore.ts";
 import { createSyncClient } from "../../src/sync/client.ts";
 import { runSync } from "../../src/sync/runSync.ts";
+import { runCliInProcess } from "../helpers/inProcessCli.ts";
 import { runCli } from "../helpers/runCli.ts";
 import { freshDatabase } from "../pg/cluster.ts";
 
@@ -278,7 +280,8 @@ describe.each(ENGINES)("flagtrail export on %s", (engine) => {
     expect(existsSync(out)).toBe(false);
     expect(await readCursor(store, "default", "k")).toBe(0);
 
-    const rerun = await runCli(args, { timeoutMs: 120_000 });
+    // The re-run in this process (the killed one and the usage error below are spawned).
+    const rerun = await runCliInProcess(args);
     expect(rerun.stderr).toBe("");
     expect(rerun.code).toBe(0);
     const rows = await storedRows(store);
@@ -323,7 +326,7 @@ describe("flagtrail export: usage", () => {
 
   it("an output directory that does not exist: exit 1, one sentence naming the file", async () => {
     const out = join(tmpdir(), "flagtrail-no-such-dir", "x.ndjson");
-    const result = await runCli(["export", "--db", stores.sqlite.value, "--out", out]);
+    const result = await runCliInProcess(["export", "--db", stores.sqlite.value, "--out", out]);
     expect(result.code).toBe(1);
     expect(result.stderr.trim()).toMatch(/Cannot create .*x\.ndjson\.tmp \(ENOENT\)\.$/);
   });

@@ -15,7 +15,9 @@ export function spawnDaemon(args: string[], env: Record<string, string>): Daemon
   let live = "";
   const done = runCli(["daemon", ...args], {
     env,
-    timeoutMs: 45_000,
+    // Tests stop their daemons themselves; this only ends one a failed test left running. 45 s killed
+    // a daemon a test was still waiting on, on a machine loaded 8 processes a core.
+    timeoutMs: 150_000,
     onSpawn: (c) => {
       child = c;
       c.stderr?.on("data", (chunk: string) => {
@@ -39,9 +41,12 @@ export function logEvents(stderr: string): LogEvent[] {
     .map((line) => JSON.parse(line) as LogEvent);
 }
 
-/** Polls `ready` every 50 ms; throws after 30 s (a hung process fails the test instead of hanging it). */
+/**
+ * Polls `ready` every 50 ms; throws after 1,200 polls (a minute or more: a hung process fails the test
+ * instead of hanging it, and a loaded machine makes a run slower, not red).
+ */
 export async function waitUntil(ready: () => boolean | Promise<boolean>, what: string): Promise<void> {
-  for (let waited = 0; waited < 30_000; waited += 50) {
+  for (let waited = 0; waited < 60_000; waited += 50) {
     if (await ready()) return;
     await new Promise((resolve) => setTimeout(resolve, 50));
   }

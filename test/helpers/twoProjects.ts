@@ -1,4 +1,4 @@
-// Two projects synced into one store through the real CLI: two simulators on 127.0.0.1 with different
+// Two projects synced into one store by the CLI: two simulators on 127.0.0.1 with different
 // seeds (different histories, people and times) and one id seed, so that their audit record ids
 // overlap, listed in a projects config whose keys come from environment variables.
 import { mkdtempSync, writeFileSync } from "node:fs";
@@ -6,7 +6,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach } from "vitest";
 import { type RunningSimulator, startSimulator } from "../../src/simulator/index.ts";
-import { type CliResult, runCli } from "./runCli.ts";
+import { runCliInProcess } from "./inProcessCli.ts";
+import type { CliOptions, CliResult } from "./runCli.ts";
 import { daysAgo } from "./simSync.ts";
 
 export const PROJECT_NAMES = ["eu", "us"] as const;
@@ -80,9 +81,18 @@ export function useTwoProjects(records = 240): () => Promise<TwoProjects> {
   };
 }
 
-/** Syncs both projects into `db` (a file path or a postgres:// URL); throws unless it exits 0. */
-export async function syncBoth(projects: TwoProjects, db: string): Promise<CliResult> {
-  const result = await runCli(projects.syncArgs(db), { env: projects.env });
+type Run = (args: readonly string[], options: Pick<CliOptions, "env">) => Promise<CliResult>;
+
+/**
+ * Syncs both projects into `db` (a file path or a postgres:// URL); throws unless it exits 0. In this
+ * process unless `run` is runCli (test/integration/sync-projects.test.ts spawns it, end to end).
+ */
+export async function syncBoth(
+  projects: TwoProjects,
+  db: string,
+  run: Run = runCliInProcess,
+): Promise<CliResult> {
+  const result = await run(projects.syncArgs(db), { env: projects.env });
   if (result.code !== 0) throw new Error(`sync of both projects failed: ${result.code} ${result.stderr}`);
   return result;
 }

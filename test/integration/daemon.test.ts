@@ -1,9 +1,12 @@
 // The scheduled worker end to end: real CLI processes, a real simulator on 127.0.0.1, one SQLite file.
+// The daemons signalled and the --once run with a report are processes of their own; the checks after
+// them and the other runs of the CLI are in this process.
 import { readdirSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { previousPeriod, todayIn } from "../../src/daemon/periods.ts";
 import { logEvents, requestsServed, spawnDaemon, waitUntil } from "../helpers/daemonProcess.ts";
+import { runCliInProcess } from "../helpers/inProcessCli.ts";
 import { runCli } from "../helpers/runCli.ts";
 import {
   compareWithSimulator,
@@ -91,9 +94,9 @@ describe("flagtrail daemon", () => {
     expect(withDb(db, (d) => d.prepare("SELECT count(*) FROM leases").pluck().get())).toBe(0);
 
     // The store is consistent: the chain verifies, and one more cycle completes to exact set equality.
-    const verify = await runCli(["verify", "--db", db], { env });
+    const verify = await runCliInProcess(["verify", "--db", db], { env });
     expect(verify.code).toBe(0);
-    const once = await runCli(["daemon", "--once", ...args.slice(2)], { env });
+    const once = await runCliInProcess(["daemon", "--once", ...args.slice(2)], { env });
     expect(once.code).toBe(0);
     const comparison = compareWithSimulator(sim, db);
     expect(comparison.unknownToSimulator).toEqual([]);
@@ -146,7 +149,7 @@ describe("flagtrail daemon", () => {
       (d) => d.prepare("SELECT value FROM meta WHERE key = 'daemon.last_cycle'").pluck().get() as string,
     );
     expect(JSON.parse(last)).toMatchObject({ ok: true, outcome: "ok" });
-    const status = await runCli(["status", "--db", db], { env });
+    const status = await runCliInProcess(["status", "--db", db], { env });
     expect(status.stdout).toContain(`Daemon's last cycle:`);
     expect(status.stdout).toContain(`ok, report ${from} .. ${to}`);
   });
@@ -156,7 +159,7 @@ describe("flagtrail daemon", () => {
     const db = tempDbPath();
     const env = simEnv(sim, db);
     const cycle = async () => {
-      const result = await runCli(["daemon", "--once", "--since", daysAgo(105), "--json"], { env });
+      const result = await runCliInProcess(["daemon", "--once", "--since", daysAgo(105), "--json"], { env });
       expect(result.code, result.stderr).toBe(0);
       return logEvents(result.stderr).find((e) => e.event === "cycle.end") as unknown as {
         fetched: number;
@@ -174,10 +177,10 @@ describe("flagtrail daemon", () => {
   });
 
   it("rejects a bad schedule with exit 2 and shows its options in --help", async () => {
-    const bad = await runCli(["daemon", "--cron", "every night", "--api-key", "console-x"]);
+    const bad = await runCliInProcess(["daemon", "--cron", "every night", "--api-key", "console-x"]);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain("--cron");
-    const help = await runCli(["daemon", "--help"]);
+    const help = await runCliInProcess(["daemon", "--help"]);
     expect(help.code).toBe(0);
     for (const flag of ["--cron", "--tz", "--report", "--once", "--lease-ttl", "--since", "--db"]) {
       expect(help.stdout).toContain(flag);

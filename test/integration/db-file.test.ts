@@ -4,6 +4,7 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { runCliInProcess } from "../helpers/inProcessCli.ts";
 import { runCli } from "../helpers/runCli.ts";
 
 describe("--db-file", () => {
@@ -17,10 +18,10 @@ describe("--db-file", () => {
     expect(read.stderr).toBe(`flagtrail: No flagtrail database at ${store}. Run \`flagtrail sync\` first.\n`);
 
     writeFileSync(file, "\n");
-    const empty = await runCli(["status", "--db-file", file]);
+    const empty = await runCliInProcess(["status", "--db-file", file]);
     expect(empty.code).toBe(2);
     expect(empty.stderr).toBe(`flagtrail: The database URL file ${file} is empty.\n`);
-    const missing = await runCli([
+    const missing = await runCliInProcess([
       "report",
       "--from",
       "2024-01-01",
@@ -31,7 +32,7 @@ describe("--db-file", () => {
     ]);
     expect(missing.code).toBe(2);
     expect(missing.stderr).toBe(`flagtrail: Cannot read the database URL file ${store} (ENOENT).\n`);
-    const help = await runCli(["sync", "--help"]);
+    const help = await runCliInProcess(["sync", "--help"]);
     expect(help.stdout).toMatch(/--db-file <path>/);
     expect(help.stdout).toMatch(/visible to other users \(ps\)/);
   });

@@ -5,6 +5,7 @@ import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { runCliInProcess } from "../helpers/inProcessCli.ts";
 import { cliEnv, runCli } from "../helpers/runCli.ts";
 import { withDb } from "../helpers/simSync.ts";
 
@@ -54,7 +55,8 @@ describe("flagtrail demo", () => {
     }
     expect(first.stdout).toMatch(/Run the same command again to see an incremental sync\.$/m);
 
-    const second = await runCli(args, { cwd: dir, timeoutMs: 120_000 });
+    // The re-runs and checks in this process (the first run is the end-to-end one).
+    const second = await runCliInProcess(args);
     expect(second.code, second.stderr).toBe(0);
     expect(second.stdout).toContain("Incremental sync");
     const requests = Number(second.stdout.match(/requests (\d+)/)?.[1]);
@@ -62,13 +64,19 @@ describe("flagtrail demo", () => {
     expect(requests).toBeLessThan(firstRequests / 4);
     const mutations = withDb(db, (d) => d.prepare("SELECT count(*) FROM audit_log_revisions").pluck().get());
     expect(mutations).toBe(0);
-    const verify = await runCli(["verify", "--db", db], { cwd: dir });
+    const verify = await runCliInProcess(["verify", "--db", db]);
     expect(verify.code, verify.stdout + verify.stderr).toBe(0);
 
     // Another world on the same database would serve the same ids with other content: refused.
-    const other = await runCli([...args.slice(0, -4), "--records", "3000", "--days", "120", "--seed", "7"], {
-      cwd: dir,
-    });
+    const other = await runCliInProcess([
+      ...args.slice(0, -4),
+      "--records",
+      "3000",
+      "--days",
+      "120",
+      "--seed",
+      "7",
+    ]);
     expect(other.code).toBe(2);
     expect(other.stderr).toContain("--seed 2026 --records 3000 --days 120");
   }, 300_000);

@@ -26,7 +26,7 @@ beforeAll(async () => {
     });
     sim.on("exit", (code) => reject(new Error(`simulate exited with ${code}`)));
   });
-}, 60_000);
+});
 
 afterAll(() => {
   sim?.kill("SIGTERM");

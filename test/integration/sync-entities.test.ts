@@ -1,10 +1,12 @@
-// Entity history through the real CLI against the simulator over 127.0.0.1: which reads a sync makes
+// Entity history through the CLI against the simulator over 127.0.0.1: which reads a sync makes
 // (a nightly run without a config edit makes no version request), what it stores, links and diffs,
-// and how it takes a deleted config (404), a key without the scope (403) and a mutated version.
+// and how it takes a deleted config (404), a key without the scope (403) and a mutated version. The
+// 403's sync is spawned (end to end); the other runs of the CLI are in this process.
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { RunningSimulator } from "../../src/simulator/index.ts";
+import { runCliInProcess } from "../helpers/inProcessCli.ts";
 import { runCli } from "../helpers/runCli.ts";
 import { daysAgo, simEnv, tempDbPath, useTestSimulator, withDb } from "../helpers/simSync.ts";
 
@@ -18,9 +20,12 @@ function requestsTo(sim: RunningSimulator, part: string): number {
 }
 
 async function sync(sim: RunningSimulator, db: string, extra: string[] = []) {
-  const result = await runCli(["sync", "--since", daysAgo(125), "--no-coverage", "--json", ...extra], {
-    env: simEnv(sim, db),
-  });
+  const result = await runCliInProcess(
+    ["sync", "--since", daysAgo(125), "--no-coverage", "--json", ...extra],
+    {
+      env: simEnv(sim, db),
+    },
+  );
   expect(result.code, result.stderr).toBe(0);
   return JSON.parse(result.stdout);
 }
@@ -123,7 +128,7 @@ describe("sync reads entity history", () => {
       expect.objectContaining({ field: "defaultValue", path: "$.limit", new_value: "7" }),
     );
 
-    const verify = await runCli(["verify", "--db", db], { env: simEnv(sim, db) });
+    const verify = await runCliInProcess(["verify", "--db", db], { env: simEnv(sim, db) });
     expect(verify.code, verify.stderr).toBe(0);
     const chainRows = count(
       db,
@@ -300,7 +305,7 @@ describe("sync reads entity history", () => {
 
     const out = join(db, "..", "reports");
     const day = new Date(at).toISOString().slice(0, 10);
-    const report = await runCli(
+    const report = await runCliInProcess(
       ["report", "--from", day, "--to", day, "--db", db, "--out", out, "--format", "md"],
       {
         env: simEnv(sim, db),
@@ -343,7 +348,7 @@ describe("sync reads entity history", () => {
     expect(JSON.parse(rows[0]?.issues ?? "[]")).toEqual([
       expect.objectContaining({ path: ["lastModifiedTime"], code: "invalid_type" }),
     ]);
-    const verify = await runCli(["verify", "--db", db], { env: simEnv(sim, db) });
+    const verify = await runCliInProcess(["verify", "--db", db], { env: simEnv(sim, db) });
     expect(verify.code, verify.stderr).toBe(0);
     expect(verify.stdout).toContain("quarantine: 1 row matches its digest");
   });

@@ -1,6 +1,8 @@
 // The CLI against a misbehaving simulator: head inserts while paging, a thousand records in one
-// second, a clamped page size, 429 without Retry-After, a rejected key.
+// second, a clamped page size, 429 without Retry-After, a rejected key. The first sync under head inserts
+// and the rejected key's are spawned (end to end); the other syncs run the CLI in this process.
 import { describe, expect, it } from "vitest";
+import { runCliInProcess } from "../helpers/inProcessCli.ts";
 import { runCli } from "../helpers/runCli.ts";
 import {
   compareWithSimulator,
@@ -38,7 +40,7 @@ describe("flagtrail sync under faults", () => {
     ).toBeGreaterThanOrEqual(before);
 
     sim.control.setFaults({});
-    const second = await runCli(["sync", "--page-size", "25", "--json"], { env });
+    const second = await runCliInProcess(["sync", "--page-size", "25", "--json"], { env });
     expect(second.code).toBe(0);
     expect(compareWithSimulator(sim, db)).toEqual({
       storeCount: sim.control.size(),
@@ -55,7 +57,7 @@ describe("flagtrail sync under faults", () => {
       Array.from({ length: 1000 }, (_, i) => ({ at: second, name: `burst_${i}`, actionType: "gate_update" })),
     );
     const db = tempDbPath();
-    const run = await runCli(["sync", "--since", daysAgo(7), "--page-size", "100", "--json"], {
+    const run = await runCliInProcess(["sync", "--since", daysAgo(7), "--page-size", "100", "--json"], {
       env: simEnv(sim, db),
     });
     expect(run.code).toBe(0);
@@ -85,7 +87,7 @@ describe("flagtrail sync under faults", () => {
     });
     sim.control.queueFaults(["rateLimit", "rateLimit", "rateLimit"]);
     const db = tempDbPath();
-    const run = await runCli(["sync", "--since", daysAgo(6), "--json"], { env: simEnv(sim, db) });
+    const run = await runCliInProcess(["sync", "--since", daysAgo(6), "--json"], { env: simEnv(sim, db) });
     expect(run.code).toBe(0);
     const summary = JSON.parse(run.stdout);
     expect(summary.throttled).toBe(3);
@@ -98,7 +100,7 @@ describe("flagtrail sync under faults", () => {
   it("exits 1 with the cause on a rejected key, never echoing it, and keeps what was stored", async () => {
     const sim = await startSim({ records: 60, days: 5 });
     const db = tempDbPath();
-    const ok = await runCli(["sync", "--since", daysAgo(6), "--quiet"], { env: simEnv(sim, db) });
+    const ok = await runCliInProcess(["sync", "--since", daysAgo(6), "--quiet"], { env: simEnv(sim, db) });
     expect(ok.code).toBe(0);
     const bad = await runCli(["sync", "--quiet"], {
       env: simEnv(sim, db, { FLAGTRAIL_API_KEY: "console-wrong-secret-key" }),

@@ -1,6 +1,8 @@
 // What a sync says on stderr when stderr is a log, not a terminal (cron, CI): one line per retry, and a
-// progress line at most every FLAGTRAIL_PROGRESS_SECONDS; --quiet says neither.
+// progress line at most every FLAGTRAIL_PROGRESS_SECONDS; --quiet says neither. The syncs whose output is
+// read are spawned (end to end); the other runs of the CLI are in this process.
 import { describe, expect, it } from "vitest";
+import { runCliInProcess } from "../helpers/inProcessCli.ts";
 import { runCli } from "../helpers/runCli.ts";
 import { daysAgo, simEnv, tempDbPath, useTestSimulator } from "../helpers/simSync.ts";
 
@@ -27,7 +29,7 @@ describe("flagtrail sync progress in a log", () => {
     expect(run.stderr).not.toContain(sim.settings.apiKey);
 
     sim.control.queueFaults(["serverError"]);
-    const quiet = await runCli([...args, "--quiet", "--full"], {
+    const quiet = await runCliInProcess([...args, "--quiet", "--full"], {
       env: { ...env, FLAGTRAIL_DB: tempDbPath() },
     });
     expect(quiet.code, quiet.stderr).toBe(0);
@@ -53,7 +55,7 @@ describe("flagtrail status while a sync runs", () => {
     let seen = "";
     for (let waited = 0; waited < 20_000 && !seen.includes("Sync running since"); waited += 200) {
       await new Promise((resolve) => setTimeout(resolve, 200));
-      const status = await runCli(["status", "--db", db], { env });
+      const status = await runCliInProcess(["status", "--db", db], { env });
       if (status.code === 0) seen = status.stdout;
     }
     expect(seen).toMatch(

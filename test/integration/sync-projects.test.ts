@@ -1,7 +1,8 @@
 // Several projects in one SQLite store through the real CLI: two simulators (different histories,
 // overlapping record ids) listed in a projects config. Each project's history lands in its own part of
 // the store, equal to its simulator's; one project's refused key leaves the other synced and the exit
-// code names it; a store synced before projects existed keeps its history as project default.
+// code names it; a store synced before projects existed keeps its history as project default. The first
+// sync of both projects is spawned (end to end); the other runs of the CLI are in this process.
 import { existsSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import Database from "better-sqlite3";
@@ -9,6 +10,7 @@ import { describe, expect, it } from "vitest";
 import type { RunningSimulator } from "../../src/simulator/index.ts";
 import { projectFilePath } from "../../src/store/projectStores.ts";
 import { logEvents, waitUntil } from "../helpers/daemonProcess.ts";
+import { runCliInProcess } from "../helpers/inProcessCli.ts";
 import { runCli } from "../helpers/runCli.ts";
 import { compareWithSimulator, daysAgo, storedIds, tempDbPath, withDb } from "../helpers/simSync.ts";
 import { syncBoth, useTwoProjects, writeProjectsConfig } from "../helpers/twoProjects.ts";
@@ -43,7 +45,7 @@ describe("sync of several projects into one store", () => {
   it("syncs every configured project into its own part of the store, ids overlapping", async () => {
     const projects = await twoProjects();
     const db = tempDbPath();
-    const result = await syncBoth(projects, db);
+    const result = await syncBoth(projects, db, runCli);
     expect(result.stdout).toMatch(/^Project eu\nSynced /);
     expect(result.stdout).toMatch(/\nProject us\nSynced /);
 
@@ -80,7 +82,7 @@ describe("sync of several projects into one store", () => {
     const projects = await twoProjects();
     const db = tempDbPath();
     const env = { ...projects.env, US_KEY: "not-the-us-key" };
-    const result = await runCli([...projects.syncArgs(db), "--json"], { env });
+    const result = await runCliInProcess([...projects.syncArgs(db), "--json"], { env });
     expect(result.code).toBe(1);
     const last = result.stderr.trim().split("\n").at(-1);
     expect(last).toBe(
@@ -96,7 +98,7 @@ describe("sync of several projects into one store", () => {
     expect(storedIds(projectFilePath(db, "us"))).toEqual([]);
 
     // With the right key, the next run completes us without re-reading eu's history.
-    const fixed = await runCli(projects.syncArgs(db), { env: projects.env });
+    const fixed = await runCliInProcess(projects.syncArgs(db), { env: projects.env });
     expect(fixed.code, fixed.stderr).toBe(0);
     expectSameHistory(projects.sims.us, projectFilePath(db, "us"));
   });
@@ -106,13 +108,15 @@ describe("sync of several projects into one store", () => {
     const db = tempDbPath();
     // Every eu request waits 1.5 s at the server; us answers at once.
     projects.sims.eu.control.setFaults({ latencyMs: 1500 });
-    const running = runCli([...projects.syncArgs(db), "--concurrency", "2"], { env: projects.env });
+    const running = runCliInProcess([...projects.syncArgs(db), "--concurrency", "2"], { env: projects.env });
     const eu = projectFilePath(db, "eu");
     const us = projectFilePath(db, "us");
     const count = (path: string) => (existsSync(path) ? storedIds(path).length : 0);
     await waitUntil(() => count(us) === projects.sims.us.control.size(), "us to be synced");
     // us is complete while eu, listed first, is still waiting on its server.
     expect(count(eu)).toBeLessThan(projects.sims.eu.control.size());
+    // Shown: the rest of eu need not wait any longer.
+    projects.sims.eu.control.setFaults({});
     const result = await running;
     expect(result.code, result.stderr).toBe(0);
     expectSameHistory(projects.sims.eu, eu);
@@ -121,14 +125,16 @@ describe("sync of several projects into one store", () => {
   it("--project syncs one project; an unknown one is a usage error", async () => {
     const projects = await twoProjects();
     const db = tempDbPath();
-    const one = await runCli([...projects.syncArgs(db), "--project", "us"], { env: projects.env });
+    const one = await runCliInProcess([...projects.syncArgs(db), "--project", "us"], { env: projects.env });
     expect(one.code, one.stderr).toBe(0);
     expect(one.stdout).toMatch(/^Synced /);
     expectSameHistory(projects.sims.us, projectFilePath(db, "us"));
     expect(existsSync(projectFilePath(db, "eu"))).toBe(false);
     expect(projects.sims.eu.control.counters().requests).toEqual({});
 
-    const unknown = await runCli([...projects.syncArgs(db), "--project", "ios"], { env: projects.env });
+    const unknown = await runCliInProcess([...projects.syncArgs(db), "--project", "ios"], {
+      env: projects.env,
+    });
     expect(unknown.code).toBe(2);
     expect(unknown.stderr.trim()).toBe("flagtrail: No project named ios (known: eu, us).");
   });
@@ -138,13 +144,13 @@ describe("sync of several projects into one store", () => {
     const db = tempDbPath();
     const key = projects.sims.eu.settings.apiKey;
     const clear = writeProjectsConfig({ web: { apiKey: key, baseUrl: projects.sims.eu.url } });
-    const refused = await runCli(["sync", "--config", clear, "--db", db], { env: projects.env });
+    const refused = await runCliInProcess(["sync", "--config", clear, "--db", db], { env: projects.env });
     expect(refused.code).toBe(2);
     expect(refused.stderr).toContain("projects.web.apiKey holds an API key in clear text");
     expect(refused.stderr).not.toContain(key);
 
     const unset = writeProjectsConfig({ web: { apiKeyEnv: "WEB_KEY", baseUrl: projects.sims.eu.url } });
-    const missing = await runCli(["sync", "--config", unset, "--db", db], { env: projects.env });
+    const missing = await runCliInProcess(["sync", "--config", unset, "--db", db], { env: projects.env });
     expect(missing.code).toBe(1);
     expect(missing.stderr.trim()).toBe(
       "flagtrail: Project web: the environment variable WEB_KEY is not set.",
@@ -161,9 +167,12 @@ describe("sync of several projects into one store", () => {
       FLAGTRAIL_API_KEY: eu.settings.apiKey,
       FLAGTRAIL_AUTH_HEADER: eu.settings.authHeader,
     };
-    const first = await runCli(["sync", "--db", db, "--since", daysAgo(45), "--no-entities", "--quiet"], {
-      env: flagsEnv,
-    });
+    const first = await runCliInProcess(
+      ["sync", "--db", db, "--since", daysAgo(45), "--no-entities", "--quiet"],
+      {
+        env: flagsEnv,
+      },
+    );
     expect(first.code, first.stderr).toBe(0);
     // As an older flagtrail leaves it: records, no project named.
     const writable = new Database(db);
@@ -171,14 +180,14 @@ describe("sync of several projects into one store", () => {
     writable.close();
     const idsBefore = storedIds(db);
 
-    const us = await runCli([...projects.syncArgs(db), "--project", "us"], { env: projects.env });
+    const us = await runCliInProcess([...projects.syncArgs(db), "--project", "us"], { env: projects.env });
     expect(us.code, us.stderr).toBe(0);
     expect(storedIds(db)).toEqual(idsBefore);
     expectSameHistory(eu, db);
     expectSameHistory(projects.sims.us, projectFilePath(db, "us"));
 
     // The flags' project is still default, in the store's own file.
-    const again = await runCli(["sync", "--db", db, "--no-entities", "--quiet"], { env: flagsEnv });
+    const again = await runCliInProcess(["sync", "--db", db, "--no-entities", "--quiet"], { env: flagsEnv });
     expect(again.code, again.stderr).toBe(0);
     expect(storedIds(db)).toEqual(idsBefore);
   });
@@ -190,9 +199,12 @@ describe("daemon serving several projects", () => {
     const db = tempDbPath();
     const out = join(dirname(db), "reports");
     const args = ["daemon", "--once", "--config", projects.config, "--db", db, "--since", daysAgo(45)];
-    const result = await runCli([...args, "--no-entities", "--report", "monthly", "--out", out, "--json"], {
-      env: projects.env,
-    });
+    const result = await runCliInProcess(
+      [...args, "--no-entities", "--report", "monthly", "--out", out, "--json"],
+      {
+        env: projects.env,
+      },
+    );
     expect(result.code, result.stderr).toBe(0);
     expectSameHistory(projects.sims.eu, projectFilePath(db, "eu"));
     expectSameHistory(projects.sims.us, projectFilePath(db, "us"));

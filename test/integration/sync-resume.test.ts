@@ -3,6 +3,7 @@
 import type { ChildProcess } from "node:child_process";
 import { describe, expect, it } from "vitest";
 import { CHAIN_GENESIS, chainLink } from "../../src/hash.ts";
+import { runCliInProcess } from "../helpers/inProcessCli.ts";
 import { runCli } from "../helpers/runCli.ts";
 import {
   compareWithSimulator,
@@ -63,7 +64,7 @@ describe("flagtrail sync crash safety", () => {
     await new Promise((resolve) => setTimeout(resolve, 300));
     sim.control.resetCounters();
     // Without coverage probes every request of the run is a page request, all within lastQueries.
-    const resumed = await runCli(["sync", "--no-coverage", "--json"], { env });
+    const resumed = await runCliInProcess(["sync", "--no-coverage", "--json"], { env });
     expect(resumed.code).toBe(0);
     const summary = JSON.parse(resumed.stdout);
     expect(summary.resumed).toBe(true);
@@ -121,7 +122,7 @@ describe("flagtrail sync crash safety", () => {
     );
     await waitUntil(() => count(db, "SELECT count(*) FROM audit_logs") > 0);
 
-    const second = await runCli(["sync", "--quiet"], { env });
+    const second = await runCliInProcess(["sync", "--quiet"], { env });
     expect(second.code).toBe(1);
     expect(second.stderr).toMatch(/Another sync is running on this database/);
     expect(count(db, "SELECT count(*) FROM sync_runs")).toBe(1);

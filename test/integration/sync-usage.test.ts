@@ -1,6 +1,7 @@
 // Bad usage exits 2 with one clear sentence and writes nothing; --help of sync and status.
 import { existsSync } from "node:fs";
 import { describe, expect, it } from "vitest";
+import { runCliInProcess } from "../helpers/inProcessCli.ts";
 import { runCli } from "../helpers/runCli.ts";
 import { tempDbPath } from "../helpers/simSync.ts";
 
@@ -69,7 +70,7 @@ describe("flagtrail sync usage errors", () => {
   });
 
   it("documents every option in --help", async () => {
-    const sync = await runCli(["sync", "--help"]);
+    const sync = await runCliInProcess(["sync", "--help"]);
     expect(sync.code).toBe(0);
     for (const option of [
       "--since",
@@ -89,7 +90,7 @@ describe("flagtrail sync usage errors", () => {
     ]) {
       expect(sync.stdout).toContain(option);
     }
-    const status = await runCli(["status", "--help"]);
+    const status = await runCliInProcess(["status", "--help"]);
     expect(status.code).toBe(0);
     expect(status.stdout).toContain("--db");
     expect(status.stdout).toContain("--json");

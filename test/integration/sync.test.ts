@@ -1,5 +1,7 @@
-// The real CLI against the simulator over 127.0.0.1: backfill, incremental, mutation, quarantine.
+// The real CLI against the simulator over 127.0.0.1: backfill, incremental, mutation, quarantine. The
+// backfill is spawned (end to end); the other runs of the CLI are in this process.
 import { describe, expect, it } from "vitest";
+import { runCliInProcess } from "../helpers/inProcessCli.ts";
 import { runCli } from "../helpers/runCli.ts";
 import {
   auditQueries,
@@ -48,7 +50,7 @@ describe("flagtrail sync against the simulator", () => {
       { name: "new_gate", actionType: "gate_update" },
       { name: "new_config", actionType: "dynamic_config_update" },
     ]);
-    const second = await runCli(["sync", "--page-size", "50", "--json"], { env });
+    const second = await runCliInProcess(["sync", "--page-size", "50", "--json"], { env });
     expect(second.code).toBe(0);
     const secondSummary = JSON.parse(second.stdout);
     expect(secondSummary).toMatchObject({ inserted: 3, mutations: 0 });
@@ -77,7 +79,7 @@ describe("flagtrail sync against the simulator", () => {
     const sim = await startSim({ records: 300, days: 20, faults: { malformedRate: 0.02 } });
     const db = tempDbPath();
     const env = simEnv(sim, db);
-    const first = await runCli(["sync", "--since", daysAgo(25), "--json"], { env });
+    const first = await runCliInProcess(["sync", "--since", daysAgo(25), "--json"], { env });
     expect(first.code).toBe(0);
     const summary = JSON.parse(first.stdout);
     expect(summary.quarantined).toBeGreaterThan(0);
@@ -101,7 +103,7 @@ describe("flagtrail sync against the simulator", () => {
       d.prepare("SELECT id, change_log FROM audit_logs ORDER BY seq LIMIT 1").get(),
     ) as { id: string; change_log: string };
     sim.control.mutate(victim.id, { changeLog: "rewritten after the fact" });
-    const again = await runCli(["sync", "--full", "--since", daysAgo(25), "--json"], { env });
+    const again = await runCliInProcess(["sync", "--full", "--since", daysAgo(25), "--json"], { env });
     expect(again.code).toBe(0);
     expect(JSON.parse(again.stdout)).toMatchObject({ mutations: 1, inserted: 0 });
     const kept = withDb(db, (d) =>
@@ -113,7 +115,7 @@ describe("flagtrail sync against the simulator", () => {
     ) as string;
     expect(JSON.parse(revision).changeLog).toBe("rewritten after the fact");
 
-    const status = await runCli(["status", "--json"], { env });
+    const status = await runCliInProcess(["status", "--json"], { env });
     expect(status.code).toBe(0);
     const parsed = JSON.parse(status.stdout);
     expect(parsed.mutated).toMatchObject({ records: 1, revisions: 1 });

@@ -1,10 +1,12 @@
 // A PostgreSQL store whose server drops the connection mid-run (pg_terminate_backend, a fast restart):
 // `sync` ends with one sentence naming the masked URL and exit 1, never node's "Unhandled 'error'
 // event" and a stack; a re-run resumes to the same rows as a clean sync. The daemon logs the failed
-// cycle and completes the next one.
+// cycle and completes the next one. The runs that lose the connection are processes of their own; the
+// re-runs and checks after them run the CLI in this process.
 import type { ChildProcess } from "node:child_process";
 import { describe, expect, it } from "vitest";
 import { logEvents, spawnDaemon, waitUntil } from "../helpers/daemonProcess.ts";
+import { runCliInProcess } from "../helpers/inProcessCli.ts";
 import { runCli } from "../helpers/runCli.ts";
 import { daysAgo, simEnv, useTestSimulator } from "../helpers/simSync.ts";
 import { freshDatabase, queryOnce } from "./cluster.ts";
@@ -85,18 +87,18 @@ describe("a PostgreSQL connection lost mid-run", () => {
     expect(outcomes.map((r) => r.outcome)).not.toContain("ok");
 
     sim.control.setFaults({});
-    const resumed = await runCli(["sync", "--no-entities", "--json"], { env });
+    const resumed = await runCliInProcess(["sync", "--no-entities", "--json"], { env });
     expect(resumed.code, resumed.stderr).toBe(0);
     // The same rows as a clean sync of the same history.
     const clean = await freshDatabase("clean");
-    expect((await runCli([...syncArgs, "--quiet"], { env: simEnv(sim, clean) })).code).toBe(0);
+    expect((await runCliInProcess([...syncArgs, "--quiet"], { env: simEnv(sim, clean) })).code).toBe(0);
     const total = "SELECT (SELECT count(*) FROM audit_logs) + (SELECT count(*) FROM quarantine) AS n";
     expect(await count(url, total)).toBe(await count(clean, total));
     expect(await count(url, "SELECT count(DISTINCT id) AS n FROM audit_logs")).toBe(
       await count(url, "SELECT count(*) AS n FROM audit_logs"),
     );
-    expect((await runCli(["verify", "--db", url], { env })).code).toBe(0);
-  }, 120_000);
+    expect((await runCliInProcess(["verify", "--db", url], { env })).code).toBe(0);
+  });
 
   it("daemon: the cycle fails, the daemon keeps running and completes the next cycle", async () => {
     const sim = await startSim({ records: 600, days: 100, faults: { latencyMs: 60 } });
@@ -123,6 +125,6 @@ describe("a PostgreSQL connection lost mid-run", () => {
     const failed = events().find((e) => e.event === "cycle.failed");
     expect(String(failed?.error)).toMatch(/lost the connection to the PostgreSQL server/i);
     expect(await count(url, "SELECT count(*) AS n FROM audit_logs")).toBeGreaterThan(0);
-    expect((await runCli(["verify", "--db", url], { env })).code).toBe(0);
-  }, 120_000);
+    expect((await runCliInProcess(["verify", "--db", url], { env })).code).toBe(0);
+  });
 });

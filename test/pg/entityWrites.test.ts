@@ -26,7 +26,7 @@ import {
 import { type EntitySummary, syncEntities } from "../../src/sync/entities.ts";
 import { resolveSyncOptions } from "../../src/sync/options.ts";
 import { SyncRun } from "../../src/sync/run.ts";
-import { runCli } from "../helpers/runCli.ts";
+import { runCliInProcess } from "../helpers/inProcessCli.ts";
 import { daysAgo, simEnv, startTestSimulator, tempDbPath, withDb } from "../helpers/simSync.ts";
 import { freshDatabase, queryOnce } from "./cluster.ts";
 import { copyStore } from "./copyStore.ts";
@@ -104,9 +104,12 @@ async function dueLists(store: Store) {
 
 /** Syncs the simulator's records into SQLite (records only). */
 async function syncRecords(): Promise<void> {
-  const synced = await runCli(["sync", "--since", daysAgo(65), "--no-entities", "--no-coverage", "--json"], {
-    env: simEnv(sim, sqlitePath),
-  });
+  const synced = await runCliInProcess(
+    ["sync", "--since", daysAgo(65), "--no-entities", "--no-coverage", "--json"],
+    {
+      env: simEnv(sim, sqlitePath),
+    },
+  );
   if (synced.code !== 0) throw new Error(`sync failed: ${synced.stderr}`);
 }
 
@@ -167,7 +170,7 @@ beforeAll(async () => {
   await copyStore(sqlitePath, url);
   lite = await openStore(sqlitePath);
   postgres = await openStore(url);
-}, 60_000);
+});
 afterAll(async () => {
   await lite?.close();
   await postgres?.close();
@@ -265,8 +268,8 @@ describe("entity history on PostgreSQL and SQLite", () => {
       "SELECT (SELECT count(*) FROM config_versions) + (SELECT count(*) FROM config_version_revisions) + (SELECT count(*) FROM experiment_snapshots) + (SELECT count(*) FROM metric_snapshots) AS n",
     );
     const [lv, pv] = await Promise.all([
-      runCli(["verify", "--db", sqlitePath]),
-      runCli(["verify", "--db", url]),
+      runCliInProcess(["verify", "--db", sqlitePath]),
+      runCliInProcess(["verify", "--db", url]),
     ]);
     expect(lv.code, lv.stderr).toBe(0);
     expect(pv.code, pv.stderr).toBe(0);
@@ -277,7 +280,7 @@ describe("entity history on PostgreSQL and SQLite", () => {
       url,
       `UPDATE config_versions SET raw = replace(raw, '"version":2', '"version":2,"edited":true') WHERE version = 2`,
     );
-    const edited = await runCli(["verify", "--db", url]);
+    const edited = await runCliInProcess(["verify", "--db", url]);
     expect(edited.code).toBe(1);
     expect(edited.stderr).toMatch(/config_versions row \d+ \(entity seq \d+\): record_hash differs/);
   });

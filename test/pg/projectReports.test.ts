@@ -34,5 +34,5 @@ describe("flagtrail report on a PostgreSQL store holding two projects", () => {
       projects: PROJECT_NAMES.map((project) => ({ project, ...alone[project].manifest.store })),
     });
     await expectVerified(combined);
-  }, 60_000);
+  });
 });

@@ -1,10 +1,12 @@
 // Several projects in one PostgreSQL store through the real CLI: two simulators (different histories,
 // overlapping record ids) synced into one database, each project in its own schema beside the URL's;
 // one project's refused key; daemons of two projects on one database at once (leases per project); a
-// single-project store from before projects keeping its history as project default.
+// single-project store from before projects keeping its history as project default. The refused key's
+// sync and the daemon holding a lease are spawned (end to end); the other runs are in this process.
 import { describe, expect, it } from "vitest";
 import type { RunningSimulator } from "../../src/simulator/index.ts";
 import { logEvents, spawnDaemon, waitUntil } from "../helpers/daemonProcess.ts";
+import { runCliInProcess } from "../helpers/inProcessCli.ts";
 import { runCli } from "../helpers/runCli.ts";
 import { daysAgo } from "../helpers/simSync.ts";
 import { syncBoth, useTwoProjects } from "../helpers/twoProjects.ts";
@@ -76,11 +78,11 @@ describe("several projects in one PostgreSQL store", () => {
       () => logEvents(holder.stderrSoFar()).some((e) => e.event === "lease.acquired"),
       "the eu daemon to take its lease",
     );
-    const us = await runCli(["daemon", ...args, "--project", "us", "--once"], { env: projects.env });
+    const us = await runCliInProcess(["daemon", ...args, "--project", "us", "--once"], { env: projects.env });
     expect(us.code, us.stderr).toBe(0);
     await expectSameHistory(projects.sims.us, url, "public_us");
 
-    const eu = await runCli(["daemon", ...args, "--project", "eu", "--once"], { env: projects.env });
+    const eu = await runCliInProcess(["daemon", ...args, "--project", "eu", "--once"], { env: projects.env });
     expect(eu.code).toBe(1);
     expect(eu.stderr).toContain("Another daemon is running on this database");
     holder.child().kill("SIGTERM");
@@ -91,19 +93,22 @@ describe("several projects in one PostgreSQL store", () => {
     const projects = await twoProjects();
     const url = await freshDatabase("projects");
     const eu = projects.sims.eu;
-    const first = await runCli(["sync", "--db", url, "--since", daysAgo(45), "--no-entities", "--quiet"], {
-      env: {
-        ...projects.env,
-        FLAGTRAIL_BASE_URL: eu.url,
-        FLAGTRAIL_API_KEY: eu.settings.apiKey,
-        FLAGTRAIL_AUTH_HEADER: eu.settings.authHeader,
+    const first = await runCliInProcess(
+      ["sync", "--db", url, "--since", daysAgo(45), "--no-entities", "--quiet"],
+      {
+        env: {
+          ...projects.env,
+          FLAGTRAIL_BASE_URL: eu.url,
+          FLAGTRAIL_API_KEY: eu.settings.apiKey,
+          FLAGTRAIL_AUTH_HEADER: eu.settings.authHeader,
+        },
       },
-    });
+    );
     expect(first.code, first.stderr).toBe(0);
     await queryOnce(url, "DELETE FROM meta WHERE key = 'project'");
     const before = await rowsIn(url, "public");
 
-    const us = await runCli([...projects.syncArgs(url), "--project", "us"], { env: projects.env });
+    const us = await runCliInProcess([...projects.syncArgs(url), "--project", "us"], { env: projects.env });
     expect(us.code, us.stderr).toBe(0);
     expect(await rowsIn(url, "public")).toEqual(before);
     await expectSameHistory(eu, url, "public");

@@ -1,6 +1,8 @@
 // status, sql and verify on a PostgreSQL store holding two projects (issue 12), through the real CLI:
 // two simulators with overlapping record ids synced into one database, each project in a schema of its own.
+// The first status is spawned (end to end); the other runs of the CLI are in this process.
 import { beforeAll, describe, expect, it } from "vitest";
+import { runCliInProcess } from "../helpers/inProcessCli.ts";
 import { runCli } from "../helpers/runCli.ts";
 import { syncBoth, type TwoProjects, useTwoProjects } from "../helpers/twoProjects.ts";
 import { freshDatabase, queryOnce } from "./cluster.ts";
@@ -22,7 +24,7 @@ describe("read commands on a PostgreSQL store of two projects", () => {
   it("status and verify cover each project's schema under its name", async () => {
     const [status, verify] = await Promise.all([
       runCli(["status", "--db", url, "--json"]),
-      runCli(["verify", "--db", url]),
+      runCliInProcess(["verify", "--db", url]),
     ]);
     expect(status.stderr).toBe("");
     const { projects } = JSON.parse(status.stdout) as {
@@ -41,10 +43,10 @@ describe("read commands on a PostgreSQL store of two projects", () => {
     const count = "SELECT count(*)::int AS n FROM audit_logs";
     const shared = `SELECT count(*)::int AS n FROM audit_logs WHERE id IN (SELECT id FROM public_us.audit_logs)`;
     const [all, us, overlap, write] = await Promise.all([
-      runCli(["sql", count, "--db", url, "--csv"]),
-      runCli(["sql", count, "--db", url, "--project", "us", "--csv"]),
-      runCli(["sql", shared, "--db", url, "--project", "eu", "--json"]),
-      runCli(["sql", "DELETE FROM audit_logs", "--db", url]),
+      runCliInProcess(["sql", count, "--db", url, "--csv"]),
+      runCliInProcess(["sql", count, "--db", url, "--project", "us", "--csv"]),
+      runCliInProcess(["sql", shared, "--db", url, "--project", "eu", "--json"]),
+      runCliInProcess(["sql", "DELETE FROM audit_logs", "--db", url]),
     ]);
     expect(all.stderr).toBe("");
     expect(all.stdout).toBe(`project,n\r\neu,${euSize}\r\nus,${usSize}\r\n`);
@@ -61,9 +63,9 @@ describe("read commands on a PostgreSQL store of two projects", () => {
     await queryOnce(url, "ALTER SCHEMA public_us RENAME TO public_us_moved");
     try {
       const [status, eu, sync] = await Promise.all([
-        runCli(["status", "--db", url]),
-        runCli(["status", "--db", url, "--project", "eu", "--json"]),
-        runCli([...projects.syncArgs(url), "--project", "us"], { env: projects.env }),
+        runCliInProcess(["status", "--db", url]),
+        runCliInProcess(["status", "--db", url, "--project", "eu", "--json"]),
+        runCliInProcess([...projects.syncArgs(url), "--project", "us"], { env: projects.env }),
       ]);
       expect(sync.code).toBe(1);
       expect(sync.stderr).toMatch(

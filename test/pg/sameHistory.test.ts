@@ -1,6 +1,7 @@
 // The same audit history synced into SQLite and into PostgreSQL by the real CLI gives the same store: the
 // same rows in every table (times of the run aside), the same rule diffs and entity history, the same
-// hash-chain heads, and reports whose CSVs are byte-identical.
+// hash-chain heads, and reports whose CSVs are byte-identical. The syncs are spawned (end to end); verify
+// and report run the CLI in this process.
 import { mkdtempSync, readdirSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -8,6 +9,7 @@ import Database from "better-sqlite3";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningSimulator } from "../../src/simulator/index.ts";
+import { runCliInProcess } from "../helpers/inProcessCli.ts";
 import { runCli } from "../helpers/runCli.ts";
 import { daysAgo, simEnv, startTestSimulator } from "../helpers/simSync.ts";
 import { freshDatabase } from "./cluster.ts";
@@ -144,10 +146,19 @@ describe("one history synced into SQLite and into PostgreSQL", () => {
       ["sqlite", sqlitePath],
       ["pg", url],
     ] as const) {
-      const verify = await runCli(["verify", "--db", db]);
+      const verify = await runCliInProcess(["verify", "--db", db]);
       expect(verify.code, verify.stdout + verify.stderr).toBe(0);
       const out = join(dir, `reports-${name}`);
-      const report = await runCli(["report", "--db", db, ...period, "--format", "csv,md,html", "--out", out]);
+      const report = await runCliInProcess([
+        "report",
+        "--db",
+        db,
+        ...period,
+        "--format",
+        "csv,md,html",
+        "--out",
+        out,
+      ]);
       expect(report.code, report.stderr).toBe(0);
       outs.push(out);
     }

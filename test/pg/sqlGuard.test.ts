@@ -130,5 +130,5 @@ describe("flagtrail sql --timeout on PostgreSQL", () => {
       expect(result.code, statement).toBe(1);
       expect(result.stdout).toBe("");
     }
-  }, 120_000);
+  });
 });

@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { writeReports } from "../../src/report/writeReports.ts";
+import { runCliInProcess } from "../helpers/inProcessCli.ts";
 import { runCli } from "../helpers/runCli.ts";
 import { buildScenarioStore, SCENARIO, scenarioOnDisk } from "./scenario.ts";
 
@@ -12,7 +13,7 @@ describe("--help", () => {
     ["sql", ["<query>", "--db", "--format"]],
     ["verify", ["--db", "--manifest"]],
   ])("flagtrail %s --help lists its options", async (command, options) => {
-    const result = await runCli([command, "--help"]);
+    const result = await runCliInProcess([command, "--help"]);
     expect(result.code).toBe(0);
     expect(result.stdout).toContain(`Usage: flagtrail ${command}`);
     for (const option of options) expect(result.stdout).toContain(option);
@@ -80,7 +81,7 @@ describe("flagtrail report (CLI)", () => {
 
   it("exits 1 with one sentence when the output directory cannot be created", async () => {
     const { dbPath, reportArgs } = scenarioOnDisk("flagtrail-report-cli-");
-    const result = await runCli([...reportArgs, "--out", join(dbPath, "reports")]);
+    const result = await runCliInProcess([...reportArgs, "--out", join(dbPath, "reports")]);
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(
       /^flagtrail: Cannot create the report directory .*store\.db\/reports \(ENOTDIR\): a file is in the way\.\n$/,
@@ -89,9 +90,19 @@ describe("flagtrail report (CLI)", () => {
 
   it("exits 2 on a bad period, zone or format", async () => {
     const results = await Promise.all([
-      runCli(["report", "--from", "2024-02-30", "--to", "2024-03-01", "--db", "/nonexistent.db"]),
-      runCli(["report", "--from", "2024-03-01", "--to", "2024-03-02", "--tz", "Moon/Base", "--db", "x.db"]),
-      runCli(["report", "--from", "2024-03-01", "--to", "2024-03-02", "--format", "pdf"]),
+      runCliInProcess(["report", "--from", "2024-02-30", "--to", "2024-03-01", "--db", "/nonexistent.db"]),
+      runCliInProcess([
+        "report",
+        "--from",
+        "2024-03-01",
+        "--to",
+        "2024-03-02",
+        "--tz",
+        "Moon/Base",
+        "--db",
+        "x.db",
+      ]),
+      runCliInProcess(["report", "--from", "2024-03-01", "--to", "2024-03-02", "--format", "pdf"]),
     ]);
     expect(results.map((r) => r.code)).toEqual([2, 2, 2]);
   });
@@ -105,8 +116,8 @@ describe("report filters and coverage (issue 9)", () => {
     const out = join(dir, "out");
     const args = ["--from", SCENARIO.from, "--to", SCENARIO.to, "--db", dbPath, "--out", out];
     const [report, sync] = await Promise.all([
-      runCli(["report", ...args, "--action-type", "gate_updat"]),
-      runCli(["sync", "--db", dbPath, "--action-type", "gate_updat"]),
+      runCliInProcess(["report", ...args, "--action-type", "gate_updat"]),
+      runCliInProcess(["sync", "--db", dbPath, "--action-type", "gate_updat"]),
     ]);
     expect(report.code).toBe(2);
     expect(report.stderr).toBe(sync.stderr);
@@ -121,7 +132,7 @@ describe("report filters and coverage (issue 9)", () => {
     const dbPath = join(dir, "store.db");
     buildScenarioStore(dbPath).close();
     const out = join(dir, "out");
-    const result = await runCli([
+    const result = await runCliInProcess([
       "report",
       "--from",
       "2023-01-01",

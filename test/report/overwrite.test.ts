@@ -8,6 +8,7 @@ import { describe, expect, it } from "vitest";
 import { ReportExistsError } from "../../src/errors.ts";
 import { writeReports } from "../../src/report/writeReports.ts";
 import { verifyManifest } from "../../src/verify/manifest.ts";
+import { runCliInProcess } from "../helpers/inProcessCli.ts";
 import { runCli } from "../helpers/runCli.ts";
 import { buildScenarioStore, GENERATED_AT, SCENARIO, scenarioOnDisk } from "./scenario.ts";
 
@@ -82,9 +83,9 @@ describe("report file names and overwrites", () => {
   it("report exits 1 with one sentence on a second run, and replaces with --force", async () => {
     const { dir, reportArgs } = scenarioOnDisk("flagtrail-overwrite-cli-");
     const args = [...reportArgs, "--out", join(dir, "out")];
-    expect((await runCli(args)).code).toBe(0);
+    expect((await runCliInProcess(args)).code).toBe(0);
     // The same data again: nothing changed, the run succeeds (issue 26).
-    const same = await runCli(args);
+    const same = await runCliInProcess(args);
     expect(same.code, same.stderr).toBe(0);
     appendFileSync(join(dir, "out", "compliance_2024-03-29_2024-04-01.md"), "edited\n");
     const again = await runCli(args);
@@ -92,6 +93,6 @@ describe("report file names and overwrites", () => {
     expect(again.stderr).toMatch(
       /^flagtrail: \S+compliance_2024-03-29_2024-04-01\.md already exists with different content .*run again with --force to replace it.*\.\n$/,
     );
-    expect((await runCli([...args, "--force"])).code).toBe(0);
+    expect((await runCliInProcess([...args, "--force"])).code).toBe(0);
   });
 });

@@ -1,12 +1,15 @@
 // `flagtrail report` on a SQLite store holding two projects (issue 12), through the real CLI after a
 // real sync of two simulators: by default one combined report set, checked against the reports
 // `--project eu` and `--project us` write, and against what each project's own file holds.
+// The reports and a verify of a set alone (in its directory) are spawned; the other verify runs, with
+// --db and absolute paths, run the CLI in this process.
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { manifestChainHead, manifestSchema } from "../../src/manifest/format.ts";
 import { writeReports } from "../../src/report/writeReports.ts";
 import { projectFilePath } from "../../src/store/projectStores.ts";
+import { runCliInProcess } from "../helpers/inProcessCli.ts";
 import {
   CSV_KINDS,
   expectCombinedCsvs,
@@ -35,7 +38,7 @@ beforeAll(async () => {
   ]);
   combined = all;
   alone = { eu, us };
-}, 60_000);
+});
 
 /** Rows of a view in the project's own file within the report's period: what its CSV must hold. */
 function viewRows(project: ProjectName, view: string, period: { start: number; end: number }): number {
@@ -106,7 +109,7 @@ describe("flagtrail report on a store holding two projects (SQLite)", () => {
 
   it("verify --db checks each project's chain head from a combined manifest, and a one-project manifest's own", async () => {
     const path = join(combined.out, `manifest_${combined.stem}.json`);
-    const both = await runCli(["verify", "--db", db, "--manifest", path], { cwd: combined.out });
+    const both = await runCliInProcess(["verify", "--db", db, "--manifest", path]);
     expect(both.stderr).toBe("");
     expect(both.stdout).toMatch(/^Project eu: OK: .*\nProject us: OK: /);
     expect(both.code).toBe(0);
@@ -119,7 +122,7 @@ describe("flagtrail report on a store holding two projects (SQLite)", () => {
     us.chainHead.chainHash = "0".repeat(64);
     const moved = join(combined.out, "moved-manifest.json");
     writeFileSync(moved, JSON.stringify(body));
-    const wrong = await runCli(["verify", "--db", db, "--manifest", moved], { cwd: combined.out });
+    const wrong = await runCliInProcess(["verify", "--db", db, "--manifest", moved]);
     expect(wrong.code).toBe(1);
     expect(wrong.stdout).toMatch(/^Project eu: OK: /);
     expect(wrong.stderr.trim()).toMatch(
@@ -128,12 +131,10 @@ describe("flagtrail report on a store holding two projects (SQLite)", () => {
 
     // A one-project manifest names its project: compared with that project's chain only.
     const eu = join(alone.eu.out, `manifest_${alone.eu.stem}.json`);
-    const own = await runCli(["verify", "--db", db, "--manifest", eu], { cwd: alone.eu.out });
+    const own = await runCliInProcess(["verify", "--db", db, "--manifest", eu]);
     expect(own.stderr).toBe("");
     expect(own.code).toBe(0);
-    const other = await runCli(["verify", "--db", db, "--manifest", eu, "--project", "us"], {
-      cwd: alone.eu.out,
-    });
+    const other = await runCliInProcess(["verify", "--db", db, "--manifest", eu, "--project", "us"]);
     expect(other.code).toBe(2);
     expect(other.stderr.trim()).toBe(
       "flagtrail: The manifest is a report of project eu, which is not among those verified.",
@@ -178,7 +179,7 @@ describe("flagtrail report on a store holding two projects (SQLite)", () => {
   });
 
   it("refuses a project the store does not hold, naming those it holds", async () => {
-    const result = await runCli([
+    const result = await runCliInProcess([
       "report",
       "--db",
       db,

@@ -5,6 +5,7 @@ import { join } from "node:path";
 import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
 import { writeChainHeadSignature } from "../../src/store/digests.ts";
+import { runCliInProcess } from "../helpers/inProcessCli.ts";
 import { runCli } from "../helpers/runCli.ts";
 import { scenarioOnDisk } from "./scenario.ts";
 
@@ -26,11 +27,11 @@ describe("report and an unsigned chain head", () => {
     const db = new Database(dbPath);
     expect(writeChainHeadSignature(db, KEY)).toBe(true);
     db.close();
-    const second = await runCli([...reportArgs, "--out", join(dir, "b")], { env });
+    const second = await runCliInProcess([...reportArgs, "--out", join(dir, "b")], { env });
     expect(second.code, second.stderr).toBe(0);
     expect(second.stderr).toBe("");
     const manifest = (last ?? "").split(/\s+/)[1]!.replace("/a/", "/b/");
-    const verify = await runCli(["verify", "--db", dbPath, "--manifest", manifest], { env });
+    const verify = await runCliInProcess(["verify", "--db", dbPath, "--manifest", manifest], { env });
     expect(verify.code, verify.stderr).toBe(0);
   });
 });

@@ -1,7 +1,9 @@
 // Delivery to the SIEM sinks through the real CLI and store, on both engines: a cursor per sink,
 // advanced only on the receiver's acknowledgement; the findings through the outbox as OCSF Detection
 // Findings; a refused token leaves the cursor; kill -9 mid-delivery repeats at most the batch that was
-// not acknowledged; rsyslog receives every record whole, as OCSF JSON.
+// not acknowledged; rsyslog receives every record whole, as OCSF JSON. The CLI runs in this process
+// (test/helpers/inProcessCli.ts), but for the cycle killed with -9 and the refused token's sentence:
+// those are real processes, end to end.
 import type { ChildProcess } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseControlsConfig, type SiemSink } from "../../src/controls/config.ts";
@@ -11,6 +13,7 @@ import { readCursor } from "../../src/store/export/cursors.ts";
 import { closeProjectStores, openStoreProjects } from "../../src/store/projectStores.ts";
 import { ENGINES, type TestStore, testStore } from "../controls/engines.ts";
 import { API, BOT } from "../controls/plant.ts";
+import { runCliInProcess } from "../helpers/inProcessCli.ts";
 import { runCli } from "../helpers/runCli.ts";
 import { daysAgo, simEnv, startTestSimulator } from "../helpers/simSync.ts";
 import { ensureRsyslog, type HecReceiver, startHec, startRsyslog, until } from "./receivers.ts";
@@ -54,11 +57,12 @@ describe.each(ENGINES)("SIEM sinks on %s", (engine) => {
     (await store.query<{ id: string }>("SELECT id FROM audit_logs ORDER BY seq")).map(
       (r) => `default:${r.id}`,
     );
-  const cycle = (config: string, onSpawn?: (child: ChildProcess) => void) =>
-    runCli(["daemon", "--once", "--since", daysAgo(11)], {
-      env: { ...env, FLAGTRAIL_CONFIG: config },
-      ...(onSpawn ? { onSpawn } : {}),
-    });
+  /** A daemon cycle in this process; with `onSpawn`, in a process of its own (to be killed). */
+  const cycle = (config: string, onSpawn?: (child: ChildProcess) => void) => {
+    const args = ["daemon", "--once", "--since", daysAgo(11)];
+    const cycleEnv = { ...env, FLAGTRAIL_CONFIG: config };
+    return onSpawn ? runCli(args, { env: cycleEnv, onSpawn }) : runCliInProcess(args, { env: cycleEnv });
+  };
   /** The sink's cursor, read in-process as the delivery reads it. */
   const withParts = async <T>(
     fn: (part: {
@@ -83,7 +87,7 @@ describe.each(ENGINES)("SIEM sinks on %s", (engine) => {
       ]);
     store = await testStore(engine);
     env = simEnv(sim, store.db, { HEC_TOKEN: TOKEN, HEC_BAD: "wrong-token-5521" });
-  }, 120_000);
+  });
 
   afterAll(async () => {
     await sim?.close();
@@ -135,12 +139,13 @@ describe.each(ENGINES)("SIEM sinks on %s", (engine) => {
     sim.control.append([
       { at: Date.now() - 3_600_000, name: "late_gate", actionType: "gate_update", actor: API },
     ]);
-    expect((await runCli(["sync", "--quiet"], { env })).code).toBe(0);
+    expect((await runCliInProcess(["sync", "--quiet"], { env })).code).toBe(0);
     const before = await withParts((p) => readCursor(p.store, p.project, "sink:splunk"));
-    const send = (config: string) =>
-      runCli(["export", "--sink", "splunk"], { env: { ...env, FLAGTRAIL_CONFIG: config } });
+    const send = (config: string, run = runCliInProcess) =>
+      run(["export", "--sink", "splunk"], { env: { ...env, FLAGTRAIL_CONFIG: config } });
     const refused = await send(
       store.config({ sinks: [hecSink(hec.url, { tokenEnv: "HEC_BAD" })] }, "bad.json"),
+      runCli,
     );
     expect(refused.code).toBe(1);
     expect(refused.stderr).toBe(
@@ -156,7 +161,7 @@ describe.each(ENGINES)("SIEM sinks on %s", (engine) => {
       expect.objectContaining({ name: "late_gate" }),
     ]);
     expect(await withParts((p) => readCursor(p.store, p.project, "sink:splunk"))).toBeGreaterThan(before);
-    const usage = await runCli(["export", "--sink", "splunk", "--out", "x.ndjson"], { env });
+    const usage = await runCliInProcess(["export", "--sink", "splunk", "--out", "x.ndjson"], { env });
     expect(usage.code).toBe(2);
   }, 600_000);
 

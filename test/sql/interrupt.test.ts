@@ -116,7 +116,7 @@ describe("a runaway SQLite query in flagtrail sql", () => {
     );
     expect(result.code).toBe(1);
     expect(result.stdout).toBe("");
-  }, 60_000);
+  });
 
   it("does not outlive flagtrail killed with SIGKILL", async () => {
     const { child, exited } = start(["sql", "--db", emptyStore(), RUNAWAY]);
@@ -128,7 +128,7 @@ describe("a runaway SQLite query in flagtrail sql", () => {
     expect(await waitFor(() => (["Z", undefined].includes(stateOf(query!)) ? true : undefined), 10_000)).toBe(
       true,
     );
-  }, 60_000);
+  });
 
   it("refuses a bad --timeout as bad usage", async () => {
     const result = await runCli(["sql", "--db", emptyStore(), "--timeout", "0", "SELECT 1"]);

@@ -7,6 +7,7 @@ import { UsageError } from "../../src/errors.ts";
 import { runSql, type SqlFormat } from "../../src/sql/runSql.ts";
 import { sqliteOf } from "../../src/store/connection.ts";
 import { openStore, type Store } from "../../src/store/open.ts";
+import { runCliInProcess } from "../helpers/inProcessCli.ts";
 import { runCli } from "../helpers/runCli.ts";
 import { buildScenarioStore } from "../report/scenario.ts";
 
@@ -99,6 +100,7 @@ describe("runSql", () => {
   });
 });
 
+// The first two spawned (end to end); the CLI's other runs in this process.
 describe("flagtrail sql (CLI)", () => {
   it("answers a query", async () => {
     const result = await runCli([
@@ -128,7 +130,7 @@ describe("flagtrail sql (CLI)", () => {
   });
 
   it("binds named parameters from --param (integers as numbers, NULL, JSON lists as text)", async () => {
-    const result = await runCli([
+    const result = await runCliInProcess([
       "sql",
       "SELECT count(*) AS n FROM audit_logs WHERE occurred_at >= @start AND (@types IS NULL OR action_type IN (SELECT value FROM json_each(@types))) AND @nothing IS NULL",
       "--db",
@@ -144,22 +146,22 @@ describe("flagtrail sql (CLI)", () => {
     ]);
     expect(result.stderr).toBe("");
     expect(JSON.parse(result.stdout)).toEqual([{ n: 3 }]);
-    const missing = await runCli(["sql", "SELECT @start", "--db", dbPath]);
+    const missing = await runCliInProcess(["sql", "SELECT @start", "--db", dbPath]);
     expect(missing.code).toBe(2);
     expect(missing.stderr).toMatch(/Missing named parameter/);
-    expect((await runCli(["sql", "SELECT 1", "--db", dbPath, "--param", "no-equals"])).code).toBe(2);
+    expect((await runCliInProcess(["sql", "SELECT 1", "--db", dbPath, "--param", "no-equals"])).code).toBe(2);
   });
 
   it("exits 2 on bad SQL and on a bad --format", async () => {
-    expect((await runCli(["sql", "SELECT * FROM nope", "--db", dbPath])).code).toBe(2);
-    expect((await runCli(["sql", "SELECT 1", "--db", dbPath, "--format", "xml"])).code).toBe(2);
+    expect((await runCliInProcess(["sql", "SELECT * FROM nope", "--db", dbPath])).code).toBe(2);
+    expect((await runCliInProcess(["sql", "SELECT 1", "--db", dbPath, "--format", "xml"])).code).toBe(2);
   });
 });
 
 describe("flagtrail sql output flags (issue 9)", () => {
   it("--csv, --json, --nl and --table as sqlite-utils users type them; --format still works; a clash exits 2", async () => {
     const query = "SELECT 1 AS a, 'Zoë' AS b UNION ALL SELECT 2, NULL";
-    const run = (...flags: string[]) => runCli(["sql", query, "--db", dbPath, ...flags]);
+    const run = (...flags: string[]) => runCliInProcess(["sql", query, "--db", dbPath, ...flags]);
     const [csv, json, nl, table, format, clash] = await Promise.all([
       run("--csv"),
       run("--json"),

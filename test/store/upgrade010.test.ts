@@ -10,6 +10,7 @@ import type Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningSimulator } from "../../src/simulator/index.ts";
 import { projectFilePath } from "../../src/store/projectStores.ts";
+import { runCliInProcess } from "../helpers/inProcessCli.ts";
 import { runCli } from "../helpers/runCli.ts";
 import { simEnv, startTestSimulator, storedIds, withDb } from "../helpers/simSync.ts";
 import { writeProjectsConfig } from "../helpers/twoProjects.ts";
@@ -116,10 +117,10 @@ describe("a store written by flagtrail 0.1.0", () => {
   });
 
   it("verifies across old and new records, and the read commands work on it", async () => {
-    const verify = await runCli(["verify", "--db", path]);
+    const verify = await runCliInProcess(["verify", "--db", path]);
     expect(verify.stderr).toBe("");
     expect(verify.code).toBe(0);
-    const status = await runCli(["status", "--db", path, "--json"]);
+    const status = await runCliInProcess(["status", "--db", path, "--json"]);
     expect(status.code).toBe(0);
     const parsed = JSON.parse(status.stdout) as {
       records: { total: number };
@@ -127,7 +128,7 @@ describe("a store written by flagtrail 0.1.0", () => {
     };
     expect(parsed.records.total).toBe(snapshot(path).records.length);
     const out = mkdtempSync(join(tmpdir(), "flagtrail-upgrade-report-"));
-    const report = await runCli([
+    const report = await runCliInProcess([
       "report",
       "--db",
       path,
@@ -173,13 +174,13 @@ describe("a store written by flagtrail 0.1.0", () => {
         "--no-entities",
         "--quiet",
       ];
-      const sync = await runCli(args, { env });
+      const sync = await runCliInProcess(args, { env });
       expect(sync.stderr).toBe("");
       expect(sync.code).toBe(0);
       expect(snapshot(path).records).toEqual(records);
       expect(storedIds(projectFilePath(path, "eu"))).toHaveLength(eu.control.size());
 
-      const status = await runCli(["status", "--db", path, "--json"]);
+      const status = await runCliInProcess(["status", "--db", path, "--json"]);
       const parsed = JSON.parse(status.stdout) as {
         projects: { project: string; records: { total: number } }[];
       };
@@ -188,7 +189,7 @@ describe("a store written by flagtrail 0.1.0", () => {
         ["eu", eu.control.size()],
       ]);
       const out = mkdtempSync(join(tmpdir(), "flagtrail-upgrade-report-"));
-      const report = await runCli([
+      const report = await runCliInProcess([
         "report",
         "--db",
         path,

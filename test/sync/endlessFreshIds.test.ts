@@ -2,10 +2,12 @@
 // page, made one sync store 898,000 made-up records that verify then called OK. The read is bounded by
 // the total its first page reported (plus a margin for records added at the head meanwhile): the sync
 // stops with exit 1 and one sentence, stores none of the made-up records, verify stays OK, and the
-// records it left unread arrive with the next sync once the server behaves.
+// records it left unread arrive with the next sync once the server behaves. The sync that stops is
+// spawned (end to end); the CLI's other runs are in this process.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ENDLESS_ID_PREFIX } from "../../src/simulator/auditRoute.ts";
 import type { RunningSimulator } from "../../src/simulator/index.ts";
+import { runCliInProcess } from "../helpers/inProcessCli.ts";
 import { runCli } from "../helpers/runCli.ts";
 import { daysAgo, simEnv, startTestSimulator, tempDbPath, withDb } from "../helpers/simSync.ts";
 
@@ -17,7 +19,7 @@ beforeAll(async () => {
   sim = await startTestSimulator({ records: 300, days: 20 });
   db = tempDbPath("flagtrail-endless-");
   env = simEnv(sim, db);
-  const first = await runCli(["sync", "--since", daysAgo(22), "--no-entities", "--quiet"], { env });
+  const first = await runCliInProcess(["sync", "--since", daysAgo(22), "--no-entities", "--quiet"], { env });
   expect(first.code, first.stderr).toBe(0);
 });
 afterAll(async () => {
@@ -62,12 +64,12 @@ describe("a server serving endless fresh ids with a growing totalItems", () => {
     expect(count("SELECT count(*) FROM audit_logs WHERE id LIKE ?", like)).toBe(0);
     expect(count("SELECT count(*) FROM quarantine WHERE record_id LIKE ?", like)).toBe(0);
     expect(count("SELECT count(*) FROM audit_logs")).toBeLessThanOrEqual(before + fresh.length);
-    const verify = await runCli(["verify", "--db", db]);
+    const verify = await runCliInProcess(["verify", "--db", db]);
     expect(verify.code, verify.stderr).toBe(0);
     expect(verify.stdout).toMatch(/^OK: hash chain of \d+ records intact/);
 
     // The server behaves again: the next sync brings every record it left unread, and nothing else.
-    const again = await runCli(["sync", "--no-entities", "--quiet"], { env });
+    const again = await runCliInProcess(["sync", "--no-entities", "--quiet"], { env });
     expect(again.code, again.stderr).toBe(0);
     const stored = new Set(withDb(db, (sqlite) => sqlite.prepare("SELECT id FROM audit_logs").pluck().all()));
     expect(fresh.filter((r) => !stored.has(r.id))).toEqual([]);

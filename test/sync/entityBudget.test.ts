@@ -27,7 +27,7 @@ const stores: Store[] = [];
 beforeAll(async () => {
   // 25,000 records over 60 days (the history plants control cases too): at least 99 dynamic configs with versioned edits, 5 layers.
   sim = await startTestSimulator({ records: 25_000, days: 60, seed: 11, now: NOW });
-}, 120_000);
+});
 
 afterAll(async () => {
   for (const store of stores) store.close();
