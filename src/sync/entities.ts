@@ -18,7 +18,7 @@ import {
   listEventMetrics,
   listLayerExperiments,
 } from "../api/entities.ts";
-import { LAYER_ACTIONS } from "../api/entityActions.ts";
+import { EXPERIMENT_LAYER_MOVES, LAYER_ACTIONS } from "../api/entityActions.ts";
 import { AbortedError, ApiError } from "../errors.ts";
 import {
   configsDueForVersions,
@@ -169,9 +169,9 @@ async function dueReads(run: SyncRun): Promise<DueRead[]> {
   const configs = (await configsDueForVersions(store)).map(
     (d): DueRead => ({ kind: "config_versions", key: d.name, newest: d.newest }),
   );
-  const layers = (await layersDueForExperiments(store, LAYER_ACTIONS, EXPERIMENT_STATE_CHANGES)).map(
-    (d): DueRead => ({ kind: "layer_experiments", key: d.name, newest: d.newest }),
-  );
+  const layers = (
+    await layersDueForExperiments(store, LAYER_ACTIONS, EXPERIMENT_STATE_CHANGES, EXPERIMENT_LAYER_MOVES)
+  ).map((d): DueRead => ({ kind: "layer_experiments", key: d.name, newest: d.newest }));
   const events = (await eventsDueForMetrics(store, options.events)).map(
     (name): DueRead => ({ kind: "event_metrics", key: name, newest: 0 }),
   );
