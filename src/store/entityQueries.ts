@@ -31,6 +31,15 @@ export async function configsDueForVersions(store: AnyStore): Promise<DueEntity[
   );
 }
 
+/** The version numbers stored of one config, as the keys its versions read goes by. */
+export async function storedVersionKeys(store: AnyStore, configKey: string): Promise<Set<string>> {
+  const q = await queriesOf(store);
+  const rows = await q.all<{ version: number }>(
+    sql`SELECT version FROM config_versions WHERE config_key = ${configKey}`,
+  );
+  return new Set(rows.map((row) => String(row.version)));
+}
+
 /**
  * Layers to read: every layer a record names (by `layerActions`), when something after the layer's last
  * read may have changed what it lists. An experiment record names the experiment, not its layer, so a

@@ -7,6 +7,7 @@ import {
   listLayerExperiments,
 } from "../api/entities.ts";
 import { AbortedError, ApiError } from "../errors.ts";
+import { storedVersionKeys } from "../store/syncStore.ts";
 import { BudgetSpent } from "./entityBudget.ts";
 import type { DueRead } from "./entityDue.ts";
 import { StopEntities, warn } from "./entitySummary.ts";
@@ -24,10 +25,19 @@ export type OkItems<K extends Fetched["kind"]> = Extract<
   { status: "ok" }
 >["items"];
 
-function readOf(lister: EntityLister, { kind, key }: DueRead, signal: AbortSignal): Promise<Fetched> {
+async function readOf(
+  run: SyncRun,
+  lister: EntityLister,
+  due: DueRead,
+  signal: AbortSignal,
+): Promise<Fetched> {
+  const { kind, key } = due;
   const options = { signal };
-  if (kind === "config_versions")
-    return listConfigVersions(lister, key, options).then((result) => ({ kind, result }));
+  if (kind === "config_versions") {
+    // The versions stored already: a long history is read only as far as the new ones.
+    const known = await storedVersionKeys(run.store, key);
+    return { kind, result: await listConfigVersions(lister, key, { ...options, known }) };
+  }
   if (kind === "layer_experiments")
     return listLayerExperiments(lister, key, options).then((result) => ({ kind, result }));
   return listEventMetrics(lister, key, options).then((result) => ({ kind, result }));
@@ -42,7 +52,7 @@ export async function fetchEntity(
 ): Promise<Fetched | null> {
   const { kind, key } = entity;
   try {
-    return await readOf(lister, entity, signal);
+    return await readOf(run, lister, entity, signal);
   } catch (error) {
     if (error instanceof BudgetSpent) return null;
     if (signal.aborted || error instanceof AbortedError || !(error instanceof ApiError)) throw error;

@@ -2,7 +2,9 @@
 // new records changed: the whole run (audit pages + entity reads) stays within ceil(k / page) + 3
 // requests. It read every layer whenever any experiment changed state (an experiment record names no
 // layer); now it reads the layer that listed the experiment, and all of them only for an experiment
-// the last reads have not seen (its layer is unknown). Request counts are the simulator's own.
+// the last reads have not seen (its layer is unknown). A config's version list is read only as far as
+// the versions not stored yet (it was read whole: one request per 100 versions for each new one).
+// Request counts are the simulator's own.
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -151,5 +153,41 @@ describe("a nightly run with entities on", () => {
       .pluck()
       .all("Nightly layer test");
     expect(stored).toEqual([layer]);
+  }, 300_000);
+
+  it("a config with more versions than a page: a new version costs the page that holds it, not the whole list", async () => {
+    const config = sim.entities.configNames()[1] as string;
+    const total = async () => {
+      const response = await fetch(
+        `${sim.url}/console/v1/dynamic_configs/${encodeURIComponent(config)}/versions?limit=1`,
+        {
+          headers: { [sim.settings.authHeader]: sim.settings.apiKey },
+        },
+      );
+      return ((await response.json()) as { pagination: { totalItems: number } }).pagination.totalItems;
+    };
+    const stored = () =>
+      sqliteOf(store)
+        .prepare("SELECT count(*) FROM config_versions WHERE config_key = ?")
+        .pluck()
+        .get(config);
+    // 150 versions at once (a script's edits), one record naming the config: two pages to read them.
+    for (let i = 0; i < 150; i += 1) sim.entities.plantVersion(config, { description: `scripted ${i}` });
+    sim.control.append([...quiet(K - 1, "d"), { name: config, actionType: "config_description_update" }]);
+    const busy = await syncOnce({ pageSize: PAGE }, NOW + 240_000);
+    expect(busy.entityPaths).toEqual([versionsPath(config)]);
+    expect(busy.summary.entities?.requests).toBe(2);
+    expect(busy.summary.entities?.newVersions).toBe(150);
+    expect(stored()).toBe(await total());
+    expect(await total()).toBeGreaterThan(PAGE);
+
+    // One more: the first page holds it, and with the versions stored it accounts for the whole list.
+    sim.entities.plantVersion(config, { description: "one more" });
+    sim.control.append([...quiet(K - 1, "e"), { name: config, actionType: "config_description_update" }]);
+    const night = await syncOnce({ pageSize: PAGE }, NOW + 300_000);
+    expect(night.entityPaths).toEqual([versionsPath(config)]);
+    expect(night.summary.entities).toMatchObject({ requests: 1, newVersions: 1, pending: 0 });
+    expect(night.total).toBeLessThanOrEqual(Math.ceil(K / PAGE) + 3);
+    expect(stored()).toBe(await total());
   }, 300_000);
 });
