@@ -10,7 +10,11 @@ export const SIM_KEY = "console-simulator-key";
 export interface SimProcess {
   url: string;
   append(records: { at?: number; name: string; actionType: string }[]): Promise<void>;
+  /** `count` generated records at the newest end, stamped now: config edits, experiment changes… as in the history. */
+  headInsert(count: number): Promise<void>;
   auditRequests(): Promise<number>;
+  /** Every API request since the counters were reset (audit pages and entity reads). */
+  requests(): Promise<number>;
   resetCounters(): Promise<void>;
   close(): Promise<void>;
 }
@@ -23,6 +27,10 @@ async function control(url: string, method: string, path: string, body?: unknown
   });
   if (!response.ok) throw new Error(`simulator ${method} ${path}: HTTP ${response.status}`);
   return ((await response.json()) as { data: unknown }).data;
+}
+
+async function requestCounts(url: string): Promise<Record<string, number>> {
+  return ((await control(url, "GET", "/_sim/counters")) as { requests: Record<string, number> }).requests;
 }
 
 /** Starts `flagtrail simulate` with these flags on 127.0.0.1 and waits for its address. */
@@ -46,10 +54,11 @@ export async function startSimProcess(flags: string[]): Promise<SimProcess> {
     append: async (records) => {
       await control(url, "POST", "/_sim/records", { records });
     },
-    auditRequests: async () => {
-      const counters = (await control(url, "GET", "/_sim/counters")) as { requests: Record<string, number> };
-      return counters.requests["GET /console/v1/audit_logs"] ?? 0;
+    headInsert: async (count) => {
+      await control(url, "POST", "/_sim/head_insert", { count });
     },
+    auditRequests: async () => (await requestCounts(url))["GET /console/v1/audit_logs"] ?? 0,
+    requests: async () => Object.values(await requestCounts(url)).reduce((sum, n) => sum + n, 0),
     resetCounters: async () => {
       await control(url, "POST", "/_sim/counters/reset");
     },

@@ -4,7 +4,8 @@
 // - memory: peak RSS of `flagtrail sync` (the compiled CLI, as users run it) of a small and of a large
 //   history, each in a process of its own.
 // - latency: a backfill at 150 ms per request with concurrency 8 vs. a sequential pager.
-// - requests: a three-year backfill (pages, coverage requests) and a nightly run of 250 records, exact.
+// - requests: a three-year backfill (pages, coverage requests) and a nightly run of 250 records, exact,
+//   without entities and with them (over a complete entity history: the backlog drained first).
 // - write path: a page through the record writer vs. a bare INSERT of the same rows.
 // - first sync: requests and wall time at the documented limits of a 20k and a 100k history, without an
 //   entity budget vs. with the default one and the default rate share (bench/firstSync.ts).
@@ -306,12 +307,23 @@ async function requestCounts(figures: Record<string, number>) {
       nightly_250_bar_requests: Math.ceil(250 / 100) + 2,
       nightly_250_late_records_requests: await sim.auditRequests(),
     });
-    // The first entity pass over the same store (config versions, layer experiments), then a nightly run.
+    // The first entity pass over the same store (config versions, layer experiments) within the default
+    // budget, the backlog drained on demand, then a nightly run with entities on: 250 generated records
+    // (config edits, experiment changes… as in the history), every request counted (audit + entity).
     const entityPass = await runSync(temp.store, client, { pageSize: 100, now: () => NOW + 180_000 });
-    const entityNightly = await runSync(temp.store, client, { pageSize: 100, now: () => NOW + 240_000 });
+    const drain = await runSync(temp.store, client, { entitiesOnly: true, now: () => NOW + 240_000 });
+    if (drain.entities?.pending !== 0) throw new Error("bench: the entity backlog did not drain");
+    await sim.headInsert(250);
+    await sim.resetCounters();
+    const entityNightly = await runSync(temp.store, client, { pageSize: 100, now: () => NOW + 300_000 });
     Object.assign(figures, {
       entity_first_pass_requests: entityPass.entities?.requests ?? -1,
+      entity_backlog_drain_requests: drain.entities?.requests ?? -1,
       entity_nightly_requests: entityNightly.entities?.requests ?? -1,
+      entity_nightly_configs: entityNightly.entities?.configs ?? -1,
+      entity_nightly_layers: entityNightly.entities?.layers ?? -1,
+      nightly_250_entities_on_requests: await sim.requests(),
+      nightly_250_entities_on_bar_requests: Math.ceil(250 / 100) + 3,
     });
   } finally {
     temp.done();

@@ -3,7 +3,7 @@
 // sync records them and goes on. Items that fail their schema are returned apart, never dropped.
 import type { z } from "zod";
 import { ApiError } from "../errors.ts";
-import type { ConsoleApiClient } from "./consoleClient.ts";
+import type { ConsoleApiClient, ListPage } from "./consoleClient.ts";
 import { configVersionSchema, experimentRecordSchema, metricRecordSchema } from "./entitySchemas.ts";
 import { readListPages } from "./pager.ts";
 
@@ -33,6 +33,12 @@ export interface EntityReadOptions {
   signal?: AbortSignal;
   /** Default ENTITY_PAGE_SIZE. */
   pageSize?: number;
+  /**
+   * Keys of the items the caller already holds (config versions: their numbers). Paging stops once
+   * they and the items read account for the list's total: a long version history is not read again
+   * whole for one new version, whatever order the service lists it in (the spec does not say).
+   */
+  known?: ReadonlySet<string>;
 }
 
 /** What identifies an item within its list: a repeat (the list grew while paging) is dropped. */
@@ -41,6 +47,27 @@ const ITEM_KEY: Record<EntityKind, (record: { id: string; version?: unknown }) =
   layer_experiments: (record) => record.id,
   event_metrics: (record) => record.id,
 };
+
+/** Whether the known keys and those of the pages read so far add up to the list's whole total. */
+function coveredWith(
+  kind: EntityKind,
+  schema: z.ZodType<{ id: string }>,
+  known: ReadonlySet<string>,
+): (pages: readonly ListPage[]) => boolean {
+  const keys = new Set(known);
+  let counted = 0;
+  return (pages) => {
+    for (const page of pages.slice(counted)) {
+      for (const raw of page.items) {
+        const parsed = schema.safeParse(raw);
+        if (parsed.success) keys.add(ITEM_KEY[kind](parsed.data));
+      }
+    }
+    counted = pages.length;
+    const total = pages.at(-1)?.pagination.totalItems ?? Number.POSITIVE_INFINITY;
+    return keys.size >= total;
+  };
+}
 
 /** What an entity read needs of a client: its list pages (the sync passes one that counts them against a budget). */
 export type EntityLister = Pick<ConsoleApiClient, "listPage">;
@@ -53,10 +80,15 @@ async function readEntity<S extends z.ZodType<{ id: string }>>(
   options: EntityReadOptions,
 ): Promise<EntityRead<z.infer<S>>> {
   const path = PATHS[kind](key);
-  const { signal, pageSize = ENTITY_PAGE_SIZE } = options;
+  const { signal, pageSize = ENTITY_PAGE_SIZE, known } = options;
+  const complete = known === undefined || known.size === 0 ? undefined : coveredWith(kind, schema, known);
   let pages: Awaited<ReturnType<typeof readListPages>>;
   try {
-    pages = await readListPages((page, limit) => client.listPage(path, { page, limit }, signal), pageSize);
+    pages = await readListPages(
+      (page, limit) => client.listPage(path, { page, limit }, signal),
+      pageSize,
+      complete,
+    );
   } catch (error) {
     if (error instanceof ApiError && error.status === 404) return { status: "not_found", requestPath: path };
     if (error instanceof ApiError && error.status === 403) {
@@ -86,7 +118,7 @@ async function readEntity<S extends z.ZodType<{ id: string }>>(
   return { status: "ok", items, invalid, requestPath: pages[0]?.requestPath ?? path };
 }
 
-/** Every stored version of a dynamic config (addressed by its id, which the audit log gives as its name). */
+/** Every stored version of a dynamic config (addressed by its id, which the audit log gives as its name), or those past `known`. */
 export function listConfigVersions(client: EntityLister, configId: string, options: EntityReadOptions = {}) {
   return readEntity(client, "config_versions", configId, configVersionSchema, options);
 }

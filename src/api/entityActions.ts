@@ -38,3 +38,8 @@ export const LAYER_ACTIONS = [
   "delete_layer_parameter",
   "layer_delete",
 ] as const satisfies readonly AuditActionType[];
+
+/** Records that move an experiment into a layer without naming the layer. */
+export const EXPERIMENT_LAYER_MOVES = [
+  "experiment_assigned_to_layer",
+] as const satisfies readonly AuditActionType[];

@@ -293,8 +293,13 @@ export type ListPageFetcher = (page: number, limit: number) => Promise<ListPage>
  * checkpoint stop) and its hole re-reading exists for pages requested ahead; these lists are a page or
  * two, read sequentially, which misses nothing even when the list grows at its head meanwhile (items
  * only move to later pages: the caller drops the repeats by key). The same runaway guard applies.
+ * `complete` (optional) tells when the caller already holds the rest of the list: no further page then.
  */
-export async function readListPages(fetchPage: ListPageFetcher, limit: number): Promise<ListPage[]> {
+export async function readListPages(
+  fetchPage: ListPageFetcher,
+  limit: number,
+  complete?: (pages: readonly ListPage[]) => boolean,
+): Promise<ListPage[]> {
   const pages: ListPage[] = [];
   let firstTotal: number | undefined;
   for (let page = 1; ; page += 1) {
@@ -303,6 +308,7 @@ export async function readListPages(fetchPage: ListPageFetcher, limit: number): 
     const perPage = fetched.pagination.itemsPerPage > 0 ? fetched.pagination.itemsPerPage : limit;
     firstTotal ??= fetched.pagination.totalItems;
     if (fetched.items.length === 0 || page * perPage >= fetched.pagination.totalItems) return pages;
+    if (complete?.(pages)) return pages;
     // Measured against the first total: a total that grows with every page must not move the limit.
     if (page >= Math.ceil(firstTotal / perPage) + PAGES_PAST_TOTAL) {
       throw new RunawayPagingError(

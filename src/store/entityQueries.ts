@@ -1,5 +1,5 @@
 // What the entity part of a sync has to read: the dynamic configs with config edits stored since their
-// versions were last read, the layers named by records since their experiments were last read, and the
+// versions were last read, the layers whose experiments may have changed since they were last read, and the
 // events whose metrics were read before (their lineage is kept up to date). One query text for both
 // engines (src/store/query.ts).
 import { VERSIONED_CONFIG_EDITS } from "../api/entityActions.ts";
@@ -31,27 +31,51 @@ export async function configsDueForVersions(store: AnyStore): Promise<DueEntity[
   );
 }
 
+/** The version numbers stored of one config, as the keys its versions read goes by. */
+export async function storedVersionKeys(store: AnyStore, configKey: string): Promise<Set<string>> {
+  const q = await queriesOf(store);
+  const rows = await q.all<{ version: number }>(
+    sql`SELECT version FROM config_versions WHERE config_key = ${configKey}`,
+  );
+  return new Set(rows.map((row) => String(row.version)));
+}
+
 /**
- * Layers to read: every layer a record names (by `layerActions`), when any record of those layers or
- * of an experiment state change came in after the layer's last read (an experiment record names the
- * experiment, not its layer, so any of them may have moved one). One statement: the newest experiment
- * move is read with the layers. Most recently named (or moved) first.
+ * Layers to read: every layer a record names (by `layerActions`), when something after the layer's last
+ * read may have changed what it lists. An experiment record names the experiment, not its layer, so a
+ * record of `experimentActions` after the read counts for a layer when: the layer listed that experiment
+ * (a snapshot of it under the layer), or the experiment's first record came after the read (a new
+ * experiment: its layer is unknown, any may list it), or it is one of `moveActions` (an experiment
+ * moved, to an unknown layer). An experiment the read already saw outside the layer, with no move since,
+ * leaves it alone: a nightly run reads the layers its records changed, not all of them. Most recently
+ * named (or changed) first.
  */
 export async function layersDueForExperiments(
   store: AnyStore,
   layerActions: readonly string[],
   experimentActions: readonly string[],
+  moveActions: readonly string[],
 ): Promise<DueEntity[]> {
   const q = await queriesOf(store);
+  const experimentRecords = inList([...experimentActions, ...moveActions]);
   return q.all<DueEntity>(
-    sql`WITH moved AS (
-        SELECT coalesce(max(seq), 0) AS newest FROM audit_logs WHERE action_type IN ${inList(experimentActions)}),
-      layers AS (
-        SELECT a.name, max(a.seq) AS newest, (${caughtUp("layer_experiments")}) AS caught_up
+    sql`WITH layers AS (
+        SELECT a.name, max(a.seq) AS named, (${caughtUp("layer_experiments")}) AS caught_up
         FROM audit_logs a WHERE a.action_type IN ${inList(layerActions)} GROUP BY a.name),
+      changed AS (
+        SELECT c.name, c.seq, c.action_type,
+          (SELECT min(f.seq) FROM audit_logs f WHERE f.name = c.name AND f.action_type IN ${experimentRecords}) AS first_seq
+        FROM audit_logs c
+        WHERE c.action_type IN ${experimentRecords} AND c.seq > (SELECT coalesce(min(caught_up), 0) FROM layers)),
+      touched AS (
+        SELECT l.name, max(c.seq) AS newest FROM layers l JOIN changed c ON c.seq > l.caught_up
+        WHERE c.first_seq > l.caught_up OR c.action_type IN ${inList(moveActions)}
+          OR EXISTS (SELECT 1 FROM experiment_snapshots s
+            WHERE s.layer_id = l.name AND (s.name = c.name OR s.experiment_id = c.name))
+        GROUP BY l.name),
       due AS (
-        SELECT l.name, CASE WHEN l.newest > m.newest THEN l.newest ELSE m.newest END AS newest, l.caught_up
-        FROM layers l, moved m)
+        SELECT l.name, CASE WHEN t.newest > l.named THEN t.newest ELSE l.named END AS newest, l.caught_up
+        FROM layers l LEFT JOIN touched t ON t.name = l.name)
       SELECT name, newest FROM due WHERE newest > caught_up ORDER BY newest DESC, name`,
   );
 }

@@ -73,7 +73,12 @@ export {
 // Entity history.
 export { saveEntityBacklog } from "./entityBacklog.ts";
 export { linkAndDiffConfig } from "./entityLinks.ts";
-export { configsDueForVersions, eventsDueForMetrics, layersDueForExperiments } from "./entityQueries.ts";
+export {
+  configsDueForVersions,
+  eventsDueForMetrics,
+  layersDueForExperiments,
+  storedVersionKeys,
+} from "./entityQueries.ts";
 export {
   quarantineEntityItems,
   recordEntityFetch,

@@ -54,9 +54,9 @@ const syncOptionsSchema = z.object({
   /**
    * Requests the entity part may make (its pages; retries come on top); what it leaves is the backlog
    * later runs read first. Unset: SYNC_DEFAULTS.entityBudgetFloor or the audit part's requests, whichever
-   * is more; with `entitiesOnly`, no limit.
+   * is more; with `entitiesOnly`, no limit. null: no limit (a local server that shares no limits).
    */
-  entityBudget: int("The entity request budget", 0).optional(),
+  entityBudget: int("The entity request budget", 0).nullable().optional(),
   /** Read the entity backlog (and whatever else is due) without reading the audit log. */
   entitiesOnly: z.boolean().default(false),
   /** Events whose metrics are read (besides those read before). */

@@ -5,6 +5,8 @@ import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { DEMO_DEFAULTS } from "../../src/demo/defaults.ts";
+import { runDemo } from "../../src/demo/runDemo.ts";
 import { runCliInProcess } from "../helpers/inProcessCli.ts";
 import { cliEnv, runCli } from "../helpers/runCli.ts";
 import { withDb } from "../helpers/simSync.ts";
@@ -45,6 +47,14 @@ describe("flagtrail demo", () => {
       expect(createHash("sha256").update(bytes).digest("hex")).toBe(file.sha256);
     }
     expect(manifest.files.map((f) => f.name)).toContainEqual(expect.stringMatching(/^compliance_.*\.html$/));
+    // The whole entity history is read: the report does not call it partial.
+    const compliance = manifest.files.find((f) => /^compliance_.*\.md$/.test(f.name))?.name as string;
+    const md = readFileSync(join(out, compliance), "utf8");
+    expect(md).toMatch(
+      /Entity history, as of the last entity pass: config versions read for (\d+) of \1 edited configs/,
+    );
+    expect(md).toContain("Nothing is pending.");
+    expect(md).not.toContain("Partial");
 
     // Every command the demo suggests works where it was suggested (issue 26: they failed with E404).
     const hints = first.stdout.split("\n").filter((line) => /^ {2}\S+flagtrail\.js (sql|verify) /.test(line));
@@ -80,4 +90,26 @@ describe("flagtrail demo", () => {
     expect(other.code).toBe(2);
     expect(other.stderr).toContain("--seed 2026 --records 3000 --days 120");
   }, 300_000);
+
+  it("the default world: its whole entity history, more than a first sync's default budget reads", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "flagtrail-demo-default-"));
+    const out = join(dir, "reports");
+    const result = await runDemo({
+      dbPath: join(dir, "demo.db"),
+      outDir: out,
+      seed: DEMO_DEFAULTS.seed,
+      records: DEMO_DEFAULTS.records,
+      days: DEMO_DEFAULTS.days,
+    });
+    const entities = result.sync.entities;
+    // The default budget (at least 50 requests, one per config or layer) would have left some pending.
+    expect((entities?.configs ?? 0) + (entities?.layers ?? 0)).toBeGreaterThan(50);
+    expect(entities).toMatchObject({ budget: null, pending: 0 });
+    const compliance = result.report.files.find((f) => /^compliance_.*\.md$/.test(f.name));
+    const md = readFileSync(compliance?.path as string, "utf8");
+    const configs = entities?.configs ?? 0;
+    expect(md).toContain(`config versions read for ${configs} of ${configs} edited configs`);
+    expect(md).toContain("Nothing is pending.");
+    expect(md).not.toContain("Partial");
+  }, 600_000);
 });

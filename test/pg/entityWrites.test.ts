@@ -9,7 +9,7 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { EXPERIMENT_STATE_CHANGES } from "../../src/api/actionCategories.ts";
 import { createConsoleClient } from "../../src/api/consoleClient.ts";
-import { LAYER_ACTIONS } from "../../src/api/entityActions.ts";
+import { EXPERIMENT_LAYER_MOVES, LAYER_ACTIONS } from "../../src/api/entityActions.ts";
 import type { RunningSimulator } from "../../src/simulator/index.ts";
 import { QUARANTINE_DIGEST_KEY } from "../../src/store/digests.ts";
 import { ENTITY_CHAIN_HEAD_KEY } from "../../src/store/entityChain.ts";
@@ -95,9 +95,9 @@ async function entityPass(store: Store, now: number): Promise<EntitySummary | nu
 async function dueLists(store: Store) {
   return {
     configs: (await configsDueForVersions(store)).map((d) => d.name),
-    layers: (await layersDueForExperiments(store, LAYER_ACTIONS, EXPERIMENT_STATE_CHANGES)).map(
-      (d) => d.name,
-    ),
+    layers: (
+      await layersDueForExperiments(store, LAYER_ACTIONS, EXPERIMENT_STATE_CHANGES, EXPERIMENT_LAYER_MOVES)
+    ).map((d) => d.name),
     events: await eventsDueForMetrics(store, ["purchase"]),
   };
 }
