@@ -57,6 +57,40 @@ describe.each(Object.keys(ENGINES) as (keyof typeof ENGINES)[])("one query text 
     expect(keys).toEqual([{ key: "kept" }]);
   });
 
+  // PostgreSQL copies 32 rows or more (COPY FROM STDIN, text format) and inserts fewer with VALUES.
+  it.each([40, 3])("inserts %i rows in order with every value as given (insertRows)", async (count) => {
+    const s = await store();
+    const q = await queriesOf(s);
+    const tricky = [
+      "back\\slash",
+      "tab\there",
+      "line\nbreak",
+      "cr\rlf\r\n",
+      "\\N",
+      "\\.",
+      "",
+      "★ ünï",
+      '"quoted", {}',
+    ];
+    const rows = Array.from({ length: count }, (_, i) => [
+      i % 3 === 0 ? null : `record-${i}`,
+      tricky[i % tricky.length],
+      `hash-${i}`,
+      tricky[(i + 4) % tricky.length],
+      i % 2 === 0 ? null : "/path?a=1&b=2",
+      1_700_000_000_000 + i,
+      i % 5 === 0 ? null : i,
+    ]);
+    const columns = ["record_id", "raw", "raw_hash", "issues", "request_path", "received_at", "sync_run_id"];
+    expect(await q.insertRows("quarantine", columns, rows)).toBe(count);
+    const stored = await q.all<Record<string, unknown>>(
+      sql`SELECT id, ${sql.raw(columns.join(", "))} FROM quarantine ORDER BY id`,
+    );
+    // Ids follow the rows' order; every value reads back unchanged, NULL as null.
+    expect(stored.map((r) => r.id)).toEqual(rows.map((_, i) => i + 1));
+    expect(stored.map((r) => columns.map((c) => r[c]))).toEqual(rows);
+  });
+
   it("two transactions begun together run one after the other", async () => {
     const s = await store();
     const order: string[] = [];
