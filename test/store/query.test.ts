@@ -91,6 +91,28 @@ describe.each(Object.keys(ENGINES) as (keyof typeof ENGINES)[])("one query text 
     expect(stored.map((r) => columns.map((c) => r[c]))).toEqual(rows);
   });
 
+  it("inserts values larger than PostgreSQL's 1 MiB COPY chunks, across chunk boundaries", async () => {
+    const s = await store();
+    const q = await queriesOf(s);
+    // Multi-byte characters and escaped backslashes: the bytes on the wire outgrow the text's length.
+    const raws = Array.from({ length: 40 }, (_, i) => `${i}:${"★\\é\t".repeat(i === 7 ? 400_000 : 9_000)}`);
+    const rows = raws.map((raw, i) => [raw, `big-${i}`, "[]", 1]);
+    expect(await q.insertRows("quarantine", ["raw", "raw_hash", "issues", "received_at"], rows)).toBe(40);
+    const stored = await q.all<{ raw: string }>(sql`SELECT raw FROM quarantine ORDER BY id`);
+    expect(stored.map((r) => r.raw)).toEqual(raws);
+  });
+
+  it("a refused insertRows rejects, and the store answers the next query", async () => {
+    const s = await store();
+    const q = await queriesOf(s);
+    // The last row repeats the first one's raw_hash (unique).
+    const rows = Array.from({ length: 40 }, (_, i) => ["{}", `dup-${i % 39}`, "[]", 1]);
+    await expect(
+      q.insertRows("quarantine", ["raw", "raw_hash", "issues", "received_at"], rows),
+    ).rejects.toThrow(/unique|duplicate/i);
+    expect(await q.get(sql`SELECT count(*) AS n FROM meta WHERE key = ${"absent"}`)).toEqual({ n: 0 });
+  });
+
   it("two transactions begun together run one after the other", async () => {
     const s = await store();
     const order: string[] = [];

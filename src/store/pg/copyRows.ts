@@ -1,9 +1,9 @@
 // PostgreSQL's bulk insert (Queries.insertRows on PostgreSQL, src/store/pg/queries.ts): COPY … FROM
-// STDIN in text format through pg-copy-streams. The server parses tab-separated lines, not bind
-// parameters or array literals, and the client builds one string per MiB instead of a parameter array
-// per value: the sync's audit_logs rows went in at ~0.4× a server-side COPY through an unnest INSERT
-// (bench/pgIngest.ts). COPY costs one more round trip than an INSERT (the server's CopyInResponse),
-// so a few rows still go in as one multi-row VALUES.
+// STDIN in text format through pg-copy-streams. The server parses tab-separated lines instead of bind
+// parameters or array literals, and the client writes each value's UTF-8 into a 1 MiB buffer instead of
+// building array-literal strings (pg's serializer was the PostgreSQL sync's largest write cost in the
+// client). COPY costs one more round trip than an INSERT (the server's CopyInResponse), so a few rows
+// still go in as one multi-row VALUES.
 import { once } from "node:events";
 import { finished } from "node:stream/promises";
 import type pg from "pg";
@@ -11,8 +11,10 @@ import { from as copyFrom } from "pg-copy-streams";
 
 /** Fewer rows than this go in with one INSERT … VALUES: COPY's extra round trip would cost more. */
 const COPY_FROM_ROWS = 32;
-/** Text handed to the connection at once. */
-const CHUNK_CHARS = 1 << 20;
+/** Bytes handed to the connection at once. */
+const CHUNK_BYTES = 1 << 20;
+const TAB = 0x09;
+const NEWLINE = 0x0a;
 
 // COPY's text format: a backslash, a tab, a newline or a carriage return in a value is escaped; NULL is \N.
 const SPECIAL = /[\\\t\n\r]/;
@@ -61,17 +63,25 @@ export async function copyRows(
   const done = finished(stream);
   // A server error ends the stream: `done` rejects, and so does a wait for 'drain' meanwhile.
   done.catch(() => {});
-  let chunk = "";
+  // Each value's UTF-8 goes straight into a buffer: no line or chunk strings to build and re-encode.
+  let buffer = Buffer.allocUnsafe(CHUNK_BYTES);
+  let at = 0;
+  const send = async (room: number) => {
+    if (at > 0 && !stream.write(buffer.subarray(0, at))) await once(stream, "drain");
+    buffer = Buffer.allocUnsafe(Math.max(CHUNK_BYTES, room));
+    at = 0;
+  };
   for (const row of rows) {
-    let line = "";
-    for (let c = 0; c < row.length; c++) line += (c === 0 ? "" : "\t") + copyField(row[c]);
-    chunk += `${line}\n`;
-    if (chunk.length >= CHUNK_CHARS) {
-      if (!stream.write(chunk)) await once(stream, "drain");
-      chunk = "";
+    for (let c = 0; c < row.length; c++) {
+      const text = copyField(row[c]);
+      // At most 3 bytes per UTF-16 unit, then the tab or newline after it.
+      const room = text.length * 3 + 1;
+      if (at + room > buffer.length) await send(room);
+      at += buffer.write(text, at);
+      buffer[at++] = c === row.length - 1 ? NEWLINE : TAB;
     }
   }
-  stream.end(chunk);
+  stream.end(buffer.subarray(0, at));
   await done;
   return stream.rowCount;
 }
