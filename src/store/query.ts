@@ -37,7 +37,8 @@ export interface Queries {
   /**
    * Inserts `rows` (each one value per column of `columns`, in order) into `table`, in row order (so
    * generated ids follow it); returns how many were inserted. The one bulk primitive: each engine's
-   * fastest plain insert (SQLite: one cached prepared row statement; PostgreSQL: multi-row VALUES).
+   * fastest plain insert (SQLite: one cached prepared row statement; PostgreSQL: COPY FROM STDIN,
+   * one multi-row VALUES for a few rows). Values are text, numbers or null (the store's column types).
    */
   insertRows(
     table: string,

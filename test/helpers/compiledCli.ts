@@ -34,7 +34,8 @@ function build(into: string): string {
   const options = compilerOptions();
   const src = join(ROOT, "src");
   for (const file of readdirSync(src, { recursive: true, encoding: "utf8" })) {
-    if (!file.endsWith(".ts")) continue;
+    // A declaration file (src/store/pg/pgCopyStreams.d.ts) has no JavaScript to emit.
+    if (!file.endsWith(".ts") || file.endsWith(".d.ts")) continue;
     const fileName = join(src, file);
     // `type: module` in package.json makes NodeNext emit ES modules; a lone file cannot see it.
     const { outputText } = ts.transpileModule(readFileSync(fileName, "utf8"), {

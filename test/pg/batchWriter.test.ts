@@ -1,7 +1,8 @@
 // The batch writer on both engines, record by record: the same pages committed through the store
 // boundary into SQLite and into PostgreSQL give the same counters and warnings and the same rows —
 // duplicates and revisions within one page, quarantine seen twice and narrowed to a smaller day range,
-// a record with an unreadable time, rule diffs, listed days, the chain and the digests.
+// a record with an unreadable time, rule diffs, listed days, the chain and the digests; a page large
+// enough for PostgreSQL's COPY, with a record of the same batch revised in it.
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sqliteOf } from "../../src/store/connection.ts";
@@ -36,6 +37,13 @@ const noName = { ...makeRecord(AT + 3000), name: undefined };
 const badDate = { ...makeRecord(AT + 4000), date: "", actionType: 7 };
 const oddTime = makeRecord(AT + 5000, { time: "not a time" });
 const later = makeRecord(AT + DAY, { changes: rules(75) });
+// Enough new records for PostgreSQL's COPY path (32 or more), with COPY's special characters in a column.
+const many = Array.from({ length: 40 }, (_, i) =>
+  makeRecord(AT + 2 * DAY + i * 1000, {
+    changeLog: `tab\tnewline\ncr\r backslash\\ \\N \\. #${i}`,
+    ...(i % 10 === 0 ? { changes: rules(i) } : {}),
+  }),
+);
 
 /** The batch's pages, prepared afresh for each store (the same records). */
 function pages(): BatchPage[] {
@@ -50,6 +58,8 @@ function pages(): BatchPage[] {
     // Seen again in narrower requests: the unreadable date's range narrows; the edit is no new revision.
     page([badDate, edited, b], "2024-03-05", "2024-03-15"),
     page([badDate, later], "2024-03-08", "2024-03-12", { listedDay: "2024-03-12" }),
+    // A new record of the batch seen again in a later page, edited: a revision of a row not stored before.
+    page([...many, { ...many[0], changeLog: "edited after" }, later], "2024-03-12", "2024-03-20"),
   ];
 }
 
@@ -108,9 +118,9 @@ describe("commitSyncBatch on PostgreSQL", () => {
     }
     const [onLite, onPg] = results;
     expect(onLite?.counters).toMatchObject({
-      fetched: 14,
-      inserted: 5,
-      mutations: 1,
+      fetched: 56,
+      inserted: 45,
+      mutations: 2,
       quarantined: 2,
       warnings: 1,
     });
@@ -126,6 +136,6 @@ describe("commitSyncBatch on PostgreSQL", () => {
       "SELECT day_min, day_max FROM quarantine WHERE server_day IS NULL",
     );
     expect(narrowed).toEqual({ day_min: "2024-03-08", day_max: "2024-03-12" });
-    expect(await queryOnce(url, "SELECT count(*)::int AS n FROM rule_changes")).toEqual([{ n: 2 }]);
+    expect(await queryOnce(url, "SELECT count(*)::int AS n FROM rule_changes")).toEqual([{ n: 5 }]);
   });
 });

@@ -57,6 +57,62 @@ describe.each(Object.keys(ENGINES) as (keyof typeof ENGINES)[])("one query text 
     expect(keys).toEqual([{ key: "kept" }]);
   });
 
+  // PostgreSQL copies 32 rows or more (COPY FROM STDIN, text format) and inserts fewer with VALUES.
+  it.each([40, 3])("inserts %i rows in order with every value as given (insertRows)", async (count) => {
+    const s = await store();
+    const q = await queriesOf(s);
+    const tricky = [
+      "back\\slash",
+      "tab\there",
+      "line\nbreak",
+      "cr\rlf\r\n",
+      "\\N",
+      "\\.",
+      "",
+      "★ ünï",
+      '"quoted", {}',
+    ];
+    const rows = Array.from({ length: count }, (_, i) => [
+      i % 3 === 0 ? null : `record-${i}`,
+      tricky[i % tricky.length],
+      `hash-${i}`,
+      tricky[(i + 4) % tricky.length],
+      i % 2 === 0 ? null : "/path?a=1&b=2",
+      1_700_000_000_000 + i,
+      i % 5 === 0 ? null : i,
+    ]);
+    const columns = ["record_id", "raw", "raw_hash", "issues", "request_path", "received_at", "sync_run_id"];
+    expect(await q.insertRows("quarantine", columns, rows)).toBe(count);
+    const stored = await q.all<Record<string, unknown>>(
+      sql`SELECT id, ${sql.raw(columns.join(", "))} FROM quarantine ORDER BY id`,
+    );
+    // Ids follow the rows' order; every value reads back unchanged, NULL as null.
+    expect(stored.map((r) => r.id)).toEqual(rows.map((_, i) => i + 1));
+    expect(stored.map((r) => columns.map((c) => r[c]))).toEqual(rows);
+  });
+
+  it("inserts values larger than PostgreSQL's 1 MiB COPY chunks, across chunk boundaries", async () => {
+    const s = await store();
+    const q = await queriesOf(s);
+    // Multi-byte characters and escaped backslashes: the bytes on the wire outgrow the text's length.
+    const raws = Array.from({ length: 40 }, (_, i) => `${i}:${"★\\é\t".repeat(i === 7 ? 400_000 : 9_000)}`);
+    const rows = raws.map((raw, i) => [raw, `big-${i}`, "[]", 1]);
+    expect(await q.insertRows("quarantine", ["raw", "raw_hash", "issues", "received_at"], rows)).toBe(40);
+    const stored = await q.all<{ raw: string }>(sql`SELECT raw FROM quarantine ORDER BY id`);
+    expect(stored.map((r) => r.raw)).toEqual(raws);
+  });
+
+  it("a refused insertRows rejects, and the store answers the next query", async () => {
+    const s = await store();
+    const q = await queriesOf(s);
+    // The last row repeats the first one's raw_hash (unique).
+    const rows = Array.from({ length: 40 }, (_, i) => ["{}", `dup-${i % 39}`, "[]", 1]);
+    await expect(
+      q.insertRows("quarantine", ["raw", "raw_hash", "issues", "received_at"], rows),
+    ).rejects.toThrow(/unique|duplicate/i);
+    expect(await q.get(sql`SELECT count(*) AS n FROM meta WHERE key = ${"absent"}`)).toEqual({ n: 0 });
+  });
+
   it("two transactions begun together run one after the other", async () => {
     const s = await store();
     const order: string[] = [];

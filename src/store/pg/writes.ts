@@ -1,12 +1,15 @@
 // The record writer on PostgreSQL (src/store/writes.ts on SQLite), inside the batch's transaction. The
 // decisions (duplicate, revision, quarantine, the chain's next link, counters) are PageTally's, shared
-// with SQLite; what differs is how the database is asked. A page costs a fixed number of round trips,
-// not one per record: the page's ids are looked up with one query, the new records go in with one
-// INSERT of column arrays (unnest: no bind-parameter limit however long the page), their rule diffs
-// with one more. Quarantined records and revisions are rare and go in one by one.
-import type pg from "pg";
+// with SQLite; what differs is how the database is asked. A batch costs a fixed number of round trips,
+// not one per record or page: the ids of all its pages are looked up with one query, its new records
+// go in with one COPY (Queries.insertRows) once every page is tallied, their rule diffs with one more,
+// the chain head's meta rows once. Quarantined records and revisions are rare and go in one by one.
 import { CHAIN_GENESIS } from "../../hash.ts";
+import { insertQuarantineIn } from "../digests.ts";
+import { writeMetaValueQuery } from "../metaValues.ts";
 import { quarantineNarrowing, quarantineRowOf } from "../quarantineRows.ts";
+import type { Queries } from "../query.ts";
+import { sql } from "../query.ts";
 import {
   CHAIN_HEAD_HASH_KEY,
   CHAIN_HEAD_SEQ_KEY,
@@ -18,145 +21,159 @@ import {
   type StoredVersion,
 } from "../records.ts";
 import { insertRuleDiffRows, type RecordDiff } from "../ruleDiffs.ts";
-import { insertPgQuarantine, updatePgQuarantineDigest, writePgMeta } from "./quarantine.ts";
-import { pgClientQueries } from "./queries.ts";
-import { pgRows } from "./session.ts";
 
-export type ChainHead = { seq: number; hash: string };
+type ChainHead = { seq: number; hash: string };
 
-/** The current head of the hash chain (GENESIS at seq 0 on an empty store). */
-export async function readPgChainHead(client: pg.ClientBase): Promise<ChainHead> {
-  const [row] = await pgRows<{ seq: number; chain_hash: string }>(
-    client,
-    "SELECT seq, chain_hash FROM audit_logs ORDER BY seq DESC LIMIT 1",
-  );
-  return row ? { seq: row.seq, hash: row.chain_hash } : { seq: 0, hash: CHAIN_GENESIS };
-}
-
-/** audit_logs' columns as the INSERT lists them, with each one's array type and value. */
-const RECORD_COLUMNS: readonly [string, string, (c: RecordColumns) => unknown][] = [
-  ["id", "text", (c) => c.id],
-  ["name", "text", (c) => c.name],
-  ["action_type", "text", (c) => c.actionType],
-  ["change_log", "text", (c) => c.changeLog],
-  ["updated_by", "text", (c) => c.updatedBy],
-  ["updated_by_user_id", "text", (c) => c.updatedByUserId],
-  ["modifier_email", "text", (c) => c.modifierEmail],
-  ["occurred_at", "bigint", (c) => c.occurredAt],
-  ["server_day", "text", (c) => c.serverDay],
-  ["date_text", "text", (c) => c.dateText],
-  ["time_text", "text", (c) => c.timeText],
-  ["tags", "text", (c) => c.tags],
-  ["raw", "text", (c) => c.raw],
-  ["record_hash", "text", (c) => c.recordHash],
-  ["seq", "bigint", (c) => c.seq],
-  ["chain_hash", "text", (c) => c.chainHash],
-  ["first_seen_at", "bigint", (c) => c.firstSeenAt],
-  ["sync_run_id", "integer", (c) => c.syncRunId],
+/** audit_logs' columns as the COPY lists them, with each one's value. */
+const RECORD_COLUMNS: readonly [string, (c: RecordColumns) => unknown][] = [
+  ["id", (c) => c.id],
+  ["name", (c) => c.name],
+  ["action_type", (c) => c.actionType],
+  ["change_log", (c) => c.changeLog],
+  ["updated_by", (c) => c.updatedBy],
+  ["updated_by_user_id", (c) => c.updatedByUserId],
+  ["modifier_email", (c) => c.modifierEmail],
+  ["occurred_at", (c) => c.occurredAt],
+  ["server_day", (c) => c.serverDay],
+  ["date_text", (c) => c.dateText],
+  ["time_text", (c) => c.timeText],
+  ["tags", (c) => c.tags],
+  ["raw", (c) => c.raw],
+  ["record_hash", (c) => c.recordHash],
+  ["seq", (c) => c.seq],
+  ["chain_hash", (c) => c.chainHash],
+  ["first_seen_at", (c) => c.firstSeenAt],
+  ["sync_run_id", (c) => c.syncRunId],
 ];
+const RECORD_COLUMN_NAMES = RECORD_COLUMNS.map(([name]) => name);
 
-const INSERT_RECORDS = `INSERT INTO audit_logs (${RECORD_COLUMNS.map(([name]) => name).join(", ")})
-  SELECT * FROM unnest(${RECORD_COLUMNS.map(([, type], i) => `$${i + 1}::${type}[]`).join(", ")})`;
-
-async function insertPgRecords(client: pg.ClientBase, rows: readonly RecordColumns[]): Promise<void> {
-  if (rows.length === 0) return;
-  await client.query(
-    INSERT_RECORDS,
-    RECORD_COLUMNS.map(([, , value]) => rows.map(value)),
-  );
-}
-
-/** The stored version of each of the page's valid ids that the store holds already. */
-async function storedVersions(
-  client: pg.ClientBase,
-  prepared: readonly PreparedRecord[],
-): Promise<Map<string, StoredVersion>> {
-  const ids = [...new Set(prepared.flatMap((p) => (p.valid ? [p.columns.id] : [])))];
+/** The stored version of each of these ids that the store holds already (one array parameter). */
+async function storedVersions(q: Queries, ids: readonly string[]): Promise<Map<string, StoredVersion>> {
   const known = new Map<string, StoredVersion>();
   if (ids.length === 0) return known;
-  const rows = await pgRows<{ id: string; seq: number; record_hash: string }>(
-    client,
-    "SELECT id, seq, record_hash FROM audit_logs WHERE id = ANY($1)",
-    [ids],
+  const rows = await q.all<{ id: string; seq: number; record_hash: string }>(
+    sql`SELECT id, seq, record_hash FROM audit_logs WHERE id = ANY(${sql.param(ids)})`,
   );
   for (const row of rows) known.set(row.id, { seq: row.seq, recordHash: row.record_hash });
   return known;
 }
 
 async function quarantinePg(
-  client: pg.ClientBase,
+  q: Queries,
   p: Extract<PreparedRecord, { valid: false }>,
   context: PageContext,
   now: number,
 ): Promise<boolean> {
-  const fresh = await insertPgQuarantine(client, quarantineRowOf(p, context, now));
+  const fresh = await insertQuarantineIn(q, quarantineRowOf(p, context, now));
   const narrower = quarantineNarrowing(p, fresh, context);
   if (narrower) {
     // greatest/least COLLATE "C": SQLite's max/min compare text bytewise.
-    await client.query(
-      `UPDATE quarantine SET day_min = greatest(coalesce(day_min, $1) COLLATE "C", $1),
-         day_max = least(coalesce(day_max, $2) COLLATE "C", $2)
-       WHERE raw_hash = $3 AND server_day IS NULL`,
-      [narrower.from, narrower.to, p.hash],
+    await q.run(
+      sql`UPDATE quarantine SET day_min = greatest(coalesce(day_min, ${narrower.from}) COLLATE "C", ${narrower.from}),
+         day_max = least(coalesce(day_max, ${narrower.to}) COLLATE "C", ${narrower.to})
+       WHERE raw_hash = ${p.hash} AND server_day IS NULL`,
     );
   }
   return fresh;
 }
 
 async function insertPgRevision(
-  client: pg.ClientBase,
+  q: Queries,
   columns: RecordColumns,
   context: PageContext,
   now: number,
 ): Promise<boolean> {
-  const result = await client.query(
-    `INSERT INTO audit_log_revisions (audit_log_id, raw, record_hash, seen_at, sync_run_id)
-     VALUES ($1, $2, $3, $4, $5) ON CONFLICT (audit_log_id, record_hash) DO NOTHING`,
-    [columns.id, columns.raw, columns.recordHash, now, context.syncRunId],
+  // audit_log_revisions has no foreign key: a revision of a record still waiting for the COPY may go first.
+  const changed = await q.run(
+    sql`INSERT INTO audit_log_revisions (audit_log_id, raw, record_hash, seen_at, sync_run_id)
+     VALUES (${columns.id}, ${columns.raw}, ${columns.recordHash}, ${now}, ${context.syncRunId})
+     ON CONFLICT (audit_log_id, record_hash) DO NOTHING`,
   );
-  return (result.rowCount ?? 0) > 0;
+  return changed > 0;
 }
 
 /**
- * Stores a page's prepared records on `client`, inside a transaction, after the chain `head`: dedupe on
- * id, revisions, quarantine, the hash chain, the rule diffs of new records. Returns the new head.
+ * A batch's records on `q`, inside its transaction: dedupe on id (against the store and earlier pages of
+ * the batch), revisions, quarantine, the hash chain, the rule diffs of new records. Pages are tallied in
+ * order with storePage; write() then inserts what they added. Rows that reference audit_logs (listed
+ * days, the plan's head) are written after write().
  */
-export async function storePgPrepared(
-  client: pg.ClientBase,
-  prepared: readonly PreparedRecord[],
-  context: PageContext,
-  head: ChainHead,
-): Promise<{ result: PageWriteResult; head: ChainHead }> {
-  const now = context.now ?? Date.now();
-  const tally = new PageTally(head, { now, syncRunId: context.syncRunId });
-  // Ids stored before this page, and those the page itself inserts (an id twice in one page).
-  const known = await storedVersions(client, prepared);
-  const rows: RecordColumns[] = [];
-  for (const p of prepared) {
-    if (!p.valid) {
-      tally.quarantined(p, await quarantinePg(client, p, context, now));
-      continue;
-    }
-    const existing = known.get(p.columns.id);
-    if (existing === undefined) {
-      const columns = tally.link(p);
-      rows.push(columns);
-      tally.stored(p);
-      known.set(columns.id, { seq: columns.seq, recordHash: columns.recordHash });
-      continue;
-    }
-    if (!tally.alreadyStored(p, existing)) continue;
-    tally.revision(p, existing, await insertPgRevision(client, p.columns, context, now));
+export class PgBatchWriter {
+  private readonly rows: RecordColumns[] = [];
+  private readonly diffs: RecordDiff[] = [];
+  private readonly headBefore: ChainHead;
+
+  private constructor(
+    private readonly q: Queries,
+    private head: ChainHead,
+    /** Ids stored before this batch, and those the batch itself inserts (an id twice in one batch). */
+    private readonly known: Map<string, StoredVersion>,
+    private readonly now: number,
+  ) {
+    this.headBefore = head;
   }
-  await insertPgRecords(client, rows);
-  const { result, inserted } = tally;
-  // verify checks quarantine against this digest: a deleted or edited row is caught.
-  if (result.quarantined > 0) await updatePgQuarantineDigest(client);
-  if (inserted.length > 0) {
-    await writePgMeta(client, CHAIN_HEAD_SEQ_KEY, String(tally.head.seq), now);
-    await writePgMeta(client, CHAIN_HEAD_HASH_KEY, tally.head.hash, now);
-    const diffs = inserted.flatMap(({ id, diff }): RecordDiff[] => (diff === null ? [] : [{ id, diff }]));
-    await insertRuleDiffRows(pgClientQueries(client), diffs);
+
+  /** Reads the chain head and which of the pages' ids the store holds already. */
+  static async open(
+    q: Queries,
+    pages: readonly (readonly PreparedRecord[])[],
+    now: number,
+  ): Promise<PgBatchWriter> {
+    const [row] = await q.all<{ seq: number; chain_hash: string }>(
+      sql`SELECT seq, chain_hash FROM audit_logs ORDER BY seq DESC LIMIT 1`,
+    );
+    const head = row ? { seq: row.seq, hash: row.chain_hash } : { seq: 0, hash: CHAIN_GENESIS };
+    const ids = new Set<string>();
+    for (const prepared of pages) for (const p of prepared) if (p.valid) ids.add(p.columns.id);
+    return new PgBatchWriter(q, head, await storedVersions(q, [...ids]), now);
   }
-  return { result, head: tally.head };
+
+  /** The chain's seq before the batch and now. */
+  seqs(): { before: number; after: number } {
+    return { before: this.headBefore.seq, after: this.head.seq };
+  }
+
+  chainHead(): ChainHead {
+    return this.head;
+  }
+
+  /** Tallies one page, after the batch's earlier pages; its new records wait for write(). */
+  async storePage(prepared: readonly PreparedRecord[], context: PageContext): Promise<PageWriteResult> {
+    const now = context.now ?? this.now;
+    const tally = new PageTally(this.head, { now, syncRunId: context.syncRunId });
+    for (const p of prepared) {
+      if (!p.valid) {
+        tally.quarantined(p, await quarantinePg(this.q, p, context, now));
+        continue;
+      }
+      const existing = this.known.get(p.columns.id);
+      if (existing === undefined) {
+        const columns = tally.link(p);
+        this.rows.push(columns);
+        tally.stored(p);
+        this.known.set(columns.id, { seq: columns.seq, recordHash: columns.recordHash });
+        continue;
+      }
+      if (!tally.alreadyStored(p, existing)) continue;
+      tally.revision(p, existing, await insertPgRevision(this.q, p.columns, context, now));
+    }
+    for (const { id, diff } of tally.inserted) if (diff !== null) this.diffs.push({ id, diff });
+    this.head = tally.head;
+    return tally.result;
+  }
+
+  /** Inserts the records the pages added, then their rule diffs, and moves the chain head's meta rows. */
+  async write(): Promise<void> {
+    if (this.rows.length === 0) return;
+    await this.q.insertRows(
+      "audit_logs",
+      RECORD_COLUMN_NAMES,
+      this.rows.map((c) => RECORD_COLUMNS.map(([, value]) => value(c))),
+    );
+    await this.q.run(writeMetaValueQuery(CHAIN_HEAD_SEQ_KEY, String(this.head.seq), this.now));
+    await this.q.run(writeMetaValueQuery(CHAIN_HEAD_HASH_KEY, this.head.hash, this.now));
+    await insertRuleDiffRows(this.q, this.diffs);
+    this.rows.length = 0;
+    this.diffs.length = 0;
+  }
 }
