@@ -20,12 +20,3 @@ export async function onPgSession<T>(store: PgStore, fn: (client: pg.ClientBase)
     client.release(broken || undefined);
   }
 }
-
-/** The rows of one statement on a session. */
-export async function pgRows<R extends pg.QueryResultRow>(
-  client: pg.ClientBase,
-  text: string,
-  values: unknown[] = [],
-): Promise<R[]> {
-  return (await client.query<R>(text, values)).rows;
-}
