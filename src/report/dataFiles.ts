@@ -47,9 +47,16 @@ interface ReportPart extends ProjectSnapshot {
   notice: string | null;
   store: ManifestStoreState;
   counts: ReportCounts;
-  /** The unreviewed changes' per-entity table, folded from their CSV's rows (see ComplianceContext). */
-  unreviewed: EntityFold | null;
+  /** The per-entity tables folded from the CSVs' rows as they are written (see ComplianceContext). */
+  folds: CsvFolds | null;
   controls: ControlsRead | null;
+}
+
+/** A per-entity table for each CSV, folded from its rows. */
+interface CsvFolds {
+  experimentSummary: EntityFold;
+  configSummary: EntityFold;
+  unreviewed: EntityFold;
 }
 
 type WrittenFile = { name: string; rows: number; columns?: string[] };
@@ -114,7 +121,9 @@ async function readPart(taken: ProjectSnapshot, args: ReportArgs): Promise<Repor
     notice: await coverageNotice(snapshot, period, params),
     store: { records: await snapshot.storedRecords(), chainHead },
     counts: { experimentStateChanges: 0, configEdits: 0, unreviewedChanges: 0, records: 0 },
-    unreviewed: args.formats.has("csv") ? new EntityFold() : null,
+    folds: args.formats.has("csv")
+      ? { experimentSummary: new EntityFold(), configSummary: new EntityFold(), unreviewed: new EntityFold() }
+      : null,
     controls:
       args.controls && args.controls.length > 0
         ? await readControls(snapshot, { period, serverDays, generatedAt: args.generatedAt }, args.controls)
@@ -159,14 +168,14 @@ async function writeCsvs(
   const files: WrittenFile[] = [];
   const names = reportFileNames(args.period);
   const columns = csvColumns(isoFormatter(args.period.timeZone), ticketsOf(parts, args));
-  for (const [key, query] of [
-    ["experimentStateChanges", "experimentStateChangesCsv"],
-    ["configEdits", "configEditsCsv"],
-    ["unreviewedChanges", "unreviewedCsv"],
+  for (const [key, query, fold] of [
+    ["experimentStateChanges", "experimentStateChangesCsv", "experimentSummary"],
+    ["configEdits", "configEditsCsv", "configSummary"],
+    ["unreviewedChanges", "unreviewedCsv", "unreviewed"],
   ] as const) {
     const onRow = (part: ReportPart, row: CsvRow) => {
       part.counts[key] += 1;
-      if (key === "unreviewedChanges") part.unreviewed?.add(unreviewedEntry(row));
+      part.folds?.[fold].add(summaryEntry(row));
     };
     const path = join(staging, names[key]);
     const options = { bom: args.bom };
@@ -234,8 +243,11 @@ function complianceContext(part: ReportPart, args: ReportArgs): ComplianceContex
     version: VERSION,
     notice: part.notice,
     controls: part.controls,
-    unreviewedFromCsv: part.unreviewed
-      ? { count: part.counts.unreviewedChanges, entities: part.unreviewed }
+    unreviewedFromCsv: part.folds
+      ? { count: part.counts.unreviewedChanges, entities: part.folds.unreviewed }
+      : null,
+    summariesFromCsv: part.folds
+      ? { experimentSummary: part.folds.experimentSummary, configSummary: part.folds.configSummary }
       : null,
   };
 }
@@ -274,14 +286,17 @@ async function writeCompliance(
   return files;
 }
 
-/** An unreviewed change as a row of the unreviewedSummary query: one change of its entity, person and type. */
-function unreviewedEntry(row: CsvRow): EntitySummaryRow {
+/**
+ * A CSV row as a row of its summary query (experimentSummary, configSummary, unreviewedSummary): one change
+ * of its entity, person and type, with its rule changes (only the config edits' CSV query counts them).
+ */
+function summaryEntry(row: CsvRow): EntitySummaryRow {
   return {
     name: row.name,
     updated_by: row.updated_by,
     action_type: row.action_type,
     changes: 1,
-    rule_changes: 0,
+    rule_changes: row.rule_changes ?? 0,
     first_at: row.occurred_at,
     last_at: row.occurred_at,
   };

@@ -58,7 +58,7 @@ export interface EntityTable {
 
 interface EntitySection extends EntityTable {
   title: string;
-  summary: EntitySummaryQuery;
+  summary: "experimentSummary" | "configSummary";
   /** The query that lists every row, printed under the section for `flagtrail sql`. */
   full: ReportQueryName;
   csv: string;
@@ -114,7 +114,10 @@ export async function writeEntitySummary(
       `person. Every change is a row of the ${section.csv} CSV; the second query below lists them here.`,
   );
   out.line();
-  const entities = await writeEntityTable(out, ctx, section.summary, section);
+  const fold = ctx.summariesFromCsv?.[section.summary];
+  const entities = fold
+    ? fold.write(out, ctx, section)
+    : await writeEntityTable(out, ctx, section.summary, section);
   if (entities === 0) out.line(`No ${section.noun} changes in the period.`);
   querySection(out, ctx, section.summary, section.full);
 }
@@ -191,7 +194,7 @@ export async function writeEntityTable(
  * collation, by which the summary queries sort names. (JavaScript's < compares UTF-16 units, which
  * puts characters beyond U+FFFF before U+E000–U+FFFF.)
  */
-function codePointOrder(a: string, b: string): number {
+export function codePointOrder(a: string, b: string): number {
   const length = Math.min(a.length, b.length);
   for (let i = 0; i < length; i += 1) {
     const x = a.charCodeAt(i);
