@@ -194,7 +194,7 @@ export async function writeEntityTable(
  * collation, by which the summary queries sort names. (JavaScript's < compares UTF-16 units, which
  * puts characters beyond U+FFFF before U+E000–U+FFFF.)
  */
-export function codePointOrder(a: string, b: string): number {
+function codePointOrder(a: string, b: string): number {
   const length = Math.min(a.length, b.length);
   for (let i = 0; i < length; i += 1) {
     const x = a.charCodeAt(i);
