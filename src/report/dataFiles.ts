@@ -64,8 +64,11 @@ function complianceContext(part: ReportPart, args: ReportArgs): ComplianceContex
     version: VERSION,
     notice: part.notice,
     controls: part.controls,
-    unreviewedFromCsv: part.unreviewed
-      ? { count: part.counts.unreviewedChanges, entities: part.unreviewed }
+    unreviewedFromCsv: part.folds
+      ? { count: part.counts.unreviewedChanges, entities: part.folds.unreviewed }
+      : null,
+    summariesFromCsv: part.folds
+      ? { experimentSummary: part.folds.experimentSummary, configSummary: part.folds.configSummary }
       : null,
   };
 }

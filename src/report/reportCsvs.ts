@@ -38,14 +38,14 @@ export async function writeCsvs(
   const files: WrittenFile[] = [];
   const names = reportFileNames(args.period);
   const columns = csvColumns(isoFormatter(args.period.timeZone), ticketsOf(parts, args));
-  for (const [key, query] of [
-    ["experimentStateChanges", "experimentStateChangesCsv"],
-    ["configEdits", "configEditsCsv"],
-    ["unreviewedChanges", "unreviewedCsv"],
+  for (const [key, query, fold] of [
+    ["experimentStateChanges", "experimentStateChangesCsv", "experimentSummary"],
+    ["configEdits", "configEditsCsv", "configSummary"],
+    ["unreviewedChanges", "unreviewedCsv", "unreviewed"],
   ] as const) {
     const onRow = (part: ReportPart, row: CsvRow) => {
       part.counts[key] += 1;
-      if (key === "unreviewedChanges") part.unreviewed?.add(unreviewedEntry(row));
+      part.folds?.[fold].add(summaryEntry(row));
     };
     const path = join(staging, names[key]);
     const options = { bom: args.bom };
@@ -101,14 +101,17 @@ export async function writeFindingsCsv(
   return { name, rows, columns: headers };
 }
 
-/** An unreviewed change as a row of the unreviewedSummary query: one change of its entity, person and type. */
-function unreviewedEntry(row: CsvRow): EntitySummaryRow {
+/**
+ * A CSV row as a row of its summary query (experimentSummary, configSummary, unreviewedSummary): one change
+ * of its entity, person and type, with its rule changes (only the config edits' CSV query counts them).
+ */
+function summaryEntry(row: CsvRow): EntitySummaryRow {
   return {
     name: row.name,
     updated_by: row.updated_by,
     action_type: row.action_type,
     changes: 1,
-    rule_changes: 0,
+    rule_changes: row.rule_changes ?? 0,
     first_at: row.occurred_at,
     last_at: row.occurred_at,
   };

@@ -29,14 +29,21 @@ export type ReportCounts = {
 };
 
 /** One project's part of the report: its snapshot, what is read from it first, and its counts. */
+/** A per-entity table for each CSV, folded from its rows. */
+interface CsvFolds {
+  experimentSummary: EntityFold;
+  configSummary: EntityFold;
+  unreviewed: EntityFold;
+}
+
 export interface ReportPart extends ProjectSnapshot {
   params: ReportParams;
   serverDays: ServerDays | null;
   notice: string | null;
   store: ManifestStoreState;
   counts: ReportCounts;
-  /** The unreviewed changes' per-entity table, folded from their CSV's rows (see ComplianceContext). */
-  unreviewed: EntityFold | null;
+  /** The per-entity tables folded from the CSVs' rows as they are written (see ComplianceContext). */
+  folds: CsvFolds | null;
   controls: ControlsRead | null;
 }
 
@@ -74,7 +81,9 @@ export async function readPart(taken: ProjectSnapshot, args: ReportArgs): Promis
     notice: await coverageNotice(snapshot, period, params),
     store: { records: await snapshot.storedRecords(), chainHead },
     counts: { experimentStateChanges: 0, configEdits: 0, unreviewedChanges: 0, records: 0 },
-    unreviewed: args.formats.has("csv") ? new EntityFold() : null,
+    folds: args.formats.has("csv")
+      ? { experimentSummary: new EntityFold(), configSummary: new EntityFold(), unreviewed: new EntityFold() }
+      : null,
     controls:
       args.controls && args.controls.length > 0
         ? await readControls(snapshot, { period, serverDays, generatedAt: args.generatedAt }, args.controls)

@@ -58,7 +58,7 @@ export interface EntityTable {
 
 interface EntitySection extends EntityTable {
   title: string;
-  summary: EntitySummaryQuery;
+  summary: "experimentSummary" | "configSummary";
   /** The query that lists every row, printed under the section for `flagtrail sql`. */
   full: ReportQueryName;
   csv: string;
@@ -114,7 +114,10 @@ export async function writeEntitySummary(
       `person. Every change is a row of the ${section.csv} CSV; the second query below lists them here.`,
   );
   out.line();
-  const entities = await writeEntityTable(out, ctx, section.summary, section);
+  const fold = ctx.summariesFromCsv?.[section.summary];
+  const entities = fold
+    ? fold.write(out, ctx, section)
+    : await writeEntityTable(out, ctx, section.summary, section);
   if (entities === 0) out.line(`No ${section.noun} changes in the period.`);
   querySection(out, ctx, section.summary, section.full);
 }

@@ -91,6 +91,12 @@ export interface ComplianceContext {
    */
   unreviewedFromCsv?: { count: number; entities: EntityFold } | null;
   /**
+   * The per-entity tables of experiment state changes and config edits, folded from their CSVs' rows
+   * (the same rows their summary queries group): the month's changes are then read once, not twice.
+   * Absent when no CSV was written.
+   */
+  summariesFromCsv?: Readonly<Record<"experimentSummary" | "configSummary", EntityFold>> | null;
+  /**
    * Set when this document is one project's section of a report over several projects: its title
    * becomes the project's heading, every heading goes one level down, and its links point at its own
    * headings (`index`: how many projects' sections come before it).

@@ -2,9 +2,13 @@
 // per-entity summaries, experiment timelines and config edits with their rule changes.
 import { period } from "./scope.ts";
 
-function csvQuery(view: string): string {
+/**
+ * A CSV's rows. Not printed in the Markdown: the report folds its per-entity tables from these rows
+ * (configSummary's rule-change count too, from `extra`), so the period's changes are read once.
+ */
+function csvQuery(view: string, extra = ""): string {
   return `SELECT v.occurred_at, v.id, v.updated_by, v.updated_by_user_id, v.modifier_email, v.name,
-       v.action_type, v.change_log, v.rule_diff_summary
+       v.action_type, v.change_log, v.rule_diff_summary${extra}
 FROM ${view} v
 WHERE ${period("v")}
 ORDER BY v.occurred_at, v.seq`;
@@ -26,7 +30,10 @@ ORDER BY name, updated_by NULLS FIRST, action_type`;
 
 export const ENTITY_SECTION_QUERIES = {
   experimentStateChangesCsv: csvQuery("experiment_state_changes"),
-  configEditsCsv: csvQuery("config_edits"),
+  configEditsCsv: csvQuery(
+    "config_edits",
+    ",\n       (SELECT count(*) FROM rule_changes rc WHERE rc.audit_log_id = v.id) AS rule_changes",
+  ),
 
   // The descriptive lists, summarised per entity (the full rows are in the CSVs): one row per entity,
   // person and action type, folded per entity by the report.

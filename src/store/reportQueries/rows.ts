@@ -14,6 +14,8 @@ export interface CsvRow {
   action_type: string;
   change_log: string | null;
   rule_diff_summary: string | null;
+  /** The record's rule changes: config edits' only (their per-config table counts them; not a CSV column). */
+  rule_changes?: number;
 }
 
 interface CountRow {
