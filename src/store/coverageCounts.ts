@@ -2,30 +2,29 @@
 // its server day: valid records by their own date unless a single-day read showed the server files them
 // under another (listed_days), quarantined ones by their date when it parses, else by the narrowest
 // request range that returned them (day_min..day_max). So a gap report means a record is missing. Quarantined records count once per id, and not when a valid version of the id is stored.
-// One query text for both engines (src/store/query.ts), but for noteListedDay, the SQLite record writer's.
-import type Database from "better-sqlite3";
+// One query text for both engines (src/store/query.ts).
 import { removePendingCoverageDaysIn, writeCoverageQuery } from "./coverageState.ts";
 import { updateCoverageDigestIn } from "./digests.ts";
 import type { AnyStore } from "./openAny.ts";
 import { inList, inTransaction, type Queries, queriesOf, type SQL, sql } from "./query.ts";
 
 /**
- * Inside the write transaction of a single-day read: the server listed these records under `day`. A
- * record whose own date text says another day (written in another zone) is counted on `day` from now on.
+ * Inside the write transaction of a single-day read: the server listed these records under `day`. A record whose own date text says
+ * another day (written in another zone) is counted on `day` from now on.
  */
-export function noteListedDay(sqlite: Database.Database, ids: readonly string[], day: string): void {
-  const upsert = sqlite.prepare(
-    `INSERT INTO listed_days (audit_log_id, day)
-     SELECT id, @day FROM audit_logs WHERE id = @id AND server_day IS NOT @day
-     ON CONFLICT(audit_log_id) DO UPDATE SET day = excluded.day`,
+export async function noteListedDay(q: Queries, ids: readonly string[], day: string): Promise<void> {
+  if (ids.length === 0) return;
+  // Once each: one statement may not upsert the same row twice.
+  const unique = inList([...new Set(ids)]);
+  await q.run(
+    sql`INSERT INTO listed_days (audit_log_id, day)
+        SELECT id, ${day} FROM audit_logs WHERE id IN ${unique} AND server_day IS DISTINCT FROM ${day}
+        ON CONFLICT (audit_log_id) DO UPDATE SET day = excluded.day`,
   );
-  const drop = sqlite.prepare(
-    "DELETE FROM listed_days WHERE audit_log_id = @id AND (SELECT server_day FROM audit_logs WHERE id = @id) IS @day",
+  await q.run(
+    sql`DELETE FROM listed_days WHERE audit_log_id IN
+          (SELECT id FROM audit_logs WHERE id IN ${unique} AND server_day IS NOT DISTINCT FROM ${day})`,
   );
-  for (const id of ids) {
-    upsert.run({ id, day });
-    drop.run({ id, day });
-  }
 }
 
 /** `AND <expression> IN (…)` for a non-empty filter set. */

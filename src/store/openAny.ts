@@ -28,19 +28,6 @@ export function pgSide(): Promise<PgSide> {
   return pgSideLoading;
 }
 
-/**
- * One boundary function from its two engines' implementations: the SQLite one (which may be synchronous,
- * better-sqlite3: a throw becomes a rejection either way), and where to find the PostgreSQL one in
- * the PostgreSQL half, which loads on first use.
- */
-export function byEngine<A extends unknown[], R>(
-  onSqlite: (store: Store, ...args: A) => R | Promise<R>,
-  onPg: (pg: PgSide) => (store: PgStore, ...args: A) => Promise<R>,
-): (store: AnyStore, ...args: A) => Promise<R> {
-  return async (store, ...args) =>
-    store.engine === "postgres" ? onPg(await pgSide())(store, ...args) : onSqlite(store, ...args);
-}
-
 export async function openAnyStore(value: string, options: AnyOpenOptions = {}): Promise<AnyStore> {
   const location = parseStoreLocation(value);
   return location.engine === "sqlite"

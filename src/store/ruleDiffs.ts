@@ -105,12 +105,6 @@ export async function advanceBackfillMarkIn(q: Queries, fromSeq: number, toSeq: 
   if (marksAdvance(mark, fromSeq, toSeq)) await q.run(writeMarkQuery(toSeq));
 }
 
-/** advanceBackfillMarkIn inside SQLite's batch commit (a better-sqlite3 transaction, which cannot await). */
-export function advanceBackfillMark(now: SqliteQueriesNow, fromSeq: number, toSeq: number): void {
-  const mark = parseBackfillMark(now.get<{ value: string }>(markQuery())?.value);
-  if (marksAdvance(mark, fromSeq, toSeq)) now.run(writeMarkQuery(toSeq));
-}
-
 export interface BackfillResult {
   /** Records whose diff was (re)computed. */
   diffed: number;

@@ -1,15 +1,18 @@
-// The sync's write path: several pages in ONE transaction with everything they advance — each window's
-// next page, the plan's head (the next checkpoint), the run's counters, the rule-diff mark. A kill loses
-// at most the batch being written, and the stored progress then points at its first page again.
-import { type Store, sqliteOf } from "./connection.ts";
+// The sync's write path, one text for both engines: several pages in ONE transaction with everything they
+// advance — each window's next page, the plan's head (the next checkpoint), the run's counters, the
+// rule-diff mark, the chain head's signature and the quarantine digest. A kill loses at most the batch
+// being written, and the stored progress then points at its first page again. Only the record writer
+// differs per engine (batchWriterOf): SQLite's inserts row by row as it goes, PostgreSQL's once a batch.
 import { noteListedDay } from "./coverageCounts.ts";
-import { updateQuarantineDigest, writeChainHeadSignature } from "./digests.ts";
-import { sqliteQueriesOn } from "./query.ts";
-import { addCounts, type PageWriteResult, type PreparedRecord } from "./records.ts";
-import { advanceBackfillMark } from "./ruleDiffs.ts";
-import { advanceWindow, type SyncPlan, savePlan } from "./syncPlans.ts";
-import { type RunCounters, updateRunCounters } from "./syncRuns.ts";
-import { readChainHead, storePrepared } from "./writes.ts";
+import { CHAIN_HEAD_SIGNATURE_KEY, signChainHead, updateQuarantineDigestIn } from "./digests.ts";
+import { writeMetaValueQuery } from "./metaValues.ts";
+import { type AnyStore, pgSide } from "./openAny.ts";
+import { inTransaction, type Queries, sql } from "./query.ts";
+import { addCounts, type PageContext, type PageWriteResult, type PreparedRecord } from "./records.ts";
+import { advanceBackfillMarkIn } from "./ruleDiffs.ts";
+import { advanceWindowIn, type SyncPlan, savePlanIn } from "./syncPlans.ts";
+import { type RunCounters, updateRunCountersIn } from "./syncRuns.ts";
+import { type ChainHead, sqliteBatchWriter } from "./writes.ts";
 
 export interface BatchPage {
   /** The page's records worked out ahead of the transaction (prepareRecords). */
@@ -43,14 +46,8 @@ export interface BatchResult {
   warningMessages: string[];
 }
 
-const selectOccurredAt = (store: Store, id: string): number | null =>
-  (sqliteOf(store).prepare("SELECT occurred_at FROM audit_logs WHERE id = ?").pluck().get(id) as
-    | number
-    | null
-    | undefined) ?? null;
-
 /** The ids a single-day read listed: every record of the page but the quarantined ones. */
-export function listedIds(result: PageWriteResult): string[] {
+function listedIds(result: PageWriteResult): string[] {
   return result.outcomes.flatMap((o) => (o.kind === "quarantined" ? [] : [o.id]));
 }
 
@@ -59,7 +56,7 @@ export function listedIds(result: PageWriteResult): string[] {
  * undefined when the page does not set the head. The newest record of the plan becomes the next
  * checkpoint once the plan completes.
  */
-export function planHeadOf(
+function planHeadOf(
   plan: SyncPlan | null,
   page: BatchPage,
   result: PageWriteResult,
@@ -68,24 +65,51 @@ export function planHeadOf(
   return result.outcomes.find((o) => o.kind !== "quarantined")?.id ?? null;
 }
 
-function commit(store: Store, batch: SyncBatch): BatchResult {
-  const sqlite = sqliteOf(store);
+/**
+ * A batch's record writer: each engine's (src/store/writes.ts, src/store/pg/writes.ts), the rest of the
+ * batch is written once below. Pages are tallied in order with storePage; write() inserts what they added
+ * (the SQLite writer has inserted each page already); rows that reference audit_logs follow it.
+ */
+export interface BatchWriter {
+  storePage(prepared: readonly PreparedRecord[], context: PageContext): Promise<PageWriteResult>;
+  write(): Promise<void>;
+  /** The chain's head before the batch and now. */
+  heads(): { before: ChainHead; after: ChainHead };
+}
+
+async function batchWriterOf(store: AnyStore, q: Queries, batch: SyncBatch): Promise<BatchWriter> {
+  if (store.engine === "sqlite") return sqliteBatchWriter(store);
+  const { openPgBatchWriter } = await pgSide();
+  return openPgBatchWriter(
+    q,
+    batch.pages.map((page) => page.prepared),
+    batch.now,
+  );
+}
+
+async function commit(store: AnyStore, q: Queries, batch: SyncBatch): Promise<BatchResult> {
   const counters = { ...batch.counters };
   const warningMessages: string[] = [];
   let plan = batch.plan;
-  const headBefore = readChainHead(sqlite).seq;
+  const writer = await batchWriterOf(store, q, batch);
+  const results: PageWriteResult[] = [];
   for (const page of batch.pages) {
-    const result: PageWriteResult = storePrepared(sqlite, page.prepared, {
+    const context = {
       syncRunId: batch.runId,
       requestPath: page.requestPath,
       dayRange: page.dayRange,
       now: batch.now,
-    });
+    };
+    results.push(await writer.storePage(page.prepared, context));
+  }
+  await writer.write();
+  for (const [i, page] of batch.pages.entries()) {
+    const result = results[i]!;
     addCounts(counters, result);
-    if (page.listedDay !== undefined) noteListedDay(sqlite, listedIds(result), page.listedDay);
+    if (page.listedDay !== undefined) await noteListedDay(q, listedIds(result), page.listedDay);
     warningMessages.push(...result.warningMessages);
     if (plan && page.window) {
-      advanceWindow(store, plan.filterKey, page.window, {
+      await advanceWindowIn(q, plan.filterKey, page.window, {
         nextPage: page.window.nextPage,
         done: page.window.done,
         runId: batch.runId,
@@ -94,22 +118,31 @@ function commit(store: Store, batch: SyncBatch): BatchResult {
     }
     const headId = planHeadOf(plan, page, result);
     if (plan && headId !== undefined) {
-      const headOccurredAt = headId === null ? null : selectOccurredAt(store, headId);
-      plan = { ...plan, headFetched: true, headId, headOccurredAt };
-      savePlan(store, plan, batch.now);
+      const row =
+        headId === null
+          ? undefined
+          : await q.get<{ occurred_at: number | null }>(
+              sql`SELECT occurred_at FROM audit_logs WHERE id = ${headId}`,
+            );
+      plan = { ...plan, headFetched: true, headId, headOccurredAt: row?.occurred_at ?? null };
+      await savePlanIn(q, plan, batch.now);
     }
   }
-  advanceBackfillMark(sqliteQueriesOn(sqlite), headBefore, readChainHead(sqlite).seq);
-  writeChainHeadSignature(sqlite, batch.signingKey);
-  // Created on the first batch even with no quarantined record, so verify covers the table from the start.
-  updateQuarantineDigest(sqlite);
-  updateRunCounters(store, batch.runId, counters);
+  const { before, after } = writer.heads();
+  await advanceBackfillMarkIn(q, before.seq, after.seq);
+  // Signs the head (HMAC) so that verify with the key catches a truncation; the key is never stored.
+  if (batch.signingKey && after.seq > 0) {
+    const signature = signChainHead({ seq: after.seq, chainHash: after.hash }, batch.signingKey);
+    await q.run(writeMetaValueQuery(CHAIN_HEAD_SIGNATURE_KEY, signature, Date.now()));
+  }
+  // Created on the first batch even with no quarantined record, so verify covers the table from the
+  // start; folds the batch's quarantined rows.
+  await updateQuarantineDigestIn(q);
+  await updateRunCountersIn(q, batch.runId, counters);
   return { counters, plan, warningMessages };
 }
 
-/** Commits one batch (IMMEDIATE: the write lock up front, so a reader turned writer cannot deadlock us). */
-export async function commitSyncBatch(store: Store, batch: SyncBatch): Promise<BatchResult> {
-  return sqliteOf(store)
-    .transaction(() => commit(store, batch))
-    .immediate();
+/** Commits one batch in one write transaction (SQLite: BEGIN IMMEDIATE, so a reader turned writer cannot deadlock us). */
+export function commitSyncBatch(store: AnyStore, batch: SyncBatch): Promise<BatchResult> {
+  return inTransaction(store, (q) => commit(store, q, batch));
 }

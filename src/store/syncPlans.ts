@@ -89,11 +89,6 @@ function planUntouched(windows: readonly SyncWindow[]): boolean {
 const savePlanQuery = (plan: SyncPlan, now: number) =>
   writeMetaValueQuery(planKey(plan.filterKey), JSON.stringify(plan), now);
 
-/** Inside the SQLite batch commit's transaction, which cannot await. */
-export function savePlan(store: Store, plan: SyncPlan, now: number): void {
-  sqliteQueriesNow(store).run(savePlanQuery(plan, now));
-}
-
 export async function savePlanIn(q: Queries, plan: SyncPlan, now: number): Promise<void> {
   await q.run(savePlanQuery(plan, now));
 }
@@ -148,11 +143,6 @@ function advanceWindowQuery(
   return sql`UPDATE sync_windows SET next_page = ${progress.nextPage}, status = ${progress.done ? "done" : "pending"},
       updated_at = ${progress.now}, sync_run_id = ${progress.runId}
     WHERE filter_key = ${filterKey} AND start_date = ${window.startDate} AND end_date = ${window.endDate}`;
-}
-
-/** Inside the SQLite batch commit's transaction, which cannot await. */
-export function advanceWindow(store: Store, ...args: Parameters<typeof advanceWindowQuery>): void {
-  sqliteQueriesNow(store).run(advanceWindowQuery(...args));
 }
 
 export async function advanceWindowIn(

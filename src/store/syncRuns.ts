@@ -1,9 +1,7 @@
 // One row per `flagtrail sync` run (and daemon cycle): its counters, outcome and error. One query text
-// for both engines (src/store/query.ts); the counters' update also runs synchronously on SQLite, where
-// the batch commit (src/store/syncBatch.ts) writes them inside its better-sqlite3 transaction.
-import type { Store } from "./connection.ts";
+// for both engines (src/store/query.ts).
 import type { AnyStore } from "./openAny.ts";
-import { type Queries, queriesOf, type SQL, sql, sqliteQueriesNow } from "./query.ts";
+import { type Queries, queriesOf, type SQL, sql } from "./query.ts";
 import type { PageCounts } from "./records.ts";
 
 export type RunOutcome = "running" | "ok" | "failed" | "interrupted";
@@ -53,12 +51,7 @@ function setCounters(c: RunCounters): SQL {
 const updateCountersQuery = (runId: number, counters: RunCounters) =>
   sql`UPDATE sync_runs SET ${setCounters(counters)} WHERE id = ${runId}`;
 
-/** Inside the SQLite batch commit's transaction, which cannot await: the run's counters as of this batch. */
-export function updateRunCounters(store: Store, runId: number, counters: RunCounters): void {
-  sqliteQueriesNow(store).run(updateCountersQuery(runId, counters));
-}
-
-/** The same update in PostgreSQL's batch commit, on its transaction's session. */
+/** The run's counters as of this batch, inside the batch's transaction. */
 export async function updateRunCountersIn(q: Queries, runId: number, counters: RunCounters): Promise<void> {
   await q.run(updateCountersQuery(runId, counters));
 }

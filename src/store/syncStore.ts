@@ -1,16 +1,14 @@
 // The store as the sync side sees it (src/sync, src/daemon, src/demo and the sync, daemon and demo
 // commands): every function that reaches the database returns a Promise and takes a store of either
 // engine. Concepts converted to one query text (issue 22: meta values, checkpoints, runs, plans,
-// coverage, entity writes and due-lists, rule diffs, leases) are re-exported from their module (src/store/query.ts runs them
-// on either engine); the rest (the batch writer) still dispatches
-// on the store's `engine` (byEngine) to a SQLite function and a PostgreSQL one in src/store/pg/ with a
-// `Pg` infix, reached through src/store/pg/side.ts, which loads only when a
-// PostgreSQL store is used. Synchronous SQLite helpers stay inside src/store/, where better-sqlite3
+// coverage, entity writes and due-lists, rule diffs, leases, bulk load, the batch commit) are re-exported
+// from their module (src/store/query.ts runs them on either engine); only the batch's record writer
+// differs per engine (src/store/syncBatch.ts), the PostgreSQL one reached through src/store/pg/side.ts,
+// which loads only when a PostgreSQL store is used. Synchronous SQLite helpers stay inside src/store/, where better-sqlite3
 // transactions call them without awaiting.
 
 import type { OpenOptions } from "./open.ts";
-import { type AnyStore, byEngine, openAnyStore } from "./openAny.ts";
-import { commitSyncBatch as commitSyncBatchNow } from "./syncBatch.ts";
+import { type AnyStore, openAnyStore } from "./openAny.ts";
 
 // Names and pure helpers the sync side shares with the store (no database access).
 export type { CoverageDay } from "./coverageCounts.ts";
@@ -38,24 +36,9 @@ export function openLeaseStore(store: Store): Promise<Store> {
 /** Opens (creating and migrating) the store at a `--db` / FLAGTRAIL_DB value: a file path or a postgres:// URL. */
 export const openStore: (value: string, options?: OpenOptions) => Promise<Store> = openAnyStore;
 
+export { beginBulkLoad, finishBulkLoad } from "./bulkLoad.ts";
 // Plans, checkpoints and the batch writer.
 export { readStoredCheckpoint as readCheckpoint } from "./checkpoints.ts";
-// Leases and runs.
-export { acquireLease, releaseLease, renewLease } from "./leases.ts";
-export {
-  createPlan,
-  dropPlanIfUntouched,
-  finishPlan,
-  oldestServerDay,
-  readGrantedPageSize,
-  readStoredPlan as readPlan,
-  readStoredWindows as readWindows,
-  saveGrantedPageSize,
-} from "./syncPlans.ts";
-export { finishRun, markOrphanRunsInterrupted, startRun } from "./syncRuns.ts";
-export const commitSyncBatch = byEngine(commitSyncBatchNow, (pg) => pg.commitPgSyncBatch);
-export { beginBulkLoad, finishBulkLoad } from "./bulkLoad.ts";
-
 // Coverage.
 export {
   checkedRunStart,
@@ -86,6 +69,8 @@ export {
   storeExperimentSnapshots,
   storeMetricSnapshots,
 } from "./entityWrites.ts";
+// Leases and runs.
+export { acquireLease, releaseLease, renewLease } from "./leases.ts";
 // Metadata (the demo's world, the daemon's last cycle) and whether the store holds records.
 export {
   newestRecordTimeTexts,
@@ -93,3 +78,15 @@ export {
   writeMetaValue,
 } from "./metaStore.ts";
 export { backfillRuleDiffs } from "./ruleDiffs.ts";
+export { commitSyncBatch } from "./syncBatch.ts";
+export {
+  createPlan,
+  dropPlanIfUntouched,
+  finishPlan,
+  oldestServerDay,
+  readGrantedPageSize,
+  readStoredPlan as readPlan,
+  readStoredWindows as readWindows,
+  saveGrantedPageSize,
+} from "./syncPlans.ts";
+export { finishRun, markOrphanRunsInterrupted, startRun } from "./syncRuns.ts";

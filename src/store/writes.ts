@@ -21,6 +21,7 @@ import {
   type RecordColumns,
   type TimeParser,
 } from "./records.ts";
+import type { BatchWriter } from "./syncBatch.ts";
 export interface RecordWriter {
   /**
    * Stores one page. `alsoInTransaction` runs inside the same transaction after the records (advance
@@ -32,7 +33,7 @@ export interface RecordWriter {
     alsoInTransaction?: (result: PageWriteResult) => void,
   ): PageWriteResult;
   /** The current head of the hash chain (GENESIS at seq 0 on an empty store). */
-  chainHead(): { seq: number; hash: string };
+  chainHead(): ChainHead;
 }
 
 interface ExistingRow {
@@ -89,8 +90,10 @@ function statements(sqlite: Database.Database): Statements {
   return cached;
 }
 
+export type ChainHead = { seq: number; hash: string };
+
 /** The current head of the hash chain; audit_logs is the authority, meta mirrors it for readers. */
-export function readChainHead(sqlite: Database.Database): { seq: number; hash: string } {
+function readChainHead(sqlite: Database.Database): ChainHead {
   const row = statements(sqlite).selectHead.get();
   return row ? { seq: row.seq, hash: row.chain_hash } : { seq: 0, hash: CHAIN_GENESIS };
 }
@@ -149,7 +152,7 @@ function quarantineRecord(
   return fresh;
 }
 
-export function storePrepared(
+function storePrepared(
   sqlite: Database.Database,
   prepared: readonly PreparedRecord[],
   context: PageContext,
@@ -187,6 +190,20 @@ export function storePrepared(
     onRecordsInserted(sqlite, inserted);
   }
   return result;
+}
+
+/**
+ * The sync batch's writer on SQLite (src/store/syncBatch.ts): each page stored as it is tallied, inside
+ * the batch's transaction (better-sqlite3 runs at once; nothing is left for write()).
+ */
+export function sqliteBatchWriter(store: Store): BatchWriter {
+  const sqlite = sqliteOf(store);
+  const before = readChainHead(sqlite);
+  return {
+    storePage: async (prepared, context) => storePrepared(sqlite, prepared, context),
+    write: async () => {},
+    heads: () => ({ before, after: readChainHead(sqlite) }),
+  };
 }
 
 /** One page in its own transaction (tests, tools); the sync commits batches (syncBatch.ts). */

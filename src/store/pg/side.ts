@@ -6,4 +6,4 @@ export { openPgStore } from "./open.ts";
 export { inPgQueriesReadSnapshot, inPgQueriesTransaction, pgQueries } from "./queries.ts";
 export { queryPgReadOnly } from "./readOnlyQuery.ts";
 export { readPgReportSnapshot } from "./reportSnapshot.ts";
-export { commitPgSyncBatch } from "./syncBatch.ts";
+export { openPgBatchWriter } from "./writes.ts";

@@ -1,4 +1,4 @@
-// The record writer on PostgreSQL (src/store/writes.ts on SQLite), inside the batch's transaction. The
+// The sync batch's record writer on PostgreSQL (src/store/syncBatch.ts; SQLite's is src/store/writes.ts), inside the batch's transaction. The
 // decisions (duplicate, revision, quarantine, the chain's next link, counters) are PageTally's, shared
 // with SQLite; what differs is how the database is asked. A batch costs a fixed number of round trips,
 // not one per record or page: the ids of all its pages are looked up with one query, its new records
@@ -21,8 +21,8 @@ import {
   type StoredVersion,
 } from "../records.ts";
 import { insertRuleDiffRows, type RecordDiff } from "../ruleDiffs.ts";
-
-type ChainHead = { seq: number; hash: string };
+import type { BatchWriter } from "../syncBatch.ts";
+import type { ChainHead } from "../writes.ts";
 
 /** audit_logs' columns as the COPY lists them, with each one's value. */
 const RECORD_COLUMNS: readonly [string, (c: RecordColumns) => unknown][] = [
@@ -98,7 +98,7 @@ async function insertPgRevision(
  * order with storePage; write() then inserts what they added. Rows that reference audit_logs (listed
  * days, the plan's head) are written after write().
  */
-export class PgBatchWriter {
+class PgBatchWriter implements BatchWriter {
   private readonly rows: RecordColumns[] = [];
   private readonly diffs: RecordDiff[] = [];
   private readonly headBefore: ChainHead;
@@ -128,13 +128,8 @@ export class PgBatchWriter {
     return new PgBatchWriter(q, head, await storedVersions(q, [...ids]), now);
   }
 
-  /** The chain's seq before the batch and now. */
-  seqs(): { before: number; after: number } {
-    return { before: this.headBefore.seq, after: this.head.seq };
-  }
-
-  chainHead(): ChainHead {
-    return this.head;
+  heads(): { before: ChainHead; after: ChainHead } {
+    return { before: this.headBefore, after: this.head };
   }
 
   /** Tallies one page, after the batch's earlier pages; its new records wait for write(). */
@@ -177,3 +172,7 @@ export class PgBatchWriter {
     this.diffs.length = 0;
   }
 }
+
+export const openPgBatchWriter: (...args: Parameters<typeof PgBatchWriter.open>) => Promise<BatchWriter> = (
+  ...args
+) => PgBatchWriter.open(...args);
