@@ -5,7 +5,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterEach } from "vitest";
+import { createConsoleClient } from "../../src/api/consoleClient.ts";
 import { type RunningSimulator, type SimulatorOptions, startSimulator } from "../../src/simulator/index.ts";
+import type { Store } from "../../src/store/open.ts";
+import { runSync, type SyncOptions, type SyncSummary } from "../../src/sync/runSync.ts";
 
 export function tempDbPath(prefix = "flagtrail-it-"): string {
   return join(mkdtempSync(join(tmpdir(), prefix)), "flagtrail.db");
@@ -121,4 +124,30 @@ export function useTestSimulator(): (options?: SimulatorOptions) => Promise<Runn
     current = await startTestSimulator(options);
     return current;
   };
+}
+
+/**
+ * Runs one sync of `store` in this process against `sim`, with the simulator's request counters reset
+ * first: the summary and the requests that really reached the simulator, by "METHOD path".
+ */
+export async function syncCountingRequests(
+  sim: RunningSimulator,
+  store: Store,
+  options: SyncOptions,
+  at: number,
+): Promise<{ summary: SyncSummary; requests: Record<string, number> }> {
+  const client = createConsoleClient({
+    baseUrl: sim.url,
+    apiKey: sim.settings.apiKey,
+    authHeader: sim.settings.authHeader,
+    rateLimits: [{ limit: 1_000_000, windowMs: 1000 }],
+    baseDelayMs: 5,
+  });
+  sim.control.resetCounters();
+  try {
+    const summary = await runSync(store, client, { now: () => at, ...options });
+    return { summary, requests: sim.control.counters().requests };
+  } finally {
+    await client.close();
+  }
 }

@@ -5,7 +5,6 @@ import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createConsoleClient } from "../../src/api/consoleClient.ts";
 import { VERSIONED_CONFIG_EDITS } from "../../src/api/entityActions.ts";
 import { formatStatus } from "../../src/commands/statusText.ts";
 import { writeReports } from "../../src/report/writeReports.ts";
@@ -13,8 +12,8 @@ import type { RunningSimulator } from "../../src/simulator/index.ts";
 import { sqliteOf } from "../../src/store/connection.ts";
 import { openStore, type Store } from "../../src/store/open.ts";
 import { readStatus } from "../../src/store/status.ts";
-import { runSync, type SyncOptions } from "../../src/sync/runSync.ts";
-import { startTestSimulator } from "../helpers/simSync.ts";
+import type { SyncOptions } from "../../src/sync/runSync.ts";
+import { startTestSimulator, syncCountingRequests } from "../helpers/simSync.ts";
 
 const NOW = Date.UTC(2026, 10, 20, 20, 0, 0);
 const SINCE = "2026-09-01";
@@ -40,29 +39,12 @@ function tempStore(): Store {
   return store;
 }
 
-/** Requests the simulator received since its counters were reset: audit log pages and entity reads. */
-function received(): { audit: number; entity: number } {
-  const requests = sim.control.counters().requests;
+/** A sync in this process, and the requests the simulator received for it: audit log pages and entity reads. */
+async function syncOnce(store: Store, options: SyncOptions, at: number) {
+  const { summary, requests } = await syncCountingRequests(sim, store, options, at);
   const audit = requests[AUDIT_PATH] ?? 0;
   const all = Object.values(requests).reduce((sum, n) => sum + n, 0);
-  return { audit, entity: all - audit };
-}
-
-async function syncOnce(store: Store, options: SyncOptions, at: number) {
-  const client = createConsoleClient({
-    baseUrl: sim.url,
-    apiKey: sim.settings.apiKey,
-    authHeader: sim.settings.authHeader,
-    rateLimits: [{ limit: 1_000_000, windowMs: 1000 }],
-    baseDelayMs: 5,
-  });
-  sim.control.resetCounters();
-  try {
-    const summary = await runSync(store, client, { now: () => at, ...options });
-    return { summary, received: received() };
-  } finally {
-    await client.close();
-  }
+  return { summary, received: { audit, entity: all - audit } };
 }
 
 // Run-specific columns (ids, chain positions, times, runs) differ between two stores by design.

@@ -9,12 +9,11 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createConsoleClient } from "../../src/api/consoleClient.ts";
 import type { RunningSimulator } from "../../src/simulator/index.ts";
 import { sqliteOf } from "../../src/store/connection.ts";
 import { openStore, type Store } from "../../src/store/open.ts";
-import { runSync, type SyncOptions } from "../../src/sync/runSync.ts";
-import { startTestSimulator } from "../helpers/simSync.ts";
+import type { SyncOptions } from "../../src/sync/runSync.ts";
+import { startTestSimulator, syncCountingRequests } from "../helpers/simSync.ts";
 
 const NOW = Date.UTC(2026, 10, 20, 20, 0, 0);
 const PAGE = 100;
@@ -41,25 +40,12 @@ afterAll(async () => {
 });
 
 async function syncOnce(options: SyncOptions, at: number) {
-  const client = createConsoleClient({
-    baseUrl: sim.url,
-    apiKey: sim.settings.apiKey,
-    authHeader: sim.settings.authHeader,
-    rateLimits: [{ limit: 1_000_000, windowMs: 1000 }],
-    baseDelayMs: 5,
-  });
-  sim.control.resetCounters();
-  try {
-    const summary = await runSync(store, client, { now: () => at, ...options });
-    const requests = sim.control.counters().requests;
-    const total = Object.values(requests).reduce((sum, n) => sum + n, 0);
-    const entityPaths = Object.keys(requests)
-      .filter((path) => path !== AUDIT_PATH)
-      .sort();
-    return { summary, total, entityPaths };
-  } finally {
-    await client.close();
-  }
+  const { summary, requests } = await syncCountingRequests(sim, store, options, at);
+  const total = Object.values(requests).reduce((sum, n) => sum + n, 0);
+  const entityPaths = Object.keys(requests)
+    .filter((path) => path !== AUDIT_PATH)
+    .sort();
+  return { summary, total, entityPaths };
 }
 
 async function layerExperiments(layer: string): Promise<{ name: string; status: string }[]> {
