@@ -107,7 +107,8 @@ describe("sync reads entity history", () => {
     const name = sim.entities.configNames()[1]!;
     const actor = { id: "actorActorActor00001", name: "Dana", email: "dana@example.com" };
     const at = sim.control.now();
-    sim.entities.plantVersion(name, { defaultValue: { limit: 7 } }, actor, at);
+    // 777: outside the generator's limits (1–50), so the planted version always changes $.limit.
+    sim.entities.plantVersion(name, { defaultValue: { limit: 777 } }, actor, at);
     sim.control.append([
       { at, name, actionType: "config_default_value_update", changeLog: "Updated", actor },
     ]);
@@ -125,7 +126,7 @@ describe("sync reads entity history", () => {
         .all(actor.id),
     );
     expect(linked).toContainEqual(
-      expect.objectContaining({ field: "defaultValue", path: "$.limit", new_value: "7" }),
+      expect.objectContaining({ field: "defaultValue", path: "$.limit", new_value: "777" }),
     );
 
     const verify = await runCliInProcess(["verify", "--db", db], { env: simEnv(sim, db) });
