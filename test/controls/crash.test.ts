@@ -111,7 +111,7 @@ describe.each(ENGINES)("kill -9 during delivery on %s", (engine) => {
     expect(receiver.accepted).toEqual([ids[0]]);
     expect(receiver.held?.key).toBe(ids[1]);
     const rows = await store.query<{ finding_id: string; delivered_at: number | null }>(
-      "SELECT finding_id, delivered_at FROM control_outbox ORDER BY finding_id",
+      'SELECT finding_id, delivered_at FROM control_outbox ORDER BY finding_id COLLATE "binary"',
     );
     expect(rows.map((r) => [r.finding_id, r.delivered_at !== null])).toEqual([
       [ids[0], true],

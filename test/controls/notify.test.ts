@@ -117,7 +117,9 @@ describe.each(ENGINES)("check --notify on %s", (engine) => {
       attempts: number;
       delivered_at: number | null;
       last_error: string | null;
-    }>("SELECT finding_id, attempts, delivered_at, last_error FROM control_outbox ORDER BY finding_id");
+    }>(
+      'SELECT finding_id, attempts, delivered_at, last_error FROM control_outbox ORDER BY finding_id COLLATE "binary"',
+    );
 
   it("keeps alerts while the receiver is down, backs off, then delivers each finding once", async () => {
     const ids = planted.map((id) => `ra:${id}`).sort();

@@ -14,12 +14,15 @@ export interface OutboxRow {
   last_error: string | null;
 }
 
-/** Undelivered rows whose next attempt is due at `now`, oldest first. */
+/**
+ * Undelivered rows whose next attempt is due at `now`, oldest first, then in byte order of finding and
+ * sink on both engines (PostgreSQL's default collation would order "h…" before "I…", SQLite does not).
+ */
 export async function dueAlerts(store: AnyStore, now: number): Promise<OutboxRow[]> {
   const q = await queriesOf(store);
   return q.all<OutboxRow>(sql`
     SELECT * FROM control_outbox WHERE delivered_at IS NULL AND next_attempt_at <= ${now}
-    ORDER BY created_at, finding_id, sink`);
+    ORDER BY created_at, finding_id COLLATE "binary", sink COLLATE "binary"`);
 }
 
 export async function markDelivered(store: AnyStore, row: OutboxRow, at: number): Promise<void> {
