@@ -1,10 +1,9 @@
 // Opening a store of either engine from a `--db` / FLAGTRAIL_DB value: a SQLite file path or a
 // postgres:// URL (src/store/location.ts). The read commands take whichever handle this returns and
 // pass it to store functions that dispatch on its `engine`.
-import type { Store } from "./connection.ts";
+import type { PgStore, Store } from "./connection.ts";
 import { parseStoreLocation } from "./location.ts";
 import { openStore } from "./open.ts";
-import type { PgStore } from "./pg/connection.ts";
 
 /** An open store of either engine. `close()` may return a Promise (PostgreSQL): await it. */
 export type AnyStore = Store | PgStore;

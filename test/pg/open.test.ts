@@ -4,11 +4,10 @@ import pg from "pg";
 import { afterEach, describe, expect, it } from "vitest";
 import { ACTION_TYPE_CATEGORIES } from "../../src/api/actionCategories.ts";
 import { FlagtrailError, LockedError } from "../../src/errors.ts";
-import { sqliteOf } from "../../src/store/connection.ts";
+import { pgDrizzleOf, sqliteOf } from "../../src/store/connection.ts";
 import { acquireLease, readLiveLease, releaseLease, renewLease } from "../../src/store/leases.ts";
 import { writeMetaValue as writePgMetaValue } from "../../src/store/metaValues.ts";
 import { openStore } from "../../src/store/open.ts";
-import { pgDrizzleOf } from "../../src/store/pg/connection.ts";
 import {
   openPgStore,
   type PgOpenOptions,

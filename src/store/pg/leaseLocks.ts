@@ -5,7 +5,7 @@
 // lock, so its lease row's expiry and pid decide.
 import { createHash } from "node:crypto";
 import type { PoolClient } from "pg";
-import { type PgStore, pgConnectionOf } from "./connection.ts";
+import { type PgStore, pgConnectionOf } from "../connection.ts";
 import { describePgError } from "./errors.ts";
 
 /** The advisory-lock namespace (first key) of flagtrail's leases; the second key comes from the name. */

@@ -8,13 +8,13 @@ import { migrate } from "drizzle-orm/node-postgres/migrator";
 import pg from "pg";
 import { ACTION_TYPE_CATEGORIES } from "../../api/actionCategories.ts";
 import { FlagtrailError } from "../../errors.ts";
+import { attachPgConnection, type PgConnection, type PgStore } from "../connection.ts";
 import { releaseLease } from "../leases.ts";
 import { maskUrl } from "../location.ts";
-import { attachPgConnection, type PgConnection, type PgStore } from "./connection.ts";
 import { describePgError } from "./errors.ts";
 import * as schema from "./schema.ts";
 
-export type { PgStore } from "./connection.ts";
+export type { PgStore } from "../connection.ts";
 
 const migrationsFolder = fileURLToPath(new URL("../../../drizzle/pg", import.meta.url));
 /** The advisory-lock key that serialises migrations of one database across processes. */

@@ -3,9 +3,9 @@
 import type { SQL } from "drizzle-orm";
 import { PgDialect } from "drizzle-orm/pg-core";
 import pg from "pg";
+import type { PgStore } from "../connection.ts";
+import { pgConnectionOf } from "../connection.ts";
 import type { Queries } from "../query.ts";
-import type { PgStore } from "./connection.ts";
-import { pgConnectionOf } from "./connection.ts";
 import { copyRows } from "./copyRows.ts";
 import { describePgError } from "./errors.ts";
 import { inPgReadSnapshot } from "./readSnapshot.ts";

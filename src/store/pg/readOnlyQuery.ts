@@ -11,9 +11,9 @@
 // Every statement gets what is left of the query's time limit as its statement_timeout.
 import type pg from "pg";
 import { FlagtrailError, UsageError } from "../../errors.ts";
+import { type PgStore, pgConnectionOf } from "../connection.ts";
 import { queryTimedOut } from "../queryTimeout.ts";
 import type { RowConsumer } from "../readOnlyQuery.ts";
-import { type PgStore, pgConnectionOf } from "./connection.ts";
 import { describePgError } from "./errors.ts";
 import { toPositional } from "./namedParams.ts";
 import { refuseUnsafePlan } from "./queryGuard.ts";

@@ -2,7 +2,7 @@
 // of its own in a REPEATABLE READ, READ ONLY transaction, rolled back after, so a sync committing
 // meanwhile changes nothing they see and nothing they run can write.
 import type pg from "pg";
-import type { PgStore } from "./connection.ts";
+import type { PgStore } from "../connection.ts";
 import { onPgSession } from "./session.ts";
 
 /** Runs `fn` in one REPEATABLE READ, READ ONLY transaction on a session of its own, rolled back after. */

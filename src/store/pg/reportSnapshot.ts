@@ -2,6 +2,7 @@
 // PostgreSQL variant (./reportQueries.ts) where there is one, all read in one REPEATABLE READ, READ ONLY
 // transaction, long results through a cursor.
 import type pg from "pg";
+import type { PgStore } from "../connection.ts";
 import {
   BATCH_ROWS,
   bindParams,
@@ -13,7 +14,6 @@ import {
   type ReportSnapshot,
   type TimeTexts,
 } from "../reportQueries.ts";
-import type { PgStore } from "./connection.ts";
 import { toPositional } from "./namedParams.ts";
 import { inPgReadSnapshot } from "./readSnapshot.ts";
 import { PG_VARIANTS } from "./reportQueries.ts";

@@ -2,7 +2,7 @@
 // one session from the pool, given back after, the server's errors turned into one sentence with the
 // password masked, as inPgTransaction does for transactions.
 import type pg from "pg";
-import { type PgStore, pgConnectionOf } from "./connection.ts";
+import { type PgStore, pgConnectionOf } from "../connection.ts";
 import { describePgError } from "./errors.ts";
 
 export async function onPgSession<T>(store: PgStore, fn: (client: pg.ClientBase) => Promise<T>): Promise<T> {

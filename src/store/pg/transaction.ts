@@ -2,7 +2,7 @@
 // sentence, password masked), BEGIN … COMMIT, ROLLBACK on any throw. The sync's writes run under its
 // lease, so the default READ COMMITTED is enough: no other flagtrail writer is in the store.
 import type pg from "pg";
-import type { PgStore } from "./connection.ts";
+import type { PgStore } from "../connection.ts";
 import { onPgSession } from "./session.ts";
 
 export async function inPgTransaction<T>(
