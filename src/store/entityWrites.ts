@@ -6,7 +6,7 @@
 import type { InvalidItem } from "../api/entities.ts";
 import { recordHash } from "../hash.ts";
 import { insertQuarantineIn, updateQuarantineDigestIn } from "./digests.ts";
-import { commitEntityChainIn, type EntityChainHead, entityChainLinksIn } from "./entityChain.ts";
+import { commitEntityChainIn, entityChainLinksIn } from "./entityChain.ts";
 import type { AnyStore } from "./openAny.ts";
 import { itemQuarantineRowOf } from "./quarantineRows.ts";
 import { inList, inTransaction, queriesOf, type SQL, sql } from "./query.ts";
@@ -191,12 +191,13 @@ function changedSnapshots<T extends { raw: unknown }>(
 function appendSnapshots<T extends { id: string; raw: unknown }>(
   store: AnyStore,
   items: readonly T[],
-  now: number,
+  context: WriteContext,
   lastHashes: (ids: readonly string[]) => SQL,
   insert: {
     table: string;
-    columns: readonly string[];
-    row: (item: T, raw: string, hash: string, link: EntityChainHead) => unknown[];
+    /** The snapshot's own key columns; every snapshot table then has SNAPSHOT_COLUMNS. */
+    keys: readonly string[];
+    key: (item: T) => unknown[];
   },
 ): Promise<number> {
   return inTransaction(store, async (q) => {
@@ -204,12 +205,18 @@ function appendSnapshots<T extends { id: string; raw: unknown }>(
     const last = ids.length === 0 ? [] : await q.all<{ id: string; hash: string }>(lastHashes(ids));
     const writes = changedSnapshots(items, (item) => item.id, new Map(last.map((r) => [r.id, r.hash])));
     const chain = await entityChainLinksIn(q);
-    const rows = writes.map(({ item, raw, hash }) => insert.row(item, raw, hash, chain.next(hash)));
-    await q.insertRows(insert.table, insert.columns, rows);
-    await commitEntityChainIn(q, chain, now);
+    const rows = writes.map(({ item, raw, hash }) => {
+      const link = chain.next(hash);
+      return [...insert.key(item), context.now, raw, hash, link.seq, link.hash, context.runId];
+    });
+    await q.insertRows(insert.table, [...insert.keys, ...SNAPSHOT_COLUMNS], rows);
+    await commitEntityChainIn(q, chain, context.now);
     return writes.length;
   });
 }
+
+/** What every snapshot row holds after its key: when, the content and its hash, its link in the entity chain. */
+const SNAPSHOT_COLUMNS = ["taken_at", "raw", "record_hash", "entity_seq", "entity_chain_hash", "sync_run_id"];
 
 /** The newest row's record_hash per key among `where`'s rows of `table` (keyed by `key`). */
 function newestHashes(table: string, key: string, where: SQL): SQL {
@@ -230,34 +237,12 @@ export function storeExperimentSnapshots(
   return appendSnapshots(
     store,
     items,
-    context.now,
+    context,
     (ids) => newestHashes("experiment_snapshots", "experiment_id", sql`experiment_id IN ${inList(ids)}`),
     {
       table: "experiment_snapshots",
-      columns: [
-        "layer_id",
-        "experiment_id",
-        "name",
-        "status",
-        "taken_at",
-        "raw",
-        "record_hash",
-        "entity_seq",
-        "entity_chain_hash",
-        "sync_run_id",
-      ],
-      row: (item, raw, hash, link) => [
-        layerId,
-        item.id,
-        item.name,
-        item.status,
-        context.now,
-        raw,
-        hash,
-        link.seq,
-        link.hash,
-        context.runId,
-      ],
+      keys: ["layer_id", "experiment_id", "name", "status"],
+      key: (item) => [layerId, item.id, item.name, item.status],
     },
   );
 }
@@ -272,36 +257,14 @@ export function storeMetricSnapshots(
   return appendSnapshots(
     store,
     items,
-    context.now,
+    context,
     (ids) =>
       newestHashes(
         "metric_snapshots",
         "metric_id",
         sql`event_name = ${eventName} AND metric_id IN ${inList(ids)}`,
       ),
-    {
-      table: "metric_snapshots",
-      columns: [
-        "event_name",
-        "metric_id",
-        "taken_at",
-        "raw",
-        "record_hash",
-        "entity_seq",
-        "entity_chain_hash",
-        "sync_run_id",
-      ],
-      row: (item, raw, hash, link) => [
-        eventName,
-        item.id,
-        context.now,
-        raw,
-        hash,
-        link.seq,
-        link.hash,
-        context.runId,
-      ],
-    },
+    { table: "metric_snapshots", keys: ["event_name", "metric_id"], key: (item) => [eventName, item.id] },
   );
 }
 
