@@ -3,7 +3,8 @@
 // unreviewed window's four and of reviewRecords (src/store/pg/reportQueries.ts: measured there).
 import { period } from "./scope.ts";
 
-const UNREVIEWED = `WITH events AS (
+/** The unreviewed changes with `columns` of the window's rows, in time order. */
+const unreviewedQuery = (columns: string) => `WITH events AS (
   SELECT 'experiment' AS kind, e.name, e.occurred_at, e.seq, e.id, e.action_type, e.category, e.updated_by,
          0 AS is_approval
   FROM experiment_state_changes e
@@ -27,12 +28,16 @@ ordered AS (
   FROM events
   WINDOW w AS (PARTITION BY kind, name ORDER BY occurred_at, is_approval DESC, seq)
 )
-SELECT ch.occurred_at, ch.name, ch.action_type, ch.category, ch.updated_by, ch.id
+SELECT ${columns}
 FROM ordered ch
 WHERE ch.is_approval = 0
   AND ${period("ch")}
   AND NOT (coalesce(ch.after_approval, 0) = 1 AND ch.previous_at >= ch.occurred_at - @reviewWindow)
 ORDER BY ch.occurred_at, ch.seq`;
+
+const UNREVIEWED = unreviewedQuery(
+  "ch.occurred_at, ch.name, ch.action_type, ch.category, ch.updated_by, ch.id",
+);
 
 export const REVIEW_QUERIES = {
   // An approval covers the next non-exempt change of its own kind of entity (experiment_review_accept →
@@ -44,14 +49,15 @@ export const REVIEW_QUERIES = {
   // How many rows the unreviewed list above has, for the summary that comes before it.
   unreviewedCount: `SELECT count(*) AS records FROM (\n${UNREVIEWED}\n) AS u`,
 
-  // The same changes as full rows, for their own CSV (the columns of the other two CSVs).
+  // The same changes as full rows, for their own CSV (the columns of the other two CSVs). Joined on seq,
+  // an integer: on the id (text) the one-month 1M-record CSV took 700 ms of CPU instead of 470.
   unreviewedCsv: `WITH unreviewed AS (
-${UNREVIEWED}
+${unreviewedQuery("ch.occurred_at, ch.seq")}
 )
 SELECT a.occurred_at, a.id, a.updated_by, a.updated_by_user_id, a.modifier_email, a.name, a.action_type,
        a.change_log, s.summary AS rule_diff_summary
 FROM unreviewed u
-JOIN audit_logs a ON a.id = u.id
+JOIN audit_logs a ON a.seq = u.seq
 LEFT JOIN rule_diff_summaries s ON s.audit_log_id = a.id
 ORDER BY a.occurred_at, a.seq`,
 
