@@ -51,3 +51,8 @@ export async function runReportChild(args: readonly string[]): Promise<ReportChi
   });
   return JSON.parse(stdout.trim().split("\n").pop()!) as ReportChildFigures;
 }
+
+/** The run of median wall time (of an odd number of runs). */
+export function median<T extends { ms: number }>(runs: readonly T[]): T {
+  return [...runs].sort((a, b) => a.ms - b.ms)[Math.floor(runs.length / 2)]!;
+}
