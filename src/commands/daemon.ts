@@ -56,7 +56,7 @@ export async function action(raw: Record<string, unknown>): Promise<void> {
   keepHeapSmall();
   const options = parseOptions(daemonOptionsSchema, raw);
   checkActionTypes(options.actionType, options.allowUnknownActionTypes);
-  resolveSyncOptions(runSyncOptionsFrom(options));
+  const { concurrency } = resolveSyncOptions(runSyncOptionsFrom(options));
   validateSchedule(options.cron, options.tz);
   const targets = resolveSyncTargets(options, resolveClientTuning());
   const dbPath = resolveDbPath(options);
@@ -88,14 +88,14 @@ export async function action(raw: Record<string, unknown>): Promise<void> {
   // One worker per project, all in this process: each with its own lease, schedule ticks and share of
   // --concurrency, so one project's failure or held lease never stalls another's.
   const several = targets.length > 1;
-  const share = Math.max(1, Math.floor(options.concurrency / targets.length));
+  const share = Math.max(1, Math.floor(concurrency / targets.length));
   const byName = new Map(targets.map((t) => [t.project.name, t]));
   try {
     const outcomes = await forEachProject([...byName.keys()], targets.length, async (name) => {
       const key = keys.get(name);
       if (key instanceof Error) throw key;
       const projectLog = several ? withFields(log, { project: name }) : log;
-      const run = { ...options, concurrency: several ? share : options.concurrency };
+      const run = { ...options, concurrency: several ? share : concurrency };
       try {
         await serveProject(
           byName.get(name) as SyncTarget,

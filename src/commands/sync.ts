@@ -7,8 +7,6 @@ import { resolveClientTuning, resolveDbPath } from "../config.ts";
 import { AbortedError, asDiskFull } from "../errors.ts";
 import { openProjectStore } from "../store/projectStores.ts";
 import { createSyncClient } from "../sync/client.ts";
-import { isDay } from "../sync/days.ts";
-import { SYNC_DEFAULTS } from "../sync/defaults.ts";
 import type { EntitySummary } from "../sync/entities.ts";
 import { resolveSyncOptions } from "../sync/options.ts";
 import { runSync, type SyncEvent, type SyncOptions, type SyncSummary } from "../sync/runSync.ts";
@@ -24,15 +22,10 @@ import {
   throwIfFailed,
 } from "./project.ts";
 
-// parseOptions prefixes the flag name (e.g. "--since: …"), so messages start with what is wrong.
-const day = z.string().refine(isDay, { message: "expected a calendar date YYYY-MM-DD" }).optional();
-
-const intText = (min: number) =>
-  z
-    .string()
-    .regex(/^\d+$/, { message: "expected a whole number" })
-    .transform(Number)
-    .refine((n) => n >= min, { message: `must be at least ${min}` });
+// The command line gives text: here it only becomes a number. What a value may be (range, default, a
+// day's form) is the engine's rule alone (src/sync/options.ts), so its sentence is the one a config file
+// or the daemon gets too.
+const wholeNumber = z.string().regex(/^\d+$/, { message: "expected a whole number" }).transform(Number);
 
 // A share of the rate limits; its range is the client's rule (rateShareSchema).
 const shareText = z
@@ -43,22 +36,21 @@ const shareText = z
 
 /** The sync options shared by `sync` and `daemon` (commander registers them in register/sync.ts). */
 export const syncOptionsShape = {
-  since: day,
-  until: day,
+  since: z.string().optional(),
+  until: z.string().optional(),
   actionType: z.array(z.string().trim().min(1)).default([]),
   allowUnknownActionTypes: z.boolean().default(false),
   allowBefore2015: z.boolean().default(false),
   db: z.string().optional(),
   dbFile: z.string().min(1).optional(),
-  pageSize: intText(1).optional(),
-  concurrency: intText(1).default(SYNC_DEFAULTS.concurrency),
-  lookbackDays: intText(0).default(SYNC_DEFAULTS.lookbackDays),
+  pageSize: wholeNumber.optional(),
+  concurrency: wholeNumber.optional(),
+  lookbackDays: wholeNumber.optional(),
   full: z.boolean().default(false),
   coverage: z.boolean().default(true),
-  // Defaults are the engine's (sync/options.ts).
   entities: z.boolean().optional(),
   entitiesOnly: z.boolean().optional(),
-  entityBudget: intText(0).optional(),
+  entityBudget: wholeNumber.optional(),
   rateShare: shareText.optional(),
   event: z.array(z.string().trim().min(1)).optional(),
   baseUrl: z.string().optional(),
@@ -87,7 +79,7 @@ export function runSyncOptionsFrom(options: z.infer<z.ZodObject<typeof syncOptio
     lookbackDays: options.lookbackDays,
     full: options.full,
     coverage: options.coverage,
-    allowStartBefore2015: options.allowBefore2015,
+    allowBefore2015: options.allowBefore2015,
     entities: options.entities,
     entitiesOnly: options.entitiesOnly,
     entityBudget: options.entityBudget,
@@ -230,12 +222,12 @@ export async function action(raw: Record<string, unknown>): Promise<void> {
   const options = parseOptions(syncOptionsSchema, raw);
   checkActionTypes(options.actionType, options.allowUnknownActionTypes);
   // The engine's checks of the range, before a store file is created for a run that cannot start.
-  resolveSyncOptions(runSyncOptionsFrom(options));
+  const { concurrency } = resolveSyncOptions(runSyncOptionsFrom(options));
   const targets = resolveSyncTargets(options, resolveClientTuning());
   const dbPath = resolveDbPath(options);
   // Projects share --concurrency: as many run at once as it allows, each with its share of requests.
-  const slots = Math.min(targets.length, options.concurrency);
-  const share = Math.max(1, Math.floor(options.concurrency / slots));
+  const slots = Math.min(targets.length, concurrency);
+  const share = Math.max(1, Math.floor(concurrency / slots));
   const several = targets.length > 1;
 
   const controller = new AbortController();

@@ -44,7 +44,7 @@ const syncOptionsSchema = z.object({
   /** Ignore the checkpoint and any interrupted plan: re-read the range. */
   full: z.boolean().default(false),
   /** Accept a start day before EARLIEST_START_DAY (a guard against typos like 2004 for 2024). */
-  allowStartBefore2015: z.boolean().default(false),
+  allowBefore2015: z.boolean().default(false),
   windowDays: int("The window length", 1).default(SYNC_DEFAULTS.windowDays),
   backfillDays: int("The backfill length", 1).default(SYNC_DEFAULTS.backfillDays),
   /** Compare local and server counts per server day (default true). */
@@ -108,7 +108,7 @@ export function resolveSyncOptions(options: SyncOptions, now: () => number = Dat
   if (o.entitiesOnly && !o.entities) {
     throw new UsageError("Entity history cannot be both turned off and read alone.");
   }
-  if (o.since !== undefined && o.since < EARLIEST_START_DAY && !o.allowStartBefore2015) {
+  if (o.since !== undefined && o.since < EARLIEST_START_DAY && !o.allowBefore2015) {
     throw new UsageError(
       `The start day ${o.since} is before ${EARLIEST_START_DAY}, older than any console audit log; allow an earlier start explicitly if it is meant.`,
     );

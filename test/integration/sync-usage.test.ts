@@ -14,7 +14,7 @@ describe("flagtrail sync usage errors", () => {
     {
       name: "a malformed --since",
       args: ["--since", "2024-13-01"],
-      message: /--since: expected a calendar date/,
+      message: /^flagtrail: The start day must be a date YYYY-MM-DD, got "2024-13-01"\.\n$/,
     },
     { name: "an unknown option", args: ["--sinse", "2024-01-01"], message: /unknown option '--sinse'/ },
     {

@@ -22,15 +22,13 @@ describe("sync range limits", () => {
       /^The start day 2014-12-31 is before/,
     );
     expect(() => resolveSyncOptions({ since: "2014-12-31" }, now)).not.toThrow(/--/);
-    expect(resolveSyncOptions({ since: "2014-12-31", allowStartBefore2015: true }, now).since).toBe(
-      "2014-12-31",
-    );
+    expect(resolveSyncOptions({ since: "2014-12-31", allowBefore2015: true }, now).since).toBe("2014-12-31");
   });
 
   it("maps --allow-before-2015 onto the engine's option", () => {
     const base = { actionType: [], allowUnknownActionTypes: false, concurrency: 1, lookbackDays: 1 };
     const cli = { ...base, full: false, coverage: true, json: false, quiet: false };
-    expect(runSyncOptionsFrom({ ...cli, allowBefore2015: true }).allowStartBefore2015).toBe(true);
-    expect(runSyncOptionsFrom({ ...cli, allowBefore2015: false }).allowStartBefore2015).toBe(false);
+    expect(runSyncOptionsFrom({ ...cli, allowBefore2015: true }).allowBefore2015).toBe(true);
+    expect(runSyncOptionsFrom({ ...cli, allowBefore2015: false }).allowBefore2015).toBe(false);
   });
 });

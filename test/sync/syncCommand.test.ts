@@ -30,14 +30,22 @@ describe("sync options", () => {
   });
 
   const cases: [string, string[], RegExp][] = [
-    ["a malformed --since", ["--since", "2024-13-01"], /--since: expected a calendar date YYYY-MM-DD/],
-    ["an impossible --until", ["--until", "2023-02-29"], /--until: expected a calendar date/],
+    [
+      "a malformed --since",
+      ["--since", "2024-13-01"],
+      /^flagtrail: The start day must be a date YYYY-MM-DD, got "2024-13-01"\.$/m,
+    ],
+    [
+      "an impossible --until",
+      ["--until", "2023-02-29"],
+      /^flagtrail: The end day must be a date YYYY-MM-DD, got "2023-02-29"\.$/m,
+    ],
     [
       "--since after --until",
       ["--since", "2024-05-02", "--until", "2024-05-01"],
       /The start day 2024-05-02 is after the end day 2024-05-01/,
     ],
-    ["a zero page size", ["--page-size", "0"], /--page-size: must be at least 1/],
+    ["a zero page size", ["--page-size", "0"], /^flagtrail: The page size must be at least 1\.$/m],
     [
       "a page size of a billion",
       ["--page-size", "1000000000"],
