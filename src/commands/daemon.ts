@@ -237,6 +237,7 @@ async function writePeriodReport(
     // A cycle re-run for the same period (a restart, --once twice) replaces it; the manifest says so.
     force: true,
     controls,
+    signingKey: signingKeyFromEnv(),
   });
   return { from: period.from, to: period.to, manifest: result.manifestPath, records: result.counts.records };
 }

@@ -1,5 +1,6 @@
 // `flagtrail report`: CSVs, compliance Markdown and a (signed) manifest for a period: of every project
 // the store holds (one combined set of files), or of the one --project names.
+
 import { z } from "zod";
 import { resolveDbPath } from "../config.ts";
 import { type Control, parseControlsConfig } from "../controls/config.ts";
@@ -7,6 +8,7 @@ import { FlagtrailError, ReportExistsError } from "../errors.ts";
 import { configFileOf, projectNameSchema, readConfigText } from "../projects.ts";
 import { REPORT_FORMATS } from "../report/formats.ts";
 import { writeReports } from "../report/writeReports.ts";
+import { signingKeyFromEnv } from "../signingKey.ts";
 import { checkActionTypes } from "./actionTypes.ts";
 import { keepHeapSmall } from "./heap.ts";
 import { parseOptions } from "./options.ts";
@@ -76,6 +78,7 @@ export async function action(raw: Record<string, unknown>): Promise<void> {
     bom: options.bom,
     force: options.force,
     controls: reportControls(options.config),
+    signingKey: signingKeyFromEnv(),
   }).catch((error: unknown) => {
     // The engine's message names no flag; here the user's way out is one.
     if (error instanceof ReportExistsError) {

@@ -5,6 +5,7 @@ import type { RetryEvent } from "../api/clientOptions.ts";
 import { rateShareSchema } from "../api/rateBudget.ts";
 import { resolveClientTuning, resolveDbPath } from "../config.ts";
 import { AbortedError, asDiskFull } from "../errors.ts";
+import { signingKeyFromEnv } from "../signingKey.ts";
 import { openProjectStore } from "../store/projectStores.ts";
 import { createSyncClient } from "../sync/client.ts";
 import type { EntitySummary } from "../sync/entities.ts";
@@ -84,6 +85,7 @@ export function runSyncOptionsFrom(options: z.infer<z.ZodObject<typeof syncOptio
     entitiesOnly: options.entitiesOnly,
     entityBudget: options.entityBudget,
     events: options.event,
+    signingKey: signingKeyFromEnv(),
   };
 }
 

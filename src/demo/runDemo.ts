@@ -13,6 +13,7 @@ import { DEFAULT_AUTH_HEADER } from "../api/connection.ts";
 import { lastCompleteMonth } from "../daemon/periods.ts";
 import { FlagtrailError, UsageError } from "../errors.ts";
 import { type ReportResult, writeReports } from "../report/writeReports.ts";
+import { signingKeyFromEnv } from "../signingKey.ts";
 import type { AppendInput } from "../simulator/index.ts";
 import { startSimulator } from "../simulator/index.ts";
 import { openStore, readCheckpoint, readMetaValue, type Store, writeMetaValue } from "../store/syncStore.ts";
@@ -99,6 +100,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
           // report shows it complete (a real first sync spends a budget and leaves a backlog).
           entityBudget: null,
           now: () => Date.now(),
+          signingKey: signingKeyFromEnv(),
         });
       } finally {
         await client.close();
@@ -115,6 +117,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
         formats: ["csv", "md", "html"],
         // Running the demo again refreshes its own reports (the manifest lists what it replaced).
         force: true,
+        signingKey: signingKeyFromEnv(),
       });
       return {
         location: store.location,

@@ -7,7 +7,6 @@ import { join } from "node:path";
 import type { Control } from "../controls/config.ts";
 import { asDiskFull, FlagtrailError, ReportExistsError } from "../errors.ts";
 import { DEFAULT_PROJECT } from "../projects.ts";
-import { signingKeyFromEnv } from "../signingKey.ts";
 import { CHAIN_HEAD_SIGNATURE_KEY, signChainHead } from "../store/digests.ts";
 import { readMetaValue } from "../store/metaStore.ts";
 import type { AnyStore } from "../store/openAny.ts";
@@ -61,7 +60,7 @@ export interface ReportOptions {
   actionTypes?: readonly string[] | null;
   /** The report's "generated at"; tests inject it so output is byte-stable. Default now. */
   generatedAt?: Date | number;
-  /** HMAC key for the manifest; default process.env.FLAGTRAIL_SIGNING_KEY. Never written anywhere. */
+  /** HMAC key for the manifest (the caller reads FLAGTRAIL_SIGNING_KEY). Never written anywhere. */
   signingKey?: string;
   /**
    * Replace files of an earlier report of the same period whose content differs (the manifest lists
@@ -252,7 +251,7 @@ function manifestBody(
 }
 
 function signingKeyOf(options: ReportOptions): string | undefined {
-  return options.signingKey ?? signingKeyFromEnv();
+  return options.signingKey;
 }
 
 /** The projects whose stored chain-head signature is missing or not the key's for the head reported. */

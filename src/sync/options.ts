@@ -3,7 +3,6 @@
 import { z } from "zod";
 import type { ParsedAuditTime } from "../api/auditTime.ts";
 import { UsageError } from "../errors.ts";
-import { signingKeyFromEnv } from "../signingKey.ts";
 import type { RunCounters } from "../store/syncStore.ts";
 import { defaultUntil, isDay } from "./days.ts";
 import { SYNC_DEFAULTS } from "./defaults.ts";
@@ -66,7 +65,7 @@ const syncOptionsSchema = z.object({
   leaseTtlMs: int("The lease time", 1000).default(SYNC_DEFAULTS.leaseTtlMs),
   batchRecords: int("The batch size", 1).default(SYNC_DEFAULTS.batchRecords),
   batchMs: int("The batch time", 0).default(SYNC_DEFAULTS.batchMs),
-  /** Signs the chain head in the store (HMAC); default FLAGTRAIL_SIGNING_KEY. Never stored or logged. */
+  /** Signs the chain head in the store (HMAC); the caller reads it (the engine reads no environment). Never stored or logged. */
   signingKey: z.string().min(1).optional(),
   /** Lease holder id; defaults to this host/pid. */
   holder: z.string().min(1).optional(),
@@ -115,7 +114,7 @@ export function resolveSyncOptions(options: SyncOptions, now: () => number = Dat
   }
   return {
     ...o,
-    signingKey: o.signingKey ?? signingKeyFromEnv(),
+    signingKey: o.signingKey,
     until,
     explicitRange: o.since !== undefined || o.until !== undefined,
     actionTypes: [...new Set(o.actionTypes)].sort(),

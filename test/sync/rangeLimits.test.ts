@@ -31,4 +31,19 @@ describe("sync range limits", () => {
     expect(runSyncOptionsFrom({ ...cli, allowBefore2015: true }).allowBefore2015).toBe(true);
     expect(runSyncOptionsFrom({ ...cli, allowBefore2015: false }).allowBefore2015).toBe(false);
   });
+
+  it("reads the signing key in the command, never in the engine", () => {
+    const saved = process.env.FLAGTRAIL_SIGNING_KEY;
+    process.env.FLAGTRAIL_SIGNING_KEY = "key-from-env";
+    try {
+      expect(resolveSyncOptions({}, now).signingKey).toBeUndefined();
+      const cli = { actionType: [], allowUnknownActionTypes: false, allowBefore2015: false, full: false };
+      const options = runSyncOptionsFrom({ ...cli, coverage: true, json: false, quiet: false });
+      expect(options.signingKey).toBe("key-from-env");
+      expect(resolveSyncOptions(options, now).signingKey).toBe("key-from-env");
+    } finally {
+      if (saved === undefined) delete process.env.FLAGTRAIL_SIGNING_KEY;
+      else process.env.FLAGTRAIL_SIGNING_KEY = saved;
+    }
+  });
 });
