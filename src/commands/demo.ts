@@ -1,5 +1,5 @@
 // `flagtrail demo` (npm run demo): the main job on the embedded simulator, end to end.
-import { relative } from "node:path";
+import { isAbsolute, relative } from "node:path";
 import { z } from "zod";
 import { DEMO_DEFAULTS } from "../demo/defaults.ts";
 import { currentInvocation, demoCommands } from "../demo/hints.ts";
@@ -40,18 +40,17 @@ export async function action(raw: Record<string, unknown>): Promise<void> {
       ? `Incremental run: ${result.sync.inserted} new records since the last demo run${result.sync.inserted > 0 ? " (checkpoint moved forward)" : ""}.`
       : `Backfill done: ${result.sync.inserted} records stored in ${result.location}.`,
   );
+  // Paths as the user gave the output folder: absolute stays absolute, relative is from here.
+  const shown = (path: string) => (isAbsolute(options.out) ? path : relative(process.cwd(), path));
   const { period } = result.report;
   out(`Reports for ${period.from} .. ${period.to} (last complete month, UTC):`);
-  for (const file of result.report.files)
-    out(`  ${relative(process.cwd(), file.path)}  sha256 ${file.sha256.slice(0, 16)}…`);
-  out(`  ${relative(process.cwd(), result.report.manifestPath)}`);
+  for (const file of result.report.files) out(`  ${shown(file.path)}  sha256 ${file.sha256.slice(0, 16)}…`);
+  out(`  ${shown(result.report.manifestPath)}`);
   out("");
   const commands = demoCommands(currentInvocation(), shellWord);
   const html = result.report.files.find((file) => file.path.endsWith(".html"));
   if (html !== undefined)
-    out(
-      `Open the compliance report in a browser (print it to PDF for an auditor): ${relative(process.cwd(), html.path)}`,
-    );
+    out(`Open the compliance report in a browser (print it to PDF for an auditor): ${shown(html.path)}`);
   // A URL is shown with its password masked: the hints then read the store from FLAGTRAIL_DB instead.
   const masked = result.location !== options.db;
   const db = masked ? "" : ` --db ${shellWord(result.location)}`;
@@ -67,9 +66,7 @@ export async function action(raw: Record<string, unknown>): Promise<void> {
     `  ${commands.flagtrail} sql${db} "SELECT name, action_type, rule_diff_summary FROM config_edits WHERE rule_diff_summary IS NOT NULL ORDER BY occurred_at DESC LIMIT 5"`,
   );
   out(`Check the store and the report's files against its manifest:`);
-  out(
-    `  ${commands.flagtrail} verify${db} --manifest ${shellWord(relative(process.cwd(), result.report.manifestPath))}`,
-  );
+  out(`  ${commands.flagtrail} verify${db} --manifest ${shellWord(shown(result.report.manifestPath))}`);
   const again =
     options.db === DEMO_DEFAULTS.db ? `Run \`${commands.demo}\` again` : "Run the same command again";
   out(`Done in ${((Date.now() - started) / 1000).toFixed(1)} s. ${again} to see an incremental sync.`);

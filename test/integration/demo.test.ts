@@ -3,7 +3,7 @@ import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { DEMO_DEFAULTS } from "../../src/demo/defaults.ts";
 import { runDemo } from "../../src/demo/runDemo.ts";
@@ -26,14 +26,16 @@ describe("flagtrail demo", () => {
     expect(first.stdout).not.toMatch(/npx |npm run/);
     const html = first.stdout.match(/Open the compliance report in a browser .*: (\S+\.html)$/m)?.[1];
     expect(html).toBeDefined();
-    expect(readFileSync(join(dir, html!), "utf8")).toMatch(/^<!DOCTYPE html>/i);
+    // --out was absolute: so are the printed paths (a relative one is printed from the working directory).
+    expect(html!.startsWith(`${out}/`)).toBe(true);
+    expect(readFileSync(html!, "utf8")).toMatch(/^<!DOCTYPE html>/i);
     const stored = withDb(db, (d) => d.prepare("SELECT count(*) FROM audit_logs").pluck().get() as number);
     expect(stored).toBeGreaterThanOrEqual(3000);
 
     // Every file the manifest lists exists with the hash it records, and the demo printed its path.
     const manifestPath = first.stdout.match(/\S*manifest_\d{4}-\d{2}-\d{2}_\d{4}-\d{2}-\d{2}\.json/)?.[0];
     expect(manifestPath).toBeDefined();
-    const manifest = JSON.parse(readFileSync(join(dir, manifestPath!), "utf8")) as {
+    const manifest = JSON.parse(readFileSync(resolve(dir, manifestPath!), "utf8")) as {
       files: { name: string; sha256: string }[];
     };
     expect(manifest.files.map((f) => f.name).sort()).toEqual(
