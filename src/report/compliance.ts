@@ -9,7 +9,7 @@ import { writeControls } from "./sections/controls.ts";
 import { writeDaily } from "./sections/daily.ts";
 import { CONFIG_SECTION, EXPERIMENT_SECTION, writeEntitySummary } from "./sections/entities.ts";
 import { writeEntityHistory } from "./sections/entityHistory.ts";
-import { type ComplianceContext, run, TextFile } from "./sections/markdown.ts";
+import { type ComplianceContext, MarkdownOut, type MarkdownPaths, run } from "./sections/markdown.ts";
 import { writeMutations } from "./sections/mutations.ts";
 import { writeActivity } from "./sections/overview.ts";
 import { readReviewFindings, writeReviews } from "./sections/reviews.ts";
@@ -45,10 +45,10 @@ export async function readSummary(
 export type SummaryRead = Awaited<ReturnType<typeof readSummary>>;
 
 export async function writeComplianceMarkdown(
-  path: string,
+  paths: MarkdownPaths,
   ctx: ComplianceContext,
 ): Promise<ComplianceResult> {
-  const out = new TextFile(path);
+  const out = MarkdownOut.open(paths);
   try {
     return await writeComplianceDocument(out, ctx, await readSummary(ctx));
   } finally {
@@ -58,7 +58,7 @@ export async function writeComplianceMarkdown(
 
 /** The document, from its summary already read: a whole file, or one project's section of one. */
 export async function writeComplianceDocument(
-  out: TextFile,
+  out: MarkdownOut,
   ctx: ComplianceContext,
   read: SummaryRead,
 ): Promise<ComplianceResult> {

@@ -64,6 +64,7 @@ function complianceContext(part: ReportPart, args: ReportArgs): ComplianceContex
     version: VERSION,
     notice: part.notice,
     controls: part.controls,
+    csvFiles: args.formats.has("csv") ? reportFileNames(args.period) : null,
     unreviewedFromCsv: part.folds
       ? { count: part.counts.unreviewedChanges, entities: part.folds.unreviewed }
       : null,
@@ -74,8 +75,9 @@ function complianceContext(part: ReportPart, args: ReportArgs): ComplianceContex
 }
 
 /**
- * The compliance Markdown, and the HTML rendered from it (same numbers by construction); the Markdown
- * stays in staging unlisted, so unpublished, when only the HTML was asked for.
+ * The compliance Markdown (its long tables capped: sections/capped.ts) and the HTML, rendered from the
+ * same document with every row, both written in one pass over the rows. The complete document stays in
+ * staging unlisted, so unpublished.
  */
 async function writeCompliance(
   parts: ReportPart[],
@@ -84,24 +86,27 @@ async function writeCompliance(
 ): Promise<WrittenFile[]> {
   const files: WrittenFile[] = [];
   const names = reportFileNames(args.period);
-  const path = join(staging, names.compliance);
+  const paths = {
+    capped: args.formats.has("md") ? join(staging, names.compliance) : null,
+    complete: args.formats.has("html") ? join(staging, `complete-${names.compliance}`) : null,
+  };
   if (parts.length === 1) {
     const part = parts[0]!;
-    part.counts.records = (await writeComplianceMarkdown(path, complianceContext(part, args))).records;
+    part.counts.records = (await writeComplianceMarkdown(paths, complianceContext(part, args))).records;
   } else {
     const sections = parts.map((part, index) => ({
       ctx: { ...complianceContext(part, args), project: { name: part.project, index } },
       store: part.store,
     }));
-    const results = await writeProjectsCompliance(path, sections);
+    const results = await writeProjectsCompliance(paths, sections);
     results.forEach((result, i) => {
       parts[i]!.counts.records = result.records;
     });
   }
   const records = parts.reduce((sum, part) => sum + part.counts.records, 0);
-  if (args.formats.has("md")) files.push({ name: names.compliance, rows: records });
-  if (args.formats.has("html")) {
-    writeComplianceHtml(path, join(staging, names.complianceHtml));
+  if (paths.capped !== null) files.push({ name: names.compliance, rows: records });
+  if (paths.complete !== null) {
+    writeComplianceHtml(paths.complete, join(staging, names.complianceHtml));
     files.push({ name: names.complianceHtml, rows: records });
   }
   return files;

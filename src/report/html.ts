@@ -1,6 +1,7 @@
 // compliance_<from>_<to>.html: the compliance Markdown as one self-contained page (inline CSS, the chart
 // as inline SVG, no script, nothing fetched) that prints to PDF from a browser. It is rendered from the
-// Markdown file itself, so every number in it is the Markdown's by construction; the converter knows
+// Markdown document itself (its complete rendition, every table whole: MarkdownOut), so every number in
+// it is the Markdown's by construction; the converter knows
 // only the subset the report's sections write (headings, paragraphs, tables, fenced code, the query
 // <details>, and inline escapes, <br>, `code`, **strong** and [links](#anchor)).
 // The page's body is written block by block by ./html/body.ts, its inline text by ./html/inline.ts.

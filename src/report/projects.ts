@@ -13,7 +13,7 @@ import {
 } from "./compliance.ts";
 import type { CsvColumn } from "./csv.ts";
 import type { ManifestStoreState } from "./manifest.ts";
-import { TextFile } from "./sections/markdown.ts";
+import { MarkdownOut, type MarkdownPaths } from "./sections/markdown.ts";
 import { writeProjectsOverview } from "./sections/projects.ts";
 
 export interface ProjectSnapshot {
@@ -75,10 +75,10 @@ export interface ProjectSection {
  * project's completeness), then each project's document follows, written by the same sections.
  */
 export async function writeProjectsCompliance(
-  path: string,
+  paths: MarkdownPaths,
   sections: readonly ProjectSection[],
 ): Promise<ComplianceResult[]> {
-  const out = new TextFile(path);
+  const out = MarkdownOut.open(paths);
   try {
     const reads: SummaryRead[] = [];
     for (const { ctx } of sections) reads.push(await readSummary(ctx));

@@ -7,6 +7,7 @@ import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { DEMO_DEFAULTS } from "../../src/demo/defaults.ts";
 import { runDemo } from "../../src/demo/runDemo.ts";
+import { MARKDOWN_CAPS } from "../../src/report/sections/capped.ts";
 import { runCliInProcess } from "../helpers/inProcessCli.ts";
 import { cliEnv, runCli } from "../helpers/runCli.ts";
 import { withDb } from "../helpers/simSync.ts";
@@ -113,5 +114,13 @@ describe("flagtrail demo", () => {
     expect(md).toContain(`config versions read for ${configs} of ${configs} edited configs`);
     expect(md).toContain("Nothing is pending.");
     expect(md).not.toContain("Partial");
+    // The readable summary stays readable: its long tables capped (141 KB before MARKDOWN_CAPS), each
+    // saying so and naming the CSV that holds every row.
+    expect(Buffer.byteLength(md)).toBeLessThanOrEqual(100_000);
+    expect(md).toMatch(
+      new RegExp(
+        `\\*\\*${MARKDOWN_CAPS.entities} of \\d+ configs shown\\*\\*.*\`config-edits_[\\d_-]+\\.csv\``,
+      ),
+    );
   }, 600_000);
 });

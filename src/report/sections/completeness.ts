@@ -4,7 +4,14 @@ import { type EntityBacklogRow, entityBacklogPhrases } from "../../store/entityB
 import { type CoverageRow, UNPLACED_RECORDS_SQL } from "../../store/reportQueries.ts";
 import { mdTable, mdText } from "../escape.ts";
 import { offsetText } from "../serverDays.ts";
-import { type ComplianceContext, HEADINGS, heading, querySection, run, type TextFile } from "./markdown.ts";
+import {
+  type ComplianceContext,
+  HEADINGS,
+  heading,
+  type MarkdownOut,
+  querySection,
+  run,
+} from "./markdown.ts";
 
 export interface Completeness {
   /** Every server day the period overlaps (empty when the store has no dated records). */
@@ -92,7 +99,7 @@ export function completenessVerdict(c: Completeness): string {
   );
 }
 
-function writeDayNotes(out: TextFile, ctx: ComplianceContext, c: Completeness): void {
+function writeDayNotes(out: MarkdownOut, ctx: ComplianceContext, c: Completeness): void {
   const { first, last } = ctx.serverDays!;
   const { period } = ctx;
   const partial: string[] = [];
@@ -121,7 +128,7 @@ function writeDayNotes(out: TextFile, ctx: ComplianceContext, c: Completeness): 
   out.line();
 }
 
-function writeGaps(out: TextFile, ctx: ComplianceContext, c: Completeness): void {
+function writeGaps(out: MarkdownOut, ctx: ComplianceContext, c: Completeness): void {
   if (c.gaps.length === 0) {
     out.line("No server day with coverage data has a gap.");
     return;
@@ -156,7 +163,7 @@ function writeGaps(out: TextFile, ctx: ComplianceContext, c: Completeness): void
  * How much of the entity history is read (left out when it never was): an entity pass spends at most a
  * budget of requests, and what it leaves is pending, so the entity sections may be partial.
  */
-function writeEntityBacklog(out: TextFile, ctx: ComplianceContext, c: Completeness): void {
+function writeEntityBacklog(out: MarkdownOut, ctx: ComplianceContext, c: Completeness): void {
   if (c.entityBacklog.length === 0) return;
   const pending = c.entityBacklog.some((row) => row.pending > 0);
   out.line(
@@ -169,7 +176,7 @@ function writeEntityBacklog(out: TextFile, ctx: ComplianceContext, c: Completene
   out.line();
 }
 
-export function writeCompleteness(out: TextFile, ctx: ComplianceContext, c: Completeness): void {
+export function writeCompleteness(out: MarkdownOut, ctx: ComplianceContext, c: Completeness): void {
   const { serverDays, period } = ctx;
   heading(out, ctx, 2, HEADINGS.completeness);
   out.line();

@@ -12,7 +12,7 @@ import type { CsvColumn } from "../csv.ts";
 import { mdTable, mdText } from "../escape.ts";
 import type { Period } from "../period.ts";
 import { reportParamsFor, type ServerDays } from "../serverDays.ts";
-import { type ComplianceContext, heading, querySection, type TextFile } from "./markdown.ts";
+import { type ComplianceContext, heading, type MarkdownOut, querySection } from "./markdown.ts";
 
 export const FINDINGS_CSV = "findings";
 /** Per control, the findings listed in the document; every one is a row of the findings CSV. */
@@ -64,7 +64,7 @@ function waiverText(w: WaiverView | null): string {
 }
 
 function writeControlFindings(
-  out: TextFile,
+  out: MarkdownOut,
   ctx: ComplianceContext,
   control: Control,
   mine: ReportFinding[],
@@ -101,7 +101,7 @@ function writeControlFindings(
   }
 }
 
-export function writeControls(out: TextFile, ctx: ComplianceContext, read: ControlsRead): void {
+export function writeControls(out: MarkdownOut, ctx: ComplianceContext, read: ControlsRead): void {
   heading(out, ctx, 2, "Controls");
   out.line();
   out.line(

@@ -1,7 +1,7 @@
 // The activity chart: a bar per day up to six weeks, a bar per week (Monday to Sunday, cut by the
 // period's ends) beyond, so that a quarter has ~13 bars instead of ~90; axis labels are MM-DD (short beyond two weeks).
 import { mdTable, mdText } from "../escape.ts";
-import { type ComplianceContext, heading, querySection, run, type TextFile } from "./markdown.ts";
+import { type ComplianceContext, heading, type MarkdownOut, querySection, run } from "./markdown.ts";
 
 /** Longest period still drawn a bar per day. */
 const DAILY_BARS_MAX_DAYS = 42;
@@ -49,7 +49,7 @@ function axisLabels(buckets: readonly ChartBucket[]): string[] {
   });
 }
 
-export async function writeDaily(out: TextFile, ctx: ComplianceContext): Promise<void> {
+export async function writeDaily(out: MarkdownOut, ctx: ComplianceContext): Promise<void> {
   const rows = await run(ctx, "daily");
   const buckets = chartBuckets(rows);
   const weekly = rows.length > DAILY_BARS_MAX_DAYS;

@@ -3,7 +3,15 @@
 // also how a long finding list is shown (sections/reviews.ts).
 import type { EntitySummaryRow, ReportQueryName } from "../../store/reportQueries.ts";
 import { mdRow, mdText } from "../escape.ts";
-import { batches, type ComplianceContext, heading, querySection, type TextFile, time } from "./markdown.ts";
+import { allRowsIn, type CapNote, CappedTable, MARKDOWN_CAPS, mostFirst } from "./capped.ts";
+import {
+  batches,
+  type ComplianceContext,
+  heading,
+  type MarkdownOut,
+  querySection,
+  time,
+} from "./markdown.ts";
 
 interface EntityTotals {
   name: string;
@@ -54,6 +62,11 @@ export interface EntityTable {
   /** What the entities are called, for the empty case and the column ("Experiment", "Config"). */
   noun: string;
   ruleChanges: boolean;
+  /**
+   * Set for a descriptive table, capped in the published Markdown to MARKDOWN_CAPS.entities rows (the
+   * entities with the most changes): the CSV holding every change. A finding's table is never capped.
+   */
+  cappedTo?: "experimentStateChanges" | "configEdits";
 }
 
 interface EntitySection extends EntityTable {
@@ -71,6 +84,7 @@ export const EXPERIMENT_SECTION: EntitySection = {
   full: "experimentTimelines",
   csv: "experiment-state-changes",
   ruleChanges: false,
+  cappedTo: "experimentStateChanges",
 };
 
 export const CONFIG_SECTION: EntitySection = {
@@ -80,30 +94,46 @@ export const CONFIG_SECTION: EntitySection = {
   full: "configEdits",
   csv: "config-edits",
   ruleChanges: true,
+  cappedTo: "configEdits",
 };
 
-function writeRow(
-  out: TextFile,
+function rowOf(
   ctx: ComplianceContext,
   section: EntityTable,
   e: EntityTotals,
   mdCell: (text: string) => string,
-): void {
-  out.line(
-    mdRow([
-      mdText(e.name) || "(no name)",
-      String(e.changes),
-      ...(section.ruleChanges ? [String(e.ruleChanges)] : []),
-      time(ctx, e.firstAt),
-      time(ctx, e.lastAt),
-      tally(e.byType, mdCell),
-      tally(e.byPerson, mdCell),
-    ]),
-  );
+): string {
+  return mdRow([
+    mdText(e.name) || "(no name)",
+    String(e.changes),
+    ...(section.ruleChanges ? [String(e.ruleChanges)] : []),
+    time(ctx, e.firstAt),
+    time(ctx, e.lastAt),
+    tally(e.byType, mdCell),
+    tally(e.byPerson, mdCell),
+  ]);
+}
+
+/** The notes around a capped per-entity table: how many of how many, and where all of them are. */
+function capNote(
+  ctx: ComplianceContext,
+  { noun, cappedTo }: EntityTable,
+  shown: readonly EntityTotals[],
+  totals: { entities: number; changes: number },
+): CapNote {
+  const plural = `${noun}s`;
+  const where = allRowsIn(ctx, cappedTo!, "the second query below");
+  const changes = shown.reduce((sum, e) => sum + e.changes, 0);
+  return {
+    before:
+      `**${shown.length} of ${totals.entities} ${plural} shown**, those with the most changes (${changes} of ` +
+      `the ${totals.changes} changes); every change of all ${totals.entities} is a row of ${where}.`,
+    after: `… and ${totals.entities - shown.length} more ${plural}, not shown: their changes are rows of ${where}.`,
+  };
 }
 
 export async function writeEntitySummary(
-  out: TextFile,
+  out: MarkdownOut,
   ctx: ComplianceContext,
   section: EntitySection,
 ): Promise<void> {
@@ -144,23 +174,34 @@ function addRow(e: EntityTotals, row: EntitySummaryRow): void {
   add(e.byPerson, row.updated_by ?? "(unknown)", row.changes);
 }
 
-/** Writes the table's rows, the header before the first; `count` is the number of entities written. */
-function tableWriter(out: TextFile, ctx: ComplianceContext, table: EntityTable) {
+/** The table's header: the entity, its changes (and rule changes), first, last, by type, by person. */
+function headerOf(table: EntityTable): string[] {
+  const header = [table.noun[0]!.toUpperCase() + table.noun.slice(1), "Changes"];
+  if (table.ruleChanges) header.push("Rule changes");
+  header.push("First", "Last", "Action types", "People");
+  return header;
+}
+
+/**
+ * Writes the table's rows as they come (the capped Markdown's at `end`: see cappedTo); `end` returns
+ * the number of entities (0: nothing written).
+ */
+function tableWriter(out: MarkdownOut, ctx: ComplianceContext, table: EntityTable) {
   const mdCell = escapeOnce();
-  let count = 0;
+  const capped = new CappedTable<EntityTotals>(out, {
+    header: headerOf(table),
+    cap: table.cappedTo
+      ? { rows: MARKDOWN_CAPS.entities, rank: mostFirst((e) => e.changes), show: "ranked" }
+      : null,
+    render: (e) => rowOf(ctx, table, e, mdCell),
+  });
+  let changes = 0;
   return {
     write(e: EntityTotals): void {
-      if (count === 0) {
-        const header = [table.noun[0]!.toUpperCase() + table.noun.slice(1), "Changes"];
-        if (table.ruleChanges) header.push("Rule changes");
-        header.push("First", "Last", "Action types", "People");
-        out.line(mdRow(header));
-        out.line(mdRow(header.map(() => "---")));
-      }
-      count += 1;
-      writeRow(out, ctx, table, e, mdCell);
+      changes += e.changes;
+      capped.add(e);
     },
-    count: () => count,
+    end: () => capped.end((shown, entities) => capNote(ctx, table, shown, { entities, changes })),
   };
 }
 
@@ -169,7 +210,7 @@ function tableWriter(out: TextFile, ctx: ComplianceContext, table: EntityTable) 
  * are complete when the name changes. Returns the number of entities (0: nothing written).
  */
 export async function writeEntityTable(
-  out: TextFile,
+  out: MarkdownOut,
   ctx: ComplianceContext,
   query: EntitySummaryQuery,
   table: EntityTable,
@@ -186,7 +227,7 @@ export async function writeEntityTable(
     }
   }
   if (current) writer.write(current);
-  return writer.count();
+  return writer.end();
 }
 
 /**
@@ -223,10 +264,10 @@ export class EntityFold {
   }
 
   /** Writes the table in name order, as writeEntityTable would from the summary query; returns the entities. */
-  write(out: TextFile, ctx: ComplianceContext, table: EntityTable): number {
+  write(out: MarkdownOut, ctx: ComplianceContext, table: EntityTable): number {
     const writer = tableWriter(out, ctx, table);
     const names = [...this.entities.keys()].sort(codePointOrder);
     for (const name of names) writer.write(this.entities.get(name)!);
-    return writer.count();
+    return writer.end();
   }
 }

@@ -8,13 +8,16 @@ import type {
 } from "../../store/entityReportQueries.ts";
 import type { TimelineRow } from "../../store/reportQueries.ts";
 import { mdRow, mdText } from "../escape.ts";
+import { allRowsIn, CappedTable, lastFirst, MARKDOWN_CAPS, mostFirst } from "./capped.ts";
+import { EXPERIMENT_SECTION } from "./entities.ts";
 import {
+  anchor,
   batches,
   type ComplianceContext,
   heading,
+  type MarkdownOut,
   querySection,
   run,
-  type TextFile,
   time,
 } from "./markdown.ts";
 
@@ -24,7 +27,7 @@ export const ENTITY_HEADINGS = {
   timelines: "Experiment timelines and current state",
 } as const;
 
-function header(out: TextFile, cells: readonly string[]): void {
+function header(out: MarkdownOut, cells: readonly string[]): void {
   out.line(mdRow(cells));
   out.line(mdRow(cells.map(() => "---")));
 }
@@ -41,7 +44,25 @@ function describeChange(row: ConfigEditVersionChangeRow): string {
   return `${where}: ${row.change === "changed" ? values : `${row.change} ${values}`}`;
 }
 
-async function writeBeforeAfter(out: TextFile, ctx: ComplianceContext): Promise<void> {
+/** One config edit's row of the before → after table. */
+interface BeforeAfter {
+  row: ConfigEditVersionChangeRow;
+  changes: string[];
+}
+
+function beforeAfterRow(ctx: ComplianceContext, { row: r, changes }: BeforeAfter): string {
+  const what = changes.length > 0 ? changes.join("; ") : "(no field changed)";
+  return mdRow([
+    time(ctx, r.occurred_at),
+    mdText(r.name),
+    mdText(r.action_type),
+    mdText(r.updated_by ?? ""),
+    String(r.version),
+    mdText(what),
+  ]);
+}
+
+async function writeBeforeAfter(out: MarkdownOut, ctx: ComplianceContext): Promise<void> {
   heading(out, ctx, 2, ENTITY_HEADINGS.beforeAfter);
   out.line();
   out.line(
@@ -49,40 +70,35 @@ async function writeBeforeAfter(out: TextFile, ctx: ComplianceContext): Promise<
       "produced changed against the version before it (config_edit_links, config_version_changes).",
   );
   out.line();
-  let current = null as { row: ConfigEditVersionChangeRow; changes: string[] } | null;
-  let count = 0;
-  const flush = () => {
-    if (current === null) return;
-    const r = current.row;
-    if (count === 0) header(out, ["Time", "Config", "Action type", "By", "Version", "Before → after"]);
-    count += 1;
-    const what = current.changes.length > 0 ? current.changes.join("; ") : "(no field changed)";
-    out.line(
-      mdRow([
-        time(ctx, r.occurred_at),
-        mdText(r.name),
-        mdText(r.action_type),
-        mdText(r.updated_by ?? ""),
-        String(r.version),
-        mdText(what),
-      ]),
-    );
-  };
+  const table = new CappedTable<BeforeAfter>(out, {
+    header: ["Time", "Config", "Action type", "By", "Version", "Before → after"],
+    cap: { rows: MARKDOWN_CAPS.configEditVersions, rank: lastFirst, show: "ordered" },
+    render: (edit) => beforeAfterRow(ctx, edit),
+  });
+  let current = null as BeforeAfter | null;
   for await (const batch of batches(ctx, "configEditVersionChanges")) {
     for (const row of batch) {
       if (current?.row.id !== row.id) {
-        flush();
+        if (current) table.add(current);
         current = { row, changes: [] };
       }
       if (row.field !== null) current.changes.push(describeChange(row));
     }
   }
-  flush();
+  if (current) table.add(current);
+  // What the versions changed is in no CSV: the query lists it; the edits themselves are CSV rows.
+  const csv = ctx.csvFiles?.configEdits;
+  const count = table.end((shown, total) => ({
+    before:
+      `**${shown.length} of ${total} edits shown**: the most recent. The query below lists every one with ` +
+      `what its version changed${csv ? `; each edit is a row of \`${csv}\`` : ""}.`,
+    after: `… and ${total - shown.length} earlier edits, not shown: the query below lists them.`,
+  }));
   if (count === 0) out.line("None.");
   querySection(out, ctx, "configEditVersionChanges");
 }
 
-async function writeReconciliation(out: TextFile, ctx: ComplianceContext): Promise<void> {
+async function writeReconciliation(out: MarkdownOut, ctx: ComplianceContext): Promise<void> {
   heading(out, ctx, 2, ENTITY_HEADINGS.reconciliation);
   out.line();
   heading(out, ctx, 3, "Config versions with no audit record");
@@ -166,39 +182,51 @@ function nowCells(ctx: ComplianceContext, state: ExperimentCurrentStateRow | und
   return [`${state.status} (read ${ctx.formatTime(state.taken_at)})`, state.decision_reason ?? "", group];
 }
 
-async function writeTimelines(out: TextFile, ctx: ComplianceContext): Promise<void> {
+async function writeTimelines(out: MarkdownOut, ctx: ComplianceContext): Promise<void> {
   heading(out, ctx, 2, ENTITY_HEADINGS.timelines);
   out.line();
+  const experiments = `[${EXPERIMENT_SECTION.title}](${anchor(ctx, EXPERIMENT_SECTION.title)})`;
   out.line(
-    "Each experiment's state changes in the period, in order, then its state as last read: status, decision reason and launched group.",
+    "Each experiment's state changes in the period, in order, then its state as last read: status, " +
+      `decision reason and launched group. The state changes are the second query under ${experiments}; ` +
+      "the query below reads the states.",
   );
   out.line();
   const states = new Map((await run(ctx, "experimentCurrentStates")).map((s) => [s.name, s]));
+  const table = new CappedTable<{ name: string; steps: string[] }>(out, {
+    header: ["Experiment", "Timeline", "Now", "Decision reason", "Launched group"],
+    // The same experiments as the table of state changes per experiment: the most changed.
+    cap: { rows: MARKDOWN_CAPS.entities, rank: mostFirst((e) => e.steps.length), show: "ranked" },
+    render: (e) =>
+      mdRow([mdText(e.name), mdText(e.steps.join(" → ")), ...nowCells(ctx, states.get(e.name)).map(mdText)]),
+  });
   let current = null as { name: string; steps: string[] } | null;
-  let count = 0;
-  const flush = () => {
-    if (current === null) return;
-    if (count === 0) header(out, ["Experiment", "Timeline", "Now", "Decision reason", "Launched group"]);
-    count += 1;
-    const now = nowCells(ctx, states.get(current.name)).map(mdText);
-    out.line(mdRow([mdText(current.name), mdText(current.steps.join(" → ")), ...now]));
-  };
   for await (const batch of batches(ctx, "experimentTimelines")) {
     for (const row of batch as readonly TimelineRow[]) {
       if (current?.name !== row.name) {
-        flush();
+        if (current) table.add(current);
         current = { name: row.name, steps: [] };
       }
       current.steps.push(`${row.action_type} (${time(ctx, row.occurred_at)})`);
     }
   }
-  flush();
+  if (current) table.add(current);
+  const count = table.end((shown, total) => {
+    const where = allRowsIn(ctx, "experimentStateChanges", `the second query under ${experiments}`);
+    return {
+      before:
+        `**${shown.length} of ${total} experiments shown**: those with the most state changes, as in ` +
+        `${experiments}. Every state change is a row of ${where}; the query below reads ` +
+        "every experiment's state.",
+      after: `… and ${total - shown.length} more experiments, not shown: every state change of each is in ${where}.`,
+    };
+  });
   if (count === 0) out.line("No experiment state changes in the period.");
-  querySection(out, ctx, "experimentTimelines", "experimentCurrentStates");
+  querySection(out, ctx, "experimentCurrentStates");
 }
 
 /** The three sections, or nothing when the store has never read entity history. */
-export async function writeEntityHistory(out: TextFile, ctx: ComplianceContext): Promise<void> {
+export async function writeEntityHistory(out: MarkdownOut, ctx: ComplianceContext): Promise<void> {
   const reads = (await run(ctx, "entityReads"))[0]?.records ?? 0;
   if (reads === 0) return;
   await writeBeforeAfter(out, ctx);

@@ -72,6 +72,53 @@ export class TextFile {
   }
 }
 
+/**
+ * The compliance Markdown as written by its sections: one pass over the rows, two documents. `capped` is
+ * the published Markdown, whose long tables show only the rows MARKDOWN_CAPS keeps (sections/capped.ts);
+ * `complete` is the same document with every row, the one the HTML is rendered from. Either is absent
+ * when its format was not asked for. `line` and `write` go to both.
+ */
+/** The files of MarkdownOut's two documents: null for one not asked for. */
+export interface MarkdownPaths {
+  capped: string | null;
+  complete: string | null;
+}
+
+export class MarkdownOut {
+  constructor(
+    readonly capped: TextFile | null,
+    readonly complete: TextFile | null,
+  ) {}
+
+  /** Opens the documents asked for (a path each, or null). */
+  static open(paths: MarkdownPaths): MarkdownOut {
+    const capped = paths.capped === null ? null : new TextFile(paths.capped);
+    try {
+      return new MarkdownOut(capped, paths.complete === null ? null : new TextFile(paths.complete));
+    } catch (error) {
+      capped?.close();
+      throw error;
+    }
+  }
+
+  write(text: string): void {
+    this.capped?.write(text);
+    this.complete?.write(text);
+  }
+
+  line(text = ""): void {
+    this.write(`${text}\n`);
+  }
+
+  close(): void {
+    try {
+      this.capped?.close();
+    } finally {
+      this.complete?.close();
+    }
+  }
+}
+
 export interface ComplianceContext {
   snapshot: ReportSnapshot;
   period: Period;
@@ -102,6 +149,11 @@ export interface ComplianceContext {
    * headings (`index`: how many projects' sections come before it).
    */
   project?: { name: string; index: number } | null;
+  /**
+   * The names of this report set's change CSVs, when it has them: a capped table names the one that holds
+   * all its rows.
+   */
+  csvFiles?: { experimentStateChanges: string; configEdits: string } | null;
   /** The config's controls judged over the period: the document then opens with them. */
   controls?: ControlsRead | null;
 }
@@ -112,7 +164,7 @@ export function projectHeading(name: string): string {
 }
 
 /** A heading of `level` (1 = the document's title), one level lower in a project's section. */
-export function heading(out: TextFile, ctx: ComplianceContext, level: number, text: string): void {
+export function heading(out: MarkdownOut, ctx: ComplianceContext, level: number, text: string): void {
   out.line(`${"#".repeat(level + (ctx.project ? 1 : 0))} ${text}`);
 }
 
@@ -144,7 +196,7 @@ export function batches<N extends ReportQueryName>(
  * The queries behind a section, each as its one text (it runs on either engine: the same Markdown from
  * both), with its parameters in the form `flagtrail sql --param` takes them.
  */
-export function querySection(out: TextFile, ctx: ComplianceContext, ...names: ReportQueryName[]): void {
+export function querySection(out: MarkdownOut, ctx: ComplianceContext, ...names: ReportQueryName[]): void {
   out.line();
   out.line(`<details><summary>Query</summary>`);
   for (const name of names) {

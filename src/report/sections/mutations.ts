@@ -7,8 +7,8 @@ import {
   type ComplianceContext,
   HEADINGS,
   heading,
+  type MarkdownOut,
   querySection,
-  type TextFile,
   time,
 } from "./markdown.ts";
 
@@ -28,7 +28,7 @@ function changedPaths(original: string, revision: string): string {
   }
 }
 
-export async function writeMutations(out: TextFile, ctx: ComplianceContext): Promise<void> {
+export async function writeMutations(out: MarkdownOut, ctx: ComplianceContext): Promise<void> {
   heading(out, ctx, 2, HEADINGS.mutations);
   out.line();
   out.line(

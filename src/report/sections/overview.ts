@@ -1,10 +1,10 @@
 // Activity counts: by action type and by person.
 import type { ActionTypeCount, PersonCount } from "../../store/reportQueries.ts";
 import { mdTable, mdText } from "../escape.ts";
-import { type ComplianceContext, heading, querySection, type TextFile } from "./markdown.ts";
+import { type ComplianceContext, heading, type MarkdownOut, querySection } from "./markdown.ts";
 
 export async function writeActivity(
-  out: TextFile,
+  out: MarkdownOut,
   ctx: ComplianceContext,
   byType: readonly ActionTypeCount[],
   byPerson: readonly PersonCount[],

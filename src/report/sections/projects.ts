@@ -5,7 +5,7 @@
 import { mdTable, mdText } from "../escape.ts";
 import type { ManifestStoreState } from "../manifest.ts";
 import { type Completeness, completenessVerdict } from "./completeness.ts";
-import { type ComplianceContext, headingSlug, projectHeading, type TextFile } from "./markdown.ts";
+import { type ComplianceContext, headingSlug, type MarkdownOut, projectHeading } from "./markdown.ts";
 
 export interface ProjectOverview {
   ctx: ComplianceContext;
@@ -17,7 +17,7 @@ function chainHeadText(head: ManifestStoreState["chainHead"]): string {
   return head === null ? "none (no records)" : `seq ${head.seq}, ${head.chainHash.slice(0, 12)}`;
 }
 
-export function writeProjectsOverview(out: TextFile, projects: readonly ProjectOverview[]): void {
+export function writeProjectsOverview(out: MarkdownOut, projects: readonly ProjectOverview[]): void {
   const { period } = projects[0]!.ctx;
   const names = projects.map((p) => mdText(p.ctx.project?.name ?? ""));
   out.line(`# Compliance report ${period.from} to ${period.to}`);

@@ -11,9 +11,9 @@ import {
   type ComplianceContext,
   HEADINGS,
   heading,
+  type MarkdownOut,
   querySection,
   run,
-  type TextFile,
   time,
 } from "./markdown.ts";
 
@@ -49,7 +49,7 @@ export async function readReviewFindings(ctx: ComplianceContext): Promise<Review
 }
 
 export async function writeReviews(
-  out: TextFile,
+  out: MarkdownOut,
   ctx: ComplianceContext,
   found: ReviewFindings,
 ): Promise<void> {
@@ -133,7 +133,11 @@ export async function writeReviews(
 }
 
 /** Every change without an approved review, one row each (they are few: see FINDINGS_LISTED_IN_FULL). */
-async function listUnreviewed(out: TextFile, ctx: ComplianceContext, found: ReviewFindings): Promise<void> {
+async function listUnreviewed(
+  out: MarkdownOut,
+  ctx: ComplianceContext,
+  found: ReviewFindings,
+): Promise<void> {
   let unreviewed = 0;
   for await (const batch of batches(ctx, "unreviewed")) {
     for (const row of batch) {

@@ -7,8 +7,8 @@ import {
   type ComplianceContext,
   HEADINGS,
   heading,
+  type MarkdownOut,
   projectHeading,
-  type TextFile,
 } from "./markdown.ts";
 import {
   FINDINGS_LISTED_IN_FULL,
@@ -32,7 +32,7 @@ function link(ctx: ComplianceContext, count: number | string, text: string): str
 }
 
 /** The document's title (a project's heading in a report over several) and its notice. */
-export function writeTitle(out: TextFile, ctx: ComplianceContext): void {
+export function writeTitle(out: MarkdownOut, ctx: ComplianceContext): void {
   const { period } = ctx;
   const title = `Compliance report ${period.from} to ${period.to}`;
   heading(out, ctx, 1, ctx.project ? projectHeading(ctx.project.name) : title);
@@ -44,7 +44,7 @@ export function writeTitle(out: TextFile, ctx: ComplianceContext): void {
   }
 }
 
-export function writeSummary(out: TextFile, ctx: ComplianceContext, s: Summary): void {
+export function writeSummary(out: MarkdownOut, ctx: ComplianceContext, s: Summary): void {
   const { period } = ctx;
   const { reviews, mutations } = s;
   heading(out, ctx, 2, "Summary");
@@ -88,7 +88,9 @@ export function writeSummary(out: TextFile, ctx: ComplianceContext, s: Summary):
       "The descriptive lists (experiment " +
       "state changes, config edits) are summarised per entity: every change, with its rule-diff summary, is " +
       "a row of this report's experiment-state-changes and config-edits CSVs, which the manifest lists with " +
-      "their SHA-256. Times are shown in the report's time zone. Each section ends with the SQL behind it and its " +
+      "their SHA-256. A long descriptive table of this Markdown shows its most relevant rows and says so " +
+      "above and below it: how many of how many, and the CSV holding them all (the HTML rendition shows " +
+      "every row). Times are shown in the report's time zone. Each section ends with the SQL behind it and its " +
       `parameters as \`--param name=value\` arguments: \`flagtrail sql --db <store>${ctx.project ? ` --project ${ctx.project.name}` : ""} --param … "<query>"\` ` +
       "re-runs it on the store.",
   );
@@ -96,7 +98,7 @@ export function writeSummary(out: TextFile, ctx: ComplianceContext, s: Summary):
 }
 
 /** The old header's details, at the end: exact bounds, generation time, version. */
-export function writeParameters(out: TextFile, ctx: ComplianceContext): void {
+export function writeParameters(out: MarkdownOut, ctx: ComplianceContext): void {
   const { period } = ctx;
   heading(out, ctx, 2, "Report parameters");
   out.line();
