@@ -17,13 +17,26 @@
 // the store holds nothing at all (no records, rows, digests or signature: never synced).
 //
 // Not covered: quarantine.server_day (derived from the raw `date`, and filled in later for old rows).
-import { createHmac, timingSafeEqual } from "node:crypto";
 import type Database from "better-sqlite3";
-import { z } from "zod";
-import { CHAIN_GENESIS, canonicalJson, chainLink, sha256Hex } from "../hash.ts";
+import {
+  type CoverageDigest,
+  type CoverageRow,
+  EMPTY_COVERAGE_DIGEST,
+  EMPTY_QUARANTINE_DIGEST,
+  foldCoverageRow,
+  foldQuarantineRow,
+  parseDigest,
+  type QuarantineDigest,
+  type QuarantineRow,
+  quarantineDigestSchema,
+  signChainHead,
+} from "../digests.ts";
 import { readMetaValueIn, writeMetaValueQuery } from "./metaValues.ts";
 import type { QuarantineInsert } from "./quarantineRows.ts";
 import { type Queries, sql } from "./query.ts";
+
+// The sync's batch commit (syncBatch.ts) signs through here.
+export { signChainHead };
 
 /** meta key: JSON {rows, lastId, digest} — a hash chain over quarantine rows in id order. */
 export const QUARANTINE_DIGEST_KEY = "chain:quarantine";
@@ -32,116 +45,10 @@ export const COVERAGE_DIGEST_KEY = "chain:coverage";
 /** meta key: hex HMAC-SHA256 of the chain head (signChainHead). The key itself is never stored. */
 export const CHAIN_HEAD_SIGNATURE_KEY = "chain:head_signature";
 
-const hex64 = z.string().regex(/^[0-9a-f]{64}$/);
-
-export const quarantineDigestSchema = z.object({
-  rows: z.number().int().nonnegative(),
-  /** The highest quarantine.id folded in: the writer folds only rows above it. */
-  lastId: z.number().int().nonnegative(),
-  digest: hex64,
-});
-export type QuarantineDigest = z.infer<typeof quarantineDigestSchema>;
-
-export const coverageDigestSchema = z.object({ rows: z.number().int().nonnegative(), digest: hex64 });
-export type CoverageDigest = z.infer<typeof coverageDigestSchema>;
-
-/** A quarantine row's columns as stored, all but server_day (see above). */
-export interface QuarantineRow {
-  id: number;
-  record_id: string | null;
-  raw: string;
-  raw_hash: string;
-  issues: string;
-  request_path: string | null;
-  received_at: number;
-  sync_run_id: number | null;
-}
-
-/** A coverage row's columns as stored. */
-export interface CoverageRow {
-  filter_key: string;
-  day: string;
-  server_total: number;
-  local_count: number;
-  checked_at: number;
-  sync_run_id: number | null;
-  day_closed: number;
-  quarantined_count: number;
-}
-
 export const QUARANTINE_COLUMNS =
   "id, record_id, raw, raw_hash, issues, request_path, received_at, sync_run_id";
 export const COVERAGE_COLUMNS =
   "filter_key, day, server_total, local_count, checked_at, sync_run_id, day_closed, quarantined_count";
-
-export const EMPTY_QUARANTINE_DIGEST: QuarantineDigest = { rows: 0, lastId: 0, digest: CHAIN_GENESIS };
-export const EMPTY_COVERAGE_DIGEST: CoverageDigest = { rows: 0, digest: CHAIN_GENESIS };
-
-/** The digest with one more quarantine row (rows must come in id order). */
-export function foldQuarantineRow(state: QuarantineDigest, row: QuarantineRow): QuarantineDigest {
-  const rowHash = sha256Hex(
-    canonicalJson([
-      row.id,
-      row.record_id,
-      row.raw,
-      row.raw_hash,
-      row.issues,
-      row.request_path,
-      row.received_at,
-      row.sync_run_id,
-    ]),
-  );
-  return { rows: state.rows + 1, lastId: row.id, digest: chainLink(state.digest, rowHash) };
-}
-
-/** The digest with one more coverage row (rows must come in (filter_key, day) order). */
-export function foldCoverageRow(state: CoverageDigest, row: CoverageRow): CoverageDigest {
-  const rowHash = sha256Hex(
-    canonicalJson([
-      row.filter_key,
-      row.day,
-      row.server_total,
-      row.local_count,
-      row.checked_at,
-      row.sync_run_id,
-      row.day_closed,
-      row.quarantined_count,
-    ]),
-  );
-  return { rows: state.rows + 1, digest: chainLink(state.digest, rowHash) };
-}
-
-function headMessage(head: { seq: number; chainHash: string }): string {
-  // Its own prefix, so no other HMAC made with the same key (a report manifest's) can stand in for it.
-  return `flagtrail-chain-head/1\n${head.seq}\n${head.chainHash}`;
-}
-
-/** HMAC-SHA256 (hex) of the chain head: its seq and chain_hash. */
-export function signChainHead(head: { seq: number; chainHash: string }, key: string): string {
-  return createHmac("sha256", key).update(headMessage(head)).digest("hex");
-}
-
-/** Whether `signature` is signChainHead(head, key), compared in constant time. */
-export function checkChainHeadSignature(
-  head: { seq: number; chainHash: string },
-  signature: string,
-  key: string,
-): boolean {
-  const expected = Buffer.from(signChainHead(head, key), "hex");
-  const actual = Buffer.from(signature, "hex");
-  return expected.length === actual.length && timingSafeEqual(expected, actual);
-}
-
-/** A digest kept in meta, or null when the key is missing or its value is not one. */
-export function parseDigest<T>(schema: z.ZodType<T>, text: string | null | undefined): T | null {
-  if (text === null || text === undefined) return null;
-  try {
-    const parsed = schema.safeParse(JSON.parse(text));
-    return parsed.success ? parsed.data : null;
-  } catch {
-    return null;
-  }
-}
 
 // ---- the writer's side: store-internal, synchronous, inside the writer's transaction ----------------
 

@@ -8,9 +8,9 @@ import { migrate } from "drizzle-orm/node-postgres/migrator";
 import pg from "pg";
 import { ACTION_TYPE_CATEGORIES } from "../../api/actionCategories.ts";
 import { FlagtrailError } from "../../errors.ts";
+import { maskUrl } from "../../storeLocation.ts";
 import { attachPgConnection, type PgConnection, type PgStore } from "../connection.ts";
 import { releaseLease } from "../leases.ts";
-import { maskUrl } from "../location.ts";
 import { describePgError } from "./errors.ts";
 import * as schema from "./schema.ts";
 
