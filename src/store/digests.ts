@@ -31,9 +31,9 @@ import {
   quarantineDigestSchema,
   signChainHead,
 } from "../digests.ts";
-import { readMetaValueIn, writeMetaValueQuery } from "./metaValues.ts";
+import { metaValueQuery, writeMetaValueQuery } from "./metaValues.ts";
 import type { QuarantineInsert } from "./quarantineRows.ts";
-import { type Queries, sql } from "./query.ts";
+import { type Queries, sql, sqliteQueriesOn } from "./query.ts";
 
 // The sync's batch commit (syncBatch.ts) signs through here.
 export { signChainHead };
@@ -50,54 +50,39 @@ export const QUARANTINE_COLUMNS =
 export const COVERAGE_COLUMNS =
   "filter_key, day, server_total, local_count, checked_at, sync_run_id, day_closed, quarantined_count";
 
-// ---- the writer's side: store-internal, synchronous, inside the writer's transaction ----------------
+// ---- the writer's side: one text per read, run synchronously by the SQLite record writer inside its
+// better-sqlite3 transaction (which cannot await), and through Queries on either engine --------------
 
-function readMeta(sqlite: Database.Database, key: string): string | undefined {
-  return sqlite.prepare<[string], string>("SELECT value FROM meta WHERE key = ?").pluck().get(key);
-}
+const quarantineRowsAfter = (lastId: number) =>
+  sql`SELECT ${sql.raw(QUARANTINE_COLUMNS)} FROM quarantine WHERE id > ${lastId} ORDER BY id`;
+/** In byte order, as SQLite's BINARY sorts. */
+const COVERAGE_ROWS = sql`SELECT ${sql.raw(COVERAGE_COLUMNS)} FROM coverage
+  ORDER BY filter_key COLLATE "binary", day COLLATE "binary"`;
+const writeDigest = (key: string, digest: QuarantineDigest | CoverageDigest) =>
+  writeMetaValueQuery(key, JSON.stringify(digest), Date.now());
+/** The stored quarantine digest; a missing (or unreadable) one starts over from every row present. */
+const quarantineStart = (stored: { value: string } | undefined) =>
+  parseDigest(quarantineDigestSchema, stored?.value) ?? EMPTY_QUARANTINE_DIGEST;
 
-function writeMeta(sqlite: Database.Database, key: string, value: string): void {
-  sqlite
-    .prepare(
-      `INSERT INTO meta (key, value, updated_at) VALUES (?, ?, ?)
-       ON CONFLICT(key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at`,
-    )
-    .run(key, value, Date.now());
-}
-
-/** Folds quarantine rows added since the last call into meta QUARANTINE_DIGEST_KEY. */
+/**
+ * Folds quarantine rows added since the last call into meta QUARANTINE_DIGEST_KEY; with it the coverage
+ * digest when missing, so a store any writer touched holds both (verify: missing = removed).
+ */
 export function updateQuarantineDigest(sqlite: Database.Database): QuarantineDigest {
-  const stored = readMeta(sqlite, QUARANTINE_DIGEST_KEY);
-  // A missing (or unreadable) digest starts over from every row present.
-  let state = parseDigest(quarantineDigestSchema, stored) ?? EMPTY_QUARANTINE_DIGEST;
-  const rows = sqlite
-    .prepare<[number], QuarantineRow>(`SELECT ${QUARANTINE_COLUMNS} FROM quarantine WHERE id > ? ORDER BY id`)
-    .iterate(state.lastId);
-  for (const row of rows) state = foldQuarantineRow(state, row);
-  writeMeta(sqlite, QUARANTINE_DIGEST_KEY, JSON.stringify(state));
-  // With it the coverage digest, so a store any writer touched holds both (verify: missing = removed).
-  ensureCoverageDigest(sqlite);
+  const now = sqliteQueriesOn(sqlite);
+  const start = quarantineStart(now.get(metaValueQuery(QUARANTINE_DIGEST_KEY)));
+  const state = now.all<QuarantineRow>(quarantineRowsAfter(start.lastId)).reduce(foldQuarantineRow, start);
+  now.run(writeDigest(QUARANTINE_DIGEST_KEY, state));
+  if (now.get(metaValueQuery(COVERAGE_DIGEST_KEY)) === undefined) updateCoverageDigest(sqlite);
   return state;
 }
 
 /** Recomputes meta COVERAGE_DIGEST_KEY from every coverage row. */
 export function updateCoverageDigest(sqlite: Database.Database): CoverageDigest {
-  let state = EMPTY_COVERAGE_DIGEST;
-  const rows = sqlite
-    .prepare<[], CoverageRow>(`SELECT ${COVERAGE_COLUMNS} FROM coverage ORDER BY filter_key, day`)
-    .iterate();
-  for (const row of rows) state = foldCoverageRow(state, row);
-  writeMeta(sqlite, COVERAGE_DIGEST_KEY, JSON.stringify(state));
+  const now = sqliteQueriesOn(sqlite);
+  const state = now.all<CoverageRow>(COVERAGE_ROWS).reduce(foldCoverageRow, EMPTY_COVERAGE_DIGEST);
+  now.run(writeDigest(COVERAGE_DIGEST_KEY, state));
   return state;
-}
-
-/**
- * Writes meta COVERAGE_DIGEST_KEY from the rows present when it is missing. Every batch of a sync calls
- * it (with updateQuarantineDigest), so a synced store holds both digests even before it has coverage
- * rows, and verify can treat a missing digest as removed.
- */
-function ensureCoverageDigest(sqlite: Database.Database): void {
-  if (readMeta(sqlite, COVERAGE_DIGEST_KEY) === undefined) updateCoverageDigest(sqlite);
 }
 
 /**
@@ -107,19 +92,14 @@ function ensureCoverageDigest(sqlite: Database.Database): void {
  */
 export function writeChainHeadSignature(sqlite: Database.Database, key: string | undefined): boolean {
   if (!key) return false;
-  const head = sqlite
-    .prepare<[], { seq: number; chainHash: string }>(
-      "SELECT seq, chain_hash AS chainHash FROM audit_logs ORDER BY seq DESC LIMIT 1",
-    )
-    .get();
+  const now = sqliteQueriesOn(sqlite);
+  const head = now.get<{ seq: number; chainHash: string }>(
+    sql`SELECT seq, chain_hash AS "chainHash" FROM audit_logs ORDER BY seq DESC LIMIT 1`,
+  );
   if (!head) return false;
-  writeMeta(sqlite, CHAIN_HEAD_SIGNATURE_KEY, signChainHead(head, key));
+  now.run(writeMetaValueQuery(CHAIN_HEAD_SIGNATURE_KEY, signChainHead(head, key), Date.now()));
   return true;
 }
-
-// ---- the same, in one query text for either engine, inside a transaction's Queries ------------------
-// (The synchronous ones above serve the SQLite record writer, which cannot await inside its
-// better-sqlite3 transaction.)
 
 /** Inserts one quarantined item unless its raw hash is there already; returns whether it was new. */
 export async function insertQuarantineIn(q: Queries, row: QuarantineInsert): Promise<boolean> {
@@ -135,25 +115,19 @@ export async function insertQuarantineIn(q: Queries, row: QuarantineInsert): Pro
 
 /** updateQuarantineDigest in a transaction of either engine. */
 export async function updateQuarantineDigestIn(q: Queries): Promise<QuarantineDigest> {
-  let state =
-    parseDigest(quarantineDigestSchema, await readMetaValueIn(q, QUARANTINE_DIGEST_KEY)) ??
-    EMPTY_QUARANTINE_DIGEST;
-  const rows = await q.all<QuarantineRow>(
-    sql`SELECT ${sql.raw(QUARANTINE_COLUMNS)} FROM quarantine WHERE id > ${state.lastId} ORDER BY id`,
+  const start = quarantineStart(await q.get(metaValueQuery(QUARANTINE_DIGEST_KEY)));
+  const state = (await q.all<QuarantineRow>(quarantineRowsAfter(start.lastId))).reduce(
+    foldQuarantineRow,
+    start,
   );
-  for (const row of rows) state = foldQuarantineRow(state, row);
-  await q.run(writeMetaValueQuery(QUARANTINE_DIGEST_KEY, JSON.stringify(state), Date.now()));
-  if ((await readMetaValueIn(q, COVERAGE_DIGEST_KEY)) === undefined) await updateCoverageDigestIn(q);
+  await q.run(writeDigest(QUARANTINE_DIGEST_KEY, state));
+  if ((await q.get(metaValueQuery(COVERAGE_DIGEST_KEY))) === undefined) await updateCoverageDigestIn(q);
   return state;
 }
 
-/** updateCoverageDigest in a transaction of either engine (rows in byte order, as SQLite's BINARY sorts). */
+/** updateCoverageDigest in a transaction of either engine. */
 export async function updateCoverageDigestIn(q: Queries): Promise<CoverageDigest> {
-  let state = EMPTY_COVERAGE_DIGEST;
-  const rows = await q.all<CoverageRow>(
-    sql`SELECT ${sql.raw(COVERAGE_COLUMNS)} FROM coverage ORDER BY filter_key COLLATE "binary", day COLLATE "binary"`,
-  );
-  for (const row of rows) state = foldCoverageRow(state, row);
-  await q.run(writeMetaValueQuery(COVERAGE_DIGEST_KEY, JSON.stringify(state), Date.now()));
+  const state = (await q.all<CoverageRow>(COVERAGE_ROWS)).reduce(foldCoverageRow, EMPTY_COVERAGE_DIGEST);
+  await q.run(writeDigest(COVERAGE_DIGEST_KEY, state));
   return state;
 }

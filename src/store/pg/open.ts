@@ -6,9 +6,9 @@ import { readMigrationFiles } from "drizzle-orm/migrator";
 import { drizzle } from "drizzle-orm/node-postgres";
 import { migrate } from "drizzle-orm/node-postgres/migrator";
 import pg from "pg";
-import { ACTION_TYPE_CATEGORIES } from "../../api/actionCategories.ts";
 import { FlagtrailError } from "../../errors.ts";
 import { maskUrl } from "../../storeLocation.ts";
+import { type CategoryRow, categoryWrites, STORED_CATEGORIES } from "../categories.ts";
 import { attachPgConnection, type PgConnection, type PgStore } from "../connection.ts";
 import { releaseLease } from "../leases.ts";
 import { describePgError } from "./errors.ts";
@@ -129,21 +129,6 @@ function assertMigrated(state: MigrationState, where: string): void {
   }
 }
 
-/** Makes action_type_categories equal to the code's list, writing only when it differs. */
-async function writeCategories(db: PgConnection["db"]): Promise<void> {
-  const stored = await db.select().from(schema.actionTypeCategories);
-  const same =
-    stored.length === ACTION_TYPE_CATEGORIES.size &&
-    stored.every((row) => ACTION_TYPE_CATEGORIES.get(row.actionType) === row.category);
-  if (same) return;
-  await db.transaction(async (tx) => {
-    await tx.delete(schema.actionTypeCategories);
-    await tx
-      .insert(schema.actionTypeCategories)
-      .values([...ACTION_TYPE_CATEGORIES].map(([actionType, category]) => ({ actionType, category })));
-  });
-}
-
 /**
  * `url` with `settings` added to its startup `options` (`-c name=value`), after any the URL gives. In
  * the URL itself because node-postgres lets a URL's `options` replace the pool's: a read-only open or
@@ -210,7 +195,12 @@ async function prepare(pool: pg.Pool, where: string, options: PgOpenOptions): Pr
       migrationsFolder,
       ...(schemaName === undefined ? {} : { migrationsSchema: schemaName }),
     });
-    await writeCategories(db);
+    const writes = categoryWrites((await db.execute<CategoryRow>(STORED_CATEGORIES)).rows);
+    if (writes.length > 0) {
+      await db.transaction(async (tx) => {
+        for (const write of writes) await tx.execute(write);
+      });
+    }
   } catch (error) {
     broken = true;
     throw error;
