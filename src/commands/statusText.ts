@@ -1,6 +1,6 @@
-// `flagtrail status`'s text: the StoreStatus that src/store/status.ts reads, as lines for a terminal.
-import { entityBacklogPhrases } from "../store/entityBacklog.ts";
-import type { StoreStatus } from "../store/status.ts";
+// `flagtrail status`'s text: the StoreStatus of storeStatus.ts, as lines for a terminal.
+import { entityBacklogPhrases } from "../report/entityBacklogText.ts";
+import type { StoreStatus } from "./storeStatus.ts";
 
 export function formatStatus(status: StoreStatus): string {
   const out: string[] = [];

@@ -8,14 +8,14 @@ import type { Env } from "../config.ts";
 import { FlagtrailError } from "../errors.ts";
 import { DEFAULT_CONFIG_FILE, parseProjectsConfig } from "../projects.ts";
 import { signingKeyFromEnv } from "../signingKey.ts";
+import { openAnyStore } from "../store/openAny.ts";
 import {
   describeLocation,
   engineName,
   localStoreFile,
   localStoreFiles,
   parseStoreLocation,
-} from "../store/location.ts";
-import { openAnyStore } from "../store/openAny.ts";
+} from "../storeLocation.ts";
 
 type CheckStatus = "ok" | "warn" | "fail";
 

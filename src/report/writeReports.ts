@@ -5,9 +5,10 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import type { Control } from "../controls/config.ts";
+import { signChainHead } from "../digests.ts";
 import { asDiskFull, FlagtrailError, ReportExistsError } from "../errors.ts";
 import { DEFAULT_PROJECT } from "../projects.ts";
-import { CHAIN_HEAD_SIGNATURE_KEY, signChainHead } from "../store/digests.ts";
+import { CHAIN_HEAD_SIGNATURE_KEY } from "../store/digests.ts";
 import { readMetaValue } from "../store/metaStore.ts";
 import type { AnyStore } from "../store/openAny.ts";
 import { closeProjectStores, openStoreProjects, type ProjectStore } from "../store/projectStores.ts";

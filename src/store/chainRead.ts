@@ -4,15 +4,14 @@
 // One query text for both engines; long tables are read in key order a page at a time (pagesOf), so
 // memory stays bounded. Text keys sort COLLATE "binary" (byte order): the digests fold rows in that order.
 
+import type { CoverageRow, QuarantineRow } from "../digests.ts";
 import { pagesOf, rowsOf } from "./dialect.ts";
 import {
   CHAIN_HEAD_SIGNATURE_KEY,
   COVERAGE_COLUMNS,
   COVERAGE_DIGEST_KEY,
-  type CoverageRow,
   QUARANTINE_COLUMNS,
   QUARANTINE_DIGEST_KEY,
-  type QuarantineRow,
 } from "./digests.ts";
 import type { AnyStore } from "./openAny.ts";
 import { inList, inReadSnapshot, type Queries, sql } from "./query.ts";

@@ -79,34 +79,33 @@ function parsePendingDays(value: string | undefined): string[] {
   return parsed.success ? parsed.data : [];
 }
 
-/** The owed days with `days` added: each once, in order. */
-function withPendingDays(current: readonly string[], days: readonly string[]): string[] {
-  return [...new Set([...current, ...days])].sort();
-}
-
-/** The owed days with `days` checked off, or null when none of them was owed (nothing to write). */
-function withoutPendingDays(current: readonly string[], days: readonly string[]): string[] | null {
-  const done = new Set(days);
-  if (!current.some((d) => done.has(d))) return null;
-  return current.filter((d) => !done.has(d));
-}
-
 export async function readPendingCoverageDays(store: AnyStore, filterKey: string): Promise<string[]> {
   return parsePendingDays(await readMetaValueIn(await queriesOf(store), pendingCoverageKey(filterKey)));
 }
 
-/** Inside a transaction on either engine (a plan's end): `days` join the owed list. */
-export async function addPendingCoverageDaysIn(
+/** Rewrites the owed days of a filter set as `change` says (null: nothing to write), inside a transaction. */
+async function changePendingDaysIn(
+  q: Queries,
+  filterKey: string,
+  now: number,
+  change: (owed: readonly string[]) => string[] | null,
+): Promise<void> {
+  const key = pendingCoverageKey(filterKey);
+  const owed = change(parsePendingDays(await readMetaValueIn(q, key)));
+  if (owed === null) return;
+  await q.run(
+    owed.length === 0 ? deleteMetaValueQuery(key) : writeMetaValueQuery(key, JSON.stringify(owed), now),
+  );
+}
+
+/** Inside a transaction on either engine (a plan's end): `days` join the owed list, each once, in order. */
+export function addPendingCoverageDaysIn(
   q: Queries,
   filterKey: string,
   days: readonly string[],
   now: number,
-): Promise<void> {
-  const key = pendingCoverageKey(filterKey);
-  const owed = withPendingDays(parsePendingDays(await readMetaValueIn(q, key)), days);
-  await q.run(
-    owed.length === 0 ? deleteMetaValueQuery(key) : writeMetaValueQuery(key, JSON.stringify(owed), now),
-  );
+) {
+  return changePendingDaysIn(q, filterKey, now, (owed) => [...new Set([...owed, ...days])].sort());
 }
 
 /** `days` join the owed list, in a transaction of their own, on either engine. */
@@ -120,18 +119,14 @@ export async function addPendingCoverageDays(
 }
 
 /** Inside a transaction on either engine: `days` were checked, and leave the owed list. */
-export async function removePendingCoverageDaysIn(
+export function removePendingCoverageDaysIn(
   q: Queries,
   filterKey: string,
   days: readonly string[],
   now: number,
-): Promise<void> {
-  const key = pendingCoverageKey(filterKey);
-  const remaining = withoutPendingDays(parsePendingDays(await readMetaValueIn(q, key)), days);
-  if (remaining === null) return;
-  await q.run(
-    remaining.length === 0
-      ? deleteMetaValueQuery(key)
-      : writeMetaValueQuery(key, JSON.stringify(remaining), now),
+) {
+  const done = new Set(days);
+  return changePendingDaysIn(q, filterKey, now, (owed) =>
+    owed.some((d) => done.has(d)) ? owed.filter((d) => !done.has(d)) : null,
   );
 }

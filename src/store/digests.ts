@@ -17,13 +17,26 @@
 // the store holds nothing at all (no records, rows, digests or signature: never synced).
 //
 // Not covered: quarantine.server_day (derived from the raw `date`, and filled in later for old rows).
-import { createHmac, timingSafeEqual } from "node:crypto";
 import type Database from "better-sqlite3";
-import { z } from "zod";
-import { CHAIN_GENESIS, canonicalJson, chainLink, sha256Hex } from "../hash.ts";
-import { readMetaValueIn, writeMetaValueQuery } from "./metaValues.ts";
+import {
+  type CoverageDigest,
+  type CoverageRow,
+  EMPTY_COVERAGE_DIGEST,
+  EMPTY_QUARANTINE_DIGEST,
+  foldCoverageRow,
+  foldQuarantineRow,
+  parseDigest,
+  type QuarantineDigest,
+  type QuarantineRow,
+  quarantineDigestSchema,
+  signChainHead,
+} from "../digests.ts";
+import { metaValueQuery, writeMetaValueQuery } from "./metaValues.ts";
 import type { QuarantineInsert } from "./quarantineRows.ts";
-import { type Queries, sql } from "./query.ts";
+import { type Queries, sql, sqliteQueriesOn } from "./query.ts";
+
+// The sync's batch commit (syncBatch.ts) signs through here.
+export { signChainHead };
 
 /** meta key: JSON {rows, lastId, digest} — a hash chain over quarantine rows in id order. */
 export const QUARANTINE_DIGEST_KEY = "chain:quarantine";
@@ -32,165 +45,44 @@ export const COVERAGE_DIGEST_KEY = "chain:coverage";
 /** meta key: hex HMAC-SHA256 of the chain head (signChainHead). The key itself is never stored. */
 export const CHAIN_HEAD_SIGNATURE_KEY = "chain:head_signature";
 
-const hex64 = z.string().regex(/^[0-9a-f]{64}$/);
-
-export const quarantineDigestSchema = z.object({
-  rows: z.number().int().nonnegative(),
-  /** The highest quarantine.id folded in: the writer folds only rows above it. */
-  lastId: z.number().int().nonnegative(),
-  digest: hex64,
-});
-export type QuarantineDigest = z.infer<typeof quarantineDigestSchema>;
-
-export const coverageDigestSchema = z.object({ rows: z.number().int().nonnegative(), digest: hex64 });
-export type CoverageDigest = z.infer<typeof coverageDigestSchema>;
-
-/** A quarantine row's columns as stored, all but server_day (see above). */
-export interface QuarantineRow {
-  id: number;
-  record_id: string | null;
-  raw: string;
-  raw_hash: string;
-  issues: string;
-  request_path: string | null;
-  received_at: number;
-  sync_run_id: number | null;
-}
-
-/** A coverage row's columns as stored. */
-export interface CoverageRow {
-  filter_key: string;
-  day: string;
-  server_total: number;
-  local_count: number;
-  checked_at: number;
-  sync_run_id: number | null;
-  day_closed: number;
-  quarantined_count: number;
-}
-
 export const QUARANTINE_COLUMNS =
   "id, record_id, raw, raw_hash, issues, request_path, received_at, sync_run_id";
 export const COVERAGE_COLUMNS =
   "filter_key, day, server_total, local_count, checked_at, sync_run_id, day_closed, quarantined_count";
 
-export const EMPTY_QUARANTINE_DIGEST: QuarantineDigest = { rows: 0, lastId: 0, digest: CHAIN_GENESIS };
-export const EMPTY_COVERAGE_DIGEST: CoverageDigest = { rows: 0, digest: CHAIN_GENESIS };
+// ---- the writer's side: one text per read, run synchronously by the SQLite record writer inside its
+// better-sqlite3 transaction (which cannot await), and through Queries on either engine --------------
 
-/** The digest with one more quarantine row (rows must come in id order). */
-export function foldQuarantineRow(state: QuarantineDigest, row: QuarantineRow): QuarantineDigest {
-  const rowHash = sha256Hex(
-    canonicalJson([
-      row.id,
-      row.record_id,
-      row.raw,
-      row.raw_hash,
-      row.issues,
-      row.request_path,
-      row.received_at,
-      row.sync_run_id,
-    ]),
-  );
-  return { rows: state.rows + 1, lastId: row.id, digest: chainLink(state.digest, rowHash) };
-}
+const quarantineRowsAfter = (lastId: number) =>
+  sql`SELECT ${sql.raw(QUARANTINE_COLUMNS)} FROM quarantine WHERE id > ${lastId} ORDER BY id`;
+/** In byte order, as SQLite's BINARY sorts. */
+const COVERAGE_ROWS = sql`SELECT ${sql.raw(COVERAGE_COLUMNS)} FROM coverage
+  ORDER BY filter_key COLLATE "binary", day COLLATE "binary"`;
+const writeDigest = (key: string, digest: QuarantineDigest | CoverageDigest) =>
+  writeMetaValueQuery(key, JSON.stringify(digest), Date.now());
+/** The stored quarantine digest; a missing (or unreadable) one starts over from every row present. */
+const quarantineStart = (stored: { value: string } | undefined) =>
+  parseDigest(quarantineDigestSchema, stored?.value) ?? EMPTY_QUARANTINE_DIGEST;
 
-/** The digest with one more coverage row (rows must come in (filter_key, day) order). */
-export function foldCoverageRow(state: CoverageDigest, row: CoverageRow): CoverageDigest {
-  const rowHash = sha256Hex(
-    canonicalJson([
-      row.filter_key,
-      row.day,
-      row.server_total,
-      row.local_count,
-      row.checked_at,
-      row.sync_run_id,
-      row.day_closed,
-      row.quarantined_count,
-    ]),
-  );
-  return { rows: state.rows + 1, digest: chainLink(state.digest, rowHash) };
-}
-
-function headMessage(head: { seq: number; chainHash: string }): string {
-  // Its own prefix, so no other HMAC made with the same key (a report manifest's) can stand in for it.
-  return `flagtrail-chain-head/1\n${head.seq}\n${head.chainHash}`;
-}
-
-/** HMAC-SHA256 (hex) of the chain head: its seq and chain_hash. */
-export function signChainHead(head: { seq: number; chainHash: string }, key: string): string {
-  return createHmac("sha256", key).update(headMessage(head)).digest("hex");
-}
-
-/** Whether `signature` is signChainHead(head, key), compared in constant time. */
-export function checkChainHeadSignature(
-  head: { seq: number; chainHash: string },
-  signature: string,
-  key: string,
-): boolean {
-  const expected = Buffer.from(signChainHead(head, key), "hex");
-  const actual = Buffer.from(signature, "hex");
-  return expected.length === actual.length && timingSafeEqual(expected, actual);
-}
-
-/** A digest kept in meta, or null when the key is missing or its value is not one. */
-export function parseDigest<T>(schema: z.ZodType<T>, text: string | null | undefined): T | null {
-  if (text === null || text === undefined) return null;
-  try {
-    const parsed = schema.safeParse(JSON.parse(text));
-    return parsed.success ? parsed.data : null;
-  } catch {
-    return null;
-  }
-}
-
-// ---- the writer's side: store-internal, synchronous, inside the writer's transaction ----------------
-
-function readMeta(sqlite: Database.Database, key: string): string | undefined {
-  return sqlite.prepare<[string], string>("SELECT value FROM meta WHERE key = ?").pluck().get(key);
-}
-
-function writeMeta(sqlite: Database.Database, key: string, value: string): void {
-  sqlite
-    .prepare(
-      `INSERT INTO meta (key, value, updated_at) VALUES (?, ?, ?)
-       ON CONFLICT(key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at`,
-    )
-    .run(key, value, Date.now());
-}
-
-/** Folds quarantine rows added since the last call into meta QUARANTINE_DIGEST_KEY. */
+/**
+ * Folds quarantine rows added since the last call into meta QUARANTINE_DIGEST_KEY; with it the coverage
+ * digest when missing, so a store any writer touched holds both (verify: missing = removed).
+ */
 export function updateQuarantineDigest(sqlite: Database.Database): QuarantineDigest {
-  const stored = readMeta(sqlite, QUARANTINE_DIGEST_KEY);
-  // A missing (or unreadable) digest starts over from every row present.
-  let state = parseDigest(quarantineDigestSchema, stored) ?? EMPTY_QUARANTINE_DIGEST;
-  const rows = sqlite
-    .prepare<[number], QuarantineRow>(`SELECT ${QUARANTINE_COLUMNS} FROM quarantine WHERE id > ? ORDER BY id`)
-    .iterate(state.lastId);
-  for (const row of rows) state = foldQuarantineRow(state, row);
-  writeMeta(sqlite, QUARANTINE_DIGEST_KEY, JSON.stringify(state));
-  // With it the coverage digest, so a store any writer touched holds both (verify: missing = removed).
-  ensureCoverageDigest(sqlite);
+  const now = sqliteQueriesOn(sqlite);
+  const start = quarantineStart(now.get(metaValueQuery(QUARANTINE_DIGEST_KEY)));
+  const state = now.all<QuarantineRow>(quarantineRowsAfter(start.lastId)).reduce(foldQuarantineRow, start);
+  now.run(writeDigest(QUARANTINE_DIGEST_KEY, state));
+  if (now.get(metaValueQuery(COVERAGE_DIGEST_KEY)) === undefined) updateCoverageDigest(sqlite);
   return state;
 }
 
 /** Recomputes meta COVERAGE_DIGEST_KEY from every coverage row. */
 export function updateCoverageDigest(sqlite: Database.Database): CoverageDigest {
-  let state = EMPTY_COVERAGE_DIGEST;
-  const rows = sqlite
-    .prepare<[], CoverageRow>(`SELECT ${COVERAGE_COLUMNS} FROM coverage ORDER BY filter_key, day`)
-    .iterate();
-  for (const row of rows) state = foldCoverageRow(state, row);
-  writeMeta(sqlite, COVERAGE_DIGEST_KEY, JSON.stringify(state));
+  const now = sqliteQueriesOn(sqlite);
+  const state = now.all<CoverageRow>(COVERAGE_ROWS).reduce(foldCoverageRow, EMPTY_COVERAGE_DIGEST);
+  now.run(writeDigest(COVERAGE_DIGEST_KEY, state));
   return state;
-}
-
-/**
- * Writes meta COVERAGE_DIGEST_KEY from the rows present when it is missing. Every batch of a sync calls
- * it (with updateQuarantineDigest), so a synced store holds both digests even before it has coverage
- * rows, and verify can treat a missing digest as removed.
- */
-function ensureCoverageDigest(sqlite: Database.Database): void {
-  if (readMeta(sqlite, COVERAGE_DIGEST_KEY) === undefined) updateCoverageDigest(sqlite);
 }
 
 /**
@@ -200,19 +92,14 @@ function ensureCoverageDigest(sqlite: Database.Database): void {
  */
 export function writeChainHeadSignature(sqlite: Database.Database, key: string | undefined): boolean {
   if (!key) return false;
-  const head = sqlite
-    .prepare<[], { seq: number; chainHash: string }>(
-      "SELECT seq, chain_hash AS chainHash FROM audit_logs ORDER BY seq DESC LIMIT 1",
-    )
-    .get();
+  const now = sqliteQueriesOn(sqlite);
+  const head = now.get<{ seq: number; chainHash: string }>(
+    sql`SELECT seq, chain_hash AS "chainHash" FROM audit_logs ORDER BY seq DESC LIMIT 1`,
+  );
   if (!head) return false;
-  writeMeta(sqlite, CHAIN_HEAD_SIGNATURE_KEY, signChainHead(head, key));
+  now.run(writeMetaValueQuery(CHAIN_HEAD_SIGNATURE_KEY, signChainHead(head, key), Date.now()));
   return true;
 }
-
-// ---- the same, in one query text for either engine, inside a transaction's Queries ------------------
-// (The synchronous ones above serve the SQLite record writer, which cannot await inside its
-// better-sqlite3 transaction.)
 
 /** Inserts one quarantined item unless its raw hash is there already; returns whether it was new. */
 export async function insertQuarantineIn(q: Queries, row: QuarantineInsert): Promise<boolean> {
@@ -228,25 +115,19 @@ export async function insertQuarantineIn(q: Queries, row: QuarantineInsert): Pro
 
 /** updateQuarantineDigest in a transaction of either engine. */
 export async function updateQuarantineDigestIn(q: Queries): Promise<QuarantineDigest> {
-  let state =
-    parseDigest(quarantineDigestSchema, await readMetaValueIn(q, QUARANTINE_DIGEST_KEY)) ??
-    EMPTY_QUARANTINE_DIGEST;
-  const rows = await q.all<QuarantineRow>(
-    sql`SELECT ${sql.raw(QUARANTINE_COLUMNS)} FROM quarantine WHERE id > ${state.lastId} ORDER BY id`,
+  const start = quarantineStart(await q.get(metaValueQuery(QUARANTINE_DIGEST_KEY)));
+  const state = (await q.all<QuarantineRow>(quarantineRowsAfter(start.lastId))).reduce(
+    foldQuarantineRow,
+    start,
   );
-  for (const row of rows) state = foldQuarantineRow(state, row);
-  await q.run(writeMetaValueQuery(QUARANTINE_DIGEST_KEY, JSON.stringify(state), Date.now()));
-  if ((await readMetaValueIn(q, COVERAGE_DIGEST_KEY)) === undefined) await updateCoverageDigestIn(q);
+  await q.run(writeDigest(QUARANTINE_DIGEST_KEY, state));
+  if ((await q.get(metaValueQuery(COVERAGE_DIGEST_KEY))) === undefined) await updateCoverageDigestIn(q);
   return state;
 }
 
-/** updateCoverageDigest in a transaction of either engine (rows in byte order, as SQLite's BINARY sorts). */
+/** updateCoverageDigest in a transaction of either engine. */
 export async function updateCoverageDigestIn(q: Queries): Promise<CoverageDigest> {
-  let state = EMPTY_COVERAGE_DIGEST;
-  const rows = await q.all<CoverageRow>(
-    sql`SELECT ${sql.raw(COVERAGE_COLUMNS)} FROM coverage ORDER BY filter_key COLLATE "binary", day COLLATE "binary"`,
-  );
-  for (const row of rows) state = foldCoverageRow(state, row);
-  await q.run(writeMetaValueQuery(COVERAGE_DIGEST_KEY, JSON.stringify(state), Date.now()));
+  const state = (await q.all<CoverageRow>(COVERAGE_ROWS)).reduce(foldCoverageRow, EMPTY_COVERAGE_DIGEST);
+  await q.run(writeDigest(COVERAGE_DIGEST_KEY, state));
   return state;
 }

@@ -68,18 +68,3 @@ export interface EntityBacklogRow {
   entities: number;
   pending: number;
 }
-
-const KIND_WORDS: Record<string, { read: string; what: string }> = {
-  config_versions: { read: "config versions", what: "edited configs" },
-  layer_experiments: { read: "layer experiments", what: "layers" },
-  event_metrics: { read: "event metrics", what: "events" },
-};
-
-/** "config versions read for 57 of 99 edited configs; 42 pending": one phrase per kind, for status and the report. */
-export function entityBacklogPhrases(rows: readonly EntityBacklogRow[]): string[] {
-  return rows.map((row) => {
-    const words = KIND_WORDS[row.kind] ?? { read: row.kind, what: "entities" };
-    const pending = row.pending > 0 ? `; ${row.pending} pending` : "";
-    return `${words.read} read for ${row.entities - row.pending} of ${row.entities} ${words.what}${pending}`;
-  });
-}

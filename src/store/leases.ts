@@ -19,14 +19,6 @@ export interface Lease {
   expiresAt: number;
 }
 
-interface LeaseRow {
-  name: string;
-  holder: string;
-  pid: number;
-  acquired_at: number;
-  expires_at: number;
-}
-
 /**
  * A holder id for this process: `host/pid/role`. The host part lets a later process on the same host
  * see that a crashed holder's pid is gone; holders from other hosts are only freed by expiry.
@@ -51,20 +43,11 @@ function pidIsAlive(pid: number): boolean {
   }
 }
 
-function isStale(row: LeaseRow, now: number): boolean {
-  if (row.expires_at <= now) return true;
-  if (holderHost(row.holder) === hostname() && row.pid !== process.pid) return !pidIsAlive(row.pid);
+/** Whether a lease may be taken: expired, or its process gone from this host. */
+function isStale(lease: Lease, now: number = Date.now()): boolean {
+  if (lease.expiresAt <= now) return true;
+  if (holderHost(lease.holder) === hostname() && lease.pid !== process.pid) return !pidIsAlive(lease.pid);
   return false;
-}
-
-function toLease(row: LeaseRow): Lease {
-  return {
-    name: row.name,
-    holder: row.holder,
-    pid: row.pid,
-    acquiredAt: row.acquired_at,
-    expiresAt: row.expires_at,
-  };
 }
 
 export interface AcquireResult {
@@ -73,11 +56,11 @@ export interface AcquireResult {
   tookOver?: Lease;
 }
 
-const selectLease = (name: string): SQL =>
-  sql`SELECT name, holder, pid, acquired_at, expires_at FROM leases WHERE name = ${name}`;
-
-async function readRow(q: Queries, name: string): Promise<LeaseRow | undefined> {
-  return q.get<LeaseRow>(selectLease(name));
+async function readRow(q: Queries, name: string): Promise<Lease | undefined> {
+  return q.get<Lease>(
+    sql`SELECT name, holder, pid, acquired_at AS "acquiredAt", expires_at AS "expiresAt" FROM leases
+      WHERE name = ${name}`,
+  );
 }
 
 const upsertLease = (l: Lease): SQL =>
@@ -90,13 +73,13 @@ const deleteLease = (name: string, holder: string): SQL =>
   sql`DELETE FROM leases WHERE name = ${name} AND holder = ${holder}`;
 
 /** Why `name` cannot be taken: SQLite's lease ends at its expiry, PostgreSQL's with its holder's session. */
-function refusal(store: AnyStore, name: string, current: LeaseRow | undefined): LockedError {
+function refusal(store: AnyStore, name: string, current: Lease | undefined): LockedError {
   const host = current?.holder.split("/")[0];
   const who = !current
     ? ""
     : store.engine === "sqlite"
-      ? ` (process ${current.pid}, ${host}), held until ${new Date(current.expires_at).toISOString()}`
-      : ` (process ${current.pid}, ${host}, since ${new Date(current.acquired_at).toISOString()})`;
+      ? ` (process ${current.pid}, ${host}), held until ${new Date(current.expiresAt).toISOString()}`
+      : ` (process ${current.pid}, ${host}, since ${new Date(current.acquiredAt).toISOString()})`;
   return new LockedError(`Another ${name} is running on this database${who}. Wait for it to finish.`);
 }
 
@@ -111,8 +94,8 @@ export async function acquireLease(
   now: number = Date.now(),
 ): Promise<AcquireResult> {
   const lease: Lease = { name, holder, pid: process.pid, acquiredAt: now, expiresAt: now + ttlMs };
-  const taken = (previous: LeaseRow | undefined): AcquireResult =>
-    previous && previous.holder !== holder ? { lease, tookOver: toLease(previous) } : { lease };
+  const taken = (previous: Lease | undefined): AcquireResult =>
+    previous && previous.holder !== holder ? { lease, tookOver: previous } : { lease };
   if (store.engine === "postgres") {
     // The lock decides; a row left by a holder whose session is gone is one that died holding it.
     const locks = await pgSide();
@@ -162,9 +145,9 @@ export async function renewLease(
     const changed = await q.run(
       sql`UPDATE leases SET expires_at = ${now + ttlMs} WHERE name = ${name} AND holder = ${holder}`,
     );
-    const row = changed === 0 ? undefined : await readRow(q, name);
-    if (!row) throw lost(name);
-    return toLease(row);
+    const lease = changed === 0 ? undefined : await readRow(q, name);
+    if (!lease) throw lost(name);
+    return lease;
   });
 }
 
@@ -181,24 +164,9 @@ export async function releaseLease(store: AnyStore, name: string, holder: string
   return true;
 }
 
-/** Whether a lease is held by a live holder: not expired, and its process alive when it is on this host. */
-function leaseIsLive(lease: Lease, now: number = Date.now()): boolean {
-  return !isStale(
-    {
-      name: lease.name,
-      holder: lease.holder,
-      pid: lease.pid,
-      acquired_at: lease.acquiredAt,
-      expires_at: lease.expiresAt,
-    },
-    now,
-  );
-}
-
 /** The current lease row, if any. */
 export async function readLease(store: AnyStore, name: string): Promise<Lease | undefined> {
-  const row = await readRow(await queriesOf(store), name);
-  return row ? toLease(row) : undefined;
+  return readRow(await queriesOf(store), name);
 }
 
 /** A lease and whether its holder is alive (for status): by pid and expiry on SQLite, by its lock on PostgreSQL. */
@@ -209,7 +177,7 @@ export async function readLiveLease(
   const lease = await readLease(store, name);
   if (!lease) return undefined;
   const live =
-    store.engine === "sqlite" ? leaseIsLive(lease) : await (await pgSide()).leaseLockLive(store, name);
+    store.engine === "sqlite" ? !isStale(lease) : await (await pgSide()).leaseLockLive(store, name);
   return { lease, live };
 }
 

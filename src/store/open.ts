@@ -7,9 +7,10 @@ import { drizzle } from "drizzle-orm/better-sqlite3";
 import { migrate } from "drizzle-orm/better-sqlite3/migrator";
 import { z } from "zod";
 import { asDiskFull, DiskFullError, FlagtrailError } from "../errors.ts";
+import { describeLocation, parseStoreLocation } from "../storeLocation.ts";
 import { writeActionTypeCategories } from "./categories.ts";
 import { attachConnection, type Store } from "./connection.ts";
-import { describeLocation, parseStoreLocation } from "./location.ts";
+import { assertMigrated, foreignStore } from "./openRefusals.ts";
 import * as schema from "./schema.ts";
 
 /**
@@ -55,26 +56,15 @@ function newestShippedMigration(): number {
   return Math.max(...journalSchema.parse(JSON.parse(text)).entries.map((e) => e.when));
 }
 
-/**
- * A read-only connection cannot apply migrations, so reading a store that an older flagtrail wrote
- * would fail later on a missing column. Say so now, with what to do. (drizzle's migrator itself decides
- * by the newest applied migration's timestamp; so does this check.)
- */
-function assertMigrated(sqlite: Database.Database, path: string): void {
+/** The newest migration applied to the file, or null when it has drizzle's table but none (or no table). */
+function newestApplied(sqlite: Database.Database): number | null {
   const hasTable = sqlite
     .prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = '__drizzle_migrations'")
     .pluck()
     .get();
-  const newestApplied = hasTable
-    ? (sqlite.prepare("SELECT max(created_at) FROM __drizzle_migrations").pluck().get() as number | null)
-    : null;
-  if (newestApplied === null)
-    throw new FlagtrailError(`${path} is not a flagtrail database (no migrations applied).`);
-  if (Number(newestApplied) < newestShippedMigration()) {
-    throw new FlagtrailError(
-      `${path} was written by an older flagtrail; run \`flagtrail sync\` on it once to upgrade it.`,
-    );
-  }
+  if (!hasTable) return null;
+  const newest = sqlite.prepare("SELECT max(created_at) FROM __drizzle_migrations").pluck().get();
+  return newest === null ? null : Number(newest);
 }
 
 /**
@@ -106,11 +96,9 @@ function assertNotForeign(path: string): void {
       )
       .pluck()
       .all() as string[];
-    if (tables.length === 0 || tables.includes("__drizzle_migrations")) return;
-    const shown = tables.slice(0, 3).join(", ") + (tables.length > 3 ? ", …" : "");
-    throw new FlagtrailError(
-      `${path} is another application's SQLite database (tables ${shown}), not a flagtrail store; it was left untouched.`,
-    );
+    if (tables.length > 0 && !tables.includes("__drizzle_migrations")) {
+      throw foreignStore(path, "SQLite database", tables);
+    }
   } finally {
     probe.close();
   }
@@ -185,7 +173,7 @@ export function openStore(path: string, options: OpenOptions = {}): Store {
       sqlite.prepare("SELECT count(*) FROM sqlite_master").pluck().get();
       if (!inMemory) {
         assertNotForeign(path);
-        assertMigrated(sqlite, path);
+        assertMigrated(path, newestApplied(sqlite), newestShippedMigration());
       }
     }
     const opened = sqlite;

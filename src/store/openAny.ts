@@ -1,8 +1,9 @@
 // Opening a store of either engine from a `--db` / FLAGTRAIL_DB value: a SQLite file path or a
-// postgres:// URL (src/store/location.ts). The read commands take whichever handle this returns and
+// postgres:// URL (src/storeLocation.ts). The read commands take whichever handle this returns and
 // pass it to store functions that dispatch on its `engine`.
+
+import { parseStoreLocation } from "../storeLocation.ts";
 import type { PgStore, Store } from "./connection.ts";
-import { parseStoreLocation } from "./location.ts";
 import { openStore } from "./open.ts";
 
 /** An open store of either engine. `close()` may return a Promise (PostgreSQL): await it. */

@@ -171,20 +171,19 @@ function shouldAdvance(plan: SyncPlan, current: Checkpoint | undefined): boolean
 }
 
 /**
- * The checkpoint a finished plan leaves, or undefined to keep the current one. `newestStored` is asked
- * for only when the plan has no head: the newest record stored for the plan's range.
+ * The checkpoint a finished plan leaves, or undefined to keep the current one. Without a head, the
+ * newest window's first page was empty (no activity lately) or all quarantined: the newest record
+ * stored for the plan's range is the head, if it is newer than the checkpoint.
  */
-function nextCheckpoint(
+async function nextCheckpoint(
+  q: Queries,
   plan: SyncPlan,
   current: Checkpoint | undefined,
-  newestStored: () => { id: string; occurredAt: number | null } | undefined,
-): { id: string; occurredAt: number | null } | undefined {
+): Promise<{ id: string; occurredAt: number | null } | undefined> {
   if (plan.headId !== null) {
     return shouldAdvance(plan, current) ? { id: plan.headId, occurredAt: plan.headOccurredAt } : undefined;
   }
-  // The newest window's first page was empty (no activity lately) or all quarantined: the newest
-  // record stored for the plan's range is the head, if it is newer than the checkpoint.
-  const newest = newestStored();
+  const newest = await newestStoredRecordIn(q, plan.since, plan.until, plan.actionTypes);
   if (!newest) return undefined;
   const newer =
     current === undefined ||
@@ -205,12 +204,7 @@ export async function finishPlan(
 ): Promise<void> {
   await inTransaction(store, async (q) => {
     const current = await readCheckpointIn(q, plan.filterKey);
-    // Read ahead (nextCheckpoint asks synchronously), only when it will ask: one indexed query.
-    const newest =
-      plan.headId === null
-        ? await newestStoredRecordIn(q, plan.since, plan.until, plan.actionTypes)
-        : undefined;
-    const next = nextCheckpoint(plan, current, () => newest);
+    const next = await nextCheckpoint(q, plan, current);
     if (next) {
       await writeCheckpointIn(q, {
         filterKey: plan.filterKey,

@@ -1,11 +1,7 @@
 // `flagtrail verify` beyond the record chain: stored revisions, the quarantine and coverage tables
 // against the digests the writer keeps in meta, the meta head, and the head's HMAC when there is a key.
-import { IntegrityError } from "../errors.ts";
-import { CHAIN_GENESIS, recordHash } from "../hash.ts";
-import type { ChainMeta, ChainReader } from "../store/chainRead.ts";
+
 import {
-  CHAIN_HEAD_SIGNATURE_KEY,
-  COVERAGE_DIGEST_KEY,
   type CoverageDigest,
   checkChainHeadSignature,
   coverageDigestSchema,
@@ -14,10 +10,13 @@ import {
   foldCoverageRow,
   foldQuarantineRow,
   parseDigest,
-  QUARANTINE_DIGEST_KEY,
   type QuarantineDigest,
   quarantineDigestSchema,
-} from "../store/digests.ts";
+} from "../digests.ts";
+import { IntegrityError } from "../errors.ts";
+import { CHAIN_GENESIS, recordHash } from "../hash.ts";
+import type { ChainMeta, ChainReader } from "../store/chainRead.ts";
+import { CHAIN_HEAD_SIGNATURE_KEY, COVERAGE_DIGEST_KEY, QUARANTINE_DIGEST_KEY } from "../store/digests.ts";
 import { pacer } from "./pace.ts";
 import { type ChainHead, short } from "./records.ts";
 

@@ -10,8 +10,8 @@ import { dirname, join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { previousPeriod, todayIn } from "../../src/daemon/periods.ts";
 import type { RunningSimulator } from "../../src/simulator/index.ts";
-import { maskUrl } from "../../src/store/location.ts";
 import { LEASE_LOCK_CLASS } from "../../src/store/pg/leaseLocks.ts";
+import { maskUrl } from "../../src/storeLocation.ts";
 import {
   type DaemonProcess,
   logEvents,

@@ -2,7 +2,7 @@
 // entity still waiting keeps the time it was first left, and status reads read/known/pending per kind.
 import { afterEach, describe, expect, it } from "vitest";
 import { formatStatus } from "../../src/commands/statusText.ts";
-import { readStatus } from "../../src/store/status.ts";
+import { readStatus } from "../../src/commands/storeStatus.ts";
 import { openStore, recordEntityFetch, type Store, saveEntityBacklog } from "../../src/store/syncStore.ts";
 import { freshDatabase, queryOnce } from "./cluster.ts";
 

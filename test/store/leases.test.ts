@@ -3,11 +3,11 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { readStatus } from "../../src/commands/storeStatus.ts";
 import { LockedError } from "../../src/errors.ts";
 import { sqliteOf } from "../../src/store/connection.ts";
 import { acquireLease, leaseHolder, readLease, releaseLease, renewLease } from "../../src/store/leases.ts";
 import { openStore } from "../../src/store/open.ts";
-import { readStatus } from "../../src/store/status.ts";
 
 function tempDb() {
   return join(mkdtempSync(join(tmpdir(), "flagtrail-lease-")), "t.db");

@@ -7,6 +7,7 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { readStatus } from "../../src/commands/storeStatus.ts";
 import { LockedError } from "../../src/errors.ts";
 import { resolvePeriod } from "../../src/report/period.ts";
 import {
@@ -26,7 +27,6 @@ import {
   type ReportQueryName,
   readReportSnapshot,
 } from "../../src/store/reportQueries.ts";
-import { readStatus } from "../../src/store/status.ts";
 import {
   acquireLease,
   backfillRuleDiffs,

@@ -7,11 +7,11 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { VERSIONED_CONFIG_EDITS } from "../../src/api/entityActions.ts";
 import { formatStatus } from "../../src/commands/statusText.ts";
+import { readStatus } from "../../src/commands/storeStatus.ts";
 import { writeReports } from "../../src/report/writeReports.ts";
 import type { RunningSimulator } from "../../src/simulator/index.ts";
 import { sqliteOf } from "../../src/store/connection.ts";
 import { openStore, type Store } from "../../src/store/open.ts";
-import { readStatus } from "../../src/store/status.ts";
 import type { SyncOptions } from "../../src/sync/runSync.ts";
 import { startTestSimulator, syncCountingRequests } from "../helpers/simSync.ts";
 

@@ -6,14 +6,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
+import { checkChainHeadSignature, signChainHead } from "../../src/digests.ts";
 import { IntegrityError } from "../../src/errors.ts";
 import { sqliteOf } from "../../src/store/connection.ts";
 import {
   CHAIN_HEAD_SIGNATURE_KEY,
   COVERAGE_DIGEST_KEY,
-  checkChainHeadSignature,
   QUARANTINE_DIGEST_KEY,
-  signChainHead,
   updateCoverageDigest,
   updateQuarantineDigest,
 } from "../../src/store/digests.ts";

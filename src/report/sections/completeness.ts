@@ -1,7 +1,8 @@
 // Completeness: the server's total per server day against the local count. Read once, then printed
 // twice: as the summary's one-line verdict and as the section with every gap.
-import { type EntityBacklogRow, entityBacklogPhrases } from "../../store/entityBacklog.ts";
+import type { EntityBacklogRow } from "../../store/entityBacklog.ts";
 import { type CoverageRow, UNPLACED_RECORDS_SQL } from "../../store/reportQueries.ts";
+import { entityBacklogPhrases } from "../entityBacklogText.ts";
 import { mdTable, mdText } from "../escape.ts";
 import { offsetText } from "../serverDays.ts";
 import {

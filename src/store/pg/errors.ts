@@ -1,7 +1,7 @@
 // One sentence for the user from a node-postgres error, naming the store by its masked URL and never
 // repeating the password (a driver message could quote the connection string).
 import { FlagtrailError } from "../../errors.ts";
-import { maskUrl } from "../location.ts";
+import { maskUrl } from "../../storeLocation.ts";
 
 /**
  * The server ended the session (57P01 terminated, 57P02 crash shutdown, 57P03 not accepting

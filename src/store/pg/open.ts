@@ -6,11 +6,12 @@ import { readMigrationFiles } from "drizzle-orm/migrator";
 import { drizzle } from "drizzle-orm/node-postgres";
 import { migrate } from "drizzle-orm/node-postgres/migrator";
 import pg from "pg";
-import { ACTION_TYPE_CATEGORIES } from "../../api/actionCategories.ts";
 import { FlagtrailError } from "../../errors.ts";
+import { maskUrl } from "../../storeLocation.ts";
+import { type CategoryRow, categoryWrites, STORED_CATEGORIES } from "../categories.ts";
 import { attachPgConnection, type PgConnection, type PgStore } from "../connection.ts";
 import { releaseLease } from "../leases.ts";
-import { maskUrl } from "../location.ts";
+import { assertMigrated, foreignStore } from "../openRefusals.ts";
 import { describePgError } from "./errors.ts";
 import * as schema from "./schema.ts";
 
@@ -110,38 +111,7 @@ function assertNotForeign(state: MigrationState, where: string): void {
   const ours = new Set([readMigrationFiles({ migrationsFolder })[0]?.hash, LEGACY_FIRST_MIGRATION_HASH]);
   const migratedByUs = state.applied?.some((m) => ours.has(m.hash)) ?? false;
   if (migratedByUs || (state.relations.length === 0 && (state.applied?.length ?? 0) === 0)) return;
-  const shown = state.relations.slice(0, 3).join(", ") + (state.relations.length > 3 ? ", …" : "");
-  throw new FlagtrailError(
-    `${where} is another application's database${shown ? ` (tables ${shown})` : ""}, not a flagtrail store; it was left untouched.`,
-  );
-}
-
-/** A read-only open cannot migrate: a store an older flagtrail wrote would fail later on a missing column. */
-function assertMigrated(state: MigrationState, where: string): void {
-  const newestShipped = Math.max(...readMigrationFiles({ migrationsFolder }).map((m) => m.folderMillis));
-  const newestApplied = Math.max(-1, ...(state.applied ?? []).map((m) => Number(m.created_at)));
-  if (newestApplied < 0)
-    throw new FlagtrailError(`${where} is not a flagtrail database (no migrations applied).`);
-  if (newestApplied < newestShipped) {
-    throw new FlagtrailError(
-      `${where} was written by an older flagtrail; run \`flagtrail sync\` on it once to upgrade it.`,
-    );
-  }
-}
-
-/** Makes action_type_categories equal to the code's list, writing only when it differs. */
-async function writeCategories(db: PgConnection["db"]): Promise<void> {
-  const stored = await db.select().from(schema.actionTypeCategories);
-  const same =
-    stored.length === ACTION_TYPE_CATEGORIES.size &&
-    stored.every((row) => ACTION_TYPE_CATEGORIES.get(row.actionType) === row.category);
-  if (same) return;
-  await db.transaction(async (tx) => {
-    await tx.delete(schema.actionTypeCategories);
-    await tx
-      .insert(schema.actionTypeCategories)
-      .values([...ACTION_TYPE_CATEGORIES].map(([actionType, category]) => ({ actionType, category })));
-  });
+  throw foreignStore(where, "database", state.relations);
 }
 
 /**
@@ -195,7 +165,9 @@ async function prepare(pool: pg.Pool, where: string, options: PgOpenOptions): Pr
       if (schemaName !== undefined) await assertSchema(client, schemaName, where);
       const state = await migrationState(client, schemaName);
       assertNotForeign(state, where);
-      assertMigrated(state, where);
+      const applied = (state.applied ?? []).map((m) => Number(m.created_at));
+      const shipped = readMigrationFiles({ migrationsFolder }).map((m) => m.folderMillis);
+      assertMigrated(where, applied.length === 0 ? null : Math.max(...applied), Math.max(...shipped));
       return;
     }
     // Two processes opening a new store at once would both create its tables: the second waits here.
@@ -210,7 +182,12 @@ async function prepare(pool: pg.Pool, where: string, options: PgOpenOptions): Pr
       migrationsFolder,
       ...(schemaName === undefined ? {} : { migrationsSchema: schemaName }),
     });
-    await writeCategories(db);
+    const writes = categoryWrites((await db.execute<CategoryRow>(STORED_CATEGORIES)).rows);
+    if (writes.length > 0) {
+      await db.transaction(async (tx) => {
+        for (const write of writes) await tx.execute(write);
+      });
+    }
   } catch (error) {
     broken = true;
     throw error;

@@ -1,5 +1,6 @@
 // The PostgreSQL side of src/store/query.ts: the same one-text queries (drizzle's `sql`, rendered with
-// $n placeholders) on the pool, or on one transaction's session.
+// $n placeholders) on the pool, or on one transaction's session; and the sessions themselves, each
+// from the pool, given back after, the server's errors turned into one sentence with the password masked.
 import type { SQL } from "drizzle-orm";
 import { PgDialect } from "drizzle-orm/pg-core";
 import pg from "pg";
@@ -8,8 +9,58 @@ import { pgConnectionOf } from "../connection.ts";
 import type { Queries } from "../query.ts";
 import { copyRows } from "./copyRows.ts";
 import { describePgError } from "./errors.ts";
-import { inPgReadSnapshot } from "./readSnapshot.ts";
-import { inPgTransaction } from "./transaction.ts";
+
+/** A statement or two on one session of the pool (the sync's reads, a run row, a transaction's). */
+async function onPgSession<T>(store: PgStore, fn: (client: pg.ClientBase) => Promise<T>): Promise<T> {
+  const { pool, url } = pgConnectionOf(store);
+  const client = await pool.connect().catch((error: unknown) => {
+    throw describePgError(error, url);
+  });
+  let broken = false;
+  try {
+    return await fn(client);
+  } catch (error) {
+    broken = true;
+    throw describePgError(error, url);
+  } finally {
+    client.release(broken || undefined);
+  }
+}
+
+/** `fn` in one transaction (`begin`) on a session of its own: committed, or with `commit` false rolled back after; rolled back on any throw. */
+async function inPgSessionTransaction<T>(
+  store: PgStore,
+  begin: string,
+  commit: boolean,
+  fn: (client: pg.ClientBase) => Promise<T>,
+): Promise<T> {
+  return onPgSession(store, async (client) => {
+    await client.query(begin);
+    try {
+      const result = await fn(client);
+      if (commit) await client.query("COMMIT");
+      else await client.query("ROLLBACK").catch(() => {});
+      return result;
+    } catch (error) {
+      await client.query("ROLLBACK").catch(() => {});
+      throw error;
+    }
+  });
+}
+
+/**
+ * One write transaction. The sync's writes run under its lease, so the default READ COMMITTED is
+ * enough: no other flagtrail writer is in the store.
+ */
+const inPgTransaction = <T>(store: PgStore, fn: (client: pg.ClientBase) => Promise<T>) =>
+  inPgSessionTransaction(store, "BEGIN", true, fn);
+
+/**
+ * One consistent, read-only view for the read commands (verify, report): REPEATABLE READ, READ ONLY,
+ * rolled back after, so a sync committing meanwhile changes nothing they see and nothing they run can write.
+ */
+export const inPgReadSnapshot = <T>(store: PgStore, fn: (client: pg.ClientBase) => Promise<T>) =>
+  inPgSessionTransaction(store, "BEGIN TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY", false, fn);
 
 // Rendered by drizzle, run by the driver itself: drizzle's execute() parses with pg's global type
 // parsers, and the store's pool reads bigint as a JS number (src/store/pg/open.ts), as SQLite does.

@@ -15,7 +15,7 @@ import {
   type TimeTexts,
 } from "../reportQueries.ts";
 import { toPositional } from "./namedParams.ts";
-import { inPgReadSnapshot } from "./readSnapshot.ts";
+import { inPgReadSnapshot } from "./queries.ts";
 import { PG_VARIANTS } from "./reportQueries.ts";
 
 let cursors = 0;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { UsageError } from "../../src/errors.ts";
-import { describeLocation, maskUrl, parseStoreLocation } from "../../src/store/location.ts";
+import { UsageError } from "../src/errors.ts";
+import { describeLocation, maskUrl, parseStoreLocation } from "../src/storeLocation.ts";
 
 describe("parseStoreLocation", () => {
   it("reads paths as SQLite stores", () => {

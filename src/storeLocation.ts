@@ -1,6 +1,6 @@
 // Where a store is: the `--db` / FLAGTRAIL_DB value read as a SQLite file path or a PostgreSQL URL.
 // The URL may carry a password, so everything shown to a person goes through maskUrl().
-import { UsageError } from "../errors.ts";
+import { UsageError } from "./errors.ts";
 
 export type StoreLocation =
   | { readonly engine: "sqlite"; readonly path: string }

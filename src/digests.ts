@@ -1,0 +1,113 @@
+// The math of the digests that src/store/digests.ts keeps in `meta` for what the record chain does not
+// cover (the quarantine and coverage tables, the chain head's HMAC): each table's rows folded into a
+// hash chain in a fixed order, and the head's signature. Pure: the writer and `flagtrail verify` both
+// fold with these, so they agree by construction.
+import { createHmac, timingSafeEqual } from "node:crypto";
+import { z } from "zod";
+import { CHAIN_GENESIS, canonicalJson, chainLink, sha256Hex } from "./hash.ts";
+
+const hex64 = z.string().regex(/^[0-9a-f]{64}$/);
+
+export const quarantineDigestSchema = z.object({
+  rows: z.number().int().nonnegative(),
+  /** The highest quarantine.id folded in: the writer folds only rows above it. */
+  lastId: z.number().int().nonnegative(),
+  digest: hex64,
+});
+export type QuarantineDigest = z.infer<typeof quarantineDigestSchema>;
+
+export const coverageDigestSchema = z.object({ rows: z.number().int().nonnegative(), digest: hex64 });
+export type CoverageDigest = z.infer<typeof coverageDigestSchema>;
+
+/** A quarantine row's columns as stored, all but server_day (see above). */
+export interface QuarantineRow {
+  id: number;
+  record_id: string | null;
+  raw: string;
+  raw_hash: string;
+  issues: string;
+  request_path: string | null;
+  received_at: number;
+  sync_run_id: number | null;
+}
+
+/** A coverage row's columns as stored. */
+export interface CoverageRow {
+  filter_key: string;
+  day: string;
+  server_total: number;
+  local_count: number;
+  checked_at: number;
+  sync_run_id: number | null;
+  day_closed: number;
+  quarantined_count: number;
+}
+
+export const EMPTY_QUARANTINE_DIGEST: QuarantineDigest = { rows: 0, lastId: 0, digest: CHAIN_GENESIS };
+export const EMPTY_COVERAGE_DIGEST: CoverageDigest = { rows: 0, digest: CHAIN_GENESIS };
+
+/** The digest with one more quarantine row (rows must come in id order). */
+export function foldQuarantineRow(state: QuarantineDigest, row: QuarantineRow): QuarantineDigest {
+  const rowHash = sha256Hex(
+    canonicalJson([
+      row.id,
+      row.record_id,
+      row.raw,
+      row.raw_hash,
+      row.issues,
+      row.request_path,
+      row.received_at,
+      row.sync_run_id,
+    ]),
+  );
+  return { rows: state.rows + 1, lastId: row.id, digest: chainLink(state.digest, rowHash) };
+}
+
+/** The digest with one more coverage row (rows must come in (filter_key, day) order). */
+export function foldCoverageRow(state: CoverageDigest, row: CoverageRow): CoverageDigest {
+  const rowHash = sha256Hex(
+    canonicalJson([
+      row.filter_key,
+      row.day,
+      row.server_total,
+      row.local_count,
+      row.checked_at,
+      row.sync_run_id,
+      row.day_closed,
+      row.quarantined_count,
+    ]),
+  );
+  return { rows: state.rows + 1, digest: chainLink(state.digest, rowHash) };
+}
+
+function headMessage(head: { seq: number; chainHash: string }): string {
+  // Its own prefix, so no other HMAC made with the same key (a report manifest's) can stand in for it.
+  return `flagtrail-chain-head/1\n${head.seq}\n${head.chainHash}`;
+}
+
+/** HMAC-SHA256 (hex) of the chain head: its seq and chain_hash. */
+export function signChainHead(head: { seq: number; chainHash: string }, key: string): string {
+  return createHmac("sha256", key).update(headMessage(head)).digest("hex");
+}
+
+/** Whether `signature` is signChainHead(head, key), compared in constant time. */
+export function checkChainHeadSignature(
+  head: { seq: number; chainHash: string },
+  signature: string,
+  key: string,
+): boolean {
+  const expected = Buffer.from(signChainHead(head, key), "hex");
+  const actual = Buffer.from(signature, "hex");
+  return expected.length === actual.length && timingSafeEqual(expected, actual);
+}
+
+/** A digest kept in meta, or null when the key is missing or its value is not one. */
+export function parseDigest<T>(schema: z.ZodType<T>, text: string | null | undefined): T | null {
+  if (text === null || text === undefined) return null;
+  try {
+    const parsed = schema.safeParse(JSON.parse(text));
+    return parsed.success ? parsed.data : null;
+  } catch {
+    return null;
+  }
+}
