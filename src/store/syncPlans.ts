@@ -160,51 +160,31 @@ async function dropPlanIn(q: Queries, filterKey: string): Promise<void> {
 
 // ---- the end of a plan -----------------------------------------------------------------------------
 
-/**
- * Whether a finished plan's newest record may replace the checkpoint. An incremental plan (latestID)
- * only ever sees newer records; an explicit or full range must not move the checkpoint back in time.
- */
-function shouldAdvance(plan: SyncPlan, current: Checkpoint | undefined): boolean {
-  if (current === undefined || plan.latestId !== null) return true;
-  if (current.latestOccurredAt === null) return true;
-  return plan.headOccurredAt !== null && plan.headOccurredAt >= current.latestOccurredAt;
-}
+/** A record that may become the checkpoint: its id and date. */
+export type StoredHead = { id: string; occurredAt: number | null };
 
 /**
- * The checkpoint a finished plan leaves, or undefined to keep the current one. Without a head, the
- * newest window's first page was empty (no activity lately) or all quarantined: the newest record
- * stored for the plan's range is the head, if it is newer than the checkpoint.
+ * The sync's rule for the checkpoint a finished plan leaves (undefined: keep the current one), run
+ * inside the plan's end transaction; `newestStored` reads the newest record stored for the plan's range.
  */
-async function nextCheckpoint(
-  q: Queries,
-  plan: SyncPlan,
+export type CheckpointRule = (
   current: Checkpoint | undefined,
-): Promise<{ id: string; occurredAt: number | null } | undefined> {
-  if (plan.headId !== null) {
-    return shouldAdvance(plan, current) ? { id: plan.headId, occurredAt: plan.headOccurredAt } : undefined;
-  }
-  const newest = await newestStoredRecordIn(q, plan.since, plan.until, plan.actionTypes);
-  if (!newest) return undefined;
-  const newer =
-    current === undefined ||
-    (newest.occurredAt != null &&
-      current.latestOccurredAt !== null &&
-      newest.occurredAt > current.latestOccurredAt);
-  return newer ? newest : undefined;
-}
+  newestStored: () => Promise<StoredHead | undefined>,
+) => Promise<StoredHead | undefined>;
 
 /**
- * A plan is done: in one transaction, move the checkpoint, forget the windows, and remember the days
+ * A plan is done: in one transaction, move the checkpoint (where `rule` says), forget the windows, and remember the days
  * whose coverage is still owed (so a run stopped during its coverage phase leaves them to the next run).
  */
 export async function finishPlan(
   store: AnyStore,
   plan: SyncPlan,
   end: { runId: number; now: number; coverageDaysOwed: readonly string[] },
+  rule: CheckpointRule,
 ): Promise<void> {
   await inTransaction(store, async (q) => {
     const current = await readCheckpointIn(q, plan.filterKey);
-    const next = await nextCheckpoint(q, plan, current);
+    const next = await rule(current, () => newestStoredRecordIn(q, plan.since, plan.until, plan.actionTypes));
     if (next) {
       await writeCheckpointIn(q, {
         filterKey: plan.filterKey,

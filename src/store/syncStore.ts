@@ -10,6 +10,7 @@
 import type { OpenOptions } from "./open.ts";
 import { type AnyStore, openAnyStore } from "./openAny.ts";
 
+export type { Checkpoint } from "./checkpoints.ts";
 // Names and pure helpers the sync side shares with the store (no database access).
 export type { CoverageDay } from "./coverageCounts.ts";
 export type { MutatedVersion } from "./entityWrites.ts";
@@ -17,7 +18,7 @@ export { DAEMON_LAST_CYCLE_KEY, DAEMON_LEASE, leaseHolder } from "./leases.ts";
 export type { OpenOptions } from "./open.ts";
 export { emptyCounts, prepareRecords } from "./records.ts";
 export type { BatchPage } from "./syncBatch.ts";
-export type { SyncPlan, SyncWindow } from "./syncPlans.ts";
+export type { CheckpointRule, StoredHead, SyncPlan, SyncWindow } from "./syncPlans.ts";
 export { type RunCounters, runCounterColumns } from "./syncRuns.ts";
 
 /** A store the sync writes: a SQLite file or a PostgreSQL database. */

@@ -12,6 +12,7 @@ import {
   type SyncPlan,
   type SyncWindow,
 } from "../store/syncStore.ts";
+import { checkpointRule } from "./checkpointRule.ts";
 import { recordMatchingRange } from "./coverage.ts";
 import { eachDay } from "./days.ts";
 import { runPool } from "./pool.ts";
@@ -126,6 +127,11 @@ export async function executePlan(run: SyncRun, plan: SyncPlan, mismatches: Rang
   const owed = run.options.coverage
     ? eachDay(finished.since, finished.until).filter((d) => !run.checkedDays.has(d))
     : [];
-  await finishPlan(run.store, finished, { runId: run.runId, now: run.now(), coverageDaysOwed: owed });
+  await finishPlan(
+    run.store,
+    finished,
+    { runId: run.runId, now: run.now(), coverageDaysOwed: owed },
+    checkpointRule(finished),
+  );
   return windows.length;
 }
