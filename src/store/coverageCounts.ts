@@ -2,7 +2,8 @@
 // its server day: valid records by their own date unless a single-day read showed the server files them
 // under another (listed_days), quarantined ones by their date when it parses, else by the narrowest
 // request range that returned them (day_min..day_max). So a gap report means a record is missing. Quarantined records count once per id, and not when a valid version of the id is stored.
-// One query text for both engines (src/store/query.ts).
+// The store reads the rows; their sum per day is the sync's (src/sync/coverageCounts.ts). One query text
+// for both engines (src/store/query.ts).
 import { removePendingCoverageDaysIn, writeCoverageQuery } from "./coverageState.ts";
 import { updateCoverageDigestIn } from "./digests.ts";
 import type { AnyStore } from "./openAny.ts";
@@ -46,82 +47,27 @@ function relisted(q: Queries, from: string, to: string, actionTypes: readonly st
   );
 }
 
-const within = (day: string | null, from: string, to: string) => day !== null && day >= from && day <= to;
-
 /** A record the server lists on another day than its own date's: (own day, listed day). */
-interface Relisted {
+export interface Relisted {
   own: string | null;
   listed: string;
 }
 
-/** How many records the relisted ones move into (+) or out of (−) the days from..to. */
-function relistedShift(relistedRows: readonly Relisted[], from: string, to: string): number {
-  let moved = 0;
-  for (const r of relistedRows) {
-    moved += (within(r.listed, from, to) ? 1 : 0) - (within(r.own, from, to) ? 1 : 0);
-  }
-  return moved;
-}
-
 /**
- * Per day of from..to, what the store holds: valid records counted by server day (`stored`), moved
- * by the relisted ones, plus quarantined ones per day (`quarantined`). The merge both engines use.
+ * The rows that make the count held for the server days from..to (both included): valid records by
+ * server day, the relisted ones, quarantined ones (the sum is src/sync/coverageCounts.ts's).
  */
-function mergeDayCounts(
-  stored: readonly { day: string; n: number }[],
-  relistedRows: readonly Relisted[],
-  quarantined: readonly { day: string; n: number }[],
-  from: string,
-  to: string,
-): Map<string, DayCount> {
-  const counts = new Map<string, DayCount>();
-  for (const row of stored) counts.set(row.day, { day: row.day, held: row.n, quarantined: 0 });
-  const add = (day: string | null, n: number) => {
-    if (!within(day, from, to) || day === null) return;
-    const count = counts.get(day) ?? { day, held: 0, quarantined: 0 };
-    count.held += n;
-    counts.set(day, count);
-  };
-  for (const r of relistedRows) {
-    add(r.own, -1);
-    add(r.listed, 1);
-  }
-  for (const row of quarantined) {
-    const count = counts.get(row.day) ?? { day: row.day, held: 0, quarantined: 0 };
-    count.held += row.n;
-    count.quarantined += row.n;
-    counts.set(row.day, count);
-  }
-  return counts;
-}
-
-/**
- * The first day of the unbroken run of checked days that ends the day before `day`, from the checked
- * days before `day`, newest first.
- */
-function runStartOf(day: string, checkedBeforeDesc: readonly string[]): string {
-  let start = day;
-  for (const checked of checkedBeforeDesc) {
-    const expected = new Date(Date.parse(`${start}T00:00:00Z`) - 86_400_000).toISOString().slice(0, 10);
-    if (checked !== expected) break;
-    start = checked;
-  }
-  return start;
-}
-
-/** Records held for the server days from..to (both included). */
-export async function localCountForRange(
+export async function heldRowsInRange(
   store: AnyStore,
   from: string,
   to: string,
   actionTypes: readonly string[],
-): Promise<number> {
+): Promise<{ stored: number; relisted: Relisted[]; quarantined: number }> {
   const q = await queriesOf(store);
   const stored = await q.get<{ n: number }>(
     sql`SELECT count(*) AS n FROM audit_logs WHERE server_day BETWEEN ${from} AND ${to}
         ${typeFilter(sql`action_type`, actionTypes)}`,
   );
-  const moved = relistedShift(await relisted(q, from, to, actionTypes), from, to);
   const quarantined = await q.get<{ n: number }>(
     sql`SELECT count(DISTINCT coalesce(q.record_id, q.raw_hash)) AS n FROM quarantine q
         WHERE ${QUARANTINE_HELD}
@@ -129,23 +75,24 @@ export async function localCountForRange(
                OR (q.server_day IS NULL AND q.day_min >= ${from} AND q.day_max <= ${to}))
           ${typeFilter(QUARANTINE_TYPE, actionTypes)}`,
   );
-  return Number(stored?.n ?? 0) + moved + Number(quarantined?.n ?? 0);
+  return {
+    stored: Number(stored?.n ?? 0),
+    relisted: await relisted(q, from, to, actionTypes),
+    quarantined: Number(quarantined?.n ?? 0),
+  };
 }
 
-export interface DayCount {
-  day: string;
-  /** Valid and quarantined records held for the day. */
-  held: number;
-  quarantined: number;
-}
-
-/** Per server day of from..to, what the store holds (days without a record are left out). */
-export async function localCountsByDay(
+/** Per server day of from..to, the rows that make what the store holds (days without a record left out). */
+export async function heldRowsByDay(
   store: AnyStore,
   from: string,
   to: string,
   actionTypes: readonly string[],
-): Promise<Map<string, DayCount>> {
+): Promise<{
+  stored: { day: string; n: number }[];
+  relisted: Relisted[];
+  quarantined: { day: string; n: number }[];
+}> {
   const q = await queriesOf(store);
   const stored = await q.all<{ day: string; n: number }>(
     sql`SELECT server_day AS day, count(*) AS n FROM audit_logs WHERE server_day BETWEEN ${from} AND ${to}
@@ -158,7 +105,7 @@ export async function localCountsByDay(
           FROM quarantine q WHERE ${QUARANTINE_HELD} ${typeFilter(QUARANTINE_TYPE, actionTypes)}
         ) held WHERE day BETWEEN ${from} AND ${to} GROUP BY day ORDER BY day COLLATE "binary"`,
   );
-  return mergeDayCounts(stored, await relisted(q, from, to, actionTypes), quarantined, from, to);
+  return { stored, relisted: await relisted(q, from, to, actionTypes), quarantined };
 }
 
 export interface CoverageDay {
@@ -208,17 +155,11 @@ export async function knownShortfalls(
   return new Map(rows.map((r) => [r.day, r.short]));
 }
 
-/**
- * The first day of the unbroken run of checked days that ends the day before `day` (`day` itself when
- * the day before was never checked): the history a nightly count can cover in the same request.
- */
-export async function checkedRunStart(store: AnyStore, filterKey: string, day: string): Promise<string> {
+/** The checked days before `day`, newest first (a nightly count's history: src/sync/coverageCounts.ts). */
+export async function checkedDaysBefore(store: AnyStore, filterKey: string, day: string): Promise<string[]> {
   const rows = await (await queriesOf(store)).all<{ day: string }>(
     sql`SELECT day FROM coverage WHERE filter_key = ${filterKey} AND day COLLATE "binary" < ${day}
         ORDER BY day COLLATE "binary" DESC`,
   );
-  return runStartOf(
-    day,
-    rows.map((r) => r.day),
-  );
+  return rows.map((r) => r.day);
 }

@@ -1,10 +1,10 @@
 // Writing what the entity reads returned: config versions (one row per version, a revision when the
 // same number comes back with other content), experiment and metric snapshots (a row when an item's
 // content differs from its last snapshot), and one entity_fetches row per read, whatever its outcome.
+// What is new or changed is the sync's decision (src/sync/entityChanges.ts), run inside the write.
 // One query text for both engines (src/store/query.ts); each write in one transaction, its rows linked in
 // the entity chain and inserted with multi-row INSERTs.
 import type { InvalidItem } from "../api/entities.ts";
-import { recordHash } from "../hash.ts";
 import { insertQuarantineIn, updateQuarantineDigestIn } from "./digests.ts";
 import { commitEntityChainIn, entityChainLinksIn } from "./entityChain.ts";
 import type { AnyStore } from "./openAny.ts";
@@ -33,7 +33,7 @@ export interface WriteContext {
 }
 
 /** One row a config read adds: a new version, or a revision of a known one (other content). */
-interface VersionWrite {
+export interface VersionWrite {
   kind: "version" | "revision";
   input: VersionInput;
   /** The raw version as stored (JSON text) and its hash. */
@@ -41,40 +41,21 @@ interface VersionWrite {
   hash: string;
 }
 
-const revisionKey = (version: number, hash: string) => `${version}\u0000${hash}`;
+/** The hashes stored for one config's versions and revisions. */
+interface StoredVersionHashes {
+  versions: readonly { version: number; hash: string }[];
+  revisions: readonly { version: number; hash: string }[];
+}
 
 /**
- * What a read of one config's versions adds, given the hashes stored for its versions and revisions
- * (no database access). Oldest first, so that entity_seq follows version order
- * within a config; a version listed twice in one read is decided against the first.
+ * The sync's decision of what a read of one config's versions adds (src/sync/entityChanges.ts), run
+ * inside the write's transaction with the hashes stored; oldest first, so entity_seq follows versions.
  */
-function planConfigVersions(
+export type PlanVersions = (
   configKey: string,
   versions: readonly VersionInput[],
-  stored: {
-    versions: readonly { version: number; hash: string }[];
-    revisions: readonly { version: number; hash: string }[];
-  },
-): { writes: VersionWrite[]; mutations: MutatedVersion[] } {
-  const known = new Map(stored.versions.map((v) => [v.version, v.hash]));
-  const revisions = new Set(stored.revisions.map((r) => revisionKey(r.version, r.hash)));
-  const writes: VersionWrite[] = [];
-  const mutations: MutatedVersion[] = [];
-  for (const input of [...versions].sort((a, b) => a.version - b.version)) {
-    const hash = recordHash(input.raw);
-    const storedHash = known.get(input.version);
-    if (storedHash === undefined) {
-      known.set(input.version, hash);
-      writes.push({ kind: "version", input, raw: JSON.stringify(input.raw), hash });
-    } else if (storedHash !== hash) {
-      mutations.push({ configKey, version: input.version, storedHash, receivedHash: hash });
-      if (revisions.has(revisionKey(input.version, hash))) continue;
-      revisions.add(revisionKey(input.version, hash));
-      writes.push({ kind: "revision", input, raw: JSON.stringify(input.raw), hash });
-    }
-  }
-  return { writes, mutations };
-}
+  stored: StoredVersionHashes,
+) => { writes: VersionWrite[]; mutations: MutatedVersion[] };
 
 const VERSION_COLUMNS = [
   "config_key",
@@ -101,12 +82,13 @@ const REVISION_COLUMNS = [
   "sync_run_id",
 ];
 
-/** Stores the versions of one config; returns how many were new and which came back changed. */
-export function storeConfigVersions(
+/** Writes the versions of one config `plan` decides; returns how many were new and which came back changed. */
+export function writeConfigVersions(
   store: AnyStore,
   configKey: string,
   versions: readonly VersionInput[],
   context: WriteContext,
+  plan: PlanVersions,
 ): Promise<{ inserted: number; mutations: MutatedVersion[] }> {
   return inTransaction(store, async (q) => {
     const storedOf = (table: string) =>
@@ -117,7 +99,7 @@ export function storeConfigVersions(
       versions: await storedOf("config_versions"),
       revisions: await storedOf("config_version_revisions"),
     };
-    const { writes, mutations } = planConfigVersions(configKey, versions, stored);
+    const { writes, mutations } = plan(configKey, versions, stored);
     const chain = await entityChainLinksIn(q);
     const versionRows: unknown[][] = [];
     const revisionRows: unknown[][] = [];
@@ -164,27 +146,16 @@ interface SnapshotWrite<T> {
 }
 
 /**
- * The items of one read whose content differs from their last snapshot, given the last stored hash per
- * key (no database access). An item listed twice is compared with the first.
+ * The sync's decision of which items of one read differ from their last snapshot, given the last
+ * stored hash per item id (src/sync/entityChanges.ts), run inside the write's transaction.
  */
-function changedSnapshots<T extends { raw: unknown }>(
+export type ChangedSnapshots = <T extends { id: string; raw: unknown }>(
   items: readonly T[],
-  keyOf: (item: T) => string,
   lastHashes: ReadonlyMap<string, string>,
-): SnapshotWrite<T>[] {
-  const last = new Map(lastHashes);
-  const writes: SnapshotWrite<T>[] = [];
-  for (const item of items) {
-    const hash = recordHash(item.raw);
-    if (last.get(keyOf(item)) === hash) continue;
-    last.set(keyOf(item), hash);
-    writes.push({ item, raw: JSON.stringify(item.raw), hash });
-  }
-  return writes;
-}
+) => SnapshotWrite<T>[];
 
 /**
- * Appends a snapshot for each item whose content differs from its last one, each linked in the entity
+ * Appends a snapshot for each item `changed` finds differing from its last one, each linked in the entity
  * chain, in one transaction; returns how many were appended. `lastHashes` is the query of the last stored
  * hash per item id (`id`, `hash`), `row` the columns of a snapshot row in `columns`' order.
  */
@@ -192,6 +163,7 @@ function appendSnapshots<T extends { id: string; raw: unknown }>(
   store: AnyStore,
   items: readonly T[],
   context: WriteContext,
+  changed: ChangedSnapshots,
   lastHashes: (ids: readonly string[]) => SQL,
   insert: {
     table: string;
@@ -203,7 +175,7 @@ function appendSnapshots<T extends { id: string; raw: unknown }>(
   return inTransaction(store, async (q) => {
     const ids = [...new Set(items.map((item) => item.id))];
     const last = ids.length === 0 ? [] : await q.all<{ id: string; hash: string }>(lastHashes(ids));
-    const writes = changedSnapshots(items, (item) => item.id, new Map(last.map((r) => [r.id, r.hash])));
+    const writes = changed(items, new Map(last.map((r) => [r.id, r.hash])));
     const chain = await entityChainLinksIn(q);
     const rows = writes.map(({ item, raw, hash }) => {
       const link = chain.next(hash);
@@ -228,16 +200,18 @@ function newestHashes(table: string, key: string, where: SQL): SQL {
 }
 
 /** Snapshots of a layer's experiments: a row per experiment whose content changed since its last one. */
-export function storeExperimentSnapshots(
+export function writeExperimentSnapshots(
   store: AnyStore,
   layerId: string,
   items: readonly SnapshotInput[],
   context: WriteContext,
+  changed: ChangedSnapshots,
 ): Promise<number> {
   return appendSnapshots(
     store,
     items,
     context,
+    changed,
     (ids) => newestHashes("experiment_snapshots", "experiment_id", sql`experiment_id IN ${inList(ids)}`),
     {
       table: "experiment_snapshots",
@@ -248,16 +222,18 @@ export function storeExperimentSnapshots(
 }
 
 /** Snapshots of an event's metrics: a row per metric whose content changed since its last one. */
-export function storeMetricSnapshots(
+export function writeMetricSnapshots(
   store: AnyStore,
   eventName: string,
   items: readonly { id: string; raw: unknown }[],
   context: WriteContext,
+  changed: ChangedSnapshots,
 ): Promise<number> {
   return appendSnapshots(
     store,
     items,
     context,
+    changed,
     (ids) =>
       newestHashes(
         "metric_snapshots",

@@ -13,7 +13,15 @@ import { type AnyStore, openAnyStore } from "./openAny.ts";
 export type { Checkpoint } from "./checkpoints.ts";
 // Names and pure helpers the sync side shares with the store (no database access).
 export type { CoverageDay } from "./coverageCounts.ts";
-export type { MutatedVersion } from "./entityWrites.ts";
+export type {
+  ChangedSnapshots,
+  MutatedVersion,
+  PlanVersions,
+  SnapshotInput,
+  VersionInput,
+  VersionWrite,
+  WriteContext,
+} from "./entityWrites.ts";
 export { DAEMON_LAST_CYCLE_KEY, DAEMON_LEASE, leaseHolder } from "./leases.ts";
 export type { OpenOptions } from "./open.ts";
 export { emptyCounts, prepareRecords } from "./records.ts";
@@ -42,10 +50,11 @@ export { beginBulkLoad, finishBulkLoad } from "./bulkLoad.ts";
 export { readStoredCheckpoint as readCheckpoint } from "./checkpoints.ts";
 // Coverage.
 export {
-  checkedRunStart,
+  checkedDaysBefore,
+  heldRowsByDay,
+  heldRowsInRange,
   knownShortfalls,
-  localCountForRange,
-  localCountsByDay,
+  type Relisted,
   recordCoverage,
 } from "./coverageCounts.ts";
 export {
@@ -66,9 +75,9 @@ export {
 export {
   quarantineEntityItems,
   recordEntityFetch,
-  storeConfigVersions,
-  storeExperimentSnapshots,
-  storeMetricSnapshots,
+  writeConfigVersions,
+  writeExperimentSnapshots,
+  writeMetricSnapshots,
 } from "./entityWrites.ts";
 // Leases and runs.
 export { acquireLease, releaseLease, renewLease } from "./leases.ts";

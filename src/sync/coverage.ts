@@ -8,16 +8,14 @@ import { parseAuditTime } from "../api/auditTime.ts";
 import { readPages } from "../api/pager.ts";
 import {
   type CoverageDay,
-  checkedRunStart,
   knownShortfalls,
-  localCountForRange,
-  localCountsByDay,
   newestRecordTimeTexts,
   openCoverageDays,
   readCoverage,
   readPendingCoverageDays,
   recordCoverage,
 } from "../store/syncStore.ts";
+import { checkedRunStart, localCountForRange, localCountsByDay } from "./coverageCounts.ts";
 import { addDays, daysBetween, eachDay, serverDayClosed } from "./days.ts";
 import { runPool } from "./pool.ts";
 import type { SyncRun } from "./run.ts";

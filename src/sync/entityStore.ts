@@ -1,14 +1,8 @@
 // A read's outcome into the store and the pass's summary: the fetch recorded, invalid items kept in
 // quarantine, the items stored by kind (config versions then linked and diffed), a 403 stopping the pass.
 import type { EntityKind } from "../api/entities.ts";
-import {
-  linkAndDiffConfig,
-  quarantineEntityItems,
-  recordEntityFetch,
-  storeConfigVersions,
-  storeExperimentSnapshots,
-  storeMetricSnapshots,
-} from "../store/syncStore.ts";
+import { linkAndDiffConfig, quarantineEntityItems, recordEntityFetch } from "../store/syncStore.ts";
+import { storeConfigVersions, storeExperimentSnapshots, storeMetricSnapshots } from "./entityChanges.ts";
 import type { DueRead } from "./entityDue.ts";
 import type { Fetched, OkItems } from "./entityReads.ts";
 import { type EntitySummary, StopEntities, warn } from "./entitySummary.ts";

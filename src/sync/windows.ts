@@ -7,13 +7,13 @@ import {
   beginBulkLoad,
   finishBulkLoad,
   finishPlan,
-  localCountForRange,
   readWindows,
   type SyncPlan,
   type SyncWindow,
 } from "../store/syncStore.ts";
 import { checkpointRule } from "./checkpointRule.ts";
 import { recordMatchingRange } from "./coverage.ts";
+import { localCountForRange } from "./coverageCounts.ts";
 import { eachDay } from "./days.ts";
 import { runPool } from "./pool.ts";
 import type { SyncRun } from "./run.ts";

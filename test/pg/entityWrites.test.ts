@@ -21,9 +21,9 @@ import {
   quarantineEntityItems,
   recordEntityFetch,
   type Store,
-  storeMetricSnapshots,
 } from "../../src/store/syncStore.ts";
 import { type EntitySummary, syncEntities } from "../../src/sync/entities.ts";
+import { storeMetricSnapshots } from "../../src/sync/entityChanges.ts";
 import { resolveSyncOptions } from "../../src/sync/options.ts";
 import { SyncRun } from "../../src/sync/run.ts";
 import { runCliInProcess } from "../helpers/inProcessCli.ts";

@@ -9,8 +9,9 @@ import type { ReportFormat } from "../../src/report/formats.ts";
 import { MARKDOWN_CAPS } from "../../src/report/sections/capped.ts";
 import { writeReports } from "../../src/report/writeReports.ts";
 import { linkAndDiffConfig } from "../../src/store/entityLinks.ts";
-import { recordEntityFetch, storeConfigVersions } from "../../src/store/entityWrites.ts";
+import { recordEntityFetch } from "../../src/store/entityWrites.ts";
 import { openStore } from "../../src/store/open.ts";
+import { storeConfigVersions } from "../../src/sync/entityChanges.ts";
 import { insertSyncedRecords, makeRecord, type RawRecord } from "./fixtures.ts";
 
 const CAP = MARKDOWN_CAPS.entities;

@@ -9,7 +9,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ENTITY_HEADINGS } from "../../src/report/sections/entityHistory.ts";
 import { writeReports } from "../../src/report/writeReports.ts";
 import { linkAndDiffConfig } from "../../src/store/entityLinks.ts";
-import { recordEntityFetch, storeConfigVersions, storeExperimentSnapshots } from "../../src/store/entityWrites.ts";
+import { recordEntityFetch } from "../../src/store/entityWrites.ts";
+import { storeConfigVersions, storeExperimentSnapshots } from "../../src/sync/entityChanges.ts";
 import type { Store } from "../../src/store/open.ts";
 import { buildScenarioStore, GENERATED_AT, SCENARIO } from "./scenario.ts";
 

@@ -5,13 +5,13 @@ import { CHAIN_GENESIS, chainLink, recordHash } from "../../src/hash.ts";
 import { sqliteOf } from "../../src/store/connection.ts";
 import { ENTITY_CHAIN_HEAD_KEY, type EntityChainRow, readEntityChain } from "../../src/store/entityChain.ts";
 import { configsDueForVersions, eventsDueForMetrics } from "../../src/store/entityQueries.ts";
+import { recordEntityFetch } from "../../src/store/entityWrites.ts";
+import { openStore, type Store } from "../../src/store/open.ts";
 import {
-  recordEntityFetch,
   storeConfigVersions,
   storeExperimentSnapshots,
   storeMetricSnapshots,
-} from "../../src/store/entityWrites.ts";
-import { openStore, type Store } from "../../src/store/open.ts";
+} from "../../src/sync/entityChanges.ts";
 import { insertRecords, makeRecord } from "../report/fixtures.ts";
 
 const T0 = Date.UTC(2024, 5, 1, 12, 0, 0);

@@ -30,11 +30,8 @@ import {
 import {
   acquireLease,
   backfillRuleDiffs,
-  checkedRunStart,
   knownShortfalls,
   linkAndDiffConfig,
-  localCountForRange,
-  localCountsByDay,
   openCoverageDays,
   openStore,
   quarantineEntityItems,
@@ -44,11 +41,14 @@ import {
   releaseLease,
   renewLease,
   type Store,
+} from "../../src/store/syncStore.ts";
+import { createSyncClient } from "../../src/sync/client.ts";
+import { checkedRunStart, localCountForRange, localCountsByDay } from "../../src/sync/coverageCounts.ts";
+import {
   storeConfigVersions,
   storeExperimentSnapshots,
   storeMetricSnapshots,
-} from "../../src/store/syncStore.ts";
-import { createSyncClient } from "../../src/sync/client.ts";
+} from "../../src/sync/entityChanges.ts";
 import { runSync } from "../../src/sync/runSync.ts";
 import { verifyStore } from "../../src/verify/store.ts";
 import { freshDatabase } from "../pg/cluster.ts";

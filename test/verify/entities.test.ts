@@ -3,12 +3,12 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { IntegrityError } from "../../src/errors.ts";
 import { sqliteOf } from "../../src/store/connection.ts";
+import { openStore, type Store } from "../../src/store/open.ts";
 import {
   storeConfigVersions,
   storeExperimentSnapshots,
   storeMetricSnapshots,
-} from "../../src/store/entityWrites.ts";
-import { openStore, type Store } from "../../src/store/open.ts";
+} from "../../src/sync/entityChanges.ts";
 import { verifyStore } from "../../src/verify/store.ts";
 
 const T0 = Date.UTC(2024, 5, 1);
