@@ -80,24 +80,14 @@ export async function layersDueForExperiments(
   );
 }
 
-/** The text members of one metric's lineage.events, as SQLite's json_each gives them: an array's
- * elements, an object's values, a lone string itself. */
-function lineageEvents(raw: string): string[] {
-  const events = (JSON.parse(raw) as { lineage?: { events?: unknown } } | null)?.lineage?.events;
-  const members = Array.isArray(events)
-    ? events
-    : events !== null && typeof events === "object"
-      ? Object.values(events)
-      : [events];
-  return members.filter((member): member is string => typeof member === "string");
-}
-
 /**
- * Events to read metrics of: `named`, every event read before, and every event the stored metrics'
- * lineage names (lineage is followed), each once; the known ones in byte order. The lineage is read in
- * code: PostgreSQL's json_each(text, path) (drizzle/pg/0005) gives no member types and reads arrays only.
+ * What names events to read metrics of: every event read before, and the raw metrics whose lineage names
+ * events (src/sync/metricEvents.ts follows it). The lineage is read in code: PostgreSQL's
+ * json_each(text, path) (drizzle/pg/0005) gives no member types and reads arrays only.
  */
-export async function eventsDueForMetrics(store: AnyStore, named: readonly string[]): Promise<string[]> {
+export async function metricEventSources(
+  store: AnyStore,
+): Promise<{ fetched: string[]; lineageRaw: string[] }> {
   const q = await queriesOf(store);
   const fetched = await q.all<{ name: string }>(
     sql`SELECT entity_key AS name FROM entity_fetches WHERE kind = 'event_metrics' AND outcome = 'ok'`,
@@ -105,10 +95,5 @@ export async function eventsDueForMetrics(store: AnyStore, named: readonly strin
   const snapshots = await q.all<{ raw: string }>(
     sql`SELECT m.raw FROM metric_snapshots m WHERE json_extract(m.raw, '$.lineage.events') IS NOT NULL`,
   );
-  const known = new Set([
-    ...fetched.map((row) => row.name),
-    ...snapshots.flatMap((row) => lineageEvents(row.raw)),
-  ]);
-  const sorted = [...known].sort((x, y) => Buffer.compare(Buffer.from(x), Buffer.from(y)));
-  return [...new Set([...named, ...sorted])];
+  return { fetched: fetched.map((row) => row.name), lineageRaw: snapshots.map((row) => row.raw) };
 }

@@ -68,8 +68,8 @@ export { saveEntityBacklog } from "./entityBacklog.ts";
 export { linkAndDiffConfig } from "./entityLinks.ts";
 export {
   configsDueForVersions,
-  eventsDueForMetrics,
   layersDueForExperiments,
+  metricEventSources,
   storedVersionKeys,
 } from "./entityQueries.ts";
 export {

@@ -3,7 +3,8 @@
 import { EXPERIMENT_STATE_CHANGES } from "../api/actionCategories.ts";
 import type { EntityKind } from "../api/entities.ts";
 import { EXPERIMENT_LAYER_MOVES, LAYER_ACTIONS } from "../api/entityActions.ts";
-import { configsDueForVersions, eventsDueForMetrics, layersDueForExperiments } from "../store/syncStore.ts";
+import { configsDueForVersions, layersDueForExperiments } from "../store/syncStore.ts";
+import { eventsDueForMetrics } from "./metricEvents.ts";
 import type { SyncRun } from "./run.ts";
 
 /** An entity due for a read. */

@@ -15,7 +15,6 @@ import { QUARANTINE_DIGEST_KEY } from "../../src/store/digests.ts";
 import { ENTITY_CHAIN_HEAD_KEY } from "../../src/store/entityChain.ts";
 import {
   configsDueForVersions,
-  eventsDueForMetrics,
   layersDueForExperiments,
   openStore,
   quarantineEntityItems,
@@ -24,6 +23,7 @@ import {
 } from "../../src/store/syncStore.ts";
 import { type EntitySummary, syncEntities } from "../../src/sync/entities.ts";
 import { storeMetricSnapshots } from "../../src/sync/entityChanges.ts";
+import { eventsDueForMetrics } from "../../src/sync/metricEvents.ts";
 import { resolveSyncOptions } from "../../src/sync/options.ts";
 import { SyncRun } from "../../src/sync/run.ts";
 import { runCliInProcess } from "../helpers/inProcessCli.ts";

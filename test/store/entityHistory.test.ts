@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { CHAIN_GENESIS, chainLink, recordHash } from "../../src/hash.ts";
 import { sqliteOf } from "../../src/store/connection.ts";
 import { ENTITY_CHAIN_HEAD_KEY, type EntityChainRow, readEntityChain } from "../../src/store/entityChain.ts";
-import { configsDueForVersions, eventsDueForMetrics } from "../../src/store/entityQueries.ts";
+import { configsDueForVersions } from "../../src/store/entityQueries.ts";
 import { recordEntityFetch } from "../../src/store/entityWrites.ts";
 import { openStore, type Store } from "../../src/store/open.ts";
 import {
@@ -12,6 +12,7 @@ import {
   storeExperimentSnapshots,
   storeMetricSnapshots,
 } from "../../src/sync/entityChanges.ts";
+import { eventsDueForMetrics } from "../../src/sync/metricEvents.ts";
 import { insertRecords, makeRecord } from "../report/fixtures.ts";
 
 const T0 = Date.UTC(2024, 5, 1, 12, 0, 0);
