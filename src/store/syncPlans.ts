@@ -81,11 +81,6 @@ function windowOfRow(row: {
   };
 }
 
-/** No window of the plan was read from (nothing to resume): the plan may be dropped. */
-function planUntouched(windows: readonly SyncWindow[]): boolean {
-  return !windows.some((w) => w.status === "done" || w.nextPage > 1);
-}
-
 const savePlanQuery = (plan: SyncPlan, now: number) =>
   writeMetaValueQuery(planKey(plan.filterKey), JSON.stringify(plan), now);
 
@@ -201,13 +196,14 @@ export async function finishPlan(
   });
 }
 
-/**
- * A run that failed before its plan read anything (a rejected key, the server down) leaves no plan
- * behind: there is nothing to resume, and a later run must plan its own range.
- */
-export async function dropPlanIfUntouched(store: AnyStore, filterKey: string): Promise<boolean> {
+/** Drops the filter set's plan when its windows are `droppable` (the sync's rule), in one transaction. */
+export async function dropPlanIf(
+  store: AnyStore,
+  filterKey: string,
+  droppable: (windows: readonly SyncWindow[]) => boolean,
+): Promise<boolean> {
   return inTransaction(store, async (q) => {
-    if (!planUntouched(await windowsIn(q, filterKey))) return false;
+    if (!droppable(await windowsIn(q, filterKey))) return false;
     await dropPlanIn(q, filterKey);
     return true;
   });

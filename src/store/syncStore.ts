@@ -91,7 +91,7 @@ export { backfillRuleDiffs } from "./ruleDiffs.ts";
 export { commitSyncBatch } from "./syncBatch.ts";
 export {
   createPlan,
-  dropPlanIfUntouched,
+  dropPlanIf,
   finishPlan,
   oldestServerDay,
   readGrantedPageSize,

@@ -7,7 +7,7 @@ import { LockedError } from "../errors.ts";
 import {
   acquireLease,
   backfillRuleDiffs,
-  dropPlanIfUntouched,
+  dropPlanIf,
   finishBulkLoad,
   finishRun,
   leaseHolder,
@@ -28,6 +28,7 @@ import {
 } from "./options.ts";
 import { resolvePageSize } from "./pageSize.ts";
 import { filterKeyFor } from "./plan.ts";
+import { planUntouched } from "./planEnd.ts";
 import { choosePlans } from "./planning.ts";
 import { SyncRun } from "./run.ts";
 import { executePlan, type RangeToCheck } from "./windows.ts";
@@ -156,7 +157,8 @@ export async function runSync(
       return summarize(run, "interrupted", parts, startedAt);
     }
     const failure = lease.state.lost ?? error;
-    if (!lease.state.lost) await dropPlanIfUntouched(store, filterKey);
+    // A run that failed before its plan read anything (a rejected key, the server down) leaves no plan.
+    if (!lease.state.lost) await dropPlanIf(store, filterKey, planUntouched);
     await finish("failed", describeError(failure));
     throw failure;
   } finally {

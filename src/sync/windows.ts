@@ -11,10 +11,10 @@ import {
   type SyncPlan,
   type SyncWindow,
 } from "../store/syncStore.ts";
-import { checkpointRule } from "./checkpointRule.ts";
 import { recordMatchingRange } from "./coverage.ts";
 import { localCountForRange } from "./coverageCounts.ts";
 import { eachDay } from "./days.ts";
+import { checkpointRule } from "./planEnd.ts";
 import { runPool } from "./pool.ts";
 import type { SyncRun } from "./run.ts";
 

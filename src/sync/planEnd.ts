@@ -1,6 +1,12 @@
-// Where a finished plan leaves the checkpoint (the latestID of the next incremental run): the sync's
-// rule, run by the store inside the transaction that ends the plan (src/store/syncPlans.ts).
-import type { Checkpoint, CheckpointRule, StoredHead, SyncPlan } from "../store/syncStore.ts";
+// How a plan ends: where a finished plan leaves the checkpoint (the latestID of the next incremental
+// run), and whether a failed run's plan may be dropped. The sync's rules, run by the store inside the
+// transaction that ends the plan (src/store/syncPlans.ts).
+import type { Checkpoint, CheckpointRule, StoredHead, SyncPlan, SyncWindow } from "../store/syncStore.ts";
+
+/** No window of the plan was read from (nothing to resume): the plan may be dropped. */
+export function planUntouched(windows: readonly SyncWindow[]): boolean {
+  return !windows.some((w) => w.status === "done" || w.nextPage > 1);
+}
 
 /**
  * Whether a finished plan's newest record may replace the checkpoint. An incremental plan (latestID)
