@@ -1,7 +1,13 @@
 // What the store holds per server day, for comparing with the server's totalItems: the arithmetic over
 // the rows the store reads (src/store/coverageCounts.ts). A record the server lists on another day than
 // its own date's moves one count from its own day to the listed one; quarantined records add to a day.
-import { checkedDaysBefore, heldRowsByDay, heldRowsInRange, type Relisted } from "../store/syncStore.ts";
+import {
+  checkedDaysBefore,
+  heldRowsByDay,
+  heldRowsInRange,
+  type Relisted,
+  type Store,
+} from "../store/syncStore.ts";
 import { addDays } from "./days.ts";
 
 const within = (day: string | null, from: string, to: string) => day !== null && day >= from && day <= to;
@@ -53,8 +59,6 @@ function mergeDayCounts(
   }
   return counts;
 }
-
-type Store = Parameters<typeof heldRowsInRange>[0];
 
 /** Records held for the server days from..to (both included). */
 export async function localCountForRange(

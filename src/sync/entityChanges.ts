@@ -7,6 +7,7 @@ import {
   type MutatedVersion,
   type PlanVersions,
   type SnapshotInput,
+  type Store,
   type VersionInput,
   type VersionWrite,
   type WriteContext,
@@ -14,8 +15,6 @@ import {
   writeExperimentSnapshots,
   writeMetricSnapshots,
 } from "../store/syncStore.ts";
-
-type Store = Parameters<typeof writeConfigVersions>[0];
 
 const revisionKey = (version: number, hash: string) => `${version}\u0000${hash}`;
 

@@ -1,6 +1,6 @@
 // Which events' metrics a sync reads: the ones named, then every event read before and every event the
 // stored metrics' lineage names (lineage is followed), from the rows the store reads.
-import { metricEventSources } from "../store/syncStore.ts";
+import { metricEventSources, type Store } from "../store/syncStore.ts";
 
 /** The text members of one metric's lineage.events, as SQLite's json_each gives them: an array's
  * elements, an object's values, a lone string itself. */
@@ -15,10 +15,7 @@ function lineageEvents(raw: string): string[] {
 }
 
 /** Events to read metrics of: `named`, then the known ones in byte order, each once. */
-export async function eventsDueForMetrics(
-  store: Parameters<typeof metricEventSources>[0],
-  named: readonly string[],
-): Promise<string[]> {
+export async function eventsDueForMetrics(store: Store, named: readonly string[]): Promise<string[]> {
   const { fetched, lineageRaw } = await metricEventSources(store);
   const known = new Set([...fetched, ...lineageRaw.flatMap(lineageEvents)]);
   const sorted = [...known].sort((x, y) => Buffer.compare(Buffer.from(x), Buffer.from(y)));
