@@ -16,7 +16,7 @@ import {
 import type { AnyStore } from "./openAny.ts";
 import { inList, inReadSnapshot, type Queries, sql } from "./query.ts";
 import { CHAIN_HEAD_HASH_KEY, CHAIN_HEAD_SEQ_KEY } from "./records.ts";
-import { BACKFILL_MARK_KEY } from "./ruleDiffs.ts";
+import { BACKFILL_MARK_KEY, parseBackfillMark } from "./ruleDiffs.ts";
 
 /** What the store keeps about its chain in `meta`, as stored (verify parses and judges it). */
 export interface ChainMeta {
@@ -87,15 +87,6 @@ export interface ChainReader {
 }
 
 /** The seq up to which rule diffs were backfilled, from meta's mark (0 when there is none or it is unreadable). */
-function backfillMarkSeq(value: string | undefined): number {
-  try {
-    const mark = value === undefined ? null : (JSON.parse(value) as { seq?: unknown } | null);
-    return typeof mark?.seq === "number" ? mark.seq : 0;
-  } catch {
-    return 0;
-  }
-}
-
 /** The meta keys verify reads, on either engine. */
 const CHAIN_META_KEYS = [
   CHAIN_HEAD_SEQ_KEY,
@@ -115,7 +106,7 @@ function chainMetaFrom(rows: readonly { key: string; value: string }[]): ChainMe
     headSignature: meta.get(CHAIN_HEAD_SIGNATURE_KEY) ?? null,
     quarantineDigest: meta.get(QUARANTINE_DIGEST_KEY) ?? null,
     coverageDigest: meta.get(COVERAGE_DIGEST_KEY) ?? null,
-    ruleDiffsBackfilledTo: backfillMarkSeq(meta.get(BACKFILL_MARK_KEY)),
+    ruleDiffsBackfilledTo: parseBackfillMark(meta.get(BACKFILL_MARK_KEY)),
   };
 }
 

@@ -117,7 +117,11 @@ const BACKFILL_BATCH = 10_000;
 export const BACKFILL_MARK_KEY = "rule_diffs_backfilled";
 
 /** The seq a stored mark stands at (0: none, unreadable, or of another DIFF_VERSION). */
-function parseBackfillMark(value: unknown): number {
+/**
+ * The seq up to which every record has a diff of this DIFF_VERSION; 0 without a mark or for another
+ * version's (its diffs are recomputed): the backfill's start, and what verify may require.
+ */
+export function parseBackfillMark(value: unknown): number {
   if (typeof value !== "string") return 0;
   try {
     const mark = JSON.parse(value) as { diffVersion?: unknown; seq?: unknown };

@@ -104,6 +104,13 @@ describe("verifyStore: the record chain", () => {
       .prepare("DELETE FROM rule_diff_summaries WHERE audit_log_id = ?")
       .run("S000000000000000000006");
     await expectBroken(s, /derived data of seq 6 .*summary is missing/);
+    // A mark written by another diff version covers nothing: those diffs are recomputed, not missing.
+    sqliteOf(s)
+      .prepare(
+        "UPDATE meta SET value = json_set(value, '$.diffVersion', -1) WHERE key = 'rule_diffs_backfilled'",
+      )
+      .run();
+    await expect(verifyStore(s)).resolves.toMatchObject({ records: 16 });
   });
 
   it("re-hashes stored revisions", async () => {
