@@ -13,6 +13,11 @@ export default defineConfig({
     // Integration tests spawn the CLI and a simulator; two cores cannot run many at once.
     pool: "forks",
     maxWorkers: 2,
+    // A worker runs file after file in one process: the modules they import (zod, drizzle, the
+    // simulator, the store) load once per worker instead of once per file, which took a third of the
+    // workers' time. test/leakGuard.ts fails a file that leaves the process changed for the next one.
+    isolate: false,
+    setupFiles: ["test/leakGuard.ts"],
     // A bin/flagtrail.js spawned from the project runs the TypeScript sources, never a possibly stale
     // dist/ (test/helpers/runCli.ts spawns the run's own compiled copy instead).
     env: { FLAGTRAIL_FROM_SOURCE: "1" },

@@ -53,7 +53,10 @@ describe("flagtrail status while a sync runs", () => {
       },
     );
     let seen = "";
-    for (let waited = 0; waited < 20_000 && !seen.includes("Sync running since"); waited += 200) {
+    // Until status shows the plan too: the run's row is written a moment before its plan, and a status
+    // read in between (seen under load) shows a running sync with no plan yet.
+    const planShown = () => seen.includes("Sync running since") && seen.includes("Sync in progress");
+    for (let waited = 0; waited < 20_000 && !planShown(); waited += 200) {
       await new Promise((resolve) => setTimeout(resolve, 200));
       const status = await runCliInProcess(["status", "--db", db], { env });
       if (status.code === 0) seen = status.stdout;

@@ -18,7 +18,10 @@ import {
 import { makeRecord } from "../helpers/auditRecords.ts";
 import { freshDatabase, queryOnce } from "./cluster.ts";
 
+const int8Parser = pg.types.getTypeParser(pg.types.builtins.INT8);
 pg.types.setTypeParser(pg.types.builtins.INT8, Number);
+// Put back for the worker's next file (test/leakGuard.ts): the store's own connections set their types.
+afterAll(() => pg.types.setTypeParser(pg.types.builtins.INT8, int8Parser));
 
 const AT = Date.UTC(2024, 2, 10, 12, 0, 0);
 const DAY = 86_400_000;

@@ -6,7 +6,7 @@
 // after them, run the CLI in this process.
 import type { ChildProcess } from "node:child_process";
 import pg from "pg";
-import { describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { CHAIN_GENESIS, chainLink } from "../../src/hash.ts";
 import type { RunningSimulator } from "../../src/simulator/index.ts";
 import { runCliInProcess } from "../helpers/inProcessCli.ts";
@@ -15,7 +15,10 @@ import { daysAgo, simEnv, tempDbPath, useTestSimulator, withDb } from "../helper
 import { freshDatabase, queryOnce } from "./cluster.ts";
 
 // bigint columns (seq, epoch ms) as numbers, as better-sqlite3 reads them: rows compare across engines.
+const int8Parser = pg.types.getTypeParser(pg.types.builtins.INT8);
 pg.types.setTypeParser(pg.types.builtins.INT8, Number);
+// Put back for the worker's next file (test/leakGuard.ts): the store's own connections set their types.
+afterAll(() => pg.types.setTypeParser(pg.types.builtins.INT8, int8Parser));
 
 const startSim = useTestSimulator();
 

@@ -56,7 +56,11 @@ describe("splunk-hec", () => {
     process.env.FT_TEST_HEC_TOKEN = TOKEN;
     process.env.FT_TEST_HEC_BAD = "not-the-token-77";
   });
-  afterAll(() => hec.close());
+  afterAll(async () => {
+    delete process.env.FT_TEST_HEC_TOKEN;
+    delete process.env.FT_TEST_HEC_BAD;
+    await hec.close();
+  });
 
   it("sends gzipped concatenated events on a stable channel and returns once they are acknowledged", async () => {
     hec.ackAfterPolls = 2;
@@ -123,7 +127,10 @@ describe("http (NDJSON)", () => {
     intake = await startNdjson();
     process.env.FT_TEST_DD_KEY = "dd-key-0f9e";
   });
-  afterAll(() => intake.close());
+  afterAll(async () => {
+    delete process.env.FT_TEST_DD_KEY;
+    await intake.close();
+  });
 
   it("posts one event per line, gzipped when compress is set, with headers from the environment", async () => {
     const sink = sinkOf({

@@ -11,6 +11,7 @@ import { resolveSyncTargets } from "../../src/commands/project.ts";
 import type { RunningSimulator } from "../../src/simulator/index.ts";
 import { openStore, type Store } from "../../src/store/open.ts";
 import { runSync } from "../../src/sync/runSync.ts";
+import { runCliInProcess } from "../helpers/inProcessCli.ts";
 import { runCli } from "../helpers/runCli.ts";
 import { startTestSimulator } from "../helpers/simSync.ts";
 
@@ -136,8 +137,9 @@ describe("the rate share", () => {
   });
 
   it("refuses a share above 1 or not a number, naming the flag (exit 2)", async () => {
-    for (const value of ["1.5", "half", "0"]) {
-      const result = await runCli(["sync", "--rate-share", value], {
+    // The first through the real CLI, the others in this process (same parsing, exit code and stderr).
+    for (const [i, value] of ["1.5", "half", "0"].entries()) {
+      const result = await (i === 0 ? runCli : runCliInProcess)(["sync", "--rate-share", value], {
         env: { FLAGTRAIL_API_KEY: "console-x" },
       });
       expect(result.code).toBe(2);

@@ -25,8 +25,11 @@ async function runMain(args: string[]): Promise<{ code: number; stderr: string }
 
 describe("sync options", () => {
   const saved = { ...process.env };
+  // In place: a new object would be no real environment (a TZ set on it changes no zone) and would stay
+  // process.env for the worker's next file.
   afterEach(() => {
-    process.env = { ...saved };
+    for (const key of Object.keys(process.env)) if (!(key in saved)) delete process.env[key];
+    Object.assign(process.env, saved);
   });
 
   const cases: [string, string[], RegExp][] = [
