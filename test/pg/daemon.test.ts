@@ -6,7 +6,7 @@
 import { createHash } from "node:crypto";
 import { mkdtempSync, readdirSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { previousPeriod, todayIn } from "../../src/daemon/periods.ts";
 import type { RunningSimulator } from "../../src/simulator/index.ts";
@@ -286,7 +286,7 @@ describe("flagtrail demo --db postgres://…", () => {
 
     const manifestPath = first.stdout.match(/\S*manifest_\d{4}-\d{2}-\d{2}_\d{4}-\d{2}-\d{2}\.json/)?.[0];
     expect(manifestPath).toBeDefined();
-    const manifest = JSON.parse(readFileSync(join(dir, manifestPath!), "utf8")) as {
+    const manifest = JSON.parse(readFileSync(resolve(dir, manifestPath!), "utf8")) as {
       files: { name: string; sha256: string }[];
     };
     expect(manifest.files.map((f) => f.name)).toEqual(
