@@ -6,13 +6,13 @@ import {
   type BatchPage,
   commitSyncBatch,
   emptyCounts,
-  prepareRecords,
   type RunCounters,
   type Store,
   type SyncPlan,
 } from "../store/syncStore.ts";
 import type { CoverageGap, ResolvedSyncOptions, SyncEvent } from "./options.ts";
 import { Slots } from "./pool.ts";
+import { prepareRecords } from "./prepareRecords.ts";
 
 const MAX_WARNING_MESSAGES = 20;
 
