@@ -1,6 +1,7 @@
 // The rule diff: changes.rules.old → changes.rules.new, rules matched by id. Produces the rows of
 // rule_changes and the one-line summary of rule_diff_summaries. Pure: no database here.
-import { type AuditRule, auditRuleSchema } from "../api/schemas.ts";
+import { parseAuditRule } from "../api/fastParse.ts";
+import type { AuditRule } from "../api/schemas.ts";
 import { describeRule, diffRuleFields, genericFields, parseJson } from "./ruleFields.ts";
 import { encodeValue, sameValue } from "./values.ts";
 
@@ -96,10 +97,7 @@ class Item {
 
   /** The rule when it has the expected shape; null: its fields are diffed generically. */
   get rule(): AuditRule | null {
-    if (this.parsed === undefined) {
-      const result = auditRuleSchema.safeParse(this.raw);
-      this.parsed = result.success ? result.data : null;
-    }
+    if (this.parsed === undefined) this.parsed = parseAuditRule(this.raw);
     return this.parsed;
   }
 }

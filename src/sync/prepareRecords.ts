@@ -3,7 +3,8 @@
 // no database; the store's writers (src/store/records.ts) take the result.
 import type { z } from "zod";
 import { type ParsedAuditTime, parseAuditTime } from "../api/auditTime.ts";
-import { type AuditLogRecord, auditLogRecordSchema } from "../api/schemas.ts";
+import { parseAuditLogRecord } from "../api/fastParse.ts";
+import type { AuditLogRecord } from "../api/schemas.ts";
 import { diffRecordChanges } from "../diff/rules.ts";
 import { recordHash } from "../hash.ts";
 import {
@@ -72,7 +73,7 @@ export function prepareRecords(
     // Stored as received (key order included); hashed in canonical form, so key order never makes a revision.
     const rawJson = JSON.stringify(raw ?? null);
     const hash = recordHash(raw ?? null);
-    const parsed = auditLogRecordSchema.safeParse(raw);
+    const parsed = parseAuditLogRecord(raw);
     if (!parsed.success) {
       return {
         valid: false,
