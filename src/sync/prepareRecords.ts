@@ -4,9 +4,10 @@
 import type { z } from "zod";
 import { type ParsedAuditTime, parseAuditTime } from "../api/auditTime.ts";
 import { parseAuditLogRecord } from "../api/fastParse.ts";
+import { recordTextsOf, sameLengthAsJson } from "../api/recordTexts.ts";
 import type { AuditLogRecord } from "../api/schemas.ts";
 import { diffRecordChanges } from "../diff/rules.ts";
-import { recordHash } from "../hash.ts";
+import { canonicalJson, sha256Hex } from "../hash.ts";
 import {
   type PreparedRecord,
   type RecordColumns,
@@ -65,14 +66,22 @@ function columnsOf(
   };
 }
 
+/**
+ * Prepares a page's records. `body`, the response text they were parsed from, gives their raw JSON
+ * without writing it again, when it holds exactly that text (src/api/recordTexts.ts).
+ */
 export function prepareRecords(
   records: readonly unknown[],
   parseTime: TimeParser = parseAuditTime,
+  body?: string,
 ): PreparedRecord[] {
-  return records.map((raw): PreparedRecord => {
+  const texts = body === undefined ? null : recordTextsOf(body, records.length);
+  return records.map((raw, i): PreparedRecord => {
     // Stored as received (key order included); hashed in canonical form, so key order never makes a revision.
-    const rawJson = JSON.stringify(raw ?? null);
-    const hash = recordHash(raw ?? null);
+    const canonical = canonicalJson(raw ?? null);
+    const hash = sha256Hex(canonical);
+    const cut = texts?.[i];
+    const rawJson = sameLengthAsJson(cut, canonical) ? cut : JSON.stringify(raw ?? null);
     const parsed = parseAuditLogRecord(raw);
     if (!parsed.success) {
       return {
