@@ -106,11 +106,31 @@ function toItems(list: readonly unknown[]): Item[] {
   return list.map((raw, index) => new Item(raw, index + 1));
 }
 
+/** Every item has an id and no two share one (a short list, as rule lists are, compares pairs). */
+function distinctIds(items: readonly Item[]): boolean {
+  if (items.length > 32) {
+    const ids = new Set(items.map((item) => item.id));
+    return !ids.has(null) && ids.size === items.length;
+  }
+  for (let i = 0; i < items.length; i += 1) {
+    const id = items[i]!.id;
+    if (id === null) return false;
+    for (let j = 0; j < i; j += 1) if (items[j]!.id === id) return false;
+  }
+  return true;
+}
+
 /**
  * Keys for matching old and new rules: the id (a rule without one: `#position`). Rules sharing an id
  * (malformed data) are paired identical content first, then in order; the rest are added or removed.
  */
 function assignKeys(oldItems: readonly Item[], newItems: readonly Item[]): void {
+  // The common case, every rule with its own id on each side: the id is the key (what the groups below give).
+  if (distinctIds(oldItems) && distinctIds(newItems)) {
+    for (const item of oldItems) item.key = item.id!;
+    for (const item of newItems) item.key = item.id!;
+    return;
+  }
   const base = (item: Item) => item.id ?? `#${item.position}`;
   const groups = new Map<string, { old: Item[]; new: Item[] }>();
   for (const [side, items] of [
