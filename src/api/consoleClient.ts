@@ -24,8 +24,6 @@ export interface ListPage {
   items: unknown[];
   pagination: Pagination;
   requestPath: string;
-  /** The response's JSON text (each item's raw text can be cut from it: src/api/recordTexts.ts). */
-  body?: string;
 }
 
 /** The console client, plus a generic list page reader for endpoints other than the audit log. */
@@ -91,7 +89,14 @@ class UndiciConsoleClient implements ConsoleApiClient {
 
   listPage(path: string, params: Record<string, QueryValue>, signal?: AbortSignal): Promise<ListPage> {
     if (!path.startsWith("/console/v1/")) throw new UsageError(`Not a console API path: ${path}`);
-    return this.readList(buildRequestPath(path, params), signal);
+    // Entity reads keep their pages: not the response texts as well.
+    return this.readList(buildRequestPath(path, params), signal).then(
+      ({ items, pagination, requestPath }) => ({
+        items,
+        pagination,
+        requestPath,
+      }),
+    );
   }
 
   stats(): ClientStats {
@@ -102,7 +107,11 @@ class UndiciConsoleClient implements ConsoleApiClient {
     if (this.ownsDispatcher) await this.dispatcher.close();
   }
 
-  private async readList(path: string, signal: AbortSignal | undefined): Promise<ListPage> {
+  /** A list page and its response text (the audit log's records' raw texts are cut from it). */
+  private async readList(
+    path: string,
+    signal: AbortSignal | undefined,
+  ): Promise<ListPage & { body: string }> {
     const requestPath = `${this.pathPrefix}${path}`;
     const { json, text } = await this.getJson(requestPath, signal);
     const envelope = listEnvelopeSchema.safeParse(json);
