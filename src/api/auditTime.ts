@@ -28,6 +28,13 @@ const DATE_FORMATS = ["EEE MMM d yyyy", "EEEE, MMMM d, yyyy"] as const;
 const TIME_PATTERN =
   /^(\d{1,2}:\d{2}:\d{2}(?: ?[AaPp]\.?[Mm]\.?)?) ?(?:GMT|UTC) ?([+-])(\d{2}):?(\d{2})(?: ?\(.*\))?$/;
 
+/**
+ * Exactly what Date#toTimeString() writes, `23:46:14 GMT-0700 (Pacific Daylight Time)`, which
+ * TIME_PATTERN reads the same after normalizeSpaces, with the same groups: a record's time text is
+ * nearly always this.
+ */
+const TO_TIME_STRING = /^(\d{2}:\d{2}:\d{2}) GMT([+-])(\d{2})(\d{2})(?: \(.*\))?$/;
+
 // The clock part, after dots are removed and letters upper-cased: `23:46:14` (toTimeString) or
 // `11:46:14 PM` (12-hour clock, one space before the period). Parsed by hand rather than with
 // date-fns: it runs once per record and date-fns' parse cost ~0.3 ms a call.
@@ -123,7 +130,9 @@ export function dateCacheSize(): number {
 
 /** Milliseconds since midnight of a clock text, or null when it is not a valid time of day. */
 function clockMillis(clockText: string): number | null {
-  const match = CLOCK_PATTERN.exec(clockText.replace(/\./g, "").toUpperCase());
+  // `23:46:14`, as toTimeString writes it, has nothing to remove or upper-case.
+  const plain = clockText.length === 8 ? clockText : clockText.replace(/\./g, "").toUpperCase();
+  const match = CLOCK_PATTERN.exec(plain);
   if (match === null) return null;
   let hours = Number(match[1]);
   const minutes = Number(match[2]);
@@ -148,7 +157,8 @@ export function parseAuditTime(dateText: string, timeText: string): ParsedAuditT
   const day = cachedServerDay(dateText);
   if (day === null) return null;
 
-  const match = TIME_PATTERN.exec(normalizeSpaces(timeText));
+  // toTimeString's own form, read without normalising (what normalising changes is in the zone name).
+  const match = TO_TIME_STRING.exec(timeText) ?? TIME_PATTERN.exec(normalizeSpaces(timeText));
   if (match === null) return null;
   const [, clockText, sign, hourText, minuteText] = match;
   if (clockText === undefined || sign === undefined || hourText === undefined || minuteText === undefined) {

@@ -21,6 +21,8 @@ export interface AuditLogPage {
   pagination: Pagination;
   /** Path and query of the request, for quarantine rows and reports. Never holds the key. */
   requestPath: string;
+  /** The response's JSON text, when the client keeps it: the records' raw texts are cut from it. */
+  body?: string;
 }
 
 export interface ClientStats {

@@ -83,12 +83,20 @@ class UndiciConsoleClient implements ConsoleApiClient {
 
   async listAuditLogs(query: AuditLogQuery, signal?: AbortSignal): Promise<AuditLogPage> {
     const page = await this.readList(auditLogsRequestPath(query), signal);
-    return { records: page.items, pagination: page.pagination, requestPath: page.requestPath };
+    const { items, pagination, requestPath, body } = page;
+    return { records: items, pagination, requestPath, body };
   }
 
   listPage(path: string, params: Record<string, QueryValue>, signal?: AbortSignal): Promise<ListPage> {
     if (!path.startsWith("/console/v1/")) throw new UsageError(`Not a console API path: ${path}`);
-    return this.readList(buildRequestPath(path, params), signal);
+    // Entity reads keep their pages: not the response texts as well.
+    return this.readList(buildRequestPath(path, params), signal).then(
+      ({ items, pagination, requestPath }) => ({
+        items,
+        pagination,
+        requestPath,
+      }),
+    );
   }
 
   stats(): ClientStats {
@@ -99,9 +107,13 @@ class UndiciConsoleClient implements ConsoleApiClient {
     if (this.ownsDispatcher) await this.dispatcher.close();
   }
 
-  private async readList(path: string, signal: AbortSignal | undefined): Promise<ListPage> {
+  /** A list page and its response text (the audit log's records' raw texts are cut from it). */
+  private async readList(
+    path: string,
+    signal: AbortSignal | undefined,
+  ): Promise<ListPage & { body: string }> {
     const requestPath = `${this.pathPrefix}${path}`;
-    const json = await this.getJson(requestPath, signal);
+    const { json, text } = await this.getJson(requestPath, signal);
     const envelope = listEnvelopeSchema.safeParse(json);
     if (!envelope.success) {
       const issues = envelope.error.issues
@@ -110,11 +122,14 @@ class UndiciConsoleClient implements ConsoleApiClient {
         .join("; ");
       throw new ApiError(`GET ${requestPath}: the response is not a list envelope (${issues}).`, 200);
     }
-    return { items: envelope.data.data, pagination: envelope.data.pagination, requestPath };
+    return { items: envelope.data.data, pagination: envelope.data.pagination, requestPath, body: text };
   }
 
   /** GET with retries; every attempt waits for the rate budget and is counted. */
-  private async getJson(requestPath: string, signal: AbortSignal | undefined): Promise<unknown> {
+  private async getJson(
+    requestPath: string,
+    signal: AbortSignal | undefined,
+  ): Promise<{ json: unknown; text: string }> {
     const { maxAttempts, maxRetryTimeMs } = this.options;
     const started = this.clock.now();
     for (let attempt = 1; ; attempt += 1) {
@@ -127,7 +142,7 @@ class UndiciConsoleClient implements ConsoleApiClient {
       if (attempt > 1) this.counters.retries += 1;
 
       const outcome = await this.attempt(requestPath, signal);
-      if (outcome.ok) return outcome.json;
+      if (outcome.ok) return outcome;
       if (outcome.status === 429) this.counters.throttled += 1;
 
       const elapsedMs = this.clock.now() - started;

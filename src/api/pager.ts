@@ -54,6 +54,8 @@ export interface FetchedPage {
   requestPath: string;
   /** No page follows in this read. */
   last: boolean;
+  /** The response's JSON text, when the client kept it (AuditLogPage.body). */
+  body?: string | undefined;
 }
 
 function idOf(record: unknown): string | undefined {
@@ -138,7 +140,8 @@ class PageReader {
     const reachedStop = stop != null && ids.includes(stop);
     const last = response.records.length === 0 || page * perPage >= totalItems || reachedStop;
     if (!last) this.guard.judgePastTotal(page, perPage);
-    return { page, records: response.records, totalItems, perPage, requestPath: response.requestPath, last };
+    const { records, requestPath, body } = response;
+    return { page, records, totalItems, perPage, requestPath, last, body };
   }
 }
 

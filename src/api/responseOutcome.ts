@@ -8,7 +8,7 @@ import { errorBodySchema } from "./schemas.ts";
 export const AUTH_REJECTED_MESSAGE = "The API key was rejected: it is not an active console key.";
 
 export type AttemptOutcome =
-  | { ok: true; json: unknown }
+  | { ok: true; json: unknown; text: string }
   | { ok: false; status: number | undefined; reason: string; retryAfterMs: number | undefined };
 
 /**
@@ -32,7 +32,7 @@ export function responseOutcome(
   const { status, text } = response;
   if (status >= 200 && status < 300) {
     try {
-      return { ok: true, json: JSON.parse(text) };
+      return { ok: true, json: JSON.parse(text), text };
     } catch {
       return {
         ok: false,

@@ -1,6 +1,7 @@
 // The rule diff: changes.rules.old → changes.rules.new, rules matched by id. Produces the rows of
 // rule_changes and the one-line summary of rule_diff_summaries. Pure: no database here.
-import { type AuditRule, auditRuleSchema } from "../api/schemas.ts";
+import { parseAuditRule } from "../api/fastParse.ts";
+import type { AuditRule } from "../api/schemas.ts";
 import { describeRule, diffRuleFields, genericFields, parseJson } from "./ruleFields.ts";
 import { encodeValue, sameValue } from "./values.ts";
 
@@ -96,10 +97,7 @@ class Item {
 
   /** The rule when it has the expected shape; null: its fields are diffed generically. */
   get rule(): AuditRule | null {
-    if (this.parsed === undefined) {
-      const result = auditRuleSchema.safeParse(this.raw);
-      this.parsed = result.success ? result.data : null;
-    }
+    if (this.parsed === undefined) this.parsed = parseAuditRule(this.raw);
     return this.parsed;
   }
 }
@@ -108,11 +106,31 @@ function toItems(list: readonly unknown[]): Item[] {
   return list.map((raw, index) => new Item(raw, index + 1));
 }
 
+/** Every item has an id and no two share one (a short list, as rule lists are, compares pairs). */
+function distinctIds(items: readonly Item[]): boolean {
+  if (items.length > 32) {
+    const ids = new Set(items.map((item) => item.id));
+    return !ids.has(null) && ids.size === items.length;
+  }
+  for (let i = 0; i < items.length; i += 1) {
+    const id = items[i]!.id;
+    if (id === null) return false;
+    for (let j = 0; j < i; j += 1) if (items[j]!.id === id) return false;
+  }
+  return true;
+}
+
 /**
  * Keys for matching old and new rules: the id (a rule without one: `#position`). Rules sharing an id
  * (malformed data) are paired identical content first, then in order; the rest are added or removed.
  */
 function assignKeys(oldItems: readonly Item[], newItems: readonly Item[]): void {
+  // The common case, every rule with its own id on each side: the id is the key (what the groups below give).
+  if (distinctIds(oldItems) && distinctIds(newItems)) {
+    for (const item of oldItems) item.key = item.id!;
+    for (const item of newItems) item.key = item.id!;
+    return;
+  }
   const base = (item: Item) => item.id ?? `#${item.position}`;
   const groups = new Map<string, { old: Item[]; new: Item[] }>();
   for (const [side, items] of [

@@ -1,18 +1,14 @@
-// A page of audit records as both engines write it: validated, hashed and diffed ahead of the write
-// (prepareRecords), then sorted by PageTally into new records (the next links of the hash chain),
-// duplicates, revisions (an id seen again with other content: the first version stays) and quarantine
-// (its rows: src/store/quarantineRows.ts).
+// A page of audit records as both engines write it: prepared ahead of the write (validated, hashed and
+// diffed by src/sync/prepareRecords.ts as each page arrives), then sorted by PageTally into new records
+// (the next links of the hash chain), duplicates, revisions (an id seen again with other content: the
+// first version stays) and quarantine (its rows: src/store/quarantineRows.ts).
 // Pure: no database. src/store/writes.ts (SQLite) and src/store/pg/writes.ts (PostgreSQL) ask their
 // database and follow these decisions.
 
-import type { z } from "zod";
-import { type ParsedAuditTime, parseAuditTime } from "../api/auditTime.ts";
-import { type AuditLogRecord, auditLogRecordSchema } from "../api/schemas.ts";
-import { diffRecordChanges, type RuleDiff } from "../diff/rules.ts";
-import { chainLink, recordHash } from "../hash.ts";
+import { parseAuditTime } from "../api/auditTime.ts";
+import type { RuleDiff } from "../diff/rules.ts";
+import { chainLink } from "../hash.ts";
 import type { InsertedRecord } from "./insertHooks.ts";
-import { recordIdOf } from "./quarantineRows.ts";
-export type TimeParser = (dateText: string, timeText: string) => ParsedAuditTime | null;
 
 export const CHAIN_HEAD_SEQ_KEY = "chain_head_seq";
 export const CHAIN_HEAD_HASH_KEY = "chain_head_hash";
@@ -60,15 +56,6 @@ export function addCounts(into: PageCounts, from: PageCounts): void {
   into.warnings += from.warnings;
 }
 
-function jsonOrNull(value: unknown): string | null {
-  return value === undefined || value === null ? null : JSON.stringify(value);
-}
-
-function modifierEmailText(value: AuditLogRecord["modifierEmail"]): string | null {
-  if (value === undefined || value === null) return null;
-  return typeof value === "string" ? value : JSON.stringify(value);
-}
-
 /**
  * The server day of a `date` text alone, whatever its `time` text: a record whose time cannot be read
  * still belongs to a day (coverage counts it). The fixed clock only lets parseAuditTime read the date.
@@ -76,18 +63,6 @@ function modifierEmailText(value: AuditLogRecord["modifierEmail"]): string | nul
 export function serverDayOfDateText(dateText: unknown): string | null {
   if (typeof dateText !== "string") return null;
   return parseAuditTime(dateText, "00:00:00 GMT+0000")?.serverDay ?? null;
-}
-
-function rawDateOf(raw: unknown): unknown {
-  return raw !== null && typeof raw === "object" && "date" in raw
-    ? (raw as { date: unknown }).date
-    : undefined;
-}
-
-function issuesJson(issues: readonly z.core.$ZodIssue[]): string {
-  return JSON.stringify(
-    issues.map((issue) => ({ code: issue.code, path: issue.path.map(String), message: issue.message })),
-  );
 }
 
 /** The audit_logs columns of a valid record that do not depend on the store (seq, chain, run). */
@@ -121,65 +96,6 @@ export interface RecordColumns {
 export type PreparedRecord =
   | { valid: false; id: string | null; rawJson: string; hash: string; issues: string; day: string | null }
   | { valid: true; columns: RecordColumns; diff: RuleDiff | null; timeWarning: string | null };
-
-function columnsOf(
-  record: AuditLogRecord,
-  raw: string,
-  hash: string,
-  time: ParsedAuditTime | null,
-): RecordColumns {
-  return {
-    id: record.id,
-    name: record.name,
-    actionType: record.actionType,
-    changeLog: record.changeLog ?? null,
-    updatedBy: record.updatedBy ?? null,
-    updatedByUserId: record.updatedByUserID ?? null,
-    modifierEmail: modifierEmailText(record.modifierEmail),
-    occurredAt: time?.occurredAt ?? null,
-    serverDay: time?.serverDay ?? serverDayOfDateText(record.date),
-    dateText: record.date,
-    timeText: record.time,
-    tags: jsonOrNull(record.tags),
-    raw,
-    recordHash: hash,
-    seq: 0,
-    chainHash: "",
-    firstSeenAt: 0,
-    syncRunId: null,
-  };
-}
-
-export function prepareRecords(
-  records: readonly unknown[],
-  parseTime: TimeParser = parseAuditTime,
-): PreparedRecord[] {
-  return records.map((raw): PreparedRecord => {
-    // Stored as received (key order included); hashed in canonical form, so key order never makes a revision.
-    const rawJson = JSON.stringify(raw ?? null);
-    const hash = recordHash(raw ?? null);
-    const parsed = auditLogRecordSchema.safeParse(raw);
-    if (!parsed.success) {
-      return {
-        valid: false,
-        id: recordIdOf(raw),
-        rawJson,
-        hash,
-        issues: issuesJson(parsed.error.issues),
-        day: serverDayOfDateText(rawDateOf(raw)),
-      };
-    }
-    const record = parsed.data;
-    const time = parseTime(record.date, record.time);
-    // Most records have `changes: {}`; only rule edits carry changes.rules to diff.
-    const diff = record.changes && "rules" in record.changes ? diffRecordChanges(record.changes) : null;
-    const timeWarning =
-      time === null
-        ? `record ${record.id}: could not parse date/time ${JSON.stringify(record.date)} ${JSON.stringify(record.time)}; stored with occurred_at NULL`
-        : null;
-    return { valid: true, columns: columnsOf(record, rawJson, hash, time), diff, timeWarning };
-  });
-}
 
 /** A valid prepared record. */
 export type ValidPrepared = Extract<PreparedRecord, { valid: true }>;

@@ -24,7 +24,13 @@ export type {
 } from "./entityWrites.ts";
 export { DAEMON_LAST_CYCLE_KEY, DAEMON_LEASE, leaseHolder } from "./leases.ts";
 export type { OpenOptions } from "./open.ts";
-export { emptyCounts, prepareRecords } from "./records.ts";
+export { recordIdOf } from "./quarantineRows.ts";
+export {
+  emptyCounts,
+  type PreparedRecord,
+  type RecordColumns,
+  serverDayOfDateText,
+} from "./records.ts";
 export type { BatchPage } from "./syncBatch.ts";
 export type { CheckpointRule, StoredHead, SyncPlan, SyncWindow } from "./syncPlans.ts";
 export { type RunCounters, runCounterColumns } from "./syncRuns.ts";

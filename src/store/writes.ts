@@ -5,6 +5,8 @@
 import type Database from "better-sqlite3";
 import { parseAuditTime } from "../api/auditTime.ts";
 import { CHAIN_GENESIS } from "../hash.ts";
+// Pages written one at a time (tests, tools) are prepared as the sync prepares them.
+import { prepareRecords, type TimeParser } from "../sync/prepareRecords.ts";
 import { sqliteOf } from "./connection.ts";
 import { updateQuarantineDigest } from "./digests.ts";
 import { onRecordsInserted } from "./insertHooks.ts";
@@ -17,9 +19,7 @@ import {
   PageTally,
   type PageWriteResult,
   type PreparedRecord,
-  prepareRecords,
   type RecordColumns,
-  type TimeParser,
 } from "./records.ts";
 import type { BatchWriter } from "./syncBatch.ts";
 export interface RecordWriter {

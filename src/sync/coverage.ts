@@ -96,6 +96,7 @@ async function repairDay(run: SyncRun, day: string, pageSize: number): Promise<v
   for await (const page of pages) {
     await run.write({
       records: page.records,
+      body: page.body,
       requestPath: page.requestPath,
       dayRange: { from: day, to: day },
       listedDay: day,

@@ -6,18 +6,22 @@ import {
   type BatchPage,
   commitSyncBatch,
   emptyCounts,
-  prepareRecords,
   type RunCounters,
   type Store,
   type SyncPlan,
 } from "../store/syncStore.ts";
 import type { CoverageGap, ResolvedSyncOptions, SyncEvent } from "./options.ts";
 import { Slots } from "./pool.ts";
+import { prepareRecords } from "./prepareRecords.ts";
 
 const MAX_WARNING_MESSAGES = 20;
 
 /** A page as fetched: the batch writer prepares its records on arrival. */
-export type FetchedPage = Omit<BatchPage, "prepared"> & { records: readonly unknown[] };
+export type FetchedPage = Omit<BatchPage, "prepared"> & {
+  records: readonly unknown[];
+  /** The response's JSON text: the records' raw texts are cut from it. */
+  body?: string | undefined;
+};
 
 export class SyncRun {
   /** Pages in flight or waiting their turn, across all of the run's reads (bounds memory too). */
@@ -89,8 +93,8 @@ export class SyncRun {
     if (this.pending.length === 0) this.pendingSince = this.now();
     // Validation, hashing and rule diffs as each page arrives, between network waits; the batch's
     // transaction then only writes. The parsed records are dropped here: the batch keeps strings.
-    const { records, ...rest } = page;
-    this.pending.push({ ...rest, prepared: prepareRecords(records, this.options.parseTime) });
+    const { records, body, ...rest } = page;
+    this.pending.push({ ...rest, prepared: prepareRecords(records, this.options.parseTime, body) });
     this.pendingRecords += records.length;
     const { batchRecords, batchMs } = this.options;
     if (this.pendingRecords >= batchRecords || this.now() - this.pendingSince >= batchMs) await this.flush();

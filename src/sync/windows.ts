@@ -51,6 +51,7 @@ async function fetchWindow(run: SyncRun, plan: SyncPlan, window: SyncWindow, isN
     serverTotal = page.totalItems;
     await run.write({
       records: page.records,
+      body: page.body,
       requestPath: page.requestPath,
       dayRange: { from: window.startDate, to: window.endDate },
       window: {

@@ -248,3 +248,31 @@ describe("parseAuditTime: date text cache", () => {
     expect(parseAuditTime(utcDateText(start), "00:00:01 GMT+0100")?.serverDay).toBe("2000-01-01");
   });
 });
+
+describe("parseAuditTime: toTimeString's form read directly", () => {
+  it("answers as the general reading does (a trailing space sends a text down that path)", () => {
+    const texts = [
+      "10:44:27 GMT-0700 (Pacific Daylight Time)",
+      "10:44:27 GMT-0700",
+      "00:00:00 GMT+0000 (Coordinated Universal Time)",
+      "23:59:59 GMT+1400 (Line Islands Time)",
+      "23:59:59 GMT-0000",
+      "24:00:00 GMT+0000",
+      "12:60:00 GMT+0000",
+      "12:00:60 GMT+0000",
+      "12:00:00 GMT+1401",
+      "12:00:00 GMT+0160",
+      "12:00:00 GMT+0100 (Mitteleuropäische  Normalzeit)",
+      "12:00:00 GMT+0100 (zone\twith\u00a0odd   spaces)",
+      "12:00:00 GMT+0100 ()",
+      "12:00:00 GMT+0100 (a) (b)",
+    ];
+    for (const text of texts) {
+      expect(parseAuditTime("Wed Jul 12 2023", text), text).toEqual(
+        parseAuditTime("Wed Jul 12 2023", `${text} `),
+      );
+    }
+    expect(parseAuditTime("Wed Jul 12 2023", "23:59:59 GMT+1400 (x)")?.offsetMinutes).toBe(840);
+    expect(parseAuditTime("Wed Jul 12 2023", "24:00:00 GMT+0000")).toBeNull();
+  });
+});

@@ -10,11 +10,11 @@ import {
   type BatchPage,
   commitSyncBatch,
   openStore,
-  prepareRecords,
   type RunCounters,
   type Store,
   startRun,
 } from "../../src/store/syncStore.ts";
+import { prepareRecords } from "../../src/sync/prepareRecords.ts";
 import { makeRecord } from "../helpers/auditRecords.ts";
 import { freshDatabase, queryOnce } from "./cluster.ts";
 
