@@ -100,6 +100,27 @@ const RECORD_FIELDS = [
   "constructor",
 ] as const;
 
+describe("the hand-written checks know every field of the schemas", () => {
+  // A field added to a schema fails here until src/api/fastParse.ts checks it and it is listed above:
+  // the comparisons below only try the fields they list.
+  it("lists every field of the record, rule and condition schemas", () => {
+    const listed = (fields: readonly string[]) =>
+      fields.filter((f) => f !== "__proto__" && f !== "constructor");
+    expect(Object.keys(auditLogRecordSchema.shape).sort()).toEqual(listed(RECORD_FIELDS).sort());
+    expect(Object.keys(auditRuleSchema.shape).sort()).toEqual(
+      listed(RULE_FIELDS)
+        .filter((f) => f !== "extra")
+        .sort(),
+    );
+    const condition = auditRuleSchema.shape.conditionJSON.unwrap().element;
+    expect(Object.keys(condition.shape).sort()).toEqual(
+      listed(CONDITION_FIELDS)
+        .filter((f) => f !== "type")
+        .sort(),
+    );
+  });
+});
+
 describe("parseAuditLogRecord", () => {
   it("accepts and rejects what auditLogRecordSchema does, with the same fields and issues", () => {
     let valid = 0;
