@@ -82,18 +82,9 @@ export function parseAuditLogRecord(raw: unknown): ReturnType<typeof auditLogRec
   return auditLogRecordSchema.safeParse(raw);
 }
 
-const CONDITION_KEYS = ["conditionType", "operator", "value", "extraConfig"] as const;
-const RULE_KEYS = [
-  "id",
-  "groupName",
-  "percentagePass",
-  "conditionJSON",
-  "returnValueJSON",
-  "salt",
-  "environment",
-  "rollouts",
-  "enabledEnvironments",
-] as const;
+// zod copies a loose object's known keys first, in its shape's order, then the others as they came.
+const RULE_KEYS = Object.keys(auditRuleSchema.shape);
+const CONDITION_KEYS = Object.keys(auditRuleSchema.shape.conditionJSON.unwrap().element.shape);
 const RULE_KEY_SET = new Set<string>(RULE_KEYS);
 const CONDITION_KEY_SET = new Set<string>(CONDITION_KEYS);
 
