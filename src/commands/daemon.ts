@@ -32,7 +32,8 @@ import { keepHeapSmall } from "./heap.ts";
 import { parseOptions } from "./options.ts";
 import { forEachProject, resolveSyncTargets, type SyncTarget, throwIfFailed } from "./project.ts";
 import { reportFormatsOption } from "./report.ts";
-import { LOG_PROGRESS_SECONDS, runSyncOptionsFrom, syncOptionsShape } from "./sync.ts";
+import { runSyncOptionsFrom, syncOptionsShape } from "./sync.ts";
+import { LOG_PROGRESS_SECONDS } from "./syncProgress.ts";
 
 const daemonOptionsSchema = z.object({
   ...syncOptionsShape,

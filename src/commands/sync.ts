@@ -1,7 +1,6 @@
 // `flagtrail sync`: validate the options, resolve connection settings, run the sync engine under the
 // "sync" lease, print a summary (text or JSON) on stdout and progress on stderr when it is a TTY.
 import { z } from "zod";
-import type { RetryEvent } from "../api/clientOptions.ts";
 import { rateShareSchema } from "../api/rateBudget.ts";
 import { resolveClientTuning, resolveDbPath } from "../config.ts";
 import { AbortedError, asDiskFull } from "../errors.ts";
@@ -10,7 +9,7 @@ import { openProjectStore } from "../store/projectStores.ts";
 import { createSyncClient } from "../sync/client.ts";
 import type { EntitySummary } from "../sync/entities.ts";
 import { resolveSyncOptions } from "../sync/options.ts";
-import { runSync, type SyncEvent, type SyncOptions, type SyncSummary } from "../sync/runSync.ts";
+import { runSync, type SyncOptions, type SyncSummary } from "../sync/runSync.ts";
 import { checkActionTypes } from "./actionTypes.ts";
 import { keepHeapSmall } from "./heap.ts";
 import { parseOptions } from "./options.ts";
@@ -22,6 +21,7 @@ import {
   type SyncTarget,
   throwIfFailed,
 } from "./project.ts";
+import { progressReporter } from "./syncProgress.ts";
 
 // The command line gives text: here it only becomes a number. What a value may be (range, default, a
 // day's form) is the engine's rule alone (src/sync/options.ts), so its sentence is the one a config file
@@ -124,101 +124,6 @@ export function formatSummary(summary: SyncSummary): string {
   return `${lines.join("\n")}\n`;
 }
 
-/** Seconds between progress lines when stderr is not a terminal (cron logs, CI, the daemon's log). */
-export const LOG_PROGRESS_SECONDS = Number(process.env.FLAGTRAIL_PROGRESS_SECONDS ?? 10);
-
-type ProgressEvent = Extract<SyncEvent, { type: "progress" }>;
-
-/** Records per second since `startedAt`, and the time left for the phase at its pace so far. */
-export function rateAndEta(event: ProgressEvent, startedAt: number, now: number, phaseStartedAt = startedAt) {
-  const seconds = Math.max(0.001, (now - startedAt) / 1000);
-  const rate = Math.round(event.fetched / seconds);
-  const phaseSeconds = (now - phaseStartedAt) / 1000;
-  const eta =
-    event.done > 0 && event.done < event.total
-      ? Math.round((phaseSeconds * (event.total - event.done)) / event.done)
-      : undefined;
-  return { rate, eta };
-}
-
-function formatSeconds(seconds: number): string {
-  if (seconds < 60) return `${seconds} s`;
-  const minutes = Math.floor(seconds / 60);
-  return minutes < 60
-    ? `${minutes} min ${seconds % 60} s`
-    : `${Math.floor(minutes / 60)} h ${minutes % 60} min`;
-}
-
-/**
- * Progress on stderr: a bar redrawn in place on a terminal (with the rate and the time left); elsewhere
- * one timestamped line at most every FLAGTRAIL_PROGRESS_SECONDS, so a cron log shows where a long run is
- * and when. Every retry is a line of its own.
- */
-function progressReporter(options: SyncCliOptions, label?: string) {
-  // Several projects at once share stderr: each writes labelled lines, none redraws a bar.
-  const tty = process.stderr.isTTY === true && label === undefined;
-  const prefix = label === undefined ? "" : `${label}: `;
-  const startedAt = Date.now();
-  const phaseStart = new Map<string, number>();
-  let drawn = false;
-  let last: ProgressEvent | undefined;
-  let lastLogged: typeof last;
-  const finish = () => {
-    if (drawn) process.stderr.write("\n");
-    drawn = false;
-  };
-  const logLine = () => {
-    if (!last || last === lastLogged) return;
-    lastLogged = last;
-    process.stderr.write(
-      `${new Date().toISOString()} ${prefix}progress: ${last.phase} ${last.done}/${last.total}, fetched ${last.fetched}, new ${last.inserted}\n`,
-    );
-  };
-  const timer =
-    !tty && !options.quiet && LOG_PROGRESS_SECONDS > 0
-      ? setInterval(logLine, LOG_PROGRESS_SECONDS * 1000)
-      : undefined;
-  timer?.unref();
-  const drawBar = (event: ProgressEvent) => {
-    const width = 24;
-    const filled = event.total > 0 ? Math.round((event.done / event.total) * width) : width;
-    const bar = `${"#".repeat(filled)}${"-".repeat(width - filled)}`;
-    const now = Date.now();
-    const { rate, eta } = rateAndEta(event, startedAt, now, phaseStart.get(event.phase));
-    const left = eta === undefined ? "" : `  ~${formatSeconds(eta)} left`;
-    process.stderr.write(
-      `\r${event.phase} [${bar}] ${event.done}/${event.total}  fetched ${event.fetched}  new ${event.inserted}  ${rate}/s${left}\u001b[K`,
-    );
-    drawn = true;
-  };
-  const onEvent = (event: SyncEvent) => {
-    if (options.quiet) return;
-    if (event.type === "progress") {
-      if (!phaseStart.has(event.phase)) phaseStart.set(event.phase, Date.now());
-      last = event;
-      if (tty) drawBar(event);
-      return;
-    }
-    // Window and entity steps show in the bar and the periodic lines; the daemon logs each.
-    if (event.type === "window" || event.type === "entities") return;
-    finish();
-    // Warnings are counted in the summary; only notices are worth a line each.
-    if (event.type === "notice") process.stderr.write(`${prefix}${event.message}\n`);
-  };
-  const onRetry = (event: RetryEvent) => {
-    if (options.quiet) return;
-    finish();
-    process.stderr.write(
-      `${tty ? "" : `${new Date().toISOString()} `}${prefix}retry: GET ${event.requestPath}: ${event.reason}; attempt ${event.attempt + 1} in ${(event.delayMs / 1000).toFixed(1)} s\n`,
-    );
-  };
-  const stop = () => {
-    if (timer) clearInterval(timer);
-    finish();
-  };
-  return { onEvent, onRetry, finish: stop };
-}
-
 export async function action(raw: Record<string, unknown>): Promise<void> {
   keepHeapSmall();
   const options = parseOptions(syncOptionsSchema, raw);
@@ -269,7 +174,7 @@ async function syncProject(
   // Read when the project runs: a project whose key is missing fails alone.
   const config = { baseUrl: project.baseUrl, authHeader: project.authHeader, apiKey: project.readApiKey() };
   const store = await openProjectStore(dbPath, project.name);
-  const report = progressReporter(options, label);
+  const report = progressReporter(options.quiet, label);
   const client = createSyncClient(config, tuning, report.onRetry);
   try {
     const syncOptions = { ...runSyncOptionsFrom(options), entityBudget: target.entityBudget };

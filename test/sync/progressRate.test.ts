@@ -1,6 +1,6 @@
 // The terminal progress bar's rate and time left (issue 26).
 import { describe, expect, it } from "vitest";
-import { rateAndEta } from "../../src/commands/sync.ts";
+import { rateAndEta } from "../../src/commands/syncProgress.ts";
 
 const step = (done: number, total: number, fetched: number) =>
   ({ type: "progress", phase: "windows", done, total, fetched, inserted: fetched }) as const;
