@@ -1,9 +1,11 @@
-// The two dialects' schemas are written separately (src/store/schema.ts + drizzle/*.sql for SQLite,
-// src/store/pg/schema.ts + drizzle/pg/*.sql for PostgreSQL): this compares the databases they produce.
+// The store's tables are described once (src/store/tables.ts), but each engine's migrations are SQL files
+// of their own (drizzle/*.sql, drizzle/pg/*.sql): this compares the databases they produce with each
+// other and with the description.
 import { beforeAll, describe, expect, it } from "vitest";
 import { sqliteOf } from "../../src/store/connection.ts";
 import { openStore } from "../../src/store/open.ts";
 import { openPgStore } from "../../src/store/pg/open.ts";
+import { columnName, TABLES } from "../../src/store/tables.ts";
 import { freshDatabase, queryOnce } from "./cluster.ts";
 
 interface Column {
@@ -86,6 +88,21 @@ describe("the PostgreSQL schema against the SQLite schema", () => {
 
   it("has the same columns in the same order, with the same nullability", () => {
     for (const [table, columns] of Object.entries(sqlite.tables)) {
+      expect({ table, columns: postgres.tables[table] }).toEqual({ table, columns });
+    }
+  });
+
+  it("has the tables and columns src/store/tables.ts describes, in its order, with its nullability", () => {
+    const described: Layout = {};
+    for (const spec of Object.values(TABLES)) {
+      described[spec.name] = Object.entries(spec.columns).map(([key, column]) => ({
+        name: columnName(key),
+        nullable: !(column.options.notNull || column.options.primaryKey || column.kind === "serial"),
+      }));
+    }
+    expect(Object.keys(described).sort()).toEqual(Object.keys(sqlite.tables).sort());
+    for (const [table, columns] of Object.entries(described)) {
+      expect({ table, columns: sqlite.tables[table] }).toEqual({ table, columns });
       expect({ table, columns: postgres.tables[table] }).toEqual({ table, columns });
     }
   });
