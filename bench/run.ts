@@ -22,6 +22,11 @@ const BENCHES: Record<string, BenchModule> = {
     exportName: "benchSync",
     what: "requests of a 3-year backfill and a nightly run; 150 ms latency vs. a sequential pager; ingest vs. fetch-only, sqlite-utils and executemany; bytes per record; PostgreSQL vs. INSERT and COPY; peak RSS; writePage vs. bare INSERT",
   },
+  entities: {
+    file: "entityWrites.ts",
+    exportName: "benchEntityWrites",
+    what: "config versions stored per second by the entity pass's writer (200 configs × 100 versions) vs. a bare INSERT of the same rows",
+  },
   simulator: {
     file: "simulator.ts",
     exportName: "benchSimulator",
