@@ -169,6 +169,9 @@ function snapshotOf(sqlite: Database.Database): ReportSnapshot {
   };
 }
 
+/** The report's page cache, in KiB as `PRAGMA cache_size` takes it (negative). */
+const REPORT_CACHE_KIB = -2_000;
+
 /**
  * Runs `read` inside one read transaction, so every file of a report describes the same snapshot even
  * while a sync is writing (a caller already inside a transaction has its own snapshot). Writes nothing.
@@ -178,15 +181,20 @@ export async function readReportSnapshot<T>(
   read: (snapshot: ReportSnapshot) => Promise<T>,
 ): Promise<T> {
   if (store.engine === "postgres") return (await pgSide()).readPgReportSnapshot(store, read);
-  // The connection's own page cache (SQLite's default 2 MB read-only): a 64 MiB one grew peak RSS by
-  // ~60 MB on a one-month 1M-record report, in proportion to the month, for no CPU saved (the operating
-  // system's cache holds the pages the sections read again).
   const sqlite = sqliteOf(store);
+  const cache = sqlite.pragma("cache_size", { simple: true }) as number;
+  // At most SQLite's own default page cache (2 MB), not better-sqlite3's 16 MB, which a read-only
+  // connection has: filled by a one-month 1M-record report it was ~17 MB of its peak RSS (138 vs. 120 MB),
+  // for no CPU saved (the operating system caches the file; a 64 MB cache had grown peak RSS by ~60 MB).
+  // The sorter's memory follows it: above 4 MB (250 pages) a sort goes on in a temporary file.
+  const capped = cache < REPORT_CACHE_KIB;
+  if (capped) sqlite.pragma(`cache_size = ${REPORT_CACHE_KIB}`);
   const ownTransaction = !sqlite.inTransaction;
   if (ownTransaction) sqlite.prepare("BEGIN").run();
   try {
     return await read(snapshotOf(sqlite));
   } finally {
     if (ownTransaction) sqlite.prepare("COMMIT").run();
+    if (capped) sqlite.pragma(`cache_size = ${cache}`);
   }
 }
