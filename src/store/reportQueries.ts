@@ -120,14 +120,25 @@ export interface ReportSnapshot {
   timeTextsNear(instant: number): Promise<TimeTexts[]>;
 }
 
-/** Starts the statement only when the first batch is asked for: an unread stream holds nothing open. */
-async function* batchesOf<Row>(start: () => IterableIterator<Row>): AsyncGenerator<Row[]> {
-  const rows = start();
+/**
+ * A statement's rows in batches, as objects keyed by column name made here from better-sqlite3's raw
+ * arrays: its own row objects look every column's name up in V8's string table for every cell, ~20 % of
+ * the CPU of the one-month 1M-record report's CSV queries (87 → 51–76 ms and 196 → 149–151 ms, min of
+ * five). Starts the statement only when the first batch is asked for: an unread stream holds nothing open.
+ */
+async function* batchesOf<Row>(
+  statement: Database.Statement,
+  params: Record<string, unknown>,
+): AsyncGenerator<Row[]> {
+  const names = statement.columns().map((column) => column.name);
+  const rows = statement.raw(true).iterate(params) as IterableIterator<unknown[]>;
   try {
     for (;;) {
       const batch: Row[] = [];
       for (let next = rows.next(); !next.done; next = rows.next()) {
-        batch.push(next.value);
+        const row: Record<string, unknown> = {};
+        for (let i = 0; i < names.length; i += 1) row[names[i]!] = next.value[i];
+        batch.push(row as Row);
         if (batch.length === BATCH_ROWS) break;
       }
       if (batch.length === 0) return;
@@ -148,7 +159,7 @@ function snapshotOf(sqlite: Database.Database): ReportSnapshot {
     },
     batches: <N extends ReportQueryName>(name: N, params: ReportParams) => {
       const bound = reportQuery(name, params).params;
-      return batchesOf(() => statement(name).iterate(bound) as IterableIterator<ReportRows[N]>);
+      return batchesOf<ReportRows[N]>(statement(name), bound);
     },
     chainHead: async () => {
       const head = sqlite.prepare("SELECT seq, chain_hash FROM audit_logs ORDER BY seq DESC LIMIT 1").get() as
