@@ -176,10 +176,15 @@ async function publish(
   let args = reportArgs;
   const manifestName = reportFileNames(period).manifest;
   const names = { data: files.map((f) => f.name), manifest: manifestName };
-  const earlier = keepEarlierGenerationTime(staging, options.outDir, names, args.generatedAt);
-  if (earlier !== null) {
-    args = { ...args, generatedAt: earlier };
-    files = await Promise.all(files.map(async (f) => ({ ...f, ...(await hashFile(join(staging, f.name))) })));
+  const kept = keepEarlierGenerationTime(staging, options.outDir, names, args.generatedAt);
+  if (kept !== null) {
+    args = { ...args, generatedAt: kept.earlier };
+    const rewritten = new Set(kept.rewritten);
+    files = await Promise.all(
+      files.map(async (f) =>
+        rewritten.has(f.name) ? { ...f, ...(await hashFile(join(staging, f.name))) } : f,
+      ),
+    );
   }
   const replaced = await filesToReplace(files, options.force ?? false);
   const manifest = signManifest(

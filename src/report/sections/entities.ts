@@ -164,14 +164,21 @@ function newTotals(row: EntitySummaryRow): EntityTotals {
   };
 }
 
+const UNKNOWN_PERSON = "(unknown)";
+
 /** Adds one summary row (an entity's changes by one person of one action type) to the entity's totals. */
-function addRow(e: EntityTotals, row: EntitySummaryRow): void {
+function addRow(
+  e: EntityTotals,
+  row: EntitySummaryRow,
+  type = row.action_type,
+  person = row.updated_by ?? UNKNOWN_PERSON,
+): void {
   e.changes += row.changes;
   e.ruleChanges += row.rule_changes;
   e.firstAt = Math.min(e.firstAt, row.first_at);
   e.lastAt = Math.max(e.lastAt, row.last_at);
-  add(e.byType, row.action_type, row.changes);
-  add(e.byPerson, row.updated_by ?? "(unknown)", row.changes);
+  add(e.byType, type, row.changes);
+  add(e.byPerson, person, row.changes);
 }
 
 /** The table's header: the entity, its changes (and rule changes), first, last, by type, by person. */
@@ -253,6 +260,19 @@ function codePointOrder(a: string, b: string): number {
  */
 export class EntityFold {
   private readonly entities = new Map<string, EntityTotals>();
+  /**
+   * One string object per action type and person: each row brings new ones, and an entity's small maps
+   * then compared their text with every key's instead of matching the one string (folding the one-month
+   * 1M-record report's 58,000 CSV rows: 85 → 43 ms).
+   */
+  private readonly texts = new Map<string, string>();
+
+  private same(text: string): string {
+    const known = this.texts.get(text);
+    if (known !== undefined) return known;
+    this.texts.set(text, text);
+    return text;
+  }
 
   add(row: EntitySummaryRow): void {
     let e = this.entities.get(row.name);
@@ -260,7 +280,7 @@ export class EntityFold {
       e = newTotals(row);
       this.entities.set(row.name, e);
     }
-    addRow(e, row);
+    addRow(e, row, this.same(row.action_type), this.same(row.updated_by ?? UNKNOWN_PERSON));
   }
 
   /** Writes the table in name order, as writeEntityTable would from the summary query; returns the entities. */
