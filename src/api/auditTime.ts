@@ -1,11 +1,36 @@
 // Turns an audit log record's `date` + `time` texts into an instant. The service writes them with
 // JavaScript's Date#toDateString()/toTimeString() in its own zone (or the spec's long form), so the
 // offset inside the time text is the only authority: never UTC by assumption, never the process zone.
-import { tz } from "@date-fns/tz";
-// One module per function: the date-fns index loads all ~250 of them (~180 ms more at every sync start).
-import { format } from "date-fns/format";
-import { isValid } from "date-fns/isValid";
-import { parse } from "date-fns/parse";
+import { createRequire } from "node:module";
+
+/**
+ * date-fns, loaded the first time a text is not in toDateString's form (read by hand below): a sync of
+ * such records never needs it, and its ~90 modules cost 0.1–0.3 s at every start. One module per
+ * function: the date-fns index loads all ~250 of them.
+ */
+let dateFns:
+  | {
+      format: typeof import("date-fns/format").format;
+      isValid: typeof import("date-fns/isValid").isValid;
+      parse: typeof import("date-fns/parse").parse;
+      // All date-fns work happens in UTC so the process's zone cannot leak into the fields.
+      inUtc: ReturnType<typeof import("@date-fns/tz").tz>;
+    }
+  | undefined;
+
+function loadDateFns(): NonNullable<typeof dateFns> {
+  if (dateFns === undefined) {
+    const require = createRequire(import.meta.url);
+    const { tz } = require("@date-fns/tz") as typeof import("@date-fns/tz");
+    dateFns = {
+      format: (require("date-fns/format") as typeof import("date-fns/format")).format,
+      isValid: (require("date-fns/isValid") as typeof import("date-fns/isValid")).isValid,
+      parse: (require("date-fns/parse") as typeof import("date-fns/parse")).parse,
+      inUtc: tz("UTC"),
+    };
+  }
+  return dateFns;
+}
 
 export interface ParsedAuditTime {
   /** The instant, epoch milliseconds UTC. */
@@ -16,8 +41,6 @@ export interface ParsedAuditTime {
   offsetMinutes: number;
 }
 
-// All date-fns work happens in UTC so the process's zone cannot leak into the fields.
-const inUtc = tz("UTC");
 const REFERENCE = new Date(0);
 
 /** `Mon Sep 26 2022` (toDateString) and `Monday, September 26, 2022` (the spec's long form). */
@@ -64,6 +87,7 @@ function normalizeSpaces(text: string): string {
 }
 
 function parseFirst(text: string, formats: readonly string[]): Date | null {
+  const { parse, isValid, inUtc } = loadDateFns();
   for (const pattern of formats) {
     const parsed = parse(text, pattern, REFERENCE, { in: inUtc });
     if (isValid(parsed)) return parsed;
@@ -83,6 +107,7 @@ function parseServerDay(dateText: string): ServerDay | null {
   if (day === null) return null;
   const weekday = /^[A-Za-z]+/.exec(text)?.[0]?.toLowerCase();
   const expected = weekday !== undefined && weekday.length > 3 ? "EEEE" : "EEE";
+  const { format, inUtc } = loadDateFns();
   if (format(day, expected, { in: inUtc }).toLowerCase() !== weekday) return null;
   return { midnight: day.getTime(), day: format(day, "yyyy-MM-dd", { in: inUtc }) };
 }

@@ -1,11 +1,11 @@
 // The console client's options, validated where they enter (createConsoleClient): defaults for the
 // connection, timeouts, retries and rate limits, and the hooks tests inject (dispatcher, clock, random).
-import { Dispatcher } from "undici";
 import { z } from "zod";
 import { VERSION } from "../version.ts";
 import type { Clock } from "./clock.ts";
 import { DEFAULT_AUTH_HEADER, DEFAULT_BASE_URL, HTTP_HEADER_NAME } from "./connection.ts";
 import { DEFAULT_RATE_LIMITS, RateBudget, rateLimitsSchema } from "./rateBudget.ts";
+import { Dispatcher } from "./undiciParts.ts";
 
 /** Reported before each retry, e.g. for a log line or a progress bar. Never holds the key. */
 export interface RetryEvent {

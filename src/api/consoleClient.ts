@@ -3,7 +3,7 @@
 // is parsed (a 200 with truncated JSON would not be retried) and cannot await the shared rate budget
 // before each attempt; both are requirements here. What a response means (data, retry, final error) is
 // ./responseOutcome.ts.
-import { Agent, type Dispatcher, request } from "undici";
+import type { Dispatcher } from "undici";
 import { AbortedError, ApiError, UsageError } from "../errors.ts";
 import type { AuditLogPage, AuditLogQuery, ClientStats, ConsoleClient } from "./client.ts";
 import {
@@ -18,6 +18,7 @@ import { auditLogsRequestPath, buildRequestPath, type QueryValue } from "./reque
 import { type AttemptOutcome, responseOutcome } from "./responseOutcome.ts";
 import { backoffDelay, isRetryableNetworkError, networkErrorCode } from "./retryPolicy.ts";
 import { listEnvelopeSchema, type Pagination } from "./schemas.ts";
+import { Agent, dispatchRequest } from "./undiciParts.ts";
 
 /** A page of any console list endpoint (e.g. dynamic config versions). */
 export interface ListPage {
@@ -235,10 +236,13 @@ class UndiciConsoleClient implements ConsoleApiClient {
   }
 
   private async exchange(requestPath: string, signal: AbortSignal): Promise<AttemptOutcome> {
-    const response = await request(`${this.origin}${requestPath}`, {
+    // What undici's request(url) does with the URL: origin, then the path and query as parsed.
+    const url = new URL(`${this.origin}${requestPath}`);
+    const response = await dispatchRequest.call(this.dispatcher, {
+      origin: url.origin,
+      path: url.search ? `${url.pathname}${url.search}` : url.pathname,
       method: "GET",
       headers: this.headers,
-      dispatcher: this.dispatcher,
       signal,
     });
     // Always read the body: it frees the keep-alive connection and an error body explains the status.
