@@ -3,10 +3,11 @@ import { defineConfig } from "vitest/config";
 export default defineConfig({
   test: {
     include: ["test/**/*.test.ts"],
-    // The run's own temporary directory first (torn down last), the CLI compiled from the sources for
-    // the spawned CLIs (test/helpers/compiledCli.ts), then one throwaway PostgreSQL cluster for the whole
-    // run (tests reach it with inject("pgUrl")).
-    globalSetup: ["test/tmpRoot.ts", "test/helpers/compiledCli.ts", "test/pg/globalSetup.ts"],
+    // The run's own temporary directory first (torn down last), then, made side by side by
+    // test/globalSetup.ts, the CLI compiled from the sources for the spawned CLIs
+    // (test/helpers/compiledCli.ts) and one throwaway PostgreSQL cluster for the whole run (tests reach
+    // it with inject("pgUrl")).
+    globalSetup: ["test/tmpRoot.ts", "test/globalSetup.ts"],
     // Generous: tests wait on conditions, and a loaded machine must make a run slower, not red.
     testTimeout: 240_000,
     hookTimeout: 240_000,

@@ -1,5 +1,6 @@
 // Module hooks of recordLoads.mjs (they run on node's loader thread).
 import { appendFileSync } from "node:fs";
+import { sourceUrl } from "./sourceUrl.mjs";
 
 let log;
 
@@ -8,6 +9,6 @@ export function initialize(data) {
 }
 
 export async function load(url, context, nextLoad) {
-  if (log) appendFileSync(log, `${url}\n`);
+  if (log) appendFileSync(log, `${sourceUrl(url)}\n`);
   return nextLoad(url, context);
 }

@@ -1,4 +1,6 @@
 // Module hooks of signalOnLoad.mjs (they run on node's loader thread; the signal goes to the process).
+import { sourceUrl } from "./sourceUrl.mjs";
+
 let pattern = /(?!)/;
 let sent = false;
 
@@ -7,7 +9,7 @@ export function initialize(data) {
 }
 
 export async function load(url, context, nextLoad) {
-  if (!sent && pattern.test(url)) {
+  if (!sent && pattern.test(sourceUrl(url))) {
     sent = true;
     process.kill(process.pid, "SIGTERM");
   }

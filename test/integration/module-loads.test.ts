@@ -56,7 +56,7 @@ describe("modules a command loads", () => {
       expect(run.result.code, `${args[0]}: ${run.result.stderr}`).toBe(0);
       expect(run.matching(/\/src\/store\/open\.ts/), args[0]).toHaveLength(1);
       expect(run.matching(PG_HALF), args[0]).toEqual([]);
-      // status and sql, from the same run (each spawn from source takes seconds).
+      // status and sql, from the same run (each spawn takes a second on a loaded machine).
       if (args[0] === "status" || args[0] === "sql") {
         expect(run.matching(SYNC_WRITE_PATH), args[0]).toEqual([]);
       }

@@ -5,8 +5,7 @@ import { once } from "node:events";
 import { describe, expect, it, vi } from "vitest";
 import { buildProgram, main } from "../../src/cli.ts";
 import { simulatorOptionsFromFlags } from "../../src/commands/simulate.ts";
-
-const BIN = new URL("../../bin/flagtrail.js", import.meta.url).pathname;
+import { CLI_PATH, cliEnv } from "../helpers/runCli.ts";
 
 describe("flagtrail simulate", () => {
   it("documents its flags in --help", () => {
@@ -67,7 +66,10 @@ describe("flagtrail simulate", () => {
       stderr.mockRestore();
     }
     // The same through the real binary, once.
-    const result = spawnSync(process.execPath, [BIN, "simulate", "--port", "eighty"], { encoding: "utf8" });
+    const result = spawnSync(process.execPath, [CLI_PATH, "simulate", "--port", "eighty"], {
+      encoding: "utf8",
+      env: cliEnv(),
+    });
     expect(result.status).toBe(2);
   });
 
@@ -170,8 +172,19 @@ describe("flagtrail simulate", () => {
   it("prints its address, serves the audit log with the given key, and stops on SIGTERM", async () => {
     const child: ChildProcess = spawn(
       process.execPath,
-      [BIN, "simulate", "--records", "40", "--days", "30", "--seed", "3", "--api-key", "console-spawned-key"],
-      { stdio: ["ignore", "pipe", "pipe"] },
+      [
+        CLI_PATH,
+        "simulate",
+        "--records",
+        "40",
+        "--days",
+        "30",
+        "--seed",
+        "3",
+        "--api-key",
+        "console-spawned-key",
+      ],
+      { stdio: ["ignore", "pipe", "pipe"], env: cliEnv() },
     );
     try {
       let out = "";
