@@ -1,7 +1,9 @@
 // On PostgreSQL the sync prepares the next batch while one commits (src/sync/run.ts). The test holds
 // batches' commits on the server (a trigger waiting for advisory locks the test holds) and checks: the
 // sync reads on meanwhile; commits keep the pages' order; a failed commit leaves exactly the pages before
-// it with their progress, and no batch after it commits though it was already queued.
+// it with their progress, and no batch after it commits though it was already queued. And a batch costs
+// a few statements whatever its page count: each round trip of a commit waits behind the page being
+// prepared meanwhile.
 import pg from "pg";
 import { afterEach, describe, expect, it } from "vitest";
 import type { AuditLogQuery } from "../../src/api/client.ts";
@@ -141,5 +143,33 @@ describe("a PostgreSQL sync's batches", () => {
       link = chainLink(link, row.record_hash);
       expect(row.chain_hash).toBe(link);
     });
+  });
+
+  it("cost a few statements each, not some per page", async () => {
+    const url = await freshDatabase("pipeline_statements");
+    store = await openStore(url);
+    const statements: string[] = [];
+    const query = pg.Client.prototype.query;
+    // Every statement the store's sessions send during the sync (COPY streams included).
+    pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
+      const config = args[0] as string | { text?: string } | undefined;
+      statements.push(typeof config === "string" ? config : (config?.text ?? ""));
+      return (query as (...a: unknown[]) => unknown).apply(this, args);
+    } as typeof query;
+    try {
+      // Eight pages of one window in four batches of two.
+      const summary = await runSync(store, new FakeConsoleClient(history()), {
+        ...options,
+        batchRecords: 2 * PAGE,
+      });
+      expect(summary).toMatchObject({ outcome: "ok", inserted: PAGE * PAGES });
+    } finally {
+      pg.Client.prototype.query = query;
+    }
+    const matching = (pattern: RegExp) => statements.filter((text) => pattern.test(text)).length;
+    // The window's progress once per batch (its last page), the chain head with the batch's known ids.
+    expect(matching(/^UPDATE sync_windows/)).toBe(PAGES / 2);
+    expect(matching(/ORDER BY seq DESC LIMIT 1\)\s+UNION ALL[\s\S]*= ANY\(/)).toBe(PAGES / 2);
+    expect(matching(/^SELECT id, seq, record_hash FROM audit_logs WHERE id = ANY/)).toBe(0);
   });
 });
