@@ -5,7 +5,8 @@
 //   records arrive: they need the parsed record.
 // - PostgreSQL's full-text index (an expression GIN index) is one of the set-aside indexes. Dropping an
 //   index takes an ACCESS EXCLUSIVE lock: it is taken with a short lock_timeout, and a store a reader is
-//   holding (a BI tool's open transaction) loads with its indexes instead of waiting. Readers during the
+//   holding (a BI tool's open transaction), or whose tables the role does not own, loads with its
+//   indexes instead. Readers during the
 //   load see an empty-then-growing table without those indexes; building them back takes a SHARE lock,
 //   which blocks writers (the sync alone, under its lease), not readers. The end of the load also runs
 //   ANALYZE (a SHARE UPDATE EXCLUSIVE lock: readers and writers go on): the report's plans need
@@ -60,22 +61,33 @@ async function setAsideOf(q: Queries): Promise<SetAside> {
   return items.filter((item) => !KEPT.has(item.name));
 }
 
+const dropQuery = (item: SetAside[number]) =>
+  sql.raw(`DROP ${item.type.toUpperCase()} "${item.name.replace(/"/g, '""')}"`);
+
 /**
- * PostgreSQL: the loaded tables' ACCESS EXCLUSIVE lock within PG_LOCK_TIMEOUT, or false (rolled back to
- * before the attempt: the transaction goes on) when a reader holds them longer.
+ * Drops what the load sets aside and returns it. PostgreSQL first takes the loaded tables' ACCESS
+ * EXCLUSIVE lock within PG_LOCK_TIMEOUT; when a reader holds them longer, or the role may not drop their
+ * indexes (it does not own the tables), it rolls back to before the attempt and sets nothing aside: the
+ * transaction goes on and the load keeps its indexes.
  */
-async function lockForLoad(q: Queries): Promise<boolean> {
-  if (q.dialect !== "postgres") return true;
-  await q.run(sql`SAVEPOINT bulk_load_lock`);
+async function dropSetAside(q: Queries): Promise<SetAside> {
+  if (q.dialect !== "postgres") {
+    const items = await setAsideOf(q);
+    for (const item of items) await q.run(dropQuery(item));
+    return items;
+  }
+  await q.run(sql`SAVEPOINT bulk_load_set_aside`);
   try {
     await q.run(sql.raw(`SET LOCAL lock_timeout = '${PG_LOCK_TIMEOUT}'`));
     await q.run(sql`LOCK TABLE audit_logs, rule_changes IN ACCESS EXCLUSIVE MODE`);
+    const items = await setAsideOf(q);
+    for (const item of items) await q.run(dropQuery(item));
+    await q.run(sql`RELEASE SAVEPOINT bulk_load_set_aside`);
+    return items;
   } catch {
-    await q.run(sql`ROLLBACK TO SAVEPOINT bulk_load_lock`);
-    return false;
+    await q.run(sql`ROLLBACK TO SAVEPOINT bulk_load_set_aside`);
+    return [];
   }
-  await q.run(sql`RELEASE SAVEPOINT bulk_load_lock`);
-  return true;
 }
 
 /** Starts a bulk load if the store holds no record yet; returns whether it did. */
@@ -84,12 +96,10 @@ export async function beginBulkLoad(store: AnyStore): Promise<boolean> {
     const empty = await q.get(sql`SELECT 1 AS x WHERE NOT EXISTS (SELECT 1 FROM audit_logs)`);
     const running = await q.get(sql`SELECT 1 AS x FROM meta WHERE key = ${BULK_LOAD_KEY}`);
     if (!empty || running) return false;
-    const setAside = (await lockForLoad(q)) ? await setAsideOf(q) : [];
+    const setAside = await dropSetAside(q);
     await q.run(
       sql`INSERT INTO meta (key, value, updated_at) VALUES (${BULK_LOAD_KEY}, ${JSON.stringify(setAside)}, ${Date.now()})`,
     );
-    for (const item of setAside)
-      await q.run(sql.raw(`DROP ${item.type.toUpperCase()} "${item.name.replace(/"/g, '""')}"`));
     return true;
   });
 }

@@ -125,4 +125,27 @@ describe("a first sync into an empty PostgreSQL store", () => {
     expect(await finishBulkLoad(store)).toBe(true);
     expect(await indexes(url)).toEqual(before);
   });
+
+  it("keeps its indexes when the role does not own the tables", async () => {
+    const url = await freshDatabase("bulk_role");
+    await (await openStore(url)).close();
+    const before = await indexes(url);
+    // A role with every privilege on the tables but not their owner: it may write, not drop an index.
+    const role = `writer_${Math.random().toString(36).slice(2, 10)}`;
+    await queryOnce(url, `CREATE ROLE ${role} LOGIN PASSWORD 'pw'`);
+    await queryOnce(url, `GRANT ALL ON ALL TABLES IN SCHEMA public, drizzle TO ${role}`);
+    await queryOnce(url, `GRANT ALL ON ALL SEQUENCES IN SCHEMA public, drizzle TO ${role}`);
+    await queryOnce(url, `GRANT ALL ON SCHEMA public, drizzle TO ${role}`);
+    // Opening a store says CREATE SCHEMA IF NOT EXISTS for the migrations' table.
+    await queryOnce(url, `GRANT CREATE ON DATABASE ${new URL(url).pathname.slice(1)} TO ${role}`);
+    const asRole = new URL(url);
+    asRole.username = role;
+    asRole.password = "pw";
+    store = await openStore(asRole.toString());
+    expect(await beginBulkLoad(store)).toBe(true);
+    expect(await queryOnce(url, "SELECT value FROM meta WHERE key = 'bulk_load'")).toEqual([{ value: "[]" }]);
+    expect(await indexes(url)).toEqual(before);
+    expect(await finishBulkLoad(store)).toBe(true);
+    expect(await indexes(url)).toEqual(before);
+  });
 });
