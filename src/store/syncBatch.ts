@@ -87,6 +87,17 @@ async function batchWriterOf(store: AnyStore, q: Queries, batch: SyncBatch): Pro
   );
 }
 
+/**
+ * The index of each window's last page in the batch: only its progress is written (pages come in order,
+ * and the batch commits whole), one statement per window instead of one per page.
+ */
+function lastPageOfEachWindow(pages: readonly BatchPage[]): Set<number> {
+  const last = new Map<string, number>();
+  for (const [i, page] of pages.entries())
+    if (page.window) last.set(`${page.window.startDate}..${page.window.endDate}`, i);
+  return new Set(last.values());
+}
+
 async function commit(store: AnyStore, q: Queries, batch: SyncBatch): Promise<BatchResult> {
   const counters = { ...batch.counters };
   const warningMessages: string[] = [];
@@ -103,12 +114,13 @@ async function commit(store: AnyStore, q: Queries, batch: SyncBatch): Promise<Ba
     results.push(await writer.storePage(page.prepared, context));
   }
   await writer.write();
+  const lastOfWindow = lastPageOfEachWindow(batch.pages);
   for (const [i, page] of batch.pages.entries()) {
     const result = results[i]!;
     addCounts(counters, result);
     if (page.listedDay !== undefined) await noteListedDay(q, listedIds(result), page.listedDay);
     warningMessages.push(...result.warningMessages);
-    if (plan && page.window) {
+    if (plan && page.window && lastOfWindow.has(i)) {
       await advanceWindowIn(q, plan.filterKey, page.window, {
         nextPage: page.window.nextPage,
         done: page.window.done,

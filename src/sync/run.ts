@@ -37,7 +37,17 @@ export class SyncRun {
   private pending: BatchPage[] = [];
   private pendingRecords = 0;
   private pendingSince = 0;
-  private writes: Promise<unknown> = Promise.resolve();
+  /** Records in batches handed to a commit that has not finished yet. */
+  private committingRecords = 0;
+  /** The last batch's commit: each waits for the one before it (never rejects; see `failure`). */
+  private writes: Promise<void> = Promise.resolve();
+  /** The first commit that failed: no batch commits after it, and every later write rethrows it. */
+  private failure: { error: unknown } | undefined;
+  /**
+   * PostgreSQL commits on the server: the next batch is prepared while one commits. SQLite commits on
+   * this thread, so there is nothing to overlap and a batch's commit is awaited as before.
+   */
+  private readonly overlapCommits: boolean;
   /** The plan whose pages are being written (the batch writer keeps its head current). */
   plan: SyncPlan | null = null;
   private lastStep: { phase: "windows" | "coverage"; done: number; total: number } | undefined;
@@ -52,6 +62,7 @@ export class SyncRun {
   ) {
     this.pageBudget = new Slots(options.concurrency);
     this.statsAtStart = client.stats();
+    this.overlapCommits = store.engine === "postgres";
   }
 
   now(): number {
@@ -70,7 +81,7 @@ export class SyncRun {
       done,
       total,
       // Received so far, committed or still in the batch being built.
-      fetched: this.counters.fetched + this.pendingRecords,
+      fetched: this.counters.fetched + this.committingRecords + this.pendingRecords,
       inserted: this.counters.inserted,
     });
   }
@@ -88,8 +99,13 @@ export class SyncRun {
     this.counters.retries = stats.retries - this.statsAtStart.retries;
   }
 
-  /** Queues a fetched page; the batch commits once it is large or old enough. */
+  /**
+   * Queues a fetched page; the batch commits once it is large or old enough. Commits keep the pages'
+   * order: on PostgreSQL the caller goes on while the batch commits, and waits only for the commit
+   * before it (at most one batch commits while the next is built).
+   */
   async write(page: FetchedPage): Promise<void> {
+    this.throwIfFailed();
     if (this.pending.length === 0) this.pendingSince = this.now();
     // Validation, hashing and rule diffs as each page arrives, between network waits; the batch's
     // transaction then only writes. The parsed records are dropped here: the batch keeps strings.
@@ -97,33 +113,64 @@ export class SyncRun {
     this.pending.push({ ...rest, prepared: prepareRecords(records, this.options.parseTime, body) });
     this.pendingRecords += records.length;
     const { batchRecords, batchMs } = this.options;
-    if (this.pendingRecords >= batchRecords || this.now() - this.pendingSince >= batchMs) await this.flush();
+    if (this.pendingRecords < batchRecords && this.now() - this.pendingSince < batchMs) return;
+    const previous = this.writes;
+    const committed = this.commitPending();
+    await (this.overlapCommits ? previous : committed);
+    this.throwIfFailed();
   }
 
-  /** Commits every queued page (in order; commits never overlap). */
-  flush(): Promise<void> {
+  /** Commits every queued page and waits for every commit; rethrows a commit's failure. */
+  async flush(): Promise<void> {
+    this.commitPending();
+    await this.writes;
+    this.throwIfFailed();
+  }
+
+  private throwIfFailed(): void {
+    if (this.failure) throw this.failure.error;
+  }
+
+  /**
+   * Hands the queued pages to a commit after the ones already started (commits never overlap). A batch
+   * whose turn comes after a failed commit is not written: its pages would move windows past pages
+   * that were never stored.
+   */
+  private commitPending(): Promise<void> {
     const pages = this.pending;
+    const records = this.pendingRecords;
     this.pending = [];
     this.pendingRecords = 0;
+    if (pages.length === 0) return this.writes;
+    this.committingRecords += records;
     const done = this.writes.then(async () => {
-      if (pages.length === 0) return;
-      this.refreshClientStats();
-      const result = await commitSyncBatch(this.store, {
-        plan: this.plan,
-        runId: this.runId,
-        pages,
-        counters: this.counters,
-        now: this.now(),
-        signingKey: this.options.signingKey,
-      });
-      this.counters = { ...result.counters };
-      this.plan = result.plan;
-      for (const message of result.warningMessages) {
-        if (this.warningMessages.length < MAX_WARNING_MESSAGES) this.warningMessages.push(message);
-        this.emit({ type: "warning", message });
+      try {
+        if (!this.failure) await this.commit(pages);
+      } catch (error) {
+        this.failure ??= { error };
+      } finally {
+        this.committingRecords -= records;
       }
     });
-    this.writes = done.catch(() => undefined);
+    this.writes = done;
     return done;
+  }
+
+  private async commit(pages: BatchPage[]): Promise<void> {
+    this.refreshClientStats();
+    const result = await commitSyncBatch(this.store, {
+      plan: this.plan,
+      runId: this.runId,
+      pages,
+      counters: this.counters,
+      now: this.now(),
+      signingKey: this.options.signingKey,
+    });
+    this.counters = { ...result.counters };
+    this.plan = result.plan;
+    for (const message of result.warningMessages) {
+      if (this.warningMessages.length < MAX_WARNING_MESSAGES) this.warningMessages.push(message);
+      this.emit({ type: "warning", message });
+    }
   }
 }

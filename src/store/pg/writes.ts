@@ -1,12 +1,11 @@
 // The sync batch's record writer on PostgreSQL (src/store/syncBatch.ts; SQLite's is src/store/writes.ts), inside the batch's transaction. The
 // decisions (duplicate, revision, quarantine, the chain's next link, counters) are PageTally's, shared
 // with SQLite; what differs is how the database is asked. A batch costs a fixed number of round trips,
-// not one per record or page: the ids of all its pages are looked up with one query, its new records
-// go in with one COPY (Queries.insertRows) once every page is tallied, their rule diffs with one more,
-// the chain head's meta rows once. Quarantined records and revisions are rare and go in one by one.
+// not one per record or page: the chain head and the ids of all its pages are looked up with one query,
+// its new records go in with one COPY (Queries.insertRows) once every page is tallied, their rule diffs
+// with one more, the chain head's meta rows with one statement. Quarantined records and revisions are rare and go in one by one.
 import { CHAIN_GENESIS } from "../../hash.ts";
 import { insertQuarantineIn } from "../digests.ts";
-import { writeMetaValueQuery } from "../metaValues.ts";
 import { quarantineNarrowing, quarantineRowOf } from "../quarantineRows.ts";
 import type { Queries } from "../query.ts";
 import { sql } from "../query.ts";
@@ -47,15 +46,32 @@ const RECORD_COLUMNS: readonly [string, (c: RecordColumns) => unknown][] = [
 ];
 const RECORD_COLUMN_NAMES = RECORD_COLUMNS.map(([name]) => name);
 
-/** The stored version of each of these ids that the store holds already (one array parameter). */
-async function storedVersions(q: Queries, ids: readonly string[]): Promise<Map<string, StoredVersion>> {
-  const known = new Map<string, StoredVersion>();
-  if (ids.length === 0) return known;
-  const rows = await q.all<{ id: string; seq: number; record_hash: string }>(
-    sql`SELECT id, seq, record_hash FROM audit_logs WHERE id = ANY(${sql.param(ids)})`,
+/**
+ * The chain head and the stored version of each of these ids, in one round trip (one array parameter):
+ * a batch's fixed round trips are what its commit waits on while the sync prepares the next batch.
+ */
+async function headAndStoredVersions(
+  q: Queries,
+  ids: readonly string[],
+): Promise<{ head: ChainHead; known: Map<string, StoredVersion> }> {
+  const rows = await q.all<{
+    id: string;
+    seq: number;
+    record_hash: string;
+    chain_hash: string;
+    head: boolean;
+  }>(
+    sql`(SELECT id, seq, record_hash, chain_hash, true AS head FROM audit_logs ORDER BY seq DESC LIMIT 1)
+        UNION ALL
+        SELECT id, seq, record_hash, chain_hash, false FROM audit_logs WHERE id = ANY(${sql.param(ids)})`,
   );
-  for (const row of rows) known.set(row.id, { seq: row.seq, recordHash: row.record_hash });
-  return known;
+  let head: ChainHead = { seq: 0, hash: CHAIN_GENESIS };
+  const known = new Map<string, StoredVersion>();
+  for (const row of rows) {
+    if (row.head) head = { seq: row.seq, hash: row.chain_hash };
+    else known.set(row.id, { seq: row.seq, recordHash: row.record_hash });
+  }
+  return { head, known };
 }
 
 async function quarantinePg(
@@ -119,13 +135,10 @@ class PgBatchWriter implements BatchWriter {
     pages: readonly (readonly PreparedRecord[])[],
     now: number,
   ): Promise<PgBatchWriter> {
-    const [row] = await q.all<{ seq: number; chain_hash: string }>(
-      sql`SELECT seq, chain_hash FROM audit_logs ORDER BY seq DESC LIMIT 1`,
-    );
-    const head = row ? { seq: row.seq, hash: row.chain_hash } : { seq: 0, hash: CHAIN_GENESIS };
     const ids = new Set<string>();
     for (const prepared of pages) for (const p of prepared) if (p.valid) ids.add(p.columns.id);
-    return new PgBatchWriter(q, head, await storedVersions(q, [...ids]), now);
+    const { head, known } = await headAndStoredVersions(q, [...ids]);
+    return new PgBatchWriter(q, head, known, now);
   }
 
   heads(): { before: ChainHead; after: ChainHead } {
@@ -165,8 +178,13 @@ class PgBatchWriter implements BatchWriter {
       RECORD_COLUMN_NAMES,
       this.rows.map((c) => RECORD_COLUMNS.map(([, value]) => value(c))),
     );
-    await this.q.run(writeMetaValueQuery(CHAIN_HEAD_SEQ_KEY, String(this.head.seq), this.now));
-    await this.q.run(writeMetaValueQuery(CHAIN_HEAD_HASH_KEY, this.head.hash, this.now));
+    // Both halves of the chain head in one statement.
+    await this.q.run(
+      sql`INSERT INTO meta (key, value, updated_at)
+          VALUES (${CHAIN_HEAD_SEQ_KEY}, ${String(this.head.seq)}, ${this.now}),
+            (${CHAIN_HEAD_HASH_KEY}, ${this.head.hash}, ${this.now})
+          ON CONFLICT (key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at`,
+    );
     await insertRuleDiffRows(this.q, this.diffs);
     this.rows.length = 0;
     this.diffs.length = 0;
