@@ -1,6 +1,7 @@
 // SQLite's drizzle tables, built from the one description of the store's tables (src/store/tables.ts):
 // the source of drizzle-kit's migrations in drizzle/.
 import {
+  blob,
   type IndexBuilder,
   index,
   integer,
@@ -29,7 +30,9 @@ const tables = buildTables({
       ? integer(name).primaryKey({ autoIncrement: true })
       : kind === "text"
         ? text(name)
-        : integer(name),
+        : kind === "blob"
+          ? blob(name)
+          : integer(name),
   generated: (c, expression) =>
     (c as ReturnType<typeof text>).generatedAlwaysAs(expression, { mode: "virtual" }),
   table: (name, columns, extras) =>

@@ -13,7 +13,8 @@
 // after their migrations (test/pg/schema.test.ts compares the two databases).
 import { type SQL, sql } from "drizzle-orm";
 
-type Kind = "text" | "integer" | "epochMs" | "bigNumber" | "serial";
+type Kind = "text" | "integer" | "epochMs" | "bigNumber" | "serial" | "blob";
+type Engine = keyof PerEngine;
 /** An expression written for each engine (a default, a generated column). */
 export interface PerEngine {
   sqlite: SQL;
@@ -27,7 +28,9 @@ interface ColumnOptions {
   /** [table key in TABLES, column key]. */
   references?: readonly [string, string];
   /** A column computed from others: VIRTUAL on SQLite, STORED on PostgreSQL (virtual only from 18 on). */
-  generated?: PerEngine;
+  generated?: SQL | PerEngine;
+  /** Where the engines' columns differ: each engine's own (an engine left out has no such column). */
+  variants?: Partial<Record<Engine, Column>>;
 }
 
 /** One column, as a small immutable builder: `text().notNull()`. */
@@ -52,21 +55,31 @@ export class Column {
   references(table: string, column: string): Column {
     return this.with({ references: [table, column] });
   }
-  generatedAs(expression: PerEngine): Column {
+  generatedAs(expression: SQL | PerEngine): Column {
     return this.with({ generated: expression });
   }
+  /** This column as `engine` has it; undefined when that engine has no such column. */
+  on(engine: Engine): Column | undefined {
+    const variants = this.options.variants;
+    return variants === undefined ? this : variants[engine];
+  }
 }
+
+/** A column each engine has in its own way (or only one of them has: the other left out). */
+const perEngine = (variants: Partial<Record<Engine, Column>>) => new Column("text", { variants });
 
 const text = () => new Column("text");
 const integer = () => new Column("integer");
 const epochMs = () => new Column("epochMs");
 const bigNumber = () => new Column("bigNumber");
 const serial = () => new Column("serial");
+const blob = () => new Column("blob");
 
-/** An index or a composite primary key, over column keys. */
-type Constraint =
+/** An index or a composite primary key, over column keys; `engine`: only that engine has it. */
+type Constraint = (
   | { kind: "index" | "unique"; name: string; columns: string[] }
-  | { kind: "primaryKey"; columns: string[] };
+  | { kind: "primaryKey"; columns: string[] }
+) & { engine?: Engine };
 
 export interface TableSpec<C extends Record<string, Column> = Record<string, Column>> {
   name: string;
@@ -84,6 +97,7 @@ function table<C extends Record<string, Column>>(
     index(name: string, ...columns: (keyof C & string)[]): Constraint;
     unique(name: string, ...columns: (keyof C & string)[]): Constraint;
     primaryKey(...columns: (keyof C & string)[]): Constraint;
+    only(engine: Engine, constraint: Constraint): Constraint;
   }) => Constraint[] = () => [],
 ): TableSpec<C> {
   return {
@@ -93,6 +107,7 @@ function table<C extends Record<string, Column>>(
       index: (index, ...on) => ({ kind: "index", name: index, columns: on }),
       unique: (index, ...on) => ({ kind: "unique", name: index, columns: on }),
       primaryKey: (...on) => ({ kind: "primaryKey", columns: on }),
+      only: (engine, constraint) => ({ ...constraint, engine }),
     }),
   };
 }
@@ -599,7 +614,7 @@ export const TABLES = {
  * so the values pass through as unknown and each schema file types its tables (loosely) itself.
  */
 export interface Dialect {
-  engine: keyof PerEngine;
+  engine: Engine;
   /** The builder of a column of this kind (a serial one already its table's numbered primary key). */
   column(kind: Kind, name: string): unknown;
   generated(builder: unknown, expression: SQL): unknown;
@@ -620,6 +635,19 @@ interface Builder {
   references(target: () => unknown): Builder;
 }
 
+/** A table's columns as `engine` has them, in order. */
+export function columnsOn(spec: TableSpec, engine: Engine): [string, Column][] {
+  return Object.entries(spec.columns).flatMap(([key, column]) => {
+    const own = column.on(engine);
+    return own === undefined ? [] : [[key, own] as [string, Column]];
+  });
+}
+
+/** An expression for `engine`: one written for both, or its own of two. */
+function expressionOn(expression: SQL | PerEngine, engine: Engine): SQL {
+  return "sqlite" in expression && "pg" in expression ? expression[engine] : (expression as SQL);
+}
+
 function buildColumn(dialect: Dialect, key: string, spec: Column, built: Record<string, unknown>): unknown {
   const { options } = spec;
   const name = columnName(key);
@@ -628,8 +656,8 @@ function buildColumn(dialect: Dialect, key: string, spec: Column, built: Record<
   if (options.notNull) c = c.notNull();
   const fallback = options.default;
   if (fallback !== undefined)
-    c = c.default(typeof fallback === "object" ? fallback[dialect.engine] : fallback);
-  if (options.generated) c = dialect.generated(c, options.generated[dialect.engine]) as Builder;
+    c = c.default(typeof fallback === "object" ? expressionOn(fallback, dialect.engine) : fallback);
+  if (options.generated) c = dialect.generated(c, expressionOn(options.generated, dialect.engine)) as Builder;
   const references = options.references;
   if (references) {
     const [tableKey, columnKey] = references;
@@ -646,11 +674,12 @@ export function buildTables(dialect: Dialect): Record<keyof typeof TABLES, unkno
   const built: Record<string, unknown> = {};
   for (const [key, spec] of Object.entries(TABLES) as [string, TableSpec][]) {
     const columns: Record<string, unknown> = {};
-    for (const [columnKey, c] of Object.entries(spec.columns)) {
+    for (const [columnKey, c] of columnsOn(spec, dialect.engine)) {
       columns[columnKey] = buildColumn(dialect, columnKey, c, built);
     }
+    const constraints = spec.constraints.filter((c) => (c.engine ?? dialect.engine) === dialect.engine);
     built[key] = dialect.table(spec.name, columns, (t) =>
-      spec.constraints.map((c) => {
+      constraints.map((c) => {
         const on = c.columns.map((columnKey) => t[columnKey]);
         return c.kind === "primaryKey"
           ? dialect.primaryKey(on)

@@ -24,6 +24,10 @@ type Table<K extends string> = PgTableWithColumns<{
 }>;
 type Columns = [PgColumn, ...PgColumn[]];
 
+function unsupported(kind: string): never {
+  throw new Error(`schema: no ${kind} columns on PostgreSQL (give the column a PostgreSQL variant)`);
+}
+
 const tables = buildTables({
   engine: "pg",
   column: (kind, name) =>
@@ -33,7 +37,9 @@ const tables = buildTables({
         ? text(name)
         : kind === "integer"
           ? integer(name)
-          : bigint(name, { mode: "number" }),
+          : kind === "blob"
+            ? unsupported(kind)
+            : bigint(name, { mode: "number" }),
   // STORED: virtual generated columns exist only from PostgreSQL 18 on.
   generated: (c, expression) => (c as ReturnType<typeof text>).generatedAlwaysAs(expression),
   table: (name, columns, extras) =>
