@@ -14,8 +14,11 @@ import type { AnyStore } from "./openAny.ts";
 import { inTransaction, type Queries, sql } from "./query.ts";
 
 const BULK_LOAD_KEY = "bulk_load";
-/** Kept during a SQLite load: the primary key and seq's uniqueness are what dedupe and the chain rely on. */
-const KEPT = new Set(["audit_logs_seq_idx", "audit_logs_fts_after_delete", "audit_logs_fts_after_update"]);
+/**
+ * Kept during a SQLite load: the id's uniqueness is what dedupe relies on (seq, the chain's order, is the
+ * rowid: nothing to set aside).
+ */
+const KEPT = new Set(["audit_logs_id_idx", "audit_logs_fts_after_delete", "audit_logs_fts_after_update"]);
 /** The tables a backfill fills in proportion to the history it reads (PostgreSQL's ANALYZE). */
 const LOADED_TABLES = [
   "audit_logs",
@@ -65,9 +68,19 @@ export async function finishBulkLoad(store: AnyStore): Promise<boolean> {
     if (row === undefined) return false;
     if (q.dialect === "sqlite") {
       const setAside = setAsideSchema.parse(JSON.parse(row.value));
-      for (const item of setAside) if (item.type === "index") await q.run(sql.raw(item.sql));
+      // A migration run in between may have made some again (0011 made audit_logs anew).
+      const build = async (type: SetAside[number]["type"]) => {
+        for (const item of setAside) {
+          if (item.type !== type) continue;
+          const made = await q.get(
+            sql`SELECT 1 AS x FROM sqlite_master WHERE type = ${type} AND name = ${item.name}`,
+          );
+          if (made === undefined) await q.run(sql.raw(item.sql));
+        }
+      };
+      await build("index");
       await q.run(sql`INSERT INTO audit_logs_fts (audit_logs_fts) VALUES ('rebuild')`);
-      for (const item of setAside) if (item.type === "trigger") await q.run(sql.raw(item.sql));
+      await build("trigger");
     } else {
       // ANALYZE may run in a transaction (VACUUM may not): the mark goes only if the statistics were taken.
       await q.run(sql.raw(`ANALYZE ${LOADED_TABLES.join(", ")}`));

@@ -1,55 +1,83 @@
 // The SQLite schema, the source of drizzle-kit's migrations in drizzle/.
 // It is a public interface for ad hoc SQL (see docs/sql.md "Tables"): columns may be added, never renamed.
 import { sql } from "drizzle-orm";
-import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { blob, index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 
-/** One row per audit log record, first version as received. Never updated once written. */
+/** A field of the record, read from its stored JSON (see `rawData`). */
+const fromRaw = (path: string) => sql.raw(`json_extract(raw_data, '$.${path}')`);
+
+/**
+ * One row per audit log record, first version as received. Never updated once written. One copy of the
+ * record is on disk (`raw_data`, with the store's own columns); the documented columns that repeat a
+ * field of it are virtual generated columns read from it (0011), in their places, with their values.
+ */
 export const auditLogs = sqliteTable(
   "audit_logs",
   {
-    id: text("id").primaryKey(),
-    name: text("name").notNull(),
-    actionType: text("action_type").notNull(),
-    changeLog: text("change_log"),
-    updatedBy: text("updated_by"),
-    updatedByUserId: text("updated_by_user_id"),
+    id: text("id").notNull().generatedAlwaysAs(fromRaw("id"), { mode: "virtual" }),
+    name: text("name").notNull().generatedAlwaysAs(fromRaw("name"), { mode: "virtual" }),
+    actionType: text("action_type").notNull().generatedAlwaysAs(fromRaw("actionType"), { mode: "virtual" }),
+    changeLog: text("change_log").generatedAlwaysAs(fromRaw("changeLog"), { mode: "virtual" }),
+    updatedBy: text("updated_by").generatedAlwaysAs(fromRaw("updatedBy"), { mode: "virtual" }),
+    updatedByUserId: text("updated_by_user_id").generatedAlwaysAs(fromRaw("updatedByUserID"), {
+      mode: "virtual",
+    }),
     /** A string as sent, or the JSON text when the service sent an object. */
-    modifierEmail: text("modifier_email"),
+    modifierEmail: text("modifier_email").generatedAlwaysAs(fromRaw("modifierEmail"), { mode: "virtual" }),
     /** Epoch ms UTC parsed from date_text + time_text; NULL when they could not be parsed. */
     occurredAt: integer("occurred_at"),
     /** The record's calendar day in the server's zone (YYYY-MM-DD), from its own `date` text. */
     serverDay: text("server_day"),
-    dateText: text("date_text").notNull(),
-    timeText: text("time_text").notNull(),
+    dateText: text("date_text").notNull().generatedAlwaysAs(fromRaw("date"), { mode: "virtual" }),
+    timeText: text("time_text").notNull().generatedAlwaysAs(fromRaw("time"), { mode: "virtual" }),
     /** JSON array or NULL when the record had no tags. */
-    tags: text("tags"),
-    /**
-     * JSON object: the record's `changes`, read from `raw` (stored once; a virtual generated column
-     * keeps the documented column for SQL).
-     */
-    changes: text("changes").generatedAlwaysAs(sql`coalesce(json_extract(raw, '$.changes'), '{}')`, {
-      mode: "virtual",
-    }),
-    /** JSON of the record exactly as received. */
-    raw: text("raw").notNull(),
+    tags: text("tags").generatedAlwaysAs(fromRaw("tags"), { mode: "virtual" }),
+    /** JSON of the record exactly as received (the text of `raw_data`). */
+    raw: text("raw")
+      .notNull()
+      .generatedAlwaysAs(sql`CASE WHEN typeof(raw_data) = 'blob' THEN json(raw_data) ELSE raw_data END`, {
+        mode: "virtual",
+      }),
     /** SHA-256 (hex) of the record's canonical JSON. */
-    recordHash: text("record_hash").notNull(),
-    /** Insertion order; the hash chain runs over it. */
-    seq: integer("seq").notNull(),
+    recordHash: text("record_hash")
+      .notNull()
+      .generatedAlwaysAs(sql`lower(hex(record_hash_bytes))`, { mode: "virtual" }),
+    /** Insertion order; the hash chain runs over it. The rowid: the table is stored in this order. */
+    seq: integer("seq").primaryKey(),
     /** SHA-256 of (previous chain_hash + record_hash): tampering with any earlier row breaks it. */
-    chainHash: text("chain_hash").notNull(),
+    chainHash: text("chain_hash")
+      .notNull()
+      .generatedAlwaysAs(sql`lower(hex(chain_hash_bytes))`, { mode: "virtual" }),
     firstSeenAt: integer("first_seen_at").notNull(),
     syncRunId: integer("sync_run_id"),
+    /** JSON object: the record's `changes`. */
+    changes: text("changes").generatedAlwaysAs(sql`coalesce(json_extract(raw_data, '$.changes'), '{}')`, {
+      mode: "virtual",
+    }),
+    /**
+     * The record as SQLite's binary JSON (JSONB: ~10 % smaller than the text, read by json_extract
+     * without parsing), or the text itself if JSONB would not give it back byte for byte.
+     */
+    rawData: blob("raw_data").notNull(),
+    recordHashBytes: blob("record_hash_bytes").notNull(),
+    chainHashBytes: blob("chain_hash_bytes").notNull(),
   },
+  // Each index and the query that needs it (an index on a virtual column holds its values itself).
   (t) => [
+    // The writer's dedupe on id; the foreign keys of rule_changes, rule_diff_summaries, listed_days….
+    uniqueIndex("audit_logs_id_idx").on(t.id),
+    // A period of every action type: the report's counts (reportQueries/overview.ts), export's
+    // --from/--to (export/records.ts), the newest record (coverageState.ts).
     index("audit_logs_occurred_at_idx").on(t.occurredAt),
+    // Coverage counts per server day (coverageCounts.ts), status's first and last day.
     index("audit_logs_server_day_idx").on(t.serverDay),
     // Covers what the report reads of a category's records (views experiment_state_changes, config_edits)
     // besides the CSV columns: the unreviewed-change window and the per-entity summaries then read
     // the index alone instead of a table row per record (bench/report.ts).
     index("audit_logs_action_type_idx").on(t.actionType, t.occurredAt, t.seq, t.name, t.updatedBy, t.id),
+    // One entity's records: a config's edits (entityLinks.ts), an experiment's states
+    // (entityReportQueries.ts), the approval before a change (export/records.ts).
     index("audit_logs_name_idx").on(t.name),
-    uniqueIndex("audit_logs_seq_idx").on(t.seq),
   ],
 );
 
