@@ -85,6 +85,8 @@ function rowsOf(records: readonly unknown[]): Row[] {
     head = chainLink(head, hash);
     return [
       JSON.stringify(raw),
+      r.updatedByUserID ?? null,
+      typeof r.modifierEmail === "string" ? r.modifierEmail : null,
       time?.occurredAt ?? null,
       time?.serverDay ?? null,
       hash,
@@ -101,9 +103,9 @@ export function measureBareInsert(records: readonly unknown[]): number {
   const temp = tempStore("bare");
   try {
     const insert = sqliteOf(temp.store).prepare(
-      `INSERT INTO audit_logs (raw_data, occurred_at, server_day, record_hash_bytes, seq, chain_hash_bytes,
+      `INSERT INTO audit_logs (raw_data, updated_by_user_id, modifier_email, occurred_at, server_day, record_hash_bytes, seq, chain_hash_bytes,
          first_seen_at, sync_run_id)
-       VALUES (jsonb(?), ?, ?, unhex(?), ?, unhex(?), ?, ?)`,
+       VALUES (jsonb(?), ?, ?, ?, ?, unhex(?), ?, unhex(?), ?, ?)`,
     );
     const insertPage = sqliteOf(temp.store).transaction((rows: Row[]) => {
       for (const row of rows) insert.run(row);

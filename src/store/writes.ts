@@ -53,9 +53,9 @@ function statementsFor(sqlite: Database.Database) {
     // One copy of the record: the columns that repeat its fields are read from raw_data (0011). The
     // writer's texts are JSON.stringify's (src/api/recordTexts.ts), which JSONB gives back unchanged.
     insertRecord: sqlite.prepare(
-      `INSERT INTO audit_logs (raw_data, occurred_at, server_day, record_hash_bytes, seq, chain_hash_bytes,
-         first_seen_at, sync_run_id)
-       VALUES (jsonb(?), ?, ?, unhex(?), ?, unhex(?), ?, ?)
+      `INSERT INTO audit_logs (raw_data, updated_by_user_id, modifier_email, occurred_at, server_day,
+         record_hash_bytes, seq, chain_hash_bytes, first_seen_at, sync_run_id)
+       VALUES (jsonb(?), ?, ?, ?, ?, unhex(?), ?, unhex(?), ?, ?)
        ON CONFLICT (id) DO NOTHING`,
     ),
     insertRevision: sqlite.prepare(
@@ -120,6 +120,8 @@ function storeRecords(
 function insertRecord(st: Statements, c: RecordColumns): number {
   return st.insertRecord.run(
     c.raw,
+    c.updatedByUserId,
+    c.modifierEmail,
     c.occurredAt,
     c.serverDay,
     c.recordHash,

@@ -29,14 +29,12 @@ const FROM_RAW = [
   "changes",
   "date_text",
   "id",
-  "modifier_email",
   "name",
   "raw",
   "record_hash",
   "tags",
   "time_text",
   "updated_by",
-  "updated_by_user_id",
 ];
 
 /** Records with what a copy could get wrong: an object e-mail, unicode, escapes, nulls, numbers. */
