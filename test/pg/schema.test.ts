@@ -5,6 +5,7 @@ import { sqliteOf } from "../../src/store/connection.ts";
 import { openStore } from "../../src/store/open.ts";
 import { openPgStore } from "../../src/store/pg/open.ts";
 import { freshDatabase, queryOnce } from "./cluster.ts";
+import { SQLITE_STORAGE_COLUMNS } from "./copyStore.ts";
 
 interface Column {
   name: string;
@@ -15,11 +16,6 @@ type Layout = Record<string, Column[]>;
 const VIEWS = ["config_edits", "experiment_state_changes"];
 /** SQLite-only machinery: FTS5's table and its shadow tables (PostgreSQL searches by an index and a view). */
 const SQLITE_ONLY = /^audit_logs_fts/;
-/**
- * SQLite-only storage of audit_logs (0011): the record as JSONB and the hashes as bytes, which the
- * documented columns (virtual there) read.
- */
-const SQLITE_STORAGE = new Set(["raw_data", "record_hash_bytes", "chain_hash_bytes"]);
 
 function sqliteLayout(): { tables: Layout; views: Layout } {
   const store = openStore(":memory:");
@@ -39,7 +35,7 @@ function sqliteLayout(): { tables: Layout; views: Layout } {
           notnull: number;
         }[];
         layout[name] = columns
-          .filter((c) => !SQLITE_STORAGE.has(c.name))
+          .filter((c) => !SQLITE_STORAGE_COLUMNS.has(c.name))
           .map((c) => ({ name: c.name, nullable: c.notnull === 0 }));
       }
       return layout;
