@@ -69,7 +69,8 @@ export const auditLogs = sqliteTable(
     // A period of every action type: the report's counts (reportQueries/overview.ts), export's
     // --from/--to (export/records.ts), the newest record (coverageState.ts).
     index("audit_logs_occurred_at_idx").on(t.occurredAt),
-    // Coverage counts per server day (coverageCounts.ts), status's first and last day.
+    // Records per server day: the sync's coverage counts (coverageCounts.ts), the report's completeness
+    // section (reportQueries/completeness.ts).
     index("audit_logs_server_day_idx").on(t.serverDay),
     // Covers what the report reads of a category's records (views experiment_state_changes, config_edits)
     // besides the CSV columns: the unreviewed-change window and the per-entity summaries then read
