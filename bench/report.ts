@@ -55,10 +55,9 @@ function rule(percent: number) {
 export function buildStore(path: string, records = RECORDS): void {
   const store = openStore(path);
   const insert = sqliteOf(store).prepare(
-    `INSERT INTO audit_logs (id, name, action_type, change_log, updated_by, updated_by_user_id,
-       modifier_email, occurred_at, server_day, date_text, time_text, tags, raw, record_hash,
-       seq, chain_hash, first_seen_at)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, ?, ?, ?, ?, 0)`,
+    `INSERT INTO audit_logs (raw_data, updated_by_user_id, modifier_email, occurred_at, server_day, record_hash_bytes, seq, chain_hash_bytes,
+       first_seen_at)
+     VALUES (jsonb(?), ?, ?, ?, ?, unhex(?), ?, unhex(?), 0)`,
   );
   // Bulk load: no fsync, and indexes and the FTS trigger rebuilt once at the end instead of per row.
   sqliteOf(store).pragma("synchronous = OFF");
@@ -94,18 +93,11 @@ export function buildStore(path: string, records = RECORDS): void {
         const raw = JSON.stringify(record);
         const hash = sha256Hex(raw);
         insert.run(
-          id,
-          record.name,
-          action,
-          record.changeLog,
-          record.updatedBy,
+          raw,
           record.updatedByUserID,
           record.modifierEmail,
           at,
           d.toISOString().slice(0, 10),
-          record.date,
-          record.time,
-          raw,
           hash,
           i + 1,
           hash,

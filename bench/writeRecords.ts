@@ -84,19 +84,11 @@ function rowsOf(records: readonly unknown[]): Row[] {
     const hash = recordHash(raw);
     head = chainLink(head, hash);
     return [
-      r.id,
-      r.name,
-      r.actionType,
-      r.changeLog ?? null,
-      r.updatedBy ?? null,
+      JSON.stringify(raw),
       r.updatedByUserID ?? null,
       typeof r.modifierEmail === "string" ? r.modifierEmail : null,
       time?.occurredAt ?? null,
       time?.serverDay ?? null,
-      r.date,
-      r.time,
-      r.tags === undefined ? null : JSON.stringify(r.tags),
-      JSON.stringify(raw),
       hash,
       index + 1,
       head,
@@ -111,10 +103,9 @@ export function measureBareInsert(records: readonly unknown[]): number {
   const temp = tempStore("bare");
   try {
     const insert = sqliteOf(temp.store).prepare(
-      `INSERT INTO audit_logs (id, name, action_type, change_log, updated_by, updated_by_user_id,
-         modifier_email, occurred_at, server_day, date_text, time_text, tags, raw, record_hash,
-         seq, chain_hash, first_seen_at, sync_run_id)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      `INSERT INTO audit_logs (raw_data, updated_by_user_id, modifier_email, occurred_at, server_day, record_hash_bytes, seq, chain_hash_bytes,
+         first_seen_at, sync_run_id)
+       VALUES (jsonb(?), ?, ?, ?, ?, unhex(?), ?, unhex(?), ?, ?)`,
     );
     const insertPage = sqliteOf(temp.store).transaction((rows: Row[]) => {
       for (const row of rows) insert.run(row);

@@ -18,8 +18,17 @@ import type { AnyStore } from "./openAny.ts";
 import { inTransaction, type Queries, sql } from "./query.ts";
 
 const BULK_LOAD_KEY = "bulk_load";
-/** Kept during a load (as are primary keys): seq's uniqueness and SQLite's FTS delete/update triggers. */
-const KEPT = new Set(["audit_logs_seq_idx", "audit_logs_fts_after_delete", "audit_logs_fts_after_update"]);
+/**
+ * Kept during a load (as are primary keys): what dedupe and the chain rely on, the id's uniqueness
+ * (SQLite: an index on the generated column; seq is the rowid there) and seq's (PostgreSQL), and SQLite's
+ * FTS delete/update triggers.
+ */
+const KEPT = new Set([
+  "audit_logs_id_idx",
+  "audit_logs_seq_idx",
+  "audit_logs_fts_after_delete",
+  "audit_logs_fts_after_update",
+]);
 /**
  * What PostgreSQL's ANALYZE reads at the end of a load: the tables a backfill fills in proportion to the
  * history it reads, audit_logs by the columns reports filter, join and sort on. Its other columns (raw,
@@ -110,11 +119,22 @@ export async function finishBulkLoad(store: AnyStore): Promise<boolean> {
     const row = await q.get<{ value: string }>(sql`SELECT value FROM meta WHERE key = ${BULK_LOAD_KEY}`);
     if (row === undefined) return false;
     const setAside = setAsideSchema.parse(JSON.parse(row.value));
-    for (const item of setAside) if (item.type === "index") await q.run(sql.raw(item.sql));
     if (q.dialect === "sqlite") {
+      // A migration run in between may have made some again (0011 made audit_logs anew).
+      const build = async (type: SetAside[number]["type"]) => {
+        for (const item of setAside) {
+          if (item.type !== type) continue;
+          const made = await q.get(
+            sql`SELECT 1 AS x FROM sqlite_master WHERE type = ${type} AND name = ${item.name}`,
+          );
+          if (made === undefined) await q.run(sql.raw(item.sql));
+        }
+      };
+      await build("index");
       await q.run(sql`INSERT INTO audit_logs_fts (audit_logs_fts) VALUES ('rebuild')`);
-      for (const item of setAside) if (item.type === "trigger") await q.run(sql.raw(item.sql));
+      await build("trigger");
     } else {
+      for (const item of setAside) if (item.type === "index") await q.run(sql.raw(item.sql));
       // ANALYZE may run in a transaction (VACUUM may not): the mark goes only if the statistics were taken.
       await q.run(sql.raw(`ANALYZE ${ANALYZED.join(", ")}`));
     }

@@ -50,11 +50,12 @@ function statementsFor(sqlite: Database.Database) {
     selectHead: sqlite.prepare<[], { seq: number; chain_hash: string }>(
       "SELECT seq, chain_hash FROM audit_logs ORDER BY seq DESC LIMIT 1",
     ),
+    // One copy of the record: the columns that repeat its fields are read from raw_data (0011). The
+    // writer's texts are JSON.stringify's (src/api/recordTexts.ts), which JSONB gives back unchanged.
     insertRecord: sqlite.prepare(
-      `INSERT INTO audit_logs (id, name, action_type, change_log, updated_by, updated_by_user_id,
-         modifier_email, occurred_at, server_day, date_text, time_text, tags, raw, record_hash,
-         seq, chain_hash, first_seen_at, sync_run_id)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+      `INSERT INTO audit_logs (raw_data, updated_by_user_id, modifier_email, occurred_at, server_day,
+         record_hash_bytes, seq, chain_hash_bytes, first_seen_at, sync_run_id)
+       VALUES (jsonb(?), ?, ?, ?, ?, unhex(?), ?, unhex(?), ?, ?)
        ON CONFLICT (id) DO NOTHING`,
     ),
     insertRevision: sqlite.prepare(
@@ -118,19 +119,11 @@ function storeRecords(
  */
 function insertRecord(st: Statements, c: RecordColumns): number {
   return st.insertRecord.run(
-    c.id,
-    c.name,
-    c.actionType,
-    c.changeLog,
-    c.updatedBy,
+    c.raw,
     c.updatedByUserId,
     c.modifierEmail,
     c.occurredAt,
     c.serverDay,
-    c.dateText,
-    c.timeText,
-    c.tags,
-    c.raw,
     c.recordHash,
     c.seq,
     c.chainHash,

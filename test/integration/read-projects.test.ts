@@ -165,7 +165,11 @@ describe("read commands on a store of two projects", () => {
     const seq = withDb(usFile, (d) => d.prepare("SELECT max(seq) FROM audit_logs").pluck().get()) as number;
     const writable = new Database(usFile);
     try {
-      writable.prepare("UPDATE audit_logs SET updated_by = 'Someone Else' WHERE seq = ?").run(seq - 3);
+      writable
+        .prepare(
+          "UPDATE audit_logs SET raw_data = jsonb_set(raw_data, '$.updatedBy', 'Someone Else') WHERE seq = ?",
+        )
+        .run(seq - 3);
     } finally {
       writable.close();
     }
@@ -174,7 +178,7 @@ describe("read commands on a store of two projects", () => {
     expect(broken.code).toBe(1);
     expect(broken.stderr).toMatch(
       new RegExp(
-        `^flagtrail: 1 of 2 projects failed: us \\(broken chain at seq ${seq - 3} .*updated_by differs`,
+        `^flagtrail: 1 of 2 projects failed: us \\(broken chain at seq ${seq - 3} .*record_hash .* differs`,
       ),
     );
     expect(broken.stdout).toMatch(/^Project eu: OK: hash chain of \d+ records intact/);

@@ -79,7 +79,11 @@ const zero: RunCounters = {
 };
 
 const QUERIES = [
-  `SELECT * FROM audit_logs ORDER BY seq`,
+  // The documented columns (SQLite's also holds its storage of them: raw_data and the hashes' bytes).
+  `SELECT id, name, action_type, change_log, updated_by, updated_by_user_id, modifier_email, occurred_at,
+     server_day, date_text, time_text, tags, raw, record_hash, seq, chain_hash, first_seen_at, sync_run_id,
+     changes
+   FROM audit_logs ORDER BY seq`,
   "SELECT * FROM audit_log_revisions ORDER BY id",
   "SELECT * FROM quarantine ORDER BY id",
   "SELECT * FROM rule_changes ORDER BY id",

@@ -5,6 +5,12 @@ import Database from "better-sqlite3";
 import pg from "pg";
 import { openPgStore } from "../../src/store/pg/open.ts";
 
+/**
+ * SQLite-only storage of audit_logs (migration 0011): the record as JSONB and the hashes as bytes, which
+ * its documented columns (virtual there, stored on PostgreSQL) read.
+ */
+export const SQLITE_STORAGE_COLUMNS = new Set(["raw_data", "record_hash_bytes", "chain_hash_bytes"]);
+
 /** In foreign-key order. action_type_categories is not copied: the open writes it from code, as on SQLite. */
 export const TABLES = [
   "audit_logs",

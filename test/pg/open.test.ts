@@ -206,10 +206,21 @@ describe("leases on PostgreSQL", () => {
 });
 
 describe("full-text search and generated columns on PostgreSQL", () => {
+  // SQLite reads these columns from raw (virtual columns, NOT NULL).
+  const REQUIRED = {
+    name: "n",
+    actionType: "gate_update",
+    date: "Thu Oct 01 2026",
+    time: "12:00:00 GMT+0000",
+  };
   const raws = [
-    JSON.stringify({ id: "a1", changes: { rules: { old: [], new: [{ id: "r1", name: "Ünïcode ✓" }] } } }),
-    JSON.stringify({ id: "a2", changes: null }),
-    JSON.stringify({ id: "a3" }),
+    JSON.stringify({
+      id: "a1",
+      ...REQUIRED,
+      changes: { rules: { old: [], new: [{ id: "r1", name: "Ünïcode ✓" }] } },
+    }),
+    JSON.stringify({ id: "a2", ...REQUIRED, changes: null }),
+    JSON.stringify({ id: "a3", ...REQUIRED }),
   ];
   const row = (raw: string, i: number) => ({
     id: `a${i + 1}`,
@@ -270,9 +281,9 @@ describe("full-text search and generated columns on PostgreSQL", () => {
     const sqlite = openStore(":memory:");
     try {
       const insert = sqliteOf(sqlite).prepare(
-        "INSERT INTO audit_logs (id, name, action_type, date_text, time_text, raw, record_hash, seq, chain_hash, first_seen_at) VALUES (?, 'n', 't', 'd', 't', ?, 'h', ?, 'c', 0)",
+        "INSERT INTO audit_logs (raw_data, record_hash_bytes, seq, chain_hash_bytes, first_seen_at) VALUES (jsonb(?), zeroblob(32), ?, zeroblob(32), 0)",
       );
-      for (const [i, raw] of raws.entries()) insert.run(`a${i + 1}`, raw, i + 1);
+      for (const [i, raw] of raws.entries()) insert.run(raw, i + 1);
       const fromSqlite = sqliteOf(sqlite)
         .prepare("SELECT changes FROM audit_logs ORDER BY seq")
         .pluck()

@@ -13,7 +13,7 @@ import { runCliInProcess } from "../helpers/inProcessCli.ts";
 import { runCli } from "../helpers/runCli.ts";
 import { daysAgo, simEnv, startTestSimulator } from "../helpers/simSync.ts";
 import { freshDatabase } from "./cluster.ts";
-import { TABLES as COPIED_TABLES } from "./copyStore.ts";
+import { TABLES as COPIED_TABLES, SQLITE_STORAGE_COLUMNS } from "./copyStore.ts";
 
 /** Columns that hold when a run happened (or a process id), not what it stored: they differ by run. */
 const RUN_TIME_COLUMNS = new Set([
@@ -43,7 +43,9 @@ type Row = Record<string, unknown>;
 
 function columnsOf(sqlite: Database.Database, table: string): string[] {
   const info = sqlite.prepare(`PRAGMA table_xinfo(${table})`).all() as { name: string }[];
-  return info.map((c) => c.name).filter((name) => !RUN_TIME_COLUMNS.has(name));
+  return info
+    .map((c) => c.name)
+    .filter((name) => !RUN_TIME_COLUMNS.has(name) && !SQLITE_STORAGE_COLUMNS.has(name));
 }
 
 /** Rows as sorted JSON lines: an order both engines agree on without trusting either's ORDER BY. */

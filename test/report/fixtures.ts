@@ -61,10 +61,9 @@ export function insertRecords(store: Store, records: readonly RawRecord[], first
   let seq = head?.seq ?? 0;
   let chain = head?.hash ?? CHAIN_GENESIS;
   const insert = sqliteOf(store).prepare(
-    `INSERT INTO audit_logs (id, name, action_type, change_log, updated_by, updated_by_user_id,
-       modifier_email, occurred_at, server_day, date_text, time_text, tags, raw, record_hash,
-       seq, chain_hash, first_seen_at)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    `INSERT INTO audit_logs (raw_data, updated_by_user_id, modifier_email, occurred_at, server_day, record_hash_bytes, seq, chain_hash_bytes,
+       first_seen_at)
+     VALUES (jsonb(?), ?, ?, ?, ?, unhex(?), ?, unhex(?), ?)`,
   );
   const seqs: number[] = [];
   sqliteOf(store).transaction(() => {
@@ -77,19 +76,11 @@ export function insertRecords(store: Store, records: readonly RawRecord[], first
       seq += 1;
       chain = chainLink(chain, hash);
       insert.run(
-        record.id,
-        String(record.name),
-        String(record.actionType),
-        str(record.changeLog),
-        str(record.updatedBy),
+        JSON.stringify(record),
         str(record.updatedByUserID),
         str(record.modifierEmail),
         Number.isNaN(occurredAt) ? null : occurredAt,
         Number.isNaN(occurredAt) ? null : day,
-        date,
-        time,
-        record.tags === undefined || record.tags === null ? null : JSON.stringify(record.tags),
-        JSON.stringify(record),
         hash,
         seq,
         chain,

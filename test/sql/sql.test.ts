@@ -75,8 +75,10 @@ describe("runSql", () => {
   });
 
   it("lets SQLite refuse a write, and rejects bad SQL, as usage errors", async () => {
-    await expect(capture("UPDATE audit_logs SET name = 'x'", "table")).rejects.toThrow(UsageError);
-    await expect(capture("UPDATE audit_logs SET name = 'x'", "table")).rejects.toThrow(/refused.*writes/);
+    await expect(capture("UPDATE audit_logs SET server_day = 'x'", "table")).rejects.toThrow(UsageError);
+    await expect(capture("UPDATE audit_logs SET server_day = 'x'", "table")).rejects.toThrow(
+      /refused.*writes/,
+    );
     await expect(capture("DELETE FROM audit_logs", "table")).rejects.toThrow(/refused.*writes/);
     await expect(capture("SELEC 1", "table")).rejects.toThrow(/syntax error/);
     await expect(capture("SELECT 1; SELECT 2", "table")).rejects.toThrow(UsageError);
@@ -89,7 +91,7 @@ describe("runSql", () => {
     await expect(capture("CREATE TEMP TABLE t (a)", "table")).rejects.toThrow(/refused/);
     expect(() => sqliteOf(readonly).prepare("SELECT * FROM temp.t").all()).toThrow(/no such table/);
     await expect(
-      capture("UPDATE audit_logs SET name = 'x' WHERE seq = 1 RETURNING name", "json"),
+      capture("UPDATE audit_logs SET server_day = 'x' WHERE seq = 1 RETURNING name", "json"),
     ).rejects.toThrow(/refused.*writes/);
     await expect(capture("PRAGMA user_version = 7", "table")).rejects.toThrow(/refused/);
     // A statement returning no rows is not run either.
@@ -118,15 +120,15 @@ describe("flagtrail sql (CLI)", () => {
   it("refuses an UPDATE with exit 2 and leaves the row as it was", async () => {
     const result = await runCli([
       "sql",
-      "UPDATE audit_logs SET name = 'hacked' WHERE seq = 1",
+      "UPDATE audit_logs SET server_day = 'hacked' WHERE seq = 1",
       "--db",
       dbPath,
     ]);
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(/refused/);
-    expect(sqliteOf(readonly).prepare("SELECT name FROM audit_logs WHERE seq = 1").pluck().get()).toBe(
-      "checkout_flow",
-    );
+    expect(
+      sqliteOf(readonly).prepare("SELECT server_day FROM audit_logs WHERE seq = 1").pluck().get(),
+    ).toMatch(/^\d{4}-\d{2}-\d{2}$/);
   });
 
   it("binds named parameters from --param (integers as numbers, NULL, JSON lists as text)", async () => {

@@ -47,24 +47,31 @@ describe("verifyStore: the record chain", () => {
 
   it("names the first row whose column was changed", async () => {
     const s = scenario();
-    sqliteOf(s).prepare("UPDATE audit_logs SET updated_by = 'Someone Else' WHERE seq = 9").run();
-    sqliteOf(s).prepare("UPDATE audit_logs SET name = 'x' WHERE seq = 12").run();
-    await expectBroken(s, /^broken chain at seq 9 \(id S000000000000000000009\): column updated_by differs/);
+    sqliteOf(s).prepare("UPDATE audit_logs SET server_day = '2000-01-01' WHERE seq = 9").run();
+    sqliteOf(s).prepare("UPDATE audit_logs SET server_day = '2000-01-02' WHERE seq = 12").run();
+    await expectBroken(s, /^broken chain at seq 9 \(id S000000000000000000009\): column server_day differs/);
+  });
+
+  it("has no copy of a raw field to change apart from the record: the columns are read from it", () => {
+    const s = scenario();
+    expect(() =>
+      sqliteOf(s).prepare("UPDATE audit_logs SET updated_by = 'Someone Else' WHERE seq = 9").run(),
+    ).toThrow(/cannot UPDATE generated column/);
   });
 
   it("catches a raw record edited in place", async () => {
     const s = scenario();
-    const raw = JSON.parse(
-      sqliteOf(s).prepare("SELECT raw FROM audit_logs WHERE seq = 4").pluck().get() as string,
-    );
-    raw.changeLog = "Started experiment (after approval)";
-    sqliteOf(s).prepare("UPDATE audit_logs SET raw = ? WHERE seq = 4").run(JSON.stringify(raw));
+    sqliteOf(s)
+      .prepare("UPDATE audit_logs SET raw_data = jsonb_set(raw_data, '$.changeLog', ?) WHERE seq = 4")
+      .run("Started experiment (after approval)");
     await expectBroken(s, /seq 4 \(id S000000000000000000004\): record_hash [0-9a-f]{12}… differs/);
   });
 
   it("catches a row whose raw and hashes were both rewritten: the next link breaks", async () => {
     const s = scenario();
-    sqliteOf(s).prepare("UPDATE audit_logs SET chain_hash = ? WHERE seq = 6").run("f".repeat(64));
+    sqliteOf(s)
+      .prepare("UPDATE audit_logs SET chain_hash_bytes = unhex(?) WHERE seq = 6")
+      .run("f".repeat(64));
     await expectBroken(s, /seq 6 .*chain_hash ffffffffffff… differs from the link/);
   });
 
@@ -230,12 +237,16 @@ describe("flagtrail verify (CLI)", () => {
 
     // Tamper the way an attacker would: straight through SQLite, not through flagtrail.
     const writable = new Database(dbPath);
-    writable.prepare("UPDATE audit_logs SET change_log = 'nothing to see' WHERE seq = 11").run();
+    writable
+      .prepare(
+        "UPDATE audit_logs SET raw_data = jsonb_set(raw_data, '$.changeLog', 'nothing to see') WHERE seq = 11",
+      )
+      .run();
     writable.close();
     const badRow = await runCli(["verify", "--db", dbPath]);
     expect(badRow.code).toBe(1);
     expect(badRow.stderr).toMatch(
-      /broken chain at seq 11 \(id S000000000000000000011\): column change_log differs/,
+      /broken chain at seq 11 \(id S000000000000000000011\): record_hash [0-9a-f]{12}… differs/,
     );
   });
 });
