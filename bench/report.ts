@@ -57,7 +57,7 @@ export function buildStore(path: string, records = RECORDS): void {
   const insert = sqliteOf(store).prepare(
     `INSERT INTO audit_logs (raw_data, updated_by_user_id, modifier_email, occurred_at, server_day, record_hash_bytes, seq, chain_hash_bytes,
        first_seen_at)
-     VALUES (jsonb(?), ?, ?, ?, ?, unhex(?), ?, unhex(?), 0)`,
+     VALUES (?, ?, ?, ?, ?, unhex(?), ?, unhex(?), 0)`,
   );
   // Bulk load: no fsync, and indexes and the FTS trigger rebuilt once at the end instead of per row.
   sqliteOf(store).pragma("synchronous = OFF");

@@ -105,7 +105,7 @@ export function measureBareInsert(records: readonly unknown[]): number {
     const insert = sqliteOf(temp.store).prepare(
       `INSERT INTO audit_logs (raw_data, updated_by_user_id, modifier_email, occurred_at, server_day, record_hash_bytes, seq, chain_hash_bytes,
          first_seen_at, sync_run_id)
-       VALUES (jsonb(?), ?, ?, ?, ?, unhex(?), ?, unhex(?), ?, ?)`,
+       VALUES (?, ?, ?, ?, ?, unhex(?), ?, unhex(?), ?, ?)`,
     );
     const insertPage = sqliteOf(temp.store).transaction((rows: Row[]) => {
       for (const row of rows) insert.run(row);

@@ -1,9 +1,10 @@
 -- Leaner store (issue 25): audit_logs kept every record about twice, the documented columns being copies
 -- of fields of `raw`. Now one copy stays on disk and every documented column keeps its name, place and
 -- value, as a virtual generated column where it repeated `raw` (as `changes` does since 0003):
--- - `raw_data` holds the record as SQLite's binary JSON (JSONB, ~10 % smaller, read without parsing by
---   json_extract); `raw` gives it back as text, the same text (JSONB keeps key order, escapes and number
---   texts; the writer's texts have no whitespace). A text that would not come back the same stays text.
+-- - `raw_data` holds the record's text as received; `raw` reads it under its documented name. Text, not
+--   SQLite's binary JSON (JSONB, ~80 bytes a record smaller): a JSONB column makes every column read from
+--   it fail ("malformed JSON") in SQLite before 3.45, such as Debian 12's sqlite3 and Python's sqlite3
+--   there, and the store is meant to be read with any SQLite tool.
 -- - id, name, action_type, change_log, updated_by, date_text, time_text and tags are read from it;
 --   record_hash and chain_hash are lower(hex()) of 32-byte BLOBs. updated_by_user_id and modifier_email
 --   stay stored: the report reads them for every record of its period (by person, the CSVs), and read
@@ -41,14 +42,14 @@ CREATE TABLE `audit_logs` (
 	`date_text` text NOT NULL GENERATED ALWAYS AS (json_extract(raw_data, '$.date')) VIRTUAL,
 	`time_text` text NOT NULL GENERATED ALWAYS AS (json_extract(raw_data, '$.time')) VIRTUAL,
 	`tags` text GENERATED ALWAYS AS (json_extract(raw_data, '$.tags')) VIRTUAL,
-	`raw` text NOT NULL GENERATED ALWAYS AS (CASE WHEN typeof(raw_data) = 'blob' THEN json(raw_data) ELSE raw_data END) VIRTUAL,
+	`raw` text NOT NULL GENERATED ALWAYS AS (raw_data) VIRTUAL,
 	`record_hash` text NOT NULL GENERATED ALWAYS AS (lower(hex(record_hash_bytes))) VIRTUAL,
 	`seq` integer PRIMARY KEY NOT NULL,
 	`chain_hash` text NOT NULL GENERATED ALWAYS AS (lower(hex(chain_hash_bytes))) VIRTUAL,
 	`first_seen_at` integer NOT NULL,
 	`sync_run_id` integer,
 	`changes` text GENERATED ALWAYS AS (coalesce(json_extract(raw_data, '$.changes'), '{}')) VIRTUAL,
-	`raw_data` blob NOT NULL,
+	`raw_data` text NOT NULL,
 	`record_hash_bytes` blob NOT NULL,
 	`chain_hash_bytes` blob NOT NULL
 );--> statement-breakpoint
@@ -58,7 +59,7 @@ CREATE UNIQUE INDEX `audit_logs_id_idx` ON `audit_logs` (`id`);--> statement-bre
 INSERT INTO `audit_logs` (seq, updated_by_user_id, modifier_email, occurred_at, server_day, first_seen_at,
   sync_run_id, raw_data, record_hash_bytes, chain_hash_bytes)
   SELECT seq, updated_by_user_id, modifier_email, occurred_at, server_day, first_seen_at, sync_run_id,
-         CASE WHEN json_valid(raw) THEN CASE WHEN json(jsonb(raw)) = raw THEN jsonb(raw) ELSE raw END ELSE raw END,
+         raw,
          unhex(record_hash), unhex(chain_hash)
   FROM `audit_logs_0011` ORDER BY seq;--> statement-breakpoint
 DROP TABLE `audit_logs_0011`;--> statement-breakpoint

@@ -160,13 +160,8 @@ export const TABLES = {
       timeText: fromRawOnSqlite(text().notNull(), "time"),
       /** JSON array or NULL when the record had no tags. */
       tags: fromRawOnSqlite(text(), "tags"),
-      /** JSON of the record exactly as received (on SQLite the text of `raw_data`). */
-      raw: perEngine({
-        sqlite: text()
-          .notNull()
-          .generatedAs(sql`CASE WHEN typeof(raw_data) = 'blob' THEN json(raw_data) ELSE raw_data END`),
-        pg: text().notNull(),
-      }),
+      /** JSON of the record exactly as received (on SQLite `raw_data` under its documented name). */
+      raw: perEngine({ sqlite: text().notNull().generatedAs(sql`raw_data`), pg: text().notNull() }),
       /** SHA-256 (hex) of the record's canonical JSON. */
       recordHash: perEngine({
         sqlite: text().notNull().generatedAs(sql`lower(hex(record_hash_bytes))`),
@@ -190,10 +185,11 @@ export const TABLES = {
         pg: sql`coalesce(raw::json ->> 'changes', '{}')`,
       }),
       /**
-       * SQLite: the record as binary JSON (JSONB: ~10 % smaller than the text, read by json_extract
-       * without parsing), or the text itself if JSONB would not give it back byte for byte.
+       * SQLite: the record's text as received. Not binary JSON (JSONB, ~80 bytes a record smaller): every
+       * column read from a JSONB column fails in SQLite before 3.45 (Debian 12's sqlite3, and Python's
+       * there), and the store is meant to be read with any SQLite tool.
        */
-      rawData: perEngine({ sqlite: blob().notNull() }),
+      rawData: perEngine({ sqlite: text().notNull() }),
       recordHashBytes: perEngine({ sqlite: blob().notNull() }),
       chainHashBytes: perEngine({ sqlite: blob().notNull() }),
     },

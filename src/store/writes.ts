@@ -50,12 +50,11 @@ function statementsFor(sqlite: Database.Database) {
     selectHead: sqlite.prepare<[], { seq: number; chain_hash: string }>(
       "SELECT seq, chain_hash FROM audit_logs ORDER BY seq DESC LIMIT 1",
     ),
-    // One copy of the record: the columns that repeat its fields are read from raw_data (0011). The
-    // writer's texts are JSON.stringify's (src/api/recordTexts.ts), which JSONB gives back unchanged.
+    // One copy of the record: the columns that repeat its fields are read from raw_data (0011).
     insertRecord: sqlite.prepare(
       `INSERT INTO audit_logs (raw_data, updated_by_user_id, modifier_email, occurred_at, server_day,
          record_hash_bytes, seq, chain_hash_bytes, first_seen_at, sync_run_id)
-       VALUES (jsonb(?), ?, ?, ?, ?, unhex(?), ?, unhex(?), ?, ?)
+       VALUES (?, ?, ?, ?, ?, unhex(?), ?, unhex(?), ?, ?)
        ON CONFLICT (id) DO NOTHING`,
     ),
     insertRevision: sqlite.prepare(

@@ -274,7 +274,7 @@ describe.each(ENGINES)("flagtrail check on %s", (engine) => {
     // On SQLite change_log is read from the record itself (a virtual column): the record is edited.
     const edit =
       engine === "sqlite"
-        ? "UPDATE audit_logs SET raw_data = jsonb_set(raw_data, '$.changeLog', 'edited behind its back') WHERE id = ?"
+        ? "UPDATE audit_logs SET raw_data = json_set(raw_data, '$.changeLog', 'edited behind its back') WHERE id = ?"
         : "UPDATE audit_logs SET change_log = 'edited behind its back' WHERE id = ?";
     await store.query(edit, [victim!.id]);
     const result = await check(["--format", "json"]);

@@ -167,7 +167,7 @@ describe("read commands on a store of two projects", () => {
     try {
       writable
         .prepare(
-          "UPDATE audit_logs SET raw_data = jsonb_set(raw_data, '$.updatedBy', 'Someone Else') WHERE seq = ?",
+          "UPDATE audit_logs SET raw_data = json_set(raw_data, '$.updatedBy', 'Someone Else') WHERE seq = ?",
         )
         .run(seq - 3);
     } finally {

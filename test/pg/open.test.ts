@@ -281,7 +281,7 @@ describe("full-text search and generated columns on PostgreSQL", () => {
     const sqlite = openStore(":memory:");
     try {
       const insert = sqliteOf(sqlite).prepare(
-        "INSERT INTO audit_logs (raw_data, record_hash_bytes, seq, chain_hash_bytes, first_seen_at) VALUES (jsonb(?), zeroblob(32), ?, zeroblob(32), 0)",
+        "INSERT INTO audit_logs (raw_data, record_hash_bytes, seq, chain_hash_bytes, first_seen_at) VALUES (?, zeroblob(32), ?, zeroblob(32), 0)",
       );
       for (const [i, raw] of raws.entries()) insert.run(raw, i + 1);
       const fromSqlite = sqliteOf(sqlite)

@@ -63,7 +63,7 @@ export function insertRecords(store: Store, records: readonly RawRecord[], first
   const insert = sqliteOf(store).prepare(
     `INSERT INTO audit_logs (raw_data, updated_by_user_id, modifier_email, occurred_at, server_day, record_hash_bytes, seq, chain_hash_bytes,
        first_seen_at)
-     VALUES (jsonb(?), ?, ?, ?, ?, unhex(?), ?, unhex(?), ?)`,
+     VALUES (?, ?, ?, ?, ?, unhex(?), ?, unhex(?), ?)`,
   );
   const seqs: number[] = [];
   sqliteOf(store).transaction(() => {

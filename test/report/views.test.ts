@@ -97,7 +97,7 @@ describe("full-text index", () => {
     sqliteOf(store).prepare("DELETE FROM audit_logs WHERE id = ?").run("76LGVrItCR9WE1iDfNmpHT");
     expect(search("dash")).toEqual([]);
     sqliteOf(store)
-      .prepare("UPDATE audit_logs SET raw_data = jsonb_set(raw_data, '$.name', 'renamed_flow') WHERE id = ?")
+      .prepare("UPDATE audit_logs SET raw_data = json_set(raw_data, '$.name', 'renamed_flow') WHERE id = ?")
       .run("19LZJaPtCM4GT1sUbWlqVC");
     expect(search("checkout_flow")).toEqual([]);
     expect(search("renamed_flow")).toEqual(["19LZJaPtCM4GT1sUbWlqVC"]);

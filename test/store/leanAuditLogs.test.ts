@@ -1,5 +1,5 @@
 // audit_logs keeps one copy of a record (issue 25, migration 0011): the columns that repeat its fields are
-// virtual, read from `raw_data` (JSONB) with the values the writer used to store; `raw` gives back the very
+// virtual, read from `raw_data` (the record's text) with the values the writer used to store; `raw` gives back the very
 // text; the hashes are bytes shown as hex. 0011 upgrades a store in place without losing or changing a row.
 import { cpSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -105,9 +105,9 @@ describe("audit_logs", () => {
           .raw()
           .all(),
       ).toEqual([
-        ["blob", 32],
-        ["blob", 32],
-        ["blob", 32],
+        ["text", 32],
+        ["text", 32],
+        ["text", 32],
       ]);
     } finally {
       store.close();

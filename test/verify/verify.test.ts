@@ -62,7 +62,7 @@ describe("verifyStore: the record chain", () => {
   it("catches a raw record edited in place", async () => {
     const s = scenario();
     sqliteOf(s)
-      .prepare("UPDATE audit_logs SET raw_data = jsonb_set(raw_data, '$.changeLog', ?) WHERE seq = 4")
+      .prepare("UPDATE audit_logs SET raw_data = json_set(raw_data, '$.changeLog', ?) WHERE seq = 4")
       .run("Started experiment (after approval)");
     await expectBroken(s, /seq 4 \(id S000000000000000000004\): record_hash [0-9a-f]{12}… differs/);
   });
@@ -239,7 +239,7 @@ describe("flagtrail verify (CLI)", () => {
     const writable = new Database(dbPath);
     writable
       .prepare(
-        "UPDATE audit_logs SET raw_data = jsonb_set(raw_data, '$.changeLog', 'nothing to see') WHERE seq = 11",
+        "UPDATE audit_logs SET raw_data = json_set(raw_data, '$.changeLog', 'nothing to see') WHERE seq = 11",
       )
       .run();
     writable.close();
