@@ -5,7 +5,8 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { sqliteOf } from "../../src/store/connection.ts";
 import { openStore } from "../../src/store/open.ts";
 import { openPgStore } from "../../src/store/pg/open.ts";
-import { columnName, columnsOn, TABLES } from "../../src/store/tables.ts";
+import { columnName, columnsOn } from "../../src/store/tableKinds.ts";
+import { TABLES } from "../../src/store/tables.ts";
 import { freshDatabase, queryOnce } from "./cluster.ts";
 import { SQLITE_STORAGE_COLUMNS } from "./copyStore.ts";
 

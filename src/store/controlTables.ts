@@ -1,0 +1,96 @@
+// The controls' and the export's tables (issues 23, 24), part of the one description of the store's
+// tables (src/store/tables.ts, which says how they are written and read).
+import { bigNumber, epochMs, integer, table, text } from "./tableKinds.ts";
+
+export const CONTROL_TABLES = {
+  // Controls (issue 23): what `flagtrail check` found, the waivers given, and the alerts still to deliver.
+
+  /** One row per finding (control id + record or evidence key): first and last seen by a check. */
+  controlFindings: table(
+    "control_findings",
+    {
+      id: text().primaryKey(),
+      controlId: text().notNull(),
+      kind: text().notNull(),
+      severity: text().notNull(),
+      recordId: text(),
+      entity: text(),
+      actionType: text(),
+      occurredAt: epochMs(),
+      actor: text(),
+      message: text().notNull(),
+      firstSeenAt: epochMs().notNull(),
+      lastSeenAt: epochMs().notNull(),
+    },
+    (on) => [on.index("control_findings_control_idx", "controlId")],
+  ),
+
+  /** The ticket key a ticket-reference control found for a change. */
+  controlTickets: table(
+    "control_tickets",
+    {
+      recordId: text().notNull(),
+      controlId: text().notNull(),
+      ticket: text().notNull(),
+    },
+    (on) => [on.primaryKey("recordId", "controlId")],
+  ),
+
+  /** One row per check run: the period it evaluated (the next check's default start). */
+  controlChecks: table("control_checks", {
+    id: bigNumber().primaryKey(),
+    checkedAt: epochMs().notNull(),
+    periodStart: epochMs().notNull(),
+    periodEnd: epochMs().notNull(),
+    findings: integer().notNull(),
+  }),
+
+  /** Waivers and their withdrawals, append-only, each row hash-linked to the one before (verify walks it). */
+  controlWaivers: table(
+    "control_waivers",
+    {
+      seq: bigNumber().primaryKey(),
+      findingId: text().notNull(),
+      /** waive | unwaive */
+      action: text().notNull(),
+      reason: text().notNull(),
+      byName: text().notNull(),
+      /** YYYY-MM-DD, the last day the waiver holds (UTC); NULL: until withdrawn. */
+      expires: text(),
+      createdAt: epochMs().notNull(),
+      hash: text().notNull(),
+      chainHash: text().notNull(),
+    },
+    (on) => [on.index("control_waivers_finding_idx", "findingId")],
+  ),
+
+  /** New findings to deliver, one row per sink, written in the transaction that stores the finding. */
+  controlOutbox: table(
+    "control_outbox",
+    {
+      findingId: text().notNull(),
+      sink: text().notNull(),
+      payload: text().notNull(),
+      createdAt: epochMs().notNull(),
+      attempts: integer().notNull().default(0),
+      nextAttemptAt: epochMs().notNull(),
+      deliveredAt: epochMs(),
+      lastError: text(),
+    },
+    (on) => [on.primaryKey("findingId", "sink")],
+  ),
+
+  // Export (issue 24): how far each named consumer of `flagtrail export --cursor` has had the history.
+
+  /** Per project and consumer name: the audit_logs.seq up to which its exports are complete. */
+  exportCursors: table(
+    "export_cursors",
+    {
+      project: text().notNull(),
+      name: text().notNull(),
+      seq: bigNumber().notNull(),
+      updatedAt: epochMs().notNull(),
+    },
+    (on) => [on.primaryKey("project", "name")],
+  ),
+};

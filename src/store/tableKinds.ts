@@ -1,0 +1,194 @@
+// The small language src/store/tables.ts describes the store's tables in, and how an engine's drizzle
+// builders turn a description into tables. The column kinds carry what differs between the engines, so
+// that a value reads back the same on both:
+// - text: every string, raw JSON too (its exact bytes are hashed, which jsonb would reorder and respace);
+// - integer: counts and flags (0/1 as on SQLite, not boolean);
+// - epochMs / bigNumber: epoch milliseconds and sequence numbers, past int4's range on PostgreSQL
+//   (bigint, read as a JS number: well within its exact integers); SQLite's integer holds 64 bits;
+// - serial: an integer primary key the engine numbers (AUTOINCREMENT / an identity column).
+import type { SQL } from "drizzle-orm";
+
+export type Kind = "text" | "integer" | "epochMs" | "bigNumber" | "serial" | "blob";
+export type Engine = keyof PerEngine;
+/** An expression written for each engine (a default, a generated column). */
+export interface PerEngine {
+  sqlite: SQL;
+  pg: SQL;
+}
+
+interface ColumnOptions {
+  notNull?: true;
+  primaryKey?: true;
+  default?: string | number | PerEngine;
+  /** [table key in TABLES, column key]. */
+  references?: readonly [string, string];
+  /** A column computed from others: VIRTUAL on SQLite, STORED on PostgreSQL (virtual only from 18 on). */
+  generated?: SQL | PerEngine;
+  /** Where the engines' columns differ: each engine's own (an engine left out has no such column). */
+  variants?: Partial<Record<Engine, Column>>;
+}
+
+/** One column, as a small immutable builder: `text().notNull()`. */
+export class Column {
+  constructor(
+    readonly kind: Kind,
+    readonly options: ColumnOptions = {},
+  ) {}
+  private with(options: ColumnOptions): Column {
+    return new Column(this.kind, { ...this.options, ...options });
+  }
+  notNull(): Column {
+    return this.with({ notNull: true });
+  }
+  primaryKey(): Column {
+    return this.with({ primaryKey: true });
+  }
+  default(value: string | number | PerEngine): Column {
+    return this.with({ default: value });
+  }
+  /** `table`: a key of TABLES, defined above this one. */
+  references(table: string, column: string): Column {
+    return this.with({ references: [table, column] });
+  }
+  generatedAs(expression: SQL | PerEngine): Column {
+    return this.with({ generated: expression });
+  }
+  /** This column as `engine` has it; undefined when that engine has no such column. */
+  on(engine: Engine): Column | undefined {
+    const variants = this.options.variants;
+    return variants === undefined ? this : variants[engine];
+  }
+}
+
+/** A column each engine has in its own way (or only one of them has: the other left out). */
+export const perEngine = (variants: Partial<Record<Engine, Column>>) => new Column("text", { variants });
+
+export const text = () => new Column("text");
+export const integer = () => new Column("integer");
+export const epochMs = () => new Column("epochMs");
+export const bigNumber = () => new Column("bigNumber");
+export const serial = () => new Column("serial");
+export const blob = () => new Column("blob");
+
+/** An index or a composite primary key, over column keys; `engine`: only that engine has it. */
+type Constraint = (
+  | { kind: "index" | "unique"; name: string; columns: string[] }
+  | { kind: "primaryKey"; columns: string[] }
+) & { engine?: Engine };
+
+export interface TableSpec<C extends Record<string, Column> = Record<string, Column>> {
+  name: string;
+  columns: C;
+  constraints: Constraint[];
+}
+
+export function table<C extends Record<string, Column>>(
+  name: string,
+  columns: C,
+  constraints: (on: {
+    index(name: string, ...columns: (keyof C & string)[]): Constraint;
+    unique(name: string, ...columns: (keyof C & string)[]): Constraint;
+    primaryKey(...columns: (keyof C & string)[]): Constraint;
+    only(engine: Engine, constraint: Constraint): Constraint;
+  }) => Constraint[] = () => [],
+): TableSpec<C> {
+  return {
+    name,
+    columns,
+    constraints: constraints({
+      index: (index, ...on) => ({ kind: "index", name: index, columns: on }),
+      unique: (index, ...on) => ({ kind: "unique", name: index, columns: on }),
+      primaryKey: (...on) => ({ kind: "primaryKey", columns: on }),
+      only: (engine, constraint) => ({ ...constraint, engine }),
+    }),
+  };
+}
+
+/** `updatedByUserId` → `updated_by_user_id`. */
+export function columnName(key: string): string {
+  return key.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);
+}
+
+/**
+ * What buildTables needs of an engine's drizzle builders. Each kind's builder has its own generic type,
+ * so the values pass through as unknown and each schema file types its tables (loosely) itself.
+ */
+export interface Dialect {
+  engine: Engine;
+  /** The builder of a column of this kind (a serial one already its table's numbered primary key). */
+  column(kind: Kind, name: string): unknown;
+  generated(builder: unknown, expression: SQL): unknown;
+  table(
+    name: string,
+    columns: Record<string, unknown>,
+    extras: (t: Record<string, unknown>) => unknown[],
+  ): unknown;
+  index(name: string, unique: boolean, columns: unknown[]): unknown;
+  primaryKey(columns: unknown[]): unknown;
+}
+
+/** The builder methods both engines share under the same names. */
+interface Builder {
+  primaryKey(): Builder;
+  notNull(): Builder;
+  default(value: unknown): Builder;
+  references(target: () => unknown): Builder;
+}
+
+/** A table's columns as `engine` has them, in order. */
+export function columnsOn(spec: TableSpec, engine: Engine): [string, Column][] {
+  return Object.entries(spec.columns).flatMap(([key, column]) => {
+    const own = column.on(engine);
+    return own === undefined ? [] : [[key, own] as [string, Column]];
+  });
+}
+
+/** An expression for `engine`: one written for both, or its own of two. */
+function expressionOn(expression: SQL | PerEngine, engine: Engine): SQL {
+  return "sqlite" in expression && "pg" in expression ? expression[engine] : (expression as SQL);
+}
+
+function buildColumn(dialect: Dialect, key: string, spec: Column, built: Record<string, unknown>): unknown {
+  const { options } = spec;
+  const name = columnName(key);
+  let c = dialect.column(spec.kind, name) as Builder;
+  if (options.primaryKey) c = c.primaryKey();
+  if (options.notNull) c = c.notNull();
+  const fallback = options.default;
+  if (fallback !== undefined)
+    c = c.default(typeof fallback === "object" ? expressionOn(fallback, dialect.engine) : fallback);
+  if (options.generated) c = dialect.generated(c, expressionOn(options.generated, dialect.engine)) as Builder;
+  const references = options.references;
+  if (references) {
+    const [tableKey, columnKey] = references;
+    const target = (built[tableKey] as Record<string, unknown> | undefined)?.[columnKey];
+    if (target === undefined)
+      throw new Error(`schema: ${tableKey}.${columnKey} is not defined above ${name}`);
+    c = c.references(() => target);
+  }
+  return c;
+}
+
+/** Every table of `tables` built with one engine's drizzle builders, by key. */
+export function buildTablesFrom(
+  tables: Record<string, TableSpec>,
+  dialect: Dialect,
+): Record<string, unknown> {
+  const built: Record<string, unknown> = {};
+  for (const [key, spec] of Object.entries(tables)) {
+    const columns: Record<string, unknown> = {};
+    for (const [columnKey, c] of columnsOn(spec, dialect.engine)) {
+      columns[columnKey] = buildColumn(dialect, columnKey, c, built);
+    }
+    const constraints = spec.constraints.filter((c) => (c.engine ?? dialect.engine) === dialect.engine);
+    built[key] = dialect.table(spec.name, columns, (t) =>
+      constraints.map((c) => {
+        const on = c.columns.map((columnKey) => t[columnKey]);
+        return c.kind === "primaryKey"
+          ? dialect.primaryKey(on)
+          : dialect.index(c.name, c.kind === "unique", on);
+      }),
+    );
+  }
+  return built;
+}
