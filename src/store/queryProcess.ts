@@ -17,7 +17,8 @@ const START_LIMIT_MS = 60_000;
 
 // CommonJS for `node -e`: no file to find beside dist/ or src/, no TypeScript loader. argv: the driver's
 // path, the parent's pid. The watchdog thread ends the process once its parent is gone (a parent killed
-// with SIGKILL cannot kill its child), since the main thread may be inside one long SQLite call.
+// with SIGKILL cannot kill its child), since the main thread may be inside one long SQLite call. The IPC
+// channel is all that keeps the process alive (the watchdog is unref'd): it ends once the parent disconnects.
 const CHILD = `"use strict";
 const { Worker } = require("node:worker_threads");
 new Worker('const { workerData } = require("node:worker_threads"); setInterval(() => { if (process.ppid !== workerData) process.kill(process.pid, "SIGKILL"); }, 250);', { eval: true, workerData: Number(process.argv[2]) }).unref();
@@ -38,7 +39,6 @@ process.on("message", (m) => {
     process.send({ error: String(error && error.message), sqlite: !!error && error.name === "SqliteError" });
   }
 });
-process.on("disconnect", () => process.exit(0));
 process.send({ rows: [], done: false });
 `;
 
