@@ -5,7 +5,7 @@ import { z } from "zod";
 import { resolveDbPath } from "../config.ts";
 import { UsageError } from "../errors.ts";
 import { EXPORT_FORMATS } from "../export/events.ts";
-import { fileSink, type LineSink, streamSink } from "../export/output.ts";
+import { fileSink, isSpecialFile, type LineSink, streamSink } from "../export/output.ts";
 import { type ExportResult, runExport } from "../export/run.ts";
 import { projectNameSchema } from "../projects.ts";
 import { closeProjectStores, openStoreProjects } from "../store/projectStores.ts";
@@ -53,6 +53,11 @@ function checkCombination(options: ExportOptions): void {
     if (options.out === undefined) {
       throw new UsageError(
         "--cursor needs --out: the cursor moves only once a file holds the events on disk.",
+      );
+    }
+    if (isSpecialFile(options.out)) {
+      throw new UsageError(
+        `--cursor needs --out to name a file, not a device or pipe (${options.out}): the cursor moves only once a file holds the events on disk.`,
       );
     }
     if (options.findings) {

@@ -1,6 +1,7 @@
 // Where an export's NDJSON goes: a file made durable before it appears under its name, or stdout. Each
 // batch is written and awaited before the next is read, so memory holds one batch whatever the size.
 import { once } from "node:events";
+import { statSync } from "node:fs";
 import { type FileHandle, open, rename, rm } from "node:fs/promises";
 import { dirname, resolve } from "node:path";
 import type { Writable } from "node:stream";
@@ -21,10 +22,22 @@ function text(lines: readonly string[]): string {
 }
 
 /**
+ * A device or pipe already at the path (/dev/null, /dev/stdout, a FIFO a shipper reads): written in
+ * place, since renaming a temporary file over it would replace the device with a plain file.
+ */
+export function isSpecialFile(path: string): boolean {
+  const stat = statSync(path, { throwIfNoEntry: false });
+  return stat !== undefined && !stat.isFile() && !stat.isDirectory();
+}
+
+/**
  * A file written as FILE.tmp (0600: events name people), fsynced, renamed to FILE and the directory
  * fsynced: when finish() resolves, FILE is whole on disk; a crash before leaves FILE as it was.
  */
 export async function fileSink(path: string): Promise<LineSink> {
+  if (statSync(path, { throwIfNoEntry: false })?.isDirectory())
+    throw new FlagtrailError(`${path} is a directory; an export is written to a file.`);
+  if (isSpecialFile(path)) return inPlaceSink(path);
   const tmp = `${path}.tmp`;
   const fail = (error: unknown, what: string): never => {
     throw (
@@ -71,6 +84,20 @@ export async function fileSink(path: string): Promise<LineSink> {
       await close().catch(() => {});
       await rm(tmp, { force: true });
     },
+  };
+}
+
+/** A device or pipe, opened as it is (no temporary file, no mode change) and closed at the end. */
+async function inPlaceSink(path: string): Promise<LineSink> {
+  const handle = await open(path, "w").catch((error: NodeJS.ErrnoException) => {
+    throw new FlagtrailError(`Cannot open ${path} (${error.code ?? "error"}).`, { cause: error });
+  });
+  return {
+    async write(lines) {
+      if (lines.length > 0) await handle.write(text(lines));
+    },
+    finish: () => handle.close(),
+    abandon: () => handle.close(),
   };
 }
 

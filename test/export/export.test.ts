@@ -308,6 +308,7 @@ describe("flagtrail export: usage", () => {
     [{ to: "2026-10-01" }, /^--to needs --from\.$/],
     [{ batchSize: "0" }, /^--batch-size: /],
     [{ cursor: "../x", out: "x.ndjson" }, /^--cursor: a cursor name is/],
+    [{ cursor: "siem", out: "/dev/null" }, /^--cursor needs --out to name a file, not a device or pipe/],
   ])("export %j is refused as bad usage", async (options, message) => {
     const error = await action({ db: stores.sqlite.value, ...options }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(UsageError);
