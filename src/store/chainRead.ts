@@ -5,6 +5,7 @@
 // memory stays bounded. Text keys sort COLLATE "binary" (byte order): the digests fold rows in that order.
 
 import type { CoverageRow, QuarantineRow } from "../digests.ts";
+import { CHAIN_HEAD_HASH_KEY, CHAIN_HEAD_SEQ_KEY } from "../records/pageTally.ts";
 import { pagesOf, rowsOf } from "./dialect.ts";
 import {
   CHAIN_HEAD_SIGNATURE_KEY,
@@ -15,7 +16,6 @@ import {
 } from "./digests.ts";
 import type { AnyStore } from "./openAny.ts";
 import { inList, inReadSnapshot, type Queries, sql } from "./query.ts";
-import { CHAIN_HEAD_HASH_KEY, CHAIN_HEAD_SEQ_KEY } from "./records.ts";
 import { BACKFILL_MARK_KEY, parseBackfillMark } from "./ruleDiffs.ts";
 
 /** What the store keeps about its chain in `meta`, as stored (verify parses and judges it). */

@@ -31,8 +31,8 @@ import {
   quarantineDigestSchema,
   signChainHead,
 } from "../digests.ts";
+import type { QuarantineInsert } from "../records/quarantineRows.ts";
 import { metaValueQuery, writeMetaValueQuery } from "./metaValues.ts";
-import type { QuarantineInsert } from "./quarantineRows.ts";
 import { type Queries, sql, sqliteQueriesOn } from "./query.ts";
 
 // The sync's batch commit (syncBatch.ts) signs through here.

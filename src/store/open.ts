@@ -7,10 +7,9 @@ import { drizzle } from "drizzle-orm/better-sqlite3";
 import { migrate } from "drizzle-orm/better-sqlite3/migrator";
 import { z } from "zod";
 import { asDiskFull, DiskFullError, FlagtrailError } from "../errors.ts";
-import { describeLocation, parseStoreLocation } from "../storeLocation.ts";
+import { assertMigrated, describeLocation, foreignStore, parseStoreLocation } from "../storeLocation.ts";
 import { writeActionTypeCategories } from "./categories.ts";
 import { attachConnection, type Store } from "./connection.ts";
-import { assertMigrated, foreignStore } from "./openRefusals.ts";
 import * as schema from "./schema.ts";
 
 /**

@@ -1,8 +1,9 @@
 // One row per `flagtrail sync` run (and daemon cycle): its counters, outcome and error. One query text
 // for both engines (src/store/query.ts).
+
+import type { PageCounts } from "../records/pageTally.ts";
 import type { AnyStore } from "./openAny.ts";
 import { type Queries, queriesOf, type SQL, sql } from "./query.ts";
-import type { PageCounts } from "./records.ts";
 
 export type RunOutcome = "running" | "ok" | "failed" | "interrupted";
 
