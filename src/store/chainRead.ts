@@ -86,7 +86,6 @@ export interface ChainReader {
   chainHashAt(seq: number): Promise<string | null>;
 }
 
-/** The seq up to which rule diffs were backfilled, from meta's mark (0 when there is none or it is unreadable). */
 /** The meta keys verify reads, on either engine. */
 const CHAIN_META_KEYS = [
   CHAIN_HEAD_SEQ_KEY,

@@ -43,18 +43,18 @@ export function runCounterColumns(c: RunCounters) {
   };
 }
 
+/** `column = value, …` of every counter column. */
 function setCounters(c: RunCounters): SQL {
-  return sql`fetched = ${c.fetched}, inserted = ${c.inserted}, duplicates = ${c.duplicates},
-    mutations = ${c.mutations}, quarantined = ${c.quarantined}, warnings = ${c.warnings},
-    requests = ${c.requests}, throttled = ${c.throttled}, retries = ${c.retries}`;
+  const columns = Object.entries(runCounterColumns(c));
+  return sql.join(
+    columns.map(([column, value]) => sql`${sql.raw(column)} = ${value}`),
+    sql`, `,
+  );
 }
-
-const updateCountersQuery = (runId: number, counters: RunCounters) =>
-  sql`UPDATE sync_runs SET ${setCounters(counters)} WHERE id = ${runId}`;
 
 /** The run's counters as of this batch, inside the batch's transaction. */
 export async function updateRunCountersIn(q: Queries, runId: number, counters: RunCounters): Promise<void> {
-  await q.run(updateCountersQuery(runId, counters));
+  await q.run(sql`UPDATE sync_runs SET ${setCounters(counters)} WHERE id = ${runId}`);
 }
 
 export async function finishRun(
