@@ -9,8 +9,8 @@ import { CHAIN_HEAD_HASH_KEY, CHAIN_HEAD_SEQ_KEY } from "../records/pageTally.ts
 import { pagesOf, rowsOf } from "./dialect.ts";
 import {
   CHAIN_HEAD_SIGNATURE_KEY,
-  COVERAGE_COLUMNS,
   COVERAGE_DIGEST_KEY,
+  COVERAGE_ROWS,
   QUARANTINE_COLUMNS,
   QUARANTINE_DIGEST_KEY,
 } from "./digests.ts";
@@ -169,9 +169,7 @@ function readerOf(q: Queries): ChainReader {
       ),
     // One row per filter set and day: small enough to read at once; byte order, as the digest folds it.
     coverage: async function* () {
-      yield* await q.all<CoverageRow>(
-        sql`SELECT ${sql.raw(COVERAGE_COLUMNS)} FROM coverage ORDER BY filter_key COLLATE "binary", day COLLATE "binary"`,
-      );
+      yield* await q.all<CoverageRow>(COVERAGE_ROWS);
     },
     chainHashAt: async (seq) =>
       (await q.get<{ chain_hash: string }>(sql`SELECT chain_hash FROM audit_logs WHERE seq = ${seq}`))
