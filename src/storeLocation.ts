@@ -34,6 +34,29 @@ export function maskUrl(url: string): string {
   return masked + url.slice(beforeQuery).replace(SECRET_PARAMS, "$1***");
 }
 
+/** `message` with the URL's password (as typed and percent-decoded) replaced by `***`. */
+export function scrubSecret(message: string, url: string): string {
+  let password = "";
+  try {
+    password = new URL(url).password;
+  } catch {
+    // A URL that does not parse never reached the driver; maskUrl below still covers its text.
+  }
+  let text = message.split(url).join(maskUrl(url));
+  for (const secret of new Set([password, safeDecode(password)])) {
+    if (secret.length > 0) text = text.split(secret).join("***");
+  }
+  return text;
+}
+
+function safeDecode(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
+}
+
 /**
  * Reads a store location. `postgres://` and `postgresql://` select PostgreSQL; any other `scheme://`
  * is refused (a typo such as `postgress://` or another engine's URL must not become a file of that name);
