@@ -63,6 +63,13 @@ export function asDiskFull(error: unknown, path: string): DiskFullError | undefi
   return undefined;
 }
 
+/** A user's query (`flagtrail sql`) worked its whole time limit and was stopped: a run-time failure, not bad input. */
+export class QueryTimeoutError extends FlagtrailError {
+  constructor(limitMs: number) {
+    super(`The query was stopped after ${limitMs / 1000} s of work, its time limit; nothing was changed.`);
+  }
+}
+
 /** A report would replace an earlier report's file of the same period whose content differs. */
 export class ReportExistsError extends FlagtrailError {
   constructor(readonly path: string) {

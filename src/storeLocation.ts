@@ -1,6 +1,7 @@
 // Where a store is: the `--db` / FLAGTRAIL_DB value read as a SQLite file path or a PostgreSQL URL.
-// The URL may carry a password, so everything shown to a person goes through maskUrl().
-import { UsageError } from "./errors.ts";
+// The URL may carry a password, so everything shown to a person goes through maskUrl(). Also what
+// opening a location that holds no usable store refuses, in the same words on both engines.
+import { FlagtrailError, UsageError } from "./errors.ts";
 
 export type StoreLocation =
   | { readonly engine: "sqlite"; readonly path: string }
@@ -31,6 +32,29 @@ export function maskUrl(url: string): string {
       ? `${url.slice(0, colon)}:***${url.slice(at, beforeQuery)}`
       : url.slice(0, beforeQuery);
   return masked + url.slice(beforeQuery).replace(SECRET_PARAMS, "$1***");
+}
+
+/** `message` with the URL's password (as typed and percent-decoded) replaced by `***`. */
+export function scrubSecret(message: string, url: string): string {
+  let password = "";
+  try {
+    password = new URL(url).password;
+  } catch {
+    // A URL that does not parse never reached the driver; maskUrl below still covers its text.
+  }
+  let text = message.split(url).join(maskUrl(url));
+  for (const secret of new Set([password, safeDecode(password)])) {
+    if (secret.length > 0) text = text.split(secret).join("***");
+  }
+  return text;
+}
+
+function safeDecode(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
 }
 
 /**
@@ -69,4 +93,27 @@ export function localStoreFile(location: StoreLocation): string | null {
 export function localStoreFiles(location: StoreLocation): string[] {
   const file = localStoreFile(location);
   return file === null ? [] : [file, `${file}-wal`, `${file}-shm`];
+}
+
+/** A `--db` pointed by mistake at another application's database: refused, the database left untouched. */
+export function foreignStore(where: string, database: string, tables: readonly string[]): FlagtrailError {
+  const shown = tables.slice(0, 3).join(", ") + (tables.length > 3 ? ", …" : "");
+  return new FlagtrailError(
+    `${where} is another application's ${database}${shown ? ` (tables ${shown})` : ""}, not a flagtrail store; it was left untouched.`,
+  );
+}
+
+/**
+ * A read-only open cannot apply migrations, so a store an older flagtrail wrote would fail later on a
+ * missing column: say so now, with what to do. Decided by the newest applied migration's time, as
+ * drizzle's migrator decides.
+ */
+export function assertMigrated(where: string, newestApplied: number | null, newestShipped: number): void {
+  if (newestApplied === null)
+    throw new FlagtrailError(`${where} is not a flagtrail database (no migrations applied).`);
+  if (newestApplied < newestShipped) {
+    throw new FlagtrailError(
+      `${where} was written by an older flagtrail; run \`flagtrail sync\` on it once to upgrade it.`,
+    );
+  }
 }

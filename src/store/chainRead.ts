@@ -5,17 +5,17 @@
 // memory stays bounded. Text keys sort COLLATE "binary" (byte order): the digests fold rows in that order.
 
 import type { CoverageRow, QuarantineRow } from "../digests.ts";
+import { CHAIN_HEAD_HASH_KEY, CHAIN_HEAD_SEQ_KEY } from "../records/pageTally.ts";
 import { pagesOf, rowsOf } from "./dialect.ts";
 import {
   CHAIN_HEAD_SIGNATURE_KEY,
-  COVERAGE_COLUMNS,
   COVERAGE_DIGEST_KEY,
+  COVERAGE_ROWS,
   QUARANTINE_COLUMNS,
   QUARANTINE_DIGEST_KEY,
 } from "./digests.ts";
 import type { AnyStore } from "./openAny.ts";
 import { inList, inReadSnapshot, type Queries, sql } from "./query.ts";
-import { CHAIN_HEAD_HASH_KEY, CHAIN_HEAD_SEQ_KEY } from "./records.ts";
 import { BACKFILL_MARK_KEY, parseBackfillMark } from "./ruleDiffs.ts";
 
 /** What the store keeps about its chain in `meta`, as stored (verify parses and judges it). */
@@ -86,7 +86,6 @@ export interface ChainReader {
   chainHashAt(seq: number): Promise<string | null>;
 }
 
-/** The seq up to which rule diffs were backfilled, from meta's mark (0 when there is none or it is unreadable). */
 /** The meta keys verify reads, on either engine. */
 const CHAIN_META_KEYS = [
   CHAIN_HEAD_SEQ_KEY,
@@ -170,9 +169,7 @@ function readerOf(q: Queries): ChainReader {
       ),
     // One row per filter set and day: small enough to read at once; byte order, as the digest folds it.
     coverage: async function* () {
-      yield* await q.all<CoverageRow>(
-        sql`SELECT ${sql.raw(COVERAGE_COLUMNS)} FROM coverage ORDER BY filter_key COLLATE "binary", day COLLATE "binary"`,
-      );
+      yield* await q.all<CoverageRow>(COVERAGE_ROWS);
     },
     chainHashAt: async (seq) =>
       (await q.get<{ chain_hash: string }>(sql`SELECT chain_hash FROM audit_logs WHERE seq = ${seq}`))

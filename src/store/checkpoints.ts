@@ -1,9 +1,8 @@
 // Per filter set, the newest record seen: sent as latestID by the next incremental run. One query text
 // for both engines (src/store/query.ts), run on a store or in a transaction (a plan's end,
 // src/store/syncPlans.ts).
-import type { Store } from "./connection.ts";
 import type { AnyStore } from "./openAny.ts";
-import { inList, type Queries, queriesOf, type SQL, sql, sqliteQueriesNow } from "./query.ts";
+import { inList, type Queries, queriesOf, type SQL, sql } from "./query.ts";
 
 export interface Checkpoint {
   filterKey: string;
@@ -28,24 +27,6 @@ function checkpointsWhere(filter: SQL): SQL {
     FROM checkpoints c LEFT JOIN audit_logs a ON a.id = c.latest_id ${filter}`;
 }
 
-const checkpointQuery = (filterKey: string) => checkpointsWhere(sql`WHERE c.filter_key = ${filterKey}`);
-
-function writeCheckpointQuery(c: CheckpointWrite): SQL {
-  return sql`INSERT INTO checkpoints (filter_key, latest_id, latest_occurred_at, updated_at, sync_run_id)
-    VALUES (${c.filterKey}, ${c.latestId}, ${c.latestOccurredAt}, ${c.now}, ${c.runId})
-    ON CONFLICT (filter_key) DO UPDATE SET latest_id = excluded.latest_id,
-      latest_occurred_at = excluded.latest_occurred_at, updated_at = excluded.updated_at,
-      sync_run_id = excluded.sync_run_id`;
-}
-
-// Undated records last on both engines (SQLite's DESC alone would, PostgreSQL's would put them first).
-function newestStoredRecordQuery(since: string, until: string, actionTypes: readonly string[]): SQL {
-  const types = actionTypes.length === 0 ? sql`` : sql`AND action_type IN ${inList(actionTypes)}`;
-  return sql`SELECT id, occurred_at AS "occurredAt" FROM audit_logs
-    WHERE server_day BETWEEN ${since} AND ${until} ${types}
-    ORDER BY occurred_at DESC NULLS LAST, seq DESC LIMIT 1`;
-}
-
 /** The checkpoint of `filterKey` on a store of either engine. */
 export async function readStoredCheckpoint(
   store: AnyStore,
@@ -55,11 +36,17 @@ export async function readStoredCheckpoint(
 }
 
 export async function readCheckpointIn(q: Queries, filterKey: string): Promise<Checkpoint | undefined> {
-  return q.get<Checkpoint>(checkpointQuery(filterKey));
+  return q.get<Checkpoint>(checkpointsWhere(sql`WHERE c.filter_key = ${filterKey}`));
 }
 
-export async function writeCheckpointIn(q: Queries, checkpoint: CheckpointWrite): Promise<void> {
-  await q.run(writeCheckpointQuery(checkpoint));
+export async function writeCheckpointIn(q: Queries, c: CheckpointWrite): Promise<void> {
+  await q.run(
+    sql`INSERT INTO checkpoints (filter_key, latest_id, latest_occurred_at, updated_at, sync_run_id)
+      VALUES (${c.filterKey}, ${c.latestId}, ${c.latestOccurredAt}, ${c.now}, ${c.runId})
+      ON CONFLICT (filter_key) DO UPDATE SET latest_id = excluded.latest_id,
+        latest_occurred_at = excluded.latest_occurred_at, updated_at = excluded.updated_at,
+        sync_run_id = excluded.sync_run_id`,
+  );
 }
 
 /**
@@ -72,15 +59,16 @@ export async function newestStoredRecordIn(
   until: string,
   actionTypes: readonly string[],
 ): Promise<{ id: string; occurredAt: number | null } | undefined> {
-  return q.get(newestStoredRecordQuery(since, until, actionTypes));
+  const types = actionTypes.length === 0 ? sql`` : sql`AND action_type IN ${inList(actionTypes)}`;
+  // Undated records last on both engines (SQLite's DESC alone would, PostgreSQL's would put them first).
+  return q.get(
+    sql`SELECT id, occurred_at AS "occurredAt" FROM audit_logs
+      WHERE server_day BETWEEN ${since} AND ${until} ${types}
+      ORDER BY occurred_at DESC NULLS LAST, seq DESC LIMIT 1`,
+  );
 }
 
 /** Every checkpoint, by filter key (byte order). */
 export async function listCheckpointsIn(q: Queries): Promise<Checkpoint[]> {
   return q.all<Checkpoint>(checkpointsWhere(sql`ORDER BY c.filter_key COLLATE "binary"`));
-}
-
-/** The checkpoint, read synchronously on SQLite (tests read it so). */
-export function readCheckpoint(store: Store, filterKey: string): Checkpoint | undefined {
-  return sqliteQueriesNow(store).get<Checkpoint>(checkpointQuery(filterKey));
 }

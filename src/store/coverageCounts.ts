@@ -4,7 +4,7 @@
 // request range that returned them (day_min..day_max). So a gap report means a record is missing. Quarantined records count once per id, and not when a valid version of the id is stored.
 // The store reads the rows; their sum per day is the sync's (src/sync/coverageCounts.ts). One query text
 // for both engines (src/store/query.ts).
-import { removePendingCoverageDaysIn, writeCoverageQuery } from "./coverageState.ts";
+import { type CoverageDay, removePendingCoverageDaysIn, writeCoverageQuery } from "./coverageState.ts";
 import { updateCoverageDigestIn } from "./digests.ts";
 import type { AnyStore } from "./openAny.ts";
 import { inList, inTransaction, type Queries, queriesOf, type SQL, sql } from "./query.ts";
@@ -106,14 +106,6 @@ export async function heldRowsByDay(
         ) held WHERE day BETWEEN ${from} AND ${to} GROUP BY day ORDER BY day COLLATE "binary"`,
   );
   return { stored, relisted: await relisted(q, from, to, actionTypes), quarantined };
-}
-
-export interface CoverageDay {
-  day: string;
-  serverTotal: number;
-  localCount: number;
-  quarantinedCount: number;
-  dayClosed: boolean;
 }
 
 /** Coverage rows of checked days, those days off the owed list, and the digest, in one transaction. */

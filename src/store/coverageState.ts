@@ -20,9 +20,8 @@ export async function readCoverage(
   );
 }
 
-/** A coverage row as written (upserted by filter set and day). */
-export interface CoverageWrite {
-  filterKey: string;
+/** A checked day: what the server counted and the store holds. */
+export interface CoverageDay {
   day: string;
   serverTotal: number;
   /** Records held for the day: valid ones plus quarantined ones. */
@@ -30,6 +29,11 @@ export interface CoverageWrite {
   quarantinedCount: number;
   /** The server's day had ended when it was checked (a final count). */
   dayClosed: boolean;
+}
+
+/** A coverage row as written (upserted by filter set and day). */
+interface CoverageWrite extends CoverageDay {
+  filterKey: string;
   runId: number;
   now: number;
 }

@@ -31,8 +31,8 @@ import {
   quarantineDigestSchema,
   signChainHead,
 } from "../digests.ts";
+import type { QuarantineInsert } from "../records/quarantineRows.ts";
 import { metaValueQuery, writeMetaValueQuery } from "./metaValues.ts";
-import type { QuarantineInsert } from "./quarantineRows.ts";
 import { type Queries, sql, sqliteQueriesOn } from "./query.ts";
 
 // The sync's batch commit (syncBatch.ts) signs through here.
@@ -47,7 +47,7 @@ export const CHAIN_HEAD_SIGNATURE_KEY = "chain:head_signature";
 
 export const QUARANTINE_COLUMNS =
   "id, record_id, raw, raw_hash, issues, request_path, received_at, sync_run_id";
-export const COVERAGE_COLUMNS =
+const COVERAGE_COLUMNS =
   "filter_key, day, server_total, local_count, checked_at, sync_run_id, day_closed, quarantined_count";
 
 // ---- the writer's side: one text per read, run synchronously by the SQLite record writer inside its
@@ -55,8 +55,8 @@ export const COVERAGE_COLUMNS =
 
 const quarantineRowsAfter = (lastId: number) =>
   sql`SELECT ${sql.raw(QUARANTINE_COLUMNS)} FROM quarantine WHERE id > ${lastId} ORDER BY id`;
-/** In byte order, as SQLite's BINARY sorts. */
-const COVERAGE_ROWS = sql`SELECT ${sql.raw(COVERAGE_COLUMNS)} FROM coverage
+/** Every coverage row, in byte order (as SQLite's BINARY sorts): the order the digest folds them in. */
+export const COVERAGE_ROWS = sql`SELECT ${sql.raw(COVERAGE_COLUMNS)} FROM coverage
   ORDER BY filter_key COLLATE "binary", day COLLATE "binary"`;
 const writeDigest = (key: string, digest: QuarantineDigest | CoverageDigest) =>
   writeMetaValueQuery(key, JSON.stringify(digest), Date.now());

@@ -5,10 +5,10 @@
 // One query text for both engines (src/store/query.ts); each write in one transaction, its rows linked in
 // the entity chain and inserted with multi-row INSERTs.
 import type { InvalidItem } from "../api/entities.ts";
+import { itemQuarantineRowOf } from "../records/quarantineRows.ts";
 import { insertQuarantineIn, updateQuarantineDigestIn } from "./digests.ts";
 import { commitEntityChainIn, entityChainLinksIn } from "./entityChain.ts";
 import type { AnyStore } from "./openAny.ts";
-import { itemQuarantineRowOf } from "./quarantineRows.ts";
 import { inList, inTransaction, queriesOf, type SQL, sql } from "./query.ts";
 
 export interface VersionInput {

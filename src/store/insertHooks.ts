@@ -1,15 +1,9 @@
 // The one place where other subsystems react to newly stored audit records. It runs INSIDE the write
 // transaction (same connection), so whatever it writes commits or rolls back with the records.
 import type Database from "better-sqlite3";
-import type { RuleDiff } from "../diff/rules.ts";
+import type { InsertedRecord } from "../records/pageTally.ts";
 import { sqliteQueriesOn } from "./query.ts";
 import { insertRuleDiffRowsNow, type RecordDiff } from "./ruleDiffs.ts";
-
-export interface InsertedRecord {
-  id: string;
-  /** The record's rule diff, computed before the transaction; null when it has no rules. */
-  diff: RuleDiff | null;
-}
 
 /** Called once per page with the records that were new to the store (not duplicates or revisions). */
 export function onRecordsInserted(sqlite: Database.Database, records: readonly InsertedRecord[]): void {

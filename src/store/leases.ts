@@ -6,8 +6,8 @@
 // the server keeps for one holder across machines and drops with a dead holder's session; there the row
 // only tells `status` who holds it and since when.
 
-import { hostname } from "node:os";
 import { LockedError } from "../errors.ts";
+import { holderGone } from "../holders.ts";
 import { type AnyStore, pgSide } from "./openAny.ts";
 import { inTransaction, type Queries, queriesOf, type SQL, sql } from "./query.ts";
 
@@ -19,35 +19,9 @@ export interface Lease {
   expiresAt: number;
 }
 
-/**
- * A holder id for this process: `host/pid/role`. The host part lets a later process on the same host
- * see that a crashed holder's pid is gone; holders from other hosts are only freed by expiry.
- */
-export function leaseHolder(role: string, pid: number = process.pid): string {
-  return `${hostname()}/${pid}/${role}`;
-}
-
-function holderHost(holder: string): string | undefined {
-  const slash = holder.indexOf("/");
-  return slash > 0 ? holder.slice(0, slash) : undefined;
-}
-
-/** True when `pid` names a live process on this host (EPERM still means it exists). */
-function pidIsAlive(pid: number): boolean {
-  if (!Number.isInteger(pid) || pid <= 0) return false;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
-  }
-}
-
 /** Whether a lease may be taken: expired, or its process gone from this host. */
 function isStale(lease: Lease, now: number = Date.now()): boolean {
-  if (lease.expiresAt <= now) return true;
-  if (holderHost(lease.holder) === hostname() && lease.pid !== process.pid) return !pidIsAlive(lease.pid);
-  return false;
+  return lease.expiresAt <= now || holderGone(lease.holder, lease.pid);
 }
 
 export interface AcquireResult {

@@ -1,16 +1,15 @@
 // Opening a store: create the file private (0600), set pragmas, apply drizzle-kit migrations.
-import { chmodSync, closeSync, existsSync, openSync, readFileSync, statfsSync, statSync } from "node:fs";
+import { chmodSync, closeSync, existsSync, openSync, statfsSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import Database from "better-sqlite3";
 import { drizzle } from "drizzle-orm/better-sqlite3";
 import { migrate } from "drizzle-orm/better-sqlite3/migrator";
-import { z } from "zod";
+import { readMigrationFiles } from "drizzle-orm/migrator";
 import { asDiskFull, DiskFullError, FlagtrailError } from "../errors.ts";
-import { describeLocation, parseStoreLocation } from "../storeLocation.ts";
+import { assertMigrated, describeLocation, foreignStore, parseStoreLocation } from "../storeLocation.ts";
 import { writeActionTypeCategories } from "./categories.ts";
 import { attachConnection, type Store } from "./connection.ts";
-import { assertMigrated, foreignStore } from "./openRefusals.ts";
 import * as schema from "./schema.ts";
 
 /**
@@ -46,14 +45,6 @@ function describeOpenError(error: unknown): string {
     return typeof code === "string" && !message.startsWith(code) ? `${code}: ${message}` : message;
   }
   return String(error);
-}
-
-const journalSchema = z.object({ entries: z.array(z.object({ tag: z.string(), when: z.number() })).min(1) });
-
-/** When the newest migration this version of flagtrail ships was generated (drizzle-kit's journal). */
-function newestShippedMigration(): number {
-  const text = readFileSync(join(migrationsFolder, "meta", "_journal.json"), "utf8");
-  return Math.max(...journalSchema.parse(JSON.parse(text)).entries.map((e) => e.when));
 }
 
 /** The newest migration applied to the file, or null when it has drizzle's table but none (or no table). */
@@ -173,7 +164,9 @@ export function openStore(path: string, options: OpenOptions = {}): Store {
       sqlite.prepare("SELECT count(*) FROM sqlite_master").pluck().get();
       if (!inMemory) {
         assertNotForeign(path);
-        assertMigrated(path, newestApplied(sqlite), newestShippedMigration());
+        // When the newest migration this version ships was generated (drizzle-kit's journal).
+        const shipped = readMigrationFiles({ migrationsFolder }).map((m) => m.folderMillis);
+        assertMigrated(path, newestApplied(sqlite), Math.max(...shipped));
       }
     }
     const opened = sqlite;

@@ -8,8 +8,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { createRequire } from "node:module";
 import { z } from "zod";
-import { FlagtrailError, UsageError } from "../errors.ts";
-import { queryTimedOut } from "./queryTimeout.ts";
+import { FlagtrailError, QueryTimeoutError, UsageError } from "../errors.ts";
 
 const BATCH_ROWS = 500;
 /** A loaded machine starts node in about a second; this is far beyond. */
@@ -112,7 +111,7 @@ export async function* rowsFromChildProcess(query: ChildQuery): AsyncGenerator<u
     let request: object = { path: query.path, sql: query.sql, params: query.params };
     for (;;) {
       const started = performance.now();
-      const batch = await ask(child, request, budget, () => queryTimedOut(query.timeoutMs));
+      const batch = await ask(child, request, budget, () => new QueryTimeoutError(query.timeoutMs));
       budget -= performance.now() - started;
       yield* batch.rows;
       if (batch.done) return;

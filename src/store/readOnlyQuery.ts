@@ -13,21 +13,6 @@ import { rowsFromChildProcess } from "./queryProcess.ts";
 /** Receives the result's column names and its rows (arrays in column order); returns the row count. */
 export type RowConsumer = (columns: readonly string[], rows: AsyncIterable<unknown[]>) => Promise<number>;
 
-interface ReadOnlyQuery {
-  /** SQLite's own classification of the compiled statement (sqlite3_stmt_readonly). */
-  readonly readOnly: boolean;
-  /** It returns rows (a query), unlike ATTACH, BEGIN, a PRAGMA that only sets. */
-  readonly returnsRows: boolean;
-  /** Result column names, in order (empty when it returns no rows). */
-  readonly columns: readonly string[];
-  /**
-   * Runs it with named parameters (`@name`); each row is an array in column order. Parameters are bound
-   * at once (a missing one throws here, before any output); rows are read as they are consumed, the
-   * query stopped (QueryTimeoutError) once it has worked `timeoutMs` in all.
-   */
-  rows(params: Record<string, unknown>, timeoutMs: number): AsyncIterable<unknown[]>;
-}
-
 function sqlError(error: unknown): unknown {
   return error instanceof Error && error.name === "SqliteError"
     ? new UsageError(`SQL error: ${error.message}`)
@@ -71,34 +56,26 @@ function stream(rows: IterableIterator<unknown[]>): AsyncIterableIterator<unknow
 }
 
 /**
- * Compiles one statement for reading. SQL that does not compile (or holds more than one statement) is a
- * UsageError: the user's input, not the store, is at fault. Nothing runs until `rows` is iterated.
+ * Compiles one statement on the store's connection. SQL that does not compile (or holds more than one
+ * statement) is a UsageError: the user's input, not the store, is at fault.
  */
-async function prepareReadOnlyQuery(store: Store, sql: string): Promise<ReadOnlyQuery> {
+function compile(store: Store, sql: string): Database.Statement {
   const sqlite = sqliteOf(store);
   // Layer 2 of the read-only guarantee: whatever SQLite classified wrongly is refused when it runs.
   sqlite.pragma("query_only = ON");
-  let statement: Database.Statement;
   try {
-    statement = sqlite.prepare(sql);
+    return sqlite.prepare(sql);
   } catch (error) {
     throw new UsageError(`SQL error: ${(error as Error).message}`);
   }
-  const returnsRows = statement.reader;
-  return {
-    readOnly: statement.readonly,
-    returnsRows,
-    columns: returnsRows ? statement.columns().map((c) => c.name) : [],
-    rows: (params, timeoutMs) => {
-      // An in-memory store (tests) has no file a second connection could open: it runs here, unstoppable.
-      if (store.path === ":memory:") return stream(start(statement, params));
-      binding(() => statement.bind(params)); // bad parameters fail here, before the child starts
-      return rowsFromChildProcess({ path: store.path, sql, params, timeoutMs });
-    },
-  };
 }
 
-/** Runs `query` on `store` (opened read-only) and hands its columns and rows to `consume`; returns its count. */
+/**
+ * Runs `query` on `store` (opened read-only) with named parameters (`@name`) and hands its columns and
+ * rows (arrays in column order) to `consume`; returns its count. Parameters are bound at once (a missing
+ * one throws before any output); rows are read as they are consumed, the query stopped
+ * (QueryTimeoutError) once it has worked `timeoutMs` in all.
+ */
 export async function queryReadOnly(
   store: AnyStore,
   query: string,
@@ -109,19 +86,23 @@ export async function queryReadOnly(
   if (store.engine === "postgres") {
     return (await pgSide()).queryPgReadOnly(store, query, params, consume, timeoutMs);
   }
-  const statement = await prepareReadOnlyQuery(store, query);
+  const statement = compile(store, query);
   // Layer 1: anything that may write — VACUUM INTO, temp DDL, UPDATE … RETURNING, a writing PRAGMA —
-  // is refused here, before it runs. Not string matching: SQLite decides.
-  if (!statement.readOnly) {
+  // is refused here, before it runs. Not string matching: SQLite decides (sqlite3_stmt_readonly).
+  if (!statement.readonly) {
     throw new UsageError(
       "refused: SQLite classifies this statement as one that writes (flagtrail sql is read-only; nothing was run)",
     );
   }
-  // Statements that return no rows (ATTACH, BEGIN, …) are not queries: not run either.
-  if (!statement.returnsRows) {
+  // Statements that return no rows (ATTACH, BEGIN, a PRAGMA that only sets, …) are not queries: not run either.
+  if (!statement.reader) {
     throw new UsageError(
       "refused: the statement returns no rows (flagtrail sql runs queries only; nothing was run)",
     );
   }
-  return consume(statement.columns, statement.rows(params, timeoutMs));
+  const columns = statement.columns().map((c) => c.name);
+  // An in-memory store (tests) has no file a second connection could open: it runs here, unstoppable.
+  if (store.path === ":memory:") return consume(columns, stream(start(statement, params)));
+  binding(() => statement.bind(params)); // bad parameters fail here, before the child starts
+  return consume(columns, rowsFromChildProcess({ path: store.path, sql: query, params, timeoutMs }));
 }

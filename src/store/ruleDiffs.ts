@@ -116,7 +116,6 @@ const BACKFILL_BATCH = 10_000;
 /** meta key: `{"diffVersion":n,"seq":s}`, every record up to seq s has a diff of that version. */
 export const BACKFILL_MARK_KEY = "rule_diffs_backfilled";
 
-/** The seq a stored mark stands at (0: none, unreadable, or of another DIFF_VERSION). */
 /**
  * The seq up to which every record has a diff of this DIFF_VERSION; 0 without a mark or for another
  * version's (its diffs are recomputed): the backfill's start, and what verify may require.

@@ -3,12 +3,18 @@
 // rule-diff mark, the chain head's signature and the quarantine digest. A kill loses at most the batch
 // being written, and the stored progress then points at its first page again. Only the record writer
 // differs per engine (batchWriterOf): SQLite's inserts row by row as it goes, PostgreSQL's once a batch.
+
+import {
+  addCounts,
+  type PageContext,
+  type PageWriteResult,
+  type PreparedRecord,
+} from "../records/pageTally.ts";
 import { noteListedDay } from "./coverageCounts.ts";
 import { CHAIN_HEAD_SIGNATURE_KEY, signChainHead, updateQuarantineDigestIn } from "./digests.ts";
 import { writeMetaValueQuery } from "./metaValues.ts";
 import { type AnyStore, pgSide } from "./openAny.ts";
 import { inTransaction, type Queries, sql } from "./query.ts";
-import { addCounts, type PageContext, type PageWriteResult, type PreparedRecord } from "./records.ts";
 import { advanceBackfillMarkIn } from "./ruleDiffs.ts";
 import { advanceWindowIn, type SyncPlan, savePlanIn } from "./syncPlans.ts";
 import { type RunCounters, updateRunCountersIn } from "./syncRuns.ts";

@@ -1,22 +1,14 @@
 // A run's plan and its window progress, so that a killed run resumes where it stopped, and the end of a
 // plan (checkpoint moved, windows forgotten, coverage owed) in one transaction. The page size the server
 // granted is remembered here too: a resumed plan must page with the size it began with. One query text
-// for both engines (src/store/query.ts); the plan's and a window's progress are also written
-// synchronously on SQLite, inside the batch commit's better-sqlite3 transaction (src/store/syncBatch.ts),
-// and read so by tests.
+// for both engines (src/store/query.ts); the plan's and a window's progress are also written inside the
+// batch commit's transaction (src/store/syncBatch.ts).
 import { z } from "zod";
 import { type Checkpoint, newestStoredRecordIn, readCheckpointIn, writeCheckpointIn } from "./checkpoints.ts";
-import type { Store } from "./connection.ts";
 import { addPendingCoverageDaysIn } from "./coverageState.ts";
-import {
-  deleteMetaValueQuery,
-  metaValueQuery,
-  readMetaValue,
-  writeMetaValue,
-  writeMetaValueQuery,
-} from "./metaValues.ts";
+import { deleteMetaValueQuery, readMetaValue, writeMetaValue, writeMetaValueQuery } from "./metaValues.ts";
 import type { AnyStore } from "./openAny.ts";
-import { inTransaction, type Queries, queriesOf, type SQL, sql, sqliteQueriesNow } from "./query.ts";
+import { inTransaction, type Queries, queriesOf, sql } from "./query.ts";
 
 // ---- plans and window progress ---------------------------------------------------------------------
 
@@ -61,31 +53,8 @@ export async function readStoredPlan(store: AnyStore, filterKey: string): Promis
   return parsePlan(await readMetaValue(store, planKey(filterKey)));
 }
 
-/** The plan, read synchronously on SQLite (tests read it so). */
-export function readPlan(store: Store, filterKey: string): SyncPlan | undefined {
-  return parsePlan(sqliteQueriesNow(store).get<{ value: string }>(metaValueQuery(planKey(filterKey)))?.value);
-}
-
-/** A sync_windows row as the sync reads it. */
-function windowOfRow(row: {
-  start_date: string;
-  end_date: string;
-  status: string;
-  next_page: number;
-}): SyncWindow {
-  return {
-    startDate: row.start_date,
-    endDate: row.end_date,
-    status: row.status === "done" ? "done" : "pending",
-    nextPage: row.next_page,
-  };
-}
-
-const savePlanQuery = (plan: SyncPlan, now: number) =>
-  writeMetaValueQuery(planKey(plan.filterKey), JSON.stringify(plan), now);
-
 export async function savePlanIn(q: Queries, plan: SyncPlan, now: number): Promise<void> {
-  await q.run(savePlanQuery(plan, now));
+  await q.run(writeMetaValueQuery(planKey(plan.filterKey), JSON.stringify(plan), now));
 }
 
 /**
@@ -111,40 +80,30 @@ export async function createPlan(
   });
 }
 
-type WindowRow = { start_date: string; end_date: string; status: string; next_page: number };
-
-const windowsQuery = (filterKey: string): SQL =>
-  sql`SELECT start_date, end_date, status, next_page FROM sync_windows WHERE filter_key = ${filterKey}
-    ORDER BY start_date COLLATE "binary" DESC`;
-
+/** The filter set's windows, newest first. */
 async function windowsIn(q: Queries, filterKey: string): Promise<SyncWindow[]> {
-  return (await q.all<WindowRow>(windowsQuery(filterKey))).map(windowOfRow);
+  return q.all<SyncWindow>(
+    sql`SELECT start_date AS "startDate", end_date AS "endDate", next_page AS "nextPage",
+        CASE WHEN status = 'done' THEN 'done' ELSE 'pending' END AS status
+      FROM sync_windows WHERE filter_key = ${filterKey} ORDER BY start_date COLLATE "binary" DESC`,
+  );
 }
 
 export async function readStoredWindows(store: AnyStore, filterKey: string): Promise<SyncWindow[]> {
   return windowsIn(await queriesOf(store), filterKey);
 }
 
-/** The windows, read synchronously on SQLite (tests read them so). */
-export function readWindows(store: Store, filterKey: string): SyncWindow[] {
-  return sqliteQueriesNow(store).all<WindowRow>(windowsQuery(filterKey)).map(windowOfRow);
-}
-
-function advanceWindowQuery(
+export async function advanceWindowIn(
+  q: Queries,
   filterKey: string,
   window: { startDate: string; endDate: string },
   progress: { nextPage: number; done: boolean; runId: number; now: number },
-): SQL {
-  return sql`UPDATE sync_windows SET next_page = ${progress.nextPage}, status = ${progress.done ? "done" : "pending"},
-      updated_at = ${progress.now}, sync_run_id = ${progress.runId}
-    WHERE filter_key = ${filterKey} AND start_date = ${window.startDate} AND end_date = ${window.endDate}`;
-}
-
-export async function advanceWindowIn(
-  q: Queries,
-  ...args: Parameters<typeof advanceWindowQuery>
 ): Promise<void> {
-  await q.run(advanceWindowQuery(...args));
+  await q.run(
+    sql`UPDATE sync_windows SET next_page = ${progress.nextPage}, status = ${progress.done ? "done" : "pending"},
+        updated_at = ${progress.now}, sync_run_id = ${progress.runId}
+      WHERE filter_key = ${filterKey} AND start_date = ${window.startDate} AND end_date = ${window.endDate}`,
+  );
 }
 
 /** The plan is finished: its windows and plan row go away (so later plans never skip a window). */

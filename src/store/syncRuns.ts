@@ -1,8 +1,9 @@
 // One row per `flagtrail sync` run (and daemon cycle): its counters, outcome and error. One query text
 // for both engines (src/store/query.ts).
+
+import type { PageCounts } from "../records/pageTally.ts";
 import type { AnyStore } from "./openAny.ts";
 import { type Queries, queriesOf, type SQL, sql } from "./query.ts";
-import type { PageCounts } from "./records.ts";
 
 export type RunOutcome = "running" | "ok" | "failed" | "interrupted";
 
@@ -42,18 +43,18 @@ export function runCounterColumns(c: RunCounters) {
   };
 }
 
+/** `column = value, …` of every counter column. */
 function setCounters(c: RunCounters): SQL {
-  return sql`fetched = ${c.fetched}, inserted = ${c.inserted}, duplicates = ${c.duplicates},
-    mutations = ${c.mutations}, quarantined = ${c.quarantined}, warnings = ${c.warnings},
-    requests = ${c.requests}, throttled = ${c.throttled}, retries = ${c.retries}`;
+  const columns = Object.entries(runCounterColumns(c));
+  return sql.join(
+    columns.map(([column, value]) => sql`${sql.raw(column)} = ${value}`),
+    sql`, `,
+  );
 }
-
-const updateCountersQuery = (runId: number, counters: RunCounters) =>
-  sql`UPDATE sync_runs SET ${setCounters(counters)} WHERE id = ${runId}`;
 
 /** The run's counters as of this batch, inside the batch's transaction. */
 export async function updateRunCountersIn(q: Queries, runId: number, counters: RunCounters): Promise<void> {
-  await q.run(updateCountersQuery(runId, counters));
+  await q.run(sql`UPDATE sync_runs SET ${setCounters(counters)} WHERE id = ${runId}`);
 }
 
 export async function finishRun(

@@ -10,9 +10,17 @@
 import type { OpenOptions } from "./open.ts";
 import { type AnyStore, openAnyStore } from "./openAny.ts";
 
+export { leaseHolder } from "../holders.ts";
+export {
+  emptyCounts,
+  type PreparedRecord,
+  type RecordColumns,
+  serverDayOfDateText,
+} from "../records/pageTally.ts";
+export { recordIdOf } from "../records/quarantineRows.ts";
 export type { Checkpoint } from "./checkpoints.ts";
 // Names and pure helpers the sync side shares with the store (no database access).
-export type { CoverageDay } from "./coverageCounts.ts";
+export type { CoverageDay } from "./coverageState.ts";
 export type {
   ChangedSnapshots,
   MutatedVersion,
@@ -22,15 +30,8 @@ export type {
   VersionWrite,
   WriteContext,
 } from "./entityWrites.ts";
-export { DAEMON_LAST_CYCLE_KEY, DAEMON_LEASE, leaseHolder } from "./leases.ts";
+export { DAEMON_LAST_CYCLE_KEY, DAEMON_LEASE } from "./leases.ts";
 export type { OpenOptions } from "./open.ts";
-export { recordIdOf } from "./quarantineRows.ts";
-export {
-  emptyCounts,
-  type PreparedRecord,
-  type RecordColumns,
-  serverDayOfDateText,
-} from "./records.ts";
 export type { BatchPage } from "./syncBatch.ts";
 export type { CheckpointRule, StoredHead, SyncPlan, SyncWindow } from "./syncPlans.ts";
 export { type RunCounters, runCounterColumns } from "./syncRuns.ts";

@@ -5,13 +5,6 @@
 import type Database from "better-sqlite3";
 import { parseAuditTime } from "../api/auditTime.ts";
 import { CHAIN_GENESIS } from "../hash.ts";
-// Pages written one at a time (tests, tools) are prepared as the sync prepares them.
-import { prepareRecords, type TimeParser } from "../sync/prepareRecords.ts";
-import { sqliteOf } from "./connection.ts";
-import { updateQuarantineDigest } from "./digests.ts";
-import { onRecordsInserted } from "./insertHooks.ts";
-import type { Store } from "./open.ts";
-import { type QuarantineInsert, quarantineNarrowing, quarantineRowOf } from "./quarantineRows.ts";
 import {
   CHAIN_HEAD_HASH_KEY,
   CHAIN_HEAD_SEQ_KEY,
@@ -20,7 +13,14 @@ import {
   type PageWriteResult,
   type PreparedRecord,
   type RecordColumns,
-} from "./records.ts";
+} from "../records/pageTally.ts";
+import { type QuarantineInsert, quarantineNarrowing, quarantineRowOf } from "../records/quarantineRows.ts";
+// Pages written one at a time (tests, tools) are prepared as the sync prepares them.
+import { prepareRecords, type TimeParser } from "../sync/prepareRecords.ts";
+import { sqliteOf } from "./connection.ts";
+import { updateQuarantineDigest } from "./digests.ts";
+import { onRecordsInserted } from "./insertHooks.ts";
+import type { Store } from "./open.ts";
 import type { BatchWriter } from "./syncBatch.ts";
 export interface RecordWriter {
   /**

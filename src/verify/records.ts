@@ -7,8 +7,8 @@ import { parseAuditTime } from "../api/auditTime.ts";
 import { DIFF_VERSION, diffRecordChanges } from "../diff/rules.ts";
 import { IntegrityError } from "../errors.ts";
 import { CHAIN_GENESIS, canonicalJson, chainLink, recordHash } from "../hash.ts";
+import { serverDayOfDateText } from "../records/pageTally.ts";
 import type { ChainReader, ChainRecord } from "../store/chainRead.ts";
-import { serverDayOfDateText } from "../store/records.ts";
 import { ruleChangeColumns } from "../store/ruleDiffs.ts";
 import { pacer } from "./pace.ts";
 

@@ -2,7 +2,8 @@
 // timeouts, a password quoted back in a message.
 import { describe, expect, it } from "vitest";
 import { FlagtrailError } from "../../src/errors.ts";
-import { describePgError, scrubSecret } from "../../src/store/pg/errors.ts";
+import { describePgError } from "../../src/store/pg/errors.ts";
+import { scrubSecret } from "../../src/storeLocation.ts";
 
 const URL_WITH_SECRET = "postgres://flagtrail:p%40ss-w0rd@db.internal:5432/ft";
 const MASKED = "postgres://flagtrail:***@db.internal:5432/ft";

@@ -5,8 +5,9 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { readStatus } from "../../src/commands/storeStatus.ts";
 import { LockedError } from "../../src/errors.ts";
+import { leaseHolder } from "../../src/holders.ts";
 import { sqliteOf } from "../../src/store/connection.ts";
-import { acquireLease, leaseHolder, readLease, releaseLease, renewLease } from "../../src/store/leases.ts";
+import { acquireLease, readLease, releaseLease, renewLease } from "../../src/store/leases.ts";
 import { openStore } from "../../src/store/open.ts";
 
 function tempDb() {

@@ -5,13 +5,12 @@ import { describe, expect, it } from "vitest";
 import type { AuditLogQuery } from "../../src/api/client.ts";
 import { ApiError, AuthError, LockedError } from "../../src/errors.ts";
 import { writeReports } from "../../src/report/writeReports.ts";
-import { readCheckpoint } from "../../src/store/checkpoints.ts";
 import { sqliteOf } from "../../src/store/connection.ts";
 import { readPendingCoverageDays } from "../../src/store/coverageState.ts";
 import { acquireLease } from "../../src/store/leases.ts";
 import { openStore, type Store } from "../../src/store/open.ts";
 import { backfillRuleDiffs } from "../../src/store/ruleDiffs.ts";
-import { readPlan, readWindows } from "../../src/store/syncPlans.ts";
+import { readCheckpoint, readPlan, readWindows } from "../../src/store/syncStore.ts";
 import { runSync, type SyncOptions } from "../../src/sync/runSync.ts";
 import { makeRecord, utcDateText, utcTimeText } from "../helpers/auditRecords.ts";
 import { FakeConsoleClient } from "../helpers/fakeConsoleClient.ts";
@@ -63,9 +62,9 @@ describe("runSync", () => {
     const pageQueries = client.queries.filter((q) => q.limit !== 1);
     expect(pageQueries.every((q) => q.startDate && q.endDate && q.latestID === undefined)).toBe(true);
     const newest = entries.at(-1)!.record.id;
-    expect(readCheckpoint(store, "all")?.latestId).toBe(newest);
-    expect(readPlan(store, "all")).toBeUndefined();
-    expect(readWindows(store, "all")).toEqual([]);
+    expect((await readCheckpoint(store, "all"))?.latestId).toBe(newest);
+    expect(await readPlan(store, "all")).toBeUndefined();
+    expect(await readWindows(store, "all")).toEqual([]);
     expect(runRows(store)).toEqual([{ outcome: "ok", filter_key: "all", inserted: 300, error: null }]);
     // Coverage from paging alone: every window's totalItems matched its local count, so every day of
     // the range is checked without a single count request.
@@ -110,7 +109,7 @@ describe("runSync", () => {
     const store = openStore(":memory:");
     const client = new FakeConsoleClient(history(100, 60));
     await runSync(store, client, { ...base, since: "2024-04-01" });
-    const checkpoint = readCheckpoint(store, "all")!;
+    const checkpoint = (await readCheckpoint(store, "all"))!;
     expect(checkpoint.serverDay).toBe("2024-06-29");
     const fresh = [makeRecord(NOW + 1000), makeRecord(NOW + 2000), makeRecord(NOW + 3000)];
     for (const [i, r] of fresh.entries()) client.add(NOW + 1000 * (i + 1), r);
@@ -131,7 +130,7 @@ describe("runSync", () => {
     ]);
     expect(client.queries[1]?.latestID).toBeUndefined();
     expect(summary.duplicates).toBe(summary.fetched - 3);
-    expect(readCheckpoint(store, "all")?.latestId).toBe(fresh[2]!.id);
+    expect((await readCheckpoint(store, "all"))?.latestId).toBe(fresh[2]!.id);
     // Records stored one batch at a time move the rule-diff mark along: nothing left to rescan.
     expect(await backfillRuleDiffs(store)).toEqual({ diffed: 0, scanned: 0 });
   });
@@ -140,7 +139,7 @@ describe("runSync", () => {
     const store = openStore(":memory:");
     const client = new FakeConsoleClient(history(40, 10));
     await runSync(store, client, { ...base, since: "2024-06-15", coverage: false });
-    expect(readCheckpoint(store, "all")?.serverDay).toBe("2024-06-30");
+    expect((await readCheckpoint(store, "all"))?.serverDay).toBe("2024-06-30");
     // Arrives late, dated the day before yesterday: older than the checkpoint, so latestID hides it.
     const late = NOW - 1.5 * DAY;
     const lateRecord = makeRecord(late);
@@ -228,7 +227,7 @@ describe("runSync", () => {
     const store = openStore(":memory:");
     const client = new FakeConsoleClient(history(30, 10));
     await runSync(store, client, { ...base, since: "2024-06-10", coverage: false });
-    const unfiltered = readCheckpoint(store, "all")!;
+    const unfiltered = (await readCheckpoint(store, "all"))!;
     expect(unfiltered.latestId).toBe(client.ids().at(-1));
 
     // Newer records of one type; a sync filtered on that type reads and checkpoints them.
@@ -241,8 +240,8 @@ describe("runSync", () => {
       coverage: false,
     });
     expect(filtered.inserted).toBe(2);
-    expect(readCheckpoint(store, "types:experiment_start")?.latestId).toBe(newer[1]!.id);
-    expect(readCheckpoint(store, "all")).toEqual(unfiltered); // not advanced, not touched
+    expect((await readCheckpoint(store, "types:experiment_start"))?.latestId).toBe(newer[1]!.id);
+    expect(await readCheckpoint(store, "all")).toEqual(unfiltered); // not advanced, not touched
 
     // The next unfiltered run still starts from its own checkpoint.
     client.queries.length = 0;
@@ -250,7 +249,7 @@ describe("runSync", () => {
     const withLatest = client.queries.filter((q) => q.latestID !== undefined);
     expect(withLatest.map((q) => q.latestID)).toEqual([unfiltered.latestId]);
     expect(client.queries.every((q) => q.actionTypes === undefined)).toBe(true);
-    expect(readCheckpoint(store, "all")?.latestId).toBe(newer[1]!.id);
+    expect((await readCheckpoint(store, "all"))?.latestId).toBe(newer[1]!.id);
   });
 
   it("records a failure, keeps every committed page, and resumes without re-reading finished windows", async () => {
@@ -267,7 +266,7 @@ describe("runSync", () => {
     const kept = storedIds(store).length;
     expect(kept).toBeGreaterThan(0);
     expect(runRows(store)[0]).toMatchObject({ outcome: "failed", error: "connection reset after retries" });
-    const windows = readWindows(store, "all");
+    const windows = await readWindows(store, "all");
     const done = windows.filter((w) => w.status === "done");
     expect(done.length).toBeGreaterThan(0);
 
@@ -303,7 +302,7 @@ describe("runSync", () => {
     // The summary names the plan's range, not just its end day (issue 26).
     expect(summary.range).toEqual({ since: "2024-03-01", until: "2024-07-01" });
     expect(runRows(store)[0]?.outcome).toBe("interrupted");
-    expect(readPlan(store, "all")).toBeDefined();
+    expect(await readPlan(store, "all")).toBeDefined();
     const requestsAfterAbort = client.queries.length;
     expect(requestsAfterAbort).toBe(5);
 
@@ -453,7 +452,7 @@ describe("runSync checkpoint without recent activity", () => {
     const client = new FakeConsoleClient(entries);
     await runSync(store, client, { ...base, since: "2024-03-01", coverage: false });
     const newest = entries.at(-1)!.record;
-    expect(readCheckpoint(store, "all")?.latestId).toBe(newest.id);
+    expect((await readCheckpoint(store, "all"))?.latestId).toBe(newest.id);
 
     const notices: string[] = [];
     client.queries.length = 0;
@@ -568,7 +567,7 @@ describe("runSync sticky plans", () => {
       },
     });
     await expect(runSync(store, client, { ...base, since: "2024-06-01" })).rejects.toThrow(AuthError);
-    expect(readPlan(store, "all")).toBeUndefined();
-    expect(readWindows(store, "all")).toEqual([]);
+    expect(await readPlan(store, "all")).toBeUndefined();
+    expect(await readWindows(store, "all")).toEqual([]);
   });
 });

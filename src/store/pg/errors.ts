@@ -1,7 +1,7 @@
 // One sentence for the user from a node-postgres error, naming the store by its masked URL and never
 // repeating the password (a driver message could quote the connection string).
 import { FlagtrailError } from "../../errors.ts";
-import { maskUrl } from "../../storeLocation.ts";
+import { maskUrl, scrubSecret } from "../../storeLocation.ts";
 
 /**
  * The server ended the session (57P01 terminated, 57P02 crash shutdown, 57P03 not accepting
@@ -18,29 +18,6 @@ const UNREACHABLE = new Set([
   "EHOSTUNREACH",
   "ENETUNREACH",
 ]);
-
-/** `message` with the URL's password (as typed and percent-decoded) replaced by `***`. */
-export function scrubSecret(message: string, url: string): string {
-  let password = "";
-  try {
-    password = new URL(url).password;
-  } catch {
-    // A URL that does not parse never reached the driver; maskUrl below still covers its text.
-  }
-  let text = message.split(url).join(maskUrl(url));
-  for (const secret of new Set([password, safeDecode(password)])) {
-    if (secret.length > 0) text = text.split(secret).join("***");
-  }
-  return text;
-}
-
-function safeDecode(text: string): string {
-  try {
-    return decodeURIComponent(text);
-  } catch {
-    return text;
-  }
-}
 
 function sentence(message: string): string {
   return message.replace(/[\s.]+$/, "");

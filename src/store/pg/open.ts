@@ -7,11 +7,10 @@ import { drizzle } from "drizzle-orm/node-postgres";
 import { migrate } from "drizzle-orm/node-postgres/migrator";
 import pg from "pg";
 import { FlagtrailError } from "../../errors.ts";
-import { maskUrl } from "../../storeLocation.ts";
+import { assertMigrated, foreignStore, maskUrl } from "../../storeLocation.ts";
 import { type CategoryRow, categoryWrites, STORED_CATEGORIES } from "../categories.ts";
 import { attachPgConnection, type PgConnection, type PgStore } from "../connection.ts";
 import { releaseLease } from "../leases.ts";
-import { assertMigrated, foreignStore } from "../openRefusals.ts";
 import { describePgError } from "./errors.ts";
 import * as schema from "./schema.ts";
 

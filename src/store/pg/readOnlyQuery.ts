@@ -10,9 +10,8 @@
 //    `SET TRANSACTION READ WRITE` would be allowed), rolled back whatever happened.
 // Every statement gets what is left of the query's time limit as its statement_timeout.
 import type pg from "pg";
-import { FlagtrailError, UsageError } from "../../errors.ts";
+import { FlagtrailError, QueryTimeoutError, UsageError } from "../../errors.ts";
 import { type PgStore, pgConnectionOf } from "../connection.ts";
-import { queryTimedOut } from "../queryTimeout.ts";
 import type { RowConsumer } from "../readOnlyQuery.ts";
 import { describePgError } from "./errors.ts";
 import { toPositional } from "./namedParams.ts";
@@ -59,7 +58,7 @@ function extended<T extends object>(config: T): T {
 function timeLimited(client: pg.PoolClient, limitMs: number): Run {
   let left = limitMs;
   return async (config) => {
-    if (left <= 0) throw queryTimedOut(limitMs);
+    if (left <= 0) throw new QueryTimeoutError(limitMs);
     await client.query(`SET LOCAL statement_timeout = ${Math.ceil(left)}`);
     const started = performance.now();
     try {
@@ -67,7 +66,7 @@ function timeLimited(client: pg.PoolClient, limitMs: number): Run {
     } catch (error) {
       // 57014 is also a cancel from elsewhere (pg_cancel_backend): ours is the one that used up the time.
       if (sqlState(error) === "57014" && performance.now() - started >= left - 50)
-        throw queryTimedOut(limitMs);
+        throw new QueryTimeoutError(limitMs);
       throw error;
     } finally {
       left -= performance.now() - started;

@@ -5,10 +5,6 @@
 // its new records go in with one COPY (Queries.insertRows) once every page is tallied, their rule diffs
 // with one more, the chain head's meta rows with one statement. Quarantined records and revisions are rare and go in one by one.
 import { CHAIN_GENESIS } from "../../hash.ts";
-import { insertQuarantineIn } from "../digests.ts";
-import { quarantineNarrowing, quarantineRowOf } from "../quarantineRows.ts";
-import type { Queries } from "../query.ts";
-import { sql } from "../query.ts";
 import {
   CHAIN_HEAD_HASH_KEY,
   CHAIN_HEAD_SEQ_KEY,
@@ -18,7 +14,11 @@ import {
   type PreparedRecord,
   type RecordColumns,
   type StoredVersion,
-} from "../records.ts";
+} from "../../records/pageTally.ts";
+import { quarantineNarrowing, quarantineRowOf } from "../../records/quarantineRows.ts";
+import { insertQuarantineIn } from "../digests.ts";
+import type { Queries } from "../query.ts";
+import { sql } from "../query.ts";
 import { insertRuleDiffRows, type RecordDiff } from "../ruleDiffs.ts";
 import type { BatchWriter } from "../syncBatch.ts";
 import type { ChainHead } from "../writes.ts";

@@ -2,7 +2,7 @@
 // failed its schema, kept whole (raw JSON, every issue) with where and when it was received. Pure.
 import type { InvalidItem } from "../api/entities.ts";
 import { recordHash } from "../hash.ts";
-import type { PageContext, PreparedRecord } from "./records.ts";
+import type { PageContext, PreparedRecord } from "./pageTally.ts";
 
 /** The record id of raw JSON that may be anything: a non-empty string `id`, else null. */
 export function recordIdOf(raw: unknown): string | null {

@@ -1,17 +1,23 @@
 // A page of audit records as both engines write it: prepared ahead of the write (validated, hashed and
 // diffed by src/sync/prepareRecords.ts as each page arrives), then sorted by PageTally into new records
 // (the next links of the hash chain), duplicates, revisions (an id seen again with other content: the
-// first version stays) and quarantine (its rows: src/store/quarantineRows.ts).
-// Pure: no database. src/store/writes.ts (SQLite) and src/store/pg/writes.ts (PostgreSQL) ask their
-// database and follow these decisions.
+// first version stays) and quarantine (its rows: ./quarantineRows.ts).
+// Pure: no database, so not in src/store. src/store/writes.ts (SQLite) and src/store/pg/writes.ts
+// (PostgreSQL) ask their database and follow these decisions.
 
 import { parseAuditTime } from "../api/auditTime.ts";
 import type { RuleDiff } from "../diff/rules.ts";
 import { chainLink } from "../hash.ts";
-import type { InsertedRecord } from "./insertHooks.ts";
 
 export const CHAIN_HEAD_SEQ_KEY = "chain_head_seq";
 export const CHAIN_HEAD_HASH_KEY = "chain_head_hash";
+
+/** A record new to the store, whose rule diff goes in with it (src/store/insertHooks.ts). */
+export interface InsertedRecord {
+  id: string;
+  /** The record's rule diff, computed before the transaction; null when it has no rules. */
+  diff: RuleDiff | null;
+}
 
 type RecordOutcome =
   | { kind: "inserted"; id: string; seq: number }
