@@ -4,7 +4,7 @@
 // request range that returned them (day_min..day_max). So a gap report means a record is missing. Quarantined records count once per id, and not when a valid version of the id is stored.
 // The store reads the rows; their sum per day is the sync's (src/sync/coverageCounts.ts). One query text
 // for both engines (src/store/query.ts).
-import { type CoverageDay, removePendingCoverageDaysIn, writeCoverageQuery } from "./coverageState.ts";
+import { type CoverageDay, removePendingCoverageDaysIn, writeCoverageRowsQuery } from "./coverageState.ts";
 import { updateCoverageDigestIn } from "./digests.ts";
 import type { AnyStore } from "./openAny.ts";
 import { inList, inTransaction, type Queries, queriesOf, type SQL, sql } from "./query.ts";
@@ -108,6 +108,8 @@ export async function heldRowsByDay(
   return { stored, relisted: await relisted(q, from, to, actionTypes), quarantined };
 }
 
+const COVERAGE_ROWS_PER_STATEMENT = 500;
+
 /** Coverage rows of checked days, those days off the owed list, and the digest, in one transaction. */
 export async function recordCoverage(
   store: AnyStore,
@@ -117,7 +119,13 @@ export async function recordCoverage(
   now: number,
 ): Promise<void> {
   await inTransaction(store, async (q) => {
-    for (const d of days) await q.run(writeCoverageQuery({ filterKey, runId, now, ...d }));
+    // A day listed twice keeps its last row, as one upsert per day did: one statement may not upsert a row twice.
+    const rows = [...new Map(days.map((d) => [d.day, d])).values()];
+    // 8 parameters a row: 500 rows stay under SQLite's 32,766 and PostgreSQL's 65,535.
+    for (let at = 0; at < rows.length; at += COVERAGE_ROWS_PER_STATEMENT) {
+      const chunk = rows.slice(at, at + COVERAGE_ROWS_PER_STATEMENT);
+      await q.run(writeCoverageRowsQuery(chunk.map((d) => ({ filterKey, runId, now, ...d }))));
+    }
     await removePendingCoverageDaysIn(
       q,
       filterKey,

@@ -23,28 +23,49 @@ import { insertRuleDiffRows, type RecordDiff } from "../ruleDiffs.ts";
 import type { BatchWriter } from "../syncBatch.ts";
 import type { ChainHead } from "../writes.ts";
 
-/** audit_logs' columns as the COPY lists them, with each one's value. */
-const RECORD_COLUMNS: readonly [string, (c: RecordColumns) => unknown][] = [
-  ["id", (c) => c.id],
-  ["name", (c) => c.name],
-  ["action_type", (c) => c.actionType],
-  ["change_log", (c) => c.changeLog],
-  ["updated_by", (c) => c.updatedBy],
-  ["updated_by_user_id", (c) => c.updatedByUserId],
-  ["modifier_email", (c) => c.modifierEmail],
-  ["occurred_at", (c) => c.occurredAt],
-  ["server_day", (c) => c.serverDay],
-  ["date_text", (c) => c.dateText],
-  ["time_text", (c) => c.timeText],
-  ["tags", (c) => c.tags],
-  ["raw", (c) => c.raw],
-  ["record_hash", (c) => c.recordHash],
-  ["seq", (c) => c.seq],
-  ["chain_hash", (c) => c.chainHash],
-  ["first_seen_at", (c) => c.firstSeenAt],
-  ["sync_run_id", (c) => c.syncRunId],
+/** audit_logs' columns as the COPY lists them; recordRow gives their values in this order. */
+const RECORD_COLUMN_NAMES = [
+  "id",
+  "name",
+  "action_type",
+  "change_log",
+  "updated_by",
+  "updated_by_user_id",
+  "modifier_email",
+  "occurred_at",
+  "server_day",
+  "date_text",
+  "time_text",
+  "tags",
+  "raw",
+  "record_hash",
+  "seq",
+  "chain_hash",
+  "first_seen_at",
+  "sync_run_id",
 ];
-const RECORD_COLUMN_NAMES = RECORD_COLUMNS.map(([name]) => name);
+
+/** One array literal a record: a getter per column cost 18 calls a record (900,000 a 50k sync). */
+const recordRow = (c: RecordColumns): unknown[] => [
+  c.id,
+  c.name,
+  c.actionType,
+  c.changeLog,
+  c.updatedBy,
+  c.updatedByUserId,
+  c.modifierEmail,
+  c.occurredAt,
+  c.serverDay,
+  c.dateText,
+  c.timeText,
+  c.tags,
+  c.raw,
+  c.recordHash,
+  c.seq,
+  c.chainHash,
+  c.firstSeenAt,
+  c.syncRunId,
+];
 
 /**
  * The chain head and the stored version of each of these ids, in one round trip (one array parameter):
@@ -173,11 +194,7 @@ class PgBatchWriter implements BatchWriter {
   /** Inserts the records the pages added, then their rule diffs, and moves the chain head's meta rows. */
   async write(): Promise<void> {
     if (this.rows.length === 0) return;
-    await this.q.insertRows(
-      "audit_logs",
-      RECORD_COLUMN_NAMES,
-      this.rows.map((c) => RECORD_COLUMNS.map(([, value]) => value(c))),
-    );
+    await this.q.insertRows("audit_logs", RECORD_COLUMN_NAMES, this.rows.map(recordRow));
     // Both halves of the chain head in one statement.
     await this.q.run(
       sql`INSERT INTO meta (key, value, updated_at)
