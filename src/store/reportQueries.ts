@@ -7,7 +7,9 @@
 // json_extract over JSON text, and a "binary" collation for SQLite's byte-order sorts), written in the
 // SQL both accept: grouped columns in GROUP BY, subqueries with an alias, NULLS FIRST where a sorted
 // column can be NULL (SQLite's default, not PostgreSQL's), numbers from JSON CAST. A PostgreSQL variant
-// (src/store/pg/reportQueries.ts) only where its planner needs another shape, with the measurement.
+// (src/store/pg/reportQueries.ts) only where its planner needs another shape, with the measurement; a
+// SQLite variant (src/store/reportQueries/sqliteVariants.ts) where an index holds what the one text
+// reads from every record's JSON.
 //
 // Everything the report calls is async (a Promise, or an AsyncIterable of row batches) because a
 // PostgreSQL driver is; better-sqlite3 stays synchronous inside. Long results come in batches, not row
@@ -29,6 +31,7 @@ import { MUTATION_QUERIES } from "./reportQueries/mutations.ts";
 import { OVERVIEW_QUERIES } from "./reportQueries/overview.ts";
 import { REVIEW_QUERIES } from "./reportQueries/reviews.ts";
 import type { ReportRows } from "./reportQueries/rows.ts";
+import { SQLITE_VARIANTS } from "./reportQueries/sqliteVariants.ts";
 
 export { UNPLACED_RECORDS_SQL } from "./reportQueries/completeness.ts";
 export type * from "./reportQueries/rows.ts";
@@ -150,16 +153,21 @@ async function* batchesOf<Row>(
   }
 }
 
+/** The text SQLite runs for a query (its variant, where it has one: same rows) and the values it binds. */
+function sqliteQuery(name: ReportQueryName, params: ReportParams) {
+  const sql = SQLITE_VARIANTS[name] ?? QUERIES[name];
+  return { sql, params: paramsFor(sql, bindParams(params)) };
+}
+
 function snapshotOf(sqlite: Database.Database): ReportSnapshot {
-  const statement = (name: ReportQueryName) => sqlite.prepare(QUERIES[name]);
   return {
     rows: async <N extends ReportQueryName>(name: N, params: ReportParams) => {
-      const { sql, params: bound } = reportQuery(name, params);
+      const { sql, params: bound } = sqliteQuery(name, params);
       return sqlite.prepare(sql).all(bound) as ReportRows[N][];
     },
     batches: <N extends ReportQueryName>(name: N, params: ReportParams) => {
-      const bound = reportQuery(name, params).params;
-      return batchesOf<ReportRows[N]>(statement(name), bound);
+      const { sql, params: bound } = sqliteQuery(name, params);
+      return batchesOf<ReportRows[N]>(sqlite.prepare(sql), bound);
     },
     chainHead: async () => {
       const head = sqlite.prepare("SELECT seq, chain_hash FROM audit_logs ORDER BY seq DESC LIMIT 1").get() as
