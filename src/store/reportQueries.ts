@@ -24,6 +24,7 @@ import type Database from "better-sqlite3";
 import { sqliteOf } from "./connection.ts";
 import { ENTITY_REPORT_QUERIES } from "./entityReportQueries.ts";
 import { type AnyStore, pgSide } from "./openAny.ts";
+import { CHANGES_CSV_SQL, type ChangeCsvRow } from "./reportQueries/changesCsv.ts";
 import { COMPLETENESS_QUERIES } from "./reportQueries/completeness.ts";
 import { CONTROL_QUERIES } from "./reportQueries/controls.ts";
 import { ENTITY_SECTION_QUERIES } from "./reportQueries/entities.ts";
@@ -115,6 +116,12 @@ export interface ReportSnapshot {
   rows<N extends ReportQueryName>(name: N, params: ReportParams): Promise<ReportRows[N][]>;
   /** The rows of a query with a long result, in order, a batch at a time (bounded memory). */
   batches<N extends ReportQueryName>(name: N, params: ReportParams): AsyncIterable<readonly ReportRows[N][]>;
+  /**
+   * The rows of the three change CSVs in one read, where the engine has it (SQLite): each change of the
+   * period once, in time order, with its category and whether it is unreviewed. Without it the report
+   * runs experimentStateChangesCsv, configEditsCsv and unreviewedCsv: the same rows.
+   */
+  changes?(params: ReportParams): AsyncIterable<readonly ChangeCsvRow[]>;
   /** The newest record's place in the hash chain; null for an empty store. */
   chainHead(): Promise<{ seq: number; chainHash: string } | null>;
   /** Every record stored, whatever its time. */
@@ -169,6 +176,11 @@ function snapshotOf(sqlite: Database.Database): ReportSnapshot {
       const { sql, params: bound } = sqliteQuery(name, params);
       return batchesOf<ReportRows[N]>(sqlite.prepare(sql), bound);
     },
+    changes: (params: ReportParams) =>
+      batchesOf<ChangeCsvRow>(
+        sqlite.prepare(CHANGES_CSV_SQL),
+        paramsFor(CHANGES_CSV_SQL, bindParams(params)),
+      ),
     chainHead: async () => {
       const head = sqlite.prepare("SELECT seq, chain_hash FROM audit_logs ORDER BY seq DESC LIMIT 1").get() as
         | { seq: number; chain_hash: string }
