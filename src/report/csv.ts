@@ -22,7 +22,7 @@ const NEEDS_QUOTES = /[",\r\n]/;
  * compares the two); written here because the library's per-field option handling was a sixth of the
  * one-month 1M-record report's CPU (bench/report.ts).
  */
-function csvField(value: string | number | null): string {
+export function csvField(value: string | number | null): string {
   if (value === null) return "";
   if (typeof value === "number") return String(value);
   return NEEDS_QUOTES.test(value) ? `"${value.replaceAll('"', '""')}"` : value;
@@ -40,7 +40,7 @@ export function csvRecord(fields: readonly (string | number | null)[]): string {
  * A row's record, formula-neutralised, straight from the columns (csvRecord's bytes): no array of
  * fields per row, which on a one-month 1M-record report was a sixth of the CSVs' CPU with its garbage.
  */
-function rowRecord<Row>(columns: readonly CsvColumn<Row>[], row: Row): string {
+export function rowRecord<Row>(columns: readonly CsvColumn<Row>[], row: Row): string {
   let line = csvField(neutraliseFormula(columns[0]!.value(row)));
   for (let i = 1; i < columns.length; i += 1)
     line += `,${csvField(neutraliseFormula(columns[i]!.value(row)))}`;
@@ -48,7 +48,7 @@ function rowRecord<Row>(columns: readonly CsvColumn<Row>[], row: Row): string {
 }
 
 /** The UTF-8 byte-order mark: without it LibreOffice's and Excel's default import read UTF-8 as Latin-1. */
-const BOM = "\uFEFF";
+export const BOM = "\uFEFF";
 
 /**
  * Writes header + one line per row, creating the file 0600 whatever the umask, and fsyncs it; returns

@@ -7,7 +7,9 @@
 // json_extract over JSON text, and a "binary" collation for SQLite's byte-order sorts), written in the
 // SQL both accept: grouped columns in GROUP BY, subqueries with an alias, NULLS FIRST where a sorted
 // column can be NULL (SQLite's default, not PostgreSQL's), numbers from JSON CAST. A PostgreSQL variant
-// (src/store/pg/reportQueries.ts) only where its planner needs another shape, with the measurement.
+// (src/store/pg/reportQueries.ts) only where its planner needs another shape, with the measurement; a
+// SQLite variant (src/store/reportQueries/sqliteVariants.ts) where an index holds what the one text
+// reads from every record's JSON.
 //
 // Everything the report calls is async (a Promise, or an AsyncIterable of row batches) because a
 // PostgreSQL driver is; better-sqlite3 stays synchronous inside. Long results come in batches, not row
@@ -22,6 +24,7 @@ import type Database from "better-sqlite3";
 import { sqliteOf } from "./connection.ts";
 import { ENTITY_REPORT_QUERIES } from "./entityReportQueries.ts";
 import { type AnyStore, pgSide } from "./openAny.ts";
+import { CHANGES_CSV_SQL, type ChangeCsvRow } from "./reportQueries/changesCsv.ts";
 import { COMPLETENESS_QUERIES } from "./reportQueries/completeness.ts";
 import { CONTROL_QUERIES } from "./reportQueries/controls.ts";
 import { ENTITY_SECTION_QUERIES } from "./reportQueries/entities.ts";
@@ -29,6 +32,7 @@ import { MUTATION_QUERIES } from "./reportQueries/mutations.ts";
 import { OVERVIEW_QUERIES } from "./reportQueries/overview.ts";
 import { REVIEW_QUERIES } from "./reportQueries/reviews.ts";
 import type { ReportRows } from "./reportQueries/rows.ts";
+import { SQLITE_VARIANTS } from "./reportQueries/sqliteVariants.ts";
 
 export { UNPLACED_RECORDS_SQL } from "./reportQueries/completeness.ts";
 export type * from "./reportQueries/rows.ts";
@@ -112,6 +116,12 @@ export interface ReportSnapshot {
   rows<N extends ReportQueryName>(name: N, params: ReportParams): Promise<ReportRows[N][]>;
   /** The rows of a query with a long result, in order, a batch at a time (bounded memory). */
   batches<N extends ReportQueryName>(name: N, params: ReportParams): AsyncIterable<readonly ReportRows[N][]>;
+  /**
+   * The rows of the three change CSVs in one read, where the engine has it (SQLite): each change of the
+   * period once, in time order, with its category and whether it is unreviewed. Without it the report
+   * runs experimentStateChangesCsv, configEditsCsv and unreviewedCsv: the same rows.
+   */
+  changes?(params: ReportParams): AsyncIterable<readonly ChangeCsvRow[]>;
   /** The newest record's place in the hash chain; null for an empty store. */
   chainHead(): Promise<{ seq: number; chainHash: string } | null>;
   /** Every record stored, whatever its time. */
@@ -150,17 +160,27 @@ async function* batchesOf<Row>(
   }
 }
 
+/** The text SQLite runs for a query (its variant, where it has one: same rows) and the values it binds. */
+function sqliteQuery(name: ReportQueryName, params: ReportParams) {
+  const sql = SQLITE_VARIANTS[name] ?? QUERIES[name];
+  return { sql, params: paramsFor(sql, bindParams(params)) };
+}
+
 function snapshotOf(sqlite: Database.Database): ReportSnapshot {
-  const statement = (name: ReportQueryName) => sqlite.prepare(QUERIES[name]);
   return {
     rows: async <N extends ReportQueryName>(name: N, params: ReportParams) => {
-      const { sql, params: bound } = reportQuery(name, params);
+      const { sql, params: bound } = sqliteQuery(name, params);
       return sqlite.prepare(sql).all(bound) as ReportRows[N][];
     },
     batches: <N extends ReportQueryName>(name: N, params: ReportParams) => {
-      const bound = reportQuery(name, params).params;
-      return batchesOf<ReportRows[N]>(statement(name), bound);
+      const { sql, params: bound } = sqliteQuery(name, params);
+      return batchesOf<ReportRows[N]>(sqlite.prepare(sql), bound);
     },
+    changes: (params: ReportParams) =>
+      batchesOf<ChangeCsvRow>(
+        sqlite.prepare(CHANGES_CSV_SQL),
+        paramsFor(CHANGES_CSV_SQL, bindParams(params)),
+      ),
     chainHead: async () => {
       const head = sqlite.prepare("SELECT seq, chain_hash FROM audit_logs ORDER BY seq DESC LIMIT 1").get() as
         | { seq: number; chain_hash: string }
