@@ -31,53 +31,15 @@ function csvColumns(
   return columns;
 }
 
-/** The three CSVs; with several projects, each has a first column `project` and every project's rows in turn. */
-export async function writeCsvs(
-  parts: readonly ReportPart[],
-  staging: string,
-  args: ReportArgs,
-): Promise<WrittenFile[]> {
-  if (parts.every((part) => part.snapshot.changes)) return writeCsvsInOneRead(parts, staging, args);
-  const files: WrittenFile[] = [];
-  const names = reportFileNames(args.period);
-  const columns = csvColumns(isoFormatter(args.period.timeZone), ticketsOf(parts, args));
-  for (const [key, query, fold] of [
-    ["experimentStateChanges", "experimentStateChangesCsv", "experimentSummary"],
-    ["configEdits", "configEditsCsv", "configSummary"],
-    ["unreviewedChanges", "unreviewedCsv", "unreviewed"],
-  ] as const) {
-    const onRow = (part: ReportPart, row: CsvRow) => {
-      part.counts[key] += 1;
-      part.folds?.[fold].add(summaryEntry(row));
-    };
-    const path = join(staging, names[key]);
-    const options = { bom: args.bom };
-    let headers: string[];
-    if (parts.length === 1) {
-      const part = parts[0]!;
-      const rows = part.snapshot.batches(query, part.params);
-      await writeCsv(path, columns, rows, { ...options, onRow: (row) => onRow(part, row) });
-      headers = columns.map((c) => c.header);
-    } else {
-      const combined = projectColumns(columns);
-      const rows = projectBatches(parts, (part) => part.snapshot.batches(query, part.params));
-      await writeCsv(path, combined, rows, { ...options, onRow: (r) => onRow(r.part, r.row) });
-      headers = combined.map((c) => c.header);
-    }
-    const count = parts.reduce((sum, part) => sum + part.counts[key], 0);
-    files.push({ name: names[key], rows: count, columns: headers });
-  }
-  return files;
-}
-
 const CHANGE_CSVS = ["experimentStateChanges", "configEdits", "unreviewedChanges"] as const;
 
 /**
- * The same three files from one read of the period's changes (ReportSnapshot.changes): an unreviewed
- * change is a row of its category's CSV and of the unreviewed changes' one, the same line in both
- * (the columns are the same), formatted once. Written a buffer at a time, fsync'd when closed.
+ * The three change CSVs (experiment state changes, config edits, unreviewed changes) from one read of
+ * the period's changes (ReportSnapshot.changes): an unreviewed change is a row of its category's CSV and
+ * of the unreviewed changes' one, the same line in both (the columns are the same), formatted once.
+ * Written a buffer at a time, fsync'd when closed.
  */
-async function writeCsvsInOneRead(
+export async function writeCsvs(
   parts: readonly ReportPart[],
   staging: string,
   args: ReportArgs,

@@ -117,11 +117,11 @@ export interface ReportSnapshot {
   /** The rows of a query with a long result, in order, a batch at a time (bounded memory). */
   batches<N extends ReportQueryName>(name: N, params: ReportParams): AsyncIterable<readonly ReportRows[N][]>;
   /**
-   * The rows of the three change CSVs in one read, where the engine has it (SQLite): each change of the
-   * period once, in time order, with its category and whether it is unreviewed. Without it the report
-   * runs experimentStateChangesCsv, configEditsCsv and unreviewedCsv: the same rows.
+   * The rows of the three change CSVs in one read: each change of the period once, in time order, with
+   * its category and whether it is unreviewed (the rows of experimentStateChangesCsv, configEditsCsv and
+   * unreviewedCsv together).
    */
-  changes?(params: ReportParams): AsyncIterable<readonly ChangeCsvRow[]>;
+  changes(params: ReportParams): AsyncIterable<readonly ChangeCsvRow[]>;
   /** The newest record's place in the hash chain; null for an empty store. */
   chainHead(): Promise<{ seq: number; chainHash: string } | null>;
   /** Every record stored, whatever its time. */

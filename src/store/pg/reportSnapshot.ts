@@ -3,6 +3,7 @@
 // transaction, long results through a cursor.
 import type pg from "pg";
 import type { PgStore } from "../connection.ts";
+import type { ChangeCsvRow } from "../reportQueries/changesCsv.ts";
 import {
   BATCH_ROWS,
   bindParams,
@@ -16,7 +17,7 @@ import {
 } from "../reportQueries.ts";
 import { toPositional } from "./namedParams.ts";
 import { inPgReadSnapshot } from "./queries.ts";
-import { PG_VARIANTS } from "./reportQueries.ts";
+import { PG_CHANGES_CSV, PG_VARIANTS } from "./reportQueries.ts";
 
 let cursors = 0;
 
@@ -63,6 +64,10 @@ function snapshotOf(client: pg.ClientBase): ReportSnapshot {
     batches: <N extends ReportQueryName>(name: N, params: ReportParams) => {
       const { text, values } = bound(name, params);
       return cursorBatches<ReportRows[N]>(client, text, values);
+    },
+    changes: (params: ReportParams) => {
+      const { text, values } = toPositional(PG_CHANGES_CSV, paramsFor(PG_CHANGES_CSV, bindParams(params)));
+      return cursorBatches<ChangeCsvRow>(client, text, values);
     },
     chainHead: async () => {
       const [head] = (

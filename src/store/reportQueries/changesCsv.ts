@@ -4,7 +4,9 @@
 // changes are rows of the other two CSVs with the same columns, so run apart (unreviewedCsv) their rows
 // were read from the store, handed over and formatted twice (the one-month report of a 1M-record store:
 // CPU 2,750 → 2,270 ms, medians of four runs alternating, bench/report.ts's store). Not printed (the CSVs'
-// queries are not). PostgreSQL's snapshot has no such read yet: it runs the three CSV queries.
+// queries are not). The three CSV queries (experimentStateChangesCsv, configEditsCsv, unreviewedCsv) stay
+// as what each file holds, one text each; test/report/onePass.test.ts checks this read against them.
+// PostgreSQL runs its variant, PG_CHANGES_CSV (src/store/pg/reportQueries.ts).
 
 import { unreviewedQuery } from "./reviews.ts";
 import type { CsvRow } from "./rows.ts";
