@@ -1,53 +1,45 @@
-import { mkdtempSync } from "node:fs";
+import { existsSync, fstatSync, mkdtempSync, statSync } from "node:fs";
+import { type FileHandle, open } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach, describe, expect, it, vi } from "vitest";
-
-// Each open of a -wal file and what was done with the handle, as the flush does it.
-const opened = vi.hoisted(() => [] as { path: string; flags: string; synced: boolean; closed: boolean }[]);
-vi.mock("node:fs/promises", async (original) => {
-  const fs = await original<typeof import("node:fs/promises")>();
-  return {
-    ...fs,
-    open: async (path: string, flags: string) => {
-      const handle = await fs.open(path, flags);
-      if (!String(path).endsWith("-wal")) return handle;
-      const entry = { path: String(path), flags, synced: false, closed: false };
-      opened.push(entry);
-      return {
-        datasync: async () => {
-          await handle.datasync();
-          entry.synced = true;
-        },
-        close: async () => {
-          await handle.close();
-          entry.closed = true;
-        },
-      };
-    },
-  };
-});
-
-const { openStore } = await import("../../src/store/open.ts");
-const { flushWalInBackground } = await import("../../src/store/walFlush.ts");
-const { runSync } = await import("../../src/sync/runSync.ts");
-const { makeRecord } = await import("../helpers/auditRecords.ts");
-const { FakeConsoleClient } = await import("../helpers/fakeConsoleClient.ts");
+import { afterEach, beforeEach, describe, expect, it, type MockInstance, vi } from "vitest";
+import { beginBulkLoad, finishBulkLoad } from "../../src/store/bulkLoad.ts";
+import { openStore } from "../../src/store/open.ts";
+import { flushWalInBackground } from "../../src/store/walFlush.ts";
+import { runSync } from "../../src/sync/runSync.ts";
+import { makeRecord } from "../helpers/auditRecords.ts";
+import { FakeConsoleClient } from "../helpers/fakeConsoleClient.ts";
 
 const NOW = Date.UTC(2024, 5, 30, 12, 0, 0);
 
-afterEach(() => {
-  opened.length = 0;
+// The files (inode numbers) whose handles were flushed with datasync while a test ran. Spied on the
+// FileHandle prototype: test files share their worker's modules (isolate: false), so a module mock of
+// node:fs/promises would not reach a store module another file loaded first.
+const flushed: number[] = [];
+let spy: MockInstance | undefined;
+
+beforeEach(async () => {
+  const dir = mkdtempSync(join(tmpdir(), "flagtrail-walflush-"));
+  const probe = await open(join(dir, "probe"), "w");
+  const proto = Object.getPrototypeOf(probe) as FileHandle;
+  await probe.close();
+  const datasync = proto.datasync;
+  spy = vi.spyOn(proto, "datasync").mockImplementation(async function (this: FileHandle) {
+    flushed.push(fstatSync(this.fd).ino);
+    return datasync.call(this);
+  });
 });
 
-/** Waits until every flush started has closed its handle (they run on libuv's thread pool). */
-async function flushesSettled(): Promise<void> {
-  await vi.waitFor(() => expect(opened.every((entry) => entry.closed)).toBe(true), { timeout: 10_000 });
-}
+afterEach(() => {
+  spy?.mockRestore();
+  flushed.length = 0;
+});
+
+const tempDb = () => join(mkdtempSync(join(tmpdir(), "flagtrail-walflush-")), "flagtrail.db");
 
 describe("the sync's write-ahead log flush", () => {
   it("writes the store's -wal file to disk in the background after the sync's batch commits", async () => {
-    const path = join(mkdtempSync(join(tmpdir(), "flagtrail-walflush-")), "flagtrail.db");
+    const path = tempDb();
     const store = openStore(path);
     try {
       const entries = Array.from({ length: 40 }, (_, i) => {
@@ -62,24 +54,34 @@ describe("the sync's write-ahead log flush", () => {
         entities: false,
       });
       expect(summary.inserted).toBe(40);
-      await vi.waitFor(() => expect(opened.length).toBeGreaterThan(0), { timeout: 10_000 });
-      await flushesSettled();
-      expect(opened.every((entry) => entry.path === `${path}-wal` && entry.flags === "r+")).toBe(true);
-      expect(opened.every((entry) => entry.synced)).toBe(true);
+      const wal = statSync(`${path}-wal`).ino;
+      await vi.waitFor(() => expect(flushed).toContain(wal), { timeout: 10_000 });
+    } finally {
+      store.close();
+    }
+  });
+
+  it("writes the log to disk again once a bulk load has built its indexes", async () => {
+    const path = tempDb();
+    const store = openStore(path);
+    try {
+      expect(await beginBulkLoad(store)).toBe(true);
+      expect(flushed).toEqual([]);
+      expect(await finishBulkLoad(store)).toBe(true);
+      const wal = statSync(`${path}-wal`).ino;
+      await vi.waitFor(() => expect(flushed).toContain(wal), { timeout: 10_000 });
     } finally {
       store.close();
     }
   });
 
   it("neither creates a missing log nor throws, and skips an in-memory store", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "flagtrail-walflush-"));
-    const { existsSync } = await import("node:fs");
-    flushWalInBackground(join(dir, "none.db"));
+    const path = tempDb();
+    flushWalInBackground(path);
     flushWalInBackground(":memory:");
-    // The missing file's open fails inside the flush: nothing is recorded, nothing is created.
-    await new Promise((resolve) => setImmediate(resolve));
-    await flushesSettled();
-    expect(existsSync(join(dir, "none.db-wal"))).toBe(false);
-    expect(opened).toEqual([]);
+    // The missing file's open fails inside the flush: nothing is flushed, nothing is created.
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(existsSync(`${path}-wal`)).toBe(false);
+    expect(flushed).toEqual([]);
   });
 });
