@@ -7,18 +7,34 @@
 // a flush: SQLite's own syncs and its durability (WAL, synchronous=NORMAL) are unchanged.
 import { open } from "node:fs/promises";
 
-/** The stores (by file) whose log is being flushed: one flush at a time each, the next commit starts another. */
-const flushing = new Set<string>();
+/**
+ * The stores (by file) whose log is being flushed, and whether a commit came during that flush: one
+ * flush at a time each, and one more after it for what the later commits wrote.
+ */
+const flushing = new Map<string, { again: boolean }>();
 
 /**
- * Starts writing the -wal file of the SQLite store at `path` to disk, unless a flush of it is under way.
- * Never throws and never creates the file: a log that is gone (checkpointed and removed) or unreadable
- * is simply not flushed.
+ * Starts writing the -wal file of the SQLite store at `path` to disk (after the flush under way, if
+ * any). Never throws and never creates the file: a log that is gone (checkpointed and removed) or
+ * unreadable is simply not flushed.
  */
 export function flushWalInBackground(path: string): void {
-  if (path === ":memory:" || flushing.has(path)) return;
-  flushing.add(path);
-  void (async () => {
+  if (path === ":memory:") return;
+  const running = flushing.get(path);
+  if (running) {
+    running.again = true;
+    return;
+  }
+  const state = { again: false };
+  flushing.set(path, state);
+  void flushOnce(path).finally(() => {
+    flushing.delete(path);
+    if (state.again) flushWalInBackground(path);
+  });
+}
+
+async function flushOnce(path: string): Promise<void> {
+  try {
     // r+: opens an existing file only; fdatasync needs a writable handle on some systems (Windows).
     const file = await open(`${path}-wal`, "r+");
     try {
@@ -26,7 +42,7 @@ export function flushWalInBackground(path: string): void {
     } finally {
       await file.close();
     }
-  })()
-    .catch(() => {})
-    .finally(() => flushing.delete(path));
+  } catch {
+    // Only a head start for the checkpoint's own fsync: nothing to report.
+  }
 }

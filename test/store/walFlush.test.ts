@@ -75,6 +75,24 @@ describe("the sync's write-ahead log flush", () => {
     }
   });
 
+  it("flushes once more after the flush under way when commits come during it, not once per commit", async () => {
+    const path = tempDb();
+    const store = openStore(path);
+    try {
+      const wal = statSync(`${path}-wal`).ino;
+      flushWalInBackground(path);
+      flushWalInBackground(path);
+      flushWalInBackground(path);
+      await vi.waitFor(() => expect(flushed.filter((ino) => ino === wal)).toHaveLength(2), {
+        timeout: 10_000,
+      });
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(flushed.filter((ino) => ino === wal)).toHaveLength(2);
+    } finally {
+      store.close();
+    }
+  });
+
   it("neither creates a missing log nor throws, and skips an in-memory store", async () => {
     const path = tempDb();
     flushWalInBackground(path);
