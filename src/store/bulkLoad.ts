@@ -16,6 +16,7 @@
 import { z } from "zod";
 import type { AnyStore } from "./openAny.ts";
 import { inTransaction, type Queries, sql } from "./query.ts";
+import { flushWalInBackground } from "./walFlush.ts";
 
 const BULK_LOAD_KEY = "bulk_load";
 /**
@@ -113,8 +114,18 @@ export async function beginBulkLoad(store: AnyStore): Promise<boolean> {
   });
 }
 
-/** Finishes a pending bulk load (finished, or killed half-way): builds what it set aside; PostgreSQL analyzes. */
+/**
+ * Finishes a pending bulk load (finished, or killed half-way): builds what it set aside; PostgreSQL
+ * analyzes. On SQLite the built indexes go to disk in the background while the sync checks its windows
+ * (walFlush.ts), not all in the checkpoint at close.
+ */
 export async function finishBulkLoad(store: AnyStore): Promise<boolean> {
+  const finished = await finishIn(store);
+  if (finished && store.engine === "sqlite") flushWalInBackground(store.path);
+  return finished;
+}
+
+function finishIn(store: AnyStore): Promise<boolean> {
   return inTransaction(store, async (q) => {
     const row = await q.get<{ value: string }>(sql`SELECT value FROM meta WHERE key = ${BULK_LOAD_KEY}`);
     if (row === undefined) return false;

@@ -18,6 +18,7 @@ import { inTransaction, type Queries, sql } from "./query.ts";
 import { advanceBackfillMarkIn } from "./ruleDiffs.ts";
 import { advanceWindowIn, type SyncPlan, savePlanIn } from "./syncPlans.ts";
 import { type RunCounters, updateRunCountersIn } from "./syncRuns.ts";
+import { flushWalInBackground } from "./walFlush.ts";
 import { type ChainHead, sqliteBatchWriter } from "./writes.ts";
 
 export interface BatchPage {
@@ -160,7 +161,12 @@ async function commit(store: AnyStore, q: Queries, batch: SyncBatch): Promise<Ba
   return { counters, plan, warningMessages };
 }
 
-/** Commits one batch in one write transaction (SQLite: BEGIN IMMEDIATE, so a reader turned writer cannot deadlock us). */
-export function commitSyncBatch(store: AnyStore, batch: SyncBatch): Promise<BatchResult> {
-  return inTransaction(store, (q) => commit(store, q, batch));
+/**
+ * Commits one batch in one write transaction (SQLite: BEGIN IMMEDIATE, so a reader turned writer cannot
+ * deadlock us); on SQLite the log it was written to then goes to disk in the background (walFlush.ts).
+ */
+export async function commitSyncBatch(store: AnyStore, batch: SyncBatch): Promise<BatchResult> {
+  const result = await inTransaction(store, (q) => commit(store, q, batch));
+  if (store.engine === "sqlite") flushWalInBackground(store.path);
+  return result;
 }
