@@ -1,5 +1,5 @@
 // A page of audit records as both engines write it: prepared ahead of the write (validated, hashed and
-// diffed by src/sync/prepareRecords.ts as each page arrives), then sorted by PageTally into new records
+// diffed by src/records/prepare.ts as each page arrives), then sorted by PageTally into new records
 // (the next links of the hash chain), duplicates, revisions (an id seen again with other content: the
 // first version stays) and quarantine (its rows: ./quarantineRows.ts).
 // Pure: no database, so not in src/store. src/store/writes.ts (SQLite) and src/store/pg/writes.ts

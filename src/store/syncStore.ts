@@ -11,13 +11,7 @@ import type { OpenOptions } from "./open.ts";
 import { type AnyStore, openAnyStore } from "./openAny.ts";
 
 export { leaseHolder } from "../holders.ts";
-export {
-  emptyCounts,
-  type PreparedRecord,
-  type RecordColumns,
-  serverDayOfDateText,
-} from "../records/pageTally.ts";
-export { recordIdOf } from "../records/quarantineRows.ts";
+export { emptyCounts } from "../records/pageTally.ts";
 export type { Checkpoint } from "./checkpoints.ts";
 // Names and pure helpers the sync side shares with the store (no database access).
 export type { CoverageDay } from "./coverageState.ts";

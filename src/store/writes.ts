@@ -14,9 +14,9 @@ import {
   type PreparedRecord,
   type RecordColumns,
 } from "../records/pageTally.ts";
-import { type QuarantineInsert, quarantineNarrowing, quarantineRowOf } from "../records/quarantineRows.ts";
 // Pages written one at a time (tests, tools) are prepared as the sync prepares them.
-import { prepareRecords, type TimeParser } from "../sync/prepareRecords.ts";
+import { prepareRecords, type TimeParser } from "../records/prepare.ts";
+import { type QuarantineInsert, quarantineNarrowing, quarantineRowOf } from "../records/quarantineRows.ts";
 import { sqliteOf } from "./connection.ts";
 import { updateQuarantineDigest } from "./digests.ts";
 import { onRecordsInserted } from "./insertHooks.ts";

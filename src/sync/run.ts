@@ -2,6 +2,7 @@
 // share (at most `concurrency` pages requested or waiting), the run's counters and events, and the batch
 // writer every fetched page goes through. One object passed explicitly instead of closures over shared variables.
 import type { ClientStats, ConsoleClient } from "../api/client.ts";
+import { prepareRecords } from "../records/prepare.ts";
 import {
   type BatchPage,
   commitSyncBatch,
@@ -12,7 +13,6 @@ import {
 } from "../store/syncStore.ts";
 import type { CoverageGap, ResolvedSyncOptions, SyncEvent } from "./options.ts";
 import { Slots } from "./pool.ts";
-import { prepareRecords } from "./prepareRecords.ts";
 
 const MAX_WARNING_MESSAGES = 20;
 

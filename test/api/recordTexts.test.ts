@@ -3,7 +3,7 @@
 import { describe, expect, it } from "vitest";
 import { recordTextsOf, sameLengthAsJson } from "../../src/api/recordTexts.ts";
 import { canonicalJson } from "../../src/hash.ts";
-import { prepareRecords } from "../../src/sync/prepareRecords.ts";
+import { prepareRecords } from "../../src/records/prepare.ts";
 import { makeRecord } from "../helpers/auditRecords.ts";
 
 const records = [

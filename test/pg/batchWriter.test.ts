@@ -5,6 +5,7 @@
 // enough for PostgreSQL's COPY, with a record of the same batch revised in it.
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { prepareRecords } from "../../src/records/prepare.ts";
 import { sqliteOf } from "../../src/store/connection.ts";
 import {
   type BatchPage,
@@ -14,7 +15,6 @@ import {
   type Store,
   startRun,
 } from "../../src/store/syncStore.ts";
-import { prepareRecords } from "../../src/sync/prepareRecords.ts";
 import { makeRecord } from "../helpers/auditRecords.ts";
 import { freshDatabase, queryOnce } from "./cluster.ts";
 

@@ -11,13 +11,13 @@ import { migrate } from "drizzle-orm/better-sqlite3/migrator";
 import { describe, expect, it } from "vitest";
 import { DIFF_VERSION, diffRecordChanges } from "../../src/diff/rules.ts";
 import { CHAIN_GENESIS, chainLink } from "../../src/hash.ts";
+import { prepareRecords } from "../../src/records/prepare.ts";
 import { beginBulkLoad, finishBulkLoad } from "../../src/store/bulkLoad.ts";
 import { sqliteOf } from "../../src/store/connection.ts";
 import { updateCoverageDigest, updateQuarantineDigest } from "../../src/store/digests.ts";
 import { openStore } from "../../src/store/open.ts";
 import { ruleChangeColumns } from "../../src/store/ruleDiffs.ts";
 import { createRecordWriter } from "../../src/store/writes.ts";
-import { prepareRecords } from "../../src/sync/prepareRecords.ts";
 import { verifyStore } from "../../src/verify/store.ts";
 import { makeRecord } from "../helpers/auditRecords.ts";
 

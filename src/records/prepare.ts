@@ -1,6 +1,6 @@
 // Preparing a page's records as the sync receives them, before its batch's write transaction: each
 // record validated (or its quarantine row's fields worked out), hashed, its columns and rule diff. Pure:
-// no database; the store's writers (src/store/records.ts) take the result.
+// no database; the store's writers (src/store/writes.ts, src/store/pg/writes.ts) take the result.
 import type { z } from "zod";
 import { type ParsedAuditTime, parseAuditTime } from "../api/auditTime.ts";
 import { parseAuditLogRecord } from "../api/fastParse.ts";
@@ -8,12 +8,8 @@ import { recordTextsOf, sameLengthAsJson } from "../api/recordTexts.ts";
 import type { AuditLogRecord } from "../api/schemas.ts";
 import { diffRecordChanges } from "../diff/rules.ts";
 import { canonicalJson, sha256Hex } from "../hash.ts";
-import {
-  type PreparedRecord,
-  type RecordColumns,
-  recordIdOf,
-  serverDayOfDateText,
-} from "../store/syncStore.ts";
+import { type PreparedRecord, type RecordColumns, serverDayOfDateText } from "./pageTally.ts";
+import { recordIdOf } from "./quarantineRows.ts";
 
 export type TimeParser = (dateText: string, timeText: string) => ParsedAuditTime | null;
 
