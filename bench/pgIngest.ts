@@ -11,6 +11,7 @@ import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import pg from "pg";
 import { openPgStore } from "../src/store/pg/open.ts";
+import { RECORD_COLUMN_NAMES } from "../src/store/pg/writes.ts";
 
 const SERVER = fileURLToPath(new URL("../test/pg/server.ts", import.meta.url));
 
@@ -60,26 +61,8 @@ export async function startBenchPg(): Promise<BenchPg> {
   }
 }
 
-const COLUMNS = [
-  "id",
-  "name",
-  "action_type",
-  "change_log",
-  "updated_by",
-  "updated_by_user_id",
-  "modifier_email",
-  "occurred_at",
-  "server_day",
-  "date_text",
-  "time_text",
-  "tags",
-  "raw",
-  "record_hash",
-  "seq",
-  "chain_hash",
-  "first_seen_at",
-  "sync_run_id",
-];
+/** The columns the sync's COPY writes: the baselines store the same ones. */
+const COLUMNS = RECORD_COLUMN_NAMES;
 /** Rows per INSERT: 18 columns × 1000 stays under PostgreSQL's 65,535 bind parameters. */
 const ROWS_PER_INSERT = 1000;
 

@@ -24,7 +24,7 @@ import type { BatchWriter } from "../syncBatch.ts";
 import type { ChainHead } from "../writes.ts";
 
 /** audit_logs' columns as the COPY lists them; recordRow gives their values in this order. */
-const RECORD_COLUMN_NAMES = [
+export const RECORD_COLUMN_NAMES = [
   "id",
   "name",
   "action_type",
