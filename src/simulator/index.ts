@@ -88,6 +88,7 @@ export function buildSimulator(options: SimulatorOptions = {}) {
     endAt: startNow,
     // The team keeps office hours in the project's zone, the one the server writes dates in.
     offsetMinutes: (at) => clock.offsetMinutes(at),
+    configRate: settings.configRate,
   });
 
   const history = generator;

@@ -87,6 +87,12 @@ export const simulatorOptionsSchema = z.object({
    */
   idSeed: z.number().int().optional(),
   records: z.number().int().min(0).max(5_000_000).default(5000),
+  /**
+   * How often the team creates dynamic configs, against the default mix (1: about one a hundred
+   * records). Higher is a project that keeps many configs (a config per customer or per market), whose
+   * entity reads outnumber its audit log pages.
+   */
+  configRate: z.number().positive().max(100).default(1),
   /** Span of the generated history, ending at `now`. */
   days: z.number().positive().max(3650).default(120),
   timeZone: z.string().refine(isValidTimeZone, { error: "unknown time zone" }).default("America/Los_Angeles"),

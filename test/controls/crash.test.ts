@@ -5,6 +5,7 @@ import { createServer, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningSimulator } from "../../src/simulator/index.ts";
+import { runCliInProcess } from "../helpers/inProcessCli.ts";
 import { type CliOptions, runCli } from "../helpers/runCli.ts";
 import { daysAgo, simEnv, startTestSimulator } from "../helpers/simSync.ts";
 import { ENGINES, type TestStore, testStore } from "./engines.ts";
@@ -86,7 +87,8 @@ describe.each(ENGINES)("kill -9 during delivery on %s", (engine) => {
       ],
     });
     env = simEnv(sim, store.db, { FLAGTRAIL_CONFIG: config, HOOK_SECRET: "whsec-crash-test" });
-    expect((await runCli(["sync", "--since", daysAgo(3), "--quiet"], { env })).code).toBe(0);
+    // The sync only sets the store up: in this process.
+    expect((await runCliInProcess(["sync", "--since", daysAgo(3), "--quiet"], { env })).code).toBe(0);
   });
 
   afterAll(async () => {
@@ -94,12 +96,11 @@ describe.each(ENGINES)("kill -9 during delivery on %s", (engine) => {
     await receiver?.close();
   });
 
-  const notify = (onSpawn?: CliOptions["onSpawn"]) =>
-    runCli(["check", "--from", daysAgo(3), "--to", daysAgo(1), "--notify", "--format", "json"], {
-      env,
-      onSpawn,
-      timeoutMs: 120_000,
-    });
+  /** `check --notify`: spawned when the test kills it (onSpawn), else in this process (the restarts). */
+  const notify = (onSpawn?: CliOptions["onSpawn"]) => {
+    const args = ["check", "--from", daysAgo(3), "--to", daysAgo(1), "--notify", "--format", "json"];
+    return onSpawn ? runCli(args, { env, onSpawn, timeoutMs: 120_000 }) : runCliInProcess(args, { env });
+  };
 
   it("delivers the rest after a restart, each finding once", async () => {
     receiver.holdNext = true;

@@ -2,7 +2,8 @@
 // plants hot-fixes with no review (some by CONSOLE API, the night ones labelled EMERGENCY), self-approved
 // reviews and change logs without a ticket key, and each control must find exactly those cases, on
 // both engines. The expectations are worked out here from the records themselves, by rules a reader
-// can check by eye; the check engine is called in process (the sync is the one spawned CLI run).
+// can check by eye; the sync and the check engine run in this process (one `check --format junit` is
+// spawned, end to end).
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { XMLParser, XMLValidator } from "fast-xml-parser";
@@ -14,6 +15,7 @@ import { writeReports } from "../../src/report/writeReports.ts";
 import type { RunningSimulator } from "../../src/simulator/index.ts";
 import { appendWaiver } from "../../src/store/controls/waivers.ts";
 import { closeProjectStores, openStoreProjects, type ProjectStore } from "../../src/store/projectStores.ts";
+import { runCliInProcess } from "../helpers/inProcessCli.ts";
 import { runCli } from "../helpers/runCli.ts";
 import { simEnv, startTestSimulator } from "../helpers/simSync.ts";
 import { ENGINES, type TestStore, testStore } from "./engines.ts";
@@ -91,7 +93,7 @@ describe.each(ENGINES)("controls over the simulator's history on %s", (engine) =
   beforeAll(async () => {
     sim = await startTestSimulator({ records: 3000, days: 45, timeZone: "UTC" });
     store = await testStore(engine);
-    const sync = await runCli(["sync", "--quiet"], { env: simEnv(sim, store.db) });
+    const sync = await runCliInProcess(["sync", "--quiet"], { env: simEnv(sim, store.db) });
     expect(sync.code, sync.stderr).toBe(0);
     config = parseControlsConfig(JSON.stringify({ controls: HISTORY_CONTROLS }), "history.json");
     parts = await openStoreProjects(store.db);

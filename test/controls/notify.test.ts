@@ -1,7 +1,8 @@
 // `check --notify`: new findings reach a webhook through the outbox, signed, once. A real HTTP receiver
 // on 127.0.0.1 checks each request's HMAC; while it answers 503 nothing is marked delivered, and once it
-// is up every finding arrives exactly once, under its finding id as Idempotency-Key. The first call of
-// each command is spawned (end to end); the later ones run the CLI in this process.
+// is up every finding arrives exactly once, under its finding id as Idempotency-Key. The file's first
+// call of each command is spawned (end to end); the others, on either engine, and the syncs that set the
+// stores up, run the CLI in this process.
 import { createHmac, timingSafeEqual } from "node:crypto";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -54,6 +55,9 @@ async function startReceiver(): Promise<Receiver> {
   return receiver;
 }
 
+/** Whether the file's spawned `check --notify` has run (on the first engine). */
+let notifySpawned = false;
+
 describe.each(ENGINES)("check --notify on %s", (engine) => {
   let sim: RunningSimulator;
   let store: TestStore;
@@ -92,7 +96,7 @@ describe.each(ENGINES)("check --notify on %s", (engine) => {
       );
     env = simEnv(sim, store.db, { FLAGTRAIL_CONFIG: config(0, "now.json"), HOOK_SECRET: SECRET });
     env.SLOW_CONFIG = config(3600, "slow.json");
-    const sync = await runCli(["sync", "--since", daysAgo(3), "--quiet"], { env });
+    const sync = await runCliInProcess(["sync", "--since", daysAgo(3), "--quiet"], { env });
     expect(sync.code).toBe(0);
   });
 
@@ -101,11 +105,10 @@ describe.each(ENGINES)("check --notify on %s", (engine) => {
     await receiver?.close();
   });
 
-  let spawned = false;
   /** `check --notify`: the file's first call spawned, the rest in this process. */
   const notify = (config = env.FLAGTRAIL_CONFIG!) => {
-    const run = spawned ? runCliInProcess : runCli;
-    spawned = true;
+    const run = notifySpawned ? runCliInProcess : runCli;
+    notifySpawned = true;
     return run(["check", "--from", daysAgo(3), "--to", daysAgo(1), "--notify", "--format", "json"], {
       env: { ...env, FLAGTRAIL_CONFIG: config },
     });
@@ -231,10 +234,10 @@ describe.each(ENGINES)("daemon cycles check and deliver on %s", (engine) => {
       ],
     });
     const env = simEnv(sim, store.db, { FLAGTRAIL_CONFIG: config, HOOK_SECRET: SECRET });
-    // The first cycle spawned, the rest in this process.
+    // The first cycle on the first engine spawned, the rest in this process.
     const cycle = (run = runCliInProcess) => run(["daemon", "--once", "--since", daysAgo(3)], { env });
     for (let n = 1; n <= 3; n += 1) {
-      const result = await cycle(n === 1 ? runCli : runCliInProcess);
+      const result = await cycle(n === 1 && engine === ENGINES[0] ? runCli : runCliInProcess);
       expect(result.code).toBe(0);
       expect(result.stderr).not.toContain(SECRET);
       expect(receiver.requests).toHaveLength(2 * n);

@@ -1,8 +1,8 @@
 // `flagtrail sync --no-entities` into PostgreSQL through the real CLI against the simulator on
 // 127.0.0.1: the records, rule diffs, revisions and quarantine it writes; a second sync, a mutation,
 // kill -9 then resume, two syncs at once; and the same history written into SQLite and PostgreSQL
-// giving the same rows. Each test has a database of its own (test/pg/cluster.ts). A test's first sync is
-// spawned (end to end), and every one a test kills or runs beside another; the others, and the reads
+// giving the same rows. Each test has a database of its own (test/pg/cluster.ts). The file's first sync
+// is spawned (end to end), and every one a test kills or runs beside another; the others, and the reads
 // after them, run the CLI in this process.
 import type { ChildProcess } from "node:child_process";
 import pg from "pg";
@@ -31,10 +31,24 @@ async function count(url: string, sql: string): Promise<number> {
   }
 }
 
-async function waitUntil(ready: () => Promise<boolean>): Promise<void> {
-  for (let waited = 0; waited < 20_000; waited += 50) {
-    if (await ready()) return;
-    await new Promise((resolve) => setTimeout(resolve, 50));
+/**
+ * Polls `sql`'s count every 50 ms over one connection (one a poll, each a server process started, cost
+ * more than the polling) until it is at least `atLeast`.
+ */
+async function waitForCount(url: string, sql: string, atLeast: number): Promise<void> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    for (let waited = 0; waited < 20_000; waited += 50) {
+      const n = await client.query<{ n: string }>(sql).then(
+        (result) => Number(result.rows[0]?.n ?? 0),
+        () => 0, // tables not created yet
+      );
+      if (n >= atLeast) return;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  } finally {
+    await client.end();
   }
   throw new Error("condition not reached in time");
 }
@@ -148,7 +162,7 @@ describe("flagtrail sync --no-entities into PostgreSQL", () => {
     const url = await freshDatabase("sync");
     // With a signing key, each batch signs the chain head it leaves (verify checks it with the key).
     const env = simEnv(sim, url, { FLAGTRAIL_SIGNING_KEY: "pg-test-key" });
-    expect((await sync(env, "--since", daysAgo(25))).code).toBe(0);
+    expect((await syncInProcess(env, "--since", daysAgo(25))).code).toBe(0);
     const again = await syncInProcess(env);
     expect(again.code).toBe(0);
     expect(JSON.parse(again.stdout)).toMatchObject({ inserted: 0, mutations: 0, quarantined: 0 });
@@ -203,7 +217,7 @@ describe("flagtrail sync into PostgreSQL: bad input", () => {
     const sim = await startSim({ records: 50, days: 5 });
     const url = new URL(await freshDatabase("badpw"));
     url.password = "s3cret-wrong";
-    const result = await runCli(["sync", "--no-entities", "--db", url.toString()], {
+    const result = await runCliInProcess(["sync", "--no-entities", "--db", url.toString()], {
       env: simEnv(sim, url.toString()),
     });
     expect(result.code).toBe(1);
@@ -238,9 +252,7 @@ describe("flagtrail sync into PostgreSQL: crashes and exclusion", () => {
         child = c;
       },
     });
-    await waitUntil(
-      async () => (await count(url, "SELECT count(*) AS n FROM sync_windows WHERE status = 'done'")) >= 2,
-    );
+    await waitForCount(url, "SELECT count(*) AS n FROM sync_windows WHERE status = 'done'", 2);
     child!.kill("SIGKILL");
     expect((await killed).signal).toBe("SIGKILL");
     const partial = await count(url, "SELECT count(*) AS n FROM audit_logs");
@@ -291,7 +303,7 @@ describe("flagtrail sync into PostgreSQL: crashes and exclusion", () => {
       ["sync", "--no-entities", "--since", daysAgo(32), "--page-size", "10", "--concurrency", "1", "--quiet"],
       { env },
     );
-    await waitUntil(async () => (await count(url, "SELECT count(*) AS n FROM leases")) > 0);
+    await waitForCount(url, "SELECT count(*) AS n FROM leases", 1);
     const second = await runCliInProcess(["sync", "--no-entities", "--since", daysAgo(32), "--quiet"], {
       env,
     });

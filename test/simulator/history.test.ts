@@ -18,7 +18,7 @@ interface Generated {
   experimentEvents: Parameters<HistoryObserver["experimentChanged"]>[0][];
 }
 
-function generate(seed: number, records: number, days = 120): Generated {
+function generate(seed: number, records: number, days = 120, configRate?: number): Generated {
   const store = new AuditStore(new ZonedClock("America/Los_Angeles"));
   const out: Generated = { records: [], instants: [], configEvents: [], experimentEvents: [] };
   const generator = new HistoryGenerator(seed, {
@@ -26,7 +26,7 @@ function generate(seed: number, records: number, days = 120): Generated {
     experimentChanged: (event) => out.experimentEvents.push(event),
     layerCreated: () => {},
   });
-  generator.fill(store, { records, days, endAt: NOW });
+  generator.fill(store, { records, days, endAt: NOW, ...(configRate === undefined ? {} : { configRate }) });
   for (let i = 0; i < store.size; i++) {
     const record = store.at(i)!;
     out.records.push(store.render(record));
@@ -312,5 +312,15 @@ describe("history generator", () => {
     // Even a small history has them.
     const small = generate(3, 60).records.map((r) => r.name);
     expect(small.some((n) => n.includes("|")) && small.some((n) => n.startsWith("="))).toBe(true);
+  });
+});
+
+describe("configRate", () => {
+  const creates = (g: Generated) => g.records.filter((r) => r.actionType === "dynamic_config_create").length;
+
+  it("1 is the default mix; 8 creates several times the dynamic configs in as many records", () => {
+    const plain = generate(11, 4000);
+    expect(generate(11, 4000, 120, 1).records).toEqual(plain.records);
+    expect(creates(generate(11, 4000, 120, 8))).toBeGreaterThan(4 * creates(plain));
   });
 });

@@ -24,8 +24,10 @@ let sim: RunningSimulator;
 const stores: Store[] = [];
 
 beforeAll(async () => {
-  // 25,000 records over 60 days (the history plants control cases too): at least 99 dynamic configs with versioned edits, 5 layers.
-  sim = await startTestSimulator({ records: 25_000, days: 60, seed: 11, now: NOW });
+  // At least 99 dynamic configs with versioned edits (121) and 5 layers, against 7 audit log pages: a
+  // project that keeps many configs (configRate 8) has them in 4,000 records, where the default mix
+  // took 25,000 (two syncs of which were most of this file's time).
+  sim = await startTestSimulator({ records: 4_000, days: 60, seed: 11, now: NOW, configRate: 8 });
 });
 
 afterAll(async () => {
@@ -40,8 +42,8 @@ function tempStore(): Store {
 }
 
 /** A sync in this process, and the requests the simulator received for it: audit log pages and entity reads. */
-async function syncOnce(store: Store, options: SyncOptions, at: number, server = sim) {
-  const { summary, requests } = await syncCountingRequests(server, store, options, at);
+async function syncOnce(store: Store, options: SyncOptions, at: number) {
+  const { summary, requests } = await syncCountingRequests(sim, store, options, at);
   const audit = requests[AUDIT_PATH] ?? 0;
   const all = Object.values(requests).reduce((sum, n) => sum + n, 0);
   return { summary, received: { audit, entity: all - audit } };
@@ -153,23 +155,16 @@ describe("the entity request budget", () => {
   }, 600_000);
 
   it("reads the backlog alone with entitiesOnly: no audit request, no limit unless one is given", async () => {
-    // Budgets of 10, then 7, need a backlog of more than 7 left after the first (12 in this history),
-    // not the 25,000 records it takes for the default budget to bite (a sync of those took 9 of this
-    // test's 9.5 s): a smaller history of its own.
-    const small = await startTestSimulator({ records: 6_000, days: 60, seed: 11, now: NOW });
-    try {
-      const store = tempStore();
-      const first = await syncOnce(store, { since: SINCE, until: UNTIL, entityBudget: 10 }, NOW, small);
-      expect(first.received.entity).toBe(10);
-      const pending = first.summary.entities?.pending ?? 0;
-      expect(pending).toBeGreaterThan(7);
-      const some = await syncOnce(store, { entitiesOnly: true, entityBudget: 7 }, NOW + 60_000, small);
-      expect(some.received).toEqual({ audit: 0, entity: 7 });
-      const rest = await syncOnce(store, { entitiesOnly: true }, NOW + 120_000, small);
-      expect(rest.received).toEqual({ audit: 0, entity: pending - 7 });
-      expect(rest.summary.entities).toMatchObject({ budget: null, pending: 0 });
-    } finally {
-      await small.close();
-    }
+    // Budgets of 10, then 7, need a backlog of more than 7 left after the first (116 in this history).
+    const store = tempStore();
+    const first = await syncOnce(store, { since: SINCE, until: UNTIL, entityBudget: 10 }, NOW);
+    expect(first.received.entity).toBe(10);
+    const pending = first.summary.entities?.pending ?? 0;
+    expect(pending).toBeGreaterThan(7);
+    const some = await syncOnce(store, { entitiesOnly: true, entityBudget: 7 }, NOW + 60_000);
+    expect(some.received).toEqual({ audit: 0, entity: 7 });
+    const rest = await syncOnce(store, { entitiesOnly: true }, NOW + 120_000);
+    expect(rest.received).toEqual({ audit: 0, entity: pending - 7 });
+    expect(rest.summary.entities).toMatchObject({ budget: null, pending: 0 });
   }, 600_000);
 });

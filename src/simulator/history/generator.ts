@@ -84,6 +84,8 @@ export interface HistoryPlan {
   endAt: number;
   /** The team's offset from UTC at an instant: it keeps office hours there. Default UTC. */
   offsetMinutes?: (at: number) => number;
+  /** Weight of creating a dynamic config against the default mix (SimulatorOptions.configRate). Default 1. */
+  configRate?: number;
 }
 
 interface Burst {
@@ -112,6 +114,8 @@ export class HistoryGenerator {
   private slotsPerBusyHour = 1;
   /** The team's offset from UTC (HistoryPlan.offsetMinutes), once fill() has it. */
   private offsetMinutes: (at: number) => number = () => 0;
+  /** HistoryPlan.configRate, once fill() has it. */
+  private configRate = 1;
 
   constructor(
     seed: number,
@@ -150,6 +154,7 @@ export class HistoryGenerator {
   fill(store: AuditStore, plan: HistoryPlan): void {
     const start = plan.endAt - Math.round(plan.days * DAY_MS);
     this.offsetMinutes = plan.offsetMinutes ?? (() => 0);
+    this.configRate = plan.configRate ?? 1;
     const timeline = new Timeline(start, plan.endAt, this.offsetMinutes, this.prng);
     const bursts = this.planBursts(plan.records);
     const regular = plan.records - bursts.reduce((sum, b) => sum + b.size, 0);
@@ -237,7 +242,7 @@ export class HistoryGenerator {
     const live = this.experiments.length;
     const weights = [
       14, // login
-      dynamicConfigs < 4 ? 30 : dynamicConfigs < 5000 ? 0.5 : 0.05, // create dynamic config
+      dynamicConfigs < 4 ? 30 : (dynamicConfigs < 5000 ? 0.5 : 0.05) * this.configRate, // create dynamic config
       this.gateCount.value < 3 ? 30 : this.gateCount.value < 5000 ? 0.4 : 0.04, // create gate
       this.configs.length > 0 ? 22 : 0, // rule edit
       this.configs.length > 0 ? 5 : 0, // other config change
