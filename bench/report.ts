@@ -162,6 +162,7 @@ export async function benchReport(): Promise<Record<string, number>> {
       report_month_vs_week_peak_rss_ratio: ratio(month.peakRssMb, week.peakRssMb),
       report_one_month_ms: Math.round(month.ms),
       report_one_month_slowest_ms: Math.round(Math.max(...months.map((run) => run.ms))),
+      report_one_month_fastest_ms: Math.round(Math.min(...months.map((run) => run.ms))),
       report_select_baseline_ms: Math.round(select.ms),
       report_one_month_cpu_ms: Math.round(month.cpuMs),
       report_select_cpu_ms: Math.round(select.cpuMs),
