@@ -3,7 +3,7 @@
 // columns read from raw_data), where the indexes hold the answer. Same parameters, same rows in the same
 // order (test/report/sqliteVariants.test.ts); the Markdown still prints the one text, which gives them.
 // Measured on the one-month report of a 1M-record store (bench/report.ts; CPU ms, same process, medians):
-// byActionType 200 → 10, entityCount 145 → 45, daily 140 → 35.
+// byActionType 200 → 10, entityCount 145 → 45.
 import type { ReportQueryName } from "../reportQueries.ts";
 import { scoped, TYPES } from "./scope.ts";
 
@@ -42,17 +42,4 @@ ORDER BY n.records DESC, n.action_type COLLATE "binary"`,
 SELECT count(DISTINCT a.name COLLATE "binary") AS records
 FROM wanted w
 JOIN audit_logs a ON a.action_type = w.action_type AND a.occurred_at >= @start AND a.occurred_at < @end`,
-
-  // count(a.seq), not count(a.id): the same count (every record has both), from the time index alone.
-  daily: `WITH days AS MATERIALIZED (
-  SELECT json_extract(value, '$.day') AS day, CAST(json_extract(value, '$.start') AS BIGINT) AS day_start,
-         CAST(json_extract(value, '$.end') AS BIGINT) AS day_end
-  FROM json_each(@days)
-)
-SELECT d.day, count(a.seq) AS records
-FROM days d
-LEFT JOIN audit_logs a ON a.occurred_at >= d.day_start AND a.occurred_at < d.day_end
-  AND ${scoped("a", TYPES)}
-GROUP BY d.day
-ORDER BY d.day COLLATE "binary"`,
 };
