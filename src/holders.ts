@@ -16,8 +16,8 @@ function holderHost(holder: string): string | undefined {
   return slash > 0 ? holder.slice(0, slash) : undefined;
 }
 
-/** True when `pid` names a live process on this host (EPERM still means it exists). */
-function pidIsAlive(pid: number): boolean {
+/** True when `pid` names a live process on this host (EPERM still means it exists, as another user's). */
+export function pidIsAlive(pid: number): boolean {
   if (!Number.isInteger(pid) || pid <= 0) return false;
   try {
     process.kill(pid, 0);

@@ -28,6 +28,7 @@ import {
 import { join } from "node:path";
 import { FlagtrailError } from "../errors.ts";
 import { makeDirs } from "../fs/makeDirs.ts";
+import { pidIsAlive } from "../holders.ts";
 
 const STAGING_PREFIX = ".flagtrail-report-";
 const STAGING_NAME = /^\.flagtrail-report-(\d+)-[A-Za-z0-9]+$/;
@@ -68,16 +69,6 @@ function whyNot(code: string): string {
   return "the file system refused it";
 }
 
-export function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    // EPERM: it exists, as another user's process.
-    return (error as NodeJS.ErrnoException).code === "EPERM";
-  }
-}
-
 /**
  * Removes what killed runs left in `dir`: staging directories, and partial files of older versions.
  * Best effort: what cannot be read or removed stays, and the report goes on.
@@ -95,7 +86,7 @@ export function removeStale(dir: string, now = Date.now()): void {
       const age = now - statSync(path).mtimeMs;
       const staging = entry.isDirectory() ? STAGING_NAME.exec(entry.name) : null;
       if (staging) {
-        const gone = !isAlive(Number(staging[1]));
+        const gone = !pidIsAlive(Number(staging[1]));
         if ((gone && age > STALE_AFTER_MS) || age > ABANDONED_AFTER_MS)
           rmSync(path, { recursive: true, force: true });
       } else if (entry.isFile() && LEGACY_PARTIAL.test(entry.name) && age > STALE_AFTER_MS) {

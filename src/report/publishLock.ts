@@ -20,7 +20,7 @@ import { join, resolve } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { z } from "zod";
 import { FlagtrailError } from "../errors.ts";
-import { isAlive } from "./publish.ts";
+import { pidIsAlive } from "../holders.ts";
 
 export const PUBLISH_LOCK_NAME = ".flagtrail-report.lock";
 /** Publishing takes seconds at most: a lock this old is a dead run's, whoever it names. */
@@ -84,7 +84,7 @@ function isStale(path: string, lock: LockFile, now: number): boolean {
   const { pid, host } = parsed.data;
   if (host !== hostname()) return false;
   if (pid === process.pid) return heldHere.get(path) !== lock.holder;
-  return !isAlive(pid);
+  return !pidIsAlive(pid);
 }
 
 /**

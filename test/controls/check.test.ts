@@ -49,6 +49,10 @@ describe.each(ENGINES)("flagtrail check on %s", (engine) => {
     const sync = await runCliInProcess(["sync", "--since", daysAgo(4), "--quiet"], { env });
     expect(sync.stderr).toBe("");
     expect(sync.code).toBe(0);
+    // The "stale" control (maxAgeHours 0.0001, 0.36 s) must find this sync stale: wait until it is, not
+    // on a spawned check happening to start later than that.
+    const staleAfter = Date.now() + 0.0001 * 3_600_000;
+    while (Date.now() <= staleAfter) await new Promise((resolve) => setTimeout(resolve, 50));
   });
 
   afterAll(async () => {
