@@ -1,7 +1,7 @@
 // A user's SQLite query (`flagtrail sql`) runs in a child process of its own. better-sqlite3 runs a
 // statement synchronously and cannot interrupt it (no sqlite3_interrupt), so in this process a runaway
 // query (an endless WITH RECURSIVE) would outlast SIGINT, SIGTERM and any time limit. A worker thread
-// does not help: neither worker.terminate() nor process.exit() returns while that thread is inside
+// does not help: neither terminating the worker nor exiting the process returns while that thread is inside
 // SQLite (checked: both hung). A child process can be killed at once, whatever it is doing.
 // It opens its own read-only, query_only connection and sends rows in batches when asked, so memory
 // stays bounded and a slow reader of the output holds the query back.
@@ -97,7 +97,7 @@ export async function* rowsFromChildProcess(query: ChildQuery): AsyncGenerator<u
     serialization: "advanced", // Buffers (BLOBs) arrive as Buffers
   });
   const killChild = () => child.kill("SIGKILL");
-  // process.exit() (the CLI's SIGINT/SIGTERM handler) runs 'exit' listeners only: the child goes too.
+  // The CLI's SIGINT/SIGTERM handler exits the process, which runs only 'exit' listeners: the child goes too.
   process.once("exit", killChild);
   try {
     // Started (node and the driver loaded): from here the time limit counts.
