@@ -1,9 +1,11 @@
 // `flagtrail demo` (npm run demo): the main job on the embedded simulator, end to end.
 import { isAbsolute, relative } from "node:path";
 import { z } from "zod";
+import type { DemoControls } from "../demo/controls.ts";
 import { DEMO_DEFAULTS } from "../demo/defaults.ts";
 import { currentInvocation, demoCommands } from "../demo/hints.ts";
 import { runDemo } from "../demo/runDemo.ts";
+import type { Period } from "../report/period.ts";
 import { parseOptions } from "./options.ts";
 import { formatSummary } from "./sync.ts";
 
@@ -67,9 +69,37 @@ export async function action(raw: Record<string, unknown>): Promise<void> {
   );
   out(`Check the store and the report's files against its manifest:`);
   out(`  ${commands.flagtrail} verify${db} --manifest ${shellWord(shown(result.report.manifestPath))}`);
+  const checkCommand = `${commands.flagtrail} check${db}`;
+  for (const line of controlLines(result.controls, checkCommand, shown(result.controls.configPath), period))
+    out(line);
+  if (result.controls.exampleFinding !== undefined) {
+    out("Accept a finding with a reason (an exception the next check shows, and no longer fails on):");
+    out(
+      `  ${commands.flagtrail} waive${db} ${result.controls.exampleFinding} --reason "reviewed after the fact, INC-42" --by "Your Name"`,
+    );
+  }
   const again =
     options.db === DEMO_DEFAULTS.db ? `Run \`${commands.demo}\` again` : "Run the same command again";
   out(`Done in ${((Date.now() - started) / 1000).toFixed(1)} s. ${again} to see an incremental sync.`);
+}
+
+/** The demo check's findings per control, and the command that re-runs it (and exits 1 on them). */
+function controlLines(controls: DemoControls, check: string, configPath: string, period: Period): string[] {
+  const lines = [
+    `Controls of ${configPath}${controls.written ? " (written by the demo: edit it and check again)" : ""}, checked over ${period.from} .. ${period.to}:`,
+  ];
+  for (const c of controls.controls) {
+    const waived = c.waived > 0 ? `, ${c.waived} waived` : "";
+    lines.push(`  ${c.id} (${c.kind}, ${c.severity}): ${c.open} open${waived}`);
+  }
+  const open = controls.controls.reduce((sum, c) => sum + c.open, 0);
+  lines.push(
+    open > 0
+      ? `It exits 1 on ${open === 1 ? "this finding" : `these ${open} findings`}: that is what fails a CI job or a cron run (table, JSON or JUnit XML):`
+      : "No open finding: it exits 0. Run it again with:",
+  );
+  lines.push(`  ${check} --config ${shellWord(configPath)} --from ${period.from} --to ${period.to}`);
+  return lines;
 }
 
 /**

@@ -21,6 +21,7 @@ import { createSyncClient } from "../sync/client.ts";
 import { addDays, todayUtc } from "../sync/days.ts";
 import { filterKeyFor } from "../sync/plan.ts";
 import { runSync, type SyncSummary } from "../sync/runSync.ts";
+import { checkDemoControls, type DemoControls } from "./controls.ts";
 
 const WORLD_KEY = "demo.world";
 // Live activity: busy right after the first run (a re-run a minute later has something new), calmer
@@ -51,6 +52,7 @@ export interface DemoResult {
   simulatorRecords: number;
   sync: SyncSummary;
   report: ReportResult;
+  controls: DemoControls;
 }
 
 export async function runDemo(options: DemoOptions): Promise<DemoResult> {
@@ -119,6 +121,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
         force: true,
         signingKey: signingKeyFromEnv(),
       });
+      const controls = await checkDemoControls(options.dbPath, options.outDir, report.period, Date.now());
       return {
         location: store.location,
         simulatorUrl: sim.url,
@@ -128,6 +131,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
         simulatorRecords: sim.control.size(),
         sync,
         report,
+        controls,
       };
     } finally {
       await sim.close();

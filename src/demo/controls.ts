@@ -1,0 +1,80 @@
+// The demo's last step: the report becomes a control. An example config file of controls is written
+// beside the reports (once: a user's edits to it survive later runs), and `flagtrail check` is run over the
+// report's month, so a newcomer sees findings, the exit code a CI job fails on, and how a waiver works.
+import { existsSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { type CheckedProject, checkProject } from "../controls/check.ts";
+import { parseControlsConfig } from "../controls/config.ts";
+import { readConfigText } from "../projects.ts";
+import type { Period } from "../report/period.ts";
+import { closeProjectStores, openStoreProjects } from "../store/projectStores.ts";
+
+export const DEMO_CONFIG_FILE = "flagtrail-demo.config.json";
+
+// One control of each kind a month of the simulated history can show, plus the evidence ones. The
+// integrity control is left out: it is `flagtrail verify`, which the demo already suggests.
+const DEMO_CONFIG = {
+  controls: [
+    { id: "review", kind: "review-required", severity: "high" },
+    { id: "self-approval", kind: "no-self-approval", severity: "high" },
+    { id: "api-changes", kind: "restricted-actor", severity: "medium", actors: ["CONSOLE API"] },
+    {
+      id: "office-hours",
+      kind: "change-window",
+      severity: "low",
+      days: ["mon", "tue", "wed", "thu", "fri"],
+      hours: "08:00-18:00",
+      zone: "America/Los_Angeles",
+      emergencyPattern: "[Hh]otfix|[Ii]ncident",
+    },
+    { id: "fresh-sync", kind: "sync-freshness", severity: "high", maxAgeHours: 26 },
+    { id: "complete", kind: "completeness", severity: "high" },
+  ],
+};
+
+export interface DemoControls {
+  /** The config file the check read. */
+  configPath: string;
+  /** False when the file was already there (kept as the user may have edited it). */
+  written: boolean;
+  /** Each control of the file, in its order, with its open (unwaived) and waived findings. */
+  controls: { id: string; kind: string; severity: string; open: number; waived: number }[];
+  /** An open finding's id, for the waiver hint. */
+  exampleFinding: string | undefined;
+}
+
+export async function checkDemoControls(
+  dbPath: string,
+  outDir: string,
+  period: Period,
+  now: number,
+): Promise<DemoControls> {
+  const configPath = join(outDir, DEMO_CONFIG_FILE);
+  const written = !existsSync(configPath);
+  if (written) writeFileSync(configPath, `${JSON.stringify(DEMO_CONFIG, null, 2)}\n`);
+  const config = parseControlsConfig(readConfigText(configPath), configPath);
+  const parts = await openStoreProjects(dbPath);
+  const checked: CheckedProject[] = [];
+  try {
+    for (const part of parts) checked.push(await checkProject(part, config, period, now));
+  } finally {
+    await closeProjectStores(parts);
+  }
+  const findings = checked.flatMap((project) => project.findings);
+  return {
+    configPath,
+    written,
+    controls: config.controls.map((control) => {
+      const own = findings.filter((f) => f.control === control.id);
+      const waived = own.filter((f) => f.waiver !== null).length;
+      return {
+        id: control.id,
+        kind: control.kind,
+        severity: control.severity,
+        open: own.length - waived,
+        waived,
+      };
+    }),
+    exampleFinding: findings.find((f) => f.waiver === null && f.recordId !== null)?.id,
+  };
+}
