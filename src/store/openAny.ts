@@ -1,7 +1,4 @@
-// Opening a store of either engine from a `--db` / FLAGTRAIL_DB value: a SQLite file path or a
-// postgres:// URL (src/storeLocation.ts). The read commands take whichever handle this returns and
-// pass it to store functions that dispatch on its `engine`.
-
+// Opening a store of either engine from a `--db` / FLAGTRAIL_DB value (src/storeLocation.ts).
 import { parseStoreLocation } from "../storeLocation.ts";
 import type { PgStore, Store } from "./connection.ts";
 import { openStore } from "./open.ts";
@@ -19,10 +16,7 @@ export type PgSide = typeof import("./pg/side.ts");
 
 let pgSideLoading: Promise<PgSide> | undefined;
 
-/**
- * The PostgreSQL half, loaded on first use: pg, drizzle's node-postgres driver and src/store/pg/ are ~70 modules
- * that a SQLite store never needs, and every command's start-up (and the sync's memory) paid for them.
- */
+/** Loaded on first use: pg, its drizzle driver and src/store/pg/ are ~70 modules a SQLite store never needs. */
 export function pgSide(): Promise<PgSide> {
   pgSideLoading ??= import("./pg/side.ts");
   return pgSideLoading;
