@@ -38,10 +38,6 @@ interface CoverageWrite extends CoverageDay {
   now: number;
 }
 
-export function writeCoverageQuery(row: CoverageWrite): SQL {
-  return writeCoverageRowsQuery([row]);
-}
-
 /** Several days' rows in one statement (a backfill checks hundreds: one round trip each on PostgreSQL). */
 export function writeCoverageRowsQuery(rows: readonly CoverageWrite[]): SQL {
   const values = rows.map(

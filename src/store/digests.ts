@@ -85,22 +85,6 @@ export function updateCoverageDigest(sqlite: Database.Database): CoverageDigest 
   return state;
 }
 
-/**
- * Signs the current chain head (the last record of audit_logs) into meta CHAIN_HEAD_SIGNATURE_KEY when
- * a key is given; without one, does nothing (an existing signature then goes stale, and verify with the
- * key says so). Returns whether it signed.
- */
-export function writeChainHeadSignature(sqlite: Database.Database, key: string | undefined): boolean {
-  if (!key) return false;
-  const now = sqliteQueriesOn(sqlite);
-  const head = now.get<{ seq: number; chainHash: string }>(
-    sql`SELECT seq, chain_hash AS "chainHash" FROM audit_logs ORDER BY seq DESC LIMIT 1`,
-  );
-  if (!head) return false;
-  now.run(writeMetaValueQuery(CHAIN_HEAD_SIGNATURE_KEY, signChainHead(head, key), Date.now()));
-  return true;
-}
-
 /** Inserts one quarantined item unless its raw hash is there already; returns whether it was new. */
 export async function insertQuarantineIn(q: Queries, row: QuarantineInsert): Promise<boolean> {
   const changed = await q.run(

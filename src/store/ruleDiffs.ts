@@ -3,18 +3,9 @@
 // their transaction) and by the backfill for records stored before the diff existed or diffed by an
 // older DIFF_VERSION.
 import { DIFF_VERSION, diffRecordChanges, type RuleChange, type RuleDiff } from "../diff/rules.ts";
-import type { Store } from "./connection.ts";
 import { metaValueQuery, writeMetaValueQuery } from "./metaValues.ts";
 import type { AnyStore } from "./openAny.ts";
-import {
-  inList,
-  inTransaction,
-  type Queries,
-  queriesOf,
-  type SqliteQueriesNow,
-  sql,
-  sqliteQueriesNow,
-} from "./query.ts";
+import { inList, inTransaction, type Queries, queriesOf, type SqliteQueriesNow, sql } from "./query.ts";
 
 const CHANGE_COLUMNS = [
   "audit_log_id",
@@ -65,20 +56,6 @@ export function insertRuleDiffRowsNow(now: SqliteQueriesNow, records: readonly R
   const { changes, summaries } = diffRows(records);
   now.insertRows("rule_changes", CHANGE_COLUMNS, changes);
   now.insertRows("rule_diff_summaries", SUMMARY_COLUMNS, summaries);
-}
-
-/**
- * Diffs `changes.rules` of one stored record of a SQLite store and replaces whatever diff it had (so
- * running it twice stores the same rows once): for fixtures that build stores synchronously. Returns
- * null, and writes nothing, when the record has no rules.
- */
-export function storeRuleDiffs(store: Store, auditLogId: string, changes: unknown): RuleDiff | null {
-  const diff = diffRecordChanges(changes);
-  if (diff === null) return null;
-  const now = sqliteQueriesNow(store);
-  for (const query of deleteDiffQueries([auditLogId])) now.run(query);
-  insertRuleDiffRowsNow(now, [{ id: auditLogId, diff }]);
-  return diff;
 }
 
 /** Whether a mark standing at `mark` moves to `toSeq` after records fromSeq+1..toSeq were diffed as inserted. */

@@ -1,6 +1,4 @@
-// Opening a PostgreSQL store: a connection pool, drizzle-kit's migrations (drizzle/pg/) applied on a
-// writable open, and the same refusals as src/store/open.ts on SQLite: another application's database
-// is left untouched, a read-only open of an out-of-date store says what to do.
+// Opening a PostgreSQL store: a pool, drizzle/pg/'s migrations on a writable open, and open.ts's refusals.
 import { fileURLToPath } from "node:url";
 import { readMigrationFiles } from "drizzle-orm/migrator";
 import { drizzle } from "drizzle-orm/node-postgres";
@@ -231,7 +229,6 @@ export async function openPgStore(url: string, options: PgOpenOptions = {}): Pro
   }
   const connection: PgConnection = {
     pool,
-    db: drizzle({ client: pool, schema }),
     url,
     leases: new Map(),
     namespace: options.schema ?? null,
