@@ -1,6 +1,4 @@
-// Per filter set, the newest record seen: sent as latestID by the next incremental run. One query text
-// for both engines (src/store/query.ts), run on a store or in a transaction (a plan's end,
-// src/store/syncPlans.ts).
+// Per filter set, the newest record seen: sent as latestID by the next incremental run.
 import type { AnyStore } from "./openAny.ts";
 import { inList, type Queries, queriesOf, type SQL, sql } from "./query.ts";
 
@@ -27,7 +25,6 @@ function checkpointsWhere(filter: SQL): SQL {
     FROM checkpoints c LEFT JOIN audit_logs a ON a.id = c.latest_id ${filter}`;
 }
 
-/** The checkpoint of `filterKey` on a store of either engine. */
 export async function readStoredCheckpoint(
   store: AnyStore,
   filterKey: string,

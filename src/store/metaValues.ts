@@ -1,6 +1,4 @@
-// Small named values kept in the store's `meta` table (the daemon's last cycle, the demo's world, a
-// sync's plan and granted page size), one query text for both engines (src/store/query.ts). The texts
-// are also run on a transaction's Queries, and synchronously on SQLite by the batch commit.
+// Small named values kept in the store's `meta` table; the texts also run in transactions and synchronously.
 import type { AnyStore } from "./openAny.ts";
 import { type Queries, queriesOf, type SQL, sql } from "./query.ts";
 

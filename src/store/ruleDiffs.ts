@@ -1,7 +1,5 @@
-// Storing rule diffs: rows in rule_changes and a summary in rule_diff_summaries per record, one query
-// text for both engines (src/store/query.ts). Written by the record writers for each new record (inside
-// their transaction) and by the backfill for records stored before the diff existed or diffed by an
-// older DIFF_VERSION.
+// Rule diffs (rule_changes rows, a rule_diff_summaries row per record): written by the record writers
+// inside their transaction, and by the backfill for records stored before or diffed by an older DIFF_VERSION.
 import { DIFF_VERSION, diffRecordChanges, type RuleChange, type RuleDiff } from "../diff/rules.ts";
 import { metaValueQuery, writeMetaValueQuery } from "./metaValues.ts";
 import type { AnyStore } from "./openAny.ts";
@@ -58,11 +56,6 @@ export function insertRuleDiffRowsNow(now: SqliteQueriesNow, records: readonly R
   now.insertRows("rule_diff_summaries", SUMMARY_COLUMNS, summaries);
 }
 
-/** Whether a mark standing at `mark` moves to `toSeq` after records fromSeq+1..toSeq were diffed as inserted. */
-function marksAdvance(mark: number, fromSeq: number, toSeq: number): boolean {
-  return toSeq > fromSeq && mark === fromSeq;
-}
-
 /** The mark's meta value: every record up to `seq` has a diff of this DIFF_VERSION. */
 function backfillMarkValue(seq: number): string {
   return JSON.stringify({ diffVersion: DIFF_VERSION, seq });
@@ -79,7 +72,7 @@ const writeMarkQuery = (seq: number) =>
  */
 export async function advanceBackfillMarkIn(q: Queries, fromSeq: number, toSeq: number): Promise<void> {
   const mark = parseBackfillMark((await q.get<{ value: string }>(markQuery()))?.value);
-  if (marksAdvance(mark, fromSeq, toSeq)) await q.run(writeMarkQuery(toSeq));
+  if (toSeq > fromSeq && mark === fromSeq) await q.run(writeMarkQuery(toSeq));
 }
 
 export interface BackfillResult {
@@ -150,10 +143,9 @@ async function backfillBatch(
 }
 
 /**
- * Diffs every stored record that has `changes.rules` but no summary, or a summary from an older
- * DIFF_VERSION. It remembers how far it got (meta BACKFILL_MARK_KEY), so the next call only looks at
- * records stored since: cheap enough to run before every report. `full` ignores the mark. Works in
- * batches of short transactions so a concurrent sync is not blocked long.
+ * Diffs every stored record with `changes.rules` but no summary, or one of an older DIFF_VERSION, from
+ * the mark on (`full`: from the start): cheap enough before every report. Short transactions, so a
+ * concurrent sync is not blocked long.
  */
 export async function backfillRuleDiffs(
   store: AnyStore,
