@@ -1,13 +1,8 @@
-// Several projects in one store. Each project's history lives in a namespace of its own, with the very
-// tables, indexes, hash chain, checkpoints and leases a single-project store has: on SQLite a file next
-// to the store's (flagtrail.db → flagtrail.eu.db), on PostgreSQL a schema next to the store's (public →
-// public_eu). Nothing in a project's queries names the project, so one project can never read or
-// link another's rows, an audit record id is unique within its project by the primary key it always
-// had, and a store written before projects existed is already project `default`'s, unchanged.
-//
-// The store's own namespace (the `--db` file, the URL's schema) is the register: it holds the project
-// named by its meta `project` (`default` for a store with records and no name), and one meta key per
-// other project that was ever synced into the store.
+// Several projects in one store, each in a namespace of its own with a single-project store's very tables,
+// chain, checkpoints and leases: on SQLite a file next to the store's, on PostgreSQL a schema next to its
+// (public → public_eu). No query names the project: one project never reads another's rows, an id is
+// unique per project by its old primary key, and a store older than projects is `default`'s, unchanged.
+// The store's own namespace is the register: meta `project` names its project, a key each other one.
 import { existsSync } from "node:fs";
 import { basename, dirname, extname, join } from "node:path";
 import { FlagtrailError } from "../errors.ts";

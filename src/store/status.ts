@@ -1,5 +1,4 @@
-// The read side behind `flagtrail status`: what the store holds and how complete it is, as rows
-// (StatusRows), one query text for either engine. src/commands/storeStatus.ts makes the status of them.
+// The rows behind `flagtrail status` (src/commands/storeStatus.ts makes the status of them).
 import { type Checkpoint, listCheckpointsIn } from "./checkpoints.ts";
 import { ENTITY_BACKLOG_SQL, type EntityBacklogRow } from "./entityBacklog.ts";
 import { DAEMON_LAST_CYCLE_KEY, DAEMON_LEASE, type Lease, readLiveLease } from "./leases.ts";
@@ -92,7 +91,6 @@ async function countsOf(q: Queries) {
   return { records, coverageCounts, quarantineTotal: quarantine?.total ?? 0, mutatedCounts };
 }
 
-/** What status reads, one query text for both engines (src/store/query.ts). */
 export async function readStatusRows(store: AnyStore): Promise<StatusRows> {
   const q = await queriesOf(store);
   return {
