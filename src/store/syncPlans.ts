@@ -4,12 +4,18 @@
 import { z } from "zod";
 import { type Checkpoint, newestStoredRecordIn, readCheckpointIn, writeCheckpointIn } from "./checkpoints.ts";
 import { addPendingCoverageDaysIn } from "./coverageState.ts";
-import { deleteMetaValueQuery, readMetaValue, writeMetaValue, writeMetaValueQuery } from "./metaValues.ts";
+import {
+  deleteMetaValueQuery,
+  readMetaValue,
+  readMetaValuesWithPrefix,
+  writeMetaValue,
+  writeMetaValueQuery,
+} from "./metaValues.ts";
 import type { AnyStore } from "./openAny.ts";
 import { inTransaction, type Queries, queriesOf, sql } from "./query.ts";
 
 /** What a resumed run must reuse exactly: the same windows, page size and latestID as when it began. */
-export const syncPlanSchema = z.object({
+const syncPlanSchema = z.object({
   filterKey: z.string(),
   actionTypes: z.array(z.string()),
   since: z.string(),
@@ -34,7 +40,7 @@ export interface SyncWindow {
   nextPage: number;
 }
 
-export const planKey = (filterKey: string) => `sync_plan:${filterKey}`;
+const planKey = (filterKey: string) => `sync_plan:${filterKey}`;
 
 function parsePlan(value: string | undefined): SyncPlan | undefined {
   if (value === undefined) return undefined;
@@ -45,6 +51,12 @@ function parsePlan(value: string | undefined): SyncPlan | undefined {
 
 export async function readStoredPlan(store: AnyStore, filterKey: string): Promise<SyncPlan | undefined> {
   return parsePlan(await readMetaValue(store, planKey(filterKey)));
+}
+
+/** Every stored plan this version can read, by filter key (byte order). */
+export async function readStoredPlans(store: AnyStore): Promise<SyncPlan[]> {
+  const values = await readMetaValuesWithPrefix(store, planKey(""));
+  return [...values.values()].flatMap((value) => parsePlan(value) ?? []);
 }
 
 export async function savePlanIn(q: Queries, plan: SyncPlan, now: number): Promise<void> {
