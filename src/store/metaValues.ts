@@ -15,10 +15,6 @@ export async function readMetaValueIn(q: Queries, key: string): Promise<string |
   return (await q.get<{ value: string }>(metaValueQuery(key)))?.value;
 }
 
-async function writeMetaValueIn(q: Queries, key: string, value: string, now: number): Promise<void> {
-  await q.run(writeMetaValueQuery(key, value, now));
-}
-
 export async function readMetaValue(store: AnyStore, key: string): Promise<string | undefined> {
   return readMetaValueIn(await queriesOf(store), key);
 }
@@ -29,7 +25,7 @@ export async function writeMetaValue(
   value: string,
   now = Date.now(),
 ): Promise<void> {
-  await writeMetaValueIn(await queriesOf(store), key, value, now);
+  await (await queriesOf(store)).run(writeMetaValueQuery(key, value, now));
 }
 
 /**

@@ -16,7 +16,7 @@ function sqlError(error: unknown): unknown {
     : error;
 }
 
-/** Binding errors (a missing named parameter) come as RangeError/TypeError: bad input all the same. */
+/** Compiling and binding errors (a missing named parameter: RangeError/TypeError) are bad input all the same. */
 function binding<T>(bind: () => T): T {
   try {
     return bind();
@@ -57,11 +57,7 @@ function compile(store: Store, sql: string): Database.Statement {
   const sqlite = sqliteOf(store);
   // Layer 2 of the read-only guarantee: whatever SQLite classified wrongly is refused when it runs.
   sqlite.pragma("query_only = ON");
-  try {
-    return sqlite.prepare(sql);
-  } catch (error) {
-    throw new UsageError(`SQL error: ${(error as Error).message}`);
-  }
+  return binding(() => sqlite.prepare(sql));
 }
 
 /**
