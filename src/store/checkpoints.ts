@@ -11,13 +11,10 @@ export interface Checkpoint {
   updatedAt: number;
 }
 
-export interface CheckpointWrite {
-  filterKey: string;
-  latestId: string;
-  latestOccurredAt: number | null;
+type CheckpointWrite = Pick<Checkpoint, "filterKey" | "latestId" | "latestOccurredAt"> & {
   runId: number;
   now: number;
-}
+};
 
 function checkpointsWhere(filter: SQL): SQL {
   return sql`SELECT c.filter_key AS "filterKey", c.latest_id AS "latestId",

@@ -1,6 +1,7 @@
 // What `flagtrail export` reads: the audit records in seq order, a keyset batch at a time, with what the
 // OCSF mapping adds (rule diff, config version and its diff, findings, the entity's last approval before).
 import type { ChainRecord, StoredRuleChange } from "../chainRead.ts";
+import type { FindingRow } from "../controls/findings.ts";
 import type { AnyStore } from "../openAny.ts";
 import { inList, type Queries, queriesOf, type SQL, sql } from "../query.ts";
 
@@ -49,15 +50,11 @@ export interface VersionChangeRow {
   new_value: string | null;
 }
 
-export interface RecordFindingRow {
-  id: string;
-  record_id: string;
-  control_id: string;
-  kind: string;
-  severity: string;
-  message: string;
-  first_seen_at: number;
-}
+/** A control finding on a record of the batch. */
+export type RecordFindingRow = Pick<
+  FindingRow,
+  "id" | "control_id" | "kind" | "severity" | "message" | "first_seen_at"
+> & { record_id: string };
 
 /** The approval record a change's entity had last before it (by the review flows' accept types). */
 export interface ApprovalRow {
