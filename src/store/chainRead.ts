@@ -93,8 +93,11 @@ const CHAIN_META_KEYS = [
   BACKFILL_MARK_KEY,
 ] as const;
 
-/** ChainMeta from the stored rows of CHAIN_META_KEYS (a key not stored reads as null). */
-function chainMetaFrom(rows: readonly { key: string; value: string }[]): ChainMeta {
+/** ChainMeta from meta's rows (a key not stored reads as null). */
+async function metaOf(q: Queries): Promise<ChainMeta> {
+  const rows = await q.all<{ key: string; value: string }>(
+    sql`SELECT key, value FROM meta WHERE key IN ${inList(CHAIN_META_KEYS)}`,
+  );
   const meta = new Map(rows.map((r) => [r.key, r.value]));
   return {
     headSeq: meta.get(CHAIN_HEAD_SEQ_KEY) ?? null,
@@ -104,14 +107,6 @@ function chainMetaFrom(rows: readonly { key: string; value: string }[]): ChainMe
     coverageDigest: meta.get(COVERAGE_DIGEST_KEY) ?? null,
     ruleDiffsBackfilledTo: parseBackfillMark(meta.get(BACKFILL_MARK_KEY)),
   };
-}
-
-async function metaOf(q: Queries): Promise<ChainMeta> {
-  return chainMetaFrom(
-    await q.all<{ key: string; value: string }>(
-      sql`SELECT key, value FROM meta WHERE key IN ${inList(CHAIN_META_KEYS)}`,
-    ),
-  );
 }
 
 async function* recordsOf(q: Queries): AsyncGenerator<ChainRecord> {

@@ -56,14 +56,9 @@ export function insertRuleDiffRowsNow(now: SqliteQueriesNow, records: readonly R
   now.insertRows("rule_diff_summaries", SUMMARY_COLUMNS, summaries);
 }
 
-/** The mark's meta value: every record up to `seq` has a diff of this DIFF_VERSION. */
-function backfillMarkValue(seq: number): string {
-  return JSON.stringify({ diffVersion: DIFF_VERSION, seq });
-}
-
 const markQuery = (): ReturnType<typeof metaValueQuery> => metaValueQuery(BACKFILL_MARK_KEY);
 const writeMarkQuery = (seq: number) =>
-  writeMetaValueQuery(BACKFILL_MARK_KEY, backfillMarkValue(seq), Date.now());
+  writeMetaValueQuery(BACKFILL_MARK_KEY, JSON.stringify({ diffVersion: DIFF_VERSION, seq }), Date.now());
 
 /**
  * Inside the sync's write transaction: records from `fromSeq` up to `toSeq` were diffed as they were

@@ -46,10 +46,6 @@ async function inPgSessionTransaction<T>(
   });
 }
 
-/** One write transaction: READ COMMITTED is enough, the sync's lease keeps other writers out. */
-const inPgTransaction = <T>(store: PgStore, fn: (client: pg.ClientBase) => Promise<T>) =>
-  inPgSessionTransaction(store, "BEGIN", true, fn);
-
 /** One consistent read-only view (verify, report): a sync committing meanwhile changes nothing they see. */
 export const inPgReadSnapshot = <T>(store: PgStore, fn: (client: pg.ClientBase) => Promise<T>) =>
   inPgSessionTransaction(store, "BEGIN TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY", false, fn);
@@ -94,9 +90,10 @@ export function pgQueries(store: PgStore): Queries {
   return queriesOn(pool, url);
 }
 
+/** One write transaction: READ COMMITTED is enough, the sync's lease keeps other writers out. */
 export async function inPgQueriesTransaction<T>(store: PgStore, fn: (q: Queries) => Promise<T>): Promise<T> {
   const { url } = pgConnectionOf(store);
-  return inPgTransaction(store, (client) => fn(queriesOn(client, url)));
+  return inPgSessionTransaction(store, "BEGIN", true, (client) => fn(queriesOn(client, url)));
 }
 
 export async function inPgQueriesReadSnapshot<T>(store: PgStore, fn: (q: Queries) => Promise<T>): Promise<T> {
