@@ -29,8 +29,9 @@ export type { Store } from "./connection.ts";
 
 const migrationsFolder = fileURLToPath(new URL("../../drizzle", import.meta.url));
 
+/** How either engine's store is opened. */
 export interface OpenOptions {
-  /** Open without writing anything: no migrations, a connection SQLite itself keeps read-only. */
+  /** Open without writing anything: no migrations, a read-only connection (PostgreSQL: the server's rule). */
   readonly?: boolean;
 }
 

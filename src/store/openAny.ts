@@ -1,15 +1,10 @@
 // Opening a store of either engine from a `--db` / FLAGTRAIL_DB value (src/storeLocation.ts).
 import { parseStoreLocation } from "../storeLocation.ts";
 import type { PgStore, Store } from "./connection.ts";
-import { openStore } from "./open.ts";
+import { type OpenOptions, openStore } from "./open.ts";
 
 /** An open store of either engine. `close()` may return a Promise (PostgreSQL): await it. */
 export type AnyStore = Store | PgStore;
-
-export interface AnyOpenOptions {
-  /** Open without writing anything (no migrations; PostgreSQL transactions read-only by the server's rule). */
-  readonly?: boolean;
-}
 
 /** The PostgreSQL half of the store (src/store/pg/side.ts). */
 export type PgSide = typeof import("./pg/side.ts");
@@ -22,7 +17,7 @@ export function pgSide(): Promise<PgSide> {
   return pgSideLoading;
 }
 
-export async function openAnyStore(value: string, options: AnyOpenOptions = {}): Promise<AnyStore> {
+export async function openAnyStore(value: string, options: OpenOptions = {}): Promise<AnyStore> {
   const location = parseStoreLocation(value);
   return location.engine === "sqlite"
     ? openStore(location.path, options)

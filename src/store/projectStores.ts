@@ -13,7 +13,7 @@ import {
   readMetaValuesWithPrefix,
   writeMetaValue,
 } from "./metaStore.ts";
-import { openStore as openSqliteStore } from "./open.ts";
+import { type OpenOptions, openStore as openSqliteStore } from "./open.ts";
 import { type AnyStore, openAnyStore, pgSide } from "./openAny.ts";
 import { queriesOf, sql } from "./query.ts";
 
@@ -21,11 +21,6 @@ import { queriesOf, sql } from "./query.ts";
 const STORE_PROJECT_KEY = "project";
 /** In the store's own namespace: one key per project kept in a namespace of its own. */
 const REGISTERED_PREFIX = "project:";
-
-export interface OpenProjectOptions {
-  /** Open without writing anything: a project never synced into the store is then an error. */
-  readonly?: boolean;
-}
 
 /** One project's part of a store, open. */
 export interface ProjectStore {
@@ -61,7 +56,7 @@ async function openOwnNamespace(
   value: string,
   home: AnyStore,
   project: string,
-  options: OpenProjectOptions & { registered: boolean },
+  options: OpenOptions & { registered: boolean },
 ): Promise<AnyStore> {
   if (home.engine === "sqlite") {
     if (home.path === ":memory:") {
@@ -112,12 +107,12 @@ async function claim(store: AnyStore, project: string, readonly: boolean): Promi
 /**
  * Opens project `project`'s part of the store at `value`: the store's own namespace when it holds that
  * project (or nothing yet and the project is `default`), else the project's own namespace, which a
- * writable open creates, migrates and registers.
+ * writable open creates, migrates and registers (read-only, a project never synced into it is an error).
  */
 export async function openProjectStore(
   value: string,
   project: string,
-  options: OpenProjectOptions = {},
+  options: OpenOptions = {},
 ): Promise<AnyStore> {
   const home = await openAnyStore(value, options);
   try {
@@ -135,7 +130,7 @@ async function openIn(
   value: string,
   home: AnyStore,
   project: string,
-  options: OpenProjectOptions,
+  options: OpenOptions,
 ): Promise<AnyStore> {
   const readonly = options.readonly ?? false;
   const homeProject = await homeProjectOf(home);
@@ -178,7 +173,7 @@ async function projectsOf(home: AnyStore): Promise<string[]> {
  */
 export async function openStoreProjects(
   value: string,
-  options: OpenProjectOptions & { project?: string | undefined } = {},
+  options: OpenOptions & { project?: string | undefined } = {},
 ): Promise<ProjectStore[]> {
   const home = await openAnyStore(value, options);
   const opened: ProjectStore[] = [];

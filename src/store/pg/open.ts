@@ -9,6 +9,7 @@ import { assertMigrated, foreignStore, maskUrl } from "../../storeLocation.ts";
 import { type CategoryRow, categoryWrites, STORED_CATEGORIES } from "../categories.ts";
 import { attachPgConnection, type PgConnection, type PgStore } from "../connection.ts";
 import { releaseLease } from "../leases.ts";
+import type { OpenOptions } from "../open.ts";
 import { describePgError } from "./errors.ts";
 import * as schema from "./schema.ts";
 
@@ -18,9 +19,7 @@ const migrationsFolder = fileURLToPath(new URL("../../../drizzle/pg", import.met
 /** The advisory-lock key that serialises migrations of one database across processes. */
 const MIGRATION_LOCK = [0x46_54_4c_02, 0] as const;
 
-export interface PgOpenOptions {
-  /** Open without writing anything: no migrations, every transaction read-only by the server's rule. */
-  readonly?: boolean;
+export interface PgOpenOptions extends OpenOptions {
   /**
    * A project's own schema (src/store/projectStores.ts) instead of the URL's: every session's
    * search_path, created and migrated there (its migrations table in it too) on a writable open.
