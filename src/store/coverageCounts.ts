@@ -72,23 +72,21 @@ export async function heldRowsInRange(
   };
 }
 
+type DayCount = { day: string; n: number };
+
 /** Per server day of from..to, the rows that make what the store holds (days without a record left out). */
 export async function heldRowsByDay(
   store: AnyStore,
   from: string,
   to: string,
   actionTypes: readonly string[],
-): Promise<{
-  stored: { day: string; n: number }[];
-  relisted: Relisted[];
-  quarantined: { day: string; n: number }[];
-}> {
+): Promise<{ stored: DayCount[]; relisted: Relisted[]; quarantined: DayCount[] }> {
   const q = await queriesOf(store);
-  const stored = await q.all<{ day: string; n: number }>(
+  const stored = await q.all<DayCount>(
     sql`SELECT server_day AS day, count(*) AS n FROM audit_logs WHERE server_day BETWEEN ${from} AND ${to}
         ${typeFilter(sql`action_type`, actionTypes)} GROUP BY server_day ORDER BY server_day COLLATE "binary"`,
   );
-  const quarantined = await q.all<{ day: string; n: number }>(
+  const quarantined = await q.all<DayCount>(
     sql`SELECT day, count(DISTINCT key) AS n FROM (
           SELECT coalesce(q.server_day, CASE WHEN q.day_min = q.day_max THEN q.day_min END) AS day,
                  coalesce(q.record_id, q.raw_hash) AS key
