@@ -114,15 +114,8 @@ export async function openProjectStore(
   project: string,
   options: OpenOptions = {},
 ): Promise<AnyStore> {
-  const home = await openAnyStore(value, options);
-  try {
-    const store = await openIn(value, home, project, options);
-    if (store !== home) await home.close();
-    return store;
-  } catch (error) {
-    await home.close();
-    throw error;
-  }
+  const [opened] = await openStoreProjects(value, { ...options, project });
+  return opened!.store;
 }
 
 /** Project `project`'s part of the store whose own namespace `home` is open: `home` itself, or another. */
