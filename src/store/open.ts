@@ -20,11 +20,6 @@ const WRITER_CACHE_KIB = 2_000;
 /** Page size of a store created from now on (SQLite's default is 4096). */
 export const NEW_STORE_PAGE_SIZE = 16_384;
 
-/** A file SQLite has not written a page to yet (created empty, or new). */
-function isEmptyFile(sqlite: Database.Database): boolean {
-  return sqlite.pragma("page_count", { simple: true }) === 0;
-}
-
 export type { Store } from "./connection.ts";
 
 const migrationsFolder = fileURLToPath(new URL("../../drizzle", import.meta.url));
@@ -138,10 +133,11 @@ export function openStore(path: string, options: OpenOptions = {}): Store {
     sqlite.pragma("busy_timeout = 5000");
     sqlite.pragma("foreign_keys = ON");
     if (!options.readonly) {
-      // A new file only (an existing one keeps its pages; WAL fixes the size once set). Records are
-      // ~1.2 KB rows: 4 KB pages hold three and leave 14 % of the table unused, 16 KB pages ~6 %
-      // (bytes per record at 50k 1,717 → ~1,600; bench `ingest_sync_bytes_per_record`).
-      if (!inMemory && isEmptyFile(sqlite)) sqlite.pragma(`page_size = ${NEW_STORE_PAGE_SIZE}`);
+      // A file with no page written yet only (an existing one keeps its pages; WAL fixes the size once
+      // set). Records are ~1.2 KB rows: 4 KB pages hold three and leave 14 % of the table unused, 16 KB
+      // pages ~6 % (bytes per record at 50k 1,717 → ~1,600; bench `ingest_sync_bytes_per_record`).
+      const newFile = !inMemory && sqlite.pragma("page_count", { simple: true }) === 0;
+      if (newFile) sqlite.pragma(`page_size = ${NEW_STORE_PAGE_SIZE}`);
       if (!inMemory) sqlite.pragma("journal_mode = WAL");
       // WAL + NORMAL is durable against process crashes (kill -9), which is what resumable sync needs.
       sqlite.pragma("synchronous = NORMAL");

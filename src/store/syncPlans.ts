@@ -177,13 +177,13 @@ export async function oldestServerDay(store: AnyStore): Promise<string | null> {
 
 const PAGE_SIZE_KEY = "page_size_granted";
 
-function parseGrantedPageSize(value: string | undefined): number | undefined {
-  const parsed = z.coerce.number().int().positive().safeParse(value);
-  return parsed.success ? parsed.data : undefined;
-}
-
 export async function readGrantedPageSize(store: AnyStore): Promise<number | undefined> {
-  return parseGrantedPageSize(await readMetaValue(store, PAGE_SIZE_KEY));
+  const parsed = z.coerce
+    .number()
+    .int()
+    .positive()
+    .safeParse(await readMetaValue(store, PAGE_SIZE_KEY));
+  return parsed.success ? parsed.data : undefined;
 }
 
 export async function saveGrantedPageSize(store: AnyStore, size: number, now: number): Promise<void> {

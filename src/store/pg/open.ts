@@ -75,11 +75,6 @@ interface MigrationState {
   applied: { hash: string; created_at: number }[] | undefined;
 }
 
-/** Where drizzle's migrator keeps its table: its default `drizzle` schema, or the project's own. */
-function migrationsTableOf(schemaName: string | undefined): string {
-  return `${quotePgIdent(schemaName ?? "drizzle")}.__drizzle_migrations`;
-}
-
 async function migrationState(
   client: pg.ClientBase,
   schemaName: string | undefined,
@@ -88,7 +83,8 @@ async function migrationState(
     `SELECT table_name AS name FROM information_schema.tables WHERE table_schema = current_schema()
      ORDER BY table_name`,
   );
-  const table = migrationsTableOf(schemaName);
+  // Where drizzle's migrator keeps its table: its default `drizzle` schema, or the project's own.
+  const table = `${quotePgIdent(schemaName ?? "drizzle")}.__drizzle_migrations`;
   const hasTable = await client.query<{ present: boolean }>("SELECT to_regclass($1) IS NOT NULL AS present", [
     table,
   ]);
