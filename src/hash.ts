@@ -74,3 +74,27 @@ export const CHAIN_GENESIS = "0".repeat(64);
 export function chainLink(previous: string, hashOfRecord: string): string {
   return sha256Hex(previous + hashOfRecord);
 }
+
+export interface EntityChainHead {
+  seq: number;
+  hash: string;
+}
+
+/** The entity chain's links of one write transaction, from the head stored before it (src/store/entityChain.ts). */
+export class EntityChainLinks {
+  private current: EntityChainHead;
+
+  constructor(stored: EntityChainHead | null) {
+    this.current = stored === null ? { seq: 0, hash: CHAIN_GENESIS } : { seq: stored.seq, hash: stored.hash };
+  }
+
+  next(recordHash: string): EntityChainHead {
+    this.current = { seq: this.current.seq + 1, hash: chainLink(this.current.hash, recordHash) };
+    return this.current;
+  }
+
+  /** The last link handed out (or the stored head): what meta mirrors. */
+  get head(): EntityChainHead {
+    return this.current;
+  }
+}

@@ -1,6 +1,5 @@
-// The action_type_categories table, kept equal to the documented list (src/api/actionCategories.ts) by
-// every writable open of either engine. It is written only when it differs, so a daemon and a report
-// opening the same store do not take the write lock for nothing.
+// action_type_categories, kept equal to src/api/actionCategories.ts by every writable open; written only
+// when it differs, so a daemon and a report opening the same store do not take the write lock for nothing.
 import type Database from "better-sqlite3";
 import { type SQL, sql } from "drizzle-orm";
 import { ACTION_TYPE_CATEGORIES } from "../api/actionCategories.ts";

@@ -1,9 +1,6 @@
-// What `flagtrail verify` reads, all of it inside ONE read snapshot (inReadSnapshot: SQLite's WAL
-// snapshot, PostgreSQL's REPEATABLE READ), so a sync committing pages meanwhile changes nothing verify
-// sees (the meta head, the records, the quarantine and coverage digests all belong to the same moment).
-// One query text for both engines; long tables are read in key order a page at a time (pagesOf), so
-// memory stays bounded. Text keys sort COLLATE "binary" (byte order): the digests fold rows in that order.
-
+// What `flagtrail verify` reads, all inside ONE read snapshot, so the meta head, the records and the
+// digests belong to the same moment whatever a sync commits meanwhile. Text keys sort COLLATE "binary":
+// the digests fold rows in byte order.
 import type { CoverageRow, QuarantineRow } from "../digests.ts";
 import { CHAIN_HEAD_HASH_KEY, CHAIN_HEAD_SEQ_KEY } from "../records/pageTally.ts";
 import { pagesOf, rowsOf } from "./dialect.ts";
@@ -96,8 +93,11 @@ const CHAIN_META_KEYS = [
   BACKFILL_MARK_KEY,
 ] as const;
 
-/** ChainMeta from the stored rows of CHAIN_META_KEYS (a key not stored reads as null). */
-function chainMetaFrom(rows: readonly { key: string; value: string }[]): ChainMeta {
+/** ChainMeta from meta's rows (a key not stored reads as null). */
+async function metaOf(q: Queries): Promise<ChainMeta> {
+  const rows = await q.all<{ key: string; value: string }>(
+    sql`SELECT key, value FROM meta WHERE key IN ${inList(CHAIN_META_KEYS)}`,
+  );
   const meta = new Map(rows.map((r) => [r.key, r.value]));
   return {
     headSeq: meta.get(CHAIN_HEAD_SEQ_KEY) ?? null,
@@ -107,14 +107,6 @@ function chainMetaFrom(rows: readonly { key: string; value: string }[]): ChainMe
     coverageDigest: meta.get(COVERAGE_DIGEST_KEY) ?? null,
     ruleDiffsBackfilledTo: parseBackfillMark(meta.get(BACKFILL_MARK_KEY)),
   };
-}
-
-async function metaOf(q: Queries): Promise<ChainMeta> {
-  return chainMetaFrom(
-    await q.all<{ key: string; value: string }>(
-      sql`SELECT key, value FROM meta WHERE key IN ${inList(CHAIN_META_KEYS)}`,
-    ),
-  );
 }
 
 async function* recordsOf(q: Queries): AsyncGenerator<ChainRecord> {
@@ -177,10 +169,7 @@ function readerOf(q: Queries): ChainReader {
   };
 }
 
-/**
- * Runs `read` with a reader over one consistent snapshot of the store, then ends the read transaction.
- * (On a SQLite connection already inside a transaction, that transaction is the snapshot.)
- */
+/** Runs `read` with a reader over one consistent snapshot of the store (inReadSnapshot). */
 export function readChainSnapshot<T>(store: AnyStore, read: (reader: ChainReader) => Promise<T>): Promise<T> {
   return inReadSnapshot(store, (q) => read(readerOf(q)));
 }

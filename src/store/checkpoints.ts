@@ -1,6 +1,4 @@
-// Per filter set, the newest record seen: sent as latestID by the next incremental run. One query text
-// for both engines (src/store/query.ts), run on a store or in a transaction (a plan's end,
-// src/store/syncPlans.ts).
+// Per filter set, the newest record seen: sent as latestID by the next incremental run.
 import type { AnyStore } from "./openAny.ts";
 import { inList, type Queries, queriesOf, type SQL, sql } from "./query.ts";
 
@@ -13,13 +11,10 @@ export interface Checkpoint {
   updatedAt: number;
 }
 
-export interface CheckpointWrite {
-  filterKey: string;
-  latestId: string;
-  latestOccurredAt: number | null;
+type CheckpointWrite = Pick<Checkpoint, "filterKey" | "latestId" | "latestOccurredAt"> & {
   runId: number;
   now: number;
-}
+};
 
 function checkpointsWhere(filter: SQL): SQL {
   return sql`SELECT c.filter_key AS "filterKey", c.latest_id AS "latestId",
@@ -27,7 +22,6 @@ function checkpointsWhere(filter: SQL): SQL {
     FROM checkpoints c LEFT JOIN audit_logs a ON a.id = c.latest_id ${filter}`;
 }
 
-/** The checkpoint of `filterKey` on a store of either engine. */
 export async function readStoredCheckpoint(
   store: AnyStore,
   filterKey: string,

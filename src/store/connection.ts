@@ -1,16 +1,9 @@
-// Each engine's connection, kept out of the store's handle: only modules in src/store/ import this file,
-// so SQL and the drivers stay behind the store's functions. Tests may use it to inspect a store directly.
-// Type-only imports of the drivers: a SQLite store still loads no PostgreSQL module (src/store/openAny.ts).
+// Each engine's connection, kept out of the store's handle (only src/store/ and tests import this file).
+// Type-only driver imports: a SQLite store loads no PostgreSQL module.
 import type Database from "better-sqlite3";
-import type { BetterSQLite3Database } from "drizzle-orm/better-sqlite3";
-import type { NodePgDatabase } from "drizzle-orm/node-postgres";
 import type pg from "pg";
-import type * as pgSchema from "./pg/schema.ts";
-import type * as schema from "./schema.ts";
 
-type Db = BetterSQLite3Database<typeof schema>;
-
-/** An open store: where it is and how to close it. Its connection is reachable only through this module. */
+/** An open SQLite store: where it is and how to close it. */
 export interface Store {
   readonly engine: "sqlite";
   readonly path: string;
@@ -20,31 +13,18 @@ export interface Store {
   close(): void;
 }
 
-interface Connection {
-  sqlite: Database.Database;
-  db: Db;
-}
+const connections = new WeakMap<Store, Database.Database>();
 
-const connections = new WeakMap<Store, Connection>();
-
-export function attachConnection(store: Store, connection: Connection): Store {
-  connections.set(store, connection);
+export function attachConnection(store: Store, sqlite: Database.Database): Store {
+  connections.set(store, sqlite);
   return store;
 }
 
-function connectionOf(store: Store): Connection {
-  const connection = connections.get(store);
-  if (!connection) throw new Error("not an open flagtrail store");
-  return connection;
-}
-
 export function sqliteOf(store: Store): Database.Database {
-  return connectionOf(store).sqlite;
+  const sqlite = connections.get(store);
+  if (!sqlite) throw new Error("not an open flagtrail store");
+  return sqlite;
 }
-
-// ---- PostgreSQL: the pool, the drizzle handle and the leases' sessions, behind a PgStore ----
-
-export type PgDb = NodePgDatabase<typeof pgSchema>;
 
 /** An open PostgreSQL store: where it is (password masked) and how to close it. */
 export interface PgStore {
@@ -64,7 +44,6 @@ interface HeldLease {
 
 export interface PgConnection {
   readonly pool: pg.Pool;
-  readonly db: PgDb;
   /** The URL as given (with its password): for messages use the store's `location`. */
   readonly url: string;
   readonly leases: Map<string, HeldLease>;
@@ -83,8 +62,4 @@ export function pgConnectionOf(store: PgStore): PgConnection {
   const connection = pgConnections.get(store);
   if (!connection) throw new Error("not an open flagtrail PostgreSQL store");
   return connection;
-}
-
-export function pgDrizzleOf(store: PgStore): PgDb {
-  return pgConnectionOf(store).db;
 }

@@ -1,10 +1,8 @@
-// The controls' and the export's tables (issues 23, 24), part of the one description of the store's
-// tables (src/store/tables.ts, which says how they are written and read).
+// The controls' and the export's tables, part of the one description of the store's tables (tables.ts).
 import { bigNumber, epochMs, integer, table, text } from "./tableKinds.ts";
 
 export const CONTROL_TABLES = {
-  // Controls (issue 23): what `flagtrail check` found, the waivers given, and the alerts still to deliver.
-
+  // Controls: what `flagtrail check` found, the waivers given, and the alerts still to deliver.
   /** One row per finding (control id + record or evidence key): first and last seen by a check. */
   controlFindings: table(
     "control_findings",
@@ -80,9 +78,7 @@ export const CONTROL_TABLES = {
     (on) => [on.primaryKey("findingId", "sink")],
   ),
 
-  // Export (issue 24): how far each named consumer of `flagtrail export --cursor` has had the history.
-
-  /** Per project and consumer name: the audit_logs.seq up to which its exports are complete. */
+  /** `flagtrail export --cursor`: per project and consumer, the audit_logs.seq its exports are complete to. */
   exportCursors: table(
     "export_cursors",
     {

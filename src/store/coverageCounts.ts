@@ -1,18 +1,14 @@
-// What the store holds per server day, for comparing with the server's totalItems. A record counts for
-// its server day: valid records by their own date unless a single-day read showed the server files them
-// under another (listed_days), quarantined ones by their date when it parses, else by the narrowest
-// request range that returned them (day_min..day_max). So a gap report means a record is missing. Quarantined records count once per id, and not when a valid version of the id is stored.
-// The store reads the rows; their sum per day is the sync's (src/sync/coverageCounts.ts). One query text
-// for both engines (src/store/query.ts).
+// The rows of what the store holds per server day (their sum is src/sync/coverageCounts.ts's), compared
+// with the server's totalItems. A valid record counts for its own date's day unless a single-day read
+// showed the server files it under another (listed_days); a quarantined one by its date when it parses,
+// else by the narrowest request range that returned it (day_min..day_max), once per id, and not when a
+// valid version of the id is stored. So a gap means a record is missing.
 import { type CoverageDay, removePendingCoverageDaysIn, writeCoverageRowsQuery } from "./coverageState.ts";
 import { updateCoverageDigestIn } from "./digests.ts";
 import type { AnyStore } from "./openAny.ts";
 import { inList, inTransaction, type Queries, queriesOf, type SQL, sql } from "./query.ts";
 
-/**
- * Inside the write transaction of a single-day read: the server listed these records under `day`. A record whose own date text says
- * another day (written in another zone) is counted on `day` from now on.
- */
+/** Inside a single-day read's write: the server listed these records under `day`, whatever their own date. */
 export async function noteListedDay(q: Queries, ids: readonly string[], day: string): Promise<void> {
   if (ids.length === 0) return;
   // Once each: one statement may not upsert the same row twice.
@@ -35,10 +31,7 @@ const typeFilter = (expression: SQL, actionTypes: readonly string[]): SQL =>
 const QUARANTINE_HELD = sql`(q.record_id IS NULL OR NOT EXISTS (SELECT 1 FROM audit_logs a WHERE a.id = q.record_id))`;
 const QUARANTINE_TYPE = sql`json_extract(q.raw, '$.actionType')`;
 
-/**
- * Records the server lists on another day than their own date's, as (own day, listed day) pairs of the
- * filter set: the corrections to counts by server_day.
- */
+/** The filter set's Relisted pairs: the corrections to counts by server_day. */
 function relisted(q: Queries, from: string, to: string, actionTypes: readonly string[]): Promise<Relisted[]> {
   return q.all<Relisted>(
     sql`SELECT a.server_day AS own, l.day AS listed FROM listed_days l JOIN audit_logs a ON a.id = l.audit_log_id
@@ -53,10 +46,7 @@ export interface Relisted {
   listed: string;
 }
 
-/**
- * The rows that make the count held for the server days from..to (both included): valid records by
- * server day, the relisted ones, quarantined ones (the sum is src/sync/coverageCounts.ts's).
- */
+/** The rows that make the count held for the server days from..to (both included). */
 export async function heldRowsInRange(
   store: AnyStore,
   from: string,
@@ -82,23 +72,21 @@ export async function heldRowsInRange(
   };
 }
 
+type DayCount = { day: string; n: number };
+
 /** Per server day of from..to, the rows that make what the store holds (days without a record left out). */
 export async function heldRowsByDay(
   store: AnyStore,
   from: string,
   to: string,
   actionTypes: readonly string[],
-): Promise<{
-  stored: { day: string; n: number }[];
-  relisted: Relisted[];
-  quarantined: { day: string; n: number }[];
-}> {
+): Promise<{ stored: DayCount[]; relisted: Relisted[]; quarantined: DayCount[] }> {
   const q = await queriesOf(store);
-  const stored = await q.all<{ day: string; n: number }>(
+  const stored = await q.all<DayCount>(
     sql`SELECT server_day AS day, count(*) AS n FROM audit_logs WHERE server_day BETWEEN ${from} AND ${to}
         ${typeFilter(sql`action_type`, actionTypes)} GROUP BY server_day ORDER BY server_day COLLATE "binary"`,
   );
-  const quarantined = await q.all<{ day: string; n: number }>(
+  const quarantined = await q.all<DayCount>(
     sql`SELECT day, count(DISTINCT key) AS n FROM (
           SELECT coalesce(q.server_day, CASE WHEN q.day_min = q.day_max THEN q.day_min END) AS day,
                  coalesce(q.record_id, q.raw_hash) AS key
@@ -132,7 +120,6 @@ export async function recordCoverage(
       days.map((d) => d.day),
       now,
     );
-    // verify checks coverage against this digest: an edited or deleted row is caught.
     await updateCoverageDigestIn(q);
   });
 }

@@ -1,12 +1,8 @@
-// Coverage rows per filter set and server day, and the days a finished plan still owes a check. These
-// functions run inside the sync's transactions, so that rows and progress commit together. One query text
-// for both engines (src/store/query.ts); days sort COLLATE "binary" (byte order).
+// Coverage rows per filter set and server day, and the days a finished plan still owes a check.
 import { z } from "zod";
 import { deleteMetaValueQuery, readMetaValueIn, writeMetaValueQuery } from "./metaValues.ts";
 import type { AnyStore } from "./openAny.ts";
 import { inTransaction, type Queries, queriesOf, type SQL, sql } from "./query.ts";
-
-// ---- coverage --------------------------------------------------------------------------------------
 
 /** The stored coverage of a day, if any. */
 export async function readCoverage(
@@ -31,18 +27,14 @@ export interface CoverageDay {
   dayClosed: boolean;
 }
 
-/** A coverage row as written (upserted by filter set and day). */
+/** A coverage row as upserted. */
 interface CoverageWrite extends CoverageDay {
   filterKey: string;
   runId: number;
   now: number;
 }
 
-export function writeCoverageQuery(row: CoverageWrite): SQL {
-  return writeCoverageRowsQuery([row]);
-}
-
-/** Several days' rows in one statement (a backfill checks hundreds: one round trip each on PostgreSQL). */
+/** Several days' rows in one statement (a backfill checks hundreds: a round trip each on PostgreSQL). */
 export function writeCoverageRowsQuery(rows: readonly CoverageWrite[]): SQL {
   const values = rows.map(
     (
@@ -76,12 +68,9 @@ export async function newestRecordTimeTexts(
   );
 }
 
-// ---- coverage still to check -----------------------------------------------------------------------
-
 /**
- * Days whose coverage a finished plan still owes, per filter set (meta `coverage_pending:<filter_key>`).
- * Written in the transaction that drops the plan and emptied day by day as coverage rows are written, so
- * a run killed during its coverage phase leaves the rest for the next run.
+ * Days whose coverage a finished plan still owes, per filter set: written when the plan is dropped and
+ * emptied as coverage rows are written, so a run killed during its coverage phase leaves the rest.
  */
 const pendingCoverageKey = (filterKey: string) => `coverage_pending:${filterKey}`;
 const pendingCoverageSchema = z.array(z.string());
@@ -112,7 +101,7 @@ async function changePendingDaysIn(
   );
 }
 
-/** Inside a transaction on either engine (a plan's end): `days` join the owed list, each once, in order. */
+/** Inside a transaction (a plan's end): `days` join the owed list, each once, in order. */
 export function addPendingCoverageDaysIn(
   q: Queries,
   filterKey: string,
@@ -122,7 +111,7 @@ export function addPendingCoverageDaysIn(
   return changePendingDaysIn(q, filterKey, now, (owed) => [...new Set([...owed, ...days])].sort());
 }
 
-/** `days` join the owed list, in a transaction of their own, on either engine. */
+/** addPendingCoverageDaysIn in a transaction of its own. */
 export async function addPendingCoverageDays(
   store: AnyStore,
   filterKey: string,
@@ -132,7 +121,7 @@ export async function addPendingCoverageDays(
   await inTransaction(store, (q) => addPendingCoverageDaysIn(q, filterKey, days, now));
 }
 
-/** Inside a transaction on either engine: `days` were checked, and leave the owed list. */
+/** Inside a transaction: `days` were checked, and leave the owed list. */
 export function removePendingCoverageDaysIn(
   q: Queries,
   filterKey: string,

@@ -1,7 +1,4 @@
-// What truly differs between the engines, as small SQL fragments chosen by `q.dialect` (src/store/query.ts):
-// a query is written once and takes the fragment where the engines spell something differently. Add a
-// fragment here rather than a second copy of a query; most differences need none (see query.ts for the SQL
-// both engines accept).
+// What truly differs between the engines, as small SQL fragments chosen by `q.dialect` (src/store/README.md).
 import type { Queries } from "./query.ts";
 import { type SQL, sql } from "./query.ts";
 
@@ -23,10 +20,8 @@ export function jsonObjectText(dialect: Dialect, entries: readonly (readonly [st
 const PAGE_ROWS = 1000;
 
 /**
- * The rows of a long read in key order, a page at a time: `page(after, limit)` is the query of the rows
- * whose key is above `after` (ending `WHERE <key> > after ORDER BY <key> LIMIT limit`), `key` the
- * column it pages on. Both engines read this way (inside one snapshot: readSnapshot), so neither holds a
- * cursor open across awaits.
+ * A long read a page at a time: `page(after, limit)` ends `WHERE <key> > after ORDER BY <key> LIMIT
+ * limit`. Neither engine then holds a cursor open across awaits.
  */
 export async function* pagesOf<T extends Record<string, unknown>>(
   q: Queries,

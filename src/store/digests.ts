@@ -1,22 +1,9 @@
-// What the hash chain over audit_logs does not cover, covered on its own: a digest of the quarantine
-// table and one of the coverage table, kept in `meta` by the writer and recomputed by `flagtrail
-// verify`; and, with FLAGTRAIL_SIGNING_KEY, an HMAC of the chain head, so that records cut off the end
-// together with a rewritten meta head are caught without a report manifest.
-//
-// For the writer (src/store/writes.ts, syncBatch.ts, coverageCounts.ts), inside the transaction that changes the rows:
-//   - after inserting quarantine rows:   updateQuarantineDigest(sqlite)   — folds only the new rows
-//   - after writing coverage rows:       updateCoverageDigest(sqlite)     — rehashes the table (one row a
-//                                        day per filter set: small); call once per batch of days
-//   - after moving the chain head:       writeChainHeadSignature(sqlite, process.env.FLAGTRAIL_SIGNING_KEY)
-//                                        (a no-op without a key; also worth calling once per run, so a
-//                                        store first synced without the key gets signed)
-//   - updateQuarantineDigest, called by every sync batch, also writes the coverage digest when it is
-//     missing: a synced store always holds both (an empty table has the empty digest)
-// A key that does not exist yet is created from the rows present (trust on first use), so stores written
-// before these keys existed get them on their next sync. verify treats a missing digest as removed unless
-// the store holds nothing at all (no records, rows, digests or signature: never synced).
-//
-// Not covered: quarantine.server_day (derived from the raw `date`, and filled in later for old rows).
+// What the record chain does not cover, kept in `meta` by the writer inside the transaction that changes
+// the rows and recomputed by `verify`: digests of the quarantine and coverage tables (folded by
+// src/digests.ts) and, with FLAGTRAIL_SIGNING_KEY, the chain head's HMAC (records cut off the end with a
+// rewritten meta head are caught without a manifest). A missing digest is created from the rows present
+// (trust on first use), so older stores get them on their next sync; verify reads a missing one as removed
+// unless the store was never synced. Not covered: quarantine.server_day (filled in later for old rows).
 import type Database from "better-sqlite3";
 import {
   type CoverageDigest,
@@ -50,9 +37,8 @@ export const QUARANTINE_COLUMNS =
 const COVERAGE_COLUMNS =
   "filter_key, day, server_total, local_count, checked_at, sync_run_id, day_closed, quarantined_count";
 
-// ---- the writer's side: one text per read, run synchronously by the SQLite record writer inside its
-// better-sqlite3 transaction (which cannot await), and through Queries on either engine --------------
-
+// Each update twice: synchronously for SQLite's record writer (inside a better-sqlite3 transaction,
+// which cannot await), and through Queries on either engine.
 const quarantineRowsAfter = (lastId: number) =>
   sql`SELECT ${sql.raw(QUARANTINE_COLUMNS)} FROM quarantine WHERE id > ${lastId} ORDER BY id`;
 /** Every coverage row, in byte order (as SQLite's BINARY sorts): the order the digest folds them in. */
@@ -64,10 +50,7 @@ const writeDigest = (key: string, digest: QuarantineDigest | CoverageDigest) =>
 const quarantineStart = (stored: { value: string } | undefined) =>
   parseDigest(quarantineDigestSchema, stored?.value) ?? EMPTY_QUARANTINE_DIGEST;
 
-/**
- * Folds quarantine rows added since the last call into meta QUARANTINE_DIGEST_KEY; with it the coverage
- * digest when missing, so a store any writer touched holds both (verify: missing = removed).
- */
+/** Folds the quarantine rows added since the last call in; writes the coverage digest too when missing. */
 export function updateQuarantineDigest(sqlite: Database.Database): QuarantineDigest {
   const now = sqliteQueriesOn(sqlite);
   const start = quarantineStart(now.get(metaValueQuery(QUARANTINE_DIGEST_KEY)));
@@ -77,28 +60,12 @@ export function updateQuarantineDigest(sqlite: Database.Database): QuarantineDig
   return state;
 }
 
-/** Recomputes meta COVERAGE_DIGEST_KEY from every coverage row. */
+/** Rehashes every coverage row (one a day per filter set: small). */
 export function updateCoverageDigest(sqlite: Database.Database): CoverageDigest {
   const now = sqliteQueriesOn(sqlite);
   const state = now.all<CoverageRow>(COVERAGE_ROWS).reduce(foldCoverageRow, EMPTY_COVERAGE_DIGEST);
   now.run(writeDigest(COVERAGE_DIGEST_KEY, state));
   return state;
-}
-
-/**
- * Signs the current chain head (the last record of audit_logs) into meta CHAIN_HEAD_SIGNATURE_KEY when
- * a key is given; without one, does nothing (an existing signature then goes stale, and verify with the
- * key says so). Returns whether it signed.
- */
-export function writeChainHeadSignature(sqlite: Database.Database, key: string | undefined): boolean {
-  if (!key) return false;
-  const now = sqliteQueriesOn(sqlite);
-  const head = now.get<{ seq: number; chainHash: string }>(
-    sql`SELECT seq, chain_hash AS "chainHash" FROM audit_logs ORDER BY seq DESC LIMIT 1`,
-  );
-  if (!head) return false;
-  now.run(writeMetaValueQuery(CHAIN_HEAD_SIGNATURE_KEY, signChainHead(head, key), Date.now()));
-  return true;
 }
 
 /** Inserts one quarantined item unless its raw hash is there already; returns whether it was new. */

@@ -1,8 +1,6 @@
-// The entity backlog: entities due for a read that an entity pass left to later runs because its
-// request budget was spent (or a 403 or a failure stopped it). Each pass rewrites it; the due-lists
-// (entityQueries.ts) stay the truth of what is due, so a stale backlog never hides a read. `status` and
-// the report read it to say how much of the entity history is still pending. One query text for both
-// engines (src/store/query.ts).
+// The entity backlog: entities due for a read that an entity pass left to later runs (budget spent, a 403
+// or a failure). Each pass rewrites it; the due-lists (entityQueries.ts) stay the truth of what is due, so
+// a stale backlog never hides a read. `status` and the report say from it how much is still pending.
 import type { AnyStore } from "./openAny.ts";
 import { inList, inTransaction, type SQL, sql } from "./query.ts";
 

@@ -1,8 +1,6 @@
-// The entity chain: config versions, their revisions, experiment and metric snapshots are linked in one
-// hash chain of their own, in entity_seq order across the four tables (each link is
-// sha256(previous link + row's record hash), as in the record chain). The head is mirrored in meta so
-// that rows cut off the end show up in `verify`.
-import { CHAIN_GENESIS, chainLink } from "../hash.ts";
+// The entity chain: the four entity tables' rows linked in one hash chain of their own, in entity_seq
+// order, as in the record chain; its head mirrored in meta so that rows cut off the end show in `verify`.
+import { type EntityChainHead, EntityChainLinks } from "../hash.ts";
 import { type Dialect, jsonObjectText, pagesOf, rowsOf } from "./dialect.ts";
 import { readMetaValueIn, writeMetaValueQuery } from "./metaValues.ts";
 import type { AnyStore } from "./openAny.ts";
@@ -19,11 +17,6 @@ type EntityChainTable = (typeof ENTITY_CHAIN_TABLES)[number];
 
 /** meta key: JSON {seq, hash} of the entity chain's last link. */
 export const ENTITY_CHAIN_HEAD_KEY = "entity_chain:head";
-
-export interface EntityChainHead {
-  seq: number;
-  hash: string;
-}
 
 /** Per table, the columns copied from the raw record (verify compares them with it), by the raw record's names. */
 const COPIED: Record<EntityChainTable, readonly (readonly [string, string])[]> = {
@@ -67,9 +60,8 @@ export interface EntityChainRow {
 }
 
 /**
- * What `verify` reads of the entity chain, in one read snapshot of its own (the entity chain does not
- * depend on the record chain, so it needs no snapshot shared with it): the rows in entity_seq order, a
- * page at a time, and the head meta holds, as stored.
+ * What `verify` reads of the entity chain, in a read snapshot of its own (it does not depend on the record
+ * chain): the rows in entity_seq order, a page at a time, and the head meta holds.
  */
 export function readEntityChain<T>(
   store: AnyStore,
@@ -87,27 +79,6 @@ export function readEntityChain<T>(
     );
     return read(rows, metaHead);
   });
-}
-
-/**
- * The links of one write transaction, handed out from the head stored before it (no database access).
- */
-export class EntityChainLinks {
-  private current: EntityChainHead;
-
-  constructor(stored: EntityChainHead | null) {
-    this.current = stored === null ? { seq: 0, hash: CHAIN_GENESIS } : { seq: stored.seq, hash: stored.hash };
-  }
-
-  next(recordHash: string): EntityChainHead {
-    this.current = { seq: this.current.seq + 1, hash: chainLink(this.current.hash, recordHash) };
-    return this.current;
-  }
-
-  /** The last link handed out (or the stored head): what meta mirrors. */
-  get head(): EntityChainHead {
-    return this.current;
-  }
 }
 
 /**

@@ -1,7 +1,5 @@
-// Derived rows of one config's history, recomputed after each read of its versions: each config-edit
-// audit record linked to the version it produced, and each version's field-level diff against the one
-// before (src/diff/configHistory.ts derives them). Both tables are derived (like rule_changes): replaced
-// whole for the config, never chained.
+// Derived rows of one config's history (src/diff/configHistory.ts derives them), recomputed after each
+// read of its versions: replaced whole for the config, never chained (like rule_changes).
 import { VERSIONED_CONFIG_EDITS } from "../api/entityActions.ts";
 import { configHistoryRows, type EditRow, type VersionRow } from "../diff/configHistory.ts";
 import type { AnyStore } from "./openAny.ts";

@@ -1,7 +1,4 @@
-// What the entity part of a sync has to read: the dynamic configs with config edits stored since their
-// versions were last read, the layers whose experiments may have changed since they were last read, and the
-// events whose metrics were read before (their lineage is kept up to date). One query text for both
-// engines (src/store/query.ts).
+// What the entity part of a sync has to read: configs, layers and events due for a read.
 import { VERSIONED_CONFIG_EDITS } from "../api/entityActions.ts";
 import type { AnyStore } from "./openAny.ts";
 import { inList, queriesOf, type SQL, sql } from "./query.ts";

@@ -1,5 +1,5 @@
-// The entity history's tables (issue 10), part of the one description of the store's tables
-// (src/store/tables.ts, which says how they are written and read).
+// The entity history's tables: what the console's other reads say about the entities the audit log names.
+// Part of the one description of the store's tables (src/store/tables.ts).
 import { bigNumber, epochMs, integer, serial, table, text } from "./tableKinds.ts";
 
 /** The same four columns end every content row of the entity history and its hash chain. */
@@ -11,11 +11,7 @@ const entityChained = {
 };
 
 export const ENTITY_TABLES = {
-  // Entity history (issue 10): what the console's other reads say about the entities the audit log
-  // names. Content rows are append-only and linked in one hash chain of their own (entity_seq,
-  // entity_chain_hash across config_versions, config_version_revisions, experiment_snapshots and
-  // metric_snapshots, in entity_seq order), which `verify` walks like the record chain.
-
+  // Content rows are append-only, linked in the entity chain (src/store/entityChain.ts).
   /** One row per (config, version) as first received. Never updated. */
   configVersions: table(
     "config_versions",
@@ -116,10 +112,7 @@ export const ENTITY_TABLES = {
     (on) => [on.index("entity_fetches_key_idx", "kind", "entityKey", "auditSeq")],
   ),
 
-  /**
-   * The entity backlog: entities due for a read that the last entity pass left to later runs (its
-   * request budget was spent). Rewritten by every entity pass; the due-lists stay the truth of what is due.
-   */
+  /** Entities due for a read that the last entity pass left to later runs (src/store/entityBacklog.ts). */
   entityBacklog: table(
     "entity_backlog",
     {

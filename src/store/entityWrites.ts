@@ -1,9 +1,6 @@
-// Writing what the entity reads returned: config versions (one row per version, a revision when the
-// same number comes back with other content), experiment and metric snapshots (a row when an item's
-// content differs from its last snapshot), and one entity_fetches row per read, whatever its outcome.
-// What is new or changed is the sync's decision (src/sync/entityChanges.ts), run inside the write.
-// One query text for both engines (src/store/query.ts); each write in one transaction, its rows linked in
-// the entity chain and inserted with multi-row INSERTs.
+// Writing what the entity reads returned, each write one transaction whose rows are linked in the entity
+// chain: config versions and their revisions, experiment and metric snapshots, an entity_fetches row per
+// read. What is new or changed is the sync's decision (src/sync/entityChanges.ts), run inside the write.
 import type { InvalidItem } from "../api/entities.ts";
 import { itemQuarantineRowOf } from "../records/quarantineRows.ts";
 import { insertQuarantineIn, updateQuarantineDigestIn } from "./digests.ts";
@@ -47,10 +44,7 @@ interface StoredVersionHashes {
   revisions: readonly { version: number; hash: string }[];
 }
 
-/**
- * The sync's decision of what a read of one config's versions adds (src/sync/entityChanges.ts), run
- * inside the write's transaction with the hashes stored; oldest first, so entity_seq follows versions.
- */
+/** What a read of one config's versions adds, given the hashes stored; oldest first (entity_seq follows). */
 export type PlanVersions = (
   configKey: string,
   versions: readonly VersionInput[],
@@ -145,19 +139,15 @@ interface SnapshotWrite<T> {
   hash: string;
 }
 
-/**
- * The sync's decision of which items of one read differ from their last snapshot, given the last
- * stored hash per item id (src/sync/entityChanges.ts), run inside the write's transaction.
- */
+/** Which items of one read differ from their last snapshot, given the last stored hash per item id. */
 export type ChangedSnapshots = <T extends { id: string; raw: unknown }>(
   items: readonly T[],
   lastHashes: ReadonlyMap<string, string>,
 ) => SnapshotWrite<T>[];
 
 /**
- * Appends a snapshot for each item `changed` finds differing from its last one, each linked in the entity
- * chain, in one transaction; returns how many were appended. `lastHashes` is the query of the last stored
- * hash per item id (`id`, `hash`), `row` the columns of a snapshot row in `columns`' order.
+ * Appends a snapshot for each item `changed` finds differing from its last one; returns how many.
+ * `lastHashes` queries the last stored hash per item id (`id`, `hash`).
  */
 function appendSnapshots<T extends { id: string; raw: unknown }>(
   store: AnyStore,

@@ -1,5 +1,4 @@
-// The one place where other subsystems react to newly stored audit records. It runs INSIDE the write
-// transaction (same connection), so whatever it writes commits or rolls back with the records.
+// Where other subsystems react to newly stored records, inside the write transaction (commits with them).
 import type Database from "better-sqlite3";
 import type { InsertedRecord } from "../records/pageTally.ts";
 import { sqliteQueriesOn } from "./query.ts";

@@ -1,11 +1,8 @@
-// Leases keep one sync (and one daemon) per database, written once for both engines (src/store/query.ts):
-// a lease row names its holder and pid, and what decides who holds it is the one part that differs.
-// SQLite: the row itself, which expires unless renewed; an expired lease, or one whose process is gone
-// from this host, can be taken, and each operation is one IMMEDIATE transaction, so two processes can
-// never both win. PostgreSQL: an advisory lock on a session of its own (src/store/pg/leaseLocks.ts), which
-// the server keeps for one holder across machines and drops with a dead holder's session; there the row
-// only tells `status` who holds it and since when.
-
+// Leases keep one sync (and one daemon) per database. What decides who holds one differs by engine.
+// SQLite: the row, which expires unless renewed; an expired lease, or one whose process is gone from this
+// host, can be taken, each operation one IMMEDIATE transaction so two processes never both win.
+// PostgreSQL: an advisory lock on a session of its own (pg/leaseLocks.ts), which the server keeps for one
+// holder across machines and drops with a dead holder's session; the row only tells `status` who holds it.
 import { LockedError } from "../errors.ts";
 import { holderGone } from "../holders.ts";
 import { type AnyStore, pgSide } from "./openAny.ts";

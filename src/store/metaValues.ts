@@ -1,6 +1,4 @@
-// Small named values kept in the store's `meta` table (the daemon's last cycle, the demo's world, a
-// sync's plan and granted page size), one query text for both engines (src/store/query.ts). The texts
-// are also run on a transaction's Queries, and synchronously on SQLite by the batch commit.
+// Small named values kept in the store's `meta` table; the texts also run in transactions and synchronously.
 import type { AnyStore } from "./openAny.ts";
 import { type Queries, queriesOf, type SQL, sql } from "./query.ts";
 
@@ -17,10 +15,6 @@ export async function readMetaValueIn(q: Queries, key: string): Promise<string |
   return (await q.get<{ value: string }>(metaValueQuery(key)))?.value;
 }
 
-async function writeMetaValueIn(q: Queries, key: string, value: string, now: number): Promise<void> {
-  await q.run(writeMetaValueQuery(key, value, now));
-}
-
 export async function readMetaValue(store: AnyStore, key: string): Promise<string | undefined> {
   return readMetaValueIn(await queriesOf(store), key);
 }
@@ -31,7 +25,7 @@ export async function writeMetaValue(
   value: string,
   now = Date.now(),
 ): Promise<void> {
-  await writeMetaValueIn(await queriesOf(store), key, value, now);
+  await (await queriesOf(store)).run(writeMetaValueQuery(key, value, now));
 }
 
 /**

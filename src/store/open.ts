@@ -10,30 +10,23 @@ import { asDiskFull, DiskFullError, FlagtrailError } from "../errors.ts";
 import { assertMigrated, describeLocation, foreignStore, parseStoreLocation } from "../storeLocation.ts";
 import { writeActionTypeCategories } from "./categories.ts";
 import { attachConnection, type Store } from "./connection.ts";
-import * as schema from "./schema.ts";
 
 /**
- * A writer's page cache. better-sqlite3 builds SQLite with 16 MiB, which a sync fills with pages it
- * rarely reads again (the operating system caches the file anyway). At SQLite's own default of 2 MiB,
- * peak RSS of a 1,000,000-record sync went 172–198 → 152–161 MB; its wall time moved within the noise
- * of a shared machine (119–138 s vs 128–140 s). Reads that want more (a report) raise it for their
- * transaction.
+ * A writer's page cache: better-sqlite3's 16 MiB fills with pages a sync rarely reads again. At SQLite's
+ * default 2 MiB, peak RSS of a 1,000,000-record sync went 172–198 → 152–161 MB, wall time within the
+ * noise (119–138 s vs 128–140 s). Reads that want more (a report) raise it for their transaction.
  */
 const WRITER_CACHE_KIB = 2_000;
 /** Page size of a store created from now on (SQLite's default is 4096). */
 export const NEW_STORE_PAGE_SIZE = 16_384;
 
-/** A file SQLite has not written a page to yet (created empty, or new). */
-function isEmptyFile(sqlite: Database.Database): boolean {
-  return sqlite.pragma("page_count", { simple: true }) === 0;
-}
-
 export type { Store } from "./connection.ts";
 
 const migrationsFolder = fileURLToPath(new URL("../../drizzle", import.meta.url));
 
+/** How either engine's store is opened. */
 export interface OpenOptions {
-  /** Open without writing anything: no migrations, a connection SQLite itself keeps read-only. */
+  /** Open without writing anything: no migrations, a read-only connection (PostgreSQL: the server's rule). */
   readonly?: boolean;
 }
 
@@ -59,9 +52,8 @@ function newestApplied(sqlite: Database.Database): number | null {
 }
 
 /**
- * A store made before flagtrail created it private, or by hand, may be readable by others (0644); so
- * would its -wal and -shm be, which SQLite creates with the database's mode. Narrow them to the owner's
- * bits when they are ours; someone else's file is theirs to manage.
+ * A store made by an older flagtrail or by hand may be readable by others (0644), and so its -wal and
+ * -shm (SQLite copies the mode): narrow our own files to the owner's bits; someone else's are theirs.
  */
 function makePrivate(path: string): void {
   const uid = process.getuid?.();
@@ -103,10 +95,7 @@ function isDirectory(path: string): boolean {
   }
 }
 
-/**
- * This opener is SQLite's: a PostgreSQL URL that reached it (the boundary dispatches URLs to
- * src/store/pg/open.ts) must not become a file of that name.
- */
+/** A PostgreSQL URL that reached this opener must not become a file of that name. */
 function refuseUrl(value: string): void {
   const location = parseStoreLocation(value);
   if (location.engine === "postgres") {
@@ -144,10 +133,11 @@ export function openStore(path: string, options: OpenOptions = {}): Store {
     sqlite.pragma("busy_timeout = 5000");
     sqlite.pragma("foreign_keys = ON");
     if (!options.readonly) {
-      // A new file only (an existing one keeps its pages; WAL fixes the size once set). Records are
-      // ~1.2 KB rows: 4 KB pages hold three and leave 14 % of the table unused, 16 KB pages ~6 %
-      // (bytes per record at 50k 1,717 → ~1,600; bench `ingest_sync_bytes_per_record`).
-      if (!inMemory && isEmptyFile(sqlite)) sqlite.pragma(`page_size = ${NEW_STORE_PAGE_SIZE}`);
+      // A file with no page written yet only (an existing one keeps its pages; WAL fixes the size once
+      // set). Records are ~1.2 KB rows: 4 KB pages hold three and leave 14 % of the table unused, 16 KB
+      // pages ~6 % (bytes per record at 50k 1,717 → ~1,600; bench `ingest_sync_bytes_per_record`).
+      const newFile = !inMemory && sqlite.pragma("page_count", { simple: true }) === 0;
+      if (newFile) sqlite.pragma(`page_size = ${NEW_STORE_PAGE_SIZE}`);
       if (!inMemory) sqlite.pragma("journal_mode = WAL");
       // WAL + NORMAL is durable against process crashes (kill -9), which is what resumable sync needs.
       sqlite.pragma("synchronous = NORMAL");
@@ -155,9 +145,8 @@ export function openStore(path: string, options: OpenOptions = {}): Store {
       sqlite.pragma("wal_autocheckpoint = 10000");
       sqlite.pragma(`cache_size = ${-WRITER_CACHE_KIB}`);
     }
-    const db = drizzle(sqlite, { schema });
     if (!options.readonly) {
-      migrate(db, { migrationsFolder });
+      migrate(drizzle(sqlite), { migrationsFolder });
       writeActionTypeCategories(sqlite);
     } else {
       // A read-only open touches nothing above: read once so a non-database fails here, not later.
@@ -177,7 +166,7 @@ export function openStore(path: string, options: OpenOptions = {}): Store {
       readonly: options.readonly ?? false,
       close: () => opened.close(),
     };
-    return attachConnection(store, { sqlite: opened, db });
+    return attachConnection(store, opened);
   } catch (error) {
     sqlite?.close();
     if (error instanceof FlagtrailError) throw error;

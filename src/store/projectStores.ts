@@ -1,13 +1,8 @@
-// Several projects in one store. Each project's history lives in a namespace of its own, with the very
-// tables, indexes, hash chain, checkpoints and leases a single-project store has: on SQLite a file next
-// to the store's (flagtrail.db → flagtrail.eu.db), on PostgreSQL a schema next to the store's (public →
-// public_eu). Nothing in a project's queries names the project, so one project can never read or
-// link another's rows, an audit record id is unique within its project by the primary key it always
-// had, and a store written before projects existed is already project `default`'s, unchanged.
-//
-// The store's own namespace (the `--db` file, the URL's schema) is the register: it holds the project
-// named by its meta `project` (`default` for a store with records and no name), and one meta key per
-// other project that was ever synced into the store.
+// Several projects in one store, each in a namespace of its own with a single-project store's very tables,
+// chain, checkpoints and leases: on SQLite a file next to the store's, on PostgreSQL a schema next to its
+// (public → public_eu). No query names the project: one project never reads another's rows, an id is
+// unique per project by its old primary key, and a store older than projects is `default`'s, unchanged.
+// The store's own namespace is the register: meta `project` names its project, a key each other one.
 import { existsSync } from "node:fs";
 import { basename, dirname, extname, join } from "node:path";
 import { FlagtrailError } from "../errors.ts";
@@ -18,7 +13,7 @@ import {
   readMetaValuesWithPrefix,
   writeMetaValue,
 } from "./metaStore.ts";
-import { openStore as openSqliteStore } from "./open.ts";
+import { type OpenOptions, openStore as openSqliteStore } from "./open.ts";
 import { type AnyStore, openAnyStore, pgSide } from "./openAny.ts";
 import { queriesOf, sql } from "./query.ts";
 
@@ -26,11 +21,6 @@ import { queriesOf, sql } from "./query.ts";
 const STORE_PROJECT_KEY = "project";
 /** In the store's own namespace: one key per project kept in a namespace of its own. */
 const REGISTERED_PREFIX = "project:";
-
-export interface OpenProjectOptions {
-  /** Open without writing anything: a project never synced into the store is then an error. */
-  readonly?: boolean;
-}
 
 /** One project's part of a store, open. */
 export interface ProjectStore {
@@ -66,7 +56,7 @@ async function openOwnNamespace(
   value: string,
   home: AnyStore,
   project: string,
-  options: OpenProjectOptions & { registered: boolean },
+  options: OpenOptions & { registered: boolean },
 ): Promise<AnyStore> {
   if (home.engine === "sqlite") {
     if (home.path === ":memory:") {
@@ -117,22 +107,15 @@ async function claim(store: AnyStore, project: string, readonly: boolean): Promi
 /**
  * Opens project `project`'s part of the store at `value`: the store's own namespace when it holds that
  * project (or nothing yet and the project is `default`), else the project's own namespace, which a
- * writable open creates, migrates and registers.
+ * writable open creates, migrates and registers (read-only, a project never synced into it is an error).
  */
 export async function openProjectStore(
   value: string,
   project: string,
-  options: OpenProjectOptions = {},
+  options: OpenOptions = {},
 ): Promise<AnyStore> {
-  const home = await openAnyStore(value, options);
-  try {
-    const store = await openIn(value, home, project, options);
-    if (store !== home) await home.close();
-    return store;
-  } catch (error) {
-    await home.close();
-    throw error;
-  }
+  const [opened] = await openStoreProjects(value, { ...options, project });
+  return opened!.store;
 }
 
 /** Project `project`'s part of the store whose own namespace `home` is open: `home` itself, or another. */
@@ -140,7 +123,7 @@ async function openIn(
   value: string,
   home: AnyStore,
   project: string,
-  options: OpenProjectOptions,
+  options: OpenOptions,
 ): Promise<AnyStore> {
   const readonly = options.readonly ?? false;
   const homeProject = await homeProjectOf(home);
@@ -183,7 +166,7 @@ async function projectsOf(home: AnyStore): Promise<string[]> {
  */
 export async function openStoreProjects(
   value: string,
-  options: OpenProjectOptions & { project?: string | undefined } = {},
+  options: OpenOptions & { project?: string | undefined } = {},
 ): Promise<ProjectStore[]> {
   const home = await openAnyStore(value, options);
   const opened: ProjectStore[] = [];

@@ -1,13 +1,5 @@
-// One query text for both engines: the store's style for every new query (issue 22). A query is written
-// once with drizzle's `sql` template, which renders each engine's placeholders (`?` on SQLite, `$n` on
-// PostgreSQL) from the same text; values are bound, never spliced. Write SQL both engines accept:
-// standard joins and GROUP BY, explicit NULLS FIRST/LAST, `->>` on JSON text, integers for times
-// (epoch ms), `COLLATE "binary"` where text must sort in byte order (SQLite's built-in collation; on
-// PostgreSQL drizzle/pg/0005's). What truly differs goes in a fragment chosen by `dialect`, never in a
-// second copy of the query.
-//
-// Every call is async because the PostgreSQL driver is; on SQLite the statement runs at once
-// (better-sqlite3 is synchronous) and the promise is already settled.
+// The store's one query style (src/store/README.md): drizzle's `sql` template, run on either engine.
+// Every call is async because the PostgreSQL driver is; on SQLite the promise is already settled.
 import type Database from "better-sqlite3";
 import { type SQL, sql } from "drizzle-orm";
 import { SQLiteSyncDialect } from "drizzle-orm/sqlite-core";
@@ -28,17 +20,13 @@ export function inList(values: readonly unknown[]): SQL {
 /** Where queries run: the store outside a transaction, or one transaction's session. */
 export interface Queries {
   readonly dialect: "sqlite" | "postgres";
-  /** Every row of `query`, as plain objects keyed by column name. */
   all<R>(query: SQL): Promise<R[]>;
-  /** The first row, or undefined. */
   get<R>(query: SQL): Promise<R | undefined>;
   /** Runs a statement; returns the rows it changed. */
   run(query: SQL): Promise<number>;
   /**
-   * Inserts `rows` (each one value per column of `columns`, in order) into `table`, in row order (so
-   * generated ids follow it); returns how many were inserted. The one bulk primitive: each engine's
-   * fastest plain insert (SQLite: one cached prepared row statement; PostgreSQL: COPY FROM STDIN,
-   * one multi-row VALUES for a few rows). Values are text, numbers or null (the store's column types).
+   * The one bulk insert, in row order (generated ids follow it); values are text, numbers or null.
+   * SQLite: a cached prepared row statement; PostgreSQL: COPY FROM STDIN (multi-row VALUES for a few).
    */
   insertRows(
     table: string,
@@ -86,16 +74,12 @@ function prepared(
   return { statement: statementOf(sqlite, text), params };
 }
 
-/**
- * The one query texts run at once on a SQLite store, for the few callers inside a better-sqlite3
- * transaction (the sync's batch commit, a plan's end): such a transaction cannot await, and a
- * PostgreSQL caller runs the same text through Queries instead.
- */
+/** The same texts run at once, for callers inside a better-sqlite3 transaction (which cannot await). */
 export function sqliteQueriesNow(store: Store): SqliteQueriesNow {
   return sqliteQueriesOn(sqliteOf(store));
 }
 
-/** sqliteQueriesNow on a connection the caller holds (the record writer inside its transaction). */
+/** sqliteQueriesNow on a connection the caller holds. */
 export function sqliteQueriesOn(sqlite: Database.Database): SqliteQueriesNow {
   return {
     all: <R>(query: SQL) => {
@@ -171,10 +155,9 @@ export async function inTransaction<T>(store: AnyStore, fn: (q: Queries) => Prom
 }
 
 /**
- * Runs `read` on one consistent snapshot of the store, read-only, then ends the read transaction: what
- * verify and the entity chain read. SQLite: a deferred BEGIN whose first read pins the WAL snapshot (on
- * a connection already inside a transaction, that transaction is the snapshot); PostgreSQL: a REPEATABLE
- * READ, READ ONLY transaction on a session of its own.
+ * Runs `read` on one consistent read-only snapshot. SQLite: a deferred BEGIN whose first read pins the
+ * WAL snapshot (inside a transaction already, that one is the snapshot); PostgreSQL: REPEATABLE READ,
+ * READ ONLY on a session of its own.
  */
 export async function inReadSnapshot<T>(store: AnyStore, read: (q: Queries) => Promise<T>): Promise<T> {
   if (store.engine === "postgres") return (await pgSide()).inPgQueriesReadSnapshot(store, read);

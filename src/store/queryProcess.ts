@@ -1,10 +1,7 @@
-// A user's SQLite query (`flagtrail sql`) runs in a child process of its own. better-sqlite3 runs a
-// statement synchronously and cannot interrupt it (no sqlite3_interrupt), so in this process a runaway
-// query (an endless WITH RECURSIVE) would outlast SIGINT, SIGTERM and any time limit. A worker thread
-// does not help: neither terminating the worker nor exiting the process returns while that thread is inside
-// SQLite (checked: both hung). A child process can be killed at once, whatever it is doing.
-// It opens its own read-only, query_only connection and sends rows in batches when asked, so memory
-// stays bounded and a slow reader of the output holds the query back.
+// A user's SQLite query runs in a child process: better-sqlite3 cannot interrupt a statement (no
+// sqlite3_interrupt), so a runaway one would outlast SIGINT, SIGTERM and any time limit here, and in a
+// worker thread too (checked: terminating it and exiting both hung). A child can be killed at once. It
+// sends rows in batches when asked: memory stays bounded, and a slow reader holds the query back.
 import { type ChildProcess, spawn } from "node:child_process";
 import { createRequire } from "node:module";
 import { z } from "zod";

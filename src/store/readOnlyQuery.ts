@@ -1,9 +1,6 @@
-// A user's own SQL (`flagtrail sql`, and the queries the report prints for re-running): compiled on the
-// store's connection, which is switched to `PRAGMA query_only = ON` first, and run in a child process on
-// a read-only, query_only connection of its own (src/store/queryProcess.ts), which a signal or the time
-// limit can stop at once. A statement SQLite classifies as writing, or one that returns no rows, is
-// refused before it runs. On PostgreSQL (src/store/pg/readOnlyQuery.ts) the statement runs in a READ
-// ONLY transaction and the server refuses a write.
+// A user's own SQL (`flagtrail sql`, the report's printed queries) on SQLite: compiled on the store's
+// connection (query_only), refused unless SQLite classifies it as a read that returns rows, and run in a
+// child process (queryProcess.ts) that a signal or the time limit can stop at once.
 import type Database from "better-sqlite3";
 import { UsageError } from "../errors.ts";
 import { type Store, sqliteOf } from "./connection.ts";
@@ -19,7 +16,7 @@ function sqlError(error: unknown): unknown {
     : error;
 }
 
-/** Binding errors (a missing named parameter) come as RangeError/TypeError: bad input all the same. */
+/** Compiling and binding errors (a missing named parameter: RangeError/TypeError) are bad input all the same. */
 function binding<T>(bind: () => T): T {
   try {
     return bind();
@@ -55,26 +52,18 @@ function stream(rows: IterableIterator<unknown[]>): AsyncIterableIterator<unknow
   return iterator;
 }
 
-/**
- * Compiles one statement on the store's connection. SQL that does not compile (or holds more than one
- * statement) is a UsageError: the user's input, not the store, is at fault.
- */
+/** SQL that does not compile (or holds more than one statement) is the user's input at fault: UsageError. */
 function compile(store: Store, sql: string): Database.Statement {
   const sqlite = sqliteOf(store);
   // Layer 2 of the read-only guarantee: whatever SQLite classified wrongly is refused when it runs.
   sqlite.pragma("query_only = ON");
-  try {
-    return sqlite.prepare(sql);
-  } catch (error) {
-    throw new UsageError(`SQL error: ${(error as Error).message}`);
-  }
+  return binding(() => sqlite.prepare(sql));
 }
 
 /**
- * Runs `query` on `store` (opened read-only) with named parameters (`@name`) and hands its columns and
- * rows (arrays in column order) to `consume`; returns its count. Parameters are bound at once (a missing
- * one throws before any output); rows are read as they are consumed, the query stopped
- * (QueryTimeoutError) once it has worked `timeoutMs` in all.
+ * Runs `query` (opened read-only, `@name` parameters) and hands its columns and rows to `consume`; returns
+ * its count. Parameters bind at once (a missing one throws before any output); rows are read as consumed,
+ * the query stopped (QueryTimeoutError) once it has worked `timeoutMs` in all.
  */
 export async function queryReadOnly(
   store: AnyStore,

@@ -1,20 +1,9 @@
-// Storing rule diffs: rows in rule_changes and a summary in rule_diff_summaries per record, one query
-// text for both engines (src/store/query.ts). Written by the record writers for each new record (inside
-// their transaction) and by the backfill for records stored before the diff existed or diffed by an
-// older DIFF_VERSION.
+// Rule diffs (rule_changes rows, a rule_diff_summaries row per record): written by the record writers
+// inside their transaction, and by the backfill for records stored before or diffed by an older DIFF_VERSION.
 import { DIFF_VERSION, diffRecordChanges, type RuleChange, type RuleDiff } from "../diff/rules.ts";
-import type { Store } from "./connection.ts";
 import { metaValueQuery, writeMetaValueQuery } from "./metaValues.ts";
 import type { AnyStore } from "./openAny.ts";
-import {
-  inList,
-  inTransaction,
-  type Queries,
-  queriesOf,
-  type SqliteQueriesNow,
-  sql,
-  sqliteQueriesNow,
-} from "./query.ts";
+import { inList, inTransaction, type Queries, queriesOf, type SqliteQueriesNow, sql } from "./query.ts";
 
 const CHANGE_COLUMNS = [
   "audit_log_id",
@@ -67,33 +56,9 @@ export function insertRuleDiffRowsNow(now: SqliteQueriesNow, records: readonly R
   now.insertRows("rule_diff_summaries", SUMMARY_COLUMNS, summaries);
 }
 
-/**
- * Diffs `changes.rules` of one stored record of a SQLite store and replaces whatever diff it had (so
- * running it twice stores the same rows once): for fixtures that build stores synchronously. Returns
- * null, and writes nothing, when the record has no rules.
- */
-export function storeRuleDiffs(store: Store, auditLogId: string, changes: unknown): RuleDiff | null {
-  const diff = diffRecordChanges(changes);
-  if (diff === null) return null;
-  const now = sqliteQueriesNow(store);
-  for (const query of deleteDiffQueries([auditLogId])) now.run(query);
-  insertRuleDiffRowsNow(now, [{ id: auditLogId, diff }]);
-  return diff;
-}
-
-/** Whether a mark standing at `mark` moves to `toSeq` after records fromSeq+1..toSeq were diffed as inserted. */
-function marksAdvance(mark: number, fromSeq: number, toSeq: number): boolean {
-  return toSeq > fromSeq && mark === fromSeq;
-}
-
-/** The mark's meta value: every record up to `seq` has a diff of this DIFF_VERSION. */
-function backfillMarkValue(seq: number): string {
-  return JSON.stringify({ diffVersion: DIFF_VERSION, seq });
-}
-
 const markQuery = (): ReturnType<typeof metaValueQuery> => metaValueQuery(BACKFILL_MARK_KEY);
 const writeMarkQuery = (seq: number) =>
-  writeMetaValueQuery(BACKFILL_MARK_KEY, backfillMarkValue(seq), Date.now());
+  writeMetaValueQuery(BACKFILL_MARK_KEY, JSON.stringify({ diffVersion: DIFF_VERSION, seq }), Date.now());
 
 /**
  * Inside the sync's write transaction: records from `fromSeq` up to `toSeq` were diffed as they were
@@ -102,7 +67,7 @@ const writeMarkQuery = (seq: number) =>
  */
 export async function advanceBackfillMarkIn(q: Queries, fromSeq: number, toSeq: number): Promise<void> {
   const mark = parseBackfillMark((await q.get<{ value: string }>(markQuery()))?.value);
-  if (marksAdvance(mark, fromSeq, toSeq)) await q.run(writeMarkQuery(toSeq));
+  if (toSeq > fromSeq && mark === fromSeq) await q.run(writeMarkQuery(toSeq));
 }
 
 export interface BackfillResult {
@@ -173,10 +138,9 @@ async function backfillBatch(
 }
 
 /**
- * Diffs every stored record that has `changes.rules` but no summary, or a summary from an older
- * DIFF_VERSION. It remembers how far it got (meta BACKFILL_MARK_KEY), so the next call only looks at
- * records stored since: cheap enough to run before every report. `full` ignores the mark. Works in
- * batches of short transactions so a concurrent sync is not blocked long.
+ * Diffs every stored record with `changes.rules` but no summary, or one of an older DIFF_VERSION, from
+ * the mark on (`full`: from the start): cheap enough before every report. Short transactions, so a
+ * concurrent sync is not blocked long.
  */
 export async function backfillRuleDiffs(
   store: AnyStore,

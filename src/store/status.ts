@@ -1,12 +1,11 @@
-// The read side behind `flagtrail status`: what the store holds and how complete it is, as rows
-// (StatusRows), one query text for either engine. src/commands/storeStatus.ts makes the status of them.
+// The rows behind `flagtrail status` (src/commands/storeStatus.ts makes the status of them).
 import { type Checkpoint, listCheckpointsIn } from "./checkpoints.ts";
 import { ENTITY_BACKLOG_SQL, type EntityBacklogRow } from "./entityBacklog.ts";
 import { DAEMON_LAST_CYCLE_KEY, DAEMON_LEASE, type Lease, readLiveLease } from "./leases.ts";
-import { readMetaValue, readMetaValuesWithPrefix } from "./metaValues.ts";
+import { readMetaValue } from "./metaValues.ts";
 import type { AnyStore } from "./openAny.ts";
 import { type Queries, queriesOf, sql } from "./query.ts";
-import { planKey, type SyncPlan, syncPlanSchema } from "./syncPlans.ts";
+import { readStoredPlans, type SyncPlan } from "./syncPlans.ts";
 import type { RunCounters } from "./syncRuns.ts";
 
 const RECENT_RUNS = 10;
@@ -56,12 +55,8 @@ const DAY_COLUMNS = sql`filter_key, day, local_count, server_total`;
 
 /** Interrupted runs' plans (by filter key, byte order) and their windows' progress. */
 async function plansOf(store: AnyStore, q: Queries): Promise<StatusRows["plans"]> {
-  const values = await readMetaValuesWithPrefix(store, planKey(""));
-  const plans = [...values.values()]
-    .map((value) => syncPlanSchema.safeParse(JSON.parse(value)))
-    .flatMap((parsed) => (parsed.success ? [parsed.data] : []));
   const plansWithWindows: StatusRows["plans"] = [];
-  for (const plan of plans) {
+  for (const plan of await readStoredPlans(store)) {
     const windows = await q.all<{ status: string }>(
       sql`SELECT status FROM sync_windows WHERE filter_key = ${plan.filterKey}`,
     );
@@ -92,7 +87,6 @@ async function countsOf(q: Queries) {
   return { records, coverageCounts, quarantineTotal: quarantine?.total ?? 0, mutatedCounts };
 }
 
-/** What status reads, one query text for both engines (src/store/query.ts). */
 export async function readStatusRows(store: AnyStore): Promise<StatusRows> {
   const q = await queriesOf(store);
   return {

@@ -1,19 +1,21 @@
-// A run's plan and its window progress, so that a killed run resumes where it stopped, and the end of a
-// plan (checkpoint moved, windows forgotten, coverage owed) in one transaction. The page size the server
-// granted is remembered here too: a resumed plan must page with the size it began with. One query text
-// for both engines (src/store/query.ts); the plan's and a window's progress are also written inside the
-// batch commit's transaction (src/store/syncBatch.ts).
+// A run's plan and its windows' progress, so that a killed run resumes where it stopped (the batch commit
+// advances them too, syncBatch.ts), and the end of a plan in one transaction. The page size the server
+// granted is kept here: a resumed plan must page with the size it began with.
 import { z } from "zod";
 import { type Checkpoint, newestStoredRecordIn, readCheckpointIn, writeCheckpointIn } from "./checkpoints.ts";
 import { addPendingCoverageDaysIn } from "./coverageState.ts";
-import { deleteMetaValueQuery, readMetaValue, writeMetaValue, writeMetaValueQuery } from "./metaValues.ts";
+import {
+  deleteMetaValueQuery,
+  readMetaValue,
+  readMetaValuesWithPrefix,
+  writeMetaValue,
+  writeMetaValueQuery,
+} from "./metaValues.ts";
 import type { AnyStore } from "./openAny.ts";
 import { inTransaction, type Queries, queriesOf, sql } from "./query.ts";
 
-// ---- plans and window progress ---------------------------------------------------------------------
-
 /** What a resumed run must reuse exactly: the same windows, page size and latestID as when it began. */
-export const syncPlanSchema = z.object({
+const syncPlanSchema = z.object({
   filterKey: z.string(),
   actionTypes: z.array(z.string()),
   since: z.string(),
@@ -38,10 +40,8 @@ export interface SyncWindow {
   nextPage: number;
 }
 
-/** The meta key of a filter set's plan. */
-export const planKey = (filterKey: string) => `sync_plan:${filterKey}`;
+const planKey = (filterKey: string) => `sync_plan:${filterKey}`;
 
-/** A stored plan's meta value as a plan, or undefined. */
 function parsePlan(value: string | undefined): SyncPlan | undefined {
   if (value === undefined) return undefined;
   const parsed = syncPlanSchema.safeParse(JSON.parse(value));
@@ -53,14 +53,17 @@ export async function readStoredPlan(store: AnyStore, filterKey: string): Promis
   return parsePlan(await readMetaValue(store, planKey(filterKey)));
 }
 
+/** Every stored plan this version can read, by filter key (byte order). */
+export async function readStoredPlans(store: AnyStore): Promise<SyncPlan[]> {
+  const values = await readMetaValuesWithPrefix(store, planKey(""));
+  return [...values.values()].flatMap((value) => parsePlan(value) ?? []);
+}
+
 export async function savePlanIn(q: Queries, plan: SyncPlan, now: number): Promise<void> {
   await q.run(writeMetaValueQuery(planKey(plan.filterKey), JSON.stringify(plan), now));
 }
 
-/**
- * Replaces the filter set's windows with a fresh plan, in one transaction. The windows go in as one
- * bound JSON array, so a long range of short windows stays one statement with three values.
- */
+/** A fresh plan replaces the filter set's windows, bound as one JSON array: one statement however many. */
 export async function createPlan(
   store: AnyStore,
   plan: SyncPlan,
@@ -112,8 +115,6 @@ async function dropPlanIn(q: Queries, filterKey: string): Promise<void> {
   await q.run(deleteMetaValueQuery(planKey(filterKey)));
 }
 
-// ---- the end of a plan -----------------------------------------------------------------------------
-
 /** A record that may become the checkpoint: its id and date. */
 export type StoredHead = { id: string; occurredAt: number | null };
 
@@ -126,10 +127,7 @@ export type CheckpointRule = (
   newestStored: () => Promise<StoredHead | undefined>,
 ) => Promise<StoredHead | undefined>;
 
-/**
- * A plan is done: in one transaction, move the checkpoint (where `rule` says), forget the windows, and remember the days
- * whose coverage is still owed (so a run stopped during its coverage phase leaves them to the next run).
- */
+/** A plan is done, in one transaction: the checkpoint moves (where `rule` says), the windows go, owed days stay. */
 export async function finishPlan(
   store: AnyStore,
   plan: SyncPlan,
@@ -177,18 +175,15 @@ export async function oldestServerDay(store: AnyStore): Promise<string | null> {
   return row?.day ?? null;
 }
 
-// ---- the page size the server grants ---------------------------------------------------------------
-
 const PAGE_SIZE_KEY = "page_size_granted";
 
-/** The granted page size kept in meta, or undefined when missing or unreadable. */
-function parseGrantedPageSize(value: string | undefined): number | undefined {
-  const parsed = z.coerce.number().int().positive().safeParse(value);
-  return parsed.success ? parsed.data : undefined;
-}
-
 export async function readGrantedPageSize(store: AnyStore): Promise<number | undefined> {
-  return parseGrantedPageSize(await readMetaValue(store, PAGE_SIZE_KEY));
+  const parsed = z.coerce
+    .number()
+    .int()
+    .positive()
+    .safeParse(await readMetaValue(store, PAGE_SIZE_KEY));
+  return parsed.success ? parsed.data : undefined;
 }
 
 export async function saveGrantedPageSize(store: AnyStore, size: number, now: number): Promise<void> {

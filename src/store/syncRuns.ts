@@ -1,6 +1,4 @@
-// One row per `flagtrail sync` run (and daemon cycle): its counters, outcome and error. One query text
-// for both engines (src/store/query.ts).
-
+// One row per `flagtrail sync` run (and daemon cycle): its counters, outcome and error.
 import type { PageCounts } from "../records/pageTally.ts";
 import type { AnyStore } from "./openAny.ts";
 import { type Queries, queriesOf, type SQL, sql } from "./query.ts";
@@ -72,10 +70,7 @@ export async function finishRun(
   );
 }
 
-/**
- * Runs still marked `running` while we hold the sync lease belong to processes that died (kill -9,
- * power loss): mark them interrupted so that status tells the truth.
- */
+/** Runs still `running` while we hold the sync lease belong to processes that died: interrupted. */
 export async function markOrphanRunsInterrupted(store: AnyStore, now: number): Promise<number> {
   const q = await queriesOf(store);
   return q.run(

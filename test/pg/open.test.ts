@@ -4,7 +4,7 @@ import pg from "pg";
 import { afterEach, describe, expect, it } from "vitest";
 import { ACTION_TYPE_CATEGORIES } from "../../src/api/actionCategories.ts";
 import { FlagtrailError, LockedError } from "../../src/errors.ts";
-import { pgDrizzleOf, sqliteOf } from "../../src/store/connection.ts";
+import { sqliteOf } from "../../src/store/connection.ts";
 import { acquireLease, readLiveLease, releaseLease, renewLease } from "../../src/store/leases.ts";
 import { writeMetaValue as writePgMetaValue } from "../../src/store/metaValues.ts";
 import { openStore } from "../../src/store/open.ts";
@@ -15,6 +15,7 @@ import {
   withStartupSettings,
 } from "../../src/store/pg/open.ts";
 import { auditLogs } from "../../src/store/pg/schema.ts";
+import { pgDrizzleOf } from "../helpers/storeFixtures.ts";
 import { freshDatabase, queryOnce, urlFor } from "./cluster.ts";
 
 const open: PgStore[] = [];

@@ -8,7 +8,7 @@ import { CHAIN_GENESIS, chainLink, recordHash } from "../../src/hash.ts";
 import { writeReports } from "../../src/report/writeReports.ts";
 import { sqliteOf } from "../../src/store/connection.ts";
 import { openStore, type Store } from "../../src/store/open.ts";
-import { storeRuleDiffs } from "../../src/store/ruleDiffs.ts";
+import { storeRuleDiffs } from "../helpers/storeFixtures.ts";
 
 export type RawRecord = Record<string, unknown> & { id: string };
 

@@ -4,9 +4,9 @@
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
-import { writeChainHeadSignature } from "../../src/store/digests.ts";
 import { runCliInProcess } from "../helpers/inProcessCli.ts";
 import { runCli } from "../helpers/runCli.ts";
+import { writeChainHeadSignature } from "../helpers/storeFixtures.ts";
 import { scenarioOnDisk } from "./scenario.ts";
 
 const KEY = "report-signing-key-0001";

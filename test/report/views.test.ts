@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { sqliteOf } from "../../src/store/connection.ts";
 import { openStore, type Store } from "../../src/store/open.ts";
-import { storeRuleDiffs } from "../../src/store/ruleDiffs.ts";
+import { storeRuleDiffs } from "../helpers/storeFixtures.ts";
 import { exampleRule, insertRecords, makeRecord } from "./fixtures.ts";
 
 const T0 = Date.UTC(2022, 8, 26, 21, 25, 18);

@@ -2,7 +2,8 @@ import { afterEach, describe, expect, it } from "vitest";
 import { DIFF_VERSION } from "../../src/diff/rules.ts";
 import { sqliteOf } from "../../src/store/connection.ts";
 import { openStore, type Store } from "../../src/store/open.ts";
-import { BACKFILL_MARK_KEY, backfillRuleDiffs, storeRuleDiffs } from "../../src/store/ruleDiffs.ts";
+import { BACKFILL_MARK_KEY, backfillRuleDiffs } from "../../src/store/ruleDiffs.ts";
+import { storeRuleDiffs } from "../helpers/storeFixtures.ts";
 import { exampleRule, insertRecords, makeRecord } from "../report/fixtures.ts";
 
 const T0 = Date.UTC(2022, 8, 26, 23, 46, 14);

@@ -2,15 +2,11 @@
 // writer, coverage rows through the real coverage writer, and the digests and head signature updated in
 // the same transactions, as src/store/digests.ts asks of the writer.
 import { sqliteOf } from "../../src/store/connection.ts";
-import { writeCoverageQuery } from "../../src/store/coverageState.ts";
-import {
-  updateCoverageDigest,
-  updateQuarantineDigest,
-  writeChainHeadSignature,
-} from "../../src/store/digests.ts";
+import { updateCoverageDigest, updateQuarantineDigest } from "../../src/store/digests.ts";
 import type { Store } from "../../src/store/open.ts";
 import { sqliteQueriesNow } from "../../src/store/query.ts";
 import { createRecordWriter } from "../../src/store/writes.ts";
+import { writeChainHeadSignature, writeCoverageQuery } from "../helpers/storeFixtures.ts";
 import { makeRecord } from "../report/fixtures.ts";
 
 export const KEY = "test-signing-key";

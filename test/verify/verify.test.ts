@@ -6,12 +6,12 @@ import { afterEach, describe, expect, it } from "vitest";
 import { IntegrityError } from "../../src/errors.ts";
 import { writeReports } from "../../src/report/writeReports.ts";
 import { sqliteOf } from "../../src/store/connection.ts";
-import { writeChainHeadSignature } from "../../src/store/digests.ts";
 import type { Store } from "../../src/store/open.ts";
-import { backfillRuleDiffs, storeRuleDiffs } from "../../src/store/ruleDiffs.ts";
+import { backfillRuleDiffs } from "../../src/store/ruleDiffs.ts";
 import { verifyManifest } from "../../src/verify/manifest.ts";
 import { verifyStore } from "../../src/verify/store.ts";
 import { runCli } from "../helpers/runCli.ts";
+import { storeRuleDiffs, writeChainHeadSignature } from "../helpers/storeFixtures.ts";
 import { buildScenarioStore, GENERATED_AT, SCENARIO } from "../report/scenario.ts";
 
 let store: Store | null = null;

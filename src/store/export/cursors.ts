@@ -1,6 +1,5 @@
-// Export cursors: per project and consumer name, the audit_logs.seq up to which that consumer has had
-// every record. `flagtrail export --cursor` and the SIEM sinks read one before an export and advance it
-// only once what they sent is safe on the other side (a synced file, a receiver's acknowledgement).
+// Export cursors: per project and consumer, the audit_logs.seq up to which it has had every record,
+// advanced only once what was sent is safe on the other side (a synced file, an acknowledgement).
 import type { AnyStore } from "../openAny.ts";
 import { queriesOf, sql } from "../query.ts";
 
@@ -13,10 +12,7 @@ export async function readCursor(store: AnyStore, project: string, name: string)
   return row?.seq ?? 0;
 }
 
-/**
- * Moves the cursor to `seq`. It never moves back: a late, slower run that finished after a newer one
- * must not make the consumer receive again what it already has.
- */
+/** Moves the cursor to `seq`, never back: a slower run finishing after a newer one must not resend. */
 export async function advanceCursor(
   store: AnyStore,
   project: string,

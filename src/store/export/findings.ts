@@ -1,5 +1,4 @@
-// The control findings `flagtrail export --findings` writes: a page at a time by keyset on the finding
-// id (never OFFSET), optionally only those first seen in a period. One text for both engines.
+// The control findings `flagtrail export --findings` writes, a keyset page at a time.
 import type { FindingRow } from "../controls/findings.ts";
 import type { AnyStore } from "../openAny.ts";
 import { queriesOf, sql } from "../query.ts";

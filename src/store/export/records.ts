@@ -1,8 +1,7 @@
-// What `flagtrail export` reads: the audit records of a project in seq (insertion) order, a batch at a
-// time by keyset on seq (never OFFSET, never the whole table), with what the OCSF mapping adds to each
-// record — its rule diff, the config version it produced and that version's diff, the control findings
-// on it and the entity's last approval before it. One text per read for both engines (../query.ts).
+// What `flagtrail export` reads: the audit records in seq order, a keyset batch at a time, with what the
+// OCSF mapping adds (rule diff, config version and its diff, findings, the entity's last approval before).
 import type { ChainRecord, StoredRuleChange } from "../chainRead.ts";
+import type { FindingRow } from "../controls/findings.ts";
 import type { AnyStore } from "../openAny.ts";
 import { inList, type Queries, queriesOf, type SQL, sql } from "../query.ts";
 
@@ -51,15 +50,11 @@ export interface VersionChangeRow {
   new_value: string | null;
 }
 
-export interface RecordFindingRow {
-  id: string;
-  record_id: string;
-  control_id: string;
-  kind: string;
-  severity: string;
-  message: string;
-  first_seen_at: number;
-}
+/** A control finding on a record of the batch. */
+export type RecordFindingRow = Pick<
+  FindingRow,
+  "id" | "control_id" | "kind" | "severity" | "message" | "first_seen_at"
+> & { record_id: string };
 
 /** The approval record a change's entity had last before it (by the review flows' accept types). */
 export interface ApprovalRow {
@@ -168,10 +163,8 @@ export async function readExportBatch(
 }
 
 /**
- * For each change of the batch whose action type a review flow covers: the last approval record of
- * that flow with the same entity name within the window before it (one indexed lookup per change, by
- * name). Whether that approval covers the change is the report's rule (and the review-required
- * control's); this is the evidence shown beside.
+ * For each change a review flow covers: that flow's last approval of the same entity name within the
+ * window before it (one indexed lookup per change). Whether it covers the change is the report's rule.
  */
 async function readApprovals(
   q: Queries,

@@ -1,5 +1,5 @@
-// One sentence for the user from a node-postgres error, naming the store by its masked URL and never
-// repeating the password (a driver message could quote the connection string).
+// One sentence from a node-postgres error, naming the store by its masked URL (a driver message could
+// quote the connection string, password included).
 import { FlagtrailError } from "../../errors.ts";
 import { maskUrl, scrubSecret } from "../../storeLocation.ts";
 

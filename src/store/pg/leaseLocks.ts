@@ -1,8 +1,5 @@
-// What a lease is on PostgreSQL beyond its row (src/store/leases.ts writes the row, once for both
-// engines): a session-level advisory lock held by a dedicated connection. This is the one part of leases
-// that truly differs: the server itself guarantees one holder across machines, and a holder that dies
-// (kill -9, lost host) loses the lock with its session, with no expiry to wait for; SQLite has no such
-// lock, so its lease row's expiry and pid decide.
+// A lease on PostgreSQL beyond its row: a session-level advisory lock on a dedicated connection (why:
+// src/store/leases.ts).
 import { createHash } from "node:crypto";
 import type { PoolClient } from "pg";
 import { type PgStore, pgConnectionOf } from "../connection.ts";
@@ -90,8 +87,7 @@ export async function unlockLease(store: PgStore, name: string): Promise<void> {
   const held = pgConnectionOf(store).leases.get(name);
   if (!held) return;
   try {
-    // Unlocked by the server before we return: ending the session alone frees the lock only once the
-    // server has noticed, and a next holder asking at once would be refused.
+    // Ending the session alone frees the lock only once the server notices: a next holder would be refused.
     await held.client.query("SELECT pg_advisory_unlock($1, $2)", [LEASE_LOCK_CLASS, lockKey(store, name)]);
   } finally {
     // Ending the session frees the lock too, even if the statement above failed.

@@ -1,6 +1,5 @@
-// `@name` parameters (the form `flagtrail sql --param` and the report's printed queries use on both
-// engines) as PostgreSQL's positional `$n`. Only placeholders are rewritten: string literals, quoted
-// identifiers, dollar-quoted bodies and comments are copied as they are, and `@@` / `@>` stay operators.
+// `@name` parameters (`flagtrail sql --param`, the report's printed queries) as PostgreSQL's `$n`. String
+// literals, quoted identifiers, dollar-quoted bodies and comments are copied; `@@` / `@>` stay operators.
 import { UsageError } from "../../errors.ts";
 
 /** A literal, quoted identifier, dollar-quoted body or comment at the start of `rest`, whole. */

@@ -1,6 +1,4 @@
-// Opening a PostgreSQL store: a connection pool, drizzle-kit's migrations (drizzle/pg/) applied on a
-// writable open, and the same refusals as src/store/open.ts on SQLite: another application's database
-// is left untouched, a read-only open of an out-of-date store says what to do.
+// Opening a PostgreSQL store: a pool, drizzle/pg/'s migrations on a writable open, and open.ts's refusals.
 import { fileURLToPath } from "node:url";
 import { readMigrationFiles } from "drizzle-orm/migrator";
 import { drizzle } from "drizzle-orm/node-postgres";
@@ -11,6 +9,7 @@ import { assertMigrated, foreignStore, maskUrl } from "../../storeLocation.ts";
 import { type CategoryRow, categoryWrites, STORED_CATEGORIES } from "../categories.ts";
 import { attachPgConnection, type PgConnection, type PgStore } from "../connection.ts";
 import { releaseLease } from "../leases.ts";
+import type { OpenOptions } from "../open.ts";
 import { describePgError } from "./errors.ts";
 import * as schema from "./schema.ts";
 
@@ -20,9 +19,7 @@ const migrationsFolder = fileURLToPath(new URL("../../../drizzle/pg", import.met
 /** The advisory-lock key that serialises migrations of one database across processes. */
 const MIGRATION_LOCK = [0x46_54_4c_02, 0] as const;
 
-export interface PgOpenOptions {
-  /** Open without writing anything: no migrations, every transaction read-only by the server's rule. */
-  readonly?: boolean;
+export interface PgOpenOptions extends OpenOptions {
   /**
    * A project's own schema (src/store/projectStores.ts) instead of the URL's: every session's
    * search_path, created and migrated there (its migrations table in it too) on a writable open.
@@ -78,11 +75,6 @@ interface MigrationState {
   applied: { hash: string; created_at: number }[] | undefined;
 }
 
-/** Where drizzle's migrator keeps its table: its default `drizzle` schema, or the project's own. */
-function migrationsTableOf(schemaName: string | undefined): string {
-  return `${quotePgIdent(schemaName ?? "drizzle")}.__drizzle_migrations`;
-}
-
 async function migrationState(
   client: pg.ClientBase,
   schemaName: string | undefined,
@@ -91,7 +83,8 @@ async function migrationState(
     `SELECT table_name AS name FROM information_schema.tables WHERE table_schema = current_schema()
      ORDER BY table_name`,
   );
-  const table = migrationsTableOf(schemaName);
+  // Where drizzle's migrator keeps its table: its default `drizzle` schema, or the project's own.
+  const table = `${quotePgIdent(schemaName ?? "drizzle")}.__drizzle_migrations`;
   const hasTable = await client.query<{ present: boolean }>("SELECT to_regclass($1) IS NOT NULL AS present", [
     table,
   ]);
@@ -231,7 +224,6 @@ export async function openPgStore(url: string, options: PgOpenOptions = {}): Pro
   }
   const connection: PgConnection = {
     pool,
-    db: drizzle({ client: pool, schema }),
     url,
     leases: new Map(),
     namespace: options.schema ?? null,

@@ -1,6 +1,4 @@
-// The PostgreSQL side of src/store/query.ts: the same one-text queries (drizzle's `sql`, rendered with
-// $n placeholders) on the pool, or on one transaction's session; and the sessions themselves, each
-// from the pool, given back after, the server's errors turned into one sentence with the password masked.
+// The PostgreSQL side of src/store/query.ts: the one-text queries on the pool or on a transaction's session.
 import type { SQL } from "drizzle-orm";
 import { PgDialect } from "drizzle-orm/pg-core";
 import pg from "pg";
@@ -48,17 +46,7 @@ async function inPgSessionTransaction<T>(
   });
 }
 
-/**
- * One write transaction. The sync's writes run under its lease, so the default READ COMMITTED is
- * enough: no other flagtrail writer is in the store.
- */
-const inPgTransaction = <T>(store: PgStore, fn: (client: pg.ClientBase) => Promise<T>) =>
-  inPgSessionTransaction(store, "BEGIN", true, fn);
-
-/**
- * One consistent, read-only view for the read commands (verify, report): REPEATABLE READ, READ ONLY,
- * rolled back after, so a sync committing meanwhile changes nothing they see and nothing they run can write.
- */
+/** One consistent read-only view (verify, report): a sync committing meanwhile changes nothing they see. */
 export const inPgReadSnapshot = <T>(store: PgStore, fn: (client: pg.ClientBase) => Promise<T>) =>
   inPgSessionTransaction(store, "BEGIN TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY", false, fn);
 
@@ -102,9 +90,10 @@ export function pgQueries(store: PgStore): Queries {
   return queriesOn(pool, url);
 }
 
+/** One write transaction: READ COMMITTED is enough, the sync's lease keeps other writers out. */
 export async function inPgQueriesTransaction<T>(store: PgStore, fn: (q: Queries) => Promise<T>): Promise<T> {
   const { url } = pgConnectionOf(store);
-  return inPgTransaction(store, (client) => fn(queriesOn(client, url)));
+  return inPgSessionTransaction(store, "BEGIN", true, (client) => fn(queriesOn(client, url)));
 }
 
 export async function inPgQueriesReadSnapshot<T>(store: PgStore, fn: (q: Queries) => Promise<T>): Promise<T> {

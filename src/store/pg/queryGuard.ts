@@ -1,7 +1,5 @@
-// What `flagtrail sql` refuses on PostgreSQL after the server has planned (not run) the statement:
-// EXPLAIN (VERBOSE, FORMAT JSON) of the very cursor it will declare. A READ ONLY transaction does not
-// stop COPY … TO (a file or a program) nor functions that read the server's files or act outside the
-// database, so a statement is refused before it runs when its plan
+// What `flagtrail sql` refuses on PostgreSQL (why: ./readOnlyQuery.ts) from EXPLAIN (VERBOSE, FORMAT JSON)
+// of the very cursor it will declare, planned and not run: a statement whose plan
 // - modifies a table (a ModifyTable node: DML, also inside WITH) or locks rows (LockRows: FOR UPDATE), or
 // - calls a function of the deny list below, wherever in the plan (output, filter, FROM, sub-plans).
 // The plan is the server's own rendering of the statement (comments, quoting and U& escapes resolved,

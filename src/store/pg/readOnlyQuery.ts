@@ -1,6 +1,6 @@
-// A user's own SQL on a PostgreSQL store (`flagtrail sql`): one query, refused before it reaches the
-// executor unless it is a single read query. A READ ONLY transaction alone is not enough: it lets
-// COPY … TO a file or a program run, and functions such as pg_read_file or lo_import. So:
+// A user's own SQL on PostgreSQL (`flagtrail sql`): refused before it reaches the executor unless it is a
+// single read query. A READ ONLY transaction alone lets COPY … TO a file or a program run, and functions
+// such as pg_read_file or lo_import. So:
 // 1. the statement goes over the extended protocol (one statement only: no `COMMIT; …` smuggled in) as
 //    the query of a cursor, `DECLARE … CURSOR FOR <query>`, which PostgreSQL's grammar accepts for
 //    SELECT, VALUES, TABLE and WITH … SELECT only (no COPY, DML, SELECT … INTO, nor a WITH that writes);
@@ -84,11 +84,7 @@ async function* cursorRows(run: Run, first: unknown[][]): AsyncGenerator<unknown
   }
 }
 
-/**
- * Runs `sql` with `@name` parameters and hands its rows to `consume`: only a single read query, checked
- * as said above before it runs; anything else is refused (UsageError) with nothing run. The query works
- * for at most `timeoutMs` (QueryTimeoutError).
- */
+/** queryReadOnly on PostgreSQL: anything but a single read query is refused (UsageError) with nothing run. */
 export async function queryPgReadOnly(
   store: PgStore,
   sql: string,

@@ -1,6 +1,5 @@
-// PostgreSQL's drizzle tables, built from the one description of the store's tables (src/store/tables.ts):
-// the source of drizzle-kit's migrations in drizzle/pg/ (the views and full-text search are in a custom
-// migration there).
+// PostgreSQL's drizzle tables, built from src/store/tables.ts: the source of drizzle-kit's migrations in
+// drizzle/pg/ (the views and full-text search are in a custom migration there).
 import {
   bigint,
   type IndexBuilder,
