@@ -1,36 +1,23 @@
 // What `flagtrail export` reads: the audit records in seq order, a keyset batch at a time, with what the
 // OCSF mapping adds (rule diff, config version and its diff, findings, the entity's last approval before).
-import type { ChainRecord, StoredRuleChange } from "../chainRead.ts";
+import type { ChainRecord, CopiedColumns, StoredRuleChange } from "../chainRead.ts";
 import type { FindingRow } from "../controls/findings.ts";
 import type { AnyStore } from "../openAny.ts";
 import { inList, type Queries, queriesOf, type SQL, sql } from "../query.ts";
 
 /** The audit record's own columns, as verify's chain read names them, and what the mapping adds. */
-export type ExportRecordRow = Pick<
-  ChainRecord,
-  | "seq"
-  | "id"
-  | "name"
-  | "action_type"
-  | "change_log"
-  | "updated_by"
-  | "updated_by_user_id"
-  | "modifier_email"
-  | "occurred_at"
-  | "date_text"
-  | "time_text"
-  | "raw"
-> & {
-  first_seen_at: number;
-  category: string | null;
-  rule_diff_summary: string | null;
-  config_key: string | null;
-  config_version: number | null;
-  /** The config's own id, when flagtrail holds the version this edit produced. */
-  config_id: string | null;
-  /** The experiment's id as its layer listed it, for an experiment state change (entity history). */
-  experiment_id: string | null;
-};
+export type ExportRecordRow = Omit<CopiedColumns, "tags"> &
+  Pick<ChainRecord, "seq" | "id" | "updated_by_user_id" | "modifier_email" | "occurred_at" | "raw"> & {
+    first_seen_at: number;
+    category: string | null;
+    rule_diff_summary: string | null;
+    config_key: string | null;
+    config_version: number | null;
+    /** The config's own id, when flagtrail holds the version this edit produced. */
+    config_id: string | null;
+    /** The experiment's id as its layer listed it, for an experiment state change (entity history). */
+    experiment_id: string | null;
+  };
 
 /** A rule_changes row of a record in the batch (its positions are not exported). */
 export type RuleChangeRow = Omit<StoredRuleChange, "old_position" | "new_position"> & {
