@@ -8,11 +8,14 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { ReportFormat } from "../../src/report/formats.ts";
 import { resolvePeriod } from "../../src/report/period.ts";
 import { type ReportArgs, readPart } from "../../src/report/reportParts.ts";
+import { REVIEW_WINDOW_MS } from "../../src/report/reviews.ts";
+import { reportParamsFor } from "../../src/report/serverDays.ts";
 import { writeReports } from "../../src/report/writeReports.ts";
 import { sqliteOf } from "../../src/store/connection.ts";
 import type { Store } from "../../src/store/open.ts";
 import { CHANGES_CSV_SQL } from "../../src/store/reportQueries/changesCsv.ts";
 import { QUERIES, readReportSnapshot } from "../../src/store/reportQueries.ts";
+import { insertRecords, makeRecord } from "./fixtures.ts";
 import { buildScenarioStore, GENERATED_AT, SCENARIO } from "./scenario.ts";
 
 let store: Store;
@@ -20,6 +23,12 @@ beforeEach(() => {
   store = buildScenarioStore(":memory:", { ruleDiffs: true });
 });
 afterEach(() => store.close());
+
+async function all<Row>(rows: AsyncIterable<readonly Row[]>): Promise<Row[]> {
+  const out: Row[] = [];
+  for await (const batch of rows) out.push(...batch);
+  return out;
+}
 
 /** Writes the scenario's report in `formats`; returns its Markdown and every SQL text it prepared. */
 async function report(formats: ReportFormat[]): Promise<{ markdown: string; prepared: string[] }> {
@@ -65,11 +74,6 @@ describe("a report's passes over the period", () => {
       bom: true,
       controls: null,
     });
-    const all = async <Row>(rows: AsyncIterable<readonly Row[]>) => {
-      const out: Row[] = [];
-      for await (const batch of rows) out.push(...batch);
-      return out;
-    };
     for (const types of [null, ["experiment_start", "gate_update", "config_review_accept"]]) {
       await readReportSnapshot(store, async (snapshot) => {
         const p = (await readPart({ project: "default", snapshot }, argsOf(types))).params;
@@ -91,6 +95,55 @@ describe("a report's passes over the period", () => {
             .filter((c) => c.unreviewed === 1)
             .map(({ category: _c, unreviewed: _u, rule_changes: _r, ...row }) => row),
         ).toEqual(unreviewed);
+      });
+    }
+  });
+
+  it("judges a change reviewed as the unreviewed changes' one text does, at the review window's edges", async () => {
+    // The one-pass read spells the review window its own way (src/store/reportQueries/changesCsv.ts):
+    // ties within a second, the window's last instant, exempt records between, the other kind's approval.
+    const period = resolvePeriod(SCENARIO.from, SCENARIO.to, SCENARIO.timeZone);
+    const at = (hours: number) => period.start + hours * 3_600_000;
+    const accept = (name: string, ms: number, kind = "config") =>
+      makeRecord({ at: ms, name, actionType: `${kind}_review_accept` });
+    const edit = (name: string, ms: number, actionType = "gate_update") =>
+      makeRecord({ at: ms, name, actionType });
+    insertRecords(store, [
+      edit("tie_reviewed", at(1)),
+      accept("tie_reviewed", at(1)),
+      accept("tie_second", at(2)),
+      edit("tie_second", at(2)),
+      edit("tie_second", at(2)),
+      accept("window_edge", at(3) - REVIEW_WINDOW_MS),
+      edit("window_edge", at(3)),
+      accept("window_past", at(4) - REVIEW_WINDOW_MS - 1_000),
+      edit("window_past", at(4)),
+      accept("exempt_between", at(5)),
+      edit("exempt_between", at(5) + 1_000, "gate_create"),
+      edit("exempt_between", at(5) + 2_000),
+      accept("other_kind", at(6), "experiment"),
+      edit("other_kind", at(6) + 1_000),
+      accept("before_period", period.start - 1_000),
+      edit("before_period", at(7)),
+    ]);
+    const names = [
+      "tie_reviewed",
+      "tie_second",
+      "window_edge",
+      "window_past",
+      "exempt_between",
+      "other_kind",
+    ];
+    const edges = new Set([...names, "before_period"]);
+    for (const types of [null, ["gate_update", "gate_create"]]) {
+      const params = reportParamsFor(period, types, null);
+      await readReportSnapshot(store, async (snapshot) => {
+        const unreviewed = (await all(snapshot.changes(params)))
+          .filter((c) => c.unreviewed === 1)
+          .map(({ category: _c, unreviewed: _u, rule_changes: _r, ...row }) => row);
+        expect(unreviewed, `types ${types}`).toEqual(await all(snapshot.batches("unreviewedCsv", params)));
+        const flagged = unreviewed.filter((row) => edges.has(row.name)).map((row) => row.name);
+        expect(flagged, `types ${types}`).toEqual(["tie_second", "window_past", "other_kind"]);
       });
     }
   });

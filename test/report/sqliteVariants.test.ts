@@ -1,8 +1,8 @@
 // The report's SQLite variants (src/store/reportQueries/sqliteVariants.ts) return the rows of the one
 // text they stand in for, in the same order: each is only another plan for the same question. The
 // scenario's history plus records an index-based count could miss (an action type with no category,
-// records just outside the period, no user id, several records of one entity), asked with and without an
-// action-type filter, and over a period with no records.
+// records just outside the period, no user id, one user id under two names, several records of one
+// entity), asked with and without an action-type filter, and over a period with no records.
 import { describe, expect, it } from "vitest";
 import { resolvePeriod } from "../../src/report/period.ts";
 import { reportParamsFor } from "../../src/report/serverDays.ts";
@@ -35,6 +35,20 @@ describe("the report's SQLite variants", () => {
         name: "no_user_id",
         updatedByUserID: null,
       }),
+      // One user id under two names (its row shows the greater), and a second person with no user id.
+      makeRecord({
+        at: period.start + 12_000,
+        actionType: "gate_update",
+        name: "renamed",
+        updatedBy: "Jane Renamed",
+      }),
+      makeRecord({
+        at: period.start + 13_000,
+        actionType: "experiment_start",
+        name: "no_user_id",
+        updatedBy: "Zed",
+        updatedByUserID: null,
+      }),
     ]);
     const sqlite = sqliteOf(store);
     const run = (sql: string, params: ReportParams) =>
@@ -47,7 +61,7 @@ describe("the report's SQLite variants", () => {
       [empty, null],
     ] as const;
     const names = Object.keys(SQLITE_VARIANTS) as ReportQueryName[];
-    expect(names).toEqual(expect.arrayContaining(["byActionType", "entityCount"]));
+    expect(names).toEqual(expect.arrayContaining(["byActionType", "entityCount", "byPerson"]));
     let rows = 0;
     for (const name of names) {
       for (const [range, types] of asked) {

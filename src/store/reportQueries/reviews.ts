@@ -4,7 +4,7 @@
 import { period } from "./scope.ts";
 
 /** The unreviewed changes with `columns` of the window's rows, in time order. */
-export const unreviewedQuery = (columns: string) => `WITH events AS (
+const unreviewedQuery = (columns: string) => `WITH events AS (
   SELECT 'experiment' AS kind, e.name, e.occurred_at, e.seq, e.id, e.action_type, e.category, e.updated_by,
          0 AS is_approval
   FROM experiment_state_changes e
