@@ -6,6 +6,7 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { runCliInProcess } from "./helpers/inProcessCli.ts";
 import { runCli } from "./helpers/runCli.ts";
 import { buildScenarioStore } from "./report/scenario.ts";
 
@@ -30,7 +31,8 @@ describe("one sentence, no stack trace", () => {
     async () => {
       const dbPath = join(mkdtempSync(join(tmpdir(), "flagtrail-out-")), "store.db");
       buildScenarioStore(dbPath).close();
-      const result = await runCli([
+      // In this process (the /proc case below is spawned: there a hang must not hold the worker).
+      const result = await runCliInProcess([
         "report",
         "--from",
         "2024-01-01",

@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { CONFIG_EDITS, EXPERIMENT_STATE_CHANGES } from "../../src/api/actionCategories.ts";
 import { AUDIT_ACTION_TYPES } from "../../src/api/actionTypes.ts";
 import { actionTypeRows } from "../../src/commands/listActionTypes.ts";
+import { runCliInProcess } from "../helpers/inProcessCli.ts";
 import { runCli } from "../helpers/runCli.ts";
 
 describe("flagtrail action-types", () => {
@@ -18,7 +19,7 @@ describe("flagtrail action-types", () => {
     expect(rows.find((r) => r.actionType === "user_login")?.otherClass).toMatch(/^[a-z_]+$/);
   });
 
-  it("prints a table, --category narrows it, --format json prints the rows (real CLI)", async () => {
+  it("prints a table (real CLI), --category narrows it, --format json prints the rows", async () => {
     const table = await runCli(["action-types", "--category", "config_edit"]);
     expect(table.code).toBe(0);
     const lines = table.stdout.trimEnd().split("\n");
@@ -31,12 +32,18 @@ describe("flagtrail action-types", () => {
     ).toEqual([...CONFIG_EDITS].sort());
     expect(lines.slice(2).every((l) => / config_edit$/.test(l))).toBe(true);
 
-    const json = await runCli(["action-types", "--format", "json", "--category", "experiment_state_change"]);
+    const json = await runCliInProcess([
+      "action-types",
+      "--format",
+      "json",
+      "--category",
+      "experiment_state_change",
+    ]);
     expect(json.code).toBe(0);
     const rows = JSON.parse(json.stdout) as { actionType: string; category: string }[];
     expect(rows.map((r) => r.actionType).sort()).toEqual([...EXPERIMENT_STATE_CHANGES].sort());
 
-    const bad = await runCli(["action-types", "--category", "gates"]);
+    const bad = await runCliInProcess(["action-types", "--category", "gates"]);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain("--category");
   });

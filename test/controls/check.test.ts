@@ -1,8 +1,8 @@
 // `flagtrail check` end to end: the real CLI syncs the real simulator (with planted cases) into a store
 // on each engine, then checks it. Each control finds exactly its planted cases; exit codes 0/1/2; JUnit
-// is well-formed XML with one test case per control; findings are kept once across runs. A few calls of
-// check, waive and unwaive are spawned; the sync, verify and the many other calls run the CLI in this
-// process.
+// is well-formed XML with one test case per control; findings are kept once across runs. A few calls are
+// spawned: check on each engine, waive on SQLite, unwaive on PostgreSQL; the sync, verify and the many
+// other calls run the CLI in this process.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { nextWaiverRow } from "../../src/controls/waivers.ts";
 import type { RunningSimulator } from "../../src/simulator/index.ts";
@@ -177,14 +177,15 @@ describe.each(ENGINES)("flagtrail check on %s", (engine) => {
     expect(badKind.stderr).toMatch(/control "x1": kind: must be one of review-required/);
     expect((await check(["--format", "xml"])).code).toBe(2);
     expect((await check(["--fail-on", "critical"])).code).toBe(2);
-    expect((await runCli(["check", "--from", "2026-13-01"], { env })).code).toBe(2);
+    expect((await cli(["check", "--from", "2026-13-01"])).code).toBe(2);
   });
 
   it("waives: the finding shows its waiver, stops failing, and status counts it as waived", async () => {
     const rrId = `rr:${planted.expected.rr![0]}`;
-    const waived = await runCli(["waive", rrId, "--reason", "hotfix, see INC-42", "--by", "Dana Lee"], {
-      env,
-    });
+    const waived = await (engine === "sqlite" ? runCli : runCliInProcess)(
+      ["waive", rrId, "--reason", "hotfix, see INC-42", "--by", "Dana Lee"],
+      { env },
+    );
     expect(waived.stderr).toBe("");
     expect(waived.code).toBe(0);
     expect(waived.stdout).toBe(`Waived ${rrId} (project default).\n`);
@@ -243,7 +244,12 @@ describe.each(ENGINES)("flagtrail check on %s", (engine) => {
     expect((JSON.parse(result.stdout) as JsonFinding[]).find((f) => f.id === saId)?.waiver).toBeNull();
     expect((await check(["--fail-on", "high"])).code).toBe(1);
     const raId = `ra:${planted.expected.ra![0]}`;
-    const un = await runCli(["unwaive", raId, "--by", "Dana Lee"], { env });
+    const un = await (engine === "postgres" ? runCli : runCliInProcess)(
+      ["unwaive", raId, "--by", "Dana Lee"],
+      {
+        env,
+      },
+    );
     expect(un.code).toBe(0);
     const after = JSON.parse((await check(["--format", "json"])).stdout) as JsonFinding[];
     expect(after.find((f) => f.id === raId)?.waiver).toBeNull();

@@ -11,12 +11,15 @@ type Write = typeof process.stdout.write;
 
 let queue: Promise<unknown> = Promise.resolve();
 
-/** Runs `flagtrail …args` in this process with `env` (as runCli's, FLAGTRAIL_* hermetic); never rejects. */
+/**
+ * Runs `flagtrail …args` in this process with `env` (as runCli's, FLAGTRAIL_* hermetic) and, if given,
+ * `cwd` as the working directory meanwhile; never rejects.
+ */
 export function runCliInProcess(
   args: readonly string[],
-  options: { env?: Record<string, string | undefined> } = {},
+  options: { env?: Record<string, string | undefined>; cwd?: string } = {},
 ): Promise<CliResult> {
-  const run = queue.then(() => runOnce(args, options.env ?? {}));
+  const run = queue.then(() => runOnce(args, options.env ?? {}, options.cwd));
   queue = run.catch(() => undefined);
   return run;
 }
@@ -24,14 +27,18 @@ export function runCliInProcess(
 async function runOnce(
   args: readonly string[],
   extra: Record<string, string | undefined>,
+  cwd: string | undefined,
 ): Promise<CliResult> {
+  const outerCwd = process.cwd();
   const restoreEnv = swapEnv(cliEnv(extra));
   const stdout = capture(process.stdout);
   const stderr = capture(process.stderr);
   try {
+    if (cwd !== undefined) process.chdir(cwd);
     const code = await main(["node", "flagtrail", ...args]);
     return { code, signal: null, stdout: stdout.text(), stderr: stderr.text() };
   } finally {
+    process.chdir(outerCwd);
     stdout.restore();
     stderr.restore();
     restoreEnv();

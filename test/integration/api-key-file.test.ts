@@ -1,9 +1,11 @@
 // Issue 13, item 9: a key on the command line leaks (ps, npm's debug log under npx), so the key can come
-// from a file, and --help of sync and daemon says which way to prefer.
+// from a file, and --help of sync and daemon says which way to prefer. The sync with the key file is
+// spawned (end to end); the help texts and the unreadable file's sentence come from the CLI in this process.
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { runCliInProcess } from "../helpers/inProcessCli.ts";
 import { runCli } from "../helpers/runCli.ts";
 import { daysAgo, simEnv, storedIds, tempDbPath, useTestSimulator } from "../helpers/simSync.ts";
 
@@ -13,7 +15,7 @@ describe("the API key from a file", () => {
   it.each(["sync", "daemon"])(
     "%s --help steers to the variable or the key file and warns",
     async (command) => {
-      const { code, stdout } = await runCli([command, "--help"]);
+      const { code, stdout } = await runCliInProcess([command, "--help"]);
       expect(code).toBe(0);
       const help = stdout.replace(/\s+/g, " ");
       expect(help).toContain(
@@ -37,7 +39,7 @@ describe("the API key from a file", () => {
     expect(ok.code).toBe(0);
     expect(storedIds(db)).toHaveLength(50);
 
-    const unreadable = await runCli(["sync", "--quiet"], {
+    const unreadable = await runCliInProcess(["sync", "--quiet"], {
       env: { ...env, FLAGTRAIL_API_KEY_FILE: join(dir, "nope") },
     });
     expect(unreadable.code).toBe(2);

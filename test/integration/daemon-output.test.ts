@@ -1,9 +1,11 @@
 // `daemon --quiet` and `--json` do what their help says (issue 9): --quiet keeps warnings and errors
-// only; --json writes JSON lines on a terminal too (a pseudo-terminal through script(1)).
+// only; --json writes JSON lines on a terminal too (a pseudo-terminal through script(1)). The plain
+// --once and the terminal runs are spawned; the quiet one and the logged sync run in this process.
 import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { logEvents } from "../helpers/daemonProcess.ts";
+import { runCliInProcess } from "../helpers/inProcessCli.ts";
 import { CLI_PATH, cliEnv, PROJECT_ROOT, runCli } from "../helpers/runCli.ts";
 import { daysAgo, simEnv, tempDbPath, useTestSimulator } from "../helpers/simSync.ts";
 
@@ -26,7 +28,7 @@ describe("daemon output flags", () => {
   it("--quiet logs warnings and errors only", async () => {
     const [plain, quiet] = await Promise.all([
       runCli(["daemon", "--once", "--db", tempDbPath()], { env }),
-      runCli(["daemon", "--once", "--db", tempDbPath(), "--quiet"], { env }),
+      runCliInProcess(["daemon", "--once", "--db", tempDbPath(), "--quiet"], { env }),
     ]);
     expect([plain.code, quiet.code]).toEqual([1, 1]);
     expect(levels(plain.stderr)).toEqual(["info", "info", "error"]);
@@ -60,7 +62,7 @@ describe("daemon log of a cycle's sync", () => {
     sim.control.queueFaults(["serverError"]);
     const env = { ...simEnv(sim, tempDbPath()), FLAGTRAIL_PROGRESS_SECONDS: "0" };
     const args = ["daemon", "--once", "--since", daysAgo(105), "--page-size", "50", "--concurrency", "1"];
-    const result = await runCli(args, { env });
+    const result = await runCliInProcess(args, { env });
     expect(result.code, result.stderr).toBe(0);
     const events = logEvents(result.stderr);
     const names = events.map((e) => e.event);

@@ -1,13 +1,12 @@
 // The scheduled worker end to end: real CLI processes, a real simulator on 127.0.0.1, one SQLite file.
-// The daemons signalled and the --once run with a report are processes of their own; the checks after
-// them and the other runs of the CLI are in this process.
+// The daemons signalled are processes of their own; the checks after them, the --once runs (with a
+// report too) and the other runs of the CLI are in this process.
 import { readdirSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { previousPeriod, todayIn } from "../../src/daemon/periods.ts";
 import { logEvents, requestsServed, spawnDaemon, waitUntil } from "../helpers/daemonProcess.ts";
 import { runCliInProcess } from "../helpers/inProcessCli.ts";
-import { runCli } from "../helpers/runCli.ts";
 import {
   compareWithSimulator,
   daysAgo,
@@ -109,7 +108,7 @@ describe("flagtrail daemon", () => {
     const db = tempDbPath();
     const out = join(dirname(db), "reports");
     const env = simEnv(sim, db);
-    const result = await runCli(
+    const result = await runCliInProcess(
       [
         "daemon",
         "--once",

@@ -1,11 +1,13 @@
 // A full disk says so and names what was being written (issue 27): a sync onto a small full file
 // system (SQLITE_FULL), a report into one (ENOSPC), and `--db` naming a directory. The full file system
-// is a 3 MB tmpfs, which needs root and mount(8): without them those tests skip, saying why.
+// is a 3 MB tmpfs, which needs root and mount(8): without them those tests skip, saying why. The full
+// disk's runs are spawned (end to end); the directory's in this process.
 import { spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { runCliInProcess } from "../helpers/inProcessCli.ts";
 import { runCli } from "../helpers/runCli.ts";
 import { daysAgo, simEnv, useTestSimulator } from "../helpers/simSync.ts";
 import { buildScenarioStore, SCENARIO } from "../report/scenario.ts";
@@ -69,7 +71,7 @@ describe("a full disk", () => {
   it("--db naming a directory says it is one, for a writer and a reader", async () => {
     const dir = mkdtempSync(join(tmpdir(), "flagtrail-dbdir-"));
     for (const args of [["sync", "--no-entities"], ["status"]]) {
-      const result = await runCli([...args, "--db", dir], {
+      const result = await runCliInProcess([...args, "--db", dir], {
         env: { FLAGTRAIL_API_KEY: "k", FLAGTRAIL_BASE_URL: "http://127.0.0.1:9" },
       });
       expect(result.code, result.stderr).toBe(1);

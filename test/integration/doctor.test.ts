@@ -1,10 +1,12 @@
 // Issue 26: `flagtrail doctor` checks a set-up line by line (ok / warn / fail) and exits 1 on any fail.
-// Run as users run it: the real CLI against `flagtrail simulate` in a process of its own, over loopback.
+// Run as users run it: the real CLI against `flagtrail simulate` in a process of its own, over loopback;
+// two of the doctor runs spawned (end to end), the others and the syncs that set stores up in this process.
 import { type ChildProcess, spawn } from "node:child_process";
 import { chmodSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { runCliInProcess } from "../helpers/inProcessCli.ts";
 import { CLI_PATH, cliEnv, runCli } from "../helpers/runCli.ts";
 
 const SIM_KEY = "console-doctor-sim-key";
@@ -75,7 +77,7 @@ describe("flagtrail doctor", () => {
       FLAGTRAIL_SIGNING_KEY: "doctor-signing-key",
       FLAGTRAIL_RATE_LIMITS: "100000/1000",
     };
-    const sync = await runCli(["sync", "--quiet", "--no-entities"], { cwd: dir, env });
+    const sync = await runCliInProcess(["sync", "--quiet", "--no-entities"], { cwd: dir, env });
     expect(sync.code).toBe(0);
     const result = await runCli(["doctor"], { cwd: dir, env });
     expect(result.stderr).toBe("");
@@ -102,10 +104,10 @@ describe("flagtrail doctor", () => {
     const dir = workDir();
     const db = join(dir, "audit.db");
     const env = { FLAGTRAIL_BASE_URL: simUrl, FLAGTRAIL_API_KEY: SIM_KEY, FLAGTRAIL_DB: db };
-    expect((await runCli(["sync", "--quiet", "--no-entities"], { cwd: dir, env })).code).toBe(0);
+    expect((await runCliInProcess(["sync", "--quiet", "--no-entities"], { cwd: dir, env })).code).toBe(0);
     chmodSync(db, 0o644);
     const wrongKey = "console-not-the-right-key";
-    const result = await runCli(["doctor", "--api-key", wrongKey], { cwd: dir, env });
+    const result = await runCliInProcess(["doctor", "--api-key", wrongKey], { cwd: dir, env });
     expect(result.code).toBe(1);
     const checks = lines(result.stdout);
     expect(checks.get("key")).toEqual({
@@ -120,7 +122,7 @@ describe("flagtrail doctor", () => {
   it("an invalid projects config is a fail line naming the problem", async () => {
     const dir = workDir();
     writeFileSync(join(dir, "flagtrail.config.json"), JSON.stringify({ projects: { eu: { apiKey: "x" } } }));
-    const result = await runCli(["doctor"], { cwd: dir, env: { FLAGTRAIL_BASE_URL: simUrl } });
+    const result = await runCliInProcess(["doctor"], { cwd: dir, env: { FLAGTRAIL_BASE_URL: simUrl } });
     expect(result.code).toBe(1);
     const checks = lines(result.stdout);
     expect(checks.get("config")?.status).toBe("fail");

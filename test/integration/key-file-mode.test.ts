@@ -5,6 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { warnIfKeyFileOpen } from "../../src/config.ts";
+import { runCliInProcess } from "../helpers/inProcessCli.ts";
 import { runCli } from "../helpers/runCli.ts";
 import { daysAgo, simEnv, storedIds, tempDbPath, useTestSimulator } from "../helpers/simSync.ts";
 
@@ -44,7 +45,8 @@ describe("a key file readable by others", () => {
     expect(warned.stderr).toBe(warningFor(open, "0640"));
     expect(storedIds(db)).toHaveLength(30);
 
-    const closed = await runCli(
+    // In this process (the warned sync above is the spawned one).
+    const closed = await runCliInProcess(
       ["sync", "--quiet", "--no-entities", "--api-key-file", keyFile(sim.settings.apiKey, 0o600)],
       {
         env: base,

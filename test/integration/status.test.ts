@@ -1,10 +1,12 @@
-// `flagtrail status` on a missing database, and on a store with runs, gaps, quarantine and revisions.
+// `flagtrail status` on a missing database (spawned, end to end), and on a store with runs, gaps,
+// quarantine and revisions (in this process).
 
 import { describe, expect, it } from "vitest";
 import { sqliteOf } from "../../src/store/connection.ts";
 import { openStore } from "../../src/store/open.ts";
 import { createRecordWriter } from "../../src/store/writes.ts";
 import { makeRecord } from "../helpers/auditRecords.ts";
+import { runCliInProcess } from "../helpers/inProcessCli.ts";
 import { runCli } from "../helpers/runCli.ts";
 import { tempDbPath } from "../helpers/simSync.ts";
 
@@ -41,7 +43,7 @@ describe("flagtrail status", () => {
       .run();
     store.close();
 
-    const json = await runCli(["status", "--db", db, "--json"]);
+    const json = await runCliInProcess(["status", "--db", db, "--json"]);
     expect(json.code).toBe(0);
     const status = JSON.parse(json.stdout);
     expect(status.records).toMatchObject({
@@ -63,7 +65,7 @@ describe("flagtrail status", () => {
     expect(status.quarantined.recent[0].recordId).toBe("broken0000000000000001");
     expect(status.mutated).toEqual({ records: 1, revisions: 1, recent: [{ id: first.id, revisions: 1 }] });
 
-    const text = await runCli(["status"], { env: { FLAGTRAIL_DB: db } });
+    const text = await runCliInProcess(["status"], { env: { FLAGTRAIL_DB: db } });
     expect(text.code).toBe(0);
     expect(text.stdout).toContain("Records: 2, 2024-05-01 .. 2024-05-02");
     expect(text.stdout).toContain("2024-05-01 [all]: 1 stored, server says 3");

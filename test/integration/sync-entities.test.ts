@@ -4,11 +4,18 @@
 // 403's sync is spawned (end to end); the other runs of the CLI are in this process.
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningSimulator } from "../../src/simulator/index.ts";
 import { runCliInProcess } from "../helpers/inProcessCli.ts";
 import { runCli } from "../helpers/runCli.ts";
-import { daysAgo, simEnv, tempDbPath, useTestSimulator, withDb } from "../helpers/simSync.ts";
+import {
+  daysAgo,
+  simEnv,
+  startTestSimulator,
+  tempDbPath,
+  useTestSimulator,
+  withDb,
+} from "../helpers/simSync.ts";
 
 const startSim = useTestSimulator();
 
@@ -41,7 +48,7 @@ const count = (db: string, sql: string, ...params: unknown[]) =>
   );
 
 /** A layer the simulated history created and put experiments in. */
-async function layerWithExperiments(sim: Awaited<ReturnType<typeof startSim>>): Promise<string> {
+async function layerWithExperiments(sim: RunningSimulator): Promise<string> {
   for (const layer of sim.entities.layerIds()) {
     const listed = await fetch(`${sim.url}/console/v1/layers/${layer}/experiments`, {
       headers: { [sim.settings.authHeader]: sim.settings.apiKey },
@@ -245,11 +252,24 @@ describe("sync reads entity history", () => {
     expect(count(db, "SELECT count(*) FROM entity_fetches WHERE outcome = 'forbidden'")).toBe(1);
     expect(count(db, "SELECT outcome = 'ok' FROM sync_runs ORDER BY id DESC LIMIT 1")).toBe(1);
   });
+});
+
+// One 1,500-record history (layers with experiments) for the two tests below, in order: the first
+// backfills it; the second's own first sync then adds nothing (run alone, it backfills).
+describe("sync reads experiments and metrics of one history", () => {
+  let sim: RunningSimulator;
+  let db: string;
+  let layer: string;
+  beforeAll(async () => {
+    sim = await startTestSimulator({ records: 1500 });
+    db = tempDbPath();
+    layer = await layerWithExperiments(sim);
+  });
+  afterAll(async () => {
+    await sim?.close();
+  });
 
   it("reads the experiments of the layers the audit log names, and the metrics of --event", async () => {
-    const sim = await startSim({ records: 1500 });
-    const db = tempDbPath();
-    const layer = await layerWithExperiments(sim);
     const webhook = await fetch(`${sim.url}/v1/webhooks/event_webhook`, {
       method: "POST",
       headers: { "content-type": "application/json", [sim.settings.authHeader]: sim.settings.serverSecret },
@@ -277,9 +297,6 @@ describe("sync reads entity history", () => {
   });
 
   it("plants each reconciliation finding in the simulator and finds it in the report", async () => {
-    const sim = await startSim({ records: 1500 });
-    const db = tempDbPath();
-    const layer = await layerWithExperiments(sim);
     await sync(sim, db);
     const [silent, unversioned] = sim.entities.configNames() as [string, string];
     const actor = { id: "actorActorActor00003", name: "Finn", email: "" };
@@ -327,7 +344,9 @@ describe("sync reads entity history", () => {
     expect(contradictions).toContain("| abandoned |");
     expect(between("## Config edits: before and after", "## Reconciliation")).toContain("tags");
   });
+});
 
+describe("sync quarantines entity items", () => {
   it("quarantines an entity item that fails its schema, with its issues, and verify still passes", async () => {
     const sim = await startSim({ records: 300 });
     const db = tempDbPath();

@@ -5,6 +5,7 @@ import { chmodSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { runCliInProcess } from "../helpers/inProcessCli.ts";
 import { runCli } from "../helpers/runCli.ts";
 import { daysAgo, simEnv, useTestSimulator } from "../helpers/simSync.ts";
 import { freshDatabase, queryOnce } from "./cluster.ts";
@@ -31,7 +32,8 @@ describe("the PostgreSQL password off the command line", () => {
     });
     expect(refused.code).toBe(1);
     expect(refused.stderr).toMatch(/refused the login|password/);
-    const synced = await runCli(args, { env: { ...simEnv(sim, bare), PGPASSWORD: password } });
+    // In this process (the refused sync above is spawned).
+    const synced = await runCliInProcess(args, { env: { ...simEnv(sim, bare), PGPASSWORD: password } });
     expect(synced.code, synced.stderr).toBe(0);
     expect(synced.stderr).toBe("");
     const [row] = await queryOnce<{ n: string }>(url, "SELECT count(*) AS n FROM audit_logs");

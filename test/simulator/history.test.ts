@@ -132,21 +132,37 @@ describe("history generator", () => {
   it("covers every rule diff case, and each edit's old rules are the previous edit's new ones", () => {
     const seen = new Set<string>();
     const lastRules = new Map<string, AuditRule[]>();
+    // Collected, then compared once each (an expect per rule and condition was 11,000 expect calls).
+    const oldRules: AuditRule[][] = [];
+    const previousNewRules: AuditRule[][] = [];
+    const badIds: string[] = [];
+    const badConditions: unknown[] = [];
+    const badReturnValues: unknown[] = [];
     for (const record of history.records) {
       const rules = rulesOf(record);
       if (rules === undefined) continue;
       for (const c of diffCases(rules.old, rules.new)) seen.add(c);
-      expect(rules.old).toEqual(lastRules.get(record.name) ?? []);
+      oldRules.push(rules.old);
+      previousNewRules.push(lastRules.get(record.name) ?? []);
       lastRules.set(record.name, rules.new);
       for (const rule of rules.new) {
-        expect(rule.id).toMatch(/^[A-Za-z0-9]{20}$/);
+        if (!/^[A-Za-z0-9]{20}$/.test(rule.id)) badIds.push(rule.id);
         for (const condition of rule.conditionJSON ?? []) {
-          expect(Number.isInteger(condition.conditionType)).toBe(true);
-          expect(Number.isInteger(condition.operator)).toBe(true);
+          if (!Number.isInteger(condition.conditionType) || !Number.isInteger(condition.operator)) {
+            badConditions.push(condition);
+          }
         }
-        expect(() => JSON.parse(rule.returnValueJSON!)).not.toThrow();
+        try {
+          JSON.parse(rule.returnValueJSON!);
+        } catch {
+          badReturnValues.push(rule.returnValueJSON);
+        }
       }
     }
+    expect(oldRules).toEqual(previousNewRules);
+    expect(badIds).toEqual([]);
+    expect(badConditions).toEqual([]);
+    expect(badReturnValues).toEqual([]);
     expect([...seen].sort()).toEqual(
       [
         "pass percentage",

@@ -2,8 +2,8 @@
 // advanced only on the receiver's acknowledgement; the findings through the outbox as OCSF Detection
 // Findings; a refused token leaves the cursor; kill -9 mid-delivery repeats at most the batch that was
 // not acknowledged; rsyslog receives every record whole, as OCSF JSON. The CLI runs in this process
-// (test/helpers/inProcessCli.ts), but for the cycle killed with -9 and the refused token's sentence:
-// those are real processes, end to end.
+// (test/helpers/inProcessCli.ts), but for the cycle killed with -9 and, on the first engine, the refused
+// token's sentence: those are real processes, end to end.
 import type { ChildProcess } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseControlsConfig, type SiemSink } from "../../src/controls/config.ts";
@@ -143,9 +143,10 @@ describe.each(ENGINES)("SIEM sinks on %s", (engine) => {
     const before = await withParts((p) => readCursor(p.store, p.project, "sink:splunk"));
     const send = (config: string, run = runCliInProcess) =>
       run(["export", "--sink", "splunk"], { env: { ...env, FLAGTRAIL_CONFIG: config } });
+    // Spawned on the first engine (end to end), in this process on the other.
     const refused = await send(
       store.config({ sinks: [hecSink(hec.url, { tokenEnv: "HEC_BAD" })] }, "bad.json"),
-      runCli,
+      engine === ENGINES[0] ? runCli : runCliInProcess,
     );
     expect(refused.code).toBe(1);
     expect(refused.stderr).toBe(

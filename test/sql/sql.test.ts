@@ -102,7 +102,7 @@ describe("runSql", () => {
   });
 });
 
-// The first two spawned (end to end); the CLI's other runs in this process.
+// The first spawned (end to end); the CLI's other runs in this process.
 describe("flagtrail sql (CLI)", () => {
   it("answers a query", async () => {
     const result = await runCli([
@@ -118,7 +118,7 @@ describe("flagtrail sql (CLI)", () => {
   });
 
   it("refuses an UPDATE with exit 2 and leaves the row as it was", async () => {
-    const result = await runCli([
+    const result = await runCliInProcess([
       "sql",
       "UPDATE audit_logs SET server_day = 'hacked' WHERE seq = 1",
       "--db",

@@ -10,6 +10,7 @@ import { runSql, type SqlFormat } from "../../src/sql/runSql.ts";
 import { openStore, type Store } from "../../src/store/open.ts";
 import { createRecordWriter } from "../../src/store/writes.ts";
 import { escapeControls } from "../../src/text/escape.ts";
+import { runCliInProcess } from "../helpers/inProcessCli.ts";
 import { runCli } from "../helpers/runCli.ts";
 import { makeRecord } from "../report/fixtures.ts";
 
@@ -86,7 +87,7 @@ describe("flagtrail sql table output", () => {
     expect(table.stdout).toContain(`H000000000000000000001 | ${HOSTILE_SHOWN}\n`);
     expect(table.stdout).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202e]/);
 
-    const json = await runCli(["sql", query, "--db", dbPath, "--format", "json"]);
+    const json = await runCliInProcess(["sql", query, "--db", dbPath, "--format", "json"]);
     expect(JSON.parse(json.stdout)).toEqual([{ id: "H000000000000000000001", name: HOSTILE_NAME }]);
     const csv = await capture(query, "csv");
     expect(csv.text).toBe(`id,name\r\nH000000000000000000001,${HOSTILE_NAME}\r\n`);

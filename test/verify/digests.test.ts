@@ -18,6 +18,7 @@ import {
 } from "../../src/store/digests.ts";
 import { openStore, type Store } from "../../src/store/open.ts";
 import { verifyStore } from "../../src/verify/store.ts";
+import { runCliInProcess } from "../helpers/inProcessCli.ts";
 import { runCli } from "../helpers/runCli.ts";
 import { KEY, writeCoverageDays, writePage } from "./helpers.ts";
 
@@ -164,7 +165,7 @@ describe("the signed chain head", () => {
     const attacker = new Database(dbPath);
     attacker.prepare("DELETE FROM quarantine WHERE id = 5").run();
     attacker.close();
-    const bad = await runCli(["verify", "--db", dbPath], { env });
+    const bad = await runCliInProcess(["verify", "--db", dbPath], { env }); // the first spawned
     expect(bad.code).toBe(1);
     expect(bad.stderr).toMatch(/quarantine table holds 4 rows/);
   });

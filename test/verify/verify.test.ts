@@ -10,6 +10,7 @@ import type { Store } from "../../src/store/open.ts";
 import { backfillRuleDiffs } from "../../src/store/ruleDiffs.ts";
 import { verifyManifest } from "../../src/verify/manifest.ts";
 import { verifyStore } from "../../src/verify/store.ts";
+import { runCliInProcess } from "../helpers/inProcessCli.ts";
 import { runCli } from "../helpers/runCli.ts";
 import { storeRuleDiffs, writeChainHeadSignature } from "../helpers/storeFixtures.ts";
 import { buildScenarioStore, GENERATED_AT, SCENARIO } from "../report/scenario.ts";
@@ -229,7 +230,10 @@ describe("flagtrail verify (CLI)", () => {
     );
 
     appendFileSync(result.files[0]!.path, " ");
-    const badFile = await runCli(["verify", "--db", dbPath, "--manifest", result.manifestPath], { env });
+    // The first run spawned (end to end), these two in this process.
+    const badFile = await runCliInProcess(["verify", "--db", dbPath, "--manifest", result.manifestPath], {
+      env,
+    });
     expect(badFile.code).toBe(1);
     expect(badFile.stderr).toMatch(
       /experiment-state-changes_2024-03-29_2024-04-01_Europe-Berlin\.csv: SHA-256/,
@@ -243,7 +247,7 @@ describe("flagtrail verify (CLI)", () => {
       )
       .run();
     writable.close();
-    const badRow = await runCli(["verify", "--db", dbPath]);
+    const badRow = await runCliInProcess(["verify", "--db", dbPath]);
     expect(badRow.code).toBe(1);
     expect(badRow.stderr).toMatch(
       /broken chain at seq 11 \(id S000000000000000000011\): record_hash [0-9a-f]{12}… differs/,
