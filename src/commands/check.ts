@@ -3,14 +3,13 @@
 // one reaches --fail-on. Bad usage or a bad config: exit 2.
 import { z } from "zod";
 import { resolveDbPath } from "../config.ts";
-import { type CheckedProject, checkProject } from "../controls/check.ts";
+import { type CheckedProject, checkStore } from "../controls/check.ts";
 import { type ControlsConfig, parseControlsConfig, SEVERITIES } from "../controls/config.ts";
 import { SEVERITY_RANK } from "../controls/evaluate.ts";
 import { CHECK_FORMATS, jsonOutput, junitOutput, tableOutput } from "../controls/output.ts";
 import { FindingsError, UsageError } from "../errors.ts";
 import { configFileOf, projectNameSchema, readConfigText } from "../projects.ts";
 import { resolvePeriod } from "../report/period.ts";
-import { closeProjectStores, openStoreProjects } from "../store/projectStores.ts";
 import { parseOptions } from "./options.ts";
 
 const checkOptionsSchema = z.object({
@@ -65,18 +64,16 @@ export async function action(raw: Record<string, unknown>): Promise<void> {
   const config = loadControls(options.config);
   const now = Date.now();
   const given = givenPeriod(options.from, options.to, now);
-  const parts = await openStoreProjects(resolveDbPath(options), { project: options.project });
-  const checked: CheckedProject[] = [];
-  try {
-    for (const part of parts) checked.push(await checkProject(part, config, given, now));
-    if (options.notify) {
-      // The findings only: the SIEM sinks' records go with the daemon or `export --sink`.
-      const { deliverOutbox } = await import("../controls/cycle.ts");
-      for (const part of parts) await deliverOutbox(part, config.sinks, { findingsOnly: true });
-    }
-  } finally {
-    await closeProjectStores(parts);
-  }
+  const checked = await checkStore(resolveDbPath(options), config, given, now, {
+    project: options.project,
+    afterCheck: options.notify
+      ? async (parts) => {
+          // The findings only: the SIEM sinks' records go with the daemon or `export --sink`.
+          const { deliverOutbox } = await import("../controls/cycle.ts");
+          for (const part of parts) await deliverOutbox(part, config.sinks, { findingsOnly: true });
+        }
+      : undefined,
+  });
   const text =
     options.format === "json"
       ? jsonOutput(checked)

@@ -4,7 +4,7 @@
 import { type NewFinding, writeCheck } from "../store/controls/findings.ts";
 import { lastCheckEnd } from "../store/controls/reads.ts";
 import { readWaivers } from "../store/controls/waivers.ts";
-import type { ProjectStore } from "../store/projectStores.ts";
+import { closeProjectStores, openStoreProjects, type ProjectStore } from "../store/projectStores.ts";
 import type { Control, ControlKind, Severity, Sink } from "./config.ts";
 import { type ControlInputs, evaluate } from "./evaluate.ts";
 import { readInputs } from "./inputs.ts";
@@ -140,4 +140,29 @@ export async function checkProject(
       waiver: waivers.get(row.id) ?? null,
     })),
   };
+}
+
+/**
+ * `checkProject` over every project of the store at `db` (or `project`'s), open only for the check;
+ * `afterCheck` runs on the open projects afterwards (check --notify delivers their outbox there).
+ */
+export async function checkStore(
+  db: string,
+  config: { controls: readonly Control[]; sinks: readonly Sink[] },
+  given: { start: number; end: number } | null,
+  now: number,
+  options: {
+    project?: string | undefined;
+    afterCheck?: (parts: readonly ProjectStore[]) => Promise<void>;
+  } = {},
+): Promise<CheckedProject[]> {
+  const parts = await openStoreProjects(db, { project: options.project });
+  try {
+    const checked: CheckedProject[] = [];
+    for (const part of parts) checked.push(await checkProject(part, config, given, now));
+    await options.afterCheck?.(parts);
+    return checked;
+  } finally {
+    await closeProjectStores(parts);
+  }
 }

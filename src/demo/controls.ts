@@ -3,11 +3,10 @@
 // report's month, so a newcomer sees findings, the exit code a CI job fails on, and how a waiver works.
 import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { type CheckedProject, checkProject } from "../controls/check.ts";
+import { checkStore } from "../controls/check.ts";
 import { parseControlsConfig } from "../controls/config.ts";
 import { readConfigText } from "../projects.ts";
 import type { Period } from "../report/period.ts";
-import { closeProjectStores, openStoreProjects } from "../store/projectStores.ts";
 
 export const DEMO_CONFIG_FILE = "flagtrail-demo.config.json";
 
@@ -53,13 +52,7 @@ export async function checkDemoControls(
   const written = !existsSync(configPath);
   if (written) writeFileSync(configPath, `${JSON.stringify(DEMO_CONFIG, null, 2)}\n`);
   const config = parseControlsConfig(readConfigText(configPath), configPath);
-  const parts = await openStoreProjects(dbPath);
-  const checked: CheckedProject[] = [];
-  try {
-    for (const part of parts) checked.push(await checkProject(part, config, period, now));
-  } finally {
-    await closeProjectStores(parts);
-  }
+  const checked = await checkStore(dbPath, config, period, now);
   const findings = checked.flatMap((project) => project.findings);
   return {
     configPath,

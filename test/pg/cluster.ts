@@ -38,3 +38,18 @@ export async function queryOnce<R extends pg.QueryResultRow>(
     await client.end();
   }
 }
+
+/**
+ * Records the text of every statement any pg client of this process sends (COPY streams included) until
+ * `stop()`: how the tests count a store's round trips.
+ */
+export function recordStatements(): { statements: string[]; stop: () => void } {
+  const statements: string[] = [];
+  const query = pg.Client.prototype.query;
+  pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
+    const config = args[0] as string | { text?: string } | undefined;
+    statements.push(typeof config === "string" ? config : (config?.text ?? ""));
+    return (query as (...a: unknown[]) => unknown).apply(this, args);
+  } as typeof query;
+  return { statements, stop: () => (pg.Client.prototype.query = query) };
+}

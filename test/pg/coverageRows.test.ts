@@ -1,11 +1,10 @@
 // A backfill's coverage checks hundreds of days at once: their rows go in a statement per 500 days, not
 // one per day (each a round trip on PostgreSQL), with the same rows as before: every day's values, a day
 // listed twice keeping its last values.
-import pg from "pg";
 import { afterEach, describe, expect, it } from "vitest";
 import { type CoverageDay, openStore, recordCoverage, type Store } from "../../src/store/syncStore.ts";
 import { addDays } from "../../src/sync/days.ts";
-import { freshDatabase, queryOnce } from "./cluster.ts";
+import { freshDatabase, queryOnce, recordStatements } from "./cluster.ts";
 
 let store: Store | undefined;
 afterEach(async () => {
@@ -28,17 +27,11 @@ describe("coverage rows on PostgreSQL", () => {
     store = await openStore(url);
     const written = days(700);
     const again = { ...written[5]!, serverTotal: 99, localCount: 98 };
-    const statements: string[] = [];
-    const query = pg.Client.prototype.query;
-    pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
-      const config = args[0] as string | { text?: string } | undefined;
-      statements.push(typeof config === "string" ? config : (config?.text ?? ""));
-      return (query as (...a: unknown[]) => unknown).apply(this, args);
-    } as typeof query;
+    const { statements, stop } = recordStatements();
     try {
       await recordCoverage(store, "f", [...written, again], 1, 1_000);
     } finally {
-      pg.Client.prototype.query = query;
+      stop();
     }
     expect(statements.filter((text) => /^INSERT INTO coverage/.test(text))).toHaveLength(2);
     const rows = await queryOnce<{ day: string; server_total: number; local_count: number }>(

@@ -12,7 +12,7 @@ import { openStore, type Store } from "../../src/store/syncStore.ts";
 import { runSync, type SyncOptions } from "../../src/sync/runSync.ts";
 import { makeRecord } from "../helpers/auditRecords.ts";
 import { FakeConsoleClient } from "../helpers/fakeConsoleClient.ts";
-import { freshDatabase, queryOnce } from "./cluster.ts";
+import { freshDatabase, queryOnce, recordStatements } from "./cluster.ts";
 
 const DAY = 86_400_000;
 const NOW = Date.UTC(2024, 5, 30, 12, 0, 0);
@@ -148,14 +148,8 @@ describe("a PostgreSQL sync's batches", () => {
   it("cost a few statements each, not some per page", async () => {
     const url = await freshDatabase("pipeline_statements");
     store = await openStore(url);
-    const statements: string[] = [];
-    const query = pg.Client.prototype.query;
     // Every statement the store's sessions send during the sync (COPY streams included).
-    pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
-      const config = args[0] as string | { text?: string } | undefined;
-      statements.push(typeof config === "string" ? config : (config?.text ?? ""));
-      return (query as (...a: unknown[]) => unknown).apply(this, args);
-    } as typeof query;
+    const { statements, stop } = recordStatements();
     try {
       // Eight pages of one window in four batches of two.
       const summary = await runSync(store, new FakeConsoleClient(history()), {
@@ -164,7 +158,7 @@ describe("a PostgreSQL sync's batches", () => {
       });
       expect(summary).toMatchObject({ outcome: "ok", inserted: PAGE * PAGES });
     } finally {
-      pg.Client.prototype.query = query;
+      stop();
     }
     const matching = (pattern: RegExp) => statements.filter((text) => pattern.test(text)).length;
     // The window's progress once per batch (its last page), the chain head with the batch's known ids.
