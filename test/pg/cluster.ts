@@ -51,5 +51,8 @@ export function recordStatements(): { statements: string[]; stop: () => void } {
     statements.push(typeof config === "string" ? config : (config?.text ?? ""));
     return (query as (...a: unknown[]) => unknown).apply(this, args);
   } as typeof query;
-  return { statements, stop: () => (pg.Client.prototype.query = query) };
+  const stop = () => {
+    pg.Client.prototype.query = query;
+  };
+  return { statements, stop };
 }
