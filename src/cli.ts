@@ -34,15 +34,17 @@ export async function runProcess(argv: readonly string[]): Promise<number> {
 
 /**
  * Process-wide outcomes no command owns, installed before any command module loads:
- * - a reader that closed stdout (`flagtrail sql … | head -2`) ends the command at once, quietly, with 0:
- *   what a pipeline shows for `cat` killed by SIGPIPE, so `set -o pipefail` scripts do not fail on it;
+ * - a reader that closed stdout (`flagtrail sql … | head -2`) ends the command at once, quietly, with 0
+ *   (what a pipeline shows for `cat` killed by SIGPIPE, so `set -o pipefail` scripts do not fail on it),
+ *   or with the exit code the command had already decided;
  * - SIGINT/SIGTERM that no command handles (while modules load, in commands without a clean stop, or a
  *   second signal during one) exit 1 with one sentence instead of the shell's 130/143. sync, daemon and
  *   simulate install their own handlers for a clean stop; this one is first in line and steps aside then.
  */
 function installProcessHandlers(): void {
   process.stdout.on("error", (error) => {
-    if (isClosedStdout(error)) process.exit(0);
+    // `check | head` must not pass a failing control: a verdict already reached stands.
+    if (isClosedStdout(error)) process.exit(process.exitCode ?? 0);
     process.stderr.write(`flagtrail: cannot write to stdout: ${error.message}\n`);
     process.exit(1);
   });

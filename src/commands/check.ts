@@ -42,6 +42,8 @@ export function givenPeriod(from: string | undefined, to: string | undefined, no
   return { start: period.start, end: period.end };
 }
 
+const NAMED_CONTROLS = 8;
+
 /** The one sentence of a failed check. */
 function failure(
   projects: readonly CheckedProject[],
@@ -53,9 +55,14 @@ function failure(
   );
   if (failing.length === 0) return null;
   const controls = [...new Set(failing.map((f) => f.control))];
+  // One sentence stays one line: the first controls by name, the rest counted.
+  const named =
+    controls.length <= NAMED_CONTROLS
+      ? controls.join(", ")
+      : `${controls.slice(0, NAMED_CONTROLS).join(", ")} and ${controls.length - NAMED_CONTROLS} more`;
   return new FindingsError(
     `${failing.length} unwaived ${failing.length === 1 ? "finding" : "findings"} at or above ${failOn} severity ` +
-      `(controls ${controls.join(", ")}).`,
+      `(controls ${named}).`,
   );
 }
 

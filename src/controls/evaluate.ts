@@ -31,8 +31,11 @@ export interface ControlInputs {
   /** Approvals paired with their requests, from a review window before the period to after it. */
   pairs: readonly ReviewPair[];
   lastSyncAt: number | null;
-  /** Server days of the period that are not reconciled (a gap or no coverage data). */
-  gapDays: readonly string[];
+  /**
+   * Server days of the period that are not reconciled (a gap or no coverage data); null when the store
+   * holds no dated record, so there are no server days to reconcile.
+   */
+  gapDays: readonly string[] | null;
   /** Why `verify` fails, or null when it passes. */
   integrityFailure: string | null;
 }
@@ -219,6 +222,17 @@ export function evaluate(control: Control, inputs: ControlInputs): Evaluation {
       return { drafts: [evidenceDraft(`sync-${since}`, message)], tickets: [] };
     }
     case "completeness":
+      // Fail closed, as the report says "Not checked": an empty store proves nothing complete.
+      if (inputs.gapDays === null)
+        return {
+          drafts: [
+            evidenceDraft(
+              "no-dated-records",
+              "the period cannot be checked: the store holds no dated record",
+            ),
+          ],
+          tickets: [],
+        };
       return {
         drafts: inputs.gapDays.map((day) =>
           evidenceDraft(`day-${day}`, `server day ${day} is not reconciled (a gap or no coverage data)`),

@@ -66,7 +66,8 @@ export async function readSnapshotInputs(
   // A day not over (when the sync checked it, or now) is checked again by the next sync: not a gap yet.
   const open = new Set(completeness.open);
   const today = serverDays && serverDays.last.dayEnd > now ? serverDays.last.day : null;
-  const gapDays = unreconciledDays(completeness).filter((d) => !open.has(d) && d !== today);
+  const gapDays =
+    serverDays === null ? null : unreconciledDays(completeness).filter((d) => !open.has(d) && d !== today);
   const changes = [];
   for await (const batch of snapshot.batches("controlChanges", params))
     for (const change of batch) if (!REVIEW_ACTION_TYPES.has(change.action_type)) changes.push(change);

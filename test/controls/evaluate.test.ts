@@ -133,3 +133,26 @@ describe("the record controls' approval lookups", () => {
     expect(cw!.drafts.map((d) => d.key)).toEqual([changes[3]!.id]);
   });
 });
+
+describe("the completeness control", () => {
+  const [complete] = parseControlsConfig(
+    JSON.stringify({ controls: [{ id: "c", kind: "completeness", severity: "high" }] }),
+    "test",
+  ).controls;
+
+  it("fails closed on a store without a dated record (no server day to reconcile), like the report's 'Not checked'", () => {
+    const result = evaluate(complete!, { ...inputsOf([], []), gapDays: null });
+    expect(result.drafts.map((d) => [d.key, d.message])).toEqual([
+      ["no-dated-records", "the period cannot be checked: the store holds no dated record"],
+    ]);
+  });
+
+  it("finds each unreconciled server day, and nothing when every day is reconciled", () => {
+    const days = ["2023-06-05", "2023-06-07"];
+    expect(evaluate(complete!, { ...inputsOf([], []), gapDays: days }).drafts.map((d) => d.key)).toEqual([
+      "day-2023-06-05",
+      "day-2023-06-07",
+    ]);
+    expect(evaluate(complete!, inputsOf([], [])).drafts).toEqual([]);
+  });
+});

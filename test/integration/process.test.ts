@@ -1,6 +1,9 @@
 // What the CLI entry owns for the whole process: a stdout closed by its reader is a quiet exit 0, and
 // SIGTERM at any moment of a sync or daemon is exit 1 with one sentence (never the shell's 143).
 import { spawn } from "node:child_process";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { openStore } from "../../src/store/open.ts";
@@ -55,6 +58,32 @@ describe("a closed stdout", () => {
       expect(result.code).toBe(0);
     },
   );
+});
+
+describe("a closed stdout after a verdict", () => {
+  it("keeps `check`'s exit 1: `check --format json | head -2` does not pass a failing control", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "flagtrail-process-"));
+    const db = join(dir, "flagtrail.db");
+    openStore(db).close();
+    // An empty store fails each completeness control once; 300 of them print ~120 KB of JSON, more than
+    // a pipe buffers, so the reader is gone before the output is written.
+    const controls = Array.from({ length: 300 }, (_, i) => ({
+      id: `c${i}`,
+      kind: "completeness",
+      severity: "high",
+    }));
+    const config = join(dir, "flagtrail.config.json");
+    writeFileSync(config, JSON.stringify({ controls }));
+    const result = await runIntoHead(["check", "--format", "json"], {
+      FLAGTRAIL_DB: db,
+      FLAGTRAIL_CONFIG: config,
+    });
+    expect(result.lines[0]).toBe("[");
+    expect(result.stderr).toBe(
+      "flagtrail: 300 unwaived findings at or above low severity (controls c0, c1, c2, c3, c4, c5, c6, c7 and 292 more).\n",
+    );
+    expect(result.code).toBe(1);
+  });
 });
 
 describe("SIGTERM", () => {
