@@ -88,14 +88,10 @@ function ask(child: ChildProcess, request: object | undefined, budgetMs: number,
         else if (reply.sqlite) reject(sqlUsageError(reply.error));
         else reject(new FlagtrailError(`The query failed: ${reply.error}.`));
       });
+    const fail = (text: string) => settle(() => reject(new FlagtrailError(`The query's process ${text}.`)));
     const onExit = (code: number | null, signal: string | null) =>
-      settle(() =>
-        reject(
-          new FlagtrailError(`The query's process ended unexpectedly (${signal ?? `exit code ${code}`}).`),
-        ),
-      );
-    const onError = (error: Error) =>
-      settle(() => reject(new FlagtrailError(`The query's process failed: ${error.message}.`)));
+      fail(`ended unexpectedly (${signal ?? `exit code ${code}`})`);
+    const onError = (error: Error) => fail(`failed: ${error.message}`);
     const timer = setTimeout(() => settle(() => reject(timedOut())), Math.max(0, budgetMs));
     child.on("message", onMessage).on("exit", onExit).on("error", onError);
     if (request) child.send(request, (error) => error && onError(error));
@@ -119,12 +115,8 @@ async function* rowsFromChildProcess(
   // The CLI's SIGINT/SIGTERM handler exits the process, which runs only 'exit' listeners: the child goes too.
   process.once("exit", killChild);
   try {
-    await ask(
-      child,
-      undefined,
-      START_LIMIT_MS,
-      () => new FlagtrailError("The query's process did not start."),
-    );
+    const notStarted = () => new FlagtrailError("The query's process did not start.");
+    await ask(child, undefined, START_LIMIT_MS, notStarted);
     let budget = timeoutMs;
     const next = async (request: object) => {
       const started = performance.now();
@@ -142,9 +134,8 @@ async function* rowsFromChildProcess(
 }
 
 /**
- * Runs `query` (opened read-only, `@name` parameters) and hands its columns and rows to `consume`; returns
- * its count. Parameters bind at once (a missing one throws before any output); rows are read as consumed,
- * the query stopped (QueryTimeoutError) once it has worked `timeoutMs` in all.
+ * Runs `query` (`@name` parameters, bound before any output) read-only and hands its columns and rows to
+ * `consume`; returns its count. Stopped (QueryTimeoutError) once it has worked `timeoutMs` in all.
  */
 export async function queryReadOnly(
   store: AnyStore,
@@ -174,12 +165,11 @@ export async function queryReadOnly(
     );
   }
   const columns = statement.columns().map((c) => c.name);
+  binding(() => statement.bind(params));
   // An in-memory store (tests) has no file a second connection could open: it runs here, unstoppable, and
   // whole (no statement left busy when the consumer stops early).
   if (store.path === ":memory:") {
-    const rows = binding(() => statement.raw(true).all(params) as unknown[][]);
-    return consume(columns, Readable.from(rows));
+    return consume(columns, Readable.from(binding(() => statement.raw(true).all() as unknown[][])));
   }
-  binding(() => statement.bind(params)); // bad parameters fail here, before the child starts
   return consume(columns, rowsFromChildProcess({ path: store.path, sql: query, params }, timeoutMs));
 }

@@ -17,9 +17,6 @@ import { refuseUnsafePlan } from "./queryGuard.ts";
 const CURSOR = "flagtrail_sql";
 const FETCH = `FETCH ${BATCH_ROWS} FROM ${CURSOR}`;
 
-/** One statement of the query, rows as objects or (rowMode "array") as arrays. */
-type Run = (config: pg.QueryConfig & { rowMode?: "array" }) => Promise<pg.QueryResult>;
-
 function sqlState(error: unknown): string | undefined {
   const code = (error as { code?: unknown } | null)?.code;
   return typeof code === "string" && /^[0-9A-Z]{5}$/.test(code) ? code : undefined;
@@ -50,9 +47,9 @@ function extended<T extends object>(config: T): T {
 }
 
 /** Runs statements on `client` within `limitMs` of server time in all, each capped by what is left. */
-function timeLimited(client: pg.PoolClient, limitMs: number): Run {
+function timeLimited(client: pg.PoolClient, limitMs: number) {
   let left = limitMs;
-  return async (config) => {
+  return async (config: pg.QueryConfig & { rowMode?: "array" }): Promise<pg.QueryResult> => {
     if (left <= 0) throw new QueryTimeoutError(limitMs);
     await client.query(`SET LOCAL statement_timeout = ${Math.ceil(left)}`);
     const started = performance.now();
