@@ -1,11 +1,11 @@
-// A user's own SQL on PostgreSQL (`flagtrail sql`), refused before it runs unless it is a single read
-// query; a READ ONLY transaction alone would let COPY … TO a file or a program run, and pg_read_file. So:
-// 1. the statement goes over the extended protocol (one statement: no `COMMIT; …` smuggled in) as the query
-//    of `DECLARE … CURSOR FOR <query>`, which PostgreSQL's grammar accepts for SELECT, VALUES, TABLE and
-//    WITH … SELECT only (no COPY, DML, SELECT … INTO, nor a WITH that writes);
-// 2. EXPLAIN of that DECLARE, planned and not run, is first checked by ./queryGuard.ts;
-// 3. all inside a READ ONLY transaction whose snapshot a first query has fixed (until then `SET
-//    TRANSACTION READ WRITE` would be allowed), rolled back whatever happened.
+// A user's own SQL on PostgreSQL (`flagtrail sql`), refused unless a single read query: a READ ONLY
+// transaction alone would let COPY … TO a file or a program run, and pg_read_file. So the statement goes
+// 1. over the extended protocol (one statement: no `COMMIT; …` smuggled in) as `DECLARE … CURSOR FOR
+//    <query>`, which PostgreSQL accepts for SELECT, VALUES, TABLE and WITH … SELECT only (no COPY, DML,
+//    SELECT … INTO, nor a WITH that writes);
+// 2. after ./queryGuard.ts has checked the plan of that DECLARE (EXPLAIN plans, does not run);
+// 3. in a READ ONLY transaction whose snapshot a first query fixed (until then `SET TRANSACTION READ
+//    WRITE` would be allowed), rolled back whatever happened.
 import type pg from "pg";
 import { QueryTimeoutError, UsageError } from "../../errors.ts";
 import { type PgStore, pgConnectionOf } from "../connection.ts";
