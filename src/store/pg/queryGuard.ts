@@ -15,12 +15,14 @@ const DENIED = new RegExp(
     // a query given as text: query_to_xml and the like run COPY … TO a file through SPI
     "\\w*_to_xml\\w*|ts_stat|ts_rewrite",
     "set_config|nextval|setval|pg_notify", // settings, sequences, notifications
-    "pg_terminate_backend|pg_cancel_backend|pg_reload_conf|pg_rotate_logfile\\w*|pg_switch_wal", // the server
+    // signal backends or the server
+    "pg_terminate_backend|pg_cancel_backend|pg_reload_conf|pg_rotate_logfile\\w*|pg_switch_wal",
     "pg_create_\\w*|pg_drop_\\w*|pg_copy_\\w*|pg_replication_\\w*|pg_logical_\\w*", // replication
     "pg_backup_\\w*|pg_start_backup|pg_stop_backup|pg_promote|pg_wal_replay_\\w*", // backup, recovery
     "pg_(try_)?advisory_\\w*", // advisory locks
-    "pg_stat_reset\\w*|pg_import_system_collations|pg_log_\\w*|pg_restore_\\w*|pg_clear_\\w*", // statistics
-    "pg_sync_replication_slots|binary_upgrade_\\w*|txid_current|pg_current_xact_id",
+    // statistics, catalogs, backends' logs
+    "pg_stat_reset\\w*|pg_import_system_collations|pg_log_\\w*|pg_restore_\\w*|pg_clear_\\w*",
+    "pg_sync_replication_slots|binary_upgrade_\\w*|txid_current|pg_current_xact_id", // slots, upgrade, an xid
   ].join("|")})$`,
 );
 
