@@ -1,19 +1,32 @@
-// A user's own SQL (`flagtrail sql`, the report's printed queries) on SQLite: compiled on the store's
-// connection (query_only), refused unless SQLite classifies it as a read that returns rows, and run in a
-// child process (queryProcess.ts) that a signal or the time limit can stop at once.
-import type Database from "better-sqlite3";
-import { UsageError } from "../errors.ts";
-import { type Store, sqliteOf } from "./connection.ts";
+// A user's own SQL (`flagtrail sql`, the report's printed queries); PostgreSQL: ./pg/readOnlyQuery.ts. On
+// SQLite the store's query_only connection compiles it, refused unless SQLite classifies it as a read that
+// returns rows, and a child process runs it: better-sqlite3 cannot interrupt a statement, so a runaway one
+// would outlast SIGINT, SIGTERM and any time limit, in a worker thread too. A child can be killed at once.
+import { type ChildProcess, spawn } from "node:child_process";
+import { createRequire } from "node:module";
+import { Readable } from "node:stream";
+import { z } from "zod";
+import { FlagtrailError, QueryTimeoutError, UsageError } from "../errors.ts";
+import { sqliteOf } from "./connection.ts";
 import { type AnyStore, pgSide } from "./openAny.ts";
-import { rowsFromChildProcess } from "./queryProcess.ts";
 
 /** Receives the result's column names and its rows (arrays in column order); returns the row count. */
 export type RowConsumer = (columns: readonly string[], rows: AsyncIterable<unknown[]>) => Promise<number>;
 
-function sqlError(error: unknown): unknown {
-  return error instanceof Error && error.name === "SqliteError"
-    ? new UsageError(`SQL error: ${error.message}`)
-    : error;
+/** Rows read at a time (child batches, PostgreSQL's FETCH): bounded memory; a slow reader holds the query. */
+export const BATCH_ROWS = 500;
+
+/** The rows of `first` and of `next()` batches after it, until a batch shorter than BATCH_ROWS. */
+export async function* rowsInBatches(first: unknown[][], next: () => Promise<unknown[][]>) {
+  for (let batch = first; ; batch = await next()) {
+    yield* batch;
+    if (batch.length < BATCH_ROWS) return;
+  }
+}
+
+/** SQL that does not compile or run as given (bad syntax, a missing parameter): the user's input at fault. */
+export function sqlUsageError(message: string): UsageError {
+  return new UsageError(`SQL error: ${message}`);
 }
 
 /** Compiling and binding errors (a missing named parameter: RangeError/TypeError) are bad input all the same. */
@@ -21,49 +34,108 @@ function binding<T>(bind: () => T): T {
   try {
     return bind();
   } catch (error) {
-    throw error instanceof Error ? new UsageError(`SQL error: ${error.message}`) : error;
+    throw error instanceof Error ? sqlUsageError(error.message) : error;
   }
 }
 
-function start(statement: Database.Statement, params: Record<string, unknown>): IterableIterator<unknown[]> {
-  return binding(() => statement.raw(true).iterate(params) as IterableIterator<unknown[]>);
+/** A loaded machine starts node in about a second; this is far beyond. */
+const START_LIMIT_MS = 60_000;
+
+// CommonJS for `node -e`: no file to find beside dist/ or src/, no TypeScript loader. argv: the driver's
+// path, the parent's pid. The watchdog thread ends the process once its parent is gone (a parent killed
+// with SIGKILL cannot kill its child), since the main thread may be inside one long SQLite call. The IPC
+// channel is all that keeps the process alive (the watchdog is unref'd): it ends once the parent disconnects.
+const CHILD = `"use strict";
+const { Worker } = require("node:worker_threads");
+new Worker('const { workerData } = require("node:worker_threads"); setInterval(() => { if (process.ppid !== workerData) process.kill(process.pid, "SIGKILL"); }, 250);', { eval: true, workerData: Number(process.argv[2]) }).unref();
+const Database = require(process.argv[1]);
+let rows;
+process.on("message", (m) => {
+  try {
+    if (m.path !== undefined) {
+      const db = new Database(m.path, { readonly: true, fileMustExist: true });
+      db.pragma("busy_timeout = 5000");
+      db.pragma("query_only = ON");
+      rows = db.prepare(m.sql).raw(true).iterate(m.params);
+    }
+    const batch = [];
+    for (let next; batch.length < ${BATCH_ROWS} && !(next = rows.next()).done; ) batch.push(next.value);
+    process.send({ rows: batch });
+  } catch (error) {
+    process.send({ error: String(error && error.message), sqlite: !!error && error.name === "SqliteError" });
+  }
+});
+process.send({ rows: [] });
+`;
+
+const replySchema = z.union([
+  z.object({ rows: z.array(z.array(z.unknown())) }),
+  z.object({ error: z.string(), sqlite: z.boolean() }),
+]);
+
+/** The child's next batch (answering `request`, if any) within `budgetMs`, else `timedOut()`. */
+function ask(child: ChildProcess, request: object | undefined, budgetMs: number, timedOut: () => Error) {
+  return new Promise<unknown[][]>((resolve, reject) => {
+    const settle = (outcome: () => void) => {
+      clearTimeout(timer);
+      child.off("message", onMessage).off("exit", onExit).off("error", onError);
+      outcome();
+    };
+    const onMessage = (message: unknown) =>
+      settle(() => {
+        const reply = replySchema.parse(message);
+        if ("rows" in reply) resolve(reply.rows);
+        else if (reply.sqlite) reject(sqlUsageError(reply.error));
+        else reject(new FlagtrailError(`The query failed: ${reply.error}.`));
+      });
+    const fail = (text: string) => settle(() => reject(new FlagtrailError(`The query's process ${text}.`)));
+    const onExit = (code: number | null, signal: string | null) =>
+      fail(`ended unexpectedly (${signal ?? `exit code ${code}`})`);
+    const onError = (error: Error) => fail(`failed: ${error.message}`);
+    const timer = setTimeout(() => settle(() => reject(timedOut())), Math.max(0, budgetMs));
+    child.on("message", onMessage).on("exit", onExit).on("error", onError);
+    if (request) child.send(request, (error) => error && onError(error));
+  });
 }
 
 /**
- * The rows as an async iterator whose `return()` resets the statement even before the first row was
- * read (a generator not yet started would skip its cleanup): the connection can then be closed when a
- * consumer gives up early, a closed pipe or a query over several projects failing in another project.
+ * The query's rows from a child process started on the first `next()`, which `return()` (or the end, an
+ * error, this process exiting) kills; its batches may work `timeoutMs` in all, its start-up not counted.
  */
-function stream(rows: IterableIterator<unknown[]>): AsyncIterableIterator<unknown[]> {
-  const iterator: AsyncIterableIterator<unknown[]> = {
-    [Symbol.asyncIterator]: () => iterator,
-    next: async () => {
+async function* rowsFromChildProcess(
+  query: { path: string; sql: string; params: Record<string, unknown> },
+  timeoutMs: number,
+): AsyncGenerator<unknown[]> {
+  const driver = createRequire(import.meta.url).resolve("better-sqlite3");
+  const child = spawn(process.execPath, ["-e", CHILD, driver, String(process.pid)], {
+    stdio: ["ignore", "ignore", "ignore", "ipc"],
+    serialization: "advanced", // Buffers (BLOBs) arrive as Buffers
+  });
+  const killChild = () => child.kill("SIGKILL");
+  // The CLI's SIGINT/SIGTERM handler exits the process, which runs only 'exit' listeners: the child goes too.
+  process.once("exit", killChild);
+  try {
+    const notStarted = () => new FlagtrailError("The query's process did not start.");
+    await ask(child, undefined, START_LIMIT_MS, notStarted);
+    let budget = timeoutMs;
+    const next = async (request: object) => {
+      const started = performance.now();
       try {
-        return rows.next();
-      } catch (error) {
-        throw sqlError(error);
+        return await ask(child, request, budget, () => new QueryTimeoutError(timeoutMs));
+      } finally {
+        budget -= performance.now() - started;
       }
-    },
-    return: async () => {
-      rows.return?.();
-      return { done: true, value: undefined };
-    },
-  };
-  return iterator;
-}
-
-/** SQL that does not compile (or holds more than one statement) is the user's input at fault: UsageError. */
-function compile(store: Store, sql: string): Database.Statement {
-  const sqlite = sqliteOf(store);
-  // Layer 2 of the read-only guarantee: whatever SQLite classified wrongly is refused when it runs.
-  sqlite.pragma("query_only = ON");
-  return binding(() => sqlite.prepare(sql));
+    };
+    yield* rowsInBatches(await next(query), () => next({}));
+  } finally {
+    process.off("exit", killChild);
+    killChild();
+  }
 }
 
 /**
- * Runs `query` (opened read-only, `@name` parameters) and hands its columns and rows to `consume`; returns
- * its count. Parameters bind at once (a missing one throws before any output); rows are read as consumed,
- * the query stopped (QueryTimeoutError) once it has worked `timeoutMs` in all.
+ * Runs `query` (`@name` parameters, bound before any output) read-only and hands its columns and rows to
+ * `consume`; returns its count. Stopped (QueryTimeoutError) once it has worked `timeoutMs` in all.
  */
 export async function queryReadOnly(
   store: AnyStore,
@@ -75,23 +147,29 @@ export async function queryReadOnly(
   if (store.engine === "postgres") {
     return (await pgSide()).queryPgReadOnly(store, query, params, consume, timeoutMs);
   }
-  const statement = compile(store, query);
-  // Layer 1: anything that may write — VACUUM INTO, temp DDL, UPDATE … RETURNING, a writing PRAGMA —
-  // is refused here, before it runs. Not string matching: SQLite decides (sqlite3_stmt_readonly).
+  const sqlite = sqliteOf(store);
+  // Layer 2 of the read-only guarantee: whatever SQLite classified wrongly is refused when it runs.
+  sqlite.pragma("query_only = ON");
+  const statement = binding(() => sqlite.prepare(query));
+  // Layer 1: anything that may write (VACUUM INTO, temp DDL, UPDATE … RETURNING, a writing PRAGMA) is
+  // refused before it runs. SQLite decides (sqlite3_stmt_readonly), not string matching.
   if (!statement.readonly) {
     throw new UsageError(
       "refused: SQLite classifies this statement as one that writes (flagtrail sql is read-only; nothing was run)",
     );
   }
-  // Statements that return no rows (ATTACH, BEGIN, a PRAGMA that only sets, …) are not queries: not run either.
+  // ATTACH, BEGIN, a PRAGMA that only sets…: not queries, not run either.
   if (!statement.reader) {
     throw new UsageError(
       "refused: the statement returns no rows (flagtrail sql runs queries only; nothing was run)",
     );
   }
   const columns = statement.columns().map((c) => c.name);
-  // An in-memory store (tests) has no file a second connection could open: it runs here, unstoppable.
-  if (store.path === ":memory:") return consume(columns, stream(start(statement, params)));
-  binding(() => statement.bind(params)); // bad parameters fail here, before the child starts
-  return consume(columns, rowsFromChildProcess({ path: store.path, sql: query, params, timeoutMs }));
+  binding(() => statement.bind(params));
+  // An in-memory store (tests) has no file a second connection could open: it runs here, unstoppable, and
+  // whole (no statement left busy when the consumer stops early).
+  if (store.path === ":memory:") {
+    return consume(columns, Readable.from(binding(() => statement.raw(true).all() as unknown[][])));
+  }
+  return consume(columns, rowsFromChildProcess({ path: store.path, sql: query, params }, timeoutMs));
 }

@@ -1,6 +1,6 @@
 // `flagtrail sql` on SQLite stops a runaway query (issue 27 item 5): SIGTERM and SIGINT end it with exit 1
 // and one sentence, promptly, and `--timeout` stops it the same way. better-sqlite3 cannot interrupt a
-// statement, so the query runs in a child process (src/store/queryProcess.ts) that must not outlive it.
+// statement, so the query runs in a child process (src/store/readOnlyQuery.ts) that must not outlive it.
 import { type ChildProcess, spawn } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";

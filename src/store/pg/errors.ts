@@ -3,14 +3,11 @@
 import { FlagtrailError } from "../../errors.ts";
 import { maskUrl, scrubSecret } from "../../storeLocation.ts";
 
-/**
- * The server ended the session (57P01 terminated, 57P02 crash shutdown, 57P03 not accepting
- * connections yet) or its socket went away under a statement.
- */
-const LOST = new Set(["57P01", "57P02", "57P03", "ECONNRESET", "EPIPE"]);
+/** The server ended the session (terminated, crash shutdown, not yet accepting) or its socket went away. */
+const LOST = new Set<unknown>(["57P01", "57P02", "57P03", "ECONNRESET", "EPIPE"]);
 const LOST_MESSAGE = /Connection terminated unexpectedly|not queryable|connection error/i;
 
-const UNREACHABLE = new Set([
+const UNREACHABLE = new Set<unknown>([
   "ECONNREFUSED",
   "ENOTFOUND",
   "EAI_AGAIN",
@@ -26,8 +23,7 @@ function sentence(message: string): string {
 /** The driver's error as a FlagtrailError, or the error itself when it already is one. */
 export function describePgError(error: unknown, url: string): FlagtrailError {
   if (error instanceof FlagtrailError) return error;
-  // drizzle wraps the driver's error as "Failed query: <sql> params: <values>" (several lines, values
-  // quoted): describe the driver's own error, which says what happened without either.
+  // drizzle's "Failed query: <sql> params: <values>" quotes values: describe the driver's error it wraps.
   const cause = (error as { cause?: unknown }).cause;
   if (error instanceof Error && error.message.startsWith("Failed query:") && cause !== undefined)
     return describePgError(cause, url);
@@ -37,13 +33,10 @@ export function describePgError(error: unknown, url: string): FlagtrailError {
   const message = scrubSecret((error instanceof Error ? error.message : String(error)).split("\n")[0]!, url);
   const fail = (text: string) => new FlagtrailError(text, { cause: error });
   // node-postgres' own connect timeouts carry no code (a server's statement timeout has SQLSTATE 57014).
-  if (
-    (typeof code === "string" && UNREACHABLE.has(code)) ||
-    (code === undefined && /timeout/i.test(message))
-  ) {
+  if (UNREACHABLE.has(code) || (code === undefined && /timeout/i.test(message))) {
     return fail(`Cannot reach the PostgreSQL server of ${where} (${sentence(message)}).`);
   }
-  if ((typeof code === "string" && LOST.has(code)) || (code === undefined && LOST_MESSAGE.test(message))) {
+  if (LOST.has(code) || (code === undefined && LOST_MESSAGE.test(message))) {
     return fail(
       `Lost the connection to the PostgreSQL server of ${where} (${sentence(message)}); what was committed is kept, run the command again.`,
     );

@@ -1,28 +1,21 @@
-// A user's own SQL on PostgreSQL (`flagtrail sql`): refused before it reaches the executor unless it is a
-// single read query. A READ ONLY transaction alone lets COPY … TO a file or a program run, and functions
-// such as pg_read_file or lo_import. So:
-// 1. the statement goes over the extended protocol (one statement only: no `COMMIT; …` smuggled in) as
-//    the query of a cursor, `DECLARE … CURSOR FOR <query>`, which PostgreSQL's grammar accepts for
-//    SELECT, VALUES, TABLE and WITH … SELECT only (no COPY, DML, SELECT … INTO, nor a WITH that writes);
-// 2. before that, EXPLAIN (VERBOSE, FORMAT JSON) of the same DECLARE, which plans and does not run it,
-//    is checked for writes, row locks and denied functions (./queryGuard.ts);
-// 3. all of it inside a READ ONLY transaction whose snapshot a first query has fixed (until then
-//    `SET TRANSACTION READ WRITE` would be allowed), rolled back whatever happened.
-// Every statement gets what is left of the query's time limit as its statement_timeout.
+// A user's own SQL on PostgreSQL (`flagtrail sql`), refused unless a single read query: a READ ONLY
+// transaction alone would let COPY … TO a file or a program run, and pg_read_file. So the statement goes
+// 1. over the extended protocol (one statement: no `COMMIT; …` smuggled in) as `DECLARE … CURSOR FOR
+//    <query>`, which PostgreSQL accepts for SELECT, VALUES, TABLE and WITH … SELECT only (no COPY, DML,
+//    SELECT … INTO, nor a WITH that writes);
+// 2. after ./queryGuard.ts has checked the plan of that DECLARE (EXPLAIN plans, does not run);
+// 3. in a READ ONLY transaction whose snapshot a first query fixed (until then `SET TRANSACTION READ
+//    WRITE` would be allowed), rolled back whatever happened.
 import type pg from "pg";
-import { FlagtrailError, QueryTimeoutError, UsageError } from "../../errors.ts";
+import { QueryTimeoutError, UsageError } from "../../errors.ts";
 import { type PgStore, pgConnectionOf } from "../connection.ts";
-import type { RowConsumer } from "../readOnlyQuery.ts";
+import { BATCH_ROWS, type RowConsumer, rowsInBatches, sqlUsageError } from "../readOnlyQuery.ts";
 import { describePgError } from "./errors.ts";
 import { toPositional } from "./namedParams.ts";
 import { refuseUnsafePlan } from "./queryGuard.ts";
 
-/** Rows fetched from the cursor at a time: memory stays bounded whatever the row count. */
-const FETCH_ROWS = 500;
 const CURSOR = "flagtrail_sql";
-
-/** One statement of the query, rows as objects or (rowMode "array") as arrays. */
-type Run = (config: pg.QueryConfig & { rowMode?: "array" }) => Promise<pg.QueryResult>;
+const FETCH = `FETCH ${BATCH_ROWS} FROM ${CURSOR}`;
 
 function sqlState(error: unknown): string | undefined {
   const code = (error as { code?: unknown } | null)?.code;
@@ -31,8 +24,7 @@ function sqlState(error: unknown): string | undefined {
 
 /** A server error about the statement (not the connection or login) is the user's input: exit 2. */
 function statementError(error: unknown, url: string): Error {
-  if (error instanceof FlagtrailError) return error;
-  const code = sqlState(error);
+  const code = sqlState(error); // none on our own errors, which describePgError returns as they are
   const message = (error as Error).message;
   if (code === "42601" || code === "0A000") {
     // A syntax error here is also what COPY, DML, SHOW… or a second statement give as a cursor's query.
@@ -45,7 +37,7 @@ function statementError(error: unknown, url: string): Error {
       `refused: PostgreSQL does not allow this statement in a read-only transaction (${message}); flagtrail sql is read-only, nothing was written`,
     );
   }
-  if (code !== undefined && !/^(08|28|3D|53|57)/.test(code)) return new UsageError(`SQL error: ${message}`);
+  if (code !== undefined && !/^(08|28|3D|53|57)/.test(code)) return sqlUsageError(message);
   return describePgError(error, url);
 }
 
@@ -55,9 +47,9 @@ function extended<T extends object>(config: T): T {
 }
 
 /** Runs statements on `client` within `limitMs` of server time in all, each capped by what is left. */
-function timeLimited(client: pg.PoolClient, limitMs: number): Run {
+function timeLimited(client: pg.PoolClient, limitMs: number) {
   let left = limitMs;
-  return async (config) => {
+  return async (config: pg.QueryConfig & { rowMode?: "array" }): Promise<pg.QueryResult> => {
     if (left <= 0) throw new QueryTimeoutError(limitMs);
     await client.query(`SET LOCAL statement_timeout = ${Math.ceil(left)}`);
     const started = performance.now();
@@ -74,16 +66,6 @@ function timeLimited(client: pg.PoolClient, limitMs: number): Run {
   };
 }
 
-async function* cursorRows(run: Run, first: unknown[][]): AsyncGenerator<unknown[]> {
-  let batch = first;
-  while (batch.length > 0) {
-    for (const row of batch) yield row;
-    if (batch.length < FETCH_ROWS) return;
-    const next = await run({ text: `FETCH ${FETCH_ROWS} FROM ${CURSOR}`, rowMode: "array" });
-    batch = next.rows as unknown[][];
-  }
-}
-
 /** queryReadOnly on PostgreSQL: anything but a single read query is refused (UsageError) with nothing run. */
 export async function queryPgReadOnly(
   store: PgStore,
@@ -98,6 +80,7 @@ export async function queryPgReadOnly(
     throw describePgError(error, url);
   });
   const run = timeLimited(client, timeoutMs);
+  const nextBatch = async () => (await run({ text: FETCH, rowMode: "array" })).rows as unknown[][];
   try {
     await client.query("BEGIN TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY");
     await client.query("SELECT 1"); // takes the snapshot: from here on the transaction cannot turn read-write
@@ -105,11 +88,9 @@ export async function queryPgReadOnly(
     const plan = await run(extended({ text: `EXPLAIN (VERBOSE, FORMAT JSON) ${declare}`, values }));
     refuseUnsafePlan(plan.rows[0]?.["QUERY PLAN"]);
     await run(extended({ text: declare, values }));
-    const first = await run({ text: `FETCH ${FETCH_ROWS} FROM ${CURSOR}`, rowMode: "array" });
-    return await consume(
-      first.fields.map((f) => f.name),
-      cursorRows(run, first.rows as unknown[][]),
-    );
+    const first = await run({ text: FETCH, rowMode: "array" });
+    const columns = first.fields.map((f) => f.name);
+    return await consume(columns, rowsInBatches(first.rows as unknown[][], nextBatch));
   } catch (error) {
     throw statementError(error, url);
   } finally {
