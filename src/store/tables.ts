@@ -14,9 +14,7 @@ import { ENTITY_TABLES } from "./entityTables.ts";
 import {
   bigNumber,
   blob,
-  buildTablesFrom,
   type Column,
-  type Dialect,
   epochMs,
   integer,
   perEngine,
@@ -318,8 +316,3 @@ export const TABLES = {
   ...ENTITY_TABLES,
   ...CONTROL_TABLES,
 };
-
-/** Every table of TABLES built with one engine's drizzle builders, by key. */
-export function buildTables(dialect: Dialect): Record<keyof typeof TABLES, unknown> {
-  return buildTablesFrom(TABLES, dialect) as Record<keyof typeof TABLES, unknown>;
-}
