@@ -11,7 +11,7 @@ export type PgSide = typeof import("./pg/side.ts");
 
 let pgSideLoading: Promise<PgSide> | undefined;
 
-/** Loaded on first use: pg, its drizzle driver and src/store/pg/ are ~70 modules a SQLite store never needs. */
+/** Loaded on first use: pg, its drizzle driver and src/store/pg/ are ~70 modules SQLite never needs. */
 export function pgSide(): Promise<PgSide> {
   pgSideLoading ??= import("./pg/side.ts");
   return pgSideLoading;

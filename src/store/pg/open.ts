@@ -88,31 +88,26 @@ function assertNotForeign(state: MigrationState, where: string): void {
 }
 
 /**
- * `url` with `settings` added to its startup `options` (`-c name=value`), after any the URL gives: a
- * URL's `options` replace the pool's in node-postgres, and read-only or a project's schema must hold.
+ * `url` with `settings` added to its startup `options` (`-c name=value`) after any it gives (node-postgres
+ * lets a URL's `options` replace the pool's, and read-only or a project's schema must hold), and with
+ * `sslmode=prefer|require|verify-ca` read as libpq reads them (node-postgres 8 takes them for verify-full,
+ * with a nine-line warning).
  */
-export function withStartupSettings(url: string, settings: Readonly<Record<string, string>>): string {
-  const entries = Object.entries(settings);
-  if (entries.length === 0) return url;
-  // libpq's options string separates on spaces; a backslash keeps one in a value.
-  const escapeValue = (text: string) => text.replaceAll("\\", "\\\\").replaceAll(" ", "\\ ");
-  const added = entries.map(([name, value]) => `-c ${name}=${escapeValue(value)}`).join(" ");
-  const parsed = new URL(url);
-  const given = parsed.searchParams.get("options");
-  parsed.searchParams.set("options", given ? `${given} ${added}` : added);
-  return parsed.toString();
-}
-
-/**
- * `sslmode=prefer|require|verify-ca` read as libpq reads them (`uselibpqcompat=true`): node-postgres 8
- * takes them for verify-full, with a nine-line warning.
- */
-function withLibpqSslMode(url: string): string {
+export function poolUrl(url: string, settings: Readonly<Record<string, string>>): string {
   const parsed = new URL(url);
   const mode = parsed.searchParams.get("sslmode");
-  if (mode === null || !["prefer", "require", "verify-ca"].includes(mode)) return url;
-  if (parsed.searchParams.has("uselibpqcompat")) return url;
-  parsed.searchParams.set("uselibpqcompat", "true");
+  const libpqSsl =
+    ["prefer", "require", "verify-ca"].includes(mode ?? "") && !parsed.searchParams.has("uselibpqcompat");
+  const entries = Object.entries(settings);
+  if (entries.length === 0 && !libpqSsl) return url;
+  if (libpqSsl) parsed.searchParams.set("uselibpqcompat", "true");
+  if (entries.length > 0) {
+    // libpq's options string separates on spaces; a backslash keeps one in a value.
+    const escapeValue = (text: string) => text.replaceAll("\\", "\\\\").replaceAll(" ", "\\ ");
+    const added = entries.map(([name, value]) => `-c ${name}=${escapeValue(value)}`).join(" ");
+    const given = parsed.searchParams.get("options");
+    parsed.searchParams.set("options", given ? `${given} ${added}` : added);
+  }
   return parsed.toString();
 }
 
@@ -175,7 +170,7 @@ export async function openPgStore(url: string, options: PgOpenOptions = {}): Pro
     ...(options.schema === undefined ? {} : { search_path: quotePgIdent(options.schema) }),
   };
   const pool = new pg.Pool({
-    connectionString: withStartupSettings(withLibpqSslMode(url), settings),
+    connectionString: poolUrl(url, settings),
     application_name: "flagtrail",
     connectionTimeoutMillis: 10_000,
     // A lease is a session: keepalives let the server notice a holder whose machine vanished.

@@ -2,8 +2,7 @@
 import type { SQL } from "drizzle-orm";
 import { PgDialect } from "drizzle-orm/pg-core";
 import pg from "pg";
-import type { PgStore } from "../connection.ts";
-import { pgConnectionOf } from "../connection.ts";
+import { type PgStore, pgConnectionOf } from "../connection.ts";
 import type { Queries } from "../query.ts";
 import { copyRows } from "./copyRows.ts";
 import { describePgError } from "./errors.ts";
@@ -25,7 +24,7 @@ async function onPgSession<T>(store: PgStore, fn: (client: pg.ClientBase) => Pro
   }
 }
 
-/** `fn` in one transaction (`begin`) on a session of its own: committed, or with `commit` false rolled back after; rolled back on any throw. */
+/** `fn` in one transaction (`begin`) on a session of its own: committed (unless `commit` is false) or rolled back. */
 async function inPgSessionTransaction<T>(
   store: PgStore,
   begin: string,
@@ -50,8 +49,8 @@ async function inPgSessionTransaction<T>(
 export const inPgReadSnapshot = <T>(store: PgStore, fn: (client: pg.ClientBase) => Promise<T>) =>
   inPgSessionTransaction(store, "BEGIN TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY", false, fn);
 
-// Rendered by drizzle, run by the driver itself: drizzle's execute() parses with pg's global type
-// parsers, and the store's pool reads bigint as a JS number (src/store/pg/open.ts), as SQLite does.
+// Rendered by drizzle, run by the driver: drizzle's execute() would parse with pg's global type parsers,
+// not the pool's (bigint as a JS number, pg/open.ts).
 const dialect = new PgDialect();
 
 function queriesOn(client: pg.Pool | pg.ClientBase, url: string): Queries {
