@@ -39,14 +39,20 @@ function describeOpenError(error: unknown): string {
   return String(error);
 }
 
-/** The newest migration applied to the file; null when none is (or drizzle's table is missing). */
-function newestApplied(sqlite: Database.Database): number | null {
+/** A read-only open's check on either engine: the newest migration applied against the newest shipped. */
+export function assertCurrent(where: string, folder: string, applied: readonly number[]): void {
+  const shipped = readMigrationFiles({ migrationsFolder: folder }).map((m) => m.folderMillis);
+  assertMigrated(where, applied.length === 0 ? null : Math.max(...applied), Math.max(...shipped));
+}
+
+/** When each migration applied to the file was made (none when drizzle's table is missing). */
+function appliedTimes(sqlite: Database.Database): number[] {
   const hasTable = sqlite
     .prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = '__drizzle_migrations'")
     .pluck()
     .get();
-  const newest = hasTable && sqlite.prepare("SELECT max(created_at) FROM __drizzle_migrations").pluck().get();
-  return newest == null ? null : Number(newest);
+  if (!hasTable) return [];
+  return sqlite.prepare("SELECT created_at FROM __drizzle_migrations").pluck().all().map(Number);
 }
 
 /** A store made by hand or an older flagtrail may be 0644 (its -wal and -shm too): narrow our own files. */
@@ -135,8 +141,7 @@ export function openStore(path: string, options: OpenOptions = {}): Store {
       sqlite.prepare("SELECT count(*) FROM sqlite_master").pluck().get();
       if (!inMemory) {
         assertNotForeign(path);
-        const shipped = readMigrationFiles({ migrationsFolder }).map((m) => m.folderMillis);
-        assertMigrated(path, newestApplied(sqlite), Math.max(...shipped));
+        assertCurrent(path, migrationsFolder, appliedTimes(sqlite));
       }
     }
     const opened = sqlite;

@@ -5,11 +5,11 @@ import { drizzle } from "drizzle-orm/node-postgres";
 import { migrate } from "drizzle-orm/node-postgres/migrator";
 import pg from "pg";
 import { FlagtrailError } from "../../errors.ts";
-import { assertMigrated, foreignStore, maskUrl } from "../../storeLocation.ts";
+import { foreignStore, maskUrl } from "../../storeLocation.ts";
 import { type CategoryRow, categoryWrites, STORED_CATEGORIES } from "../categories.ts";
 import { attachPgConnection, type PgConnection, type PgStore } from "../connection.ts";
 import { releaseLease } from "../leases.ts";
-import type { OpenOptions } from "../open.ts";
+import { assertCurrent, type OpenOptions } from "../open.ts";
 import { describePgError } from "./errors.ts";
 
 export type { PgStore } from "../connection.ts";
@@ -131,9 +131,11 @@ async function prepare(pool: pg.Pool, where: string, options: PgOpenOptions): Pr
       if (schemaName !== undefined) await assertSchema(client, schemaName, where);
       const state = await migrationState(client, schemaName);
       assertNotForeign(state, where);
-      const applied = (state.applied ?? []).map((m) => Number(m.created_at));
-      const shipped = readMigrationFiles({ migrationsFolder }).map((m) => m.folderMillis);
-      assertMigrated(where, applied.length === 0 ? null : Math.max(...applied), Math.max(...shipped));
+      assertCurrent(
+        where,
+        migrationsFolder,
+        (state.applied ?? []).map((m) => Number(m.created_at)),
+      );
       return;
     }
     // Two processes opening a new store at once would both create its tables: the second waits here.
