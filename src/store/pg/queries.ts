@@ -7,23 +7,6 @@ import type { Queries } from "../query.ts";
 import { copyRows } from "./copyRows.ts";
 import { describePgError } from "./errors.ts";
 
-/** A statement or two on one session of the pool (the sync's reads, a run row, a transaction's). */
-async function onPgSession<T>(store: PgStore, fn: (client: pg.ClientBase) => Promise<T>): Promise<T> {
-  const { pool, url } = pgConnectionOf(store);
-  const client = await pool.connect().catch((error: unknown) => {
-    throw describePgError(error, url);
-  });
-  let broken = false;
-  try {
-    return await fn(client);
-  } catch (error) {
-    broken = true;
-    throw describePgError(error, url);
-  } finally {
-    client.release(broken || undefined);
-  }
-}
-
 /** `fn` in one transaction (`begin`) on a session of its own: committed (unless `commit` is false) or rolled back. */
 async function inPgSessionTransaction<T>(
   store: PgStore,
@@ -31,7 +14,12 @@ async function inPgSessionTransaction<T>(
   commit: boolean,
   fn: (client: pg.ClientBase) => Promise<T>,
 ): Promise<T> {
-  return onPgSession(store, async (client) => {
+  const { pool, url } = pgConnectionOf(store);
+  const client = await pool.connect().catch((error: unknown) => {
+    throw describePgError(error, url);
+  });
+  let broken = false;
+  try {
     await client.query(begin);
     try {
       const result = await fn(client);
@@ -42,7 +30,12 @@ async function inPgSessionTransaction<T>(
       await client.query("ROLLBACK").catch(() => {});
       throw error;
     }
-  });
+  } catch (error) {
+    broken = true;
+    throw describePgError(error, url);
+  } finally {
+    client.release(broken || undefined);
+  }
 }
 
 /** One consistent read-only view (verify, report): a sync committing meanwhile changes nothing they see. */
