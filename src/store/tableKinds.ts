@@ -114,10 +114,7 @@ interface IndexOn {
   on(...columns: unknown[]): unknown;
 }
 
-/**
- * One engine's drizzle builders, as buildTables calls them. Each has its own generic type, so the values
- * pass through as unknown and each schema file types its tables (loosely) itself.
- */
+/** One engine's drizzle builders: each has its own generic type, so schema.ts and pg/schema.ts type the tables. */
 export interface Dialect {
   engine: Engine;
   /** The builder of each column kind the engine has (a serial one already its table's numbered primary key). */
@@ -139,7 +136,7 @@ interface Builder {
   notNull(): Builder;
   default(value: unknown): Builder;
   references(target: () => unknown): Builder;
-  /** drizzle's default mode is each engine's: VIRTUAL on SQLite, STORED on PostgreSQL. */
+  /** In drizzle's default mode, the one `generated` wants (above). */
   generatedAlwaysAs(expression: SQL): Builder;
 }
 
