@@ -136,7 +136,7 @@ interface Builder {
   notNull(): Builder;
   default(value: unknown): Builder;
   references(target: () => unknown): Builder;
-  /** In drizzle's default mode, the one `generated` wants (above). */
+  /** drizzle's default mode: VIRTUAL on SQLite, STORED on PostgreSQL, as `generated` says. */
   generatedAlwaysAs(expression: SQL): Builder;
 }
 

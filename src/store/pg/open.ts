@@ -131,11 +131,8 @@ async function prepare(pool: pg.Pool, where: string, options: PgOpenOptions): Pr
       if (schemaName !== undefined) await assertSchema(client, schemaName, where);
       const state = await migrationState(client, schemaName);
       assertNotForeign(state, where);
-      assertCurrent(
-        where,
-        migrationsFolder,
-        (state.applied ?? []).map((m) => Number(m.created_at)),
-      );
+      const applied = (state.applied ?? []).map((m) => Number(m.created_at));
+      assertCurrent(where, migrationsFolder, applied);
       return;
     }
     // Two processes opening a new store at once would both create its tables: the second waits here.
