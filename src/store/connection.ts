@@ -1,5 +1,5 @@
-// Each engine's connection, kept out of the store's handle (only src/store/ and tests import this file).
-// Type-only driver imports: a SQLite store loads no PostgreSQL module.
+// Each engine's connection, kept out of the store's opaque handle. Type-only driver imports: a SQLite store
+// loads no PostgreSQL module.
 import type Database from "better-sqlite3";
 import type pg from "pg";
 
@@ -7,7 +7,7 @@ import type pg from "pg";
 export interface Store {
   readonly engine: "sqlite";
   readonly path: string;
-  /** Where the store is, as shown to a person (the file path). */
+  /** The file path, as shown to a person. */
   readonly location: string;
   readonly readonly: boolean;
   close(): void;

@@ -12,9 +12,8 @@ import { writeActionTypeCategories } from "./categories.ts";
 import { attachConnection, type Store } from "./connection.ts";
 
 /**
- * A writer's page cache: better-sqlite3's 16 MiB fills with pages a sync rarely reads again. At SQLite's
- * default 2 MiB, peak RSS of a 1,000,000-record sync went 172–198 → 152–161 MB, wall time within the
- * noise (119–138 s vs 128–140 s). Reads that want more (a report) raise it for their transaction.
+ * A writer's page cache: SQLite's default 2 MiB, not better-sqlite3's 16 (a 1M-record sync's peak RSS
+ * 172–198 → 152–161 MB, same wall time). Reads that want more (a report) raise it for their transaction.
  */
 const WRITER_CACHE_KIB = 2_000;
 /** Page size of a store created from now on (SQLite's default is 4096). */
@@ -40,21 +39,23 @@ function describeOpenError(error: unknown): string {
   return String(error);
 }
 
-/** The newest migration applied to the file, or null when it has drizzle's table but none (or no table). */
-function newestApplied(sqlite: Database.Database): number | null {
+/** A read-only open's check on either engine: the newest migration applied against the newest shipped. */
+export function assertCurrent(where: string, folder: string, applied: readonly number[]): void {
+  const shipped = readMigrationFiles({ migrationsFolder: folder }).map((m) => m.folderMillis);
+  assertMigrated(where, applied.length === 0 ? null : Math.max(...applied), Math.max(...shipped));
+}
+
+/** When each migration applied to the file was made (none when drizzle's table is missing). */
+function appliedTimes(sqlite: Database.Database): number[] {
   const hasTable = sqlite
     .prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = '__drizzle_migrations'")
     .pluck()
     .get();
-  if (!hasTable) return null;
-  const newest = sqlite.prepare("SELECT max(created_at) FROM __drizzle_migrations").pluck().get();
-  return newest === null ? null : Number(newest);
+  if (!hasTable) return [];
+  return sqlite.prepare("SELECT created_at FROM __drizzle_migrations").pluck().all().map(Number);
 }
 
-/**
- * A store made by an older flagtrail or by hand may be readable by others (0644), and so its -wal and
- * -shm (SQLite copies the mode): narrow our own files to the owner's bits; someone else's are theirs.
- */
+/** A store made by hand or an older flagtrail may be 0644 (its -wal and -shm too): narrow our own files. */
 function makePrivate(path: string): void {
   const uid = process.getuid?.();
   if (uid === undefined) return; // no POSIX modes to narrow (Windows)
@@ -66,9 +67,8 @@ function makePrivate(path: string): void {
 }
 
 /**
- * A `--db` pointed by mistake at another application's SQLite file must not gain flagtrail's tables or
- * be switched to WAL: refuse a file that has tables but no drizzle migrations table, reading it through
- * a read-only connection so that the refusal leaves the file byte-identical (and its mode unchanged).
+ * Another application's SQLite file must not gain flagtrail's tables or WAL: refuse tables without drizzle's
+ * migrations table, read on a read-only connection so that the file stays byte-identical.
  */
 function assertNotForeign(path: string): void {
   const probe = new Database(path, { readonly: true, fileMustExist: true });
@@ -87,14 +87,6 @@ function assertNotForeign(path: string): void {
   }
 }
 
-function isDirectory(path: string): boolean {
-  try {
-    return statSync(path).isDirectory();
-  } catch {
-    return false; // missing: created below; unreadable: the open says why
-  }
-}
-
 /** A PostgreSQL URL that reached this opener must not become a file of that name. */
 function refuseUrl(value: string): void {
   const location = parseStoreLocation(value);
@@ -106,22 +98,21 @@ function refuseUrl(value: string): void {
 }
 
 export function openStore(path: string, options: OpenOptions = {}): Store {
+  const readonly = options.readonly ?? false;
   refuseUrl(path);
   const inMemory = path === ":memory:";
   // SQLite would open it and fail later with "disk I/O error".
-  if (!inMemory && isDirectory(path)) {
+  if (!inMemory && existsSync(path) && statSync(path).isDirectory()) {
     throw new FlagtrailError(
       `${path} is a directory, not a database file; give a file path (such as ${join(path, "flagtrail.db")}).`,
     );
   }
-  if (options.readonly) {
-    if (!inMemory && !existsSync(path)) {
-      throw new FlagtrailError(`No flagtrail database at ${path}. Run \`flagtrail sync\` first.`);
-    }
+  if (readonly && !inMemory && !existsSync(path)) {
+    throw new FlagtrailError(`No flagtrail database at ${path}. Run \`flagtrail sync\` first.`);
   }
   let sqlite: Database.Database | undefined;
   try {
-    if (!options.readonly && !inMemory) {
+    if (!readonly && !inMemory) {
       // Audit history names people and their emails: the file is readable by its owner only.
       if (!existsSync(path)) closeSync(openSync(path, "a", 0o600));
       else {
@@ -129,44 +120,35 @@ export function openStore(path: string, options: OpenOptions = {}): Store {
         makePrivate(path);
       }
     }
-    sqlite = new Database(path, { readonly: options.readonly ?? false, fileMustExist: !inMemory });
+    sqlite = new Database(path, { readonly, fileMustExist: !inMemory });
     sqlite.pragma("busy_timeout = 5000");
     sqlite.pragma("foreign_keys = ON");
-    if (!options.readonly) {
-      // A file with no page written yet only (an existing one keeps its pages; WAL fixes the size once
-      // set). Records are ~1.2 KB rows: 4 KB pages hold three and leave 14 % of the table unused, 16 KB
-      // pages ~6 % (bytes per record at 50k 1,717 → ~1,600; bench `ingest_sync_bytes_per_record`).
+    if (!readonly) {
+      // Only a file with no page yet (WAL fixes the size once set). ~1.2 KB records leave 14 % of 4 KB
+      // pages unused, ~6 % of 16 KB ones (bytes per record at 50k 1,717 → ~1,600).
       const newFile = !inMemory && sqlite.pragma("page_count", { simple: true }) === 0;
       if (newFile) sqlite.pragma(`page_size = ${NEW_STORE_PAGE_SIZE}`);
       if (!inMemory) sqlite.pragma("journal_mode = WAL");
-      // WAL + NORMAL is durable against process crashes (kill -9), which is what resumable sync needs.
+      // WAL + NORMAL survives a killed process (kill -9), which is what resumable sync needs.
       sqlite.pragma("synchronous = NORMAL");
       // Checkpoint the WAL every ~40 MB rather than every 4 MB: a backfill writes hundreds of MB.
       sqlite.pragma("wal_autocheckpoint = 10000");
       sqlite.pragma(`cache_size = ${-WRITER_CACHE_KIB}`);
-    }
-    if (!options.readonly) {
       migrate(drizzle(sqlite), { migrationsFolder });
       writeActionTypeCategories(sqlite);
     } else {
-      // A read-only open touches nothing above: read once so a non-database fails here, not later.
+      // Nothing above was read: a non-database fails here, not later.
       sqlite.prepare("SELECT count(*) FROM sqlite_master").pluck().get();
       if (!inMemory) {
         assertNotForeign(path);
-        // When the newest migration this version ships was generated (drizzle-kit's journal).
-        const shipped = readMigrationFiles({ migrationsFolder }).map((m) => m.folderMillis);
-        assertMigrated(path, newestApplied(sqlite), Math.max(...shipped));
+        assertCurrent(path, migrationsFolder, appliedTimes(sqlite));
       }
     }
     const opened = sqlite;
-    const store: Store = {
-      engine: "sqlite",
-      path,
-      location: path,
-      readonly: options.readonly ?? false,
-      close: () => opened.close(),
-    };
-    return attachConnection(store, opened);
+    return attachConnection(
+      { engine: "sqlite", path, location: path, readonly, close: () => opened.close() },
+      opened,
+    );
   } catch (error) {
     sqlite?.close();
     if (error instanceof FlagtrailError) throw error;
@@ -181,10 +163,7 @@ export function openStore(path: string, options: OpenOptions = {}): Store {
 /** Below this, a failed open is taken for a full disk (a new store's schema alone takes ~1 MB). */
 const NEARLY_FULL_BYTES = 2 * 1024 * 1024;
 
-/**
- * A migration that fails on a full disk can surface as drizzle's "Failed to run the query 'ROLLBACK'"
- * (SQLite already rolled back on SQLITE_FULL), which hides the cause: the file system then says it.
- */
+/** On a full disk a migration can fail as drizzle's "Failed to run the query 'ROLLBACK'": say the cause. */
 function fullFileSystem(error: unknown, path: string): DiskFullError | undefined {
   try {
     const fs = statfsSync(dirname(path));

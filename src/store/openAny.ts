@@ -6,13 +6,10 @@ import { type OpenOptions, openStore } from "./open.ts";
 /** An open store of either engine. `close()` may return a Promise (PostgreSQL): await it. */
 export type AnyStore = Store | PgStore;
 
-/** The PostgreSQL half of the store (src/store/pg/side.ts). */
-export type PgSide = typeof import("./pg/side.ts");
+let pgSideLoading: Promise<typeof import("./pg/side.ts")> | undefined;
 
-let pgSideLoading: Promise<PgSide> | undefined;
-
-/** Loaded on first use: pg, its drizzle driver and src/store/pg/ are ~70 modules a SQLite store never needs. */
-export function pgSide(): Promise<PgSide> {
+/** The PostgreSQL half (pg/side.ts), loaded on first use: ~70 modules SQLite never needs. */
+export function pgSide() {
   pgSideLoading ??= import("./pg/side.ts");
   return pgSideLoading;
 }

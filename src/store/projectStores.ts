@@ -1,8 +1,8 @@
-// Several projects in one store, each in a namespace of its own with a single-project store's very tables,
+// Several projects in one store, each in a namespace of its own with a single-project store's tables,
 // chain, checkpoints and leases: on SQLite a file next to the store's, on PostgreSQL a schema next to its
-// (public → public_eu). No query names the project: one project never reads another's rows, an id is
-// unique per project by its old primary key, and a store older than projects is `default`'s, unchanged.
-// The store's own namespace is the register: meta `project` names its project, a key each other one.
+// (public → public_eu). No query names the project (none reads another's rows; an id stays unique per
+// project by its primary key); a store older than projects is `default`'s. The store's own namespace is
+// the register: meta `project` names its project, a key each other one.
 import { existsSync } from "node:fs";
 import { basename, dirname, extname, join } from "node:path";
 import { FlagtrailError } from "../errors.ts";
@@ -128,7 +128,7 @@ async function openIn(
   const readonly = options.readonly ?? false;
   const homeProject = await homeProjectOf(home);
   if (homeProject === project || (homeProject === undefined && project === DEFAULT_PROJECT)) {
-    await claim(home, project, readonly);
+    if (homeProject === undefined && !readonly) await writeMetaValue(home, STORE_PROJECT_KEY, project);
     return home;
   }
   const registered = await registeredProjects(home);

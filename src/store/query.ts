@@ -8,7 +8,7 @@ import { type AnyStore, pgSide } from "./openAny.ts";
 
 export { type SQL, sql } from "drizzle-orm";
 
-/** `(v1, v2, …)` for `x IN ${inList(values)}`, each value bound; `(NULL)` (matches nothing) when empty, which PostgreSQL's `IN ()` would refuse. */
+/** `(v1, v2, …)` for `x IN ${inList(values)}`, each value bound; `(NULL)` when empty (PostgreSQL refuses `IN ()`). */
 export function inList(values: readonly unknown[]): SQL {
   if (values.length === 0) return sql`(NULL)`;
   return sql`(${sql.join(
@@ -24,10 +24,7 @@ export interface Queries {
   get<R>(query: SQL): Promise<R | undefined>;
   /** Runs a statement; returns the rows it changed. */
   run(query: SQL): Promise<number>;
-  /**
-   * The one bulk insert, in row order (generated ids follow it); values are text, numbers or null.
-   * SQLite: a cached prepared row statement; PostgreSQL: COPY FROM STDIN (multi-row VALUES for a few).
-   */
+  /** The one bulk insert, in row order (generated ids follow it); values are text, numbers or null. */
   insertRows(
     table: string,
     columns: readonly string[],
@@ -45,9 +42,8 @@ export interface SqliteQueriesNow {
 
 const sqliteDialect = new SQLiteSyncDialect();
 
-// Prepared statements per connection by text: preparing costs more than running a small statement, and
-// the entity writers run the same few texts thousands of times a sync. Bounded: texts that vary (IN
-// lists) are dropped oldest first.
+// Prepared statements per connection by text: preparing costs more than running a small statement the
+// entity writers run thousands of times a sync. Bounded: texts that vary (IN lists) go oldest first.
 const STATEMENTS_KEPT = 200;
 const statementCaches = new WeakMap<Database.Database, Map<string, Database.Statement>>();
 
@@ -123,9 +119,8 @@ export async function queriesOf(store: AnyStore): Promise<Queries> {
   return store.engine === "sqlite" ? sqliteQueries(store) : (await pgSide()).pgQueries(store);
 }
 
-// SQLite transactions through this module are serialised per connection: their statements run
-// synchronously, but `fn` may await between them, and a second transaction begun meanwhile on the same
-// connection would otherwise nest inside the first.
+// SQLite transactions are serialised per connection: `fn` may await between statements, and a second
+// transaction begun meanwhile would otherwise nest inside the first.
 const sqliteTails = new WeakMap<AnyStore, Promise<unknown>>();
 
 /**
@@ -155,9 +150,8 @@ export async function inTransaction<T>(store: AnyStore, fn: (q: Queries) => Prom
 }
 
 /**
- * Runs `read` on one consistent read-only snapshot. SQLite: a deferred BEGIN whose first read pins the
- * WAL snapshot (inside a transaction already, that one is the snapshot); PostgreSQL: REPEATABLE READ,
- * READ ONLY on a session of its own.
+ * Runs `read` on one consistent read-only snapshot. SQLite: a deferred BEGIN (or the transaction already
+ * open); PostgreSQL: REPEATABLE READ, READ ONLY on a session of its own.
  */
 export async function inReadSnapshot<T>(store: AnyStore, read: (q: Queries) => Promise<T>): Promise<T> {
   if (store.engine === "postgres") return (await pgSide()).inPgQueriesReadSnapshot(store, read);

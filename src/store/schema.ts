@@ -2,18 +2,17 @@
 // the source of drizzle-kit's migrations in drizzle/.
 import {
   blob,
-  type IndexBuilder,
   index,
   integer,
   primaryKey,
   type SQLiteColumn,
-  type SQLiteColumnBuilderBase,
   type SQLiteTableWithColumns,
   sqliteTable,
   text,
   uniqueIndex,
 } from "drizzle-orm/sqlite-core";
-import { buildTables, type ColumnKeys } from "./tables.ts";
+import { buildTables } from "./tableKinds.ts";
+import { type ColumnKeys, TABLES } from "./tables.ts";
 
 type Table<K extends string> = SQLiteTableWithColumns<{
   name: string;
@@ -21,24 +20,21 @@ type Table<K extends string> = SQLiteTableWithColumns<{
   columns: Record<K, SQLiteColumn>;
   dialect: "sqlite";
 }>;
-type Columns = [SQLiteColumn, ...SQLiteColumn[]];
 
-const tables = buildTables({
+const tables = buildTables(TABLES, {
   engine: "sqlite",
-  column: (kind, name) =>
-    kind === "serial"
-      ? integer(name).primaryKey({ autoIncrement: true })
-      : kind === "text"
-        ? text(name)
-        : kind === "blob"
-          ? blob(name)
-          : integer(name),
-  generated: (c, expression) =>
-    (c as ReturnType<typeof text>).generatedAlwaysAs(expression, { mode: "virtual" }),
-  table: (name, columns, extras) =>
-    sqliteTable(name, columns as Record<string, SQLiteColumnBuilderBase>, (t) => extras(t) as IndexBuilder[]),
-  index: (name, unique, columns) => (unique ? uniqueIndex : index)(name).on(...(columns as Columns)),
-  primaryKey: (columns) => primaryKey({ columns: columns as Columns }),
+  columns: {
+    serial: (name) => integer(name).primaryKey({ autoIncrement: true }),
+    text,
+    blob,
+    integer,
+    epochMs: integer,
+    bigNumber: integer,
+  },
+  table: sqliteTable,
+  index,
+  uniqueIndex,
+  primaryKey,
 }) as { [T in keyof ColumnKeys]: Table<ColumnKeys[T]> };
 
 // One export per table: drizzle-kit reads the tables from this module's exports.

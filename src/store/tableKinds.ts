@@ -109,30 +109,35 @@ export function columnName(key: string): string {
   return key.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);
 }
 
-/**
- * What buildTables needs of an engine's drizzle builders. Each kind's builder has its own generic type,
- * so the values pass through as unknown and each schema file types its tables (loosely) itself.
- */
+/** An index builder's `.on()`, the same on both engines. */
+interface IndexOn {
+  on(...columns: unknown[]): unknown;
+}
+
+/** One engine's drizzle builders: each has its own generic type, so schema.ts and pg/schema.ts type the tables. */
 export interface Dialect {
   engine: Engine;
-  /** The builder of a column of this kind (a serial one already its table's numbered primary key). */
-  column(kind: Kind, name: string): unknown;
-  generated(builder: unknown, expression: SQL): unknown;
+  /** The builder of each column kind the engine has (a serial one already its table's numbered primary key). */
+  columns: Partial<Record<Kind, (name: string) => unknown>>;
+  /** sqliteTable or pgTable (`never[]`: so that drizzle's own types fit). */
   table(
     name: string,
     columns: Record<string, unknown>,
-    extras: (t: Record<string, unknown>) => unknown[],
+    extras: (t: Record<string, unknown>) => never[],
   ): unknown;
-  index(name: string, unique: boolean, columns: unknown[]): unknown;
-  primaryKey(columns: unknown[]): unknown;
+  index(name: string): IndexOn;
+  uniqueIndex(name: string): IndexOn;
+  primaryKey(config: { columns: unknown[] }): unknown;
 }
 
-/** The builder methods both engines share under the same names. */
+/** The column builder methods both engines share under the same names. */
 interface Builder {
   primaryKey(): Builder;
   notNull(): Builder;
   default(value: unknown): Builder;
   references(target: () => unknown): Builder;
+  /** drizzle's default mode: VIRTUAL on SQLite, STORED on PostgreSQL, as `generated` says. */
+  generatedAlwaysAs(expression: SQL): Builder;
 }
 
 /** A table's columns as `engine` has them, in order. */
@@ -151,13 +156,16 @@ function expressionOn(expression: SQL | PerEngine, engine: Engine): SQL {
 function buildColumn(dialect: Dialect, key: string, spec: Column, built: Record<string, unknown>): unknown {
   const { options } = spec;
   const name = columnName(key);
-  let c = dialect.column(spec.kind, name) as Builder;
+  const builder = dialect.columns[spec.kind];
+  if (!builder)
+    throw new Error(`schema: no ${spec.kind} columns on ${dialect.engine} (give ${name} a variant)`);
+  let c = builder(name) as Builder;
   if (options.primaryKey) c = c.primaryKey();
   if (options.notNull) c = c.notNull();
   const fallback = options.default;
   if (fallback !== undefined)
     c = c.default(typeof fallback === "object" ? expressionOn(fallback, dialect.engine) : fallback);
-  if (options.generated) c = dialect.generated(c, expressionOn(options.generated, dialect.engine)) as Builder;
+  if (options.generated) c = c.generatedAlwaysAs(expressionOn(options.generated, dialect.engine));
   const references = options.references;
   if (references) {
     const [tableKey, columnKey] = references;
@@ -170,25 +178,27 @@ function buildColumn(dialect: Dialect, key: string, spec: Column, built: Record<
 }
 
 /** Every table of `tables` built with one engine's drizzle builders, by key. */
-export function buildTablesFrom(
-  tables: Record<string, TableSpec>,
+export function buildTables<K extends string>(
+  tables: Record<K, TableSpec>,
   dialect: Dialect,
-): Record<string, unknown> {
+): Record<K, unknown> {
   const built: Record<string, unknown> = {};
-  for (const [key, spec] of Object.entries(tables)) {
+  for (const [key, spec] of Object.entries<TableSpec>(tables)) {
     const columns: Record<string, unknown> = {};
     for (const [columnKey, c] of columnsOn(spec, dialect.engine)) {
       columns[columnKey] = buildColumn(dialect, columnKey, c, built);
     }
     const constraints = spec.constraints.filter((c) => (c.engine ?? dialect.engine) === dialect.engine);
-    built[key] = dialect.table(spec.name, columns, (t) =>
-      constraints.map((c) => {
-        const on = c.columns.map((columnKey) => t[columnKey]);
-        return c.kind === "primaryKey"
-          ? dialect.primaryKey(on)
-          : dialect.index(c.name, c.kind === "unique", on);
-      }),
+    built[key] = dialect.table(
+      spec.name,
+      columns,
+      (t) =>
+        constraints.map((c) => {
+          const on = c.columns.map((columnKey) => t[columnKey]);
+          if (c.kind === "primaryKey") return dialect.primaryKey({ columns: on });
+          return (c.kind === "unique" ? dialect.uniqueIndex : dialect.index)(c.name).on(...on);
+        }) as never[],
     );
   }
-  return built;
+  return built as Record<K, unknown>;
 }

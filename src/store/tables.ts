@@ -1,22 +1,15 @@
-// Every table of the store, described once for both engines. src/store/schema.ts builds SQLite's
-// drizzle tables from it and src/store/pg/schema.ts PostgreSQL's: they are the sources of drizzle-kit's
-// migrations (drizzle/ and drizzle/pg/), and the tables are a public interface for ad hoc SQL (see
-// docs/sql.md "Tables"): columns may be added, never renamed. A column's SQL name is its key in snake_case.
-//
-// The language it is written in (column kinds, per-engine variants, building an engine's tables) is
-// src/store/tableKinds.ts. The columns stand in the order both engines' tables have them after their
-// migrations, so that ad hoc SQL reads the same on both; SQLite's audit_logs alone has three more, last:
-// the record and its hashes as stored (see audit_logs). test/pg/schema.test.ts compares both databases
-// with this description.
+// Every table of the store, described once for both engines in tableKinds.ts's language: schema.ts and
+// pg/schema.ts build each engine's drizzle tables (drizzle-kit's sources) from it. The tables are a public
+// interface for ad hoc SQL (docs/sql.md "Tables"): columns may be added, never renamed; a column's SQL name
+// is its key in snake_case. Columns stand in the order both engines' migrated tables have them (SQLite's
+// audit_logs alone has three more, last), checked by test/pg/schema.test.ts.
 import { sql } from "drizzle-orm";
 import { CONTROL_TABLES } from "./controlTables.ts";
 import { ENTITY_TABLES } from "./entityTables.ts";
 import {
   bigNumber,
   blob,
-  buildTablesFrom,
   type Column,
-  type Dialect,
   epochMs,
   integer,
   perEngine,
@@ -36,10 +29,8 @@ const fromRawOnSqlite = (column: Column, path: string) =>
 
 export const TABLES = {
   /**
-   * One row per audit log record, first version as received. Never updated once written. On SQLite one
-   * copy of the record is on disk (`raw_data`, with the store's own columns): the documented columns that
-   * repeat a field of it are virtual generated columns read from it (migration 0011), in their places,
-   * with their values. PostgreSQL stores every column (virtual generated columns only from 18 on).
+   * One row per record, first version as received, never updated. On SQLite the columns that repeat a
+   * field are virtual, read from `raw_data` (docs/sql.md); PostgreSQL stores every column.
    */
   auditLogs: table(
     "audit_logs",
@@ -49,53 +40,41 @@ export const TABLES = {
       actionType: fromRawOnSqlite(text().notNull(), "actionType"),
       changeLog: fromRawOnSqlite(text(), "changeLog"),
       updatedBy: fromRawOnSqlite(text(), "updatedBy"),
-      // Stored on SQLite too: the report reads both for every record of its period (by person, the CSVs);
-      // read from raw_data its CPU grew by ~7 % (one month of a 300k-record store).
+      // Stored on SQLite too: the report reads both for every record of its period (from raw_data: +7 %
+      // CPU, one month of a 300k-record store).
       updatedByUserId: text(),
-      /** A string as sent, or the JSON text when the service sent an object. */
       modifierEmail: text(),
-      /** Epoch ms UTC parsed from date_text + time_text; NULL when they could not be parsed. */
       occurredAt: epochMs(),
-      /** The record's calendar day in the server's zone (YYYY-MM-DD), from its own `date` text. */
       serverDay: text(),
       dateText: fromRawOnSqlite(text().notNull(), "date"),
       timeText: fromRawOnSqlite(text().notNull(), "time"),
-      /** JSON array or NULL when the record had no tags. */
       tags: fromRawOnSqlite(text(), "tags"),
-      /** JSON of the record exactly as received (on SQLite `raw_data` under its documented name). */
       raw: perEngine({ sqlite: text().notNull().generatedAs(sql`raw_data`), pg: text().notNull() }),
-      /** SHA-256 (hex) of the record's canonical JSON. */
       recordHash: perEngine({
         sqlite: text().notNull().generatedAs(sql`lower(hex(record_hash_bytes))`),
         pg: text().notNull(),
       }),
-      /** Insertion order; the hash chain runs over it. On SQLite the rowid: the table is stored in this order. */
       seq: perEngine({ sqlite: integer().primaryKey(), pg: bigNumber().notNull() }),
-      /** SHA-256 of (previous chain_hash + record_hash): tampering with any earlier row breaks it. */
       chainHash: perEngine({
         sqlite: text().notNull().generatedAs(sql`lower(hex(chain_hash_bytes))`),
         pg: text().notNull(),
       }),
       firstSeenAt: epochMs().notNull(),
       syncRunId: integer(),
-      /**
-       * JSON object: the record's `changes`. Both expressions give the member's text as it stands in the
-       * record and SQL NULL for JSON null.
-       */
+      /** Both expressions give the member's text as in the record, and SQL NULL for JSON null. */
       changes: text().generatedAs({
         sqlite: sql`coalesce(json_extract(raw_data, '$.changes'), '{}')`,
         pg: sql`coalesce(raw::json ->> 'changes', '{}')`,
       }),
       /**
-       * SQLite: the record's text as received. Not binary JSON (JSONB, ~80 bytes a record smaller): every
-       * column read from a JSONB column fails in SQLite before 3.45 (Debian 12's sqlite3, and Python's
-       * there), and the store is meant to be read with any SQLite tool.
+       * Text, not JSONB (~80 bytes a record smaller): reading JSONB fails in SQLite before 3.45 (Debian 12's
+       * sqlite3 and Python's), and the store is meant to be read with any SQLite tool.
        */
       rawData: perEngine({ sqlite: text().notNull() }),
       recordHashBytes: perEngine({ sqlite: blob().notNull() }),
       chainHashBytes: perEngine({ sqlite: blob().notNull() }),
     },
-    // Each index and the query that needs it (an index on a virtual column holds its values itself).
+    // Each index and the queries that need it (an index on a virtual column holds its values itself).
     (on) => [
       // SQLite: the writer's dedupe on id; the foreign keys of rule_changes, rule_diff_summaries,
       // listed_days… (PostgreSQL: id is the primary key).
@@ -106,11 +85,9 @@ export const TABLES = {
       // Records per server day: the sync's coverage counts (coverageCounts.ts), the report's completeness
       // section (reportQueries/completeness.ts).
       on.index("audit_logs_server_day_idx", "serverDay"),
-      // Covers what the report reads of a category's records (views experiment_state_changes,
-      // config_edits) besides the CSV columns: the unreviewed-change window and the per-entity summaries
-      // then read the index alone instead of a table row per record (bench/report.ts). SQLite's has no
-      // seq: every index entry ends with the rowid, which seq is, and a listed seq was a second copy
-      // (migration 0012); none of the report's orders is read from this index (each is sorted).
+      // Covers what the report reads of a category's records (the two views) besides the CSV columns:
+      // the unreviewed-change window and per-entity summaries read the index alone (bench/report.ts).
+      // SQLite's lists no seq: every entry ends with the rowid, which seq is.
       on.only(
         "sqlite",
         on.index("audit_logs_action_type_idx", "actionType", "occurredAt", "name", "updatedBy", "id"),
@@ -174,11 +151,8 @@ export const TABLES = {
       id: serial(),
       startedAt: epochMs().notNull(),
       finishedAt: epochMs(),
-      /** running | ok | failed | interrupted */
       outcome: text().notNull().default("running"),
-      /** Identifies the filter set (action types) whose checkpoint the run advances. */
       filterKey: text().notNull(),
-      /** JSON of the run's parameters (range, action types, page size…). Never holds the key. */
       params: text().notNull(),
       fetched: integer().notNull().default(0),
       inserted: integer().notNull().default(0),
@@ -232,19 +206,13 @@ export const TABLES = {
       localCount: integer().notNull(),
       checkedAt: epochMs().notNull(),
       syncRunId: integer(),
-      /** 1 when the server's day had ended when it was checked; 0 = still open, re-checked next sync. */
       dayClosed: integer().notNull().default(0),
-      /** How many of local_count are in quarantine (stored, but failed validation). */
       quarantinedCount: integer().notNull().default(0),
     },
     (on) => [on.primaryKey("filterKey", "day")],
   ),
 
-  /**
-   * Leases: one sync and one daemon per database. A lease past expires_at is free to take. On
-   * PostgreSQL the lease itself is a session-level advisory lock (src/store/pg/leaseLocks.ts): the row
-   * only says who took it, and since when.
-   */
+  /** One sync and one daemon per database (on PostgreSQL the row only says who holds the lock: leases.ts). */
   leases: table("leases", {
     name: text().primaryKey(),
     holder: text().notNull(),
@@ -261,9 +229,7 @@ export const TABLES = {
       auditLogId: text().notNull().references("auditLogs", "id"),
       ruleId: text().notNull(),
       ruleName: text(),
-      /** added | removed | modified | moved */
       change: text().notNull(),
-      /** Field path for `modified` rows, e.g. percentagePass, condition[1].value, returnValueJSON $.color */
       field: text(),
       oldValue: text(),
       newValue: text(),
@@ -287,10 +253,8 @@ export const TABLES = {
   }),
 
   /**
-   * The server day a single-day request listed a record under, when that differs from the day of its
-   * own `date` text (a server that writes some texts in another zone than the one it files days in).
-   * Coverage counts such a record on the day the server lists it under, so that a gap report means a
-   * missing record.
+   * The day a single-day request listed a record under, when its own `date` text says another (a server
+   * writing some texts in another zone): coverage counts it there, so that a gap means a missing record.
    */
   listedDays: table("listed_days", {
     auditLogId: text().primaryKey().references("auditLogs", "id"),
@@ -318,8 +282,3 @@ export const TABLES = {
   ...ENTITY_TABLES,
   ...CONTROL_TABLES,
 };
-
-/** Every table of TABLES built with one engine's drizzle builders, by key. */
-export function buildTables(dialect: Dialect): Record<keyof typeof TABLES, unknown> {
-  return buildTablesFrom(TABLES, dialect) as Record<keyof typeof TABLES, unknown>;
-}

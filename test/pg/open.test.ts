@@ -8,12 +8,7 @@ import { sqliteOf } from "../../src/store/connection.ts";
 import { acquireLease, readLiveLease, releaseLease, renewLease } from "../../src/store/leases.ts";
 import { writeMetaValue as writePgMetaValue } from "../../src/store/metaValues.ts";
 import { openStore } from "../../src/store/open.ts";
-import {
-  openPgStore,
-  type PgOpenOptions,
-  type PgStore,
-  withStartupSettings,
-} from "../../src/store/pg/open.ts";
+import { openPgStore, type PgOpenOptions, type PgStore, poolUrl } from "../../src/store/pg/open.ts";
 import { auditLogs } from "../../src/store/pg/schema.ts";
 import { pgDrizzleOf } from "../helpers/storeFixtures.ts";
 import { freshDatabase, queryOnce, urlFor } from "./cluster.ts";
@@ -304,17 +299,23 @@ describe("full-text search and generated columns on PostgreSQL", () => {
 describe("startup settings over a URL's own options", () => {
   it("adds them after the URL's options, escaping spaces", () => {
     expect(
-      withStartupSettings(
-        "postgres://u:p%40ss@h:5432/db?options=-c%20statement_timeout%3D5000&sslmode=disable",
-        {
-          default_transaction_read_only: "on",
-          search_path: '"public_a b"',
-        },
-      ),
+      poolUrl("postgres://u:p%40ss@h:5432/db?options=-c%20statement_timeout%3D5000&sslmode=disable", {
+        default_transaction_read_only: "on",
+        search_path: '"public_a b"',
+      }),
     ).toBe(
       "postgres://u:p%40ss@h:5432/db?options=-c+statement_timeout%3D5000+-c+default_transaction_read_only%3Don+-c+search_path%3D%22public_a%5C+b%22&sslmode=disable",
     );
-    expect(withStartupSettings("postgres://h/db", {})).toBe("postgres://h/db");
+    expect(poolUrl("postgres://h/db", {})).toBe("postgres://h/db");
+  });
+
+  it("reads sslmode=require as libpq does, unless the URL says how, with the settings after it", () => {
+    expect(poolUrl("postgres://h/db?sslmode=require", { search_path: "p" })).toBe(
+      "postgres://h/db?sslmode=require&uselibpqcompat=true&options=-c+search_path%3Dp",
+    );
+    const told = "postgres://h/db?sslmode=require&uselibpqcompat=false";
+    expect(poolUrl(told, {})).toBe(told);
+    expect(poolUrl("postgres://h/db?sslmode=verify-full", {})).toBe("postgres://h/db?sslmode=verify-full");
   });
 
   it("a read-only open stays read-only and a project's schema holds, whatever options the URL gives", async () => {

@@ -5,13 +5,12 @@ import { drizzle } from "drizzle-orm/node-postgres";
 import { migrate } from "drizzle-orm/node-postgres/migrator";
 import pg from "pg";
 import { FlagtrailError } from "../../errors.ts";
-import { assertMigrated, foreignStore, maskUrl } from "../../storeLocation.ts";
+import { foreignStore, maskUrl } from "../../storeLocation.ts";
 import { type CategoryRow, categoryWrites, STORED_CATEGORIES } from "../categories.ts";
 import { attachPgConnection, type PgConnection, type PgStore } from "../connection.ts";
 import { releaseLease } from "../leases.ts";
-import type { OpenOptions } from "../open.ts";
+import { assertCurrent, type OpenOptions } from "../open.ts";
 import { describePgError } from "./errors.ts";
-import * as schema from "./schema.ts";
 
 export type { PgStore } from "../connection.ts";
 
@@ -20,10 +19,7 @@ const migrationsFolder = fileURLToPath(new URL("../../../drizzle/pg", import.met
 const MIGRATION_LOCK = [0x46_54_4c_02, 0] as const;
 
 export interface PgOpenOptions extends OpenOptions {
-  /**
-   * A project's own schema (src/store/projectStores.ts) instead of the URL's: every session's
-   * search_path, created and migrated there (its migrations table in it too) on a writable open.
-   */
+  /** A project's own schema (projectStores.ts): every session's search_path, created on a writable open. */
   schema?: string;
 }
 
@@ -32,16 +28,10 @@ function quotePgIdent(name: string): string {
   return `"${name.replaceAll('"', '""')}"`;
 }
 
-/**
- * The first migration's hash before its foreign keys stopped naming the "public" schema (they pinned a
- * project schema's tables to public's): stores migrated by earlier versions carry this one.
- */
+/** The first migration's hash before its foreign keys stopped naming "public": older stores carry it. */
 const LEGACY_FIRST_MIGRATION_HASH = "9fb6db7d66f2a97dd91a763420c2cdebf47c98594cadc8cd984a8f5443d57e7f";
 
-/**
- * bigint (int8) and numeric as JS numbers: epoch milliseconds, seq, count(*) and sum() read as they do
- * from SQLite (whose integers and reals are JS numbers too), in flagtrail's queries and in `flagtrail sql`.
- */
+/** bigint (int8) and numeric as JS numbers: epoch ms, seq, count(*) and sum() read as from SQLite. */
 const NUMERIC_TYPES: ReadonlySet<number> = new Set([pg.types.builtins.INT8, pg.types.builtins.NUMERIC]);
 const types: pg.CustomTypesConfig = {
   getTypeParser: ((oid: number, format?: "text" | "binary") =>
@@ -51,9 +41,8 @@ const types: pg.CustomTypesConfig = {
 };
 
 /**
- * A session whose login fails on the client's side (no password to answer the server's SCRAM challenge)
- * keeps its socket open until the server's authentication_timeout (a minute), and the process with it:
- * close it with the failure.
+ * A login that fails on the client's side (no password for the server's SCRAM challenge) would keep its
+ * socket, and the process, open until the server's authentication_timeout (a minute): close it.
  */
 class ClosingClient extends pg.Client {
   override connect(): Promise<pg.Client>;
@@ -68,22 +57,15 @@ class ClosingClient extends pg.Client {
   }
 }
 
-interface MigrationState {
-  /** Tables and views of the current schema, by name. */
-  relations: string[];
-  /** Hashes and times of the migrations applied, when drizzle's table exists. */
-  applied: { hash: string; created_at: number }[] | undefined;
-}
+type MigrationState = Awaited<ReturnType<typeof migrationState>>;
 
-async function migrationState(
-  client: pg.ClientBase,
-  schemaName: string | undefined,
-): Promise<MigrationState> {
+/** The current schema's tables and views, and the migrations applied (undefined: no drizzle table). */
+async function migrationState(client: pg.ClientBase, schemaName: string | undefined) {
   const relations = await client.query<{ name: string }>(
     `SELECT table_name AS name FROM information_schema.tables WHERE table_schema = current_schema()
      ORDER BY table_name`,
   );
-  // Where drizzle's migrator keeps its table: its default `drizzle` schema, or the project's own.
+  // As migrate() is told below: drizzle's default schema, or the project's own.
   const table = `${quotePgIdent(schemaName ?? "drizzle")}.__drizzle_migrations`;
   const hasTable = await client.query<{ present: boolean }>("SELECT to_regclass($1) IS NOT NULL AS present", [
     table,
@@ -95,9 +77,8 @@ async function migrationState(
 }
 
 /**
- * A URL pointed by mistake at another application's database must not gain flagtrail's tables: refuse
- * a database with tables but none of flagtrail's migrations (drizzle's table, if another drizzle
- * application made it, lacks our first migration).
+ * Another application's database must not gain flagtrail's tables: refuse tables without our first
+ * migration (another drizzle application's table lacks it).
  */
 function assertNotForeign(state: MigrationState, where: string): void {
   const ours = new Set([readMigrationFiles({ migrationsFolder })[0]?.hash, LEGACY_FIRST_MIGRATION_HASH]);
@@ -107,33 +88,26 @@ function assertNotForeign(state: MigrationState, where: string): void {
 }
 
 /**
- * `url` with `settings` added to its startup `options` (`-c name=value`), after any the URL gives. In
- * the URL itself because node-postgres lets a URL's `options` replace the pool's: a read-only open or
- * a project's schema must hold whatever the URL says, and the server sets them before any statement.
+ * `url` with `settings` added to its startup `options` (`-c name=value`) after any it gives (node-postgres
+ * lets a URL's `options` replace the pool's, and read-only or a project's schema must hold), and with
+ * `sslmode=prefer|require|verify-ca` read as libpq reads them (node-postgres 8 takes them for verify-full,
+ * with a nine-line warning).
  */
-export function withStartupSettings(url: string, settings: Readonly<Record<string, string>>): string {
-  const entries = Object.entries(settings);
-  if (entries.length === 0) return url;
-  // libpq's options string separates on spaces; a backslash keeps one in a value.
-  const escapeValue = (text: string) => text.replaceAll("\\", "\\\\").replaceAll(" ", "\\ ");
-  const added = entries.map(([name, value]) => `-c ${name}=${escapeValue(value)}`).join(" ");
-  const parsed = new URL(url);
-  const given = parsed.searchParams.get("options");
-  parsed.searchParams.set("options", given ? `${given} ${added}` : added);
-  return parsed.toString();
-}
-
-/**
- * `sslmode=prefer|require|verify-ca` read as libpq (and psql) reads them. node-postgres 8 treats them as
- * verify-full and prints a nine-line warning that version 9 will change that; whoever wrote a libpq URL
- * meant libpq's meaning, which node-postgres gives with `uselibpqcompat=true`.
- */
-function withLibpqSslMode(url: string): string {
+export function poolUrl(url: string, settings: Readonly<Record<string, string>>): string {
   const parsed = new URL(url);
   const mode = parsed.searchParams.get("sslmode");
-  if (mode === null || !["prefer", "require", "verify-ca"].includes(mode)) return url;
-  if (parsed.searchParams.has("uselibpqcompat")) return url;
-  parsed.searchParams.set("uselibpqcompat", "true");
+  const libpqSsl =
+    ["prefer", "require", "verify-ca"].includes(mode ?? "") && !parsed.searchParams.has("uselibpqcompat");
+  const entries = Object.entries(settings);
+  if (entries.length === 0 && !libpqSsl) return url;
+  if (libpqSsl) parsed.searchParams.set("uselibpqcompat", "true");
+  if (entries.length > 0) {
+    // libpq's options string separates on spaces; a backslash keeps one in a value.
+    const escapeValue = (text: string) => text.replaceAll("\\", "\\\\").replaceAll(" ", "\\ ");
+    const added = entries.map(([name, value]) => `-c ${name}=${escapeValue(value)}`).join(" ");
+    const given = parsed.searchParams.get("options");
+    parsed.searchParams.set("options", given ? `${given} ${added}` : added);
+  }
   return parsed.toString();
 }
 
@@ -147,7 +121,7 @@ async function assertSchema(client: pg.ClientBase, schemaName: string, where: st
   }
 }
 
-/** Checks the database is ours (or empty), then migrates it, one process at a time. */
+/** Checks the database is ours (or empty) and, unless read-only, migrates it, one process at a time. */
 async function prepare(pool: pg.Pool, where: string, options: PgOpenOptions): Promise<void> {
   const { readonly = false, schema: schemaName } = options;
   const client = await pool.connect();
@@ -158,8 +132,7 @@ async function prepare(pool: pg.Pool, where: string, options: PgOpenOptions): Pr
       const state = await migrationState(client, schemaName);
       assertNotForeign(state, where);
       const applied = (state.applied ?? []).map((m) => Number(m.created_at));
-      const shipped = readMigrationFiles({ migrationsFolder }).map((m) => m.folderMillis);
-      assertMigrated(where, applied.length === 0 ? null : Math.max(...applied), Math.max(...shipped));
+      assertCurrent(where, migrationsFolder, applied);
       return;
     }
     // Two processes opening a new store at once would both create its tables: the second waits here.
@@ -169,11 +142,8 @@ async function prepare(pool: pg.Pool, where: string, options: PgOpenOptions): Pr
       await assertSchema(client, schemaName, where);
     }
     assertNotForeign(await migrationState(client, schemaName), where);
-    const db = drizzle({ client, schema });
-    await migrate(db, {
-      migrationsFolder,
-      ...(schemaName === undefined ? {} : { migrationsSchema: schemaName }),
-    });
+    const db = drizzle({ client });
+    await migrate(db, { migrationsFolder, migrationsSchema: schemaName });
     const writes = categoryWrites((await db.execute<CategoryRow>(STORED_CATEGORIES)).rows);
     if (writes.length > 0) {
       await db.transaction(async (tx) => {
@@ -199,7 +169,7 @@ export async function openPgStore(url: string, options: PgOpenOptions = {}): Pro
     ...(options.schema === undefined ? {} : { search_path: quotePgIdent(options.schema) }),
   };
   const pool = new pg.Pool({
-    connectionString: withStartupSettings(withLibpqSslMode(url), settings),
+    connectionString: poolUrl(url, settings),
     application_name: "flagtrail",
     connectionTimeoutMillis: 10_000,
     // A lease is a session: keepalives let the server notice a holder whose machine vanished.
@@ -208,11 +178,10 @@ export async function openPgStore(url: string, options: PgOpenOptions = {}): Pro
     types,
     Client: ClosingClient,
   });
-  // An idle connection the server drops emits here; the next query reports it, so nothing to do now.
+  // An idle connection the server drops emits here; the next query reports it.
   pool.on("error", () => {});
-  // A checked-out session has no listener (pg-pool drops its own at checkout): its socket dying
-  // (pg_terminate_backend, a restart) would be an unhandled 'error' that kills the process. The
-  // statement in flight rejects with the same error, and that is what the command reports.
+  // pg-pool drops its listener at checkout: a dying session's 'error' would kill the process, while the
+  // statement in flight rejects with the same error, which the command reports.
   pool.on("connect", (client) => {
     client.on("error", () => {});
   });
@@ -222,12 +191,7 @@ export async function openPgStore(url: string, options: PgOpenOptions = {}): Pro
     await pool.end().catch(() => {});
     throw describePgError(error, url);
   }
-  const connection: PgConnection = {
-    pool,
-    url,
-    leases: new Map(),
-    namespace: options.schema ?? null,
-  };
+  const connection: PgConnection = { pool, url, leases: new Map(), namespace: options.schema ?? null };
   const store: PgStore = {
     engine: "postgres",
     location: where,

@@ -2,37 +2,24 @@
 import type { SQL } from "drizzle-orm";
 import { PgDialect } from "drizzle-orm/pg-core";
 import pg from "pg";
-import type { PgStore } from "../connection.ts";
-import { pgConnectionOf } from "../connection.ts";
+import { type PgStore, pgConnectionOf } from "../connection.ts";
 import type { Queries } from "../query.ts";
 import { copyRows } from "./copyRows.ts";
 import { describePgError } from "./errors.ts";
 
-/** A statement or two on one session of the pool (the sync's reads, a run row, a transaction's). */
-async function onPgSession<T>(store: PgStore, fn: (client: pg.ClientBase) => Promise<T>): Promise<T> {
-  const { pool, url } = pgConnectionOf(store);
-  const client = await pool.connect().catch((error: unknown) => {
-    throw describePgError(error, url);
-  });
-  let broken = false;
-  try {
-    return await fn(client);
-  } catch (error) {
-    broken = true;
-    throw describePgError(error, url);
-  } finally {
-    client.release(broken || undefined);
-  }
-}
-
-/** `fn` in one transaction (`begin`) on a session of its own: committed, or with `commit` false rolled back after; rolled back on any throw. */
+/** `fn` in one transaction (`begin`) on a session of its own: committed (unless `commit` is false) or rolled back. */
 async function inPgSessionTransaction<T>(
   store: PgStore,
   begin: string,
   commit: boolean,
   fn: (client: pg.ClientBase) => Promise<T>,
 ): Promise<T> {
-  return onPgSession(store, async (client) => {
+  const { pool, url } = pgConnectionOf(store);
+  const client = await pool.connect().catch((error: unknown) => {
+    throw describePgError(error, url);
+  });
+  let broken = false;
+  try {
     await client.query(begin);
     try {
       const result = await fn(client);
@@ -43,15 +30,20 @@ async function inPgSessionTransaction<T>(
       await client.query("ROLLBACK").catch(() => {});
       throw error;
     }
-  });
+  } catch (error) {
+    broken = true;
+    throw describePgError(error, url);
+  } finally {
+    client.release(broken || undefined);
+  }
 }
 
 /** One consistent read-only view (verify, report): a sync committing meanwhile changes nothing they see. */
 export const inPgReadSnapshot = <T>(store: PgStore, fn: (client: pg.ClientBase) => Promise<T>) =>
   inPgSessionTransaction(store, "BEGIN TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY", false, fn);
 
-// Rendered by drizzle, run by the driver itself: drizzle's execute() parses with pg's global type
-// parsers, and the store's pool reads bigint as a JS number (src/store/pg/open.ts), as SQLite does.
+// Rendered by drizzle, run by the driver: drizzle's execute() would parse with pg's global type parsers,
+// not the pool's (bigint as a JS number, pg/open.ts).
 const dialect = new PgDialect();
 
 function queriesOn(client: pg.Pool | pg.ClientBase, url: string): Queries {
