@@ -14,6 +14,11 @@ export class UsageError extends FlagtrailError {
   override readonly exitCode = 2 as const;
 }
 
+/** SQL that does not compile or run as given (bad syntax, a missing parameter): the user's input at fault. */
+export function sqlUsageError(message: string): UsageError {
+  return new UsageError(`SQL error: ${message}`);
+}
+
 /** The console API answered with an error status, or never answered after all retries. */
 export class ApiError extends FlagtrailError {
   constructor(

@@ -13,7 +13,7 @@ import { attachConnection, type Store } from "./connection.ts";
 
 /**
  * A writer's page cache: SQLite's default 2 MiB, not better-sqlite3's 16 (a 1M-record sync's peak RSS
- * 172–198 → 152–161 MB, same wall time). Reads that want more (a report) raise it for their transaction.
+ * 172–198 → 152–161 MB, wall 128–140 → 119–138 s). Reads that want more (a report) raise it.
  */
 const WRITER_CACHE_KIB = 2_000;
 /** Page size of a store created from now on (SQLite's default is 4096). */
@@ -102,7 +102,7 @@ export function openStore(path: string, options: OpenOptions = {}): Store {
   refuseUrl(path);
   const inMemory = path === ":memory:";
   // SQLite would open it and fail later with "disk I/O error".
-  if (!inMemory && existsSync(path) && statSync(path).isDirectory()) {
+  if (!inMemory && statSync(path, { throwIfNoEntry: false })?.isDirectory()) {
     throw new FlagtrailError(
       `${path} is a directory, not a database file; give a file path (such as ${join(path, "flagtrail.db")}).`,
     );
@@ -125,7 +125,8 @@ export function openStore(path: string, options: OpenOptions = {}): Store {
     sqlite.pragma("foreign_keys = ON");
     if (!readonly) {
       // Only a file with no page yet (WAL fixes the size once set). ~1.2 KB records leave 14 % of 4 KB
-      // pages unused, ~6 % of 16 KB ones (bytes per record at 50k 1,717 → ~1,600).
+      // pages unused, ~6 % of 16 KB ones (bench `ingest_sync_bytes_per_record`: 1,717 → ~1,600). 32 and
+      // 64 KB pages were no smaller (50k: 1,327 and 1,367 vs 1,339 bytes): indexes fill them less.
       const newFile = !inMemory && sqlite.pragma("page_count", { simple: true }) === 0;
       if (newFile) sqlite.pragma(`page_size = ${NEW_STORE_PAGE_SIZE}`);
       if (!inMemory) sqlite.pragma("journal_mode = WAL");

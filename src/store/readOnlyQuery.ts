@@ -1,12 +1,13 @@
 // A user's own SQL (`flagtrail sql`, the report's printed queries); PostgreSQL: ./pg/readOnlyQuery.ts. On
 // SQLite the store's query_only connection compiles it, refused unless SQLite classifies it as a read that
 // returns rows, and a child process runs it: better-sqlite3 cannot interrupt a statement, so a runaway one
-// would outlast SIGINT, SIGTERM and any time limit, in a worker thread too. A child can be killed at once.
+// would outlast SIGINT, SIGTERM and any time limit, in a worker thread too (checked: terminating it and
+// exiting both hung). A child can be killed at once.
 import { type ChildProcess, spawn } from "node:child_process";
 import { createRequire } from "node:module";
 import { Readable } from "node:stream";
 import { z } from "zod";
-import { FlagtrailError, QueryTimeoutError, UsageError } from "../errors.ts";
+import { FlagtrailError, QueryTimeoutError, sqlUsageError, UsageError } from "../errors.ts";
 import { sqliteOf } from "./connection.ts";
 import { type AnyStore, pgSide } from "./openAny.ts";
 
@@ -22,11 +23,6 @@ export async function* rowsInBatches(first: unknown[][], next: () => Promise<unk
     yield* batch;
     if (batch.length < BATCH_ROWS) return;
   }
-}
-
-/** SQL that does not compile or run as given (bad syntax, a missing parameter): the user's input at fault. */
-export function sqlUsageError(message: string): UsageError {
-  return new UsageError(`SQL error: ${message}`);
 }
 
 /** Compiling and binding errors (a missing named parameter: RangeError/TypeError) are bad input all the same. */
@@ -169,7 +165,14 @@ export async function queryReadOnly(
   // An in-memory store (tests) has no file a second connection could open: it runs here, unstoppable, and
   // whole (no statement left busy when the consumer stops early).
   if (store.path === ":memory:") {
-    return consume(columns, Readable.from(binding(() => statement.raw(true).all() as unknown[][])));
+    let rows: unknown[][];
+    try {
+      rows = statement.raw(true).all() as unknown[][];
+    } catch (error) {
+      // As from the child: SQLite's own errors are the query's fault (2), anything else a failure (1).
+      throw error instanceof Error && error.name === "SqliteError" ? sqlUsageError(error.message) : error;
+    }
+    return consume(columns, Readable.from(rows));
   }
   return consume(columns, rowsFromChildProcess({ path: store.path, sql: query, params }, timeoutMs));
 }

@@ -136,8 +136,8 @@ interface Builder {
   notNull(): Builder;
   default(value: unknown): Builder;
   references(target: () => unknown): Builder;
-  /** drizzle's default mode: VIRTUAL on SQLite, STORED on PostgreSQL, as `generated` says. */
-  generatedAlwaysAs(expression: SQL): Builder;
+  /** SQLite's mode is given (virtual); PostgreSQL's columns are STORED (virtual only from 18 on). */
+  generatedAlwaysAs(expression: SQL, config?: { mode: "virtual" }): Builder;
 }
 
 /** A table's columns as `engine` has them, in order. */
@@ -165,7 +165,12 @@ function buildColumn(dialect: Dialect, key: string, spec: Column, built: Record<
   const fallback = options.default;
   if (fallback !== undefined)
     c = c.default(typeof fallback === "object" ? expressionOn(fallback, dialect.engine) : fallback);
-  if (options.generated) c = c.generatedAlwaysAs(expressionOn(options.generated, dialect.engine));
+  // Virtual on SQLite pinned, not drizzle's default: the one-copy layout of 0011 depends on it.
+  if (options.generated)
+    c = c.generatedAlwaysAs(
+      expressionOn(options.generated, dialect.engine),
+      dialect.engine === "sqlite" ? { mode: "virtual" } : undefined,
+    );
   const references = options.references;
   if (references) {
     const [tableKey, columnKey] = references;

@@ -87,7 +87,8 @@ export const TABLES = {
       on.index("audit_logs_server_day_idx", "serverDay"),
       // Covers what the report reads of a category's records (the two views) besides the CSV columns:
       // the unreviewed-change window and per-entity summaries read the index alone (bench/report.ts).
-      // SQLite's lists no seq: every entry ends with the rowid, which seq is.
+      // SQLite's lists no seq: every entry ends with the rowid, which seq is (0012); no report order is
+      // read from this index (each query sorts).
       on.only(
         "sqlite",
         on.index("audit_logs_action_type_idx", "actionType", "occurredAt", "name", "updatedBy", "id"),

@@ -7,9 +7,9 @@
 // 3. in a READ ONLY transaction whose snapshot a first query fixed (until then `SET TRANSACTION READ
 //    WRITE` would be allowed), rolled back whatever happened.
 import type pg from "pg";
-import { QueryTimeoutError, UsageError } from "../../errors.ts";
+import { QueryTimeoutError, sqlUsageError, UsageError } from "../../errors.ts";
 import { type PgStore, pgConnectionOf } from "../connection.ts";
-import { BATCH_ROWS, type RowConsumer, rowsInBatches, sqlUsageError } from "../readOnlyQuery.ts";
+import { BATCH_ROWS, type RowConsumer, rowsInBatches } from "../readOnlyQuery.ts";
 import { describePgError } from "./errors.ts";
 import { toPositional } from "./namedParams.ts";
 import { refuseUnsafePlan } from "./queryGuard.ts";
