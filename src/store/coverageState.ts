@@ -27,7 +27,6 @@ export interface CoverageDay {
   dayClosed: boolean;
 }
 
-/** A coverage row as upserted. */
 interface CoverageWrite extends CoverageDay {
   filterKey: string;
   runId: number;
@@ -73,12 +72,11 @@ export async function newestRecordTimeTexts(
  * emptied as coverage rows are written, so a run killed during its coverage phase leaves the rest.
  */
 const pendingCoverageKey = (filterKey: string) => `coverage_pending:${filterKey}`;
-const pendingCoverageSchema = z.array(z.string());
 
 /** The owed days kept in meta ([] when missing or unreadable). */
 function parsePendingDays(value: string | undefined): string[] {
   if (value === undefined) return [];
-  const parsed = pendingCoverageSchema.safeParse(JSON.parse(value));
+  const parsed = z.array(z.string()).safeParse(JSON.parse(value));
   return parsed.success ? parsed.data : [];
 }
 
@@ -86,7 +84,7 @@ export async function readPendingCoverageDays(store: AnyStore, filterKey: string
   return parsePendingDays(await readMetaValueIn(await queriesOf(store), pendingCoverageKey(filterKey)));
 }
 
-/** Rewrites the owed days of a filter set as `change` says (null: nothing to write), inside a transaction. */
+/** Rewrites the owed days of a filter set as `change` says (null: nothing to write). */
 async function changePendingDaysIn(
   q: Queries,
   filterKey: string,
