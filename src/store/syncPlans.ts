@@ -176,12 +176,10 @@ export async function oldestServerDay(store: AnyStore): Promise<string | null> {
 
 const PAGE_SIZE_KEY = "page_size_granted";
 
+const pageSizeSchema = z.coerce.number().int().positive();
+
 export async function readGrantedPageSize(store: AnyStore): Promise<number | undefined> {
-  const parsed = z.coerce
-    .number()
-    .int()
-    .positive()
-    .safeParse(await readMetaValue(store, PAGE_SIZE_KEY));
+  const parsed = pageSizeSchema.safeParse(await readMetaValue(store, PAGE_SIZE_KEY));
   return parsed.success ? parsed.data : undefined;
 }
 
