@@ -36,10 +36,8 @@ interface CoverageWrite extends CoverageDay {
 /** Several days' rows in one statement (a backfill checks hundreds: a round trip each on PostgreSQL). */
 export function writeCoverageRowsQuery(rows: readonly CoverageWrite[]): SQL {
   const values = rows.map(
-    (
-      row,
-    ) => sql`(${row.filterKey}, ${row.day}, ${row.serverTotal}, ${row.localCount}, ${row.now}, ${row.runId},
-      ${row.dayClosed ? 1 : 0}, ${row.quarantinedCount})`,
+    (row) => sql`(${row.filterKey}, ${row.day}, ${row.serverTotal}, ${row.localCount}, ${row.now},
+      ${row.runId}, ${row.dayClosed ? 1 : 0}, ${row.quarantinedCount})`,
   );
   return sql`INSERT INTO coverage (filter_key, day, server_total, local_count, checked_at, sync_run_id, day_closed,
       quarantined_count)
