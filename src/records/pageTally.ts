@@ -12,7 +12,7 @@ import { chainLink } from "../hash.ts";
 export const CHAIN_HEAD_SEQ_KEY = "chain_head_seq";
 export const CHAIN_HEAD_HASH_KEY = "chain_head_hash";
 
-/** A record new to the store, whose rule diff goes in with it (src/store/insertHooks.ts). */
+/** A record new to the store, whose rule diff goes in with it (src/store/ruleDiffs.ts). */
 export interface InsertedRecord {
   id: string;
   /** The record's rule diff, computed before the transaction; null when it has no rules. */

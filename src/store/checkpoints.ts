@@ -43,10 +43,7 @@ export async function writeCheckpointIn(q: Queries, c: CheckpointWrite): Promise
   );
 }
 
-/**
- * The newest stored record of a server-day range and filter set: the checkpoint of a finished plan whose
- * newest window held no (valid) record on its first page.
- */
+/** The newest stored record of a range and filter set: the checkpoint of a plan that found no head. */
 export async function newestStoredRecordIn(
   q: Queries,
   since: string,

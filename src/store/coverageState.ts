@@ -27,7 +27,6 @@ export interface CoverageDay {
   dayClosed: boolean;
 }
 
-/** A coverage row as upserted. */
 interface CoverageWrite extends CoverageDay {
   filterKey: string;
   runId: number;
@@ -37,10 +36,8 @@ interface CoverageWrite extends CoverageDay {
 /** Several days' rows in one statement (a backfill checks hundreds: a round trip each on PostgreSQL). */
 export function writeCoverageRowsQuery(rows: readonly CoverageWrite[]): SQL {
   const values = rows.map(
-    (
-      row,
-    ) => sql`(${row.filterKey}, ${row.day}, ${row.serverTotal}, ${row.localCount}, ${row.now}, ${row.runId},
-      ${row.dayClosed ? 1 : 0}, ${row.quarantinedCount})`,
+    (row) => sql`(${row.filterKey}, ${row.day}, ${row.serverTotal}, ${row.localCount}, ${row.now},
+      ${row.runId}, ${row.dayClosed ? 1 : 0}, ${row.quarantinedCount})`,
   );
   return sql`INSERT INTO coverage (filter_key, day, server_total, local_count, checked_at, sync_run_id, day_closed,
       quarantined_count)
@@ -73,12 +70,11 @@ export async function newestRecordTimeTexts(
  * emptied as coverage rows are written, so a run killed during its coverage phase leaves the rest.
  */
 const pendingCoverageKey = (filterKey: string) => `coverage_pending:${filterKey}`;
-const pendingCoverageSchema = z.array(z.string());
 
 /** The owed days kept in meta ([] when missing or unreadable). */
 function parsePendingDays(value: string | undefined): string[] {
   if (value === undefined) return [];
-  const parsed = pendingCoverageSchema.safeParse(JSON.parse(value));
+  const parsed = z.array(z.string()).safeParse(JSON.parse(value));
   return parsed.success ? parsed.data : [];
 }
 
@@ -86,7 +82,7 @@ export async function readPendingCoverageDays(store: AnyStore, filterKey: string
   return parsePendingDays(await readMetaValueIn(await queriesOf(store), pendingCoverageKey(filterKey)));
 }
 
-/** Rewrites the owed days of a filter set as `change` says (null: nothing to write), inside a transaction. */
+/** Rewrites the owed days of a filter set as `change` says (null: nothing to write). */
 async function changePendingDaysIn(
   q: Queries,
   filterKey: string,

@@ -16,7 +16,6 @@ export interface Lease {
   expiresAt: number;
 }
 
-/** Whether a lease may be taken: expired, or its process gone from this host. */
 function isStale(lease: Lease, now: number = Date.now()): boolean {
   return lease.expiresAt <= now || holderGone(lease.holder, lease.pid);
 }
@@ -135,7 +134,6 @@ export async function releaseLease(store: AnyStore, name: string, holder: string
   return true;
 }
 
-/** The current lease row, if any. */
 export async function readLease(store: AnyStore, name: string): Promise<Lease | undefined> {
   return readRow(await queriesOf(store), name);
 }

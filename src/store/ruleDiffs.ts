@@ -1,6 +1,7 @@
-// Rule diffs (rule_changes rows, a rule_diff_summaries row per record): written by the record writers
-// inside their transaction, and by the backfill for records stored before or diffed by an older DIFF_VERSION.
+// Rule diffs (rule_changes rows, a rule_diff_summaries row per record): written with new records, and by
+// the backfill for records stored before or diffed by an older DIFF_VERSION.
 import { DIFF_VERSION, diffRecordChanges, type RuleChange, type RuleDiff } from "../diff/rules.ts";
+import type { InsertedRecord } from "../records/pageTally.ts";
 import { metaValueQuery, writeMetaValueQuery } from "./metaValues.ts";
 import type { AnyStore } from "./openAny.ts";
 import { inList, inTransaction, type Queries, queriesOf, type SqliteQueriesNow, sql } from "./query.ts";
@@ -23,40 +24,34 @@ export function ruleChangeColumns(c: RuleChange): unknown[] {
   return [c.ruleId, c.ruleName, c.change, c.field, c.oldValue, c.newValue, c.oldPosition, c.newPosition];
 }
 
-export interface RecordDiff {
-  id: string;
-  diff: RuleDiff;
-}
-
-/** The rows of `records`' diffs: rule_changes in record then change order (so ids follow it), summaries. */
-function diffRows(records: readonly RecordDiff[]): { changes: unknown[][]; summaries: unknown[][] } {
+/**
+ * The rows of `records`' diffs (none for a record without rules): rule_changes in record then change
+ * order (so ids follow it), summaries.
+ */
+function diffRows(records: readonly InsertedRecord[]): { changes: unknown[][]; summaries: unknown[][] } {
+  const diffed = records.filter((r): r is { id: string; diff: RuleDiff } => r.diff !== null);
   return {
-    changes: records.flatMap(({ id, diff }) => diff.changes.map((c) => [id, ...ruleChangeColumns(c)])),
-    summaries: records.map(({ id, diff }) => [id, diff.summary, DIFF_VERSION]),
+    changes: diffed.flatMap(({ id, diff }) => diff.changes.map((c) => [id, ...ruleChangeColumns(c)])),
+    summaries: diffed.map(({ id, diff }) => [id, diff.summary, DIFF_VERSION]),
   };
 }
 
-/** Both tables' rows of records whose diffs are replaced (no-ops for records with none stored). */
-const deleteDiffQueries = (ids: readonly string[]) => [
-  sql`DELETE FROM rule_changes WHERE audit_log_id IN ${inList(ids)}`,
-  sql`DELETE FROM rule_diff_summaries WHERE audit_log_id IN ${inList(ids)}`,
-];
-
-/** Writes diffs computed beforehand for records that have none stored yet (PostgreSQL's record writer). */
-export async function insertRuleDiffRows(q: Queries, records: readonly RecordDiff[]): Promise<void> {
+/** Writes diffs computed beforehand for records that have none stored yet (new records, the backfill). */
+export async function insertRuleDiffRows(q: Queries, records: readonly InsertedRecord[]): Promise<void> {
   const { changes, summaries } = diffRows(records);
   await q.insertRows("rule_changes", CHANGE_COLUMNS, changes);
   await q.insertRows("rule_diff_summaries", SUMMARY_COLUMNS, summaries);
 }
 
-/** insertRuleDiffRows inside SQLite's record writer: a better-sqlite3 transaction, which cannot await. */
-export function insertRuleDiffRowsNow(now: SqliteQueriesNow, records: readonly RecordDiff[]): void {
+/** insertRuleDiffRows inside a better-sqlite3 transaction, which cannot await (createRecordWriter). */
+export function insertRuleDiffRowsNow(now: SqliteQueriesNow, records: readonly InsertedRecord[]): void {
   const { changes, summaries } = diffRows(records);
   now.insertRows("rule_changes", CHANGE_COLUMNS, changes);
   now.insertRows("rule_diff_summaries", SUMMARY_COLUMNS, summaries);
 }
 
-const markQuery = (): ReturnType<typeof metaValueQuery> => metaValueQuery(BACKFILL_MARK_KEY);
+const readMark = async (q: Queries) =>
+  parseBackfillMark((await q.get<{ value: string }>(metaValueQuery(BACKFILL_MARK_KEY)))?.value);
 const writeMarkQuery = (seq: number) =>
   writeMetaValueQuery(BACKFILL_MARK_KEY, JSON.stringify({ diffVersion: DIFF_VERSION, seq }), Date.now());
 
@@ -66,8 +61,7 @@ const writeMarkQuery = (seq: number) =>
  * A mark behind (an older store, a newer DIFF_VERSION) stays, for backfillRuleDiffs to catch up.
  */
 export async function advanceBackfillMarkIn(q: Queries, fromSeq: number, toSeq: number): Promise<void> {
-  const mark = parseBackfillMark((await q.get<{ value: string }>(markQuery()))?.value);
-  if (toSeq > fromSeq && mark === fromSeq) await q.run(writeMarkQuery(toSeq));
+  if (toSeq > fromSeq && (await readMark(q)) === fromSeq) await q.run(writeMarkQuery(toSeq));
 }
 
 export interface BackfillResult {
@@ -119,16 +113,18 @@ async function backfillBatch(
         WHERE a.seq > ${after} ORDER BY a.seq LIMIT ${limit}`,
   );
   if (batch.length === 0) return null;
-  const diffs: RecordDiff[] = [];
+  const diffs: InsertedRecord[] = [];
   const stale: string[] = [];
   for (const row of batch) {
-    // A record without changes.rules has nothing to diff (diffRecordChanges says so: null).
     const diff = row.needs ? diffRecordChanges(row.changes) : null;
     if (diff === null) continue;
     diffs.push({ id: row.id, diff });
     if (!row.fresh) stale.push(row.id);
   }
-  if (stale.length > 0) for (const query of deleteDiffQueries(stale)) await q.run(query);
+  if (stale.length > 0) {
+    await q.run(sql`DELETE FROM rule_changes WHERE audit_log_id IN ${inList(stale)}`);
+    await q.run(sql`DELETE FROM rule_diff_summaries WHERE audit_log_id IN ${inList(stale)}`);
+  }
   await insertRuleDiffRows(q, diffs);
   const last = batch[batch.length - 1]!.seq;
   await q.run(writeMarkQuery(last));
@@ -147,10 +143,7 @@ export async function backfillRuleDiffs(
   options: { full?: boolean; batchSize?: number } = {},
 ): Promise<BackfillResult> {
   const result: BackfillResult = { diffed: 0, scanned: 0 };
-  const q = await queriesOf(store);
-  let after: number | null = options.full
-    ? 0
-    : parseBackfillMark((await q.get<{ value: string }>(markQuery()))?.value);
+  let after: number | null = options.full ? 0 : await readMark(await queriesOf(store));
   while (after !== null) {
     const from: number = after;
     after = await inTransaction(store, (t) =>

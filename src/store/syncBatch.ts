@@ -1,12 +1,13 @@
 // The sync's write path, one text for both engines: several pages in ONE transaction with everything they
-// advance — each window's next page, the plan's head (the next checkpoint), the run's counters, the
-// rule-diff mark, the chain head's signature and the quarantine digest. A kill loses at most the batch
-// being written, and the stored progress then points at its first page again. Only the record writer
-// differs per engine (batchWriterOf): SQLite's inserts row by row as it goes, PostgreSQL's once a batch.
+// advance (windows, the plan's head, run counters, rule diffs, the chain head's meta rows and signature,
+// the quarantine digest). A kill loses at most the batch being written, and the stored progress then
+// points at its first page again. Only the record writer differs per engine (BatchWriter).
 
 import {
   addCounts,
+  type InsertedRecord,
   type PageContext,
+  type PageTally,
   type PageWriteResult,
   type PreparedRecord,
 } from "../records/pageTally.ts";
@@ -15,11 +16,11 @@ import { CHAIN_HEAD_SIGNATURE_KEY, signChainHead, updateQuarantineDigestIn } fro
 import { writeMetaValueQuery } from "./metaValues.ts";
 import { type AnyStore, pgSide } from "./openAny.ts";
 import { inTransaction, type Queries, sql } from "./query.ts";
-import { advanceBackfillMarkIn } from "./ruleDiffs.ts";
+import { advanceBackfillMarkIn, insertRuleDiffRows } from "./ruleDiffs.ts";
 import { advanceWindowIn, type SyncPlan, savePlanIn } from "./syncPlans.ts";
 import { type RunCounters, updateRunCountersIn } from "./syncRuns.ts";
 import { flushWalInBackground } from "./walFlush.ts";
-import { type ChainHead, sqliteBatchWriter } from "./writes.ts";
+import { type ChainHead, chainHeadMetaQuery, sqliteBatchWriter } from "./writes.ts";
 
 export interface BatchPage {
   /** The page's records worked out ahead of the transaction (prepareRecords). */
@@ -59,9 +60,8 @@ function listedIds(result: PageWriteResult): string[] {
 }
 
 /**
- * The id that becomes the plan's head with this page (null: the page held no valid record), or
- * undefined when the page does not set the head. The newest record of the plan becomes the next
- * checkpoint once the plan completes.
+ * The id that becomes the plan's head (the next checkpoint) with this page (null: the page held no valid
+ * record), or undefined when the page does not set the head.
  */
 function planHeadOf(
   plan: SyncPlan | null,
@@ -73,31 +73,17 @@ function planHeadOf(
 }
 
 /**
- * A batch's record writer: each engine's (src/store/writes.ts, src/store/pg/writes.ts), the rest of the
- * batch is written once below. Pages are tallied in order with storePage; write() inserts what they added
- * (the SQLite writer has inserted each page already); rows that reference audit_logs follow it.
+ * A batch's record writer (writes.ts, pg/writes.ts). Pages are tallied in order with storePage; write()
+ * inserts what they added (SQLite's has inserted each page already); rows that reference audit_logs follow.
  */
 export interface BatchWriter {
-  storePage(prepared: readonly PreparedRecord[], context: PageContext): Promise<PageWriteResult>;
+  storePage(prepared: readonly PreparedRecord[], context: PageContext): Promise<PageTally>;
   write(): Promise<void>;
   /** The chain's head before the batch and now. */
   heads(): { before: ChainHead; after: ChainHead };
 }
 
-async function batchWriterOf(store: AnyStore, q: Queries, batch: SyncBatch): Promise<BatchWriter> {
-  if (store.engine === "sqlite") return sqliteBatchWriter(store);
-  const { openPgBatchWriter } = await pgSide();
-  return openPgBatchWriter(
-    q,
-    batch.pages.map((page) => page.prepared),
-    batch.now,
-  );
-}
-
-/**
- * The index of each window's last page in the batch: only its progress is written (pages come in order,
- * and the batch commits whole), one statement per window instead of one per page.
- */
+/** The index of each window's last page in the batch: only its progress is written (the batch is whole). */
 function lastPageOfEachWindow(pages: readonly BatchPage[]): Set<number> {
   const last = new Map<string, number>();
   for (const [i, page] of pages.entries())
@@ -107,10 +93,13 @@ function lastPageOfEachWindow(pages: readonly BatchPage[]): Set<number> {
 
 async function commit(store: AnyStore, q: Queries, batch: SyncBatch): Promise<BatchResult> {
   const counters = { ...batch.counters };
-  const warningMessages: string[] = [];
   let plan = batch.plan;
-  const writer = await batchWriterOf(store, q, batch);
+  const writer =
+    store.engine === "sqlite"
+      ? sqliteBatchWriter(store)
+      : await (await pgSide()).openPgBatchWriter(q, batch.pages, batch.now);
   const results: PageWriteResult[] = [];
+  const inserted: InsertedRecord[] = [];
   for (const page of batch.pages) {
     const context = {
       syncRunId: batch.runId,
@@ -118,15 +107,17 @@ async function commit(store: AnyStore, q: Queries, batch: SyncBatch): Promise<Ba
       dayRange: page.dayRange,
       now: batch.now,
     };
-    results.push(await writer.storePage(page.prepared, context));
+    const tally = await writer.storePage(page.prepared, context);
+    results.push(tally.result);
+    inserted.push(...tally.inserted);
   }
   await writer.write();
+  await insertRuleDiffRows(q, inserted);
   const lastOfWindow = lastPageOfEachWindow(batch.pages);
   for (const [i, page] of batch.pages.entries()) {
     const result = results[i]!;
     addCounts(counters, result);
     if (page.listedDay !== undefined) await noteListedDay(q, listedIds(result), page.listedDay);
-    warningMessages.push(...result.warningMessages);
     if (plan && page.window && lastOfWindow.has(i)) {
       await advanceWindowIn(q, plan.filterKey, page.window, {
         nextPage: page.window.nextPage,
@@ -148,23 +139,19 @@ async function commit(store: AnyStore, q: Queries, batch: SyncBatch): Promise<Ba
     }
   }
   const { before, after } = writer.heads();
+  if (after.seq !== before.seq) await q.run(chainHeadMetaQuery(after, batch.now));
   await advanceBackfillMarkIn(q, before.seq, after.seq);
-  // Signs the head (HMAC) so that verify with the key catches a truncation; the key is never stored.
   if (batch.signingKey && after.seq > 0) {
     const signature = signChainHead({ seq: after.seq, chainHash: after.hash }, batch.signingKey);
     await q.run(writeMetaValueQuery(CHAIN_HEAD_SIGNATURE_KEY, signature, Date.now()));
   }
-  // Created on the first batch even with no quarantined record, so verify covers the table from the
-  // start; folds the batch's quarantined rows.
+  // Created on the first batch even with no quarantined record, so verify covers the table from the start.
   await updateQuarantineDigestIn(q);
   await updateRunCountersIn(q, batch.runId, counters);
-  return { counters, plan, warningMessages };
+  return { counters, plan, warningMessages: results.flatMap((result) => result.warningMessages) };
 }
 
-/**
- * Commits one batch in one write transaction (SQLite: BEGIN IMMEDIATE, so a reader turned writer cannot
- * deadlock us); on SQLite the log it was written to then goes to disk in the background (walFlush.ts).
- */
+/** Commits one batch in one write transaction; on SQLite its log then goes to disk in the background. */
 export async function commitSyncBatch(store: AnyStore, batch: SyncBatch): Promise<BatchResult> {
   const result = await inTransaction(store, (q) => commit(store, q, batch));
   if (store.engine === "sqlite") flushWalInBackground(store.path);

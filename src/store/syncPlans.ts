@@ -1,6 +1,5 @@
-// A run's plan and its windows' progress, so that a killed run resumes where it stopped (the batch commit
-// advances them too, syncBatch.ts), and the end of a plan in one transaction. The page size the server
-// granted is kept here: a resumed plan must page with the size it began with.
+// A run's plan and its windows' progress, so that a killed run resumes where it stopped, and the end of a
+// plan in one transaction. The page size the server granted is kept: a resumed plan pages with it.
 import { z } from "zod";
 import { type Checkpoint, newestStoredRecordIn, readCheckpointIn, writeCheckpointIn } from "./checkpoints.ts";
 import { addPendingCoverageDaysIn } from "./coverageState.ts";
@@ -63,7 +62,7 @@ export async function savePlanIn(q: Queries, plan: SyncPlan, now: number): Promi
   await q.run(writeMetaValueQuery(planKey(plan.filterKey), JSON.stringify(plan), now));
 }
 
-/** A fresh plan replaces the filter set's windows, bound as one JSON array: one statement however many. */
+/** A fresh plan replaces the filter set's windows (one JSON array: one statement however many). */
 export async function createPlan(
   store: AnyStore,
   plan: SyncPlan,
@@ -119,8 +118,8 @@ async function dropPlanIn(q: Queries, filterKey: string): Promise<void> {
 export type StoredHead = { id: string; occurredAt: number | null };
 
 /**
- * The sync's rule for the checkpoint a finished plan leaves (undefined: keep the current one), run
- * inside the plan's end transaction; `newestStored` reads the newest record stored for the plan's range.
+ * The sync's rule for the checkpoint a finished plan leaves (undefined: keep the current one);
+ * `newestStored` reads the newest record stored for the plan's range.
  */
 export type CheckpointRule = (
   current: Checkpoint | undefined,
@@ -177,12 +176,10 @@ export async function oldestServerDay(store: AnyStore): Promise<string | null> {
 
 const PAGE_SIZE_KEY = "page_size_granted";
 
+const pageSizeSchema = z.coerce.number().int().positive();
+
 export async function readGrantedPageSize(store: AnyStore): Promise<number | undefined> {
-  const parsed = z.coerce
-    .number()
-    .int()
-    .positive()
-    .safeParse(await readMetaValue(store, PAGE_SIZE_KEY));
+  const parsed = pageSizeSchema.safeParse(await readMetaValue(store, PAGE_SIZE_KEY));
   return parsed.success ? parsed.data : undefined;
 }
 

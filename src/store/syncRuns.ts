@@ -50,7 +50,7 @@ function setCounters(c: RunCounters): SQL {
   );
 }
 
-/** The run's counters as of this batch, inside the batch's transaction. */
+/** The run's counters as of this batch. */
 export async function updateRunCountersIn(q: Queries, runId: number, counters: RunCounters): Promise<void> {
   await q.run(sql`UPDATE sync_runs SET ${setCounters(counters)} WHERE id = ${runId}`);
 }

@@ -1,11 +1,6 @@
-// The store as the sync side sees it (src/sync, src/daemon, src/demo and the sync, daemon and demo
-// commands): every function that reaches the database returns a Promise and takes a store of either
-// engine. Concepts converted to one query text (issue 22: meta values, checkpoints, runs, plans,
-// coverage, entity writes and due-lists, rule diffs, leases, bulk load, the batch commit) are re-exported
-// from their module (src/store/query.ts runs them on either engine); only the batch's record writer
-// differs per engine (src/store/syncBatch.ts), the PostgreSQL one reached through src/store/pg/side.ts,
-// which loads only when a PostgreSQL store is used. Synchronous SQLite helpers stay inside src/store/, where better-sqlite3
-// transactions call them without awaiting.
+// The store as the sync side sees it (src/sync, src/daemon, src/demo and their commands): every function
+// returns a Promise and takes a store of either engine (one query text each, src/store/query.ts); only the
+// batch's record writer differs per engine (syncBatch.ts).
 
 import type { OpenOptions } from "./open.ts";
 import { type AnyStore, openAnyStore } from "./openAny.ts";
@@ -13,7 +8,6 @@ import { type AnyStore, openAnyStore } from "./openAny.ts";
 export { leaseHolder } from "../holders.ts";
 export { emptyCounts } from "../records/pageTally.ts";
 export type { Checkpoint } from "./checkpoints.ts";
-// Names and pure helpers the sync side shares with the store (no database access).
 export type { CoverageDay } from "./coverageState.ts";
 export type {
   ChangedSnapshots,
@@ -35,8 +29,8 @@ export type Store = AnyStore;
 
 /**
  * A handle to renew a long-held lease through while `store` is busy (the daemon's heartbeat): on SQLite a
- * connection of its own to the same file (the store's may be inside a long read); PostgreSQL holds each
- * lease on a session of its own already, and an in-memory SQLite has one connection: `store` itself.
+ * connection of its own (the store's may be in a long read); PostgreSQL holds each lease on a session of
+ * its own already, and an in-memory SQLite has one connection: `store` itself.
  */
 export function openLeaseStore(store: Store): Promise<Store> {
   const own = store.engine === "postgres" || store.path === ":memory:";
@@ -47,9 +41,7 @@ export function openLeaseStore(store: Store): Promise<Store> {
 export const openStore: (value: string, options?: OpenOptions) => Promise<Store> = openAnyStore;
 
 export { beginBulkLoad, finishBulkLoad } from "./bulkLoad.ts";
-// Plans, checkpoints and the batch writer.
 export { readStoredCheckpoint as readCheckpoint } from "./checkpoints.ts";
-// Coverage.
 export {
   checkedDaysBefore,
   heldRowsByDay,
@@ -64,7 +56,6 @@ export {
   readCoverage,
   readPendingCoverageDays,
 } from "./coverageState.ts";
-// Entity history.
 export { saveEntityBacklog } from "./entityBacklog.ts";
 export { linkAndDiffConfig } from "./entityLinks.ts";
 export {
@@ -80,9 +71,7 @@ export {
   writeExperimentSnapshots,
   writeMetricSnapshots,
 } from "./entityWrites.ts";
-// Leases and runs.
 export { acquireLease, releaseLease, renewLease } from "./leases.ts";
-// Metadata (the demo's world, the daemon's last cycle) and whether the store holds records.
 export {
   newestRecordTimeTexts,
   readMetaValue,

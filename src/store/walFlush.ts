@@ -1,16 +1,9 @@
-// The sync's batches are committed to SQLite's write-ahead log (the -wal file), which the operating
-// system writes to disk whenever it likes; the checkpoint when the store closes fsyncs the log before it
-// copies it into the database. After a backfill that fsync waited at the very end for every page the
-// load wrote (tens of MB: 0.5 s of a 50,000-record sync's wall time here). So after each commit the
-// log's pages are handed to the disk in the background, one fdatasync at a time on libuv's thread pool,
-// while the sync goes on fetching and preparing; the checkpoint then finds them written. This only adds
-// a flush: SQLite's own syncs and its durability (WAL, synchronous=NORMAL) are unchanged.
+// After each commit the SQLite store's -wal file goes to disk in the background (one fdatasync at a time,
+// on libuv's thread pool) while the sync fetches on: the checkpoint at close, which fsyncs the log first,
+// then finds it written (0.5 s of a 50,000-record backfill's wall time). SQLite's own syncs are unchanged.
 import { open } from "node:fs/promises";
 
-/**
- * The stores (by file) whose log is being flushed, and whether a commit came during that flush: one
- * flush at a time each, and one more after it for what the later commits wrote.
- */
+/** The stores (by file) whose log is being flushed, and whether a commit came meanwhile (one more flush). */
 const flushing = new Map<string, { again: boolean }>();
 
 /**

@@ -1,9 +1,7 @@
-// The record writer on SQLite: one page (or a batch of pages, syncBatch.ts) inside ONE transaction,
-// together with whatever progress it advances. What to write is decided in records.ts, shared with the
-// PostgreSQL writer; this file asks SQLite.
+// The record writer on SQLite: record by record, synchronously, inside the caller's transaction (the
+// sync's batch, syncBatch.ts, or one page: createRecordWriter). What to write is PageTally's decision.
 
 import type Database from "better-sqlite3";
-import { parseAuditTime } from "../api/auditTime.ts";
 import { CHAIN_GENESIS } from "../hash.ts";
 import {
   CHAIN_HEAD_HASH_KEY,
@@ -14,52 +12,62 @@ import {
   type PreparedRecord,
   type RecordColumns,
 } from "../records/pageTally.ts";
-// Pages written one at a time (tests, tools) are prepared as the sync prepares them.
 import { prepareRecords, type TimeParser } from "../records/prepare.ts";
 import { type QuarantineInsert, quarantineNarrowing, quarantineRowOf } from "../records/quarantineRows.ts";
 import { sqliteOf } from "./connection.ts";
+import type { Dialect } from "./dialect.ts";
 import { updateQuarantineDigest } from "./digests.ts";
-import { onRecordsInserted } from "./insertHooks.ts";
 import type { Store } from "./open.ts";
+import { type SQL, sql, sqliteQueriesOn } from "./query.ts";
+import { insertRuleDiffRowsNow } from "./ruleDiffs.ts";
 import type { BatchWriter } from "./syncBatch.ts";
-export interface RecordWriter {
-  /**
-   * Stores one page. `alsoInTransaction` runs inside the same transaction after the records (advance
-   * window progress, checkpoints, run counters): either all of it commits or none of it.
-   */
-  writePage(
-    records: readonly unknown[],
-    context: PageContext,
-    alsoInTransaction?: (result: PageWriteResult) => void,
-  ): PageWriteResult;
-  /** The current head of the hash chain (GENESIS at seq 0 on an empty store). */
-  chainHead(): ChainHead;
+
+export type ChainHead = { seq: number; hash: string };
+
+/** A stored record's changed content, kept once per version (both engines). */
+export const revisionQuery = (c: RecordColumns, now: number, runId: number | null): SQL =>
+  sql`INSERT INTO audit_log_revisions (audit_log_id, raw, record_hash, seen_at, sync_run_id)
+    VALUES (${c.id}, ${c.raw}, ${c.recordHash}, ${now}, ${runId})
+    ON CONFLICT (audit_log_id, record_hash) DO NOTHING`;
+
+/** A quarantined record seen again in a narrower request learns the narrower day range (coverage). */
+export function narrowQuarantineQuery(
+  dialect: Dialect,
+  hash: string,
+  range: { from: string; to: string },
+): SQL {
+  // PostgreSQL's greatest/least COLLATE "C" compare text bytewise, as SQLite's max/min do.
+  const [greatest, least, bytewise] =
+    dialect === "sqlite" ? [sql`max`, sql`min`, sql``] : [sql`greatest`, sql`least`, sql` COLLATE "C"`];
+  return sql`UPDATE quarantine
+    SET day_min = ${greatest}(coalesce(day_min, ${range.from})${bytewise}, ${range.from}),
+      day_max = ${least}(coalesce(day_max, ${range.to})${bytewise}, ${range.to})
+    WHERE raw_hash = ${hash} AND server_day IS NULL`;
 }
 
-interface ExistingRow {
-  seq: number;
-  record_hash: string;
-}
+/** meta's mirror of the chain head, for readers (audit_logs is the authority), in one statement. */
+export const chainHeadMetaQuery = (head: ChainHead, now: number): SQL =>
+  sql`INSERT INTO meta (key, value, updated_at)
+    VALUES (${CHAIN_HEAD_SEQ_KEY}, ${String(head.seq)}, ${now}),
+      (${CHAIN_HEAD_HASH_KEY}, ${head.hash}, ${now})
+    ON CONFLICT (key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at`;
 
-/** Statements of the record writer, prepared once per connection. */
-function statementsFor(sqlite: Database.Database) {
+/** A writer's statements (a batch's, or createRecordWriter's), prepared once; rarer ones go through `now`. */
+function statementsOf(sqlite: Database.Database) {
   return {
-    selectExisting: sqlite.prepare<[string], ExistingRow>(
+    now: sqliteQueriesOn(sqlite),
+    selectExisting: sqlite.prepare<[string], { seq: number; record_hash: string }>(
       "SELECT seq, record_hash FROM audit_logs WHERE id = ?",
     ),
     selectHead: sqlite.prepare<[], { seq: number; chain_hash: string }>(
       "SELECT seq, chain_hash FROM audit_logs ORDER BY seq DESC LIMIT 1",
     ),
-    // One copy of the record: the columns that repeat its fields are read from raw_data (0011).
+    // The columns that repeat the record's fields are generated from raw_data.
     insertRecord: sqlite.prepare(
       `INSERT INTO audit_logs (raw_data, updated_by_user_id, modifier_email, occurred_at, server_day,
          record_hash_bytes, seq, chain_hash_bytes, first_seen_at, sync_run_id)
        VALUES (?, ?, ?, ?, ?, unhex(?), ?, unhex(?), ?, ?)
        ON CONFLICT (id) DO NOTHING`,
-    ),
-    insertRevision: sqlite.prepare(
-      `INSERT OR IGNORE INTO audit_log_revisions (audit_log_id, raw, record_hash, seen_at, sync_run_id)
-       VALUES (?, ?, ?, ?, ?)`,
     ),
     insertQuarantine: sqlite.prepare<[QuarantineInsert]>(
       `INSERT OR IGNORE INTO quarantine (record_id, raw, raw_hash, issues, request_path, received_at,
@@ -67,54 +75,18 @@ function statementsFor(sqlite: Database.Database) {
        VALUES (@recordId, @raw, @rawHash, @issues, @requestPath, @receivedAt, @syncRunId, @serverDay,
          @dayMin, @dayMax)`,
     ),
-    // A quarantined record seen again in a narrower request learns a narrower day range (coverage).
-    narrowQuarantine: sqlite.prepare(
-      `UPDATE quarantine SET day_min = max(coalesce(day_min, @from), @from), day_max = min(coalesce(day_max, @to), @to)
-       WHERE raw_hash = @hash AND server_day IS NULL`,
-    ),
-    upsertMeta: sqlite.prepare(
-      `INSERT INTO meta (key, value, updated_at) VALUES (?, ?, ?)
-       ON CONFLICT(key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at`,
-    ),
   };
 }
-type Statements = ReturnType<typeof statementsFor>;
-const statementCache = new WeakMap<Database.Database, Statements>();
+type Statements = ReturnType<typeof statementsOf>;
 
-function statements(sqlite: Database.Database): Statements {
-  let cached = statementCache.get(sqlite);
-  if (!cached) {
-    cached = statementsFor(sqlite);
-    statementCache.set(sqlite, cached);
-  }
-  return cached;
-}
-
-export type ChainHead = { seq: number; hash: string };
-
-/** The current head of the hash chain; audit_logs is the authority, meta mirrors it for readers. */
-function readChainHead(sqlite: Database.Database): ChainHead {
-  const row = statements(sqlite).selectHead.get();
+function readChainHead(st: Statements): ChainHead {
+  const row = st.selectHead.get();
   return row ? { seq: row.seq, hash: row.chain_hash } : { seq: 0, hash: CHAIN_GENESIS };
 }
 
 /**
- * Stores a page's records on `sqlite`, which must be inside a transaction: dedupe on id, revisions for
- * changed content, quarantine for invalid records, the hash chain, and the rule diffs of new records.
- */
-function storeRecords(
-  sqlite: Database.Database,
-  records: readonly unknown[],
-  context: PageContext,
-  parseTime: TimeParser = parseAuditTime,
-): PageWriteResult {
-  return storePrepared(sqlite, prepareRecords(records, parseTime), context);
-}
-
-/**
  * The record's row, bound by position: better-sqlite3 looks each named parameter up in the object
- * (18 columns: ~5.5 µs a row against ~3 µs by position, measured on an index-free table). Order: the
- * INSERT's column list.
+ * (~5.5 µs a row against ~3 µs by position). Order: the INSERT's column list.
  */
 function insertRecord(st: Statements, c: RecordColumns): number {
   return st.insertRecord.run(
@@ -131,31 +103,20 @@ function insertRecord(st: Statements, c: RecordColumns): number {
   ).changes;
 }
 
-function quarantineRecord(
-  st: Statements,
-  p: Extract<PreparedRecord, { valid: false }>,
-  context: PageContext,
-  now: number,
-): boolean {
-  const row = quarantineRowOf(p, context, now);
-  const fresh = st.insertQuarantine.run(row).changes > 0;
-  const narrower = quarantineNarrowing(p, fresh, context);
-  if (narrower) st.narrowQuarantine.run({ ...narrower, hash: p.hash });
-  return fresh;
-}
-
-function storePrepared(
-  sqlite: Database.Database,
-  prepared: readonly PreparedRecord[],
-  context: PageContext,
-): PageWriteResult {
-  const st = statements(sqlite);
+/**
+ * Stores a page's records, inside a transaction: dedupe on id, revisions, quarantine and the hash chain.
+ * The caller writes the new records' rule diffs and the head's meta rows.
+ */
+function storePrepared(st: Statements, prepared: readonly PreparedRecord[], context: PageContext): PageTally {
   const now = context.now ?? Date.now();
-  const tally = new PageTally(readChainHead(sqlite), { now, syncRunId: context.syncRunId });
+  const tally = new PageTally(readChainHead(st), { now, syncRunId: context.syncRunId });
 
   for (const p of prepared) {
     if (!p.valid) {
-      tally.quarantined(p, quarantineRecord(st, p, context, now));
+      const fresh = st.insertQuarantine.run(quarantineRowOf(p, context, now)).changes > 0;
+      const narrower = quarantineNarrowing(p, fresh, context);
+      if (narrower) st.now.run(narrowQuarantineQuery("sqlite", p.hash, narrower));
+      tally.quarantined(p, fresh);
       continue;
     }
     // Insert first: in a backfill nearly every record is new, and the id's index answers both questions.
@@ -167,50 +128,52 @@ function storePrepared(
     if (row === undefined) throw new Error(`audit record ${p.columns.id} neither stored nor present`);
     const existing = { seq: row.seq, recordHash: row.record_hash };
     if (!tally.alreadyStored(p, existing)) continue;
-    const { columns } = p;
-    const fresh =
-      st.insertRevision.run(columns.id, columns.raw, columns.recordHash, now, context.syncRunId).changes > 0;
+    const fresh = st.now.run(revisionQuery(p.columns, now, context.syncRunId)) > 0;
     tally.revision(p, existing, fresh);
   }
-
-  const { result, head, inserted } = tally;
-  // verify checks quarantine against this digest: a deleted or edited row is caught.
-  if (result.quarantined > 0) updateQuarantineDigest(sqlite);
-  if (inserted.length > 0) {
-    st.upsertMeta.run(CHAIN_HEAD_SEQ_KEY, String(head.seq), now);
-    st.upsertMeta.run(CHAIN_HEAD_HASH_KEY, head.hash, now);
-    onRecordsInserted(sqlite, inserted);
-  }
-  return result;
+  return tally;
 }
 
-/**
- * The sync batch's writer on SQLite (src/store/syncBatch.ts): each page stored as it is tallied, inside
- * the batch's transaction (better-sqlite3 runs at once; nothing is left for write()).
- */
+/** The sync batch's writer on SQLite (syncBatch.ts): each page stored at once, in the batch's transaction. */
 export function sqliteBatchWriter(store: Store): BatchWriter {
-  const sqlite = sqliteOf(store);
-  const before = readChainHead(sqlite);
+  const st = statementsOf(sqliteOf(store));
+  const before = readChainHead(st);
   return {
-    storePage: async (prepared, context) => storePrepared(sqlite, prepared, context),
+    storePage: async (prepared, context) => storePrepared(st, prepared, context),
     write: async () => {},
-    heads: () => ({ before, after: readChainHead(sqlite) }),
+    heads: () => ({ before, after: readChainHead(st) }),
   };
 }
 
-/** One page in its own transaction (tests, tools); the sync commits batches (syncBatch.ts). */
-export function createRecordWriter(store: Store, options: { parseTime?: TimeParser } = {}): RecordWriter {
+/**
+ * One page in its own transaction (tests, bench; the sync commits batches, syncBatch.ts). writePage's
+ * `also` runs in that transaction after the records (window progress, run counters): all commits or none.
+ */
+export function createRecordWriter(store: Store, options: { parseTime?: TimeParser } = {}) {
   const sqlite = sqliteOf(store);
+  const st = statementsOf(sqlite);
   const pageTransaction = sqlite.transaction(
     (records: readonly unknown[], context: PageContext, also?: (result: PageWriteResult) => void) => {
-      const result = storeRecords(sqlite, records, context, options.parseTime);
-      also?.(result);
-      return result;
+      const now = context.now ?? Date.now();
+      const tally = storePrepared(st, prepareRecords(records, options.parseTime), { ...context, now });
+      // What the sync's batch commit writes once a batch (syncBatch.ts).
+      if (tally.result.quarantined > 0) updateQuarantineDigest(sqlite);
+      if (tally.inserted.length > 0) {
+        st.now.run(chainHeadMetaQuery(tally.head, now));
+        insertRuleDiffRowsNow(st.now, tally.inserted);
+      }
+      also?.(tally.result);
+      return tally.result;
     },
   );
   return {
     // IMMEDIATE: take the write lock up front so a concurrent reader-turned-writer cannot deadlock us.
-    writePage: (records, context, also) => pageTransaction.immediate(records, context, also),
-    chainHead: () => readChainHead(sqlite),
+    writePage: (
+      records: readonly unknown[],
+      context: PageContext,
+      also?: (result: PageWriteResult) => void,
+    ): PageWriteResult => pageTransaction.immediate(records, context, also),
+    /** GENESIS at seq 0 on an empty store. */
+    chainHead: (): ChainHead => readChainHead(st),
   };
 }

@@ -1,9 +1,6 @@
-// PostgreSQL's bulk insert (Queries.insertRows on PostgreSQL, src/store/pg/queries.ts): COPY … FROM
-// STDIN in text format through pg-copy-streams. The server parses tab-separated lines instead of bind
-// parameters or array literals, and the client writes each value's UTF-8 into a 1 MiB buffer instead of
-// building array-literal strings (pg's serializer was the PostgreSQL sync's largest write cost in the
-// client). COPY costs one more round trip than an INSERT (the server's CopyInResponse), so a few rows
-// still go in as one multi-row VALUES.
+// PostgreSQL's bulk insert (Queries.insertRows): COPY … FROM STDIN in text format, each value's UTF-8
+// written into a buffer (pg's serializer of bind parameters was the PostgreSQL sync's largest write cost
+// in the client). COPY costs one more round trip than an INSERT, so a few rows go in as one VALUES.
 import { once } from "node:events";
 import { finished } from "node:stream/promises";
 import type pg from "pg";
@@ -11,7 +8,6 @@ import { from as copyFrom } from "pg-copy-streams";
 
 /** Fewer rows than this go in with one INSERT … VALUES: COPY's extra round trip would cost more. */
 const COPY_FROM_ROWS = 32;
-/** Bytes handed to the connection at once. */
 const CHUNK_BYTES = 1 << 20;
 const TAB = 0x09;
 const NEWLINE = 0x0a;
@@ -26,8 +22,8 @@ const ESCAPES: Record<string, string> = { "\\": "\\\\", "\t": "\\t", "\n": "\\n"
  */
 function copyField(value: unknown): string {
   if (typeof value === "string") {
-    // Four indexOf scans cost less than one regex test over the raw JSON (~800 characters a record):
-    // the sync's COPY encoding was ~15-25% faster in a scratch benchmark of 50,000 rows.
+    // Four indexOf scans cost less than one regex test over ~800 characters (encoding 50,000 rows:
+    // ~15-25% faster).
     if (
       value.indexOf("\\") === -1 &&
       value.indexOf("\t") === -1 &&
@@ -72,7 +68,6 @@ export async function copyRows(
   const done = finished(stream);
   // A server error ends the stream: `done` rejects, and so does a wait for 'drain' meanwhile.
   done.catch(() => {});
-  // Each value's UTF-8 goes straight into a buffer: no line or chunk strings to build and re-encode.
   let buffer = Buffer.allocUnsafe(CHUNK_BYTES);
   let at = 0;
   const send = async (room: number) => {

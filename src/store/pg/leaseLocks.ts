@@ -1,5 +1,4 @@
-// A lease on PostgreSQL beyond its row: a session-level advisory lock on a dedicated connection (why:
-// src/store/leases.ts).
+// A lease on PostgreSQL beyond its row: a session-level advisory lock on a connection of its own (leases.ts).
 import { createHash } from "node:crypto";
 import type { PoolClient } from "pg";
 import { type PgStore, pgConnectionOf } from "../connection.ts";
@@ -9,8 +8,8 @@ import { describePgError } from "./errors.ts";
 export const LEASE_LOCK_CLASS = 0x46_54_4c_01;
 
 /**
- * A lease name's second lock key: computed here rather than by the server, so every version agrees. A
- * project in its own schema locks `schema/name`: advisory locks are per database, leases per project.
+ * A lease name's second lock key, computed here so every version agrees. A project in its own schema
+ * locks `schema/name`: advisory locks are per database, leases per project.
  */
 function lockKey(store: PgStore, name: string): number {
   const namespace = pgConnectionOf(store).namespace;
@@ -35,8 +34,8 @@ export async function lockLease(
   const client = await connection.pool.connect().catch((error: unknown) => {
     throw describePgError(error, connection.url);
   });
-  // The session died while idle (server restart, network, terminated): its lock went with it. Forget the
-  // lease, so that renewing says it was lost; an unhandled 'error' here would crash the process.
+  // The session died while idle: its lock went with it. Forget the lease, so that renewing says it was
+  // lost; an unhandled 'error' here would crash the process.
   client.on("error", () => forget(store, name, client));
   try {
     const locked = await client.query<{ locked: boolean }>("SELECT pg_try_advisory_lock($1, $2) AS locked", [
@@ -90,7 +89,6 @@ export async function unlockLease(store: PgStore, name: string): Promise<void> {
     // Ending the session alone frees the lock only once the server notices: a next holder would be refused.
     await held.client.query("SELECT pg_advisory_unlock($1, $2)", [LEASE_LOCK_CLASS, lockKey(store, name)]);
   } finally {
-    // Ending the session frees the lock too, even if the statement above failed.
     forget(store, name, held.client);
   }
 }
