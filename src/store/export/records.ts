@@ -2,6 +2,7 @@
 // OCSF mapping adds (rule diff, config version and its diff, findings, the entity's last approval before).
 import type { ChainRecord, CopiedColumns, StoredRuleChange } from "../chainRead.ts";
 import type { FindingRow } from "../controls/findings.ts";
+import type { VersionChange } from "../entityReportQueries.ts";
 import type { AnyStore } from "../openAny.ts";
 import { inList, type Queries, queriesOf, type SQL, sql } from "../query.ts";
 
@@ -24,18 +25,13 @@ export type RuleChangeRow = Omit<StoredRuleChange, "old_position" | "new_positio
   audit_log_id: string;
 };
 
-export interface VersionChangeRow {
-  /** The config edit that produced the version. */
+/** A change in the version a config edit of the batch produced. */
+export type VersionChangeRow = VersionChange & {
   audit_log_id: string;
   config_key: string;
   version: number;
   previous_version: number | null;
-  field: string;
-  path: string | null;
-  change: string;
-  old_value: string | null;
-  new_value: string | null;
-}
+};
 
 /** A control finding on a record of the batch. */
 export type RecordFindingRow = Pick<
