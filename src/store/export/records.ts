@@ -59,14 +59,11 @@ export interface ExportBatch {
   approvals: ApprovalRow[];
 }
 
+/** Records with afterSeq < seq <= toSeq and from <= occurred_at < to (each bound when given; epoch ms). */
 export interface RecordRange {
-  /** Records with seq > afterSeq… */
   afterSeq: number;
-  /** …and seq <= toSeq when given. */
   toSeq?: number | undefined;
-  /** occurred_at >= from (epoch ms) when given. */
   from?: number | undefined;
-  /** occurred_at < to (epoch ms) when given. */
   to?: number | undefined;
   limit: number;
 }
