@@ -22,7 +22,6 @@ import type { QuarantineInsert } from "../records/quarantineRows.ts";
 import { metaValueQuery, writeMetaValueQuery } from "./metaValues.ts";
 import { type Queries, sql, sqliteQueriesOn } from "./query.ts";
 
-// The sync's batch commit (syncBatch.ts) signs through here.
 export { signChainHead };
 
 /** meta key: JSON {rows, lastId, digest} — a hash chain over quarantine rows in id order. */

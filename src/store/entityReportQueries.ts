@@ -1,7 +1,5 @@
-// The report's reads of entity history (issue 10), merged into the report's query set by
-// reportQueries.ts so that they run in the same snapshot and print under their sections like the rest.
-// Parameters are the report's: @start/@end (epoch-ms period bounds) and @types (action-type filter).
-// One text for both engines, like the rest of the report's (see reportQueries.ts).
+// The report's reads of entity history, part of its query set (QUERIES in reportQueries.ts, which says
+// what the parameters are).
 import { VERSIONED_CONFIG_EDITS } from "../api/entityActions.ts";
 import type { Nullable, RecordRow } from "./reportQueries/rows.ts";
 import { TYPES as ANY_TYPES, scoped } from "./reportQueries/scope.ts";

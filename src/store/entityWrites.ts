@@ -91,15 +91,11 @@ export function writeConfigVersions(
   });
 }
 
-export interface SnapshotInput {
-  id: string;
-  name: string;
-  status: string;
-  raw: unknown;
-}
+type SnapshotItem = { id: string; raw: unknown };
+export type SnapshotInput = SnapshotItem & { name: string; status: string };
 
 /** Which items of one read differ from their last snapshot, given the last stored hash per item id. */
-export type ChangedSnapshots = <T extends { id: string; raw: unknown }>(
+export type ChangedSnapshots = <T extends SnapshotItem>(
   items: readonly T[],
   lastHashes: ReadonlyMap<string, string>,
 ) => { item: T; raw: string; hash: string }[];
@@ -108,7 +104,7 @@ export type ChangedSnapshots = <T extends { id: string; raw: unknown }>(
  * Appends a row to `table` for each item `changed` finds differing from its newest row (by `idColumn`
  * among the rows `scope` selects); returns how many. `keyOf` gives the columns before taken_at.
  */
-function appendSnapshots<T extends { id: string; raw: unknown }>(
+function appendSnapshots<T extends SnapshotItem>(
   store: AnyStore,
   table: TableSpec,
   newest: { idColumn: string; scope: SQL },
@@ -164,7 +160,7 @@ export function writeExperimentSnapshots(
 export function writeMetricSnapshots(
   store: AnyStore,
   eventName: string,
-  items: readonly { id: string; raw: unknown }[],
+  items: readonly SnapshotItem[],
   context: WriteContext,
   changed: ChangedSnapshots,
 ): Promise<number> {

@@ -50,7 +50,6 @@ export interface ApprovalRow {
   change_log: string | null;
 }
 
-/** One batch of records with their details, keyed by record id. */
 export interface ExportBatch {
   records: ExportRecordRow[];
   ruleChanges: RuleChangeRow[];
@@ -101,7 +100,7 @@ async function readRecords(q: Queries, range: RecordRange): Promise<ExportRecord
     LIMIT ${range.limit}`);
 }
 
-/** Only the records themselves: what the raw format writes. */
+/** Only the records (the raw format). */
 export async function readRecordBatch(store: AnyStore, range: RecordRange): Promise<ExportRecordRow[]> {
   return readRecords(await queriesOf(store), range);
 }
