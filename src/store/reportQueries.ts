@@ -4,11 +4,6 @@
 // variant only where measured (pg/reportQueries.ts, reportQueries/sqliteVariants.ts), with the same rows.
 // Long results come in batches: one-row batches cost the one-month 1M-record report ~30% more CPU than
 // 512-row ones (bench).
-//
-// Parameters (bindParams): @start/@end epoch-ms bounds ([start, end)), @types JSON array of action types
-// or NULL for all, @serverFromDay/@serverToDay the server days the period overlaps, @days/@rejects/
-// @exempt/@flows JSON lists built from code (src/report/reviews.ts), @reviewWindow the review validity in
-// ms and @reviewStart = @start - @reviewWindow.
 import type Database from "better-sqlite3";
 import { sqliteOf } from "./connection.ts";
 import { ENTITY_REPORT_QUERIES } from "./entityReportQueries.ts";
@@ -39,23 +34,27 @@ export const QUERIES = {
 
 export type ReportQueryName = keyof typeof QUERIES;
 
-/** What the report asks about; bindParams turns it into this dialect's bound values. */
+/** What the report asks about; bindParams turns it into the queries' parameters (@start, @types…). */
 export interface ReportParams {
+  /** The period, [start, end) in epoch ms. */
   start: number;
   end: number;
   /** Only these action types; null for all. */
   actionTypes: readonly string[] | null;
   /** The period's days in the report's zone, each with its bounds. */
   days: readonly { day: string; start: number; end: number }[];
+  /** The review rules' lists (src/report/reviews.ts). */
   rejects: readonly string[];
   exempt: readonly string[];
   flows: readonly Readonly<Record<"entity" | "create" | "accept" | "reject" | "delete", string>>[];
+  /** How long an approval covers the next change, in ms (@reviewStart = @start - @reviewWindow). */
   reviewWindow: number;
   /** The first and last server day the period overlaps; null when the store has no dated records. */
   serverFromDay: string | null;
   serverToDay: string | null;
 }
 
+/** Lists are bound as JSON text, a null @types as NULL (every action type). */
 export function bindParams(p: ReportParams): Record<string, unknown> {
   return {
     start: p.start,

@@ -36,42 +36,39 @@ async function plansOf(store: AnyStore, q: Queries) {
   return plansWithWindows;
 }
 
-/** Status's counts: one row each, present even on an empty store. */
-async function countsOf(q: Queries) {
-  const [records, coverageCounts, quarantine, mutatedCounts] = [
-    await q.get<{
-      total: number;
-      first: number | null;
-      last: number | null;
-      firstDay: string | null;
-      lastDay: string | null;
-      undated: number | null;
-    }>(
-      sql`SELECT count(*) AS total, min(occurred_at) AS first, max(occurred_at) AS last,
-        min(server_day COLLATE "binary") AS "firstDay", max(server_day COLLATE "binary") AS "lastDay",
-        sum(CASE WHEN occurred_at IS NULL THEN 1 ELSE 0 END) AS undated
-      FROM audit_logs`,
-    ),
-    await q.get<{ checked: number; gaps: number | null; open: number | null }>(
-      sql`SELECT count(*) AS checked, sum(CASE WHEN local_count <> server_total THEN 1 ELSE 0 END) AS gaps,
-        sum(CASE WHEN day_closed = 0 THEN 1 ELSE 0 END) AS open FROM coverage`,
-    ),
-    await q.get<{ total: number }>(sql`SELECT count(*) AS total FROM quarantine`),
-    await q.get<{ records: number; revisions: number }>(
-      sql`SELECT count(DISTINCT audit_log_id) AS records, count(*) AS revisions FROM audit_log_revisions`,
-    ),
-  ];
-  if (!records || !coverageCounts || !mutatedCounts) throw new Error("an aggregate returned no row");
-  return { records, coverageCounts, quarantineTotal: quarantine?.total ?? 0, mutatedCounts };
-}
-
 /** What status reads, from either engine. */
 export type StatusRows = Awaited<ReturnType<typeof readStatusRows>>;
 
 export async function readStatusRows(store: AnyStore) {
   const q = await queriesOf(store);
+  // One row each, present even on an empty store.
+  const records = await q.get<{
+    total: number;
+    first: number | null;
+    last: number | null;
+    firstDay: string | null;
+    lastDay: string | null;
+    undated: number | null;
+  }>(
+    sql`SELECT count(*) AS total, min(occurred_at) AS first, max(occurred_at) AS last,
+      min(server_day COLLATE "binary") AS "firstDay", max(server_day COLLATE "binary") AS "lastDay",
+      sum(CASE WHEN occurred_at IS NULL THEN 1 ELSE 0 END) AS undated
+    FROM audit_logs`,
+  );
+  const coverageCounts = await q.get<{ checked: number; gaps: number | null; open: number | null }>(
+    sql`SELECT count(*) AS checked, sum(CASE WHEN local_count <> server_total THEN 1 ELSE 0 END) AS gaps,
+      sum(CASE WHEN day_closed = 0 THEN 1 ELSE 0 END) AS open FROM coverage`,
+  );
+  const quarantine = await q.get<{ total: number }>(sql`SELECT count(*) AS total FROM quarantine`);
+  const mutatedCounts = await q.get<{ records: number; revisions: number }>(
+    sql`SELECT count(DISTINCT audit_log_id) AS records, count(*) AS revisions FROM audit_log_revisions`,
+  );
+  if (!records || !coverageCounts || !mutatedCounts) throw new Error("an aggregate returned no row");
   return {
-    ...(await countsOf(q)),
+    records,
+    coverageCounts,
+    quarantineTotal: quarantine?.total ?? 0,
+    mutatedCounts,
     head: await q.get<{ seq: number; chain_hash: string }>(
       sql`SELECT seq, chain_hash FROM audit_logs ORDER BY seq DESC LIMIT 1`,
     ),

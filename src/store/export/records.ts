@@ -5,6 +5,7 @@ import type { FindingRow } from "../controls/findings.ts";
 import type { VersionChange } from "../entityReportQueries.ts";
 import type { AnyStore } from "../openAny.ts";
 import { inList, type Queries, queriesOf, type SQL, sql } from "../query.ts";
+import type { ChangeRow } from "../reportQueries/rows.ts";
 
 /** The audit record's own columns, as verify's chain read names them, and what the mapping adds. */
 export type ExportRecordRow = Omit<CopiedColumns, "tags"> &
@@ -40,15 +41,7 @@ export type RecordFindingRow = Pick<
 > & { record_id: string };
 
 /** The approval record a change's entity had last before it (by the review flows' accept types). */
-export interface ApprovalRow {
-  change_id: string;
-  id: string;
-  action_type: string;
-  updated_by: string | null;
-  updated_by_user_id: string | null;
-  occurred_at: number;
-  change_log: string | null;
-}
+export type ApprovalRow = Omit<ChangeRow, "name"> & { change_id: string };
 
 export interface ExportBatch {
   records: ExportRecordRow[];
@@ -74,13 +67,6 @@ export async function maxSeq(store: AnyStore): Promise<number> {
   return row?.seq ?? 0;
 }
 
-function rangeFilter(range: RecordRange): SQL {
-  return sql`a.seq > ${range.afterSeq}
-    ${range.toSeq === undefined ? sql`` : sql`AND a.seq <= ${range.toSeq}`}
-    ${range.from === undefined ? sql`` : sql`AND a.occurred_at >= ${range.from}`}
-    ${range.to === undefined ? sql`` : sql`AND a.occurred_at < ${range.to}`}`;
-}
-
 /** The next `limit` records after `afterSeq`, as stored (raw included), in seq order. */
 async function readRecords(q: Queries, range: RecordRange): Promise<ExportRecordRow[]> {
   return q.all<ExportRecordRow>(sql`
@@ -95,7 +81,10 @@ async function readRecords(q: Queries, range: RecordRange): Promise<ExportRecord
     LEFT JOIN rule_diff_summaries s ON s.audit_log_id = a.id
     LEFT JOIN config_edit_links l ON l.audit_log_id = a.id
     LEFT JOIN config_versions v ON v.config_key = l.config_key AND v.version = l.version
-    WHERE ${rangeFilter(range)}
+    WHERE a.seq > ${range.afterSeq}
+      ${range.toSeq === undefined ? sql`` : sql`AND a.seq <= ${range.toSeq}`}
+      ${range.from === undefined ? sql`` : sql`AND a.occurred_at >= ${range.from}`}
+      ${range.to === undefined ? sql`` : sql`AND a.occurred_at < ${range.to}`}
     ORDER BY a.seq
     LIMIT ${range.limit}`);
 }
