@@ -101,21 +101,19 @@ export type ChangedSnapshots = <T extends SnapshotItem>(
 ) => { item: T; raw: string; hash: string }[];
 
 /**
- * Appends a row to `table` for each item `changed` finds differing from its newest row (by `idColumn`
- * among the rows `scope` selects); returns how many. `keyOf` gives the columns before taken_at.
+ * Appends a row to `into.table` for each item `changed` finds differing from its newest row (by
+ * `idColumn`, among the rows `scope` selects); returns how many. `keyOf` gives the columns before taken_at.
  */
 function appendSnapshots<T extends SnapshotItem>(
   store: AnyStore,
-  table: TableSpec,
-  newest: { idColumn: string; scope: SQL },
   items: readonly T[],
   context: WriteContext,
   changed: ChangedSnapshots,
-  keyOf: (item: T) => unknown[],
+  into: { table: TableSpec; idColumn: string; scope: SQL; keyOf: (item: T) => unknown[] },
 ): Promise<number> {
   return inEntityChain(store, context.now, async (q, chain) => {
     const ids = [...new Set(items.map((item) => item.id))];
-    const id = sql.raw(newest.idColumn);
+    const id = sql.raw(into.idColumn);
     const last =
       ids.length === 0
         ? []
@@ -123,15 +121,15 @@ function appendSnapshots<T extends SnapshotItem>(
             sql`SELECT id, hash FROM (
                 SELECT ${id} AS id, record_hash AS hash,
                        row_number() OVER (PARTITION BY ${id} ORDER BY entity_seq DESC) AS n
-                FROM ${sql.raw(table.name)} WHERE ${newest.scope} ${id} IN ${inList(ids)}) newest
+                FROM ${sql.raw(into.table.name)} WHERE ${into.scope} ${id} IN ${inList(ids)}) newest
               WHERE n = 1`,
           );
     const writes = changed(items, new Map(last.map((r) => [r.id, r.hash])));
     const rows = writes.map(({ item, raw, hash }) => {
       const link = chain.next(hash);
-      return [...keyOf(item), context.now, raw, hash, link.seq, link.hash, context.runId];
+      return [...into.keyOf(item), context.now, raw, hash, link.seq, link.hash, context.runId];
     });
-    await q.insertRows(table.name, columnsOf(table), rows);
+    await q.insertRows(into.table.name, columnsOf(into.table), rows);
     return writes.length;
   });
 }
@@ -144,16 +142,12 @@ export function writeExperimentSnapshots(
   context: WriteContext,
   changed: ChangedSnapshots,
 ): Promise<number> {
-  const newest = { idColumn: "experiment_id", scope: sql`` };
-  return appendSnapshots(
-    store,
-    ENTITY_TABLES.experimentSnapshots,
-    newest,
-    items,
-    context,
-    changed,
-    (item) => [layerId, item.id, item.name, item.status],
-  );
+  return appendSnapshots(store, items, context, changed, {
+    table: ENTITY_TABLES.experimentSnapshots,
+    idColumn: "experiment_id",
+    scope: sql``,
+    keyOf: (item) => [layerId, item.id, item.name, item.status],
+  });
 }
 
 /** Snapshots of an event's metrics: a row per metric whose content changed since its last one. */
@@ -164,11 +158,12 @@ export function writeMetricSnapshots(
   context: WriteContext,
   changed: ChangedSnapshots,
 ): Promise<number> {
-  const newest = { idColumn: "metric_id", scope: sql`event_name = ${eventName} AND` };
-  return appendSnapshots(store, ENTITY_TABLES.metricSnapshots, newest, items, context, changed, (item) => [
-    eventName,
-    item.id,
-  ]);
+  return appendSnapshots(store, items, context, changed, {
+    table: ENTITY_TABLES.metricSnapshots,
+    idColumn: "metric_id",
+    scope: sql`event_name = ${eventName} AND`,
+    keyOf: (item) => [eventName, item.id],
+  });
 }
 
 /** Items of an entity read that failed their schema, quarantined (never dropped); returns the new ones. */
