@@ -15,17 +15,6 @@ import type { AnyStore } from "./openAny.ts";
 import { inList, inReadSnapshot, type Queries, sql } from "./query.ts";
 import { BACKFILL_MARK_KEY, parseBackfillMark } from "./ruleDiffs.ts";
 
-/** What the store keeps about its chain in `meta`, as stored (verify parses and judges it). */
-export interface ChainMeta {
-  headSeq: string | null;
-  headHash: string | null;
-  headSignature: string | null;
-  quarantineDigest: string | null;
-  coverageDigest: string | null;
-  /** Records up to this seq have had their rule diff computed (0 when no backfill has run). */
-  ruleDiffsBackfilledTo: number;
-}
-
 export interface StoredRuleChange {
   rule_id: string;
   rule_name: string | null;
@@ -75,35 +64,19 @@ interface RevisionRow {
   record_hash: string;
 }
 
-/** Reads of one snapshot; valid only inside the callback of readChainSnapshot. */
-export interface ChainReader {
-  meta(): Promise<ChainMeta>;
-  /** audit_logs in seq order. */
-  records(): AsyncIterable<ChainRecord>;
-  /** audit_log_revisions in id order. */
-  revisions(): AsyncIterable<RevisionRow>;
-  /** quarantine in id order. */
-  quarantine(): AsyncIterable<QuarantineRow>;
-  /** coverage in (filter_key, day) order. */
-  coverage(): AsyncIterable<CoverageRow>;
-  /** chain_hash of the record at `seq`, or null when there is none. */
-  chainHashAt(seq: number): Promise<string | null>;
-}
+/** What the store keeps about its chain in `meta`, as stored (verify parses and judges it; null: not stored). */
+export type ChainMeta = Awaited<ReturnType<typeof metaOf>>;
 
-/** The meta keys verify reads, on either engine. */
-const CHAIN_META_KEYS = [
-  CHAIN_HEAD_SEQ_KEY,
-  CHAIN_HEAD_HASH_KEY,
-  CHAIN_HEAD_SIGNATURE_KEY,
-  QUARANTINE_DIGEST_KEY,
-  COVERAGE_DIGEST_KEY,
-  BACKFILL_MARK_KEY,
-] as const;
-
-/** ChainMeta from meta's rows (a key not stored reads as null). */
-async function metaOf(q: Queries): Promise<ChainMeta> {
+async function metaOf(q: Queries) {
   const rows = await q.all<{ key: string; value: string }>(
-    sql`SELECT key, value FROM meta WHERE key IN ${inList(CHAIN_META_KEYS)}`,
+    sql`SELECT key, value FROM meta WHERE key IN ${inList([
+      CHAIN_HEAD_SEQ_KEY,
+      CHAIN_HEAD_HASH_KEY,
+      CHAIN_HEAD_SIGNATURE_KEY,
+      QUARANTINE_DIGEST_KEY,
+      COVERAGE_DIGEST_KEY,
+      BACKFILL_MARK_KEY,
+    ])}`,
   );
   const meta = new Map(rows.map((r) => [r.key, r.value]));
   return {
@@ -112,6 +85,7 @@ async function metaOf(q: Queries): Promise<ChainMeta> {
     headSignature: meta.get(CHAIN_HEAD_SIGNATURE_KEY) ?? null,
     quarantineDigest: meta.get(QUARANTINE_DIGEST_KEY) ?? null,
     coverageDigest: meta.get(COVERAGE_DIGEST_KEY) ?? null,
+    /** Records up to this seq have had their rule diff computed (0 when no backfill has run). */
     ruleDiffsBackfilledTo: parseBackfillMark(meta.get(BACKFILL_MARK_KEY)),
   };
 }
@@ -146,34 +120,29 @@ async function* recordsOf(q: Queries): AsyncGenerator<ChainRecord> {
   }
 }
 
-function readerOf(q: Queries): ChainReader {
+/** Reads of one snapshot (rows in key order); valid only inside the callback of readChainSnapshot. */
+export type ChainReader = ReturnType<typeof readerOf>;
+
+function readerOf(q: Queries) {
+  const byId = <Row>(columns: string, table: string) =>
+    rowsOf(
+      pagesOf<Row & Record<string, unknown>>(
+        q,
+        (after, limit) =>
+          sql`SELECT ${sql.raw(columns)} FROM ${sql.raw(table)} WHERE id > ${after} ORDER BY id LIMIT ${limit}`,
+        "id",
+      ),
+    );
   return {
     meta: () => metaOf(q),
     records: () => recordsOf(q),
-    revisions: () =>
-      rowsOf(
-        pagesOf<RevisionRow & Record<string, unknown>>(
-          q,
-          (after, limit) =>
-            sql`SELECT id, audit_log_id, raw, record_hash FROM audit_log_revisions
-                WHERE id > ${after} ORDER BY id LIMIT ${limit}`,
-          "id",
-        ),
-      ),
-    quarantine: () =>
-      rowsOf(
-        pagesOf<QuarantineRow & Record<string, unknown>>(
-          q,
-          (after, limit) =>
-            sql`SELECT ${sql.raw(QUARANTINE_COLUMNS)} FROM quarantine WHERE id > ${after} ORDER BY id LIMIT ${limit}`,
-          "id",
-        ),
-      ),
+    revisions: () => byId<RevisionRow>("id, audit_log_id, raw, record_hash", "audit_log_revisions"),
+    quarantine: () => byId<QuarantineRow>(QUARANTINE_COLUMNS, "quarantine"),
     // One row per filter set and day: small enough to read at once; byte order, as the digest folds it.
     coverage: async function* () {
       yield* await q.all<CoverageRow>(COVERAGE_ROWS);
     },
-    chainHashAt: async (seq) =>
+    chainHashAt: async (seq: number) =>
       (await q.get<{ chain_hash: string }>(sql`SELECT chain_hash FROM audit_logs WHERE seq = ${seq}`))
         ?.chain_hash ?? null,
   };

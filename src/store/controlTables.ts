@@ -2,7 +2,6 @@
 import { bigNumber, epochMs, integer, table, text } from "./tableKinds.ts";
 
 export const CONTROL_TABLES = {
-  // Controls: what `flagtrail check` found, the waivers given, and the alerts still to deliver.
   /** One row per finding (control id + record or evidence key): first and last seen by a check. */
   controlFindings: table(
     "control_findings",

@@ -1,9 +1,8 @@
-// What the record chain does not cover, kept in `meta` by the writer inside the transaction that changes
-// the rows and recomputed by `verify`: digests of the quarantine and coverage tables (folded by
-// src/digests.ts) and, with FLAGTRAIL_SIGNING_KEY, the chain head's HMAC (records cut off the end with a
-// rewritten meta head are caught without a manifest). A missing digest is created from the rows present
-// (trust on first use), so older stores get them on their next sync; verify reads a missing one as removed
-// unless the store was never synced. Not covered: quarantine.server_day (filled in later for old rows).
+// What the record chain does not cover, kept in `meta` by the writer in the transaction that changes the
+// rows and recomputed by `verify`: the quarantine and coverage digests (folded by src/digests.ts) and,
+// with FLAGTRAIL_SIGNING_KEY, the chain head's HMAC (catches records cut off with a rewritten meta head).
+// A missing digest is created from the rows present (trust on first use); verify reads a missing one as
+// removed unless the store was never synced. Not covered: quarantine.server_day (filled in later).
 import type Database from "better-sqlite3";
 import {
   type CoverageDigest,
@@ -22,7 +21,6 @@ import type { QuarantineInsert } from "../records/quarantineRows.ts";
 import { metaValueQuery, writeMetaValueQuery } from "./metaValues.ts";
 import { type Queries, sql, sqliteQueriesOn } from "./query.ts";
 
-// The sync's batch commit (syncBatch.ts) signs through here.
 export { signChainHead };
 
 /** meta key: JSON {rows, lastId, digest} — a hash chain over quarantine rows in id order. */

@@ -1,8 +1,9 @@
 // The entity backlog: entities due for a read that an entity pass left to later runs (budget spent, a 403
 // or a failure). Each pass rewrites it; the due-lists (entityQueries.ts) stay the truth of what is due, so
 // a stale backlog never hides a read. `status` and the report say from it how much is still pending.
+import type { WriteContext } from "./entityWrites.ts";
 import type { AnyStore } from "./openAny.ts";
-import { inList, inTransaction, type SQL, sql } from "./query.ts";
+import { inList, inTransaction, sql } from "./query.ts";
 
 export interface BacklogEntry {
   kind: string;
@@ -10,9 +11,6 @@ export interface BacklogEntry {
   /** audit_logs.seq of the newest record naming it (0 for events: no record names them). */
   newestSeq: number;
 }
-
-/** Rows per INSERT: far below either engine's limit on bound values. */
-const INSERT_CHUNK = 500;
 
 /**
  * Replaces the backlog of `kinds` with `pending`, in one transaction. An entity already waiting keeps
@@ -22,7 +20,7 @@ export async function saveEntityBacklog(
   store: AnyStore,
   kinds: readonly string[],
   pending: readonly BacklogEntry[],
-  context: { runId: number | null; now: number },
+  context: WriteContext,
 ): Promise<void> {
   await inTransaction(store, async (q) => {
     const waiting = await q.all<{ kind: string; entity_key: string; pending_since: number }>(
@@ -30,16 +28,17 @@ export async function saveEntityBacklog(
     );
     const since = new Map(waiting.map((row) => [`${row.kind}\u0000${row.entity_key}`, row.pending_since]));
     await q.run(sql`DELETE FROM entity_backlog WHERE kind IN ${inList(kinds)}`);
-    for (let start = 0; start < pending.length; start += INSERT_CHUNK) {
-      const rows: SQL[] = pending.slice(start, start + INSERT_CHUNK).map((entry) => {
-        const pendingSince = since.get(`${entry.kind}\u0000${entry.key}`) ?? context.now;
-        return sql`(${entry.kind}, ${entry.key}, ${entry.newestSeq}, ${pendingSince}, ${context.runId})`;
-      });
-      await q.run(
-        sql`INSERT INTO entity_backlog (kind, entity_key, newest_seq, pending_since, sync_run_id)
-          VALUES ${sql.join(rows, sql`, `)}`,
-      );
-    }
+    await q.insertRows(
+      "entity_backlog",
+      ["kind", "entity_key", "newest_seq", "pending_since", "sync_run_id"],
+      pending.map((entry) => [
+        entry.kind,
+        entry.key,
+        entry.newestSeq,
+        since.get(`${entry.kind}\u0000${entry.key}`) ?? context.now,
+        context.runId,
+      ]),
+    );
   });
 }
 

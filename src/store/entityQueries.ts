@@ -38,14 +38,12 @@ export async function storedVersionKeys(store: AnyStore, configKey: string): Pro
 }
 
 /**
- * Layers to read: every layer a record names (by `layerActions`), when something after the layer's last
- * read may have changed what it lists. An experiment record names the experiment, not its layer, so a
- * record of `experimentActions` after the read counts for a layer when: the layer listed that experiment
- * (a snapshot of it under the layer), or the experiment's first record came after the read (a new
- * experiment: its layer is unknown, any may list it), or it is one of `moveActions` (an experiment
- * moved, to an unknown layer). An experiment the read already saw outside the layer, with no move since,
- * leaves it alone: a nightly run reads the layers its records changed, not all of them. Most recently
- * named (or changed) first.
+ * Layers to read, most recently named (or changed) first: every layer a record of `layerActions` names,
+ * when something after its last read may have changed what it lists. An experiment record names the
+ * experiment, not its layer, so one of `experimentActions` after the read counts for a layer when the
+ * layer listed that experiment, or the experiment is new since (any layer may list it), or it is one of
+ * `moveActions` (moved, to an unknown layer). Others leave it alone: a nightly run reads only the layers
+ * its records changed.
  */
 export async function layersDueForExperiments(
   store: AnyStore,

@@ -1,8 +1,7 @@
-// The report's reads of entity history (issue 10), merged into the report's query set by
-// reportQueries.ts so that they run in the same snapshot and print under their sections like the rest.
-// Parameters are the report's: @start/@end (epoch-ms period bounds) and @types (action-type filter).
-// One text for both engines, like the rest of the report's (see reportQueries.ts).
+// The report's reads of entity history, part of its query set (QUERIES in reportQueries.ts, which says
+// what the parameters are).
 import { VERSIONED_CONFIG_EDITS } from "../api/entityActions.ts";
+import type { Nullable, RecordRow } from "./reportQueries/rows.ts";
 import { TYPES as ANY_TYPES, scoped } from "./reportQueries/scope.ts";
 
 /** SQL list literal of the config edits that store a version (printed in the queries, so they re-run alone). */
@@ -82,19 +81,17 @@ ORDER BY cur.name COLLATE "binary", cur.taken_at`,
   entityReads: "SELECT count(*) AS records FROM entity_fetches",
 } as const;
 
-export interface ConfigEditVersionChangeRow {
-  occurred_at: number;
-  id: string;
-  name: string;
-  action_type: string;
-  updated_by: string | null;
-  version: number;
-  field: string | null;
+/** A field's change in a config version (config_version_changes). */
+export interface VersionChange {
+  field: string;
   path: string | null;
-  change: string | null;
+  change: string;
   old_value: string | null;
   new_value: string | null;
 }
+
+/** Change columns null for an edit whose version changed nothing. */
+export type ConfigEditVersionChangeRow = RecordRow & { version: number } & Nullable<VersionChange>;
 
 interface VersionWithoutRecordRow {
   config_key: string;
@@ -105,15 +102,7 @@ interface VersionWithoutRecordRow {
   first_seen_at: number;
 }
 
-interface EditWithoutVersionRow {
-  occurred_at: number;
-  id: string;
-  name: string;
-  action_type: string;
-  updated_by: string | null;
-  last_read: string;
-  read_at: number;
-}
+type EditWithoutVersionRow = RecordRow & { last_read: string; read_at: number };
 
 interface ExperimentContradictionRow {
   name: string;

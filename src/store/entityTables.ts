@@ -1,8 +1,7 @@
-// The entity history's tables: what the console's other reads say about the entities the audit log names.
-// Part of the one description of the store's tables (src/store/tables.ts).
+// The entity history's tables (documented in docs/sync.md), part of the store's tables (tables.ts).
 import { bigNumber, epochMs, integer, serial, table, text } from "./tableKinds.ts";
 
-/** The same four columns end every content row of the entity history and its hash chain. */
+/** raw as received, record_hash as audit_logs', and the row's link in the entity chain (entityChain.ts). */
 const entityChained = {
   raw: text().notNull(),
   recordHash: text().notNull(),
@@ -11,7 +10,6 @@ const entityChained = {
 };
 
 export const ENTITY_TABLES = {
-  // Content rows are append-only, linked in the entity chain (src/store/entityChain.ts).
   /** One row per (config, version) as first received. Never updated. */
   configVersions: table(
     "config_versions",
@@ -19,14 +17,11 @@ export const ENTITY_TABLES = {
       id: serial(),
       /** The config as the audit log names it (its `name`), which is also the id the request used. */
       configKey: text().notNull(),
-      /** The record's own `id`. */
       configId: text().notNull(),
       version: integer().notNull(),
-      /** Epoch ms of the version (`lastModifiedTime`). */
       lastModifiedTime: epochMs().notNull(),
       lastModifierId: text(),
       lastModifierName: text(),
-      /** raw: the version record exactly as received; record_hash: as audit_logs.record_hash. */
       ...entityChained,
       firstSeenAt: epochMs().notNull(),
       syncRunId: integer(),
@@ -102,7 +97,7 @@ export const ENTITY_TABLES = {
       entityKey: text().notNull(),
       outcome: text().notNull(),
       items: integer().notNull().default(0),
-      /** Items that failed their schema (their count; the read's raw items are not kept). */
+      /** Items that failed their schema (quarantined). */
       invalid: integer().notNull().default(0),
       /** audit_logs.seq of the newest record stored when the read was made: what it has caught up with. */
       auditSeq: bigNumber().notNull(),
@@ -120,7 +115,7 @@ export const ENTITY_TABLES = {
       entityKey: text().notNull(),
       /** audit_logs.seq of the newest record naming it: the budget reads the most recent first. */
       newestSeq: bigNumber().notNull(),
-      /** When a pass first left it unread (epoch ms); kept while it stays pending. */
+      /** When a pass first left it unread; kept while it stays pending. */
       pendingSince: epochMs().notNull(),
       syncRunId: integer(),
     },
@@ -150,9 +145,8 @@ export const ENTITY_TABLES = {
       field: text().notNull(),
       /** JSON path under defaultValue ($.a.b), the rule diff's field, else NULL. */
       path: text(),
-      /** added | removed | changed (rules: added | removed | modified | moved) */
+      /** added | removed | changed (rules: added | removed | modified | moved); values as JSON text. */
       change: text().notNull(),
-      /** JSON text of the values. */
       oldValue: text(),
       newValue: text(),
     },

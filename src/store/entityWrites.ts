@@ -1,12 +1,13 @@
 // Writing what the entity reads returned, each write one transaction whose rows are linked in the entity
-// chain: config versions and their revisions, experiment and metric snapshots, an entity_fetches row per
-// read. What is new or changed is the sync's decision (src/sync/entityChanges.ts), run inside the write.
+// chain. What is new or changed is the sync's decision (src/sync/entityChanges.ts), run inside the write.
 import type { InvalidItem } from "../api/entities.ts";
 import { itemQuarantineRowOf } from "../records/quarantineRows.ts";
 import { insertQuarantineIn, updateQuarantineDigestIn } from "./digests.ts";
-import { commitEntityChainIn, entityChainLinksIn } from "./entityChain.ts";
+import { inEntityChain } from "./entityChain.ts";
+import { ENTITY_TABLES } from "./entityTables.ts";
 import type { AnyStore } from "./openAny.ts";
 import { inList, inTransaction, queriesOf, type SQL, sql } from "./query.ts";
+import { columnName, type TableSpec } from "./tableKinds.ts";
 
 export interface VersionInput {
   configId: string;
@@ -38,43 +39,20 @@ export interface VersionWrite {
   hash: string;
 }
 
-/** The hashes stored for one config's versions and revisions. */
-interface StoredVersionHashes {
-  versions: readonly { version: number; hash: string }[];
-  revisions: readonly { version: number; hash: string }[];
-}
+type StoredHash = { version: number; hash: string };
 
 /** What a read of one config's versions adds, given the hashes stored; oldest first (entity_seq follows). */
 export type PlanVersions = (
   configKey: string,
   versions: readonly VersionInput[],
-  stored: StoredVersionHashes,
+  stored: { versions: readonly StoredHash[]; revisions: readonly StoredHash[] },
 ) => { writes: VersionWrite[]; mutations: MutatedVersion[] };
 
-const VERSION_COLUMNS = [
-  "config_key",
-  "config_id",
-  "version",
-  "last_modified_time",
-  "last_modifier_id",
-  "last_modifier_name",
-  "raw",
-  "record_hash",
-  "entity_seq",
-  "entity_chain_hash",
-  "first_seen_at",
-  "sync_run_id",
-];
-const REVISION_COLUMNS = [
-  "config_key",
-  "version",
-  "raw",
-  "record_hash",
-  "entity_seq",
-  "entity_chain_hash",
-  "seen_at",
-  "sync_run_id",
-];
+/** A content table's columns but its serial id, in the order its rows are written. */
+const columnsOf = (table: TableSpec) =>
+  Object.keys(table.columns)
+    .filter((key) => key !== "id")
+    .map(columnName);
 
 /** Writes the versions of one config `plan` decides; returns how many were new and which came back changed. */
 export function writeConfigVersions(
@@ -84,9 +62,9 @@ export function writeConfigVersions(
   context: WriteContext,
   plan: PlanVersions,
 ): Promise<{ inserted: number; mutations: MutatedVersion[] }> {
-  return inTransaction(store, async (q) => {
+  return inEntityChain(store, context.now, async (q, chain) => {
     const storedOf = (table: string) =>
-      q.all<{ version: number; hash: string }>(
+      q.all<StoredHash>(
         sql`SELECT version, record_hash AS hash FROM ${sql.raw(table)} WHERE config_key = ${configKey}`,
       );
     const stored = {
@@ -94,99 +72,66 @@ export function writeConfigVersions(
       revisions: await storedOf("config_version_revisions"),
     };
     const { writes, mutations } = plan(configKey, versions, stored);
-    const chain = await entityChainLinksIn(q);
     const versionRows: unknown[][] = [];
     const revisionRows: unknown[][] = [];
     for (const { kind, input: v, raw, hash } of writes) {
       const link = chain.next(hash);
+      const chained = [raw, hash, link.seq, link.hash, context.now, context.runId];
       if (kind === "version") {
-        versionRows.push([
-          configKey,
-          v.configId,
-          v.version,
-          v.lastModifiedTime,
-          v.lastModifierId,
-          v.lastModifierName,
-          raw,
-          hash,
-          link.seq,
-          link.hash,
-          context.now,
-          context.runId,
-        ]);
+        const modified = [v.lastModifiedTime, v.lastModifierId, v.lastModifierName];
+        versionRows.push([configKey, v.configId, v.version, ...modified, ...chained]);
       } else {
-        revisionRows.push([configKey, v.version, raw, hash, link.seq, link.hash, context.now, context.runId]);
+        revisionRows.push([configKey, v.version, ...chained]);
       }
     }
-    await q.insertRows("config_versions", VERSION_COLUMNS, versionRows);
-    await q.insertRows("config_version_revisions", REVISION_COLUMNS, revisionRows);
-    await commitEntityChainIn(q, chain, context.now);
+    const { configVersions, configVersionRevisions } = ENTITY_TABLES;
+    await q.insertRows(configVersions.name, columnsOf(configVersions), versionRows);
+    await q.insertRows(configVersionRevisions.name, columnsOf(configVersionRevisions), revisionRows);
     return { inserted: versionRows.length, mutations };
   });
 }
 
-export interface SnapshotInput {
-  id: string;
-  name: string;
-  status: string;
-  raw: unknown;
-}
-
-/** An item whose content differs from its last snapshot: the row to append (raw as stored, its hash). */
-interface SnapshotWrite<T> {
-  item: T;
-  raw: string;
-  hash: string;
-}
+type SnapshotItem = { id: string; raw: unknown };
+export type SnapshotInput = SnapshotItem & { name: string; status: string };
 
 /** Which items of one read differ from their last snapshot, given the last stored hash per item id. */
-export type ChangedSnapshots = <T extends { id: string; raw: unknown }>(
+export type ChangedSnapshots = <T extends SnapshotItem>(
   items: readonly T[],
   lastHashes: ReadonlyMap<string, string>,
-) => SnapshotWrite<T>[];
+) => { item: T; raw: string; hash: string }[];
 
 /**
- * Appends a snapshot for each item `changed` finds differing from its last one; returns how many.
- * `lastHashes` queries the last stored hash per item id (`id`, `hash`).
+ * Appends a row to `into.table` for each item `changed` finds differing from its newest row (by
+ * `idColumn`, among the rows `scope` selects); returns how many. `keyOf` gives the columns before taken_at.
  */
-function appendSnapshots<T extends { id: string; raw: unknown }>(
+function appendSnapshots<T extends SnapshotItem>(
   store: AnyStore,
   items: readonly T[],
   context: WriteContext,
   changed: ChangedSnapshots,
-  lastHashes: (ids: readonly string[]) => SQL,
-  insert: {
-    table: string;
-    /** The snapshot's own key columns; every snapshot table then has SNAPSHOT_COLUMNS. */
-    keys: readonly string[];
-    key: (item: T) => unknown[];
-  },
+  into: { table: TableSpec; idColumn: string; scope: SQL; keyOf: (item: T) => unknown[] },
 ): Promise<number> {
-  return inTransaction(store, async (q) => {
+  return inEntityChain(store, context.now, async (q, chain) => {
     const ids = [...new Set(items.map((item) => item.id))];
-    const last = ids.length === 0 ? [] : await q.all<{ id: string; hash: string }>(lastHashes(ids));
+    const id = sql.raw(into.idColumn);
+    const last =
+      ids.length === 0
+        ? []
+        : await q.all<{ id: string; hash: string }>(
+            sql`SELECT id, hash FROM (
+                SELECT ${id} AS id, record_hash AS hash,
+                       row_number() OVER (PARTITION BY ${id} ORDER BY entity_seq DESC) AS n
+                FROM ${sql.raw(into.table.name)} WHERE ${into.scope} ${id} IN ${inList(ids)}) newest
+              WHERE n = 1`,
+          );
     const writes = changed(items, new Map(last.map((r) => [r.id, r.hash])));
-    const chain = await entityChainLinksIn(q);
     const rows = writes.map(({ item, raw, hash }) => {
       const link = chain.next(hash);
-      return [...insert.key(item), context.now, raw, hash, link.seq, link.hash, context.runId];
+      return [...into.keyOf(item), context.now, raw, hash, link.seq, link.hash, context.runId];
     });
-    await q.insertRows(insert.table, [...insert.keys, ...SNAPSHOT_COLUMNS], rows);
-    await commitEntityChainIn(q, chain, context.now);
+    await q.insertRows(into.table.name, columnsOf(into.table), rows);
     return writes.length;
   });
-}
-
-/** What every snapshot row holds after its key: when, the content and its hash, its link in the entity chain. */
-const SNAPSHOT_COLUMNS = ["taken_at", "raw", "record_hash", "entity_seq", "entity_chain_hash", "sync_run_id"];
-
-/** The newest row's record_hash per key among `where`'s rows of `table` (keyed by `key`). */
-function newestHashes(table: string, key: string, where: SQL): SQL {
-  return sql`SELECT id, hash FROM (
-      SELECT ${sql.raw(key)} AS id, record_hash AS hash,
-             row_number() OVER (PARTITION BY ${sql.raw(key)} ORDER BY entity_seq DESC) AS n
-      FROM ${sql.raw(table)} WHERE ${where}) newest
-    WHERE n = 1`;
 }
 
 /** Snapshots of a layer's experiments: a row per experiment whose content changed since its last one. */
@@ -197,44 +142,29 @@ export function writeExperimentSnapshots(
   context: WriteContext,
   changed: ChangedSnapshots,
 ): Promise<number> {
-  return appendSnapshots(
-    store,
-    items,
-    context,
-    changed,
-    (ids) => newestHashes("experiment_snapshots", "experiment_id", sql`experiment_id IN ${inList(ids)}`),
-    {
-      table: "experiment_snapshots",
-      keys: ["layer_id", "experiment_id", "name", "status"],
-      key: (item) => [layerId, item.id, item.name, item.status],
-    },
-  );
+  return appendSnapshots(store, items, context, changed, {
+    table: ENTITY_TABLES.experimentSnapshots,
+    idColumn: "experiment_id",
+    scope: sql``,
+    keyOf: (item) => [layerId, item.id, item.name, item.status],
+  });
 }
 
 /** Snapshots of an event's metrics: a row per metric whose content changed since its last one. */
 export function writeMetricSnapshots(
   store: AnyStore,
   eventName: string,
-  items: readonly { id: string; raw: unknown }[],
+  items: readonly SnapshotItem[],
   context: WriteContext,
   changed: ChangedSnapshots,
 ): Promise<number> {
-  return appendSnapshots(
-    store,
-    items,
-    context,
-    changed,
-    (ids) =>
-      newestHashes(
-        "metric_snapshots",
-        "metric_id",
-        sql`event_name = ${eventName} AND metric_id IN ${inList(ids)}`,
-      ),
-    { table: "metric_snapshots", keys: ["event_name", "metric_id"], key: (item) => [eventName, item.id] },
-  );
+  return appendSnapshots(store, items, context, changed, {
+    table: ENTITY_TABLES.metricSnapshots,
+    idColumn: "metric_id",
+    scope: sql`event_name = ${eventName} AND`,
+    keyOf: (item) => [eventName, item.id],
+  });
 }
-
-export type EntityFetchOutcome = "ok" | "not_found" | "forbidden";
 
 /** Items of an entity read that failed their schema, quarantined (never dropped); returns the new ones. */
 export function quarantineEntityItems(
@@ -258,7 +188,13 @@ export function quarantineEntityItems(
 /** One entity read as it ended, stamped with the newest audit record it has caught up with. */
 export async function recordEntityFetch(
   store: AnyStore,
-  fetch: { kind: string; key: string; outcome: EntityFetchOutcome; items: number; invalid: number },
+  fetch: {
+    kind: string;
+    key: string;
+    outcome: "ok" | "not_found" | "forbidden";
+    items: number;
+    invalid: number;
+  },
   context: WriteContext,
 ): Promise<void> {
   await (await queriesOf(store)).run(

@@ -1,25 +1,9 @@
-// The report's reads. The analytical queries stay SQL text because the compliance Markdown prints each
-// one under its section, with its parameters as `--param name=value`, so a reader can re-run it with
-// `flagtrail sql` on the store it describes.
-//
-// The rule: ONE text for both engines, printed once. It is SQLite's spelling, which a PostgreSQL store
-// runs too through what its migration adds (drizzle/pg/0005_portable_report_sql.sql: json_each and
-// json_extract over JSON text, and a "binary" collation for SQLite's byte-order sorts), written in the
-// SQL both accept: grouped columns in GROUP BY, subqueries with an alias, NULLS FIRST where a sorted
-// column can be NULL (SQLite's default, not PostgreSQL's), numbers from JSON CAST. A PostgreSQL variant
-// (src/store/pg/reportQueries.ts) only where its planner needs another shape, with the measurement; a
-// SQLite variant (src/store/reportQueries/sqliteVariants.ts) where an index holds what the one text
-// reads from every record's JSON.
-//
-// Everything the report calls is async (a Promise, or an AsyncIterable of row batches) because a
-// PostgreSQL driver is; better-sqlite3 stays synchronous inside. Long results come in batches, not row
-// by row: one-row batches cost the one-month 1M-record report ~30% more CPU than 512-row ones (bench).
-// readReportSnapshot picks the engine's reader; both return the same rows in the same order.
-//
-// Parameters (bound from ReportParams by bindParams): @start/@end epoch-ms bounds ([start, end)), @types
-// JSON array of action types or NULL for all, @serverFromDay/@serverToDay the server days the period
-// overlaps, @days/@rejects/@exempt/@flows JSON lists built from code (src/report/reviews.ts),
-// @reviewWindow the review validity in ms and @reviewStart = @start - @reviewWindow.
+// The report's reads. They stay SQL text because the compliance Markdown prints each one under its
+// section, with its parameters as `--param name=value`, so a reader can re-run it with `flagtrail sql`.
+// ONE text for both engines, printed once, in the SQL both accept (src/store/README.md); an engine's
+// variant only where measured (pg/reportQueries.ts, reportQueries/sqliteVariants.ts), with the same rows.
+// Long results come in batches: one-row batches cost the one-month 1M-record report ~30% more CPU than
+// 512-row ones (bench).
 import type Database from "better-sqlite3";
 import { sqliteOf } from "./connection.ts";
 import { ENTITY_REPORT_QUERIES } from "./entityReportQueries.ts";
@@ -50,23 +34,27 @@ export const QUERIES = {
 
 export type ReportQueryName = keyof typeof QUERIES;
 
-/** What the report asks about; bindParams turns it into this dialect's bound values. */
+/** What the report asks about; bindParams turns it into the queries' parameters (@start, @types…). */
 export interface ReportParams {
+  /** The period, [start, end) in epoch ms. */
   start: number;
   end: number;
   /** Only these action types; null for all. */
   actionTypes: readonly string[] | null;
   /** The period's days in the report's zone, each with its bounds. */
   days: readonly { day: string; start: number; end: number }[];
+  /** The review rules' lists (src/report/reviews.ts). */
   rejects: readonly string[];
   exempt: readonly string[];
   flows: readonly Readonly<Record<"entity" | "create" | "accept" | "reject" | "delete", string>>[];
+  /** How long an approval covers the next change, in ms (@reviewStart = @start - @reviewWindow). */
   reviewWindow: number;
   /** The first and last server day the period overlaps; null when the store has no dated records. */
   serverFromDay: string | null;
   serverToDay: string | null;
 }
 
+/** Lists are bound as JSON text, a null @types as NULL (every action type). */
 export function bindParams(p: ReportParams): Record<string, unknown> {
   return {
     start: p.start,
@@ -116,11 +104,7 @@ export interface ReportSnapshot {
   rows<N extends ReportQueryName>(name: N, params: ReportParams): Promise<ReportRows[N][]>;
   /** The rows of a query with a long result, in order, a batch at a time (bounded memory). */
   batches<N extends ReportQueryName>(name: N, params: ReportParams): AsyncIterable<readonly ReportRows[N][]>;
-  /**
-   * The rows of the three change CSVs in one read: each change of the period once, in time order, with
-   * its category and whether it is unreviewed (the rows of experimentStateChangesCsv, configEditsCsv and
-   * unreviewedCsv together).
-   */
+  /** The rows of experimentStateChangesCsv, configEditsCsv and unreviewedCsv in one read (changesCsv.ts). */
   changes(params: ReportParams): AsyncIterable<readonly ChangeCsvRow[]>;
   /** The newest record's place in the hash chain; null for an empty store. */
   chainHead(): Promise<{ seq: number; chainHash: string } | null>;
@@ -131,10 +115,9 @@ export interface ReportSnapshot {
 }
 
 /**
- * A statement's rows in batches, as objects keyed by column name made here from better-sqlite3's raw
- * arrays: its own row objects look every column's name up in V8's string table for every cell, ~20 % of
- * the CPU of the one-month 1M-record report's CSV queries (87 → 51–76 ms and 196 → 149–151 ms, min of
- * five). Starts the statement only when the first batch is asked for: an unread stream holds nothing open.
+ * A statement's rows in batches, as objects made here from better-sqlite3's raw arrays: its own row
+ * objects cost ~20 % of the one-month 1M-record report's CSV queries' CPU (87 → 51–76 ms, 196 → 149–151
+ * ms, min of five). Starts the statement at the first batch: an unread stream holds nothing open.
  */
 async function* batchesOf<Row>(
   statement: Database.Statement,
@@ -214,10 +197,9 @@ export async function readReportSnapshot<T>(
   if (store.engine === "postgres") return (await pgSide()).readPgReportSnapshot(store, read);
   const sqlite = sqliteOf(store);
   const cache = sqlite.pragma("cache_size", { simple: true }) as number;
-  // At most SQLite's own default page cache (2 MB), not better-sqlite3's 16 MB, which a read-only
-  // connection has: filled by a one-month 1M-record report it was ~17 MB of its peak RSS (138 vs. 120 MB),
-  // for no CPU saved (the operating system caches the file; a 64 MB cache had grown peak RSS by ~60 MB).
-  // The sorter's memory follows it: above 4 MB (250 pages) a sort goes on in a temporary file.
+  // SQLite's default page cache (2 MB), not better-sqlite3's 16 MB: that was ~17 MB of a one-month
+  // 1M-record report's peak RSS (138 vs. 120 MB) for no CPU saved (the OS caches the file). The sorter's
+  // memory follows it: above 4 MB (250 pages) a sort goes on in a temporary file.
   const capped = cache < REPORT_CACHE_KIB;
   if (capped) sqlite.pragma(`cache_size = ${REPORT_CACHE_KIB}`);
   const ownTransaction = !sqlite.inTransaction;

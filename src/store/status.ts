@@ -1,7 +1,7 @@
 // The rows behind `flagtrail status` (src/commands/storeStatus.ts makes the status of them).
-import { type Checkpoint, listCheckpointsIn } from "./checkpoints.ts";
+import { listCheckpointsIn } from "./checkpoints.ts";
 import { ENTITY_BACKLOG_SQL, type EntityBacklogRow } from "./entityBacklog.ts";
-import { DAEMON_LAST_CYCLE_KEY, DAEMON_LEASE, type Lease, readLiveLease } from "./leases.ts";
+import { DAEMON_LAST_CYCLE_KEY, DAEMON_LEASE, readLiveLease } from "./leases.ts";
 import { readMetaValue } from "./metaValues.ts";
 import type { AnyStore } from "./openAny.ts";
 import { type Queries, queriesOf, sql } from "./query.ts";
@@ -22,40 +22,11 @@ type RunRow = RunCounters & {
 
 export type DayRow = { filter_key: string; day: string; local_count: number; server_total: number };
 
-/** What status reads, from either engine. */
-export interface StatusRows {
-  records: {
-    total: number;
-    first: number | null;
-    last: number | null;
-    firstDay: string | null;
-    lastDay: string | null;
-    undated: number | null;
-  };
-  head: { seq: number; chain_hash: string } | undefined;
-  runs: RunRow[];
-  coverageCounts: { checked: number; gaps: number | null; open: number | null };
-  openDays: DayRow[];
-  gaps: DayRow[];
-  quarantineTotal: number;
-  quarantineRecent: { record_id: string | null; received_at: number; issues: string }[];
-  mutatedCounts: { records: number; revisions: number };
-  mutatedRecent: { id: string; revisions: number }[];
-  entityBacklog: EntityBacklogRow[];
-  checkpoints: Pick<Checkpoint, "filterKey" | "latestId" | "latestOccurredAt" | "updatedAt">[];
-  plans: { plan: SyncPlan; windows: { status: string }[] }[];
-  /** Each lease, with whether its holder is alive (the engine knows how to tell). */
-  lease: { lease: Lease; live: boolean } | undefined;
-  daemonLease: { lease: Lease; live: boolean } | undefined;
-  /** meta's DAEMON_LAST_CYCLE_KEY value, as stored. */
-  lastCycle: string | undefined;
-}
-
 const DAY_COLUMNS = sql`filter_key, day, local_count, server_total`;
 
 /** Interrupted runs' plans (by filter key, byte order) and their windows' progress. */
-async function plansOf(store: AnyStore, q: Queries): Promise<StatusRows["plans"]> {
-  const plansWithWindows: StatusRows["plans"] = [];
+async function plansOf(store: AnyStore, q: Queries) {
+  const plansWithWindows: { plan: SyncPlan; windows: { status: string }[] }[] = [];
   for (const plan of await readStoredPlans(store)) {
     const windows = await q.all<{ status: string }>(
       sql`SELECT status FROM sync_windows WHERE filter_key = ${plan.filterKey}`,
@@ -65,33 +36,42 @@ async function plansOf(store: AnyStore, q: Queries): Promise<StatusRows["plans"]
   return plansWithWindows;
 }
 
-/** Status's counts: one row each, present even on an empty store. */
-async function countsOf(q: Queries) {
-  const [records, coverageCounts, quarantine, mutatedCounts] = [
-    await q.get<StatusRows["records"]>(
-      sql`SELECT count(*) AS total, min(occurred_at) AS first, max(occurred_at) AS last,
-        min(server_day COLLATE "binary") AS "firstDay", max(server_day COLLATE "binary") AS "lastDay",
-        sum(CASE WHEN occurred_at IS NULL THEN 1 ELSE 0 END) AS undated
-      FROM audit_logs`,
-    ),
-    await q.get<StatusRows["coverageCounts"]>(
-      sql`SELECT count(*) AS checked, sum(CASE WHEN local_count <> server_total THEN 1 ELSE 0 END) AS gaps,
-        sum(CASE WHEN day_closed = 0 THEN 1 ELSE 0 END) AS open FROM coverage`,
-    ),
-    await q.get<{ total: number }>(sql`SELECT count(*) AS total FROM quarantine`),
-    await q.get<StatusRows["mutatedCounts"]>(
-      sql`SELECT count(DISTINCT audit_log_id) AS records, count(*) AS revisions FROM audit_log_revisions`,
-    ),
-  ];
-  if (!records || !coverageCounts || !mutatedCounts) throw new Error("an aggregate returned no row");
-  return { records, coverageCounts, quarantineTotal: quarantine?.total ?? 0, mutatedCounts };
-}
+/** What status reads, from either engine. */
+export type StatusRows = Awaited<ReturnType<typeof readStatusRows>>;
 
-export async function readStatusRows(store: AnyStore): Promise<StatusRows> {
+export async function readStatusRows(store: AnyStore) {
   const q = await queriesOf(store);
+  // One row each, present even on an empty store.
+  const records = await q.get<{
+    total: number;
+    first: number | null;
+    last: number | null;
+    firstDay: string | null;
+    lastDay: string | null;
+    undated: number | null;
+  }>(
+    sql`SELECT count(*) AS total, min(occurred_at) AS first, max(occurred_at) AS last,
+      min(server_day COLLATE "binary") AS "firstDay", max(server_day COLLATE "binary") AS "lastDay",
+      sum(CASE WHEN occurred_at IS NULL THEN 1 ELSE 0 END) AS undated
+    FROM audit_logs`,
+  );
+  const coverageCounts = await q.get<{ checked: number; gaps: number | null; open: number | null }>(
+    sql`SELECT count(*) AS checked, sum(CASE WHEN local_count <> server_total THEN 1 ELSE 0 END) AS gaps,
+      sum(CASE WHEN day_closed = 0 THEN 1 ELSE 0 END) AS open FROM coverage`,
+  );
+  const quarantine = await q.get<{ total: number }>(sql`SELECT count(*) AS total FROM quarantine`);
+  const mutatedCounts = await q.get<{ records: number; revisions: number }>(
+    sql`SELECT count(DISTINCT audit_log_id) AS records, count(*) AS revisions FROM audit_log_revisions`,
+  );
+  if (!records || !coverageCounts || !mutatedCounts) throw new Error("an aggregate returned no row");
   return {
-    ...(await countsOf(q)),
-    head: await q.get(sql`SELECT seq, chain_hash FROM audit_logs ORDER BY seq DESC LIMIT 1`),
+    records,
+    coverageCounts,
+    quarantineTotal: quarantine?.total ?? 0,
+    mutatedCounts,
+    head: await q.get<{ seq: number; chain_hash: string }>(
+      sql`SELECT seq, chain_hash FROM audit_logs ORDER BY seq DESC LIMIT 1`,
+    ),
     runs: await q.all<RunRow>(
       sql`SELECT id, started_at, finished_at, outcome, filter_key, fetched, inserted, duplicates, mutations,
         quarantined, warnings, requests, throttled, retries, error FROM sync_runs ORDER BY id DESC LIMIT ${RECENT_RUNS}`,
@@ -104,18 +84,20 @@ export async function readStatusRows(store: AnyStore): Promise<StatusRows> {
       sql`SELECT ${DAY_COLUMNS} FROM coverage WHERE local_count <> server_total
         ORDER BY day COLLATE "binary" DESC, filter_key COLLATE "binary" LIMIT ${LISTED}`,
     ),
-    quarantineRecent: await q.all(
+    quarantineRecent: await q.all<{ record_id: string | null; received_at: number; issues: string }>(
       sql`SELECT record_id, received_at, issues FROM quarantine ORDER BY id DESC LIMIT ${LISTED}`,
     ),
-    mutatedRecent: await q.all(
+    mutatedRecent: await q.all<{ id: string; revisions: number }>(
       sql`SELECT audit_log_id AS id, count(*) AS revisions FROM audit_log_revisions
         GROUP BY audit_log_id ORDER BY max(id) DESC LIMIT ${LISTED}`,
     ),
     entityBacklog: await q.all<EntityBacklogRow>(sql.raw(ENTITY_BACKLOG_SQL)),
     checkpoints: await listCheckpointsIn(q),
     plans: await plansOf(store, q),
+    /** Each lease, with whether its holder is alive (the engine knows how to tell). */
     lease: await readLiveLease(store, "sync"),
     daemonLease: await readLiveLease(store, DAEMON_LEASE),
+    /** meta's DAEMON_LAST_CYCLE_KEY value, as stored. */
     lastCycle: await readMetaValue(store, DAEMON_LAST_CYCLE_KEY),
   };
 }

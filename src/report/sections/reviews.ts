@@ -1,7 +1,7 @@
 // The review section: unreviewed changes, self-approvals, rejections.
 
 import { FlagtrailError } from "../../errors.ts";
-import type { RejectedRow } from "../../store/reportQueries.ts";
+import type { TimelineRow } from "../../store/reportQueries.ts";
 import { mdRow, mdTable, mdText } from "../escape.ts";
 import { approvalPairer, isSelfApproval, type ReviewPair } from "../reviewPairing.ts";
 import { REVIEW_WINDOW_DAYS } from "../reviews.ts";
@@ -37,7 +37,7 @@ export function unreviewedSummarised(found: ReviewFindings): boolean {
 export interface ReviewFindings {
   unreviewed: number;
   selfApprovals: ReviewPair[];
-  rejected: RejectedRow[];
+  rejected: TimelineRow[];
 }
 
 export async function readReviewFindings(ctx: ComplianceContext): Promise<ReviewFindings> {

@@ -2,8 +2,10 @@
 // OCSF mapping adds (rule diff, config version and its diff, findings, the entity's last approval before).
 import type { ChainRecord, CopiedColumns, StoredRuleChange } from "../chainRead.ts";
 import type { FindingRow } from "../controls/findings.ts";
+import type { VersionChange } from "../entityReportQueries.ts";
 import type { AnyStore } from "../openAny.ts";
 import { inList, type Queries, queriesOf, type SQL, sql } from "../query.ts";
+import type { ChangeRow } from "../reportQueries/rows.ts";
 
 /** The audit record's own columns, as verify's chain read names them, and what the mapping adds. */
 export type ExportRecordRow = Omit<CopiedColumns, "tags"> &
@@ -24,18 +26,13 @@ export type RuleChangeRow = Omit<StoredRuleChange, "old_position" | "new_positio
   audit_log_id: string;
 };
 
-export interface VersionChangeRow {
-  /** The config edit that produced the version. */
+/** A change in the version a config edit of the batch produced. */
+export type VersionChangeRow = VersionChange & {
   audit_log_id: string;
   config_key: string;
   version: number;
   previous_version: number | null;
-  field: string;
-  path: string | null;
-  change: string;
-  old_value: string | null;
-  new_value: string | null;
-}
+};
 
 /** A control finding on a record of the batch. */
 export type RecordFindingRow = Pick<
@@ -44,17 +41,8 @@ export type RecordFindingRow = Pick<
 > & { record_id: string };
 
 /** The approval record a change's entity had last before it (by the review flows' accept types). */
-export interface ApprovalRow {
-  change_id: string;
-  id: string;
-  action_type: string;
-  updated_by: string | null;
-  updated_by_user_id: string | null;
-  occurred_at: number;
-  change_log: string | null;
-}
+export type ApprovalRow = Omit<ChangeRow, "name"> & { change_id: string };
 
-/** One batch of records with their details, keyed by record id. */
 export interface ExportBatch {
   records: ExportRecordRow[];
   ruleChanges: RuleChangeRow[];
@@ -63,14 +51,11 @@ export interface ExportBatch {
   approvals: ApprovalRow[];
 }
 
+/** Records with afterSeq < seq <= toSeq and from <= occurred_at < to (each bound when given; epoch ms). */
 export interface RecordRange {
-  /** Records with seq > afterSeq… */
   afterSeq: number;
-  /** …and seq <= toSeq when given. */
   toSeq?: number | undefined;
-  /** occurred_at >= from (epoch ms) when given. */
   from?: number | undefined;
-  /** occurred_at < to (epoch ms) when given. */
   to?: number | undefined;
   limit: number;
 }
@@ -80,13 +65,6 @@ export async function maxSeq(store: AnyStore): Promise<number> {
   const q = await queriesOf(store);
   const row = await q.get<{ seq: number | null }>(sql`SELECT max(seq) AS seq FROM audit_logs`);
   return row?.seq ?? 0;
-}
-
-function rangeFilter(range: RecordRange): SQL {
-  return sql`a.seq > ${range.afterSeq}
-    ${range.toSeq === undefined ? sql`` : sql`AND a.seq <= ${range.toSeq}`}
-    ${range.from === undefined ? sql`` : sql`AND a.occurred_at >= ${range.from}`}
-    ${range.to === undefined ? sql`` : sql`AND a.occurred_at < ${range.to}`}`;
 }
 
 /** The next `limit` records after `afterSeq`, as stored (raw included), in seq order. */
@@ -103,12 +81,15 @@ async function readRecords(q: Queries, range: RecordRange): Promise<ExportRecord
     LEFT JOIN rule_diff_summaries s ON s.audit_log_id = a.id
     LEFT JOIN config_edit_links l ON l.audit_log_id = a.id
     LEFT JOIN config_versions v ON v.config_key = l.config_key AND v.version = l.version
-    WHERE ${rangeFilter(range)}
+    WHERE a.seq > ${range.afterSeq}
+      ${range.toSeq === undefined ? sql`` : sql`AND a.seq <= ${range.toSeq}`}
+      ${range.from === undefined ? sql`` : sql`AND a.occurred_at >= ${range.from}`}
+      ${range.to === undefined ? sql`` : sql`AND a.occurred_at < ${range.to}`}
     ORDER BY a.seq
     LIMIT ${range.limit}`);
 }
 
-/** Only the records themselves: what the raw format writes. */
+/** Only the records (the raw format). */
 export async function readRecordBatch(store: AnyStore, range: RecordRange): Promise<ExportRecordRow[]> {
   return readRecords(await queriesOf(store), range);
 }

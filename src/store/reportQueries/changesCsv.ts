@@ -1,14 +1,9 @@
 // The rows of the report's three change CSVs (experiment state changes, config edits, changes with no
 // approved review) in one statement, for SQLite: each change of the period once, in time order, with its
-// category and whether it is unreviewed (the review rule of unreviewedQuery, src/store/reportQueries/
-// reviews.ts). The unreviewed changes are rows of the other two CSVs with the same columns, so run apart
-// (unreviewedCsv) their rows were read from the store, handed over and formatted twice (the one-month
-// report of a 1M-record store: CPU 2,750 → 2,270 ms, medians of four runs alternating, bench/report.ts's
-// store). Not printed (the CSVs' queries are not). The three CSV queries (experimentStateChangesCsv,
-// configEditsCsv, unreviewedCsv) stay as what each file holds, one text each; test/report/onePass.test.ts
-// checks this read against them, with and without an action-type filter.
-// PostgreSQL runs its variant, PG_CHANGES_CSV (src/store/pg/reportQueries.ts).
-
+// category and whether it is unreviewed (unreviewedQuery's rule, reviews.ts). Run apart, the unreviewed
+// rows were read and formatted twice (1M-record store's month: CPU 2,750 → 2,270 ms, medians of four).
+// Not printed; the three CSV queries stay one text each, and test/report/onePass.test.ts checks this read
+// against them. PostgreSQL runs PG_CHANGES_CSV (src/store/pg/reportQueries.ts).
 import type { CsvRow } from "./rows.ts";
 import { period } from "./scope.ts";
 
@@ -21,17 +16,13 @@ export interface ChangeCsvRow extends CsvRow {
   rule_changes: number;
 }
 
-// unreviewedQuery's window, shaped for this read (as PG_CHANGES_CSV's is): its events carry only what the
-// window orders and compares, and its verdict is one column of the window's rows, so that SQLite sorts
-// and keeps narrow rows and filters them in the same pass. unreviewedQuery's `SELECT *` carried every
-// event column through the sort and its materialised result, and its filter on is_approval there built an
-// automatic index over that result. The action-type filter is the outer query's, which asks only for
-// changes of the period. Partitioned by name first: the same partitions, and the sort compares the
-// names, which differ, before the kinds, which mostly do not. A record's rule changes are written and
-// deleted with its summary (src/store/ruleDiffs.ts), so the count's index probe runs only for records
-// with one (as in PG_CHANGES_CSV). Measured alone on the 1M-record store's month (bench/report.ts's
-// store, same rows): 2.52 → 1.81 G instructions inside sqlite3_step (callgrind; 1.92 before the
-// partition order and the probe's condition), CPU 886 → 695 ms (medians of five runs alternating).
+// unreviewedQuery's window, narrowed (as PG_CHANGES_CSV's): its events carry only what the window orders
+// and compares, and the verdict is a column of the window's rows, so SQLite sorts narrow rows and filters
+// them in the same pass (no automatic index over a materialised `SELECT *`). The action-type filter is the
+// outer query's. Partitioned by name first: the sort compares the names, which differ, before the kinds.
+// The rule-change count probes only records with a summary (rule changes are written with it,
+// ruleDiffs.ts). 1M-record store's month, alone: 2.52 → 1.81 G instructions in sqlite3_step
+// (callgrind), CPU 886 → 695 ms (medians of five alternating).
 const UNREVIEWED_SEQS = `events AS (
   SELECT 'experiment' AS kind, e.name, e.occurred_at, e.seq, 0 AS is_approval
   FROM experiment_state_changes e

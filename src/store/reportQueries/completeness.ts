@@ -1,20 +1,16 @@
-// The completeness section's reads: records without an instant, the coverage per server day, and the
-// entity history still pending.
+// The completeness section's reads.
 import { ENTITY_BACKLOG_SQL } from "../entityBacklog.ts";
 
 /** Shown to the reader beside the count of records without an instant: how to list them. */
 export const UNPLACED_RECORDS_SQL = "SELECT * FROM audit_logs WHERE occurred_at IS NULL";
 
 export const COMPLETENESS_QUERIES = {
-  // How much of the entity history the entity passes have read (the rest is their backlog).
   entityBacklog: ENTITY_BACKLOG_SQL,
 
   unplaced: "SELECT count(*) AS records FROM audit_logs WHERE occurred_at IS NULL",
 
-  // Coverage is kept per server day (the API's calendar day in the server's zone). The local count is
-  // recounted in this snapshot exactly as the sync counts (store/coverageCounts.ts): stored records on
-  // the day the server lists them under, quarantined ones on their date's day or the one day a request
-  // placed them in, rather than trusted from sync time. A filter key is "all" or "types:" + comma-separated action types.
+  // The local count recounted in this snapshot as the sync counts (coverageCounts.ts), not trusted from
+  // sync time. A filter key is "all" or "types:" + comma-separated action types.
   coverage: `WITH cov AS (
   SELECT c.*,
          CASE WHEN c.filter_key = 'all' THEN NULL

@@ -1,5 +1,4 @@
-// The entity sections' reads: the CSVs of experiment state changes and config edits, the
-// per-entity summaries, experiment timelines and config edits with their rule changes.
+// The entity sections' reads: the change CSVs, per-entity summaries, timelines and config edits.
 import { period } from "./scope.ts";
 
 /**
@@ -35,8 +34,7 @@ export const ENTITY_SECTION_QUERIES = {
     ",\n       (SELECT count(*) FROM rule_changes rc WHERE rc.audit_log_id = v.id) AS rule_changes",
   ),
 
-  // The descriptive lists, summarised per entity (the full rows are in the CSVs): one row per entity,
-  // person and action type, folded per entity by the report.
+  // One row per entity, person and action type, folded per entity by the report.
   experimentSummary: entitySummary("experiment_state_changes", false),
   configSummary: entitySummary("config_edits", true),
 

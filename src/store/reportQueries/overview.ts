@@ -1,5 +1,4 @@
-// The overview's and executive summary's counts: records of the period, by action type, by person, per
-// day, and distinct entities.
+// The overview's and executive summary's counts.
 import { period, scoped, TYPES } from "./scope.ts";
 
 export const OVERVIEW_QUERIES = {
@@ -37,8 +36,7 @@ LEFT JOIN audit_logs a ON a.occurred_at >= d.day_start AND a.occurred_at < d.day
 GROUP BY d.day
 ORDER BY d.day COLLATE "binary"`,
 
-  // The executive summary's counts: distinct entity names of the period (in byte order: the same count,
-  // without PostgreSQL sorting the month's names by the database's collation, ICU's say).
+  // In byte order: the same count, without PostgreSQL sorting the month's names by its collation.
   entityCount: `SELECT count(DISTINCT a.name COLLATE "binary") AS records
 FROM audit_logs a
 WHERE ${period("a")}`,

@@ -1,6 +1,5 @@
-// The reviews section's reads: changes without an approved review (list, count, CSV, summary),
-// every review record of the window, and rejected reviews. PostgreSQL runs its own variants of the
-// unreviewed window's four and of reviewRecords (src/store/pg/reportQueries.ts: measured there).
+// The reviews section's reads. PostgreSQL runs its own variants of the unreviewed window's four and of
+// reviewRecords (src/store/pg/reportQueries.ts: measured there).
 import { period } from "./scope.ts";
 
 /** The unreviewed changes with `columns` of the window's rows, in time order. */
@@ -46,7 +45,6 @@ export const REVIEW_QUERIES = {
   // approvals since @reviewStart: each change looks at the event just before it.
   unreviewed: UNREVIEWED,
 
-  // How many rows the unreviewed list above has, for the summary that comes before it.
   unreviewedCount: `SELECT count(*) AS records FROM (\n${UNREVIEWED}\n) AS u`,
 
   // The same changes as full rows, for their own CSV (the columns of the other two CSVs). Joined on seq,

@@ -1,22 +1,32 @@
-// The rows the report queries return, one interface per shape (both engines return the same rows).
+// The rows the report queries return, one type per shape (both engines return the same rows).
+import type { StoredRuleChange } from "../chainRead.ts";
 import type { WaiverRow } from "../controls/waivers.ts";
 import type { EntityBacklogRow } from "../entityBacklog.ts";
 import type { EntityReportRows } from "../entityReportQueries.ts";
 
-/** A row of the CSVs (experiment state changes, config edits, changes with no approved review). */
-export interface CsvRow {
+export type Nullable<T> = { [K in keyof T]: T[K] | null };
+
+/** An audit record as most lists name it. */
+export interface RecordRow {
   occurred_at: number;
   id: string;
-  updated_by: string | null;
-  updated_by_user_id: string | null;
-  modifier_email: string | null;
   name: string;
   action_type: string;
-  change_log: string | null;
+  updated_by: string | null;
+}
+
+export type TimelineRow = RecordRow & { change_log: string | null };
+
+/** A change the record controls judge (src/controls/evaluate.ts). */
+export type ChangeRow = TimelineRow & { updated_by_user_id: string | null };
+
+/** A row of the CSVs (experiment state changes, config edits, changes with no approved review). */
+export type CsvRow = ChangeRow & {
+  modifier_email: string | null;
   rule_diff_summary: string | null;
   /** The record's rule changes: config edits' only (their per-config table counts them; not a CSV column). */
   rule_changes?: number;
-}
+};
 
 interface CountRow {
   records: number;
@@ -46,65 +56,17 @@ export interface PersonCount {
   records: number;
 }
 
-export interface TimelineRow {
-  name: string;
-  occurred_at: number;
-  action_type: string;
-  updated_by: string | null;
-  change_log: string | null;
-  id: string;
-}
-
 /** A config edit, once per rule change of its diff (rule columns null when it has none). */
-interface ConfigEditRow {
-  name: string;
-  occurred_at: number;
-  id: string;
-  action_type: string;
-  updated_by: string | null;
-  change_log: string | null;
-  rule_diff_summary: string | null;
-  rule_id: string | null;
-  rule_name: string | null;
-  change: string | null;
-  field: string | null;
-  old_value: string | null;
-  new_value: string | null;
-  old_position: number | null;
-  new_position: number | null;
-}
+type ConfigEditRow = TimelineRow & { rule_diff_summary: string | null } & Nullable<StoredRuleChange>;
 
-export interface UnreviewedRow {
-  occurred_at: number;
-  name: string;
-  action_type: string;
-  category: string;
-  updated_by: string | null;
-  id: string;
-}
+export type UnreviewedRow = RecordRow & { category: string };
 
-export interface ReviewRecord {
+export type ReviewRecord = ChangeRow & {
   seq: number;
-  id: string;
-  occurred_at: number;
-  name: string;
   entity: string;
   /** request (…_review_create), accept, or close (reject / delete). */
   role: "request" | "accept" | "close";
-  action_type: string;
-  change_log: string | null;
-  updated_by: string | null;
-  updated_by_user_id: string | null;
-}
-
-export interface RejectedRow {
-  occurred_at: number;
-  name: string;
-  action_type: string;
-  updated_by: string | null;
-  change_log: string | null;
-  id: string;
-}
+};
 
 interface MutationRow {
   id: string;
@@ -135,17 +97,6 @@ export interface MutationCount {
 }
 
 /** The row each query returns. */
-/** A change the record controls judge (src/controls/evaluate.ts). */
-export interface ChangeRow {
-  id: string;
-  occurred_at: number;
-  name: string;
-  action_type: string;
-  updated_by: string | null;
-  updated_by_user_id: string | null;
-  change_log: string | null;
-}
-
 export interface ReportRows extends EntityReportRows {
   controlChanges: ChangeRow;
   controlWaivers: WaiverRow;
@@ -169,7 +120,7 @@ export interface ReportRows extends EntityReportRows {
   unreviewedCsv: CsvRow;
   unreviewedSummary: EntitySummaryRow;
   reviewRecords: ReviewRecord;
-  rejected: RejectedRow;
+  rejected: TimelineRow;
   mutations: MutationRow;
   mutationCount: MutationCount;
 }

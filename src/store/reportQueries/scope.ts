@@ -1,7 +1,6 @@
-// The period and action-type filter every report query applies, written once for all of them.
-// `%` in a fragment stands for the alias of the table it filters. The CAST gives PostgreSQL the type of a
-// NULL @types (SQLite keeps the NULL); json_each(text) is SQLite's, and on PostgreSQL the store's own
-// function of that name (drizzle/pg/0005_portable_report_sql.sql), inlined as json_array_elements_text.
+// The period and action-type filter of the report's queries; `%` stands for the alias of the table it
+// filters. The CAST gives PostgreSQL the type of a NULL @types; json_each(text) is on PostgreSQL the
+// store's own function (drizzle/pg/0005_portable_report_sql.sql), inlined as json_array_elements_text.
 export const TYPES =
   "(CAST(@types AS TEXT) IS NULL OR %.action_type IN (SELECT value FROM json_each(@types)))";
 const PERIOD = "%.occurred_at >= @start AND %.occurred_at < @end";

@@ -1,7 +1,6 @@
-// The report's SQLite variants: the queries whose one text (printed in the Markdown) makes SQLite read
-// every record of the period and parse its JSON for a column (action_type, name and id are virtual
-// columns read from raw_data), where the indexes hold the answer. Same parameters, same rows in the same
-// order (test/report/sqliteVariants.test.ts); the Markdown still prints the one text, which gives them.
+// The report's SQLite variants: where the one text makes SQLite parse every record's JSON of the period
+// for a column (action_type, name and id are virtual columns read from raw_data) that an index holds.
+// Same parameters, same rows in the same order (test/report/sqliteVariants.test.ts).
 // Measured on the one-month report of a 1M-record store (bench/report.ts; CPU ms, same process, medians):
 // byActionType 200 → 10, entityCount 145 → 45; byPerson, the query alone, 220 → 175 ms (medians of three
 // runs alternating) and 964 → 734 M instructions inside sqlite3_step (callgrind).
@@ -38,10 +37,9 @@ LEFT JOIN action_type_categories c ON c.action_type = n.action_type
 WHERE n.records > 0
 ORDER BY n.records DESC, n.action_type COLLATE "binary"`,
 
-  // The people's names read from the same index, which holds them, instead of from each record's JSON
-  // (the month's every record parsed once); sorted by seq first, so that the table is then read in
-  // its own order (in the index's, a page is read again for each action type it holds). The groups are
-  // the one text's, so its ties come out in the same order.
+  // The people's names read from the same index; sorted by seq first, so that the table is then read in
+  // its own order (in the index's, a page is read again for each action type it holds). The one text's
+  // groups, so ties come out in the same order.
   byPerson: `${ACTION_TYPES},
 people AS MATERIALIZED (
   SELECT a.seq, a.updated_by
