@@ -4,7 +4,7 @@
 // is its key in snake_case. Columns stand in the order both engines' migrated tables have them (SQLite's
 // audit_logs alone has three more, last), checked by test/pg/schema.test.ts.
 import { sql } from "drizzle-orm";
-import { CONTROL_TABLES } from "./controlTables.ts";
+import { CONTROL_TABLES } from "./controls/tables.ts";
 import { ENTITY_TABLES } from "./entityTables.ts";
 import {
   bigNumber,
@@ -279,7 +279,19 @@ export const TABLES = {
     }),
   }),
 
-  // Entity history (issue 10) and controls and export (issues 23, 24), each in a file of its own.
+  // Entity history (issue 10) and controls (issue 23), each in a file of its own.
   ...ENTITY_TABLES,
   ...CONTROL_TABLES,
+
+  /** `flagtrail export --cursor`: per project and consumer, the audit_logs.seq its exports are complete to. */
+  exportCursors: table(
+    "export_cursors",
+    {
+      project: text().notNull(),
+      name: text().notNull(),
+      seq: bigNumber().notNull(),
+      updatedAt: epochMs().notNull(),
+    },
+    (on) => [on.primaryKey("project", "name")],
+  ),
 };

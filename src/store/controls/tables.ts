@@ -1,5 +1,5 @@
-// The controls' and the export's tables, part of the one description of the store's tables (tables.ts).
-import { bigNumber, epochMs, integer, table, text } from "./tableKinds.ts";
+// The controls' tables, part of the one description of the store's tables (../tables.ts).
+import { bigNumber, epochMs, integer, table, text } from "../tableKinds.ts";
 
 export const CONTROL_TABLES = {
   /** One row per finding (control id + record or evidence key): first and last seen by a check. */
@@ -75,17 +75,5 @@ export const CONTROL_TABLES = {
       lastError: text(),
     },
     (on) => [on.primaryKey("findingId", "sink")],
-  ),
-
-  /** `flagtrail export --cursor`: per project and consumer, the audit_logs.seq its exports are complete to. */
-  exportCursors: table(
-    "export_cursors",
-    {
-      project: text().notNull(),
-      name: text().notNull(),
-      seq: bigNumber().notNull(),
-      updatedAt: epochMs().notNull(),
-    },
-    (on) => [on.primaryKey("project", "name")],
   ),
 };
