@@ -115,7 +115,7 @@ export interface ReportSnapshot {
   /** Every row of a query with a small result. */
   rows<N extends ReportQueryName>(name: N, params: ReportParams): Promise<ReportRows[N][]>;
   /**
-   * These small results will be asked for (rows) with these parameters, after a long read: an engine
+   * These queries will be asked for (rows or batches) with these parameters, after a long read: an engine
    * that can read them meanwhile starts now (PostgreSQL, on a second session of the same snapshot).
    * Resolves when the snapshot can take the next request, not when the reads are done.
    */

@@ -1,13 +1,21 @@
-// The report's reads ahead on PostgreSQL (ReportSnapshot.ahead, src/store/pg/reportSnapshot.ts): run on a
-// second session that imports the report's snapshot, so they return what the report's own session reads
-// (a change committed after the snapshot was taken is in neither), each sent once; the second session
-// ends with the snapshot.
+// The report's reads ahead on PostgreSQL (ReportSnapshot.ahead, src/store/pg/reportSnapshot.ts): run
+// through cursors on a second session that imports the report's snapshot, so they return what the
+// report's own session reads (a change committed after the snapshot was taken is in neither), each sent
+// once; the second session ends with the snapshot.
 import { describe, expect, it } from "vitest";
 import { SLOW_READS } from "../../src/report/compliance.ts";
 import { resolvePeriod } from "../../src/report/period.ts";
 import { reportParamsFor } from "../../src/report/serverDays.ts";
+import { toPositional } from "../../src/store/pg/namedParams.ts";
 import { openPgStore } from "../../src/store/pg/open.ts";
-import { type ReportSnapshot, readReportSnapshot } from "../../src/store/reportQueries.ts";
+import { PG_VARIANTS } from "../../src/store/pg/reportQueries.ts";
+import {
+  bindParams,
+  paramsFor,
+  QUERIES,
+  type ReportSnapshot,
+  readReportSnapshot,
+} from "../../src/store/reportQueries.ts";
 import { SCENARIO, scenarioOnDisk } from "../report/scenario.ts";
 import { freshDatabase, queryOnce, recordStatements } from "./cluster.ts";
 import { copyStore } from "./copyStore.ts";
@@ -30,7 +38,14 @@ describe("the report's reads ahead on PostgreSQL", () => {
       const params = reportParamsFor(period, null, null);
       const readAll = async (snapshot: ReportSnapshot) => {
         const rows: unknown[] = [];
-        for (const name of SLOW_READS) rows.push(await snapshot.rows(name, params));
+        for (const name of SLOW_READS) {
+          if (name !== "reviewRecords") rows.push(await snapshot.rows(name, params));
+          else {
+            const all: unknown[] = [];
+            for await (const batch of snapshot.batches(name, params)) all.push(...batch);
+            rows.push(all);
+          }
+        }
         return rows;
       };
       const before = await readReportSnapshot(store, readAll);
@@ -51,12 +66,26 @@ describe("the report's reads ahead on PostgreSQL", () => {
       // A snapshot of its own would have seen the change.
       expect(await readReportSnapshot(store, readAll)).not.toEqual(before);
       expect(recorded.statements.filter((s) => s.startsWith("SET TRANSACTION SNAPSHOT"))).toHaveLength(1);
-      // Each read once (the by-type counts' text is the first with this head).
-      const byType = recorded.statements.filter((s) => s.includes("coalesce(c.category, 'uncategorised')"));
-      expect(byType).toHaveLength(1);
-      expect(recorded.statements.filter((s) => s.startsWith("WITH days AS"))).toHaveLength(1);
+      // Each read once, through a cursor of the second session.
+      for (const name of SLOW_READS) {
+        const sql = PG_VARIANTS[name] ?? QUERIES[name];
+        const { text } = toPositional(sql, paramsFor(sql, bindParams(params)));
+        const sent = recorded.statements.filter((s) => s.includes(text));
+        expect(sent, name).toHaveLength(1);
+        expect(sent[0], name).toMatch(/^DECLARE flagtrail_report_\d+ NO SCROLL CURSOR FOR /);
+      }
       // Both sessions ended: none left inside a transaction.
       expect(await inTransaction(url)).toEqual([{ n: 0 }]);
+      // A read that fails ahead fails again on the report's session, which reports it; both sessions end.
+      const bad = { ...params, days: [{ day: "2024-03-29", start: "never" as unknown as number, end: 0 }] };
+      await expect(
+        readReportSnapshot(store, async (snapshot) => {
+          await snapshot.ahead!(["daily"], bad);
+          return await snapshot.rows("daily", bad);
+        }),
+      ).rejects.toThrow(/bigint/);
+      expect(await inTransaction(url)).toEqual([{ n: 0 }]);
+      expect(await readReportSnapshot(store, readAll)).not.toEqual(before);
     } finally {
       await store.close();
     }

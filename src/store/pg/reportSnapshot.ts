@@ -21,6 +21,11 @@ import { PG_CHANGES_CSV, PG_VARIANTS } from "./reportQueries.ts";
 
 let cursors = 0;
 
+/** What a cursor needs of a session: its statements answered in the order they are sent. */
+interface Session {
+  query(text: string, values?: unknown[]): Promise<{ rows: unknown[] }>;
+}
+
 /**
  * The rows of a query through its own cursor, BATCH_ROWS at a time, one batch read ahead: the next FETCH
  * is sent before a batch is handed over, so the server fills it while the report writes this one (two
@@ -28,7 +33,7 @@ let cursors = 0;
  * is closed however the reader stops.
  */
 export async function* cursorBatches<Row>(
-  client: pg.ClientBase,
+  client: Session,
   text: string,
   values: unknown[],
 ): AsyncGenerator<Row[]> {
@@ -65,17 +70,21 @@ SET LOCAL work_mem = '32MB';
 SET LOCAL random_page_cost = 1.1`;
 
 /**
- * The small results started ahead (ReportSnapshot.ahead), on a second session that imports the first
- * one's snapshot: the server computes them while the report writes the CSVs from the first session,
- * instead of afterwards while the report waits (the summary's four reads of the 1M store's month took
- * 0.6–1.1 s of the server's time at load ~15; now they end before the CSVs do). A read ahead that failed
- * is read again on the first session, which reports its error.
+ * The reads started ahead (ReportSnapshot.ahead), each through its own cursor on a second session that
+ * imports the first one's snapshot, its first batch fetched at once: the server computes them while the
+ * report writes the CSVs from the first session, instead of afterwards while the report waits (the
+ * summary's four reads of the 1M store's month took 0.6–1.1 s of the server's time at load ~15; now they
+ * end before the CSVs do). A read ahead whose first batch failed is read again on the first session,
+ * which reports its error.
  */
 class ReadsAhead {
-  /** The second session, once asked for; the reads ahead run on it one after another. */
+  /** The second session, once asked for; its statements are sent one after another. */
   private side: Promise<pg.PoolClient> | null = null;
   private last: Promise<unknown> = Promise.resolve();
-  private readonly started = new Map<string, Promise<unknown[]>>();
+  private readonly started = new Map<
+    string,
+    { first: Promise<IteratorResult<unknown[]>>; rest: AsyncGenerator<unknown[]> }
+  >();
 
   constructor(
     private readonly pool: pg.Pool,
@@ -89,26 +98,36 @@ class ReadsAhead {
       this.side = this.open(id);
       this.last = this.side;
     }
-    const side = this.side;
+    const session: Session = { query: (text, values) => this.send(text, values) };
     for (const { key, text, values } of reads) {
       if (this.started.has(key)) continue;
-      // One statement at a time on the session, whatever became of the one before.
-      const rows = this.last
-        .catch(() => undefined)
-        .then(async () => (await (await side).query(text, values)).rows as unknown[]);
+      const rest = cursorBatches<unknown>(session, text, values);
+      const first = rest.next();
       // Consumed (take) or dropped (close): never an unhandled rejection meanwhile.
-      rows.catch(() => undefined);
-      this.started.set(key, rows);
-      this.last = rows;
+      first.catch(() => undefined);
+      this.started.set(key, { first, rest });
     }
   }
 
-  /** The rows started for `key` (once), or undefined when none were or they failed. */
-  async take(key: string): Promise<unknown[] | undefined> {
-    const rows = this.started.get(key);
-    if (rows === undefined) return undefined;
+  /** A statement on the second session, after the one before it whatever became of that. */
+  private send(text: string, values?: unknown[]): Promise<{ rows: unknown[] }> {
+    const side = this.side!;
+    const result = this.last.catch(() => undefined).then(async () => await (await side).query(text, values));
+    this.last = result;
+    return result;
+  }
+
+  /** The batches started for `key` (once), or null when none were or the first failed. */
+  async take(key: string): Promise<AsyncGenerator<unknown[]> | null> {
+    const read = this.started.get(key);
+    if (read === undefined) return null;
     this.started.delete(key);
-    return await rows.catch(() => undefined);
+    const first = await read.first.catch(() => null);
+    if (first === null) return null;
+    return (async function* () {
+      if (!first.done) yield first.value;
+      yield* read.rest;
+    })();
   }
 
   private async open(snapshotId: string): Promise<pg.PoolClient> {
@@ -126,11 +145,15 @@ class ReadsAhead {
     }
   }
 
-  /** Waits for the reads under way, then ends the second session (before the first one's transaction ends). */
+  /** Closes the cursors never taken, then ends the second session (before the first one's transaction ends). */
   async close(): Promise<void> {
     if (this.side === null) return;
-    await this.last.catch(() => undefined);
+    for (const { first, rest } of this.started.values()) {
+      await first.catch(() => undefined);
+      await rest.return(undefined).catch(() => undefined);
+    }
     this.started.clear();
+    await this.last.catch(() => undefined);
     const side = await this.side.catch(() => null);
     if (side === null) return;
     let broken = false;
@@ -151,7 +174,10 @@ function snapshotOf(client: pg.ClientBase, ahead: ReadsAhead): ReportSnapshot {
     rows: async <N extends ReportQueryName>(name: N, params: ReportParams) => {
       const { text, values } = bound(name, params);
       const read = await ahead.take(keyOf(name, values));
-      return (read ?? (await client.query(text, values)).rows) as ReportRows[N][];
+      if (read === null) return (await client.query(text, values)).rows as ReportRows[N][];
+      const rows: ReportRows[N][] = [];
+      for await (const batch of read) rows.push(...(batch as ReportRows[N][]));
+      return rows;
     },
     ahead: (names: readonly ReportQueryName[], params: ReportParams) =>
       ahead.start(
@@ -160,9 +186,11 @@ function snapshotOf(client: pg.ClientBase, ahead: ReadsAhead): ReportSnapshot {
           return { key: keyOf(name, values), text, values };
         }),
       ),
-    batches: <N extends ReportQueryName>(name: N, params: ReportParams) => {
+    batches: async function* <N extends ReportQueryName>(name: N, params: ReportParams) {
       const { text, values } = bound(name, params);
-      return cursorBatches<ReportRows[N]>(client, text, values);
+      const read = await ahead.take(keyOf(name, values));
+      yield* (read as AsyncGenerator<ReportRows[N][]> | null) ??
+        cursorBatches<ReportRows[N]>(client, text, values);
     },
     changes: (params: ReportParams) => {
       const { text, values } = toPositional(PG_CHANGES_CSV, paramsFor(PG_CHANGES_CSV, bindParams(params)));
