@@ -72,10 +72,12 @@ SET LOCAL random_page_cost = 1.1`;
 /**
  * The reads started ahead (ReportSnapshot.ahead), each through its own cursor on a second session that
  * imports the first one's snapshot, its first batch fetched at once: the server computes them while the
- * report writes the CSVs from the first session, instead of afterwards while the report waits (the
- * summary's four reads of the 1M store's month took 0.6–1.1 s of the server's time at load ~15; now they
- * end before the CSVs do). A read ahead whose first batch failed is read again on the first session,
- * which reports its error.
+ * report writes the CSVs from the first session, instead of afterwards while the report waits (on the
+ * 1M store's month, the summary's four reads and the review records: ~400 ms of the server's CPU, now
+ * done before the CSVs are; with PG_CHANGES_CSV's narrow window, the one-month report's
+ * PostgreSQL/SQLite wall-time ratio 1.31 → 1.09, medians of six runs alternating, bench/reportChild.mjs).
+ * A read ahead whose first batch failed is read
+ * again on the first session, which reports its error.
  */
 class ReadsAhead {
   /** The second session, once asked for; its statements are sent one after another. */
