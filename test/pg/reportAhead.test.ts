@@ -2,7 +2,7 @@
 // through cursors on a second session that imports the report's snapshot, so they return what the
 // report's own session reads (a change committed after the snapshot was taken is in neither), each sent
 // once; the second session ends with the snapshot.
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { SLOW_READS } from "../../src/report/compliance.ts";
 import { resolvePeriod } from "../../src/report/period.ts";
 import { reportParamsFor } from "../../src/report/serverDays.ts";
@@ -89,5 +89,49 @@ describe("the report's reads ahead on PostgreSQL", () => {
     } finally {
       await store.close();
     }
+  });
+  it("wait for the change CSVs' first batch, which the report waits for, before they start", async () => {
+    const { dbPath } = scenarioOnDisk("flagtrail-pg-ahead-gate-", { ruleDiffs: true });
+    const url = await freshDatabase("aheadgate");
+    await copyStore(dbPath, url);
+    const store = await openPgStore(url);
+    const period = resolvePeriod(SCENARIO.from, SCENARIO.to, SCENARIO.timeZone);
+    const params = reportParamsFor(period, null, null);
+    const texts = SLOW_READS.map((name) => {
+      const sql = PG_VARIANTS[name] ?? QUERIES[name];
+      return toPositional(sql, paramsFor(sql, bindParams(params))).text;
+    });
+    const recorded = recordStatements();
+    const sentAhead = () => recorded.statements.filter((s) => texts.some((text) => s.includes(text)));
+    try {
+      await readReportSnapshot(store, async (snapshot) => {
+        await snapshot.ahead!(SLOW_READS, params);
+        // The second session is ready, its settings its last statement, and sends nothing more.
+        await vi.waitFor(
+          async () => {
+            const [ready] = await queryOnce<{ n: number }>(
+              url,
+              `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database()
+               AND state = 'idle in transaction' AND query LIKE 'SET LOCAL cursor_tuple_fraction%'`,
+            );
+            expect(ready?.n).toBe(1);
+          },
+          { timeout: 60_000, interval: 20 },
+        );
+        expect(sentAhead()).toEqual([]);
+        for await (const batch of snapshot.changes!(params)) {
+          expect(batch.length).toBeGreaterThan(0);
+          break;
+        }
+        expect((await snapshot.rows("byActionType", params)).length).toBeGreaterThan(0);
+      });
+    } finally {
+      recorded.stop();
+      await store.close();
+    }
+    const firstFetch = recorded.statements.findIndex((s) => s.startsWith("FETCH"));
+    const firstAhead = recorded.statements.indexOf(sentAhead()[0]!);
+    expect(firstFetch).toBeGreaterThan(-1);
+    expect(firstAhead).toBeGreaterThan(firstFetch);
   });
 });
