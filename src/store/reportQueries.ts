@@ -102,6 +102,12 @@ export interface TimeTexts {
 export interface ReportSnapshot {
   /** Every row of a query with a small result. */
   rows<N extends ReportQueryName>(name: N, params: ReportParams): Promise<ReportRows[N][]>;
+  /**
+   * These queries will be asked for (rows or batches) with these parameters, after a long read: an engine
+   * that can read them meanwhile starts now (PostgreSQL, on a second session of the same snapshot).
+   * Resolves when the snapshot can take the next request, not when the reads are done.
+   */
+  ahead?(names: readonly ReportQueryName[], params: ReportParams): Promise<void>;
   /** The rows of a query with a long result, in order, a batch at a time (bounded memory). */
   batches<N extends ReportQueryName>(name: N, params: ReportParams): AsyncIterable<readonly ReportRows[N][]>;
   /** The rows of experimentStateChangesCsv, configEditsCsv and unreviewedCsv in one read (changesCsv.ts). */
