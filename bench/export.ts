@@ -11,7 +11,7 @@ import { fileSink, type LineSink } from "../src/export/output.ts";
 import { runExport } from "../src/export/run.ts";
 import { readRecordBatch } from "../src/store/export/records.ts";
 import { openStore } from "../src/store/open.ts";
-import { createRecordWriter } from "../src/store/writes.ts";
+import { createRecordWriter } from "../test/helpers/storeFixtures.ts";
 import { PAGE, simulatedRecords } from "./writeRecords.ts";
 
 const RECORDS = process.env.BENCH_SCALE === "full" ? 1_000_000 : 50_000;
@@ -76,7 +76,7 @@ export async function benchExport(): Promise<Record<string, number>> {
     for (let done = 0; done < RECORDS; done += 50_000) {
       const records = simulatedRecords(Math.min(50_000, RECORDS - done), 7 + done);
       for (let i = 0; i < records.length; i += PAGE)
-        writer.writePage(records.slice(i, i + PAGE), { syncRunId: null });
+        await writer.writePage(records.slice(i, i + PAGE), { syncRunId: null });
     }
     const parts = [{ project: "default", store }];
     const exportAs = (format: "ocsf" | "raw") => async () => {

@@ -368,7 +368,7 @@ export async function benchSync(): Promise<Record<string, number>> {
   let writeMs = Number.POSITIVE_INFINITY;
   let bareMs = Number.POSITIVE_INFINITY;
   for (let round = 0; round < 2; round += 1) {
-    writeMs = Math.min(writeMs, measureWritePage(records));
+    writeMs = Math.min(writeMs, await measureWritePage(records));
     bareMs = Math.min(bareMs, measureBareInsert(records));
   }
   Object.assign(figures, {

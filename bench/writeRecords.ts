@@ -9,7 +9,7 @@ import { chainLink, recordHash } from "../src/hash.ts";
 import { buildSimulator } from "../src/simulator/index.ts";
 import { sqliteOf } from "../src/store/connection.ts";
 import { openStore, type Store } from "../src/store/open.ts";
-import { createRecordWriter } from "../src/store/writes.ts";
+import { createRecordWriter } from "../test/helpers/storeFixtures.ts";
 
 export const PAGE = 1000;
 
@@ -55,14 +55,14 @@ function median(values: number[]): number {
 }
 
 /** Median ms of writePage per page of 1000, into a fresh store. */
-export function measureWritePage(records: readonly unknown[]): number {
+export async function measureWritePage(records: readonly unknown[]): Promise<number> {
   const temp = tempStore("writes");
   try {
     const writer = createRecordWriter(temp.store);
     const times: number[] = [];
     for (const page of pages(records)) {
       const started = performance.now();
-      const result = writer.writePage(page, { syncRunId: null });
+      const result = await writer.writePage(page, { syncRunId: null });
       times.push(performance.now() - started);
       if (result.inserted !== page.length)
         throw new Error(`bench: ${result.inserted} of ${page.length} inserted`);

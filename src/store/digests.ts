@@ -3,7 +3,6 @@
 // with FLAGTRAIL_SIGNING_KEY, the chain head's HMAC (catches records cut off with a rewritten meta head).
 // A missing digest is created from the rows present (trust on first use); verify reads a missing one as
 // removed unless the store was never synced. Not covered: quarantine.server_day (filled in later).
-import type Database from "better-sqlite3";
 import {
   type CoverageDigest,
   type CoverageRow,
@@ -19,7 +18,7 @@ import {
 } from "../digests.ts";
 import type { QuarantineInsert } from "../records/quarantineRows.ts";
 import { metaValueQuery, writeMetaValueQuery } from "./metaValues.ts";
-import { type Queries, sql, sqliteQueriesOn } from "./query.ts";
+import { type Queries, sql } from "./query.ts";
 
 export { signChainHead };
 
@@ -35,8 +34,6 @@ export const QUARANTINE_COLUMNS =
 const COVERAGE_COLUMNS =
   "filter_key, day, server_total, local_count, checked_at, sync_run_id, day_closed, quarantined_count";
 
-// Each update twice: synchronously for SQLite's record writer (inside a better-sqlite3 transaction,
-// which cannot await), and through Queries on either engine.
 const quarantineRowsAfter = (lastId: number) =>
   sql`SELECT ${sql.raw(QUARANTINE_COLUMNS)} FROM quarantine WHERE id > ${lastId} ORDER BY id`;
 /** Every coverage row, in byte order (as SQLite's BINARY sorts): the order the digest folds them in. */
@@ -47,24 +44,6 @@ const writeDigest = (key: string, digest: QuarantineDigest | CoverageDigest) =>
 /** The stored quarantine digest; a missing (or unreadable) one starts over from every row present. */
 const quarantineStart = (stored: { value: string } | undefined) =>
   parseDigest(quarantineDigestSchema, stored?.value) ?? EMPTY_QUARANTINE_DIGEST;
-
-/** Folds the quarantine rows added since the last call in; writes the coverage digest too when missing. */
-export function updateQuarantineDigest(sqlite: Database.Database): QuarantineDigest {
-  const now = sqliteQueriesOn(sqlite);
-  const start = quarantineStart(now.get(metaValueQuery(QUARANTINE_DIGEST_KEY)));
-  const state = now.all<QuarantineRow>(quarantineRowsAfter(start.lastId)).reduce(foldQuarantineRow, start);
-  now.run(writeDigest(QUARANTINE_DIGEST_KEY, state));
-  if (now.get(metaValueQuery(COVERAGE_DIGEST_KEY)) === undefined) updateCoverageDigest(sqlite);
-  return state;
-}
-
-/** Rehashes every coverage row (one a day per filter set: small). */
-export function updateCoverageDigest(sqlite: Database.Database): CoverageDigest {
-  const now = sqliteQueriesOn(sqlite);
-  const state = now.all<CoverageRow>(COVERAGE_ROWS).reduce(foldCoverageRow, EMPTY_COVERAGE_DIGEST);
-  now.run(writeDigest(COVERAGE_DIGEST_KEY, state));
-  return state;
-}
 
 /** Inserts one quarantined item unless its raw hash is there already; returns whether it was new. */
 export async function insertQuarantineIn(q: Queries, row: QuarantineInsert): Promise<boolean> {
@@ -78,7 +57,7 @@ export async function insertQuarantineIn(q: Queries, row: QuarantineInsert): Pro
   return changed > 0;
 }
 
-/** updateQuarantineDigest in a transaction of either engine. */
+/** Folds the quarantine rows added since the last call in; writes the coverage digest too when missing. */
 export async function updateQuarantineDigestIn(q: Queries): Promise<QuarantineDigest> {
   const start = quarantineStart(await q.get(metaValueQuery(QUARANTINE_DIGEST_KEY)));
   const state = (await q.all<QuarantineRow>(quarantineRowsAfter(start.lastId))).reduce(
@@ -90,7 +69,7 @@ export async function updateQuarantineDigestIn(q: Queries): Promise<QuarantineDi
   return state;
 }
 
-/** updateCoverageDigest in a transaction of either engine. */
+/** Rehashes every coverage row (one a day per filter set: small). */
 export async function updateCoverageDigestIn(q: Queries): Promise<CoverageDigest> {
   const state = (await q.all<CoverageRow>(COVERAGE_ROWS)).reduce(foldCoverageRow, EMPTY_COVERAGE_DIGEST);
   await q.run(writeDigest(COVERAGE_DIGEST_KEY, state));

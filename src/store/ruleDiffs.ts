@@ -4,9 +4,9 @@ import { DIFF_VERSION, diffRecordChanges, type RuleChange, type RuleDiff } from 
 import type { InsertedRecord } from "../records/pageTally.ts";
 import { metaValueQuery, writeMetaValueQuery } from "./metaValues.ts";
 import type { AnyStore } from "./openAny.ts";
-import { inList, inTransaction, type Queries, queriesOf, type SqliteQueriesNow, sql } from "./query.ts";
+import { inList, inTransaction, type Queries, queriesOf, sql } from "./query.ts";
 
-const CHANGE_COLUMNS = [
+export const CHANGE_COLUMNS = [
   "audit_log_id",
   "rule_id",
   "rule_name",
@@ -17,7 +17,7 @@ const CHANGE_COLUMNS = [
   "old_position",
   "new_position",
 ] as const;
-const SUMMARY_COLUMNS = ["audit_log_id", "summary", "diff_version"] as const;
+export const SUMMARY_COLUMNS = ["audit_log_id", "summary", "diff_version"] as const;
 
 /** A rule change as the values of rule_changes' columns after audit_log_id, in table order. */
 export function ruleChangeColumns(c: RuleChange): unknown[] {
@@ -41,13 +41,6 @@ export async function insertRuleDiffRows(q: Queries, records: readonly InsertedR
   const { changes, summaries } = diffRows(records);
   await q.insertRows("rule_changes", CHANGE_COLUMNS, changes);
   await q.insertRows("rule_diff_summaries", SUMMARY_COLUMNS, summaries);
-}
-
-/** insertRuleDiffRows inside a better-sqlite3 transaction, which cannot await (createRecordWriter). */
-export function insertRuleDiffRowsNow(now: SqliteQueriesNow, records: readonly InsertedRecord[]): void {
-  const { changes, summaries } = diffRows(records);
-  now.insertRows("rule_changes", CHANGE_COLUMNS, changes);
-  now.insertRows("rule_diff_summaries", SUMMARY_COLUMNS, summaries);
 }
 
 const readMark = async (q: Queries) =>

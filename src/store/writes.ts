@@ -1,5 +1,5 @@
-// The record writer on SQLite: record by record, synchronously, inside the caller's transaction (the
-// sync's batch, syncBatch.ts, or one page: createRecordWriter). What to write is PageTally's decision.
+// The record writer on SQLite: record by record, synchronously, inside the sync batch's transaction
+// (syncBatch.ts). What to write is PageTally's decision.
 
 import type Database from "better-sqlite3";
 import { CHAIN_GENESIS } from "../hash.ts";
@@ -8,18 +8,14 @@ import {
   CHAIN_HEAD_SEQ_KEY,
   type PageContext,
   PageTally,
-  type PageWriteResult,
   type PreparedRecord,
   type RecordColumns,
 } from "../records/pageTally.ts";
-import { prepareRecords, type TimeParser } from "../records/prepare.ts";
 import { type QuarantineInsert, quarantineNarrowing, quarantineRowOf } from "../records/quarantineRows.ts";
 import { sqliteOf } from "./connection.ts";
 import type { Dialect } from "./dialect.ts";
-import { updateQuarantineDigest } from "./digests.ts";
 import type { Store } from "./open.ts";
 import { type SQL, sql, sqliteQueriesOn } from "./query.ts";
-import { insertRuleDiffRowsNow } from "./ruleDiffs.ts";
 import type { BatchWriter } from "./syncBatch.ts";
 
 export type ChainHead = { seq: number; hash: string };
@@ -52,7 +48,7 @@ export const chainHeadMetaQuery = (head: ChainHead, now: number): SQL =>
       (${CHAIN_HEAD_HASH_KEY}, ${head.hash}, ${now})
     ON CONFLICT (key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at`;
 
-/** A writer's statements (a batch's, or createRecordWriter's), prepared once; rarer ones go through `now`. */
+/** A batch writer's statements, prepared once; rarer ones go through `now`. */
 function statementsOf(sqlite: Database.Database) {
   return {
     now: sqliteQueriesOn(sqlite),
@@ -142,38 +138,5 @@ export function sqliteBatchWriter(store: Store): BatchWriter {
     storePage: async (prepared, context) => storePrepared(st, prepared, context),
     write: async () => {},
     heads: () => ({ before, after: readChainHead(st) }),
-  };
-}
-
-/**
- * One page in its own transaction (tests, bench; the sync commits batches, syncBatch.ts). writePage's
- * `also` runs in that transaction after the records (window progress, run counters): all commits or none.
- */
-export function createRecordWriter(store: Store, options: { parseTime?: TimeParser } = {}) {
-  const sqlite = sqliteOf(store);
-  const st = statementsOf(sqlite);
-  const pageTransaction = sqlite.transaction(
-    (records: readonly unknown[], context: PageContext, also?: (result: PageWriteResult) => void) => {
-      const now = context.now ?? Date.now();
-      const tally = storePrepared(st, prepareRecords(records, options.parseTime), { ...context, now });
-      // What the sync's batch commit writes once a batch (syncBatch.ts).
-      if (tally.result.quarantined > 0) updateQuarantineDigest(sqlite);
-      if (tally.inserted.length > 0) {
-        st.now.run(chainHeadMetaQuery(tally.head, now));
-        insertRuleDiffRowsNow(st.now, tally.inserted);
-      }
-      also?.(tally.result);
-      return tally.result;
-    },
-  );
-  return {
-    // IMMEDIATE: take the write lock up front so a concurrent reader-turned-writer cannot deadlock us.
-    writePage: (
-      records: readonly unknown[],
-      context: PageContext,
-      also?: (result: PageWriteResult) => void,
-    ): PageWriteResult => pageTransaction.immediate(records, context, also),
-    /** GENESIS at seq 0 on an empty store. */
-    chainHead: (): ChainHead => readChainHead(st),
   };
 }

@@ -1,17 +1,48 @@
-// Store writes only tests make (fixtures built synchronously, a signature or coverage row written by
-// hand, drizzle's query builder on a PostgreSQL store): the sync and the commands never call them.
+// Store writes only tests and the bench make (one page in its own transaction, a signature or coverage
+// row written by hand, drizzle's query builder on a PostgreSQL store): the sync and the commands never
+// call them.
 
 import type Database from "better-sqlite3";
 import { drizzle } from "drizzle-orm/node-postgres";
-import { diffRecordChanges, type RuleDiff } from "../../src/diff/rules.ts";
-import { signChainHead } from "../../src/digests.ts";
+import { DIFF_VERSION, diffRecordChanges, type RuleDiff } from "../../src/diff/rules.ts";
+import {
+  type CoverageRow,
+  EMPTY_COVERAGE_DIGEST,
+  EMPTY_QUARANTINE_DIGEST,
+  foldCoverageRow,
+  foldQuarantineRow,
+  type QuarantineRow,
+  signChainHead,
+} from "../../src/digests.ts";
+import type { PageContext, PageWriteResult } from "../../src/records/pageTally.ts";
+import { prepareRecords } from "../../src/records/prepare.ts";
 import { type PgStore, pgConnectionOf, type Store } from "../../src/store/connection.ts";
 import { writeCoverageRowsQuery } from "../../src/store/coverageState.ts";
-import { CHAIN_HEAD_SIGNATURE_KEY } from "../../src/store/digests.ts";
+import {
+  CHAIN_HEAD_SIGNATURE_KEY,
+  COVERAGE_DIGEST_KEY,
+  COVERAGE_ROWS,
+  QUARANTINE_COLUMNS,
+  QUARANTINE_DIGEST_KEY,
+  updateQuarantineDigestIn,
+} from "../../src/store/digests.ts";
 import { writeMetaValueQuery } from "../../src/store/metaValues.ts";
 import * as pgSchema from "../../src/store/pg/schema.ts";
-import { type SQL, sql, sqliteQueriesNow, sqliteQueriesOn } from "../../src/store/query.ts";
-import { insertRuleDiffRowsNow } from "../../src/store/ruleDiffs.ts";
+import {
+  inTransaction,
+  type Queries,
+  type SQL,
+  sql,
+  sqliteQueriesNow,
+  sqliteQueriesOn,
+} from "../../src/store/query.ts";
+import {
+  CHANGE_COLUMNS,
+  insertRuleDiffRows,
+  ruleChangeColumns,
+  SUMMARY_COLUMNS,
+} from "../../src/store/ruleDiffs.ts";
+import { type ChainHead, chainHeadMetaQuery, sqliteBatchWriter } from "../../src/store/writes.ts";
 
 /** drizzle's query builder on a PostgreSQL store's pool. */
 export const pgDrizzleOf = (store: PgStore) =>
@@ -47,6 +78,49 @@ export function storeRuleDiffs(store: Store, auditLogId: string, changes: unknow
   const now = sqliteQueriesNow(store);
   now.run(sql`DELETE FROM rule_changes WHERE audit_log_id = ${auditLogId}`);
   now.run(sql`DELETE FROM rule_diff_summaries WHERE audit_log_id = ${auditLogId}`);
-  insertRuleDiffRowsNow(now, [{ id: auditLogId, diff }]);
+  const rows = diff.changes.map((c) => [auditLogId, ...ruleChangeColumns(c)]);
+  now.insertRows("rule_changes", CHANGE_COLUMNS, rows);
+  now.insertRows("rule_diff_summaries", SUMMARY_COLUMNS, [[auditLogId, diff.summary, DIFF_VERSION]]);
   return diff;
+}
+
+/**
+ * One page in its own transaction, written as the sync's batch commit writes it (syncBatch.ts) less the
+ * windows and run counters. writePage's `also` runs in that transaction after the records: all commits
+ * or none.
+ */
+export function createRecordWriter(store: Store) {
+  const writer = sqliteBatchWriter(store);
+  return {
+    writePage: (
+      records: readonly unknown[],
+      context: PageContext,
+      also?: (result: PageWriteResult, q: Queries) => void | Promise<void>,
+    ): Promise<PageWriteResult> =>
+      inTransaction(store, async (q) => {
+        const now = context.now ?? Date.now();
+        const prepared = prepareRecords(records);
+        const tally = await writer.storePage(prepared, { ...context, now });
+        if (tally.result.quarantined > 0) await updateQuarantineDigestIn(q);
+        if (tally.inserted.length > 0) {
+          await q.run(chainHeadMetaQuery(tally.head, now));
+          await insertRuleDiffRows(q, tally.inserted);
+        }
+        await also?.(tally.result, q);
+        return tally.result;
+      }),
+    /** GENESIS at seq 0 on an empty store. */
+    chainHead: (): ChainHead => writer.heads().after,
+  };
+}
+
+/** Both digests recounted from every row, as every sync batch leaves them; synchronous, for fixtures. */
+export function writeDigests(sqlite: Database.Database): void {
+  const now = sqliteQueriesOn(sqlite);
+  const quarantine = now
+    .all<QuarantineRow>(sql`SELECT ${sql.raw(QUARANTINE_COLUMNS)} FROM quarantine ORDER BY id`)
+    .reduce(foldQuarantineRow, EMPTY_QUARANTINE_DIGEST);
+  const coverage = now.all<CoverageRow>(COVERAGE_ROWS).reduce(foldCoverageRow, EMPTY_COVERAGE_DIGEST);
+  now.run(writeMetaValueQuery(QUARANTINE_DIGEST_KEY, JSON.stringify(quarantine), Date.now()));
+  now.run(writeMetaValueQuery(COVERAGE_DIGEST_KEY, JSON.stringify(coverage), Date.now()));
 }

@@ -4,11 +4,11 @@
 import { describe, expect, it } from "vitest";
 import { sqliteOf } from "../../src/store/connection.ts";
 import { openStore } from "../../src/store/open.ts";
-import { createRecordWriter } from "../../src/store/writes.ts";
 import { makeRecord } from "../helpers/auditRecords.ts";
 import { runCliInProcess } from "../helpers/inProcessCli.ts";
 import { runCli } from "../helpers/runCli.ts";
 import { tempDbPath } from "../helpers/simSync.ts";
+import { createRecordWriter } from "../helpers/storeFixtures.ts";
 
 describe("flagtrail status", () => {
   it("exits 1 with a hint when there is no database", async () => {
@@ -24,8 +24,8 @@ describe("flagtrail status", () => {
     const at = Date.UTC(2024, 4, 1, 10, 0, 0);
     const first = makeRecord(at);
     const second = makeRecord(at + 86_400_000);
-    writer.writePage([first, second, { id: "broken0000000000000001" }], { syncRunId: 1 });
-    writer.writePage([{ ...first, changeLog: "changed" }], { syncRunId: 1 });
+    await writer.writePage([first, second, { id: "broken0000000000000001" }], { syncRunId: 1 });
+    await writer.writePage([{ ...first, changeLog: "changed" }], { syncRunId: 1 });
     sqliteOf(store)
       .prepare(
         "INSERT INTO sync_runs (started_at, finished_at, outcome, filter_key, params, inserted) VALUES (?, ?, 'ok', 'all', '{}', 2)",

@@ -5,8 +5,8 @@ import { recordHash } from "../../src/hash.ts";
 // A fixed, small store for report, sql and verify tests: every report section has something in it.
 // Period 2024-03-29..2024-04-01 in Europe/Berlin crosses the spring DST change (31 March).
 import { sqliteOf } from "../../src/store/connection.ts";
-import { updateCoverageDigest, updateQuarantineDigest } from "../../src/store/digests.ts";
 import { openStore, type Store } from "../../src/store/open.ts";
+import { writeDigests } from "../helpers/storeFixtures.ts";
 import { exampleRule, insertRecords, insertSyncedRecords, makeRecord, type RawRecord } from "./fixtures.ts";
 
 export const SCENARIO = { from: "2024-03-29", to: "2024-04-01", timeZone: "Europe/Berlin" } as const;
@@ -214,8 +214,7 @@ export function buildScenarioStore(path = ":memory:", options: { ruleDiffs?: boo
   coverage.run("all", "2024-03-30", 1, 1, GENERATED_AT);
   coverage.run("all", "2024-03-31", 7, 5, GENERATED_AT);
   // The digests every sync batch writes (verify treats a missing one as removed).
-  updateQuarantineDigest(sqliteOf(store));
-  updateCoverageDigest(sqliteOf(store));
+  writeDigests(sqliteOf(store));
   return store;
 }
 

@@ -8,10 +8,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TABLE_SAMPLE_ROWS } from "../../src/sql/format.ts";
 import { runSql, type SqlFormat } from "../../src/sql/runSql.ts";
 import { openStore, type Store } from "../../src/store/open.ts";
-import { createRecordWriter } from "../../src/store/writes.ts";
 import { escapeControls } from "../../src/text/escape.ts";
 import { runCliInProcess } from "../helpers/inProcessCli.ts";
 import { runCli } from "../helpers/runCli.ts";
+import { createRecordWriter } from "../helpers/storeFixtures.ts";
 import { makeRecord } from "../report/fixtures.ts";
 
 const HOSTILE_NAME = "\u001b[31mred\u0007bell\bback\u0000nul\u009b2J\u007fdel\u202eevil\\path";
@@ -20,7 +20,7 @@ const HOSTILE_SHOWN = "\\u001b[31mred\\u0007bell\\u0008back\\u0000nul\\u009b2J\\
 let dbPath: string;
 let store: Store;
 
-beforeAll(() => {
+beforeAll(async () => {
   dbPath = join(mkdtempSync(join(tmpdir(), "flagtrail-sql-table-")), "store.db");
   const writable = openStore(dbPath);
   // Through the sync's own writer, as a record from the service would arrive.
@@ -30,7 +30,7 @@ beforeAll(() => {
     actionType: "gate_update",
     name: HOSTILE_NAME,
   });
-  createRecordWriter(writable).writePage([record], { syncRunId: null });
+  await createRecordWriter(writable).writePage([record], { syncRunId: null });
   writable.close();
   store = openStore(dbPath, { readonly: true });
 });

@@ -14,12 +14,11 @@ import { CHAIN_GENESIS, chainLink } from "../../src/hash.ts";
 import { prepareRecords } from "../../src/records/prepare.ts";
 import { beginBulkLoad, finishBulkLoad } from "../../src/store/bulkLoad.ts";
 import { sqliteOf } from "../../src/store/connection.ts";
-import { updateCoverageDigest, updateQuarantineDigest } from "../../src/store/digests.ts";
 import { openStore } from "../../src/store/open.ts";
 import { ruleChangeColumns } from "../../src/store/ruleDiffs.ts";
-import { createRecordWriter } from "../../src/store/writes.ts";
 import { verifyStore } from "../../src/verify/store.ts";
 import { makeRecord } from "../helpers/auditRecords.ts";
+import { createRecordWriter, writeDigests } from "../helpers/storeFixtures.ts";
 
 const AT = Date.UTC(2024, 2, 10, 12, 0, 0);
 const DOCUMENTED = `id, name, action_type, change_log, updated_by, updated_by_user_id, modifier_email, occurred_at,
@@ -60,7 +59,7 @@ function documentedRows(sqlite: Database.Database) {
 }
 
 describe("audit_logs", () => {
-  it("stores no copy of the fields it reads from the record, and reads the values the writer stored before", () => {
+  it("stores no copy of the fields it reads from the record, and reads the values the writer stored before", async () => {
     const store = openStore(":memory:");
     try {
       // table_xinfo's `hidden` is 2 for a virtual generated column.
@@ -74,7 +73,7 @@ describe("audit_logs", () => {
       expect(columns.filter((c) => c.hidden === 2)).toHaveLength(FROM_RAW.length);
 
       const records = trickyRecords();
-      createRecordWriter(store).writePage(records, { syncRunId: null, now: 1 });
+      await createRecordWriter(store).writePage(records, { syncRunId: null, now: 1 });
       const prepared = prepareRecords(records);
       const rows = documentedRows(sqliteOf(store)) as Record<string, unknown>[];
       expect(rows).toHaveLength(3);
@@ -123,8 +122,8 @@ describe("audit_logs", () => {
       expect(await beginBulkLoad(store)).toBe(true);
       const writer = createRecordWriter(store);
       const record = makeRecord(AT);
-      expect(writer.writePage([record], { syncRunId: null, now: 1 }).inserted).toBe(1);
-      expect(writer.writePage([record], { syncRunId: null, now: 1 })).toMatchObject({
+      expect((await writer.writePage([record], { syncRunId: null, now: 1 })).inserted).toBe(1);
+      expect(await writer.writePage([record], { syncRunId: null, now: 1 })).toMatchObject({
         inserted: 0,
         duplicates: 1,
       });
@@ -166,7 +165,7 @@ describe("a bulk load", () => {
       const records = Array.from({ length: 400 }, (_, i) =>
         makeRecord(AT + i * 1000, { changeLog: `Changed setting ${i} of word${i % 50}` }),
       );
-      createRecordWriter(store).writePage(records, { syncRunId: null, now: 1 });
+      await createRecordWriter(store).writePage(records, { syncRunId: null, now: 1 });
       expect(await finishBulkLoad(store)).toBe(true);
       expect(sqlite.pragma("freelist_count", { simple: true })).toBe(0);
       const found = sqlite
@@ -223,8 +222,7 @@ function storeBefore0011(path: string, records: readonly unknown[]): void {
     meta.run("chain_head_seq", String(records.length));
     meta.run("chain_head_hash", chain);
     // As every sync leaves them.
-    updateQuarantineDigest(sqlite);
-    updateCoverageDigest(sqlite);
+    writeDigests(sqlite);
   } finally {
     sqlite.close();
   }
@@ -264,7 +262,7 @@ describe("migration 0011", () => {
         chainHash: (before.at(-1) as { chain_hash: string }).chain_hash,
       });
       // The next record links onto the migrated chain.
-      createRecordWriter(store).writePage([makeRecord(AT + 999_999)], { syncRunId: null, now: 1 });
+      await createRecordWriter(store).writePage([makeRecord(AT + 999_999)], { syncRunId: null, now: 1 });
       expect((await verifyStore(store)).records).toBe(records.length + 1);
     } finally {
       store.close();
@@ -331,8 +329,7 @@ function storeAt0011(path: string, records: readonly unknown[]): Database.Databa
   const meta = sqlite.prepare("INSERT INTO meta (key, value) VALUES (?, ?)");
   meta.run("chain_head_seq", String(records.length));
   meta.run("chain_head_hash", chain);
-  updateQuarantineDigest(sqlite);
-  updateCoverageDigest(sqlite);
+  writeDigests(sqlite);
   return sqlite;
 }
 

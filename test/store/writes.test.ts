@@ -2,8 +2,8 @@ import { describe, expect, it } from "vitest";
 import { CHAIN_GENESIS, chainLink, recordHash } from "../../src/hash.ts";
 import { sqliteOf } from "../../src/store/connection.ts";
 import { openStore } from "../../src/store/open.ts";
-import { createRecordWriter } from "../../src/store/writes.ts";
 import { makeRecord } from "../helpers/auditRecords.ts";
+import { createRecordWriter } from "../helpers/storeFixtures.ts";
 
 const AT = Date.UTC(2024, 2, 10, 12, 0, 0);
 
@@ -13,11 +13,11 @@ function setup() {
 }
 
 describe("createRecordWriter.writePage", () => {
-  it("stores records with parsed time, JSON columns, hash and a hash chain in insertion order", () => {
+  it("stores records with parsed time, JSON columns, hash and a hash chain in insertion order", async () => {
     const { store, writer } = setup();
     const a = makeRecord(AT, { tags: ["prod"], changes: { rules: { old: [], new: [] } } });
     const b = makeRecord(AT + 1000, { modifierEmail: undefined });
-    const result = writer.writePage([a, b], { syncRunId: null, now: 42 });
+    const result = await writer.writePage([a, b], { syncRunId: null, now: 42 });
     expect(result).toMatchObject({ fetched: 2, inserted: 2, duplicates: 0, mutations: 0, quarantined: 0 });
 
     const rows = sqliteOf(store).prepare("SELECT * FROM audit_logs ORDER BY seq").all() as Record<
@@ -49,10 +49,10 @@ describe("createRecordWriter.writePage", () => {
     expect(meta).toEqual({ chain_head_seq: "2", chain_head_hash: rows[1]?.chain_hash });
   });
 
-  it("stores an object modifierEmail as JSON text and keeps unknown fields in raw", () => {
+  it("stores an object modifierEmail as JSON text and keeps unknown fields in raw", async () => {
     const { store, writer } = setup();
     const record = { ...makeRecord(AT), modifierEmail: { email: "x@example.com" }, futureField: 7 };
-    writer.writePage([record], { syncRunId: null });
+    await writer.writePage([record], { syncRunId: null });
     const row = sqliteOf(store).prepare("SELECT modifier_email, raw FROM audit_logs").get() as {
       modifier_email: string;
       raw: string;
@@ -61,23 +61,29 @@ describe("createRecordWriter.writePage", () => {
     expect(JSON.parse(row.raw).futureField).toBe(7);
   });
 
-  it("deduplicates on id across and within pages", () => {
+  it("deduplicates on id across and within pages", async () => {
     const { store, writer } = setup();
     const a = makeRecord(AT);
-    writer.writePage([a], { syncRunId: null });
-    const result = writer.writePage([a, makeRecord(AT), a], { syncRunId: null });
+    await writer.writePage([a], { syncRunId: null });
+    const result = await writer.writePage([a, makeRecord(AT), a], { syncRunId: null });
     expect(result).toMatchObject({ fetched: 3, inserted: 1, duplicates: 2 });
     expect(sqliteOf(store).prepare("SELECT count(*) FROM audit_logs").pluck().get()).toBe(2);
   });
 
-  it("keeps the first version of a changed record and files the new one as a revision", () => {
+  it("keeps the first version of a changed record and files the new one as a revision", async () => {
     const { store, writer } = setup();
     const first = makeRecord(AT, { changeLog: "original" });
-    writer.writePage([first], { syncRunId: null });
+    await writer.writePage([first], { syncRunId: null });
     const changed = { ...first, changeLog: "rewritten" };
-    expect(writer.writePage([changed], { syncRunId: null })).toMatchObject({ mutations: 1, inserted: 0 });
+    expect(await writer.writePage([changed], { syncRunId: null })).toMatchObject({
+      mutations: 1,
+      inserted: 0,
+    });
     // Seeing the same changed version again is not a second mutation.
-    expect(writer.writePage([changed], { syncRunId: null })).toMatchObject({ mutations: 0, duplicates: 1 });
+    expect(await writer.writePage([changed], { syncRunId: null })).toMatchObject({
+      mutations: 0,
+      duplicates: 1,
+    });
     expect(sqliteOf(store).prepare("SELECT change_log FROM audit_logs").pluck().get()).toBe("original");
     const revisions = sqliteOf(store)
       .prepare("SELECT audit_log_id, raw, record_hash FROM audit_log_revisions")
@@ -87,11 +93,11 @@ describe("createRecordWriter.writePage", () => {
     ]);
   });
 
-  it("quarantines an invalid record with its raw JSON and every issue, and goes on", () => {
+  it("quarantines an invalid record with its raw JSON and every issue, and goes on", async () => {
     const { store, writer } = setup();
     const bad = { id: "bad0000000000000000001", name: 5, date: "Mon Sep 26 2022" };
     const good = makeRecord(AT);
-    const result = writer.writePage([bad, good], {
+    const result = await writer.writePage([bad, good], {
       syncRunId: null,
       requestPath: "/console/v1/audit_logs?page=1",
     });
@@ -103,31 +109,34 @@ describe("createRecordWriter.writePage", () => {
     const paths = (JSON.parse(row.issues as string) as { path: string[] }[]).map((i) => i.path.join("."));
     expect(paths).toEqual(expect.arrayContaining(["name", "actionType", "time"]));
     // The same invalid record again is not quarantined twice.
-    expect(writer.writePage([bad], { syncRunId: null })).toMatchObject({ quarantined: 0, duplicates: 1 });
+    expect(await writer.writePage([bad], { syncRunId: null })).toMatchObject({
+      quarantined: 0,
+      duplicates: 1,
+    });
   });
 
-  it("stores an unparseable date/time with occurred_at NULL and counts a warning", () => {
+  it("stores an unparseable date/time with occurred_at NULL and counts a warning", async () => {
     const { store, writer } = setup();
     const odd = makeRecord(AT, { date: "sometime", time: "later" });
-    const result = writer.writePage([odd], { syncRunId: null });
+    const result = await writer.writePage([odd], { syncRunId: null });
     expect(result.warnings).toBe(1);
     expect(result.warningMessages[0]).toContain(odd.id);
     const row = sqliteOf(store).prepare("SELECT occurred_at, server_day, date_text FROM audit_logs").get();
     expect(row).toEqual({ occurred_at: null, server_day: null, date_text: "sometime" });
   });
 
-  it("rolls back the whole page and its progress when the transaction fails", () => {
+  it("rolls back the whole page and its progress when the transaction fails", async () => {
     const { store, writer } = setup();
-    writer.writePage([makeRecord(AT)], { syncRunId: null });
+    await writer.writePage([makeRecord(AT)], { syncRunId: null });
     const before = writer.chainHead();
-    expect(() =>
+    await expect(
       writer.writePage([makeRecord(AT), makeRecord(AT)], { syncRunId: null }, () => {
         sqliteOf(store)
           .prepare("INSERT INTO checkpoints (filter_key, latest_id, updated_at) VALUES ('all', 'x', 1)")
           .run();
         throw new Error("disk full");
       }),
-    ).toThrow("disk full");
+    ).rejects.toThrow("disk full");
     expect(sqliteOf(store).prepare("SELECT count(*) FROM audit_logs").pluck().get()).toBe(1);
     expect(sqliteOf(store).prepare("SELECT count(*) FROM checkpoints").pluck().get()).toBe(0);
     expect(writer.chainHead()).toEqual(before);

@@ -13,10 +13,11 @@ import {
   CHAIN_HEAD_SIGNATURE_KEY,
   COVERAGE_DIGEST_KEY,
   QUARANTINE_DIGEST_KEY,
-  updateCoverageDigest,
-  updateQuarantineDigest,
+  updateCoverageDigestIn,
+  updateQuarantineDigestIn,
 } from "../../src/store/digests.ts";
 import { openStore, type Store } from "../../src/store/open.ts";
+import { queriesOf } from "../../src/store/query.ts";
 import { verifyStore } from "../../src/verify/store.ts";
 import { runCliInProcess } from "../helpers/inProcessCli.ts";
 import { runCli } from "../helpers/runCli.ts";
@@ -28,13 +29,13 @@ afterEach(() => {
 });
 
 /** A store as the sync leaves it: 3 pages of records with quarantined ones, 12 coverage days. */
-function synced(path = ":memory:"): Store {
+async function synced(path = ":memory:"): Promise<Store> {
   const store = openStore(path);
   open.push(store);
-  writePage(store, 10, 2);
-  writePage(store, 10, 0);
-  writePage(store, 5, 3);
-  writeCoverageDays(store, 12);
+  await writePage(store, 10, 2);
+  await writePage(store, 10, 0);
+  await writePage(store, 5, 3);
+  await writeCoverageDays(store, 12);
   return store;
 }
 
@@ -52,7 +53,7 @@ async function expectBroken(store: Store, message: RegExp, key?: string): Promis
 
 describe("quarantine and coverage digests", () => {
   it("match on a store as written, the writer's incremental digest equal to a full recount", async () => {
-    const store = synced();
+    const store = await synced();
     expect(await verifyStore(store, { signingKey: KEY })).toMatchObject({
       records: 25,
       quarantine: { rows: 5, digest: "matched" },
@@ -64,23 +65,23 @@ describe("quarantine and coverage digests", () => {
     const incremental = meta(QUARANTINE_DIGEST_KEY);
     expect(JSON.parse(incremental)).toMatchObject({ rows: 5 });
     run(store, "DELETE FROM meta WHERE key = ?", QUARANTINE_DIGEST_KEY);
-    updateQuarantineDigest(sqliteOf(store));
+    await updateQuarantineDigestIn(await queriesOf(store));
     expect(meta(QUARANTINE_DIGEST_KEY)).toBe(incremental);
   });
 
   it("catch a deleted, an added and an edited quarantine row", async () => {
-    const store = synced();
+    const store = await synced();
     run(store, "DELETE FROM quarantine WHERE id = 2");
     await expectBroken(
       store,
       /quarantine table holds 4 rows, its digest in meta \(chain:quarantine\) covers 5/,
     );
 
-    const other = synced();
+    const other = await synced();
     run(other, "UPDATE quarantine SET issues = '[]' WHERE id = 4");
     await expectBroken(other, /quarantine table's rows differ from its digest in meta \(chain:quarantine\)/);
 
-    const third = synced();
+    const third = await synced();
     run(
       third,
       "INSERT INTO quarantine (raw, raw_hash, issues, received_at) SELECT raw, raw_hash || 'x', issues, 0 FROM quarantine WHERE id = 1",
@@ -89,22 +90,22 @@ describe("quarantine and coverage digests", () => {
   });
 
   it("catch an edited and a deleted coverage row", async () => {
-    const store = synced();
+    const store = await synced();
     run(store, "UPDATE coverage SET server_total = 4 WHERE day = '2024-03-05'");
     await expectBroken(store, /coverage table's rows differ from its digest in meta \(chain:coverage\)/);
-    const other = synced();
+    const other = await synced();
     run(other, "DELETE FROM coverage WHERE day = '2024-03-05'");
     await expectBroken(
       other,
       /coverage table holds 11 rows, its digest in meta \(chain:coverage\) covers 12/,
     );
-    const third = synced();
+    const third = await synced();
     run(third, "UPDATE meta SET value = 'nonsense' WHERE key = ?", COVERAGE_DIGEST_KEY);
     await expectBroken(third, /meta chain:coverage is not a coverage digest/);
   });
 
   it("are required once the store holds anything: a removed key is an error, not 'not covered'", async () => {
-    const store = synced();
+    const store = await synced();
     run(store, "DELETE FROM meta WHERE key IN (?, ?)", QUARANTINE_DIGEST_KEY, COVERAGE_DIGEST_KEY);
     run(store, "UPDATE coverage SET server_total = 4 WHERE day = '2024-03-05'");
     await expectBroken(
@@ -112,8 +113,9 @@ describe("quarantine and coverage digests", () => {
       /the digest in meta chain:quarantine \(quarantine\) and chain:coverage \(coverage\) is missing/,
     );
     // The next write creates them from the rows present (trust on first use).
-    updateCoverageDigest(sqliteOf(store));
-    updateQuarantineDigest(sqliteOf(store));
+    const q = await queriesOf(store);
+    await updateCoverageDigestIn(q);
+    await updateQuarantineDigestIn(q);
     expect((await verifyStore(store)).coverage).toEqual({ rows: 12, digest: "matched" });
   });
 });
@@ -130,7 +132,7 @@ describe("the signed chain head", () => {
   });
 
   it("catches records cut off the end with meta's head rewritten to match, which the unkeyed chain cannot", async () => {
-    const store = synced();
+    const store = await synced();
     // Cut the last page (seq 21..25) and make meta agree, as an attacker who knows the format would.
     run(store, "DELETE FROM audit_logs WHERE seq > 20");
     run(
@@ -145,7 +147,7 @@ describe("the signed chain head", () => {
       /chain head's HMAC-SHA256 signature does not match the last record \(seq 20, /,
       KEY,
     );
-    await expectBroken(synced(), /signature does not match/, "a different key");
+    await expectBroken(await synced(), /signature does not match/, "a different key");
     // Removing the signature as well does not help.
     run(store, "DELETE FROM meta WHERE key = ?", CHAIN_HEAD_SIGNATURE_KEY);
     await expectBroken(store, /chain head is not signed .* but FLAGTRAIL_SIGNING_KEY is set/, KEY);
@@ -153,7 +155,7 @@ describe("the signed chain head", () => {
 
   it("flagtrail verify (CLI) says what it matched, and exits 1 on a deleted quarantine row", async () => {
     const dbPath = join(mkdtempSync(join(tmpdir(), "flagtrail-verify-digests-")), "store.db");
-    synced(dbPath).close();
+    (await synced(dbPath)).close();
     open.pop();
     const env = { FLAGTRAIL_SIGNING_KEY: KEY };
     const ok = await runCli(["verify", "--db", dbPath], { env });

@@ -6,12 +6,11 @@
 import type { ChildProcess } from "node:child_process";
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { beforeAll, describe, expect, it } from "vitest";
-import { sqliteOf } from "../../src/store/connection.ts";
-import { updateCoverageDigest, updateQuarantineDigest } from "../../src/store/digests.ts";
+import { updateCoverageDigestIn, updateQuarantineDigestIn } from "../../src/store/digests.ts";
 import { openStore } from "../../src/store/open.ts";
-import { createRecordWriter } from "../../src/store/writes.ts";
 import { runCli } from "../helpers/runCli.ts";
 import { tempDbPath } from "../helpers/simSync.ts";
+import { createRecordWriter } from "../helpers/storeFixtures.ts";
 import { makeRecord } from "../report/fixtures.ts";
 
 const RECORDS = 3000;
@@ -40,14 +39,13 @@ async function waitFor(ready: () => boolean, what: string): Promise<void> {
   throw new Error(`${what} not reached in time`);
 }
 
-beforeAll(() => {
+beforeAll(async () => {
   if (!canReadIo) return;
   empty = tempDbPath("flagtrail-verify-signal-");
   openStore(empty).close();
   big = tempDbPath("flagtrail-verify-signal-");
   const store = openStore(big);
   const writer = createRecordWriter(store);
-  const sqlite = sqliteOf(store);
   const start = Date.UTC(2024, 2, 1, 12);
   for (let page = 0; page < RECORDS / 500; page += 1) {
     const records = Array.from({ length: 500 }, (_, i) => {
@@ -62,9 +60,9 @@ beforeAll(() => {
         padding: "x".repeat(PADDING),
       };
     });
-    writer.writePage(records, { syncRunId: null, requestPath: "/test" }, () => {
-      updateQuarantineDigest(sqlite);
-      updateCoverageDigest(sqlite);
+    await writer.writePage(records, { syncRunId: null, requestPath: "/test" }, async (_, q) => {
+      await updateQuarantineDigestIn(q);
+      await updateCoverageDigestIn(q);
     });
   }
   store.close();

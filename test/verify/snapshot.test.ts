@@ -19,19 +19,19 @@ describe("verify while a sync writes", () => {
     const dbPath = join(mkdtempSync(join(tmpdir(), "flagtrail-verify-snapshot-")), "store.db");
     const writer = openStore(dbPath);
     open.push(writer);
-    writePage(writer, 30, 2);
-    writeCoverageDays(writer, 10);
+    await writePage(writer, 30, 2);
+    await writeCoverageDays(writer, 10);
     const reader = openStore(dbPath, { readonly: true });
     open.push(reader);
 
     const parts: StorePart[] = [];
     const check = await verifyStore(reader, {
       signingKey: KEY,
-      afterRead: (part) => {
+      afterRead: async (part) => {
         parts.push(part);
         // The sync goes on: a page with new records and a quarantined one, and more coverage days.
-        writePage(writer, 7, 1);
-        writeCoverageDays(writer, 10 + parts.length);
+        await writePage(writer, 7, 1);
+        await writeCoverageDays(writer, 10 + parts.length);
       },
     });
     expect(parts).toEqual(["meta", "records", "revisions", "quarantine", "coverage"]);
