@@ -1,8 +1,8 @@
 // The sync engine's options, their defaults and their checks (the one place for each), and what a run
 // reports back. Messages name the setting, never a command-line flag: only the commands know flags.
 import { z } from "zod";
-import type { ParsedAuditTime } from "../api/auditTime.ts";
 import { UsageError } from "../errors.ts";
+import type { TimeParser } from "../records/prepare.ts";
 import type { RunCounters } from "../store/syncStore.ts";
 import { defaultUntil, isDay } from "./days.ts";
 import { SYNC_DEFAULTS } from "./defaults.ts";
@@ -28,8 +28,6 @@ const day = (what: string) =>
   z.string().refine(isDay, {
     error: (issue) => `${what} must be a date YYYY-MM-DD, got ${JSON.stringify(issue.input)}.`,
   });
-
-type TimeParser = (dateText: string, timeText: string) => ParsedAuditTime | null;
 
 const syncOptionsSchema = z.object({
   since: day("The start day").optional(),
