@@ -63,11 +63,16 @@ export async function* cursorBatches<Row>(
  * of changes (~6 MB for 1M records), which the default 4 MB sent to disk. And reads the period's index
  * and table pages, which its first queries have just read: a random page costs about what a sequential
  * one does (the default 4.0 is for spinning disks, and planned the review records' per-action-type
- * index probes as a scan of every record of the window). All for this transaction only.
+ * index probes as a scan of every record of the window). And compiles no query: a server with JIT
+ * (on by default where PostgreSQL is built with LLVM, as Debian's) compiled the month's big queries
+ * each time, which cost more than it saved (Debian's PostgreSQL 15, the bench's 1M store's month,
+ * alternating three times: 2,662–3,108 ms with JIT, 1,769–1,983 ms without; the bench's server has none).
+ * All for this transaction only.
  */
 const SETTINGS = `SET LOCAL cursor_tuple_fraction = 1.0;
 SET LOCAL work_mem = '32MB';
-SET LOCAL random_page_cost = 1.1`;
+SET LOCAL random_page_cost = 1.1;
+SET LOCAL jit = off`;
 
 /**
  * The reads started ahead (ReportSnapshot.ahead), each through its own cursor on a second session that
