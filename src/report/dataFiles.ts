@@ -38,7 +38,6 @@ export async function writeFiles(
   if (args.formats.has("csv")) files.push(...(await writeCsvs(parts, staging, args)));
   if (args.formats.has("csv") && parts.some((p) => p.controls))
     files.push(await writeFindingsCsv(parts, staging, args));
-  for (const part of parts) part.store.records = await part.snapshot.storedRecords();
   if (compliance) files.push(...(await writeCompliance(parts, staging, args)));
   else {
     for (const part of parts)

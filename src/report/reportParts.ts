@@ -79,8 +79,7 @@ export async function readPart(taken: ProjectSnapshot, args: ReportArgs): Promis
     params,
     serverDays,
     notice: await coverageNotice(snapshot, period, params),
-    // The record count comes after the data files (dataFiles.ts): PostgreSQL reads it ahead.
-    store: { records: 0, chainHead },
+    store: { records: await snapshot.storedRecords(), chainHead },
     counts: { experimentStateChanges: 0, configEdits: 0, unreviewedChanges: 0, records: 0 },
     folds: args.formats.has("csv")
       ? { experimentSummary: new EntityFold(), configSummary: new EntityFold(), unreviewed: new EntityFold() }

@@ -92,32 +92,6 @@ describe("the report's reads ahead on PostgreSQL", () => {
       await store.close();
     }
   });
-  it("include the store's record count, which the report then takes from the second session", async () => {
-    const { dbPath } = scenarioOnDisk("flagtrail-pg-ahead-count-", { ruleDiffs: true });
-    const url = await freshDatabase("aheadcount");
-    await copyStore(dbPath, url);
-    const store = await openPgStore(url);
-    const params = reportParamsFor(resolvePeriod(SCENARIO.from, SCENARIO.to, SCENARIO.timeZone), null, null);
-    const recorded = recordStatements();
-    let count: number;
-    try {
-      count = await readReportSnapshot(store, async (snapshot) => {
-        await snapshot.ahead!(SLOW_READS, params);
-        return await snapshot.storedRecords();
-      });
-    } finally {
-      recorded.stop();
-      await store.close();
-    }
-    expect(count).toBe(
-      (await queryOnce<{ n: number }>(url, "SELECT count(*)::int AS n FROM audit_logs"))[0]?.n,
-    );
-    expect(count).toBeGreaterThan(0);
-    const sent = recorded.statements.filter((s) => s.includes("SELECT count(*) AS n FROM audit_logs"));
-    expect(sent).toHaveLength(1);
-    expect(sent[0]).toMatch(/^DECLARE flagtrail_report_\d+ NO SCROLL CURSOR FOR /);
-  });
-
   it("wait for the change CSVs' first batch, which the report waits for, before they start", async () => {
     const { dbPath } = scenarioOnDisk("flagtrail-pg-ahead-gate-", { ruleDiffs: true });
     const url = await freshDatabase("aheadgate");
