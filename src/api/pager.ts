@@ -10,6 +10,7 @@
 // headInsertMargin allows stops with RunawayPagingError, handing out none of them.
 import type { AuditLogPage, AuditLogQuery, ConsoleClient } from "./client.ts";
 import type { ListPage } from "./consoleClient.ts";
+import { type Span, uncoveredFrom } from "./listSpans.ts";
 import { PAGES_PAST_TOTAL, RunawayGuard, RunawayPagingError } from "./runawayGuard.ts";
 
 export { RunawayPagingError } from "./runawayGuard.ts";
@@ -64,27 +65,6 @@ function idOf(record: unknown): string | undefined {
     if (typeof id === "string") return id;
   }
   return undefined;
-}
-
-/** The positions [from, to) of the list as it was when the read's first page was answered. */
-interface Span {
-  from: number;
-  to: number;
-}
-
-/**
- * Positions of the original list not covered by any page read: page p answered when the list had
- * grown by `shift` records covers original positions [(p-1)n - shift, pn - shift).
- */
-export function uncoveredFrom(covered: readonly Span[], from: number, to: number): number | null {
-  const spans = [...covered].sort((a, b) => a.from - b.from);
-  let reached = from;
-  for (const span of spans) {
-    if (span.from > reached) return reached;
-    reached = Math.max(reached, span.to);
-    if (reached >= to) return null;
-  }
-  return reached < to ? reached : null;
 }
 
 class PageReader {

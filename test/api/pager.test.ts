@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { AuditLogPage, AuditLogQuery, ConsoleClient } from "../../src/api/client.ts";
-import { type FetchedPage, RunawayPagingError, readPages, uncoveredFrom } from "../../src/api/pager.ts";
+import { uncoveredFrom } from "../../src/api/listSpans.ts";
+import { type FetchedPage, RunawayPagingError, readPages } from "../../src/api/pager.ts";
 import { makeRecord } from "../helpers/auditRecords.ts";
 import { FakeConsoleClient } from "../helpers/fakeConsoleClient.ts";
 
