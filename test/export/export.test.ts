@@ -226,6 +226,12 @@ describe.each(ENGINES)("flagtrail export on %s", (engine) => {
     );
     expect(expected.length).toBeGreaterThan(0);
     expect(lines.map((l) => JSON.parse(l).metadata.uid)).toEqual(expected.map((r) => r.id));
+    // Each event with every detail (rule diff, approval, findings) the whole history's export gives it:
+    // a period's details are read within the period's bounds.
+    const whole = await exportTo(store, tempFile("whole.ndjson"));
+    const byUid = new Map(whole.lines.map((l) => [JSON.parse(l).metadata.uid as string, l]));
+    expect(lines).toEqual(lines.map((l) => byUid.get(JSON.parse(l).metadata.uid)));
+    expect(lines.filter((l) => l.includes("review.last_approval"))).not.toHaveLength(0);
   });
 
   it("a cursor gives the next export exactly the records synced since", async () => {
