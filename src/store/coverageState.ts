@@ -65,10 +65,8 @@ export async function newestRecordTimeTexts(
   );
 }
 
-/**
- * Days whose coverage a finished plan still owes, per filter set: written when the plan is dropped and
- * emptied as coverage rows are written, so a run killed during its coverage phase leaves the rest.
- */
+// Days a finished plan still owes a coverage check, emptied as coverage rows are written: a run killed
+// during its coverage phase leaves the rest.
 const pendingCoverageKey = (filterKey: string) => `coverage_pending:${filterKey}`;
 
 /** The owed days kept in meta ([] when missing or unreadable). */

@@ -3,10 +3,7 @@ import { VERSIONED_CONFIG_EDITS } from "../api/entityActions.ts";
 import type { AnyStore } from "./openAny.ts";
 import { inList, queriesOf, type SQL, sql } from "./query.ts";
 
-/**
- * Reads that caught up: a 403 read says nothing about the entity, so it does not count (the next run
- * tries again); a 404 does (the config is gone until a new edit names it again).
- */
+/** Reads that caught up: not a 403 (says nothing; the next run tries again), but a 404 (gone until named). */
 function caughtUp(kind: string): SQL {
   return sql`SELECT coalesce(max(f.audit_seq), 0) FROM entity_fetches f
     WHERE f.kind = ${kind} AND f.entity_key = a.name AND f.outcome IN ('ok', 'not_found')`;
@@ -38,12 +35,9 @@ export async function storedVersionKeys(store: AnyStore, configKey: string): Pro
 }
 
 /**
- * Layers to read, most recently named (or changed) first: every layer a record of `layerActions` names,
- * when something after its last read may have changed what it lists. An experiment record names the
- * experiment, not its layer, so one of `experimentActions` after the read counts for a layer when the
- * layer listed that experiment, or the experiment is new since (any layer may list it), or it is one of
- * `moveActions` (moved, to an unknown layer). Others leave it alone: a nightly run reads only the layers
- * its records changed.
+ * Layers `layerActions` name whose list may have changed since their last read, most recent first. An
+ * experiment record (`experimentActions`) names no layer, so counts for a layer that listed it, when new
+ * (any layer may list it) or a move (`moveActions`: to an unknown layer); a nightly run reads only those.
  */
 export async function layersDueForExperiments(
   store: AnyStore,
@@ -76,9 +70,8 @@ export async function layersDueForExperiments(
 }
 
 /**
- * What names events to read metrics of: every event read before, and the raw metrics whose lineage names
- * events (src/sync/metricEvents.ts follows it). The lineage is read in code: PostgreSQL's
- * json_each(text, path) (drizzle/pg/0005) gives no member types and reads arrays only.
+ * What names events to read metrics of: events read before, and raw metrics whose lineage names events (read
+ * in src/sync/metricEvents.ts: PostgreSQL's json_each(text, path) gives no member types, reads arrays only).
  */
 export async function metricEventSources(
   store: AnyStore,

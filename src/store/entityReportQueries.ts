@@ -1,5 +1,4 @@
-// The report's reads of entity history, part of its query set (QUERIES in reportQueries.ts, which says
-// what the parameters are).
+// The report's reads of entity history, part of QUERIES (reportQueries.ts, which says what the parameters are).
 import { VERSIONED_CONFIG_EDITS } from "../api/entityActions.ts";
 import type { Nullable, RecordRow } from "./reportQueries/rows.ts";
 import { TYPES as ANY_TYPES, scoped } from "./reportQueries/scope.ts";

@@ -28,10 +28,7 @@ export async function writeMetaValue(
   await (await queriesOf(store)).run(writeMetaValueQuery(key, value, now));
 }
 
-/**
- * Every value whose key starts with `prefix`, by key. A prefix compared with substr, not LIKE: SQLite's
- * LIKE ignores ASCII case and PostgreSQL's does not, and either would read `%` or `_` in `prefix` as a wildcard.
- */
+/** Every value whose key starts with `prefix`, by key (substr: LIKE's case rules differ, `%`/`_` are wild). */
 export async function readMetaValuesWithPrefix(
   store: AnyStore,
   prefix: string,

@@ -1,8 +1,7 @@
-// A user's own SQL (`flagtrail sql`, the report's printed queries); PostgreSQL: ./pg/readOnlyQuery.ts. On
-// SQLite the store's query_only connection compiles it, refused unless SQLite classifies it as a read that
-// returns rows, and a child process runs it: better-sqlite3 cannot interrupt a statement, so a runaway one
-// would outlast SIGINT, SIGTERM and any time limit, in a worker thread too (checked: terminating it and
-// exiting both hung). A child can be killed at once.
+// A user's own SQL (`flagtrail sql`, the report's printed queries); PostgreSQL: ./pg/readOnlyQuery.ts. SQLite
+// compiles it on a query_only connection, refused unless a read returning rows, and a child process runs it:
+// better-sqlite3 cannot interrupt a statement, not in a worker thread either (terminating it hung); a child
+// can be killed at once.
 import { type ChildProcess, spawn } from "node:child_process";
 import { createRequire } from "node:module";
 import { Readable } from "node:stream";
@@ -37,10 +36,9 @@ function binding<T>(bind: () => T): T {
 /** A loaded machine starts node in about a second; this is far beyond. */
 const START_LIMIT_MS = 60_000;
 
-// CommonJS for `node -e`: no file to find beside dist/ or src/, no TypeScript loader. argv: the driver's
-// path, the parent's pid. The watchdog thread ends the process once its parent is gone (a parent killed
-// with SIGKILL cannot kill its child), since the main thread may be inside one long SQLite call. The IPC
-// channel is all that keeps the process alive (the watchdog is unref'd): it ends once the parent disconnects.
+// CommonJS for `node -e` (no file to find, no TypeScript loader); argv: the driver's path, the parent's pid.
+// The watchdog thread kills the process once its parent is gone (SIGKILLed), as the main thread may be in a
+// long SQLite call; the unref'd watchdog leaves the IPC channel alone keeping the process alive.
 const CHILD = `"use strict";
 const { Worker } = require("node:worker_threads");
 new Worker('const { workerData } = require("node:worker_threads"); setInterval(() => { if (process.ppid !== workerData) process.kill(process.pid, "SIGKILL"); }, 250);', { eval: true, workerData: Number(process.argv[2]) }).unref();
