@@ -4,7 +4,6 @@ import { deleteMetaValueQuery, readMetaValueIn, writeMetaValueQuery } from "./me
 import type { AnyStore } from "./openAny.ts";
 import { inTransaction, type Queries, queriesOf, type SQL, sql } from "./query.ts";
 
-/** The stored coverage of a day, if any. */
 export async function readCoverage(
   store: AnyStore,
   filterKey: string,

@@ -20,9 +20,8 @@ export async function* pagesOf<T extends Record<string, unknown>>(
   q: Queries,
   page: (after: unknown, limit: number) => SQL,
   key: keyof T,
-  first: unknown = -1,
 ): AsyncGenerator<T[]> {
-  let after = first;
+  let after: unknown = -1;
   for (;;) {
     const rows = await q.all<T>(page(after, PAGE_ROWS));
     if (rows.length === 0) return;
@@ -32,7 +31,6 @@ export async function* pagesOf<T extends Record<string, unknown>>(
   }
 }
 
-/** The rows of pagesOf one at a time. */
 export async function* rowsOf<T>(pages: AsyncIterable<T[]>): AsyncGenerator<T> {
   for await (const page of pages) yield* page;
 }

@@ -17,8 +17,7 @@ export interface DueEntity {
 
 /** Config names with a versioned config edit stored after their last read (none: no request), most recently edited first. */
 export async function configsDueForVersions(store: AnyStore): Promise<DueEntity[]> {
-  const q = await queriesOf(store);
-  return q.all<DueEntity>(
+  return (await queriesOf(store)).all<DueEntity>(
     sql`SELECT a.name, max(a.seq) AS newest FROM audit_logs a
       WHERE a.action_type IN ${inList([...VERSIONED_CONFIG_EDITS])}
       GROUP BY a.name HAVING max(a.seq) > (${caughtUp("config_versions")}) ORDER BY max(a.seq) DESC, a.name`,
@@ -27,8 +26,7 @@ export async function configsDueForVersions(store: AnyStore): Promise<DueEntity[
 
 /** The version numbers stored of one config, as the keys its versions read goes by. */
 export async function storedVersionKeys(store: AnyStore, configKey: string): Promise<Set<string>> {
-  const q = await queriesOf(store);
-  const rows = await q.all<{ version: number }>(
+  const rows = await (await queriesOf(store)).all<{ version: number }>(
     sql`SELECT version FROM config_versions WHERE config_key = ${configKey}`,
   );
   return new Set(rows.map((row) => String(row.version)));
@@ -45,9 +43,8 @@ export async function layersDueForExperiments(
   experimentActions: readonly string[],
   moveActions: readonly string[],
 ): Promise<DueEntity[]> {
-  const q = await queriesOf(store);
   const experimentRecords = inList([...experimentActions, ...moveActions]);
-  return q.all<DueEntity>(
+  return (await queriesOf(store)).all<DueEntity>(
     sql`WITH layers AS (
         SELECT a.name, max(a.seq) AS named, (${caughtUp("layer_experiments")}) AS caught_up
         FROM audit_logs a WHERE a.action_type IN ${inList(layerActions)} GROUP BY a.name),

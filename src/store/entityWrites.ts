@@ -94,10 +94,8 @@ export type ChangedSnapshots = <T extends SnapshotItem>(
   lastHashes: ReadonlyMap<string, string>,
 ) => { item: T; raw: string; hash: string }[];
 
-/**
- * Appends a row to `into.table` for each item `changed` finds differing from its newest row (by
- * `idColumn`, among the rows `scope` selects); returns how many. `keyOf` gives the columns before taken_at.
- */
+// Appends a row to `into.table` for each item `changed` finds differing from its newest row (by
+// `idColumn`, among the rows `scope` selects); returns how many. `keyOf` gives the columns before taken_at.
 function appendSnapshots<T extends SnapshotItem>(
   store: AnyStore,
   items: readonly T[],

@@ -33,10 +33,9 @@ export async function readMetaValuesWithPrefix(
   store: AnyStore,
   prefix: string,
 ): Promise<Map<string, string>> {
-  const q = await queriesOf(store);
   // Both engines count substr's length in characters (code points), not UTF-16 units.
   const length = [...prefix].length;
-  const rows = await q.all<{ key: string; value: string }>(
+  const rows = await (await queriesOf(store)).all<{ key: string; value: string }>(
     sql`SELECT key, value FROM meta WHERE substr(key, 1, ${length}) = ${prefix} ORDER BY key COLLATE "binary"`,
   );
   return new Map(rows.map((row) => [row.key, row.value]));

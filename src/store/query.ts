@@ -121,8 +121,7 @@ const sqliteTails = new WeakMap<AnyStore, Promise<unknown>>();
 
 /**
  * Runs `fn` in one write transaction (SQLite: BEGIN IMMEDIATE, so a reader cannot deadlock us later;
- * PostgreSQL: a session of the pool). Commits when `fn` resolves, rolls back when it throws. `fn` must
- * await only the queries it is given.
+ * PostgreSQL: a pool session), rolled back if it throws. `fn` must await only the queries it is given.
  */
 export async function inTransaction<T>(store: AnyStore, fn: (q: Queries) => Promise<T>): Promise<T> {
   if (store.engine === "postgres") return (await pgSide()).inPgQueriesTransaction(store, fn);

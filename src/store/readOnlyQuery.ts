@@ -92,10 +92,8 @@ function ask(child: ChildProcess, request: object | undefined, budgetMs: number,
   });
 }
 
-/**
- * The query's rows from a child process started on the first `next()`, which `return()` (or the end, an
- * error, this process exiting) kills; its batches may work `timeoutMs` in all, its start-up not counted.
- */
+// The query's rows from a child process started on the first `next()`, which `return()` (or the end, an
+// error, this process exiting) kills; its batches may work `timeoutMs` in all, its start-up not counted.
 async function* rowsFromChildProcess(
   query: { path: string; sql: string; params: Record<string, unknown> },
   timeoutMs: number,

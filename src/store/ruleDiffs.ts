@@ -15,19 +15,12 @@ export function ruleChangeColumns(c: RuleChange): unknown[] {
   return [c.ruleId, c.ruleName, c.change, c.field, c.oldValue, c.newValue, c.oldPosition, c.newPosition];
 }
 
-/** The rows of `records`' diffs (none without rules): rule_changes in record then change order, summaries. */
-function diffRows(records: readonly InsertedRecord[]): { changes: unknown[][]; summaries: unknown[][] } {
-  const diffed = records.filter((r): r is { id: string; diff: RuleDiff } => r.diff !== null);
-  return {
-    changes: diffed.flatMap(({ id, diff }) => diff.changes.map((c) => [id, ...ruleChangeColumns(c)])),
-    summaries: diffed.map(({ id, diff }) => [id, diff.summary, DIFF_VERSION]),
-  };
-}
-
-/** Writes diffs computed beforehand for records that have none stored yet (new records, the backfill). */
+/** Writes the diffs computed for records with none stored yet (new records, the backfill), in record order. */
 export async function insertRuleDiffRows(q: Queries, records: readonly InsertedRecord[]): Promise<void> {
-  const { changes, summaries } = diffRows(records);
+  const diffed = records.filter((r): r is { id: string; diff: RuleDiff } => r.diff !== null);
+  const changes = diffed.flatMap(({ id, diff }) => diff.changes.map((c) => [id, ...ruleChangeColumns(c)]));
   await q.insertRows("rule_changes", CHANGE_COLUMNS, changes);
+  const summaries = diffed.map(({ id, diff }) => [id, diff.summary, DIFF_VERSION]);
   await q.insertRows("rule_diff_summaries", SUMMARY_COLUMNS, summaries);
 }
 

@@ -164,8 +164,7 @@ export async function dropPlanIf(
 
 /** The oldest server day stored (a full re-read starts there), in byte order on both engines. */
 export async function oldestServerDay(store: AnyStore): Promise<string | null> {
-  const q = await queriesOf(store);
-  const row = await q.get<{ day: string | null }>(
+  const row = await (await queriesOf(store)).get<{ day: string | null }>(
     sql`SELECT min(server_day COLLATE "binary") AS day FROM audit_logs`,
   );
   return row?.day ?? null;

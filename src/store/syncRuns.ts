@@ -16,8 +16,7 @@ export async function startRun(
   store: AnyStore,
   run: { filterKey: string; params: Record<string, unknown>; now: number },
 ): Promise<number> {
-  const q = await queriesOf(store);
-  const row = await q.get<{ id: number }>(
+  const row = await (await queriesOf(store)).get<{ id: number }>(
     sql`INSERT INTO sync_runs (started_at, outcome, filter_key, params, pid)
       VALUES (${run.now}, 'running', ${run.filterKey}, ${JSON.stringify(run.params)}, ${process.pid})
       RETURNING id`,
@@ -41,7 +40,6 @@ export function runCounterColumns(c: RunCounters) {
   };
 }
 
-/** `column = value, …` of every counter column. */
 function setCounters(c: RunCounters): SQL {
   const columns = Object.entries(runCounterColumns(c));
   return sql.join(
@@ -50,7 +48,6 @@ function setCounters(c: RunCounters): SQL {
   );
 }
 
-/** The run's counters as of this batch. */
 export async function updateRunCountersIn(q: Queries, runId: number, counters: RunCounters): Promise<void> {
   await q.run(sql`UPDATE sync_runs SET ${setCounters(counters)} WHERE id = ${runId}`);
 }
@@ -63,8 +60,7 @@ export async function finishRun(
   error: string | null,
   now: number,
 ): Promise<void> {
-  const q = await queriesOf(store);
-  await q.run(
+  await (await queriesOf(store)).run(
     sql`UPDATE sync_runs SET ${setCounters(counters)}, outcome = ${outcome}, finished_at = ${now}, error = ${error}
       WHERE id = ${runId}`,
   );
@@ -72,8 +68,7 @@ export async function finishRun(
 
 /** Runs still `running` while we hold the sync lease belong to processes that died: interrupted. */
 export async function markOrphanRunsInterrupted(store: AnyStore, now: number): Promise<number> {
-  const q = await queriesOf(store);
-  return q.run(
+  return (await queriesOf(store)).run(
     sql`UPDATE sync_runs SET outcome = 'interrupted', finished_at = ${now},
         error = coalesce(error, 'the process ended before the run finished')
       WHERE outcome = 'running'`,

@@ -53,8 +53,6 @@ class ClosingClient extends pg.Client {
   }
 }
 
-type MigrationState = Awaited<ReturnType<typeof migrationState>>;
-
 /** The current schema's tables and views, and the migrations applied (undefined: no drizzle table). */
 async function migrationState(client: pg.ClientBase, schemaName: string | undefined) {
   const relations = await client.query<{ name: string }>(
@@ -73,7 +71,7 @@ async function migrationState(client: pg.ClientBase, schemaName: string | undefi
 }
 
 /** Another application's database must not gain our tables: refuse tables without our first migration. */
-function assertNotForeign(state: MigrationState, where: string): void {
+function assertNotForeign(state: Awaited<ReturnType<typeof migrationState>>, where: string): void {
   const ours = new Set([readMigrationFiles({ migrationsFolder })[0]?.hash, LEGACY_FIRST_MIGRATION_HASH]);
   const migratedByUs = state.applied?.some((m) => ours.has(m.hash)) ?? false;
   if (migratedByUs || (state.relations.length === 0 && (state.applied?.length ?? 0) === 0)) return;

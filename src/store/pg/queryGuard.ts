@@ -50,7 +50,6 @@ function deniedCall(node: PlanNode): string | undefined {
   return undefined;
 }
 
-/** Throws a UsageError when the plan node or one under it may change or reach anything. */
 function refuseUnsafeNode(node: PlanNode): void {
   if (node["Node Type"] === "ModifyTable" || node["Node Type"] === "LockRows") {
     throw new UsageError(

@@ -53,32 +53,26 @@ export async function* cursorBatches<Row>(
   }
 }
 
-/**
- * The report transaction's settings. Cursors are read to the end: plan for all rows (the default first
- * tenth chose plans ~20% slower on the 1M store's month). The unreviewed window sorts ~6 MB (1M records),
- * which 4 MB sent to disk. Its pages were just read: a random page costs about a sequential one (4.0
- * planned the review records' index probes as a window scan). No JIT: it cost more than it saved
- * (Debian's PostgreSQL 15, 1M month: 2,662–3,108 ms with, 1,769–1,983 ms without).
- */
+// The report transaction's settings. Cursors are read to the end: plan for all rows (the default first
+// tenth chose plans ~20% slower on the 1M store's month). The unreviewed window sorts ~6 MB (1M records),
+// which 4 MB sent to disk. Its pages were just read: a random page costs about a sequential one (4.0
+// planned the review records' index probes as a window scan). No JIT: it cost more than it saved
+// (Debian's PostgreSQL 15, 1M month: 2,662–3,108 ms with, 1,769–1,983 ms without).
 const SETTINGS = `SET LOCAL cursor_tuple_fraction = 1.0;
 SET LOCAL work_mem = '32MB';
 SET LOCAL random_page_cost = 1.1;
 SET LOCAL jit = off`;
 
-/**
- * The reads started ahead (ReportSnapshot.ahead), each a cursor on a second session importing the first's
- * snapshot: the server computes them while the report writes the CSVs, not afterwards while it waits
- * (1M month: the report's wait on the server 1,014 → 628 ms, medians of eight). A read whose first batch
- * failed is read again on the first session, which reports its error.
- */
+// The reads started ahead (ReportSnapshot.ahead), each a cursor on a second session importing the first's
+// snapshot: the server computes them while the report writes the CSVs, not afterwards while it waits
+// (1M month: the report's wait on the server 1,014 → 628 ms, medians of eight). A read whose first batch
+// failed is read again on the first session, which reports its error.
 class ReadsAhead {
   /** The second session, once asked for; its statements are sent one after another. */
   private side: Promise<pg.PoolClient> | null = null;
   private last: Promise<unknown> = Promise.resolve();
-  /**
-   * Opened once the change CSVs' read has its first batch (or a read ahead is taken): until then they
-   * would take CPU from the read the report waits for (1M month: its wait 810 → 653 ms, medians of eight).
-   */
+  // Opened once the change CSVs' read has its first batch (or a read ahead is taken): until then they
+  // would take CPU from the read the report waits for (1M month: its wait 810 → 653 ms, medians of eight).
   private readonly gate: Promise<void>;
   readonly open: () => void;
   private readonly started = new Map<
@@ -225,7 +219,7 @@ function snapshotOf(client: pg.ClientBase, ahead: ReadsAhead): ReportSnapshot {
   };
 }
 
-/** readReportSnapshot for PostgreSQL: one REPEATABLE READ, READ ONLY transaction; writes nothing. */
+/** readReportSnapshot for PostgreSQL. */
 export function readPgReportSnapshot<T>(
   store: PgStore,
   read: (snapshot: ReportSnapshot) => Promise<T>,
