@@ -6,10 +6,10 @@
 // transaction whose snapshot a first query fixed (before, `SET TRANSACTION READ WRITE` would pass), rolled back.
 import type pg from "pg";
 import { QueryTimeoutError, sqlUsageError, UsageError } from "../../errors.ts";
+import { toPositional } from "../../sql/namedParams.ts";
 import { type PgStore, pgConnectionOf } from "../connection.ts";
 import { BATCH_ROWS, type RowConsumer, rowsInBatches } from "../readOnlyQuery.ts";
 import { describePgError } from "./errors.ts";
-import { toPositional } from "./namedParams.ts";
 import { refuseUnsafePlan } from "./queryGuard.ts";
 
 const CURSOR = "flagtrail_sql";
