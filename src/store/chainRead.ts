@@ -55,13 +55,6 @@ export interface ChainRecord extends Partial<CopiedColumns> {
   ruleChanges: StoredRuleChange[];
 }
 
-interface RevisionRow {
-  id: number;
-  audit_log_id: string;
-  raw: string;
-  record_hash: string;
-}
-
 /** What the store keeps about its chain in `meta`, as stored (verify parses and judges it; null: not stored). */
 export type ChainMeta = Awaited<ReturnType<typeof metaOf>>;
 
@@ -134,7 +127,11 @@ function readerOf(q: Queries) {
   return {
     meta: () => metaOf(q),
     records: () => recordsOf(q),
-    revisions: () => byId<RevisionRow>("id, audit_log_id, raw, record_hash", "audit_log_revisions"),
+    revisions: () =>
+      byId<{ id: number; audit_log_id: string; raw: string; record_hash: string }>(
+        "id, audit_log_id, raw, record_hash",
+        "audit_log_revisions",
+      ),
     quarantine: () => byId<QuarantineRow>(QUARANTINE_COLUMNS, "quarantine"),
     // One row per filter set and day: small enough to read at once; byte order, as the digest folds it.
     coverage: async function* () {

@@ -26,14 +26,10 @@ export interface CoverageDay {
   dayClosed: boolean;
 }
 
-interface CoverageWrite extends CoverageDay {
-  filterKey: string;
-  runId: number;
-  now: number;
-}
-
 /** Several days' rows in one statement (a backfill checks hundreds: a round trip each on PostgreSQL). */
-export function writeCoverageRowsQuery(rows: readonly CoverageWrite[]): SQL {
+export function writeCoverageRowsQuery(
+  rows: readonly (CoverageDay & { filterKey: string; runId: number; now: number })[],
+): SQL {
   const values = rows.map(
     (row) => sql`(${row.filterKey}, ${row.day}, ${row.serverTotal}, ${row.localCount}, ${row.now},
       ${row.runId}, ${row.dayClosed ? 1 : 0}, ${row.quarantinedCount})`,
@@ -104,7 +100,6 @@ export function addPendingCoverageDaysIn(
   return changePendingDaysIn(q, filterKey, now, (owed) => [...new Set([...owed, ...days])].sort());
 }
 
-/** addPendingCoverageDaysIn in a transaction of its own. */
 export async function addPendingCoverageDays(
   store: AnyStore,
   filterKey: string,

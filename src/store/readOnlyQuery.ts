@@ -16,7 +16,6 @@ export type RowConsumer = (columns: readonly string[], rows: AsyncIterable<unkno
 /** Rows read at a time (child batches, PostgreSQL's FETCH): bounded memory; a slow reader holds the query. */
 export const BATCH_ROWS = 500;
 
-/** The rows of `first` and of `next()` batches after it, until a batch shorter than BATCH_ROWS. */
 export async function* rowsInBatches(first: unknown[][], next: () => Promise<unknown[][]>) {
   for (let batch = first; ; batch = await next()) {
     yield* batch;

@@ -3,8 +3,6 @@ import type { PageCounts } from "../records/pageTally.ts";
 import type { AnyStore } from "./openAny.ts";
 import { type Queries, queriesOf, type SQL, sql } from "./query.ts";
 
-export type RunOutcome = "running" | "ok" | "failed" | "interrupted";
-
 export interface RunCounters extends PageCounts {
   requests: number;
   throttled: number;
@@ -55,7 +53,7 @@ export async function updateRunCountersIn(q: Queries, runId: number, counters: R
 export async function finishRun(
   store: AnyStore,
   runId: number,
-  outcome: Exclude<RunOutcome, "running">,
+  outcome: "ok" | "failed" | "interrupted",
   counters: RunCounters,
   error: string | null,
   now: number,

@@ -1,6 +1,5 @@
-// After each commit the SQLite store's -wal file goes to disk in the background (one fdatasync at a time,
-// on libuv's thread pool) while the sync fetches on: the checkpoint at close, which fsyncs the log first,
-// then finds it written (0.5 s of a 50,000-record backfill's wall time). SQLite's own syncs are unchanged.
+// After each commit the SQLite store's -wal file goes to disk in the background (one fdatasync at a time) as
+// the sync fetches on: the checkpoint at close then finds it written (0.5 s of a 50,000-record backfill).
 import { open } from "node:fs/promises";
 
 /** The stores (by file) whose log is being flushed, and whether a commit came meanwhile (one more flush). */

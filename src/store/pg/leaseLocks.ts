@@ -78,7 +78,6 @@ export function holdsLeaseLock(store: PgStore, name: string, holder: string): bo
   return pgConnectionOf(store).leases.get(name)?.holder === holder;
 }
 
-/** Frees a held lease's lock and ends its session. */
 export async function unlockLease(store: PgStore, name: string): Promise<void> {
   const held = pgConnectionOf(store).leases.get(name);
   if (!held) return;

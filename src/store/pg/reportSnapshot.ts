@@ -219,7 +219,6 @@ function snapshotOf(client: pg.ClientBase, ahead: ReadsAhead): ReportSnapshot {
   };
 }
 
-/** readReportSnapshot for PostgreSQL. */
 export function readPgReportSnapshot<T>(
   store: PgStore,
   read: (snapshot: ReportSnapshot) => Promise<T>,
