@@ -10,10 +10,7 @@ function caughtUp(kind: string): SQL {
 }
 
 /** An entity due for a read, with the seq of the newest record naming it (the budget reads the newest first). */
-export interface DueEntity {
-  name: string;
-  newest: number;
-}
+type DueEntity = { name: string; newest: number };
 
 /** Config names with a versioned config edit stored after their last read (none: no request), most recently edited first. */
 export async function configsDueForVersions(store: AnyStore): Promise<DueEntity[]> {

@@ -1,7 +1,6 @@
-// A user's own SQL (`flagtrail sql`, the report's printed queries); PostgreSQL: ./pg/readOnlyQuery.ts. SQLite
-// compiles it on a query_only connection, refused unless a read returning rows, and a child process runs it:
-// better-sqlite3 cannot interrupt a statement, not in a worker thread either (terminating it hung); a child
-// can be killed at once.
+// A user's own SQL (`flagtrail sql`; PostgreSQL: ./pg/readOnlyQuery.ts), compiled on a query_only connection,
+// refused unless SQLite calls it a read returning rows, and run by a child process, which can be killed at
+// once: better-sqlite3 cannot interrupt a statement, nor a worker thread running one (terminating it hung).
 import { type ChildProcess, spawn } from "node:child_process";
 import { createRequire } from "node:module";
 import { Readable } from "node:stream";

@@ -170,9 +170,7 @@ export async function openPgStore(url: string, options: PgOpenOptions = {}): Pro
   // A session's 'error' would kill the process (checked out, pg-pool's listener is gone); the next query,
   // or the one in flight, reports it.
   pool.on("error", () => {});
-  pool.on("connect", (client) => {
-    client.on("error", () => {});
-  });
+  pool.on("connect", (client) => client.on("error", () => {}));
   try {
     await prepare(pool, where, options);
   } catch (error) {
