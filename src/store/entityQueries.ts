@@ -31,8 +31,8 @@ export async function storedVersionKeys(store: AnyStore, configKey: string): Pro
 
 /**
  * Layers `layerActions` name whose list may have changed since their last read, most recent first. An
- * experiment record (`experimentActions`) names no layer, so counts for a layer that listed it, when new
- * (any layer may list it) or a move (`moveActions`: to an unknown layer); a nightly run reads only those.
+ * experiment record (`experimentActions`) names no layer: it counts for a layer that listed its experiment,
+ * or for every layer when the experiment is new or moved (`moveActions`); a nightly run reads only those.
  */
 export async function layersDueForExperiments(
   store: AnyStore,

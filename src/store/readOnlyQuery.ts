@@ -36,7 +36,7 @@ const START_LIMIT_MS = 60_000;
 
 // CommonJS for `node -e` (no file to find, no TypeScript loader); argv: the driver's path, the parent's pid.
 // The watchdog thread kills the process once its parent is gone (SIGKILLed), as the main thread may be in a
-// long SQLite call; the unref'd watchdog leaves the IPC channel alone keeping the process alive.
+// long SQLite call. Only the IPC channel keeps it alive (the watchdog is unref'd): it ends on disconnect.
 const CHILD = `"use strict";
 const { Worker } = require("node:worker_threads");
 new Worker('const { workerData } = require("node:worker_threads"); setInterval(() => { if (process.ppid !== workerData) process.kill(process.pid, "SIGKILL"); }, 250);', { eval: true, workerData: Number(process.argv[2]) }).unref();

@@ -39,7 +39,7 @@ const types: pg.CustomTypesConfig = {
       : pg.types.getTypeParser(oid, format)) as pg.CustomTypesConfig["getTypeParser"],
 };
 
-/** A login failing client-side (no SCRAM password) would keep its socket until authentication_timeout. */
+/** A login failing client-side (no SCRAM password) keeps socket and process until authentication_timeout. */
 class ClosingClient extends pg.Client {
   override connect(): Promise<pg.Client>;
   override connect(callback: (err: Error) => void): void;
