@@ -1,6 +1,5 @@
-// What `flagtrail verify` reads, all inside ONE read snapshot, so the meta head, the records and the
-// digests belong to the same moment whatever a sync commits meanwhile. Text keys sort COLLATE "binary":
-// the digests fold rows in byte order.
+// What `flagtrail verify` reads, in ONE read snapshot (meta head, records and digests of the same moment,
+// whatever a sync commits). Text keys sort COLLATE "binary": the digests fold rows in byte order.
 import type { CoverageRow, QuarantineRow } from "../digests.ts";
 import { CHAIN_HEAD_HASH_KEY, CHAIN_HEAD_SEQ_KEY } from "../records/pageTally.ts";
 import { pagesOf, rowsOf } from "./dialect.ts";
@@ -27,9 +26,8 @@ export interface StoredRuleChange {
 }
 
 /**
- * The columns PostgreSQL's writer copies out of the raw record. On SQLite they are virtual columns the
- * engine computes from the raw record (migration 0011), so they cannot differ from it and are not read:
- * computing them was ~40 % of verify's reading. `changes` is generated on both engines and never read.
+ * The columns PostgreSQL's writer copies out of the raw record; SQLite's are computed from it, so are not
+ * read (~40 % of verify's reading). `changes` is generated on both engines and never read.
  */
 export interface CopiedColumns {
   name: string;
@@ -55,13 +53,6 @@ export interface ChainRecord extends Partial<CopiedColumns> {
   summary: string | null;
   diff_version: number | null;
   ruleChanges: StoredRuleChange[];
-}
-
-interface RevisionRow {
-  id: number;
-  audit_log_id: string;
-  raw: string;
-  record_hash: string;
 }
 
 /** What the store keeps about its chain in `meta`, as stored (verify parses and judges it; null: not stored). */
@@ -105,7 +96,7 @@ async function* recordsOf(q: Queries): AsyncGenerator<ChainRecord> {
     "seq",
   );
   for await (const page of pages) {
-    // One query for the page's rule diffs (most records have none), in rule_changes id order.
+    // One query for the page's rule diffs (most records have none).
     const changes = await q.all<StoredRuleChange & { audit_log_id: string }>(
       sql`SELECT audit_log_id, rule_id, rule_name, change, field, old_value, new_value, old_position, new_position
           FROM rule_changes WHERE audit_log_id IN ${inList(page.map((r) => r.id))} ORDER BY id`,
@@ -136,7 +127,11 @@ function readerOf(q: Queries) {
   return {
     meta: () => metaOf(q),
     records: () => recordsOf(q),
-    revisions: () => byId<RevisionRow>("id, audit_log_id, raw, record_hash", "audit_log_revisions"),
+    revisions: () =>
+      byId<{ id: number; audit_log_id: string; raw: string; record_hash: string }>(
+        "id, audit_log_id, raw, record_hash",
+        "audit_log_revisions",
+      ),
     quarantine: () => byId<QuarantineRow>(QUARANTINE_COLUMNS, "quarantine"),
     // One row per filter set and day: small enough to read at once; byte order, as the digest folds it.
     coverage: async function* () {

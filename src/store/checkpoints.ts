@@ -11,11 +11,6 @@ export interface Checkpoint {
   updatedAt: number;
 }
 
-type CheckpointWrite = Pick<Checkpoint, "filterKey" | "latestId" | "latestOccurredAt"> & {
-  runId: number;
-  now: number;
-};
-
 function checkpointsWhere(filter: SQL): SQL {
   return sql`SELECT c.filter_key AS "filterKey", c.latest_id AS "latestId",
       c.latest_occurred_at AS "latestOccurredAt", a.server_day AS "serverDay", c.updated_at AS "updatedAt"
@@ -33,7 +28,10 @@ export async function readCheckpointIn(q: Queries, filterKey: string): Promise<C
   return q.get<Checkpoint>(checkpointsWhere(sql`WHERE c.filter_key = ${filterKey}`));
 }
 
-export async function writeCheckpointIn(q: Queries, c: CheckpointWrite): Promise<void> {
+export async function writeCheckpointIn(
+  q: Queries,
+  c: Pick<Checkpoint, "filterKey" | "latestId" | "latestOccurredAt"> & { runId: number; now: number },
+): Promise<void> {
   await q.run(
     sql`INSERT INTO checkpoints (filter_key, latest_id, latest_occurred_at, updated_at, sync_run_id)
       VALUES (${c.filterKey}, ${c.latestId}, ${c.latestOccurredAt}, ${c.now}, ${c.runId})

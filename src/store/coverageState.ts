@@ -4,7 +4,6 @@ import { deleteMetaValueQuery, readMetaValueIn, writeMetaValueQuery } from "./me
 import type { AnyStore } from "./openAny.ts";
 import { inTransaction, type Queries, queriesOf, type SQL, sql } from "./query.ts";
 
-/** The stored coverage of a day, if any. */
 export async function readCoverage(
   store: AnyStore,
   filterKey: string,
@@ -27,14 +26,10 @@ export interface CoverageDay {
   dayClosed: boolean;
 }
 
-interface CoverageWrite extends CoverageDay {
-  filterKey: string;
-  runId: number;
-  now: number;
-}
-
 /** Several days' rows in one statement (a backfill checks hundreds: a round trip each on PostgreSQL). */
-export function writeCoverageRowsQuery(rows: readonly CoverageWrite[]): SQL {
+export function writeCoverageRowsQuery(
+  rows: readonly (CoverageDay & { filterKey: string; runId: number; now: number })[],
+): SQL {
   const values = rows.map(
     (row) => sql`(${row.filterKey}, ${row.day}, ${row.serverTotal}, ${row.localCount}, ${row.now},
       ${row.runId}, ${row.dayClosed ? 1 : 0}, ${row.quarantinedCount})`,
@@ -65,10 +60,8 @@ export async function newestRecordTimeTexts(
   );
 }
 
-/**
- * Days whose coverage a finished plan still owes, per filter set: written when the plan is dropped and
- * emptied as coverage rows are written, so a run killed during its coverage phase leaves the rest.
- */
+// Days a finished plan still owes a coverage check, emptied as coverage rows are written: a run killed
+// during its coverage phase leaves the rest.
 const pendingCoverageKey = (filterKey: string) => `coverage_pending:${filterKey}`;
 
 /** The owed days kept in meta ([] when missing or unreadable). */
@@ -107,7 +100,6 @@ export function addPendingCoverageDaysIn(
   return changePendingDaysIn(q, filterKey, now, (owed) => [...new Set([...owed, ...days])].sort());
 }
 
-/** addPendingCoverageDaysIn in a transaction of its own. */
 export async function addPendingCoverageDays(
   store: AnyStore,
   filterKey: string,

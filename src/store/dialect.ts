@@ -1,13 +1,9 @@
 // What truly differs between the engines, as small SQL fragments chosen by `q.dialect` (src/store/README.md).
-import type { Queries } from "./query.ts";
-import { type SQL, sql } from "./query.ts";
+import { type Queries, type SQL, sql } from "./query.ts";
 
 export type Dialect = Queries["dialect"];
 
-/**
- * A JSON object as text from alternating key names and SQL values: SQLite's json_object, PostgreSQL's
- * json_build_object cast to text. The two texts differ in spacing: read them with JSON.parse, never compare them.
- */
+/** A JSON object as text from key names and SQL values; spacing differs by engine: JSON.parse, never compare. */
 export function jsonObjectText(dialect: Dialect, entries: readonly (readonly [string, SQL])[]): SQL {
   const args = sql.join(
     entries.map(([key, value]) => sql`${sql.raw(`'${key}'`)}, ${value}`),
@@ -19,17 +15,13 @@ export function jsonObjectText(dialect: Dialect, entries: readonly (readonly [st
 /** How many rows a keyset page reads (pagesOf): memory stays bounded on a long table. */
 const PAGE_ROWS = 1000;
 
-/**
- * A long read a page at a time: `page(after, limit)` ends `WHERE <key> > after ORDER BY <key> LIMIT
- * limit`. Neither engine then holds a cursor open across awaits.
- */
+/** A long read a page at a time (`page` ends `WHERE key > after ORDER BY key LIMIT limit`): no open cursor. */
 export async function* pagesOf<T extends Record<string, unknown>>(
   q: Queries,
   page: (after: unknown, limit: number) => SQL,
   key: keyof T,
-  first: unknown = -1,
 ): AsyncGenerator<T[]> {
-  let after = first;
+  let after: unknown = -1;
   for (;;) {
     const rows = await q.all<T>(page(after, PAGE_ROWS));
     if (rows.length === 0) return;
@@ -39,7 +31,6 @@ export async function* pagesOf<T extends Record<string, unknown>>(
   }
 }
 
-/** The rows of pagesOf one at a time. */
 export async function* rowsOf<T>(pages: AsyncIterable<T[]>): AsyncGenerator<T> {
   for await (const page of pages) yield* page;
 }

@@ -8,10 +8,8 @@ import { inReadSnapshot, inTransaction, type Queries, sql } from "./query.ts";
 /** meta key: JSON {seq, hash} of the entity chain's last link. */
 export const ENTITY_CHAIN_HEAD_KEY = "entity_chain:head";
 
-/**
- * The tables the chain runs through (each has raw, record_hash, entity_seq, entity_chain_hash) and the
- * columns each copies from the raw record (verify compares them with it), by the raw record's names.
- */
+// The chain's tables (each with raw, record_hash, entity_seq, entity_chain_hash) and the columns each copies
+// from the raw record, by the raw record's names (verify compares them with it).
 const COPIED = {
   config_versions: { id: "config_id", version: "version", lastModifiedTime: "last_modified_time" },
   config_version_revisions: { version: "version" },
@@ -32,10 +30,7 @@ export interface EntityChainRow {
   copied: string;
 }
 
-/**
- * What `verify` reads of the entity chain, in a read snapshot of its own (it does not depend on the record
- * chain): the rows in entity_seq order, a page at a time, and the head meta holds.
- */
+/** `verify`'s read of the entity chain in its own snapshot: rows in entity_seq order, and meta's head. */
 export function readEntityChain<T>(
   store: AnyStore,
   read: (rows: AsyncIterable<EntityChainRow>, metaHead: string | null) => Promise<T>,
@@ -66,9 +61,8 @@ export function readEntityChain<T>(
 }
 
 /**
- * Runs `write` in one transaction with the chain's links from the last one stored (each table's newest by
- * its entity_seq index: one writer at a time, the sync lease), then mirrors the last link in meta, so that
- * rows cut off the end show up in `verify`.
+ * Runs `write` in one transaction with the chain's links from the last stored (one writer: the sync lease),
+ * then mirrors the last link in meta, so that rows cut off the end show up in `verify`.
  */
 export function inEntityChain<T>(
   store: AnyStore,

@@ -3,25 +3,18 @@ import { VERSIONED_CONFIG_EDITS } from "../api/entityActions.ts";
 import type { AnyStore } from "./openAny.ts";
 import { inList, queriesOf, type SQL, sql } from "./query.ts";
 
-/**
- * Reads that caught up: a 403 read says nothing about the entity, so it does not count (the next run
- * tries again); a 404 does (the config is gone until a new edit names it again).
- */
+/** Reads that caught up: not a 403 (says nothing; the next run tries again), but a 404 (gone until named). */
 function caughtUp(kind: string): SQL {
   return sql`SELECT coalesce(max(f.audit_seq), 0) FROM entity_fetches f
     WHERE f.kind = ${kind} AND f.entity_key = a.name AND f.outcome IN ('ok', 'not_found')`;
 }
 
 /** An entity due for a read, with the seq of the newest record naming it (the budget reads the newest first). */
-export interface DueEntity {
-  name: string;
-  newest: number;
-}
+type DueEntity = { name: string; newest: number };
 
 /** Config names with a versioned config edit stored after their last read (none: no request), most recently edited first. */
 export async function configsDueForVersions(store: AnyStore): Promise<DueEntity[]> {
-  const q = await queriesOf(store);
-  return q.all<DueEntity>(
+  return (await queriesOf(store)).all<DueEntity>(
     sql`SELECT a.name, max(a.seq) AS newest FROM audit_logs a
       WHERE a.action_type IN ${inList([...VERSIONED_CONFIG_EDITS])}
       GROUP BY a.name HAVING max(a.seq) > (${caughtUp("config_versions")}) ORDER BY max(a.seq) DESC, a.name`,
@@ -30,20 +23,16 @@ export async function configsDueForVersions(store: AnyStore): Promise<DueEntity[
 
 /** The version numbers stored of one config, as the keys its versions read goes by. */
 export async function storedVersionKeys(store: AnyStore, configKey: string): Promise<Set<string>> {
-  const q = await queriesOf(store);
-  const rows = await q.all<{ version: number }>(
+  const rows = await (await queriesOf(store)).all<{ version: number }>(
     sql`SELECT version FROM config_versions WHERE config_key = ${configKey}`,
   );
   return new Set(rows.map((row) => String(row.version)));
 }
 
 /**
- * Layers to read, most recently named (or changed) first: every layer a record of `layerActions` names,
- * when something after its last read may have changed what it lists. An experiment record names the
- * experiment, not its layer, so one of `experimentActions` after the read counts for a layer when the
- * layer listed that experiment, or the experiment is new since (any layer may list it), or it is one of
- * `moveActions` (moved, to an unknown layer). Others leave it alone: a nightly run reads only the layers
- * its records changed.
+ * Layers `layerActions` name whose list may have changed since their last read, most recent first. An
+ * experiment record (`experimentActions`) names no layer: it counts for a layer that listed its experiment,
+ * or for every layer when the experiment is new or moved (`moveActions`); a nightly run reads only those.
  */
 export async function layersDueForExperiments(
   store: AnyStore,
@@ -51,9 +40,8 @@ export async function layersDueForExperiments(
   experimentActions: readonly string[],
   moveActions: readonly string[],
 ): Promise<DueEntity[]> {
-  const q = await queriesOf(store);
   const experimentRecords = inList([...experimentActions, ...moveActions]);
-  return q.all<DueEntity>(
+  return (await queriesOf(store)).all<DueEntity>(
     sql`WITH layers AS (
         SELECT a.name, max(a.seq) AS named, (${caughtUp("layer_experiments")}) AS caught_up
         FROM audit_logs a WHERE a.action_type IN ${inList(layerActions)} GROUP BY a.name),
@@ -76,9 +64,8 @@ export async function layersDueForExperiments(
 }
 
 /**
- * What names events to read metrics of: every event read before, and the raw metrics whose lineage names
- * events (src/sync/metricEvents.ts follows it). The lineage is read in code: PostgreSQL's
- * json_each(text, path) (drizzle/pg/0005) gives no member types and reads arrays only.
+ * What names events to read metrics of: events read before, and raw metrics whose lineage names events (read
+ * in src/sync/metricEvents.ts: PostgreSQL's json_each(text, path) gives no member types, reads arrays only).
  */
 export async function metricEventSources(
   store: AnyStore,

@@ -1,5 +1,4 @@
-// The report's reads of entity history, part of its query set (QUERIES in reportQueries.ts, which says
-// what the parameters are).
+// The report's reads of entity history, part of QUERIES (reportQueries.ts, which says what the parameters are).
 import { VERSIONED_CONFIG_EDITS } from "../api/entityActions.ts";
 import type { Nullable, RecordRow } from "./reportQueries/rows.ts";
 import { TYPES as ANY_TYPES, scoped } from "./reportQueries/scope.ts";
@@ -93,28 +92,6 @@ export interface VersionChange {
 /** Change columns null for an edit whose version changed nothing. */
 export type ConfigEditVersionChangeRow = RecordRow & { version: number } & Nullable<VersionChange>;
 
-interface VersionWithoutRecordRow {
-  config_key: string;
-  version: number;
-  last_modified_time: number;
-  last_modifier_name: string | null;
-  last_modifier_id: string | null;
-  first_seen_at: number;
-}
-
-type EditWithoutVersionRow = RecordRow & { last_read: string; read_at: number };
-
-interface ExperimentContradictionRow {
-  name: string;
-  experiment_id: string;
-  layer_id: string;
-  status: string;
-  taken_at: number;
-  last_action: string | null;
-  last_at: number | null;
-  implied_status: string | null;
-}
-
 export interface ExperimentCurrentStateRow {
   name: string;
   status: string;
@@ -126,9 +103,25 @@ export interface ExperimentCurrentStateRow {
 
 export interface EntityReportRows {
   configEditVersionChanges: ConfigEditVersionChangeRow;
-  versionsWithoutRecord: VersionWithoutRecordRow;
-  editsWithoutVersion: EditWithoutVersionRow;
-  experimentContradictions: ExperimentContradictionRow;
+  versionsWithoutRecord: {
+    config_key: string;
+    version: number;
+    last_modified_time: number;
+    last_modifier_name: string | null;
+    last_modifier_id: string | null;
+    first_seen_at: number;
+  };
+  editsWithoutVersion: RecordRow & { last_read: string; read_at: number };
+  experimentContradictions: {
+    name: string;
+    experiment_id: string;
+    layer_id: string;
+    status: string;
+    taken_at: number;
+    last_action: string | null;
+    last_at: number | null;
+    implied_status: string | null;
+  };
   experimentCurrentStates: ExperimentCurrentStateRow;
   entityReads: { records: number };
 }

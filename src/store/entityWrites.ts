@@ -6,8 +6,8 @@ import { insertQuarantineIn, updateQuarantineDigestIn } from "./digests.ts";
 import { inEntityChain } from "./entityChain.ts";
 import { ENTITY_TABLES } from "./entityTables.ts";
 import type { AnyStore } from "./openAny.ts";
-import { inList, inTransaction, queriesOf, type SQL, sql } from "./query.ts";
-import { columnName, type TableSpec } from "./tableKinds.ts";
+import { columnsOf, inList, inTransaction, queriesOf, type SQL, sql } from "./query.ts";
+import type { TableSpec } from "./tableKinds.ts";
 
 export interface VersionInput {
   configId: string;
@@ -47,12 +47,6 @@ export type PlanVersions = (
   versions: readonly VersionInput[],
   stored: { versions: readonly StoredHash[]; revisions: readonly StoredHash[] },
 ) => { writes: VersionWrite[]; mutations: MutatedVersion[] };
-
-/** A content table's columns but its serial id, in the order its rows are written. */
-const columnsOf = (table: TableSpec) =>
-  Object.keys(table.columns)
-    .filter((key) => key !== "id")
-    .map(columnName);
 
 /** Writes the versions of one config `plan` decides; returns how many were new and which came back changed. */
 export function writeConfigVersions(
@@ -100,10 +94,8 @@ export type ChangedSnapshots = <T extends SnapshotItem>(
   lastHashes: ReadonlyMap<string, string>,
 ) => { item: T; raw: string; hash: string }[];
 
-/**
- * Appends a row to `into.table` for each item `changed` finds differing from its newest row (by
- * `idColumn`, among the rows `scope` selects); returns how many. `keyOf` gives the columns before taken_at.
- */
+// Appends a row to `into.table` for each item `changed` finds differing from its newest row (by
+// `idColumn`, among the rows `scope` selects); returns how many. `keyOf` gives the columns before taken_at.
 function appendSnapshots<T extends SnapshotItem>(
   store: AnyStore,
   items: readonly T[],

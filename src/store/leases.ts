@@ -1,8 +1,7 @@
-// Leases keep one sync (and one daemon) per database. What decides who holds one differs by engine.
-// SQLite: the row, which expires unless renewed; an expired lease, or one whose process is gone from this
-// host, can be taken, each operation one IMMEDIATE transaction so two processes never both win.
-// PostgreSQL: an advisory lock on a session of its own (pg/leaseLocks.ts), which the server keeps for one
-// holder across machines and drops with a dead holder's session; the row only tells `status` who holds it.
+// Leases keep one sync (and one daemon) per database. SQLite: the row decides; it expires unless renewed
+// and can be taken once expired or its process is gone from this host, in IMMEDIATE transactions (never two
+// winners). PostgreSQL: an advisory lock on a session of its own (pg/leaseLocks.ts), kept for one holder
+// across machines and dropped with a dead holder's session; the row only tells `status` who holds it.
 import { LockedError } from "../errors.ts";
 import { holderGone } from "../holders.ts";
 import { type AnyStore, pgSide } from "./openAny.ts";

@@ -28,18 +28,14 @@ export async function writeMetaValue(
   await (await queriesOf(store)).run(writeMetaValueQuery(key, value, now));
 }
 
-/**
- * Every value whose key starts with `prefix`, by key. A prefix compared with substr, not LIKE: SQLite's
- * LIKE ignores ASCII case and PostgreSQL's does not, and either would read `%` or `_` in `prefix` as a wildcard.
- */
+/** Every value whose key starts with `prefix`, by key (substr: LIKE's case rules differ, `%`/`_` are wild). */
 export async function readMetaValuesWithPrefix(
   store: AnyStore,
   prefix: string,
 ): Promise<Map<string, string>> {
-  const q = await queriesOf(store);
   // Both engines count substr's length in characters (code points), not UTF-16 units.
   const length = [...prefix].length;
-  const rows = await q.all<{ key: string; value: string }>(
+  const rows = await (await queriesOf(store)).all<{ key: string; value: string }>(
     sql`SELECT key, value FROM meta WHERE substr(key, 1, ${length}) = ${prefix} ORDER BY key COLLATE "binary"`,
   );
   return new Map(rows.map((row) => [row.key, row.value]));

@@ -5,6 +5,7 @@ import { type SQL, sql } from "drizzle-orm";
 import { SQLiteSyncDialect } from "drizzle-orm/sqlite-core";
 import { type Store, sqliteOf } from "./connection.ts";
 import { type AnyStore, pgSide } from "./openAny.ts";
+import { columnName, type TableSpec } from "./tableKinds.ts";
 
 export { type SQL, sql } from "drizzle-orm";
 
@@ -16,6 +17,12 @@ export function inList(values: readonly unknown[]): SQL {
     sql`, `,
   )})`;
 }
+
+/** A table's columns but its serial id, in table order: what insertRows writes. */
+export const columnsOf = (table: TableSpec) =>
+  Object.keys(table.columns)
+    .filter((key) => key !== "id")
+    .map(columnName);
 
 /** Where queries run: the store outside a transaction, or one transaction's session. */
 export interface Queries {
@@ -30,14 +37,6 @@ export interface Queries {
     columns: readonly string[],
     rows: readonly (readonly unknown[])[],
   ): Promise<number>;
-}
-
-/** The same texts run synchronously on SQLite (see sqliteQueriesNow). */
-export interface SqliteQueriesNow {
-  all<R>(query: SQL): R[];
-  get<R>(query: SQL): R | undefined;
-  run(query: SQL): number;
-  insertRows(table: string, columns: readonly string[], rows: readonly (readonly unknown[])[]): number;
 }
 
 const sqliteDialect = new SQLiteSyncDialect();
@@ -62,21 +61,18 @@ function statementOf(sqlite: Database.Database, text: string): Database.Statemen
   return statement;
 }
 
-function prepared(
-  sqlite: Database.Database,
-  query: SQL,
-): { statement: Database.Statement; params: unknown[] } {
+function prepared(sqlite: Database.Database, query: SQL) {
   const { sql: text, params } = sqliteDialect.sqlToQuery(query);
   return { statement: statementOf(sqlite, text), params };
 }
 
 /** The same texts run at once, for callers inside a better-sqlite3 transaction (which cannot await). */
-export function sqliteQueriesNow(store: Store): SqliteQueriesNow {
+export function sqliteQueriesNow(store: Store) {
   return sqliteQueriesOn(sqliteOf(store));
 }
 
 /** sqliteQueriesNow on a connection the caller holds. */
-export function sqliteQueriesOn(sqlite: Database.Database): SqliteQueriesNow {
+export function sqliteQueriesOn(sqlite: Database.Database) {
   return {
     all: <R>(query: SQL) => {
       const { statement, params } = prepared(sqlite, query);
@@ -90,7 +86,7 @@ export function sqliteQueriesOn(sqlite: Database.Database): SqliteQueriesNow {
       const { statement, params } = prepared(sqlite, query);
       return statement.run(...params).changes;
     },
-    insertRows: (table, columns, rows) => {
+    insertRows: (table: string, columns: readonly string[], rows: readonly (readonly unknown[])[]) => {
       if (rows.length === 0) return 0;
       const statement = statementOf(
         sqlite,
@@ -125,8 +121,7 @@ const sqliteTails = new WeakMap<AnyStore, Promise<unknown>>();
 
 /**
  * Runs `fn` in one write transaction (SQLite: BEGIN IMMEDIATE, so a reader cannot deadlock us later;
- * PostgreSQL: a session of the pool). Commits when `fn` resolves, rolls back when it throws. `fn` must
- * await only the queries it is given.
+ * PostgreSQL: a pool session), rolled back if it throws. `fn` must await only the queries it is given.
  */
 export async function inTransaction<T>(store: AnyStore, fn: (q: Queries) => Promise<T>): Promise<T> {
   if (store.engine === "postgres") return (await pgSide()).inPgQueriesTransaction(store, fn);

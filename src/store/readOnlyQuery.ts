@@ -1,8 +1,6 @@
-// A user's own SQL (`flagtrail sql`, the report's printed queries); PostgreSQL: ./pg/readOnlyQuery.ts. On
-// SQLite the store's query_only connection compiles it, refused unless SQLite classifies it as a read that
-// returns rows, and a child process runs it: better-sqlite3 cannot interrupt a statement, so a runaway one
-// would outlast SIGINT, SIGTERM and any time limit, in a worker thread too (checked: terminating it and
-// exiting both hung). A child can be killed at once.
+// A user's own SQL (`flagtrail sql`; PostgreSQL: ./pg/readOnlyQuery.ts), compiled on a query_only connection,
+// refused unless SQLite calls it a read returning rows, and run by a child process, which can be killed at
+// once: better-sqlite3 cannot interrupt a statement, nor a worker thread running one (terminating it hung).
 import { type ChildProcess, spawn } from "node:child_process";
 import { createRequire } from "node:module";
 import { Readable } from "node:stream";
@@ -17,7 +15,6 @@ export type RowConsumer = (columns: readonly string[], rows: AsyncIterable<unkno
 /** Rows read at a time (child batches, PostgreSQL's FETCH): bounded memory; a slow reader holds the query. */
 export const BATCH_ROWS = 500;
 
-/** The rows of `first` and of `next()` batches after it, until a batch shorter than BATCH_ROWS. */
 export async function* rowsInBatches(first: unknown[][], next: () => Promise<unknown[][]>) {
   for (let batch = first; ; batch = await next()) {
     yield* batch;
@@ -37,10 +34,9 @@ function binding<T>(bind: () => T): T {
 /** A loaded machine starts node in about a second; this is far beyond. */
 const START_LIMIT_MS = 60_000;
 
-// CommonJS for `node -e`: no file to find beside dist/ or src/, no TypeScript loader. argv: the driver's
-// path, the parent's pid. The watchdog thread ends the process once its parent is gone (a parent killed
-// with SIGKILL cannot kill its child), since the main thread may be inside one long SQLite call. The IPC
-// channel is all that keeps the process alive (the watchdog is unref'd): it ends once the parent disconnects.
+// CommonJS for `node -e` (no file to find, no TypeScript loader); argv: the driver's path, the parent's pid.
+// The watchdog thread kills the process once its parent is gone (SIGKILLed), as the main thread may be in a
+// long SQLite call. Only the IPC channel keeps it alive (the watchdog is unref'd): it ends on disconnect.
 const CHILD = `"use strict";
 const { Worker } = require("node:worker_threads");
 new Worker('const { workerData } = require("node:worker_threads"); setInterval(() => { if (process.ppid !== workerData) process.kill(process.pid, "SIGKILL"); }, 250);', { eval: true, workerData: Number(process.argv[2]) }).unref();
@@ -94,10 +90,8 @@ function ask(child: ChildProcess, request: object | undefined, budgetMs: number,
   });
 }
 
-/**
- * The query's rows from a child process started on the first `next()`, which `return()` (or the end, an
- * error, this process exiting) kills; its batches may work `timeoutMs` in all, its start-up not counted.
- */
+// The query's rows from a child process started on the first `next()`, which `return()` (or the end, an
+// error, this process exiting) kills; its batches may work `timeoutMs` in all, its start-up not counted.
 async function* rowsFromChildProcess(
   query: { path: string; sql: string; params: Record<string, unknown> },
   timeoutMs: number,

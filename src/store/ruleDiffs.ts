@@ -4,42 +4,23 @@ import { DIFF_VERSION, diffRecordChanges, type RuleChange, type RuleDiff } from 
 import type { InsertedRecord } from "../records/pageTally.ts";
 import { metaValueQuery, writeMetaValueQuery } from "./metaValues.ts";
 import type { AnyStore } from "./openAny.ts";
-import { inList, inTransaction, type Queries, queriesOf, sql } from "./query.ts";
+import { columnsOf, inList, inTransaction, type Queries, queriesOf, sql } from "./query.ts";
+import { TABLES } from "./tables.ts";
 
-export const CHANGE_COLUMNS = [
-  "audit_log_id",
-  "rule_id",
-  "rule_name",
-  "change",
-  "field",
-  "old_value",
-  "new_value",
-  "old_position",
-  "new_position",
-] as const;
-export const SUMMARY_COLUMNS = ["audit_log_id", "summary", "diff_version"] as const;
+export const CHANGE_COLUMNS = columnsOf(TABLES.ruleChanges);
+export const SUMMARY_COLUMNS = columnsOf(TABLES.ruleDiffSummaries);
 
 /** A rule change as the values of rule_changes' columns after audit_log_id, in table order. */
 export function ruleChangeColumns(c: RuleChange): unknown[] {
   return [c.ruleId, c.ruleName, c.change, c.field, c.oldValue, c.newValue, c.oldPosition, c.newPosition];
 }
 
-/**
- * The rows of `records`' diffs (none for a record without rules): rule_changes in record then change
- * order (so ids follow it), summaries.
- */
-function diffRows(records: readonly InsertedRecord[]): { changes: unknown[][]; summaries: unknown[][] } {
-  const diffed = records.filter((r): r is { id: string; diff: RuleDiff } => r.diff !== null);
-  return {
-    changes: diffed.flatMap(({ id, diff }) => diff.changes.map((c) => [id, ...ruleChangeColumns(c)])),
-    summaries: diffed.map(({ id, diff }) => [id, diff.summary, DIFF_VERSION]),
-  };
-}
-
-/** Writes diffs computed beforehand for records that have none stored yet (new records, the backfill). */
+/** Writes the diffs computed for records with none stored yet (new records, the backfill), in record order. */
 export async function insertRuleDiffRows(q: Queries, records: readonly InsertedRecord[]): Promise<void> {
-  const { changes, summaries } = diffRows(records);
+  const diffed = records.filter((r): r is { id: string; diff: RuleDiff } => r.diff !== null);
+  const changes = diffed.flatMap(({ id, diff }) => diff.changes.map((c) => [id, ...ruleChangeColumns(c)]));
   await q.insertRows("rule_changes", CHANGE_COLUMNS, changes);
+  const summaries = diffed.map(({ id, diff }) => [id, diff.summary, DIFF_VERSION]);
   await q.insertRows("rule_diff_summaries", SUMMARY_COLUMNS, summaries);
 }
 
@@ -49,34 +30,25 @@ const writeMarkQuery = (seq: number) =>
   writeMetaValueQuery(BACKFILL_MARK_KEY, JSON.stringify({ diffVersion: DIFF_VERSION, seq }), Date.now());
 
 /**
- * Inside the sync's write transaction: records from `fromSeq` up to `toSeq` were diffed as they were
- * inserted, so a backfill mark that stood at `fromSeq` moves to `toSeq` (a report never rescans them).
- * A mark behind (an older store, a newer DIFF_VERSION) stays, for backfillRuleDiffs to catch up.
+ * In the sync's write: records `fromSeq`..`toSeq` were diffed as inserted, so a mark at `fromSeq` moves to
+ * `toSeq` (never rescanned); a mark behind (older store or DIFF_VERSION) stays, for backfillRuleDiffs.
  */
 export async function advanceBackfillMarkIn(q: Queries, fromSeq: number, toSeq: number): Promise<void> {
   if (toSeq > fromSeq && (await readMark(q)) === fromSeq) await q.run(writeMarkQuery(toSeq));
 }
 
-export interface BackfillResult {
-  /** Records whose diff was (re)computed. */
-  diffed: number;
-  /** Records looked at (those after the last backfill's mark, or all of them on a full pass). */
-  scanned: number;
-}
+/** Records whose diff was (re)computed, and records looked at (after the mark, or all on a full pass). */
+type BackfillResult = { diffed: number; scanned: number };
 
 const BACKFILL_BATCH = 10_000;
 /** meta key: `{"diffVersion":n,"seq":s}`, every record up to seq s has a diff of that version. */
 export const BACKFILL_MARK_KEY = "rule_diffs_backfilled";
 
-/**
- * The seq up to which every record has a diff of this DIFF_VERSION; 0 without a mark or for another
- * version's (its diffs are recomputed): the backfill's start, and what verify may require.
- */
+/** Up to which seq every record has this DIFF_VERSION's diff (else 0): the backfill's start, verify's bar. */
 export function parseBackfillMark(value: unknown): number {
   if (typeof value !== "string") return 0;
   try {
     const mark = JSON.parse(value) as { diffVersion?: unknown; seq?: unknown };
-    // A newer diff version recomputes everything.
     return mark.diffVersion === DIFF_VERSION && typeof mark.seq === "number" ? mark.seq : 0;
   } catch {
     return 0;
@@ -127,9 +99,8 @@ async function backfillBatch(
 }
 
 /**
- * Diffs every stored record with `changes.rules` but no summary, or one of an older DIFF_VERSION, from
- * the mark on (`full`: from the start): cheap enough before every report. Short transactions, so a
- * concurrent sync is not blocked long.
+ * Diffs every record with `changes.rules` but no summary or an older DIFF_VERSION's, from the mark on
+ * (`full`: from the start); cheap enough before every report, in short transactions (a sync waits little).
  */
 export async function backfillRuleDiffs(
   store: AnyStore,

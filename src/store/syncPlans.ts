@@ -1,5 +1,5 @@
-// A run's plan and its windows' progress, so that a killed run resumes where it stopped, and the end of a
-// plan in one transaction. The page size the server granted is kept: a resumed plan pages with it.
+// A run's plan and its windows' progress, so that a killed run resumes where it stopped; a plan's end in one
+// transaction; the page size the server granted (a resumed plan pages with it).
 import { z } from "zod";
 import { type Checkpoint, newestStoredRecordIn, readCheckpointIn, writeCheckpointIn } from "./checkpoints.ts";
 import { addPendingCoverageDaysIn } from "./coverageState.ts";
@@ -117,10 +117,7 @@ async function dropPlanIn(q: Queries, filterKey: string): Promise<void> {
 /** A record that may become the checkpoint: its id and date. */
 export type StoredHead = { id: string; occurredAt: number | null };
 
-/**
- * The sync's rule for the checkpoint a finished plan leaves (undefined: keep the current one);
- * `newestStored` reads the newest record stored for the plan's range.
- */
+/** The sync's rule for a finished plan's checkpoint (undefined: keep it); `newestStored`: the range's newest. */
 export type CheckpointRule = (
   current: Checkpoint | undefined,
   newestStored: () => Promise<StoredHead | undefined>,
@@ -167,8 +164,7 @@ export async function dropPlanIf(
 
 /** The oldest server day stored (a full re-read starts there), in byte order on both engines. */
 export async function oldestServerDay(store: AnyStore): Promise<string | null> {
-  const q = await queriesOf(store);
-  const row = await q.get<{ day: string | null }>(
+  const row = await (await queriesOf(store)).get<{ day: string | null }>(
     sql`SELECT min(server_day COLLATE "binary") AS day FROM audit_logs`,
   );
   return row?.day ?? null;

@@ -3,8 +3,6 @@ import type { PageCounts } from "../records/pageTally.ts";
 import type { AnyStore } from "./openAny.ts";
 import { type Queries, queriesOf, type SQL, sql } from "./query.ts";
 
-export type RunOutcome = "running" | "ok" | "failed" | "interrupted";
-
 export interface RunCounters extends PageCounts {
   requests: number;
   throttled: number;
@@ -16,8 +14,7 @@ export async function startRun(
   store: AnyStore,
   run: { filterKey: string; params: Record<string, unknown>; now: number },
 ): Promise<number> {
-  const q = await queriesOf(store);
-  const row = await q.get<{ id: number }>(
+  const row = await (await queriesOf(store)).get<{ id: number }>(
     sql`INSERT INTO sync_runs (started_at, outcome, filter_key, params, pid)
       VALUES (${run.now}, 'running', ${run.filterKey}, ${JSON.stringify(run.params)}, ${process.pid})
       RETURNING id`,
@@ -41,7 +38,6 @@ export function runCounterColumns(c: RunCounters) {
   };
 }
 
-/** `column = value, …` of every counter column. */
 function setCounters(c: RunCounters): SQL {
   const columns = Object.entries(runCounterColumns(c));
   return sql.join(
@@ -50,7 +46,6 @@ function setCounters(c: RunCounters): SQL {
   );
 }
 
-/** The run's counters as of this batch. */
 export async function updateRunCountersIn(q: Queries, runId: number, counters: RunCounters): Promise<void> {
   await q.run(sql`UPDATE sync_runs SET ${setCounters(counters)} WHERE id = ${runId}`);
 }
@@ -58,13 +53,12 @@ export async function updateRunCountersIn(q: Queries, runId: number, counters: R
 export async function finishRun(
   store: AnyStore,
   runId: number,
-  outcome: Exclude<RunOutcome, "running">,
+  outcome: "ok" | "failed" | "interrupted",
   counters: RunCounters,
   error: string | null,
   now: number,
 ): Promise<void> {
-  const q = await queriesOf(store);
-  await q.run(
+  await (await queriesOf(store)).run(
     sql`UPDATE sync_runs SET ${setCounters(counters)}, outcome = ${outcome}, finished_at = ${now}, error = ${error}
       WHERE id = ${runId}`,
   );
@@ -72,8 +66,7 @@ export async function finishRun(
 
 /** Runs still `running` while we hold the sync lease belong to processes that died: interrupted. */
 export async function markOrphanRunsInterrupted(store: AnyStore, now: number): Promise<number> {
-  const q = await queriesOf(store);
-  return q.run(
+  return (await queriesOf(store)).run(
     sql`UPDATE sync_runs SET outcome = 'interrupted', finished_at = ${now},
         error = coalesce(error, 'the process ended before the run finished')
       WHERE outcome = 'running'`,

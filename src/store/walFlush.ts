@@ -1,16 +1,11 @@
-// After each commit the SQLite store's -wal file goes to disk in the background (one fdatasync at a time,
-// on libuv's thread pool) while the sync fetches on: the checkpoint at close, which fsyncs the log first,
-// then finds it written (0.5 s of a 50,000-record backfill's wall time). SQLite's own syncs are unchanged.
+// After each commit the SQLite store's -wal file goes to disk in the background while the sync fetches on
+// (SQLite's syncs unchanged): the checkpoint at close finds it written (0.5 s of a 50,000-record backfill).
 import { open } from "node:fs/promises";
 
 /** The stores (by file) whose log is being flushed, and whether a commit came meanwhile (one more flush). */
 const flushing = new Map<string, { again: boolean }>();
 
-/**
- * Starts writing the -wal file of the SQLite store at `path` to disk (after the flush under way, if
- * any). Never throws and never creates the file: a log that is gone (checkpointed and removed) or
- * unreadable is simply not flushed.
- */
+/** Starts flushing `path`'s -wal file (after the flush under way); a log gone or unreadable is skipped. */
 export function flushWalInBackground(path: string): void {
   if (path === ":memory:") return;
   const running = flushing.get(path);
@@ -28,7 +23,7 @@ export function flushWalInBackground(path: string): void {
 
 async function flushOnce(path: string): Promise<void> {
   try {
-    // r+: opens an existing file only; fdatasync needs a writable handle on some systems (Windows).
+    // r+: never creates the file; fdatasync needs a writable handle on some systems (Windows).
     const file = await open(`${path}-wal`, "r+");
     try {
       await file.datasync();

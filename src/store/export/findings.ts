@@ -8,8 +8,7 @@ export async function readFindingsPage(
   store: AnyStore,
   page: { afterId: string | null; from?: number | undefined; to?: number | undefined; limit: number },
 ): Promise<FindingRow[]> {
-  const q = await queriesOf(store);
-  return q.all<FindingRow>(sql`
+  return (await queriesOf(store)).all<FindingRow>(sql`
     SELECT * FROM control_findings
     WHERE ${page.afterId === null ? sql`1 = 1` : sql`id COLLATE "binary" > ${page.afterId}`}
       ${page.from === undefined ? sql`` : sql`AND first_seen_at >= ${page.from}`}

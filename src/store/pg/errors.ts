@@ -1,5 +1,4 @@
-// One sentence from a node-postgres error, naming the store by its masked URL (a driver message could
-// quote the connection string, password included).
+// A node-postgres error in one sentence naming the store by its masked URL (a driver's may hold a password).
 import { FlagtrailError } from "../../errors.ts";
 import { maskUrl, scrubSecret } from "../../storeLocation.ts";
 

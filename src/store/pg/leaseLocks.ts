@@ -7,10 +7,8 @@ import { describePgError } from "./errors.ts";
 /** The advisory-lock namespace (first key) of flagtrail's leases; the second key comes from the name. */
 export const LEASE_LOCK_CLASS = 0x46_54_4c_01;
 
-/**
- * A lease name's second lock key, computed here so every version agrees. A project in its own schema
- * locks `schema/name`: advisory locks are per database, leases per project.
- */
+// A lease name's second lock key, hashed here so every version agrees; a project in its own schema locks
+// `schema/name` (advisory locks are per database, leases per project).
 function lockKey(store: PgStore, name: string): number {
   const namespace = pgConnectionOf(store).namespace;
   return createHash("sha256")
@@ -34,8 +32,7 @@ export async function lockLease(
   const client = await connection.pool.connect().catch((error: unknown) => {
     throw describePgError(error, connection.url);
   });
-  // The session died while idle: its lock went with it. Forget the lease, so that renewing says it was
-  // lost; an unhandled 'error' here would crash the process.
+  // A session dying idle takes its lock: forget the lease (renewing says lost), never crash on 'error'.
   client.on("error", () => forget(store, name, client));
   try {
     const locked = await client.query<{ locked: boolean }>("SELECT pg_try_advisory_lock($1, $2) AS locked", [
@@ -81,7 +78,6 @@ export function holdsLeaseLock(store: PgStore, name: string, holder: string): bo
   return pgConnectionOf(store).leases.get(name)?.holder === holder;
 }
 
-/** Frees a held lease's lock and ends its session. */
 export async function unlockLease(store: PgStore, name: string): Promise<void> {
   const held = pgConnectionOf(store).leases.get(name);
   if (!held) return;

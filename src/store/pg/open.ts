@@ -15,7 +15,7 @@ import { describePgError } from "./errors.ts";
 export type { PgStore } from "../connection.ts";
 
 const migrationsFolder = fileURLToPath(new URL("../../../drizzle/pg", import.meta.url));
-/** The advisory-lock key that serialises migrations of one database across processes. */
+/** Serialises migrations of one database across processes. */
 const MIGRATION_LOCK = [0x46_54_4c_02, 0] as const;
 
 export interface PgOpenOptions extends OpenOptions {
@@ -23,7 +23,6 @@ export interface PgOpenOptions extends OpenOptions {
   schema?: string;
 }
 
-/** `name` as a quoted PostgreSQL identifier. */
 function quotePgIdent(name: string): string {
   return `"${name.replaceAll('"', '""')}"`;
 }
@@ -40,10 +39,7 @@ const types: pg.CustomTypesConfig = {
       : pg.types.getTypeParser(oid, format)) as pg.CustomTypesConfig["getTypeParser"],
 };
 
-/**
- * A login that fails on the client's side (no password for the server's SCRAM challenge) would keep its
- * socket, and the process, open until the server's authentication_timeout (a minute): close it.
- */
+/** A login failing client-side (no SCRAM password) keeps socket and process until authentication_timeout. */
 class ClosingClient extends pg.Client {
   override connect(): Promise<pg.Client>;
   override connect(callback: (err: Error) => void): void;
@@ -56,8 +52,6 @@ class ClosingClient extends pg.Client {
     return undefined;
   }
 }
-
-type MigrationState = Awaited<ReturnType<typeof migrationState>>;
 
 /** The current schema's tables and views, and the migrations applied (undefined: no drizzle table). */
 async function migrationState(client: pg.ClientBase, schemaName: string | undefined) {
@@ -76,11 +70,8 @@ async function migrationState(client: pg.ClientBase, schemaName: string | undefi
   return { relations: relations.rows.map((r) => r.name), applied };
 }
 
-/**
- * Another application's database must not gain flagtrail's tables: refuse tables without our first
- * migration (another drizzle application's table lacks it).
- */
-function assertNotForeign(state: MigrationState, where: string): void {
+/** Another application's database must not gain our tables: refuse tables without our first migration. */
+function assertNotForeign(state: Awaited<ReturnType<typeof migrationState>>, where: string): void {
   const ours = new Set([readMigrationFiles({ migrationsFolder })[0]?.hash, LEGACY_FIRST_MIGRATION_HASH]);
   const migratedByUs = state.applied?.some((m) => ours.has(m.hash)) ?? false;
   if (migratedByUs || (state.relations.length === 0 && (state.applied?.length ?? 0) === 0)) return;
@@ -88,10 +79,8 @@ function assertNotForeign(state: MigrationState, where: string): void {
 }
 
 /**
- * `url` with `settings` added to its startup `options` (`-c name=value`) after any it gives (node-postgres
- * lets a URL's `options` replace the pool's, and read-only or a project's schema must hold), and with
- * `sslmode=prefer|require|verify-ca` read as libpq reads them (node-postgres 8 takes them for verify-full,
- * with a nine-line warning).
+ * `url` with `settings` appended to its startup `options` (a URL's `options` would replace the pool's),
+ * and `sslmode=prefer|require|verify-ca` read as libpq does (node-postgres 8 reads them as verify-full).
  */
 export function poolUrl(url: string, settings: Readonly<Record<string, string>>): string {
   const parsed = new URL(url);
@@ -178,13 +167,10 @@ export async function openPgStore(url: string, options: PgOpenOptions = {}): Pro
     types,
     Client: ClosingClient,
   });
-  // An idle connection the server drops emits here; the next query reports it.
+  // A session's 'error' would kill the process (checked out, pg-pool's listener is gone); the next query,
+  // or the one in flight, reports it.
   pool.on("error", () => {});
-  // pg-pool drops its listener at checkout: a dying session's 'error' would kill the process, while the
-  // statement in flight rejects with the same error, which the command reports.
-  pool.on("connect", (client) => {
-    client.on("error", () => {});
-  });
+  pool.on("connect", (client) => client.on("error", () => {}));
   try {
     await prepare(pool, where, options);
   } catch (error) {

@@ -1,7 +1,7 @@
-// The report's reads on PostgreSQL (readReportSnapshot): the report's one text per query, or its
-// PostgreSQL variant (./reportQueries.ts) where there is one, all read in one REPEATABLE READ, READ ONLY
-// transaction, long results through a cursor.
+// The report's reads on PostgreSQL: each query's one text or its variant (./reportQueries.ts), all in one
+// REPEATABLE READ, READ ONLY transaction, long results through a cursor.
 import type pg from "pg";
+import { toPositional } from "../../sql/namedParams.ts";
 import { type PgStore, pgConnectionOf } from "../connection.ts";
 import type { ChangeCsvRow } from "../reportQueries/changesCsv.ts";
 import {
@@ -15,7 +15,6 @@ import {
   type ReportSnapshot,
   type TimeTexts,
 } from "../reportQueries.ts";
-import { toPositional } from "./namedParams.ts";
 import { inPgReadSnapshot } from "./queries.ts";
 import { PG_CHANGES_CSV, PG_VARIANTS } from "./reportQueries.ts";
 
@@ -27,10 +26,8 @@ interface Session {
 }
 
 /**
- * The rows of a query through its own cursor, BATCH_ROWS at a time, one batch read ahead: the next FETCH
- * is sent before a batch is handed over, so the server fills it while the report writes this one (two
- * processes at work instead of one waiting for the other). At most two batches are in memory. The cursor
- * is closed however the reader stops.
+ * A query's rows through its own cursor, BATCH_ROWS at a time, the next FETCH sent before a batch is
+ * handed over (the server fills it while the report writes this one; two batches in memory at most).
  */
 export async function* cursorBatches<Row>(
   client: Session,
@@ -56,43 +53,25 @@ export async function* cursorBatches<Row>(
   }
 }
 
-/**
- * The session settings of a report's transaction. A report reads every cursor to its end: plan for all
- * rows, not for the first tenth (the default, which on a 1M-record store chose plans ~20% slower for
- * the month's CSVs and summaries: bench). And sorts in memory: the unreviewed window sorts two months
- * of changes (~6 MB for 1M records), which the default 4 MB sent to disk. And reads the period's index
- * and table pages, which its first queries have just read: a random page costs about what a sequential
- * one does (the default 4.0 is for spinning disks, and planned the review records' per-action-type
- * index probes as a scan of every record of the window). And compiles no query: a server with JIT
- * (on by default where PostgreSQL is built with LLVM, as Debian's) compiled the month's big queries
- * each time, which cost more than it saved (Debian's PostgreSQL 15, the bench's 1M store's month,
- * alternating three times: 2,662–3,108 ms with JIT, 1,769–1,983 ms without; the bench's server has none).
- * All for this transaction only.
- */
+// The report transaction's settings. Cursors are read to the end: plan for all rows (the default first
+// tenth chose plans ~20% slower on the 1M store's month). The unreviewed window sorts ~6 MB (1M records),
+// which 4 MB sent to disk. Its pages were just read: a random page costs about a sequential one (4.0
+// planned the review records' index probes as a window scan). No JIT: it cost more than it saved
+// (Debian's PostgreSQL 15, 1M month: 2,662–3,108 ms with, 1,769–1,983 ms without).
 const SETTINGS = `SET LOCAL cursor_tuple_fraction = 1.0;
 SET LOCAL work_mem = '32MB';
 SET LOCAL random_page_cost = 1.1;
 SET LOCAL jit = off`;
 
-/**
- * The reads started ahead (ReportSnapshot.ahead), each through its own cursor on a second session that
- * imports the first one's snapshot, its first batch fetched at once: the server computes them while the
- * report writes the CSVs from the first session, instead of afterwards while the report waits (on the
- * 1M store's month, the summary's four reads and the review records: ~400 ms of the server's CPU, now
- * done before the CSVs are; with PG_CHANGES_CSV's narrow window, the time the one-month report waits
- * on the server (its event loop idle) 1,014 → 628 ms, medians of eight runs alternating at load ~5).
- * A read ahead whose first batch failed is read again on the first session, which reports its error.
- */
+// Reads started ahead (ReportSnapshot.ahead), each a cursor on a second session importing the first's
+// snapshot, computed while the report writes the CSVs (1M month: its wait on the server 1,014 → 628 ms,
+// medians of eight). A read whose first batch failed is read again on the first session (its error shown).
 class ReadsAhead {
   /** The second session, once asked for; its statements are sent one after another. */
   private side: Promise<pg.PoolClient> | null = null;
   private last: Promise<unknown> = Promise.resolve();
-  /**
-   * Opened once the change CSVs' read has its first batch (or a result ahead is asked for): until then
-   * the server's time goes to that read, which the report waits for, and the reads ahead, which it
-   * does not need yet, wait: on a busy machine they took CPU from it (the 1M store's month, the time
-   * the report waits on the server 810 → 653 ms, medians of eight runs alternating at load ~7).
-   */
+  // Opened once the change CSVs' read has its first batch (or a read ahead is taken): until then they
+  // would take CPU from the read the report waits for (1M month: its wait 810 → 653 ms, medians of eight).
   private readonly gate: Promise<void>;
   readonly open: () => void;
   private readonly started = new Map<
@@ -247,7 +226,6 @@ function snapshotOf(client: pg.ClientBase, ahead: ReadsAhead): ReportSnapshot {
   };
 }
 
-/** readReportSnapshot for PostgreSQL: one REPEATABLE READ, READ ONLY transaction; writes nothing. */
 export function readPgReportSnapshot<T>(
   store: PgStore,
   read: (snapshot: ReportSnapshot) => Promise<T>,

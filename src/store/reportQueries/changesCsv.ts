@@ -1,9 +1,7 @@
-// The rows of the report's three change CSVs (experiment state changes, config edits, changes with no
-// approved review) in one statement, for SQLite: each change of the period once, in time order, with its
-// category and whether it is unreviewed (unreviewedQuery's rule, reviews.ts). Run apart, the unreviewed
-// rows were read and formatted twice (1M-record store's month: CPU 2,750 → 2,270 ms, medians of four).
-// Not printed; the three CSV queries stay one text each, and test/report/onePass.test.ts checks this read
-// against them. PostgreSQL runs PG_CHANGES_CSV (src/store/pg/reportQueries.ts).
+// The report's three change CSVs (state changes, config edits, unreviewed changes) in one SQLite statement:
+// each change of the period once, in time order, with its category and whether unreviewed (reviews.ts's
+// rule); apart, the unreviewed rows were read twice (1M month: CPU 2,750 → 2,270 ms). Not printed: the three
+// CSV queries stay, test/report/onePass.test.ts checks this against them. PostgreSQL: PG_CHANGES_CSV.
 import type { CsvRow } from "./rows.ts";
 import { period } from "./scope.ts";
 
@@ -16,13 +14,11 @@ export interface ChangeCsvRow extends CsvRow {
   rule_changes: number;
 }
 
-// unreviewedQuery's window, narrowed (as PG_CHANGES_CSV's): its events carry only what the window orders
-// and compares, and the verdict is a column of the window's rows, so SQLite sorts narrow rows and filters
-// them in the same pass (no automatic index over a materialised `SELECT *`). The action-type filter is the
-// outer query's. Partitioned by name first: the sort compares the names, which differ, before the kinds.
-// The rule-change count probes only records with a summary (rule changes are written with it,
-// ruleDiffs.ts). 1M-record store's month, alone: 2.52 → 1.81 G instructions in sqlite3_step
-// (callgrind), CPU 886 → 695 ms (medians of five alternating).
+// unreviewedQuery's window, narrowed (as PG_CHANGES_CSV's): events carry only what the window orders and
+// compares, and the verdict is a column of its rows, so SQLite sorts narrow rows and filters in one pass (no
+// automatic index over a materialised `SELECT *`); the action-type filter is the outer query's. By name first:
+// the sort's comparisons end sooner. The rule-change count probes only records with a summary (written
+// together). 1M month: 2.52 → 1.81 G instructions in sqlite3_step, CPU 886 → 695 ms (medians of five).
 const UNREVIEWED_SEQS = `events AS (
   SELECT 'experiment' AS kind, e.name, e.occurred_at, e.seq, 0 AS is_approval
   FROM experiment_state_changes e

@@ -1,11 +1,10 @@
-// What `flagtrail sql` refuses on PostgreSQL (why: ./readOnlyQuery.ts), read from EXPLAIN (VERBOSE, FORMAT
-// JSON) of the very cursor it will declare: a plan that modifies a table (ModifyTable: DML, also inside
-// WITH) or locks rows (LockRows), or calls a denied function anywhere (output, filter, FROM, sub-plans).
-// The plan, not the user's text, is read: the server has resolved comments, quoting, U& escapes and views.
-// A denied name inside a string literal refuses a harmless query: the safe side. Functions the list misses,
-// and functions in the database that call them, are the role's to forbid: see README "Privileges".
+// What `flagtrail sql` refuses on PostgreSQL (why: src/store/pg/readOnlyQuery.ts), from EXPLAIN (VERBOSE,
+// FORMAT JSON) of the cursor it will declare: a plan that modifies a table (ModifyTable, also in WITH), locks
+// rows, or calls a denied function anywhere. The plan, not the text, is read: the server resolved comments,
+// quoting, U& escapes and views. A denied name in a string literal refuses a harmless query (the safe side);
+// what the list misses, and functions calling it, are the role's to forbid (README "Privileges").
 import { z } from "zod";
-import { UsageError } from "../../errors.ts";
+import { UsageError } from "../errors.ts";
 
 /** Built-in functions that reach beyond the store's tables, by what they reach. */
 const DENIED = new RegExp(
@@ -51,7 +50,6 @@ function deniedCall(node: PlanNode): string | undefined {
   return undefined;
 }
 
-/** Throws a UsageError when the plan node or one under it may change or reach anything. */
 function refuseUnsafeNode(node: PlanNode): void {
   if (node["Node Type"] === "ModifyTable" || node["Node Type"] === "LockRows") {
     throw new UsageError(
