@@ -1,7 +1,7 @@
 // `@name` placeholders as PostgreSQL's `$n`: only placeholders are rewritten.
 import { describe, expect, it } from "vitest";
 import { UsageError } from "../../src/errors.ts";
-import { toPositional } from "../../src/sql/namedParams.ts";
+import { toPositional } from "../../src/store/pg/namedParams.ts";
 
 describe("toPositional", () => {
   it("numbers each name once, in order of first use, and orders the values to match", () => {

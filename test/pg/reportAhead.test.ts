@@ -6,7 +6,7 @@ import { describe, expect, it, vi } from "vitest";
 import { SLOW_READS } from "../../src/report/compliance.ts";
 import { resolvePeriod } from "../../src/report/period.ts";
 import { reportParamsFor } from "../../src/report/serverDays.ts";
-import { toPositional } from "../../src/sql/namedParams.ts";
+import { toPositional } from "../../src/store/pg/namedParams.ts";
 import { openPgStore } from "../../src/store/pg/open.ts";
 import { PG_VARIANTS } from "../../src/store/pg/reportQueries.ts";
 import {

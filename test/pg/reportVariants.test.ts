@@ -4,7 +4,7 @@
 import { describe, expect, it } from "vitest";
 import { resolvePeriod } from "../../src/report/period.ts";
 import { reportParamsFor } from "../../src/report/serverDays.ts";
-import { toPositional } from "../../src/sql/namedParams.ts";
+import { toPositional } from "../../src/store/pg/namedParams.ts";
 import { PG_CHANGES_CSV, PG_VARIANTS } from "../../src/store/pg/reportQueries.ts";
 import { CHANGES_CSV_SQL } from "../../src/store/reportQueries/changesCsv.ts";
 import {

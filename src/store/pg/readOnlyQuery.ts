@@ -2,15 +2,15 @@
 // COPY … TO a file or program run, and pg_read_file). So the statement goes 1. over the extended protocol
 // (one statement: no `COMMIT; …` smuggled in) as `DECLARE … CURSOR FOR <query>`, which takes only SELECT,
 // VALUES, TABLE and WITH … SELECT (no COPY, DML, SELECT … INTO, nor a WITH that writes); 2. after
-// src/sql/queryGuard.ts has checked the plan of that DECLARE (EXPLAIN plans, does not run); 3. in a READ
-// ONLY transaction whose snapshot a first query fixed (until then it could turn READ WRITE), rolled back.
+// ./queryGuard.ts has checked the plan of that DECLARE (EXPLAIN plans, does not run); 3. in a READ ONLY
+// transaction whose snapshot a first query fixed (before, `SET TRANSACTION READ WRITE` would pass), rolled back.
 import type pg from "pg";
 import { QueryTimeoutError, sqlUsageError, UsageError } from "../../errors.ts";
-import { toPositional } from "../../sql/namedParams.ts";
-import { refuseUnsafePlan } from "../../sql/queryGuard.ts";
 import { type PgStore, pgConnectionOf } from "../connection.ts";
 import { BATCH_ROWS, type RowConsumer, rowsInBatches } from "../readOnlyQuery.ts";
 import { describePgError } from "./errors.ts";
+import { toPositional } from "./namedParams.ts";
+import { refuseUnsafePlan } from "./queryGuard.ts";
 
 const CURSOR = "flagtrail_sql";
 const FETCH = `FETCH ${BATCH_ROWS} FROM ${CURSOR}`;

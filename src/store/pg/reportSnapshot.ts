@@ -1,7 +1,6 @@
 // The report's reads on PostgreSQL: each query's one text or its variant (./reportQueries.ts), all in one
 // REPEATABLE READ, READ ONLY transaction, long results through a cursor.
 import type pg from "pg";
-import { toPositional } from "../../sql/namedParams.ts";
 import { type PgStore, pgConnectionOf } from "../connection.ts";
 import type { ChangeCsvRow } from "../reportQueries/changesCsv.ts";
 import {
@@ -15,6 +14,7 @@ import {
   type ReportSnapshot,
   type TimeTexts,
 } from "../reportQueries.ts";
+import { toPositional } from "./namedParams.ts";
 import { inPgReadSnapshot } from "./queries.ts";
 import { PG_CHANGES_CSV, PG_VARIANTS } from "./reportQueries.ts";
 

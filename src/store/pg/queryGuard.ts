@@ -1,10 +1,10 @@
-// What `flagtrail sql` refuses on PostgreSQL (why: src/store/pg/readOnlyQuery.ts), from EXPLAIN (VERBOSE,
-// FORMAT JSON) of the cursor it will declare: a plan that modifies a table (ModifyTable, also in WITH), locks
-// rows, or calls a denied function anywhere. The plan, not the text, is read: the server resolved comments,
-// quoting, U& escapes and views. A denied name in a string literal refuses a harmless query (the safe side);
-// what the list misses, and functions calling it, are the role's to forbid (README "Privileges").
+// What `flagtrail sql` refuses on PostgreSQL (why: ./readOnlyQuery.ts), from EXPLAIN (VERBOSE, FORMAT JSON)
+// of the cursor it will declare: a plan that modifies a table (ModifyTable, also in WITH), locks rows, or
+// calls a denied function anywhere. The plan, not the text, is read: the server resolved comments, quoting,
+// U& escapes and views. A denied name in a string literal refuses a harmless query (the safe side); what the
+// list misses, and functions calling it, are the role's to forbid (README "Privileges").
 import { z } from "zod";
-import { UsageError } from "../errors.ts";
+import { UsageError } from "../../errors.ts";
 
 /** Built-in functions that reach beyond the store's tables, by what they reach. */
 const DENIED = new RegExp(

@@ -1,6 +1,6 @@
 // `@name` parameters (`flagtrail sql --param`, the report's printed queries) as PostgreSQL's `$n`. String
 // literals, quoted identifiers, dollar-quoted bodies and comments are copied; `@@` / `@>` stay operators.
-import { sqlUsageError } from "../errors.ts";
+import { sqlUsageError } from "../../errors.ts";
 
 /** A literal, quoted identifier, dollar-quoted body or comment, copied whole. */
 const OPAQUE =
