@@ -55,7 +55,7 @@ function appliedTimes(sqlite: Database.Database): number[] {
   return sqlite.prepare("SELECT created_at FROM __drizzle_migrations").pluck().all().map(Number);
 }
 
-/** A store made by hand or an older flagtrail may be 0644 (its -wal and -shm too): narrow our own files. */
+/** A store made by hand or by an older flagtrail may be 0644 (-wal and -shm too): narrow our own files. */
 function makePrivate(path: string): void {
   const uid = process.getuid?.();
   if (uid === undefined) return; // no POSIX modes to narrow (Windows)
@@ -66,10 +66,7 @@ function makePrivate(path: string): void {
   }
 }
 
-/**
- * Another application's SQLite file must not gain flagtrail's tables or WAL: refuse tables without drizzle's
- * migrations table, read on a read-only connection so that the file stays byte-identical.
- */
+/** Refuses another application's file (tables, none drizzle's), read read-only: it stays byte-identical. */
 function assertNotForeign(path: string): void {
   const probe = new Database(path, { readonly: true, fileMustExist: true });
   try {
@@ -124,9 +121,8 @@ export function openStore(path: string, options: OpenOptions = {}): Store {
     sqlite.pragma("busy_timeout = 5000");
     sqlite.pragma("foreign_keys = ON");
     if (!readonly) {
-      // Only a file with no page yet (WAL fixes the size once set). ~1.2 KB records leave 14 % of 4 KB
-      // pages unused, ~6 % of 16 KB ones (bench `ingest_sync_bytes_per_record`: 1,717 → ~1,600). 32 and
-      // 64 KB pages were no smaller (50k: 1,327 and 1,367 vs 1,339 bytes): indexes fill them less.
+      // Only a file with no page yet (WAL fixes it). ~1.2 KB records leave 14 % of 4 KB pages unused, ~6 %
+      // of 16 KB ones (1,717 → ~1,600 bytes a record); 32 and 64 KB were no smaller (indexes fill them less).
       const newFile = !inMemory && sqlite.pragma("page_count", { simple: true }) === 0;
       if (newFile) sqlite.pragma(`page_size = ${NEW_STORE_PAGE_SIZE}`);
       if (!inMemory) sqlite.pragma("journal_mode = WAL");

@@ -1,8 +1,7 @@
 // Several projects in one store, each in a namespace of its own with a single-project store's tables,
-// chain, checkpoints and leases: on SQLite a file next to the store's, on PostgreSQL a schema next to its
-// (public → public_eu). No query names the project (none reads another's rows; an id stays unique per
-// project by its primary key); a store older than projects is `default`'s. The store's own namespace is
-// the register: meta `project` names its project, a key each other one.
+// chain, checkpoints and leases: a file beside a SQLite store's, a schema on PostgreSQL (public → public_eu).
+// No query names the project (none reads another's rows); a store older than projects is `default`'s. The
+// store's own namespace is the register: meta `project` names its project, a key each other one.
 import { existsSync } from "node:fs";
 import { basename, dirname, extname, join } from "node:path";
 import { FlagtrailError } from "../errors.ts";
@@ -105,9 +104,8 @@ async function claim(store: AnyStore, project: string, readonly: boolean): Promi
 }
 
 /**
- * Opens project `project`'s part of the store at `value`: the store's own namespace when it holds that
- * project (or nothing yet and the project is `default`), else the project's own namespace, which a
- * writable open creates, migrates and registers (read-only, a project never synced into it is an error).
+ * Opens `project`'s part of the store at `value`: the store's own namespace when it holds that project (or
+ * nothing and it is `default`), else its own, which a writable open creates, migrates and registers.
  */
 export async function openProjectStore(
   value: string,
@@ -160,10 +158,7 @@ async function projectsOf(home: AnyStore): Promise<string[]> {
   return [...(homeProject ? [homeProject] : []), ...(await registeredProjects(home))];
 }
 
-/**
- * Opens every project of the store at `value` (or only `project`), read-only unless asked: a store that
- * holds no project yet is read as project `default`'s, empty. The store's own namespace is opened once.
- */
+/** Opens every project of the store at `value` (or only `project`); a store with none is `default`'s. */
 export async function openStoreProjects(
   value: string,
   options: OpenOptions & { project?: string | undefined } = {},

@@ -26,8 +26,10 @@ const fromRawOnSqlite = (column: Column, path: string) =>
   perEngine({ sqlite: column.generatedAs(fromRaw(path)), pg: column });
 
 export const TABLES = {
-  // One row per record, first version as received, never updated. On SQLite the columns that repeat a
-  // field are virtual, read from `raw_data` (docs/sql.md); PostgreSQL stores every column.
+  /**
+   * One row per record, first version as received, never updated. On SQLite the columns that repeat a
+   * field are virtual, read from `raw_data` (docs/sql.md); PostgreSQL stores every column.
+   */
   auditLogs: table(
     "audit_logs",
     {
@@ -238,8 +240,10 @@ export const TABLES = {
     diffVersion: integer().notNull(),
   }),
 
-  // The day a single-day request listed a record under when its `date` says another (a server writing some
-  // texts in another zone): coverage counts it there, so that a gap means a missing record.
+  /**
+   * The day a single-day request listed a record under when its `date` says another (a server writing
+   * some texts in another zone): coverage counts it there, so that a gap means a missing record.
+   */
   listedDays: table("listed_days", {
     auditLogId: text().primaryKey().references("auditLogs", "id"),
     day: text().notNull(),

@@ -94,10 +94,7 @@ export async function readRecordBatch(store: AnyStore, range: RecordRange): Prom
   return readRecords(await queriesOf(store), range);
 }
 
-/**
- * The next batch with every detail the OCSF mapping uses. The details are read per batch by the
- * batch's ids, so memory stays that of one batch whatever the store's size.
- */
+/** The next batch with every detail the OCSF mapping uses, read per batch: memory stays one batch's. */
 export async function readExportBatch(
   store: AnyStore,
   range: RecordRange,
@@ -130,10 +127,7 @@ export async function readExportBatch(
   return { records, ruleChanges, versionChanges, findings, approvals };
 }
 
-/**
- * For each change a review flow covers: that flow's last approval of the same entity name within the
- * window before it (one indexed lookup per change). Whether it covers the change is the report's rule.
- */
+/** Each covered change's last approval of its entity in the window before it (the report judges it). */
 async function readApprovals(
   q: Queries,
   seqs: SQL,
