@@ -84,19 +84,15 @@ function assertNotForeign(path: string): void {
   }
 }
 
-/** A PostgreSQL URL that reached this opener must not become a file of that name. */
-function refuseUrl(value: string): void {
-  const location = parseStoreLocation(value);
+export function openStore(path: string, options: OpenOptions = {}): Store {
+  const readonly = options.readonly ?? false;
+  // A PostgreSQL URL that reached this opener must not become a file of that name.
+  const location = parseStoreLocation(path);
   if (location.engine === "postgres") {
     throw new FlagtrailError(
       `${describeLocation(location)} is a PostgreSQL store, not a SQLite file; it was left untouched.`,
     );
   }
-}
-
-export function openStore(path: string, options: OpenOptions = {}): Store {
-  const readonly = options.readonly ?? false;
-  refuseUrl(path);
   const inMemory = path === ":memory:";
   // SQLite would open it and fail later with "disk I/O error".
   if (!inMemory && statSync(path, { throwIfNoEntry: false })?.isDirectory()) {

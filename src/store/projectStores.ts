@@ -130,19 +130,17 @@ async function openIn(
     return home;
   }
   const registered = await registeredProjects(home);
-  if (readonly && !registered.includes(project)) {
+  const known = registered.includes(project);
+  if (readonly && !known) {
     const held = [...(homeProject ? [homeProject] : []), ...registered];
     throw new FlagtrailError(
       `${home.location} holds no project ${project}${held.length > 0 ? ` (it holds ${held.join(", ")})` : ""}.`,
     );
   }
-  const own = await openOwnNamespace(value, home, project, {
-    ...options,
-    registered: registered.includes(project),
-  });
+  const own = await openOwnNamespace(value, home, project, { ...options, registered: known });
   try {
     await claim(own, project, readonly);
-    if (!readonly && !registered.includes(project)) {
+    if (!readonly && !known) {
       await writeMetaValue(home, `${REGISTERED_PREFIX}${project}`, own.location);
     }
   } catch (error) {

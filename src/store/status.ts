@@ -97,7 +97,6 @@ export async function readStatusRows(store: AnyStore) {
     /** Each lease, with whether its holder is alive (the engine knows how to tell). */
     lease: await readLiveLease(store, "sync"),
     daemonLease: await readLiveLease(store, DAEMON_LEASE),
-    /** meta's DAEMON_LAST_CYCLE_KEY value, as stored. */
     lastCycle: await readMetaValue(store, DAEMON_LAST_CYCLE_KEY),
   };
 }

@@ -131,7 +131,6 @@ interface Builder {
   notNull(): Builder;
   default(value: unknown): Builder;
   references(target: () => unknown): Builder;
-  /** SQLite's mode is given (virtual); PostgreSQL's columns are STORED (virtual only from 18 on). */
   generatedAlwaysAs(expression: SQL, config?: { mode: "virtual" }): Builder;
 }
 

@@ -67,8 +67,9 @@ export async function maxSeq(store: AnyStore): Promise<number> {
   return row?.seq ?? 0;
 }
 
-/** The next `limit` records after `afterSeq`, as stored (raw included), in seq order. */
-async function readRecords(q: Queries, range: RecordRange): Promise<ExportRecordRow[]> {
+/** The next `limit` records after `afterSeq`, as stored (raw included), in seq order: the raw format. */
+export async function readRecordBatch(store: AnyStore, range: RecordRange): Promise<ExportRecordRow[]> {
+  const q = await queriesOf(store);
   return q.all<ExportRecordRow>(sql`
     SELECT a.seq, a.id, a.name, a.action_type, a.change_log, a.updated_by, a.updated_by_user_id,
            a.modifier_email, a.occurred_at, a.date_text, a.time_text, a.raw, a.first_seen_at,
@@ -89,11 +90,6 @@ async function readRecords(q: Queries, range: RecordRange): Promise<ExportRecord
     LIMIT ${range.limit}`);
 }
 
-/** Only the records (the raw format). */
-export async function readRecordBatch(store: AnyStore, range: RecordRange): Promise<ExportRecordRow[]> {
-  return readRecords(await queriesOf(store), range);
-}
-
 /** The next batch with every detail the OCSF mapping uses, read per batch: memory stays one batch's. */
 export async function readExportBatch(
   store: AnyStore,
@@ -101,10 +97,10 @@ export async function readExportBatch(
   approvalFlows: readonly { accept: string; changeTypes: readonly string[] }[],
   approvalWindowMs: number,
 ): Promise<ExportBatch> {
-  const q = await queriesOf(store);
-  const records = await readRecords(q, range);
+  const records = await readRecordBatch(store, range);
   if (records.length === 0)
     return { records, ruleChanges: [], versionChanges: [], findings: [], approvals: [] };
+  const q = await queriesOf(store);
   // The details of the batch's seq range, joined from audit_logs by its seq index: a list of a thousand
   // bound ids would cost more to bind than the reads themselves.
   const seqs = sql`a.seq > ${range.afterSeq} AND a.seq <= ${records.at(-1)?.seq ?? range.afterSeq}`;

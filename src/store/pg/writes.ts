@@ -1,7 +1,6 @@
-// The sync batch's record writer on PostgreSQL (syncBatch.ts; SQLite's is ../writes.ts), inside the batch's
-// transaction. A batch costs a fixed number of round trips, not one per record or page: the chain head and
-// the ids of all its pages in one query, its new records in one COPY once every page is tallied.
-// Quarantined records and revisions are rare and go in one by one.
+// The sync batch's record writer on PostgreSQL (SQLite's: ../writes.ts). A batch costs a fixed number of
+// round trips: the chain head and its pages' ids in one query, its new records in one COPY once every page
+// is tallied. Quarantined records and revisions are rare and go in one by one.
 import { CHAIN_GENESIS } from "../../hash.ts";
 import {
   type PageContext,
@@ -61,10 +60,7 @@ const recordRow = (c: RecordColumns): unknown[] => [
   c.syncRunId,
 ];
 
-/**
- * Opens the batch's writer: reads the chain head and which of the pages' ids are stored, in one round trip
- * (one array parameter). Pages are then tallied in order; write() COPYs the records they added.
- */
+/** Opens the batch's writer (one round trip); pages are tallied in order, write() COPYs their records. */
 export async function openPgBatchWriter(
   q: Queries,
   pages: readonly { prepared: readonly PreparedRecord[] }[],
