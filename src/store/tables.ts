@@ -1,7 +1,7 @@
 // Every table of the store, once for both engines (tableKinds.ts); schema.ts and pg/schema.ts build the
-// drizzle tables from it. A public interface for ad hoc SQL (docs/sql.md): columns may be added, never
+// drizzle tables from it. Public for ad hoc SQL (docs/sql.md documents them): columns may be added, never
 // renamed; SQL names are the keys in snake_case, in the migrated tables' order (test/pg/schema.test.ts).
-import { sql } from "drizzle-orm";
+import { type SQL, sql } from "drizzle-orm";
 import { CONTROL_TABLES } from "./controls/tables.ts";
 import { ENTITY_TABLES } from "./entityTables.ts";
 import {
@@ -21,15 +21,13 @@ export type ColumnKeys = { [T in keyof typeof TABLES]: keyof (typeof TABLES)[T][
 
 /** A field of the record, read from its stored JSON on SQLite (`raw_data`, see audit_logs). */
 const fromRaw = (path: string) => sql.raw(`json_extract(raw_data, '$.${path}')`);
-/** A column PostgreSQL stores and SQLite reads from the record's JSON. */
-const fromRawOnSqlite = (column: Column, path: string) =>
-  perEngine({ sqlite: column.generatedAs(fromRaw(path)), pg: column });
+/** A column PostgreSQL stores and SQLite computes (virtual) from `expression`. */
+const computedOnSqlite = (column: Column, expression: SQL) =>
+  perEngine({ sqlite: column.generatedAs(expression), pg: column });
+const fromRawOnSqlite = (column: Column, path: string) => computedOnSqlite(column, fromRaw(path));
 
 export const TABLES = {
-  /**
-   * One row per record, first version as received, never updated. On SQLite the columns that repeat a
-   * field are virtual, read from `raw_data` (docs/sql.md); PostgreSQL stores every column.
-   */
+  /** One row per record, first version as received, never updated. */
   auditLogs: table(
     "audit_logs",
     {
@@ -46,16 +44,10 @@ export const TABLES = {
       dateText: fromRawOnSqlite(text().notNull(), "date"),
       timeText: fromRawOnSqlite(text().notNull(), "time"),
       tags: fromRawOnSqlite(text(), "tags"),
-      raw: perEngine({ sqlite: text().notNull().generatedAs(sql`raw_data`), pg: text().notNull() }),
-      recordHash: perEngine({
-        sqlite: text().notNull().generatedAs(sql`lower(hex(record_hash_bytes))`),
-        pg: text().notNull(),
-      }),
+      raw: computedOnSqlite(text().notNull(), sql`raw_data`),
+      recordHash: computedOnSqlite(text().notNull(), sql`lower(hex(record_hash_bytes))`),
       seq: perEngine({ sqlite: integer().primaryKey(), pg: bigNumber().notNull() }),
-      chainHash: perEngine({
-        sqlite: text().notNull().generatedAs(sql`lower(hex(chain_hash_bytes))`),
-        pg: text().notNull(),
-      }),
+      chainHash: computedOnSqlite(text().notNull(), sql`lower(hex(chain_hash_bytes))`),
       firstSeenAt: epochMs().notNull(),
       syncRunId: integer(),
       /** Both expressions give the member's text as in the record, and SQL NULL for JSON null. */
@@ -78,7 +70,8 @@ export const TABLES = {
       // Records per server day: the sync's coverage counts, the report's completeness section.
       on.index("audit_logs_server_day_idx", "serverDay"),
       // What the report reads of a category's records besides the CSV columns: the unreviewed window and
-      // per-entity summaries read the index alone. SQLite's entries end with the rowid, which seq is.
+      // per-entity summaries read the index alone. SQLite's lists no seq: its entries end with the rowid,
+      // which seq is (0012), and no report order is read from the index (each query sorts).
       on.only(
         "sqlite",
         on.index("audit_logs_action_type_idx", "actionType", "occurredAt", "name", "updatedBy", "id"),
@@ -94,7 +87,6 @@ export const TABLES = {
     ],
   ),
 
-  /** Later versions of a record whose id was already stored with other content (a mutation). */
   auditLogRevisions: table(
     "audit_log_revisions",
     {
@@ -117,12 +109,10 @@ export const TABLES = {
       recordId: text(),
       raw: text().notNull(),
       rawHash: text().notNull(),
-      /** JSON array of zod issues. */
       issues: text().notNull(),
       requestPath: text(),
       receivedAt: epochMs().notNull(),
       syncRunId: integer(),
-      /** The record's server day from its raw `date` text when that parses (for coverage), else NULL. */
       serverDay: text(),
       // The narrowest startDate..endDate of a request that returned it: with its date unreadable, coverage
       // counts it for any range holding these bounds.
@@ -132,7 +122,6 @@ export const TABLES = {
     (on) => [on.unique("quarantine_raw_hash_idx", "rawHash")],
   ),
 
-  /** One row per `flagtrail sync` (and per daemon cycle). */
   syncRuns: table(
     "sync_runs",
     {
@@ -184,7 +173,6 @@ export const TABLES = {
     (on) => [on.primaryKey("filterKey", "startDate", "endDate")],
   ),
 
-  /** Per server day: how many records the server says exist and how many the store holds. */
   coverage: table(
     "coverage",
     {
@@ -269,7 +257,6 @@ export const TABLES = {
   ...ENTITY_TABLES,
   ...CONTROL_TABLES,
 
-  /** `flagtrail export --cursor`: per project and consumer, the audit_logs.seq its exports are complete to. */
   exportCursors: table(
     "export_cursors",
     {
