@@ -1,8 +1,5 @@
-// A first backfill into an empty store loads without the secondary indexes (built once from sorted data,
-// far faster than row by row) and SQLite's full-text insert trigger; primary keys and seq's uniqueness stay
-// for dedupe and the chain. What was set aside goes to meta in the same transaction, so the next sync
-// finishes a load killed half-way. PostgreSQL rebuilds under a SHARE lock (blocks the sync, not readers),
-// then ANALYZE gives the report's plans statistics before autovacuum runs.
+// A first backfill loads without the secondary indexes, built once from sorted data after (far faster than
+// row by row; what is set aside, when, and why a killed load resumes: docs/sync.md).
 import { z } from "zod";
 import type { AnyStore } from "./openAny.ts";
 import { inTransaction, type Queries, sql } from "./query.ts";
@@ -57,11 +54,7 @@ async function dropAll(q: Queries): Promise<SetAside> {
   return dropped;
 }
 
-/**
- * Drops what the load sets aside and returns it. PostgreSQL first takes the tables' ACCESS EXCLUSIVE lock
- * within PG_LOCK_TIMEOUT; when a reader (a BI tool's open transaction) holds them longer, or the role may
- * not drop their indexes, it sets nothing aside: the load keeps its indexes.
- */
+/** Drops what the load sets aside and returns it; on PostgreSQL nothing without the lock or the right. */
 async function dropSetAside(q: Queries): Promise<SetAside> {
   if (q.dialect !== "postgres") return dropAll(q);
   await q.run(sql`SAVEPOINT bulk_load_set_aside`);

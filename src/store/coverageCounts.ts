@@ -1,7 +1,5 @@
 // The rows of what the store holds per server day (summed by src/sync/coverageCounts.ts), compared with
-// the server's totalItems. A valid record counts for its own date's day unless a single-day read showed
-// the server files it under another (listed_days); a quarantined one by its date when it parses, else by
-// the narrowest request range that returned it, once per id, and not when a valid version is stored.
+// the server's totalItems; which day a record counts for: docs/sync.md (Coverage).
 import { type CoverageDay, removePendingCoverageDaysIn, writeCoverageRowsQuery } from "./coverageState.ts";
 import { updateCoverageDigestIn } from "./digests.ts";
 import type { AnyStore } from "./openAny.ts";

@@ -1,7 +1,5 @@
-// What the record chain does not cover, kept in `meta` in the transaction that changes the rows and
-// recomputed by `verify`: the quarantine and coverage digests (src/digests.ts folds them) and, with
-// FLAGTRAIL_SIGNING_KEY, the chain head's HMAC (catches records cut off with a rewritten meta head). A
-// missing digest starts from the rows present (trust on first use); quarantine.server_day is not covered.
+// What the record chain does not cover (verify's checks: docs/reports.md), kept in `meta` in the
+// transaction that changes the rows (src/digests.ts folds them); a missing one starts from the rows present.
 import {
   type CoverageDigest,
   type CoverageRow,

@@ -1,7 +1,5 @@
-// Several projects in one store, each in a namespace of its own with a single-project store's tables,
-// chain, checkpoints and leases: a file beside a SQLite store's, a schema on PostgreSQL (public → public_eu).
-// No query names the project (none reads another's rows); a store older than projects is `default`'s. The
-// store's own namespace is the register: meta `project` names its project, a key each other one.
+// Several projects in one store, each in a namespace of its own: a file or a schema beside the store's
+// (docs/projects.md). The store's own namespace registers them: meta `project` names its project.
 import { existsSync } from "node:fs";
 import { basename, dirname, extname, join } from "node:path";
 import { FlagtrailError } from "../errors.ts";
@@ -47,10 +45,7 @@ export function projectFilePath(storePath: string, project: string): string {
   return join(dirname(storePath), `${basename(storePath, ext)}.${project}${ext}`);
 }
 
-/**
- * Opens project `project`'s own namespace beside the store's (`home`, opened from `value`). A registered
- * project's must exist: made anew, its history would restart from a new genesis as if it never had one.
- */
+/** Opens `project`'s own namespace beside `home`'s; a registered one must exist (docs/projects.md). */
 async function openOwnNamespace(
   value: string,
   home: AnyStore,
@@ -103,10 +98,7 @@ async function claim(store: AnyStore, project: string, readonly: boolean): Promi
   if (held === undefined && !readonly) await writeMetaValue(store, STORE_PROJECT_KEY, project);
 }
 
-/**
- * Opens `project`'s part of the store at `value`: the store's own namespace when it holds that project (or
- * nothing and it is `default`), else its own, which a writable open creates, migrates and registers.
- */
+/** Opens `project`'s part of the store at `value`; a writable open creates and registers a new one. */
 export async function openProjectStore(
   value: string,
   project: string,

@@ -1,7 +1,6 @@
-// The report's reads, as SQL text: the Markdown prints each under its section with its parameters, for
-// `flagtrail sql`. One text for both engines; an engine's variant, same rows, only where measured
-// (pg/reportQueries.ts, reportQueries/sqliteVariants.ts). Long results come in batches: one-row batches
-// cost the one-month 1M-record report ~30% more CPU than 512-row ones.
+// The report's reads, as the SQL text the Markdown prints (docs/reports.md): one text for both engines, an
+// engine's variant (same rows) only where measured (pg/reportQueries.ts, reportQueries/sqliteVariants.ts).
+// Long results come in batches: one-row batches cost the 1M-record month ~30% more CPU than 512-row ones.
 import type Database from "better-sqlite3";
 import { sqliteOf } from "./connection.ts";
 import { ENTITY_REPORT_QUERIES } from "./entityReportQueries.ts";

@@ -114,8 +114,7 @@ export const TABLES = {
       receivedAt: epochMs().notNull(),
       syncRunId: integer(),
       serverDay: text(),
-      // The narrowest startDate..endDate of a request that returned it: with its date unreadable, coverage
-      // counts it for any range holding these bounds.
+      /** The narrowest startDate..endDate of a request that returned it (docs/sync.md, Coverage). */
       dayMin: text(),
       dayMax: text(),
     },
@@ -228,10 +227,7 @@ export const TABLES = {
     diffVersion: integer().notNull(),
   }),
 
-  /**
-   * The day a single-day request listed a record under when its `date` says another (a server writing
-   * some texts in another zone): coverage counts it there, so that a gap means a missing record.
-   */
+  /** The day a single-day read listed a record under when its own date says another (docs/sync.md). */
   listedDays: table("listed_days", {
     auditLogId: text().primaryKey().references("auditLogs", "id"),
     day: text().notNull(),

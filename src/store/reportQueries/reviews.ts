@@ -52,9 +52,7 @@ ORDER BY u.name ${collate}, u.updated_by ${collate} NULLS FIRST, u.action_type $
 });
 
 export const REVIEW_QUERIES = {
-  // An approval covers the next non-exempt change of its own kind of entity (experiment_review_accept →
-  // experiment state changes, config_review_accept → config edits) and name, if that change comes within
-  // @reviewWindow; any later change needs another approval. One window pass over the changes and
+  // Which approval covers which change: docs/reports.md (Reviews). One window pass over the changes and
   // approvals since @reviewStart: each change looks at the event just before it.
   ...unreviewedQueries(unreviewedQuery(UNREVIEWED_COLUMNS), 'COLLATE "binary"'),
 
@@ -71,8 +69,7 @@ LEFT JOIN rule_diff_summaries s ON s.audit_log_id = a.id
 ORDER BY a.occurred_at, a.seq`,
 
   // Every review record of the window, per flow and entity in time order (a request sorts first within
-  // its second). The report pairs each approval with its request in code (src/report/reviewPairing.ts):
-  // by the review id in the change logs, else the latest still-open request.
+  // its second), for the report's pairing of approvals and requests (src/report/reviewPairing.ts).
   reviewRecords: `WITH flows AS (
   SELECT json_extract(value, '$.entity') AS entity, json_extract(value, '$.create') AS create_type,
          json_extract(value, '$.accept') AS accept_type, json_extract(value, '$.reject') AS reject_type,
