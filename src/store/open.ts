@@ -23,7 +23,6 @@ export type { Store } from "./connection.ts";
 
 const migrationsFolder = fileURLToPath(new URL("../../drizzle", import.meta.url));
 
-/** How either engine's store is opened. */
 export interface OpenOptions {
   /** Open without writing anything: no migrations, a read-only connection (PostgreSQL: the server's rule). */
   readonly?: boolean;
@@ -45,16 +44,6 @@ export function assertCurrent(where: string, folder: string, applied: readonly n
   assertMigrated(where, applied.length === 0 ? null : Math.max(...applied), Math.max(...shipped));
 }
 
-/** When each migration applied to the file was made (none when drizzle's table is missing). */
-function appliedTimes(sqlite: Database.Database): number[] {
-  const hasTable = sqlite
-    .prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = '__drizzle_migrations'")
-    .pluck()
-    .get();
-  if (!hasTable) return [];
-  return sqlite.prepare("SELECT created_at FROM __drizzle_migrations").pluck().all().map(Number);
-}
-
 /** A store made by hand or by an older flagtrail may be 0644 (-wal and -shm too): narrow our own files. */
 function makePrivate(path: string): void {
   const uid = process.getuid?.();
@@ -67,7 +56,7 @@ function makePrivate(path: string): void {
 }
 
 /** Refuses another application's file (tables, none drizzle's), read read-only: it stays byte-identical. */
-function assertNotForeign(path: string): void {
+function assertNotForeign(path: string): string[] {
   const probe = new Database(path, { readonly: true, fileMustExist: true });
   try {
     const tables = probe
@@ -79,6 +68,7 @@ function assertNotForeign(path: string): void {
     if (tables.length > 0 && !tables.includes("__drizzle_migrations")) {
       throw foreignStore(path, "SQLite database", tables);
     }
+    return tables;
   } finally {
     probe.close();
   }
@@ -134,8 +124,10 @@ export function openStore(path: string, options: OpenOptions = {}): Store {
       // Nothing above was read: a non-database fails here, not later.
       sqlite.prepare("SELECT count(*) FROM sqlite_master").pluck().get();
       if (!inMemory) {
-        assertNotForeign(path);
-        assertCurrent(path, migrationsFolder, appliedTimes(sqlite));
+        const applied = assertNotForeign(path).includes("__drizzle_migrations")
+          ? sqlite.prepare("SELECT created_at FROM __drizzle_migrations").pluck().all().map(Number)
+          : [];
+        assertCurrent(path, migrationsFolder, applied);
       }
     }
     const opened = sqlite;

@@ -25,7 +25,6 @@ export interface ProjectStore {
   readonly store: AnyStore;
 }
 
-/** The project the store's own namespace holds, if any yet. */
 async function homeProjectOf(home: AnyStore): Promise<string | undefined> {
   const named = await readMetaValue(home, STORE_PROJECT_KEY);
   if (named !== undefined) return named;
@@ -33,7 +32,6 @@ async function homeProjectOf(home: AnyStore): Promise<string | undefined> {
   return (await newestRecordTimeTexts(home)) === undefined ? undefined : DEFAULT_PROJECT;
 }
 
-/** Projects kept in namespaces of their own, as registered in the store's namespace. */
 async function registeredProjects(home: AnyStore): Promise<string[]> {
   const keys = await readMetaValuesWithPrefix(home, REGISTERED_PREFIX);
   return [...keys.keys()].map((key) => key.slice(REGISTERED_PREFIX.length)).sort();

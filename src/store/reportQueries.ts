@@ -2,6 +2,7 @@
 // engine's variant (same rows) only where measured (pg/reportQueries.ts, reportQueries/sqliteVariants.ts).
 // Long results come in batches: one-row batches cost the 1M-record month ~30% more CPU than 512-row ones.
 import type Database from "better-sqlite3";
+import type { CopiedColumns } from "./chainRead.ts";
 import { sqliteOf } from "./connection.ts";
 import { ENTITY_REPORT_QUERIES } from "./entityReportQueries.ts";
 import { type AnyStore, pgSide } from "./openAny.ts";
@@ -91,10 +92,7 @@ export function reportQuery(
 /** How many rows a stream hands over at a time. */
 export const BATCH_ROWS = 512;
 
-export interface TimeTexts {
-  date_text: string;
-  time_text: string;
-}
+export type TimeTexts = Pick<CopiedColumns, "date_text" | "time_text">;
 
 /** The report's reads, all from one snapshot of the store. */
 export interface ReportSnapshot {

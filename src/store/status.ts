@@ -41,7 +41,6 @@ async function plansOf(store: AnyStore, q: Queries) {
   return plansWithWindows;
 }
 
-/** What status reads, from either engine. */
 export type StatusRows = Awaited<ReturnType<typeof readStatusRows>>;
 
 export async function readStatusRows(store: AnyStore) {

@@ -34,7 +34,6 @@ export type VersionChangeRow = VersionChange & {
   previous_version: number | null;
 };
 
-/** A control finding on a record of the batch. */
 export type RecordFindingRow = Pick<
   FindingRow,
   "id" | "control_id" | "kind" | "severity" | "message" | "first_seen_at"

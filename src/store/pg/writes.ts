@@ -10,6 +10,7 @@ import {
   type StoredVersion,
 } from "../../records/pageTally.ts";
 import { quarantineNarrowing, quarantineRowOf } from "../../records/quarantineRows.ts";
+import type { ChainRecord } from "../chainRead.ts";
 import { insertQuarantineIn } from "../digests.ts";
 import type { Queries } from "../query.ts";
 import { sql } from "../query.ts";
@@ -68,13 +69,9 @@ export async function openPgBatchWriter(
 ): Promise<BatchWriter> {
   const ids = new Set<string>();
   for (const { prepared } of pages) for (const p of prepared) if (p.valid) ids.add(p.columns.id);
-  const rows = await q.all<{
-    id: string;
-    seq: number;
-    record_hash: string;
-    chain_hash: string;
-    head: boolean;
-  }>(
+  const rows = await q.all<
+    Pick<ChainRecord, "id" | "seq" | "record_hash" | "chain_hash"> & { head: boolean }
+  >(
     sql`(SELECT id, seq, record_hash, chain_hash, true AS head FROM audit_logs ORDER BY seq DESC LIMIT 1)
         UNION ALL
         SELECT id, seq, record_hash, chain_hash, false FROM audit_logs
