@@ -12,32 +12,16 @@ import {
 import { quarantineNarrowing, quarantineRowOf } from "../../records/quarantineRows.ts";
 import type { ChainRecord } from "../chainRead.ts";
 import { insertQuarantineIn } from "../digests.ts";
-import type { Queries } from "../query.ts";
-import { sql } from "../query.ts";
+import { type Queries, sql } from "../query.ts";
 import type { BatchWriter } from "../syncBatch.ts";
+import { columnName, columnsOn } from "../tableKinds.ts";
+import { TABLES } from "../tables.ts";
 import { type ChainHead, narrowQuarantineQuery, revisionQuery } from "../writes.ts";
 
-/** audit_logs' columns as the COPY lists them; recordRow gives their values in this order. */
-export const RECORD_COLUMN_NAMES = [
-  "id",
-  "name",
-  "action_type",
-  "change_log",
-  "updated_by",
-  "updated_by_user_id",
-  "modifier_email",
-  "occurred_at",
-  "server_day",
-  "date_text",
-  "time_text",
-  "tags",
-  "raw",
-  "record_hash",
-  "seq",
-  "chain_hash",
-  "first_seen_at",
-  "sync_run_id",
-];
+/** audit_logs' stored columns (tables.ts) as the COPY lists them; recordRow's values are in this order. */
+export const RECORD_COLUMN_NAMES = columnsOn(TABLES.auditLogs, "pg")
+  .filter(([, column]) => column.options.generated === undefined)
+  .map(([key]) => columnName(key));
 
 /** One array literal a record: a getter per column cost 18 calls a record (900,000 a 50k sync). */
 const recordRow = (c: RecordColumns): unknown[] => [
