@@ -6,7 +6,7 @@ import Database from "better-sqlite3";
 import { drizzle } from "drizzle-orm/better-sqlite3";
 import { migrate } from "drizzle-orm/better-sqlite3/migrator";
 import { readMigrationFiles } from "drizzle-orm/migrator";
-import { asDiskFull, DiskFullError, FlagtrailError } from "../errors.ts";
+import { asDiskFull, DiskFullError, describeOpenError, FlagtrailError } from "../errors.ts";
 import { assertMigrated, describeLocation, foreignStore, parseStoreLocation } from "../storeLocation.ts";
 import { writeActionTypeCategories } from "./categories.ts";
 import { attachConnection, type Store } from "./connection.ts";
@@ -26,16 +26,6 @@ const migrationsFolder = fileURLToPath(new URL("../../drizzle", import.meta.url)
 export interface OpenOptions {
   /** Open without writing anything: no migrations, a read-only connection (PostgreSQL: the server's rule). */
   readonly?: boolean;
-}
-
-/** One sentence for the user from a filesystem or SQLite error ("SQLITE_NOTADB: file is not a database"). */
-function describeOpenError(error: unknown): string {
-  if (error instanceof Error) {
-    const code = (error as { code?: unknown }).code;
-    const message = error.message.replace(/\.$/, "");
-    return typeof code === "string" && !message.startsWith(code) ? `${code}: ${message}` : message;
-  }
-  return String(error);
 }
 
 /** A read-only open's check on either engine: the newest migration applied against the newest shipped. */

@@ -1,9 +1,9 @@
 // Several projects in one store, each in a namespace of its own: a file or a schema beside the store's
 // (docs/projects.md). The store's own namespace registers them: meta `project` names its project.
 import { existsSync } from "node:fs";
-import { basename, dirname, extname, join } from "node:path";
 import { FlagtrailError } from "../errors.ts";
 import { DEFAULT_PROJECT } from "../projects.ts";
+import { projectFilePath } from "../storeLocation.ts";
 import {
   newestRecordTimeTexts,
   readMetaValue,
@@ -35,12 +35,6 @@ async function homeProjectOf(home: AnyStore): Promise<string | undefined> {
 async function registeredProjects(home: AnyStore): Promise<string[]> {
   const keys = await readMetaValuesWithPrefix(home, REGISTERED_PREFIX);
   return [...keys.keys()].map((key) => key.slice(REGISTERED_PREFIX.length)).sort();
-}
-
-/** `flagtrail.db` → `flagtrail.eu.db`: the file next to the store's that holds project `project`. */
-export function projectFilePath(storePath: string, project: string): string {
-  const ext = extname(storePath);
-  return join(dirname(storePath), `${basename(storePath, ext)}.${project}${ext}`);
 }
 
 /** Opens `project`'s own namespace beside `home`'s; a registered one must exist (docs/projects.md). */
