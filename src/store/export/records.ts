@@ -4,7 +4,7 @@ import type { ChainRecord, CopiedColumns, StoredRuleChange } from "../chainRead.
 import type { FindingRow } from "../controls/findings.ts";
 import type { VersionChange } from "../entityReportQueries.ts";
 import type { AnyStore } from "../openAny.ts";
-import { inList, type Queries, queriesOf, type SQL, sql } from "../query.ts";
+import { inList, queriesOf, sql } from "../query.ts";
 import type { ChangeRow } from "../reportQueries/rows.ts";
 
 /** The audit record's own columns, as verify's chain read names them, and what the mapping adds. */
@@ -118,32 +118,22 @@ export async function readExportBatch(
     SELECT f.id, f.record_id, f.control_id, f.kind, f.severity, f.message, f.first_seen_at
     FROM audit_logs a JOIN control_findings f ON f.record_id = a.id
     WHERE ${seqs} ORDER BY a.seq, f.id COLLATE "binary"`);
-  const approvals = await readApprovals(q, seqs, approvalFlows, approvalWindowMs);
-  return { records, ruleChanges, versionChanges, findings, approvals };
-}
-
-/** Each covered change's last approval of its entity in the window before it (the report judges it). */
-async function readApprovals(
-  q: Queries,
-  seqs: SQL,
-  flows: readonly { accept: string; changeTypes: readonly string[] }[],
-  windowMs: number,
-): Promise<ApprovalRow[]> {
-  const out: ApprovalRow[] = [];
-  for (const flow of flows) {
+  // Each covered change's last approval of its entity in the window before it (the report judges it).
+  const approvals: ApprovalRow[] = [];
+  for (const flow of approvalFlows) {
     const rows = await q.all<ApprovalRow>(sql`
       SELECT x.change_id, p.id, p.action_type, p.updated_by, p.updated_by_user_id, p.occurred_at, p.change_log
       FROM (
         SELECT a.id AS change_id,
           (SELECT r.id FROM audit_logs r
            WHERE r.name = a.name AND r.action_type = ${flow.accept}
-             AND r.occurred_at <= a.occurred_at AND r.occurred_at >= a.occurred_at - ${windowMs}
+             AND r.occurred_at <= a.occurred_at AND r.occurred_at >= a.occurred_at - ${approvalWindowMs}
            ORDER BY r.occurred_at DESC, r.seq DESC LIMIT 1) AS approval_id
         FROM audit_logs a
         WHERE ${seqs} AND a.action_type IN ${inList(flow.changeTypes)} AND a.occurred_at IS NOT NULL
       ) x
       JOIN audit_logs p ON p.id = x.approval_id`);
-    out.push(...rows);
+    approvals.push(...rows);
   }
-  return out;
+  return { records, ruleChanges, versionChanges, findings, approvals };
 }
