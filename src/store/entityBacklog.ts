@@ -38,10 +38,7 @@ export async function saveEntityBacklog(
   });
 }
 
-/**
- * Per kind: the entities the passes know of (read once, or pending) and how many are pending. Plain text
- * without parameters: the report prints it (completeness), and status runs it.
- */
+/** Per kind: the entities known (read once, or pending) and how many are pending; plain text, as printed. */
 export const ENTITY_BACKLOG_SQL = `SELECT k.kind, CAST(count(*) AS INTEGER) AS entities, CAST(sum(k.pending) AS INTEGER) AS pending
 FROM (
   SELECT u.kind, u.entity_key, max(u.pending) AS pending

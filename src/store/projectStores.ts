@@ -79,17 +79,6 @@ function missingNamespace(home: AnyStore, project: string, where: string): Flagt
   );
 }
 
-/** Checks (and on a writable open, sets) which project a namespace holds. */
-async function claim(store: AnyStore, project: string, readonly: boolean): Promise<void> {
-  const held = await homeProjectOf(store);
-  if (held !== undefined && held !== project) {
-    throw new FlagtrailError(
-      `${store.location} holds the audit history of project ${held}, not of project ${project}.`,
-    );
-  }
-  if (held === undefined && !readonly) await writeMetaValue(store, STORE_PROJECT_KEY, project);
-}
-
 /** Opens `project`'s part of the store at `value`; a writable open creates and registers a new one. */
 export async function openProjectStore(
   value: string,
@@ -123,7 +112,14 @@ async function openIn(
   }
   const own = await openOwnNamespace(value, home, project, { ...options, registered: known });
   try {
-    await claim(own, project, readonly);
+    // Checks (and on a writable open, sets) which project the namespace holds.
+    const held = await homeProjectOf(own);
+    if (held !== undefined && held !== project) {
+      throw new FlagtrailError(
+        `${own.location} holds the audit history of project ${held}, not of project ${project}.`,
+      );
+    }
+    if (held === undefined && !readonly) await writeMetaValue(own, STORE_PROJECT_KEY, project);
     if (!readonly && !known) {
       await writeMetaValue(home, `${REGISTERED_PREFIX}${project}`, own.location);
     }

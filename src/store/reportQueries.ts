@@ -180,10 +180,7 @@ function snapshotOf(sqlite: Database.Database): ReportSnapshot {
 /** The report's page cache, in KiB as `PRAGMA cache_size` takes it (negative). */
 const REPORT_CACHE_KIB = -2_000;
 
-/**
- * Runs `read` inside one read transaction, so every file of a report describes the same snapshot even
- * while a sync is writing (a caller already inside a transaction has its own snapshot). Writes nothing.
- */
+/** Runs `read` in one read transaction: every file of a report describes one snapshot, even during a sync. */
 export async function readReportSnapshot<T>(
   store: AnyStore,
   read: (snapshot: ReportSnapshot) => Promise<T>,

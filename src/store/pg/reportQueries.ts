@@ -76,11 +76,10 @@ unreviewed AS MATERIALIZED (
 )`;
 
 /**
- * The report's three change CSVs in one read (its `changes`; SQLite's: reportQueries/changesCsv.ts), not
- * three queries: client CPU on the 1M store's month 2.1–2.3 → 1.8–2.0 s. Each action type is read through
- * the index on (action_type, occurred_at) (LATERAL with OFFSET 0 is not flattened): the one text's join
- * scanned the month's records (82,192 for 9,787 on 1M: 329 → 139 ms). A record without a rule-diff
- * summary has no rule changes (ruleDiffs.ts writes both), so only those with one are counted.
+ * The three change CSVs in one read (SQLite's: reportQueries/changesCsv.ts): client CPU on the 1M store's
+ * month 2.1–2.3 → 1.8–2.0 s. Per action type through the index on (action_type, occurred_at) (LATERAL with
+ * OFFSET 0 is not flattened): the one text's join scanned the month (82,192 rows for 9,787: 329 → 139 ms).
+ * Only records with a rule-diff summary can have rule changes (ruleDiffs.ts writes both): only they count.
  */
 export const PG_CHANGES_CSV = `WITH ${UNREVIEWED_SEQS}
 SELECT a.occurred_at, a.id, a.updated_by, a.updated_by_user_id, a.modifier_email, a.name,
