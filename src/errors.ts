@@ -68,6 +68,16 @@ export function asDiskFull(error: unknown, path: string): DiskFullError | undefi
   return undefined;
 }
 
+/** One sentence for the user from a filesystem or SQLite error ("SQLITE_NOTADB: file is not a database"). */
+export function describeOpenError(error: unknown): string {
+  if (error instanceof Error) {
+    const code = (error as { code?: unknown }).code;
+    const message = error.message.replace(/\.$/, "");
+    return typeof code === "string" && !message.startsWith(code) ? `${code}: ${message}` : message;
+  }
+  return String(error);
+}
+
 /** A user's query (`flagtrail sql`) worked its whole time limit and was stopped: a run-time failure, not bad input. */
 export class QueryTimeoutError extends FlagtrailError {
   constructor(limitMs: number) {

@@ -1,6 +1,7 @@
 // Where a store is: the `--db` / FLAGTRAIL_DB value read as a SQLite file path or a PostgreSQL URL.
 // The URL may carry a password, so everything shown to a person goes through maskUrl(). Also what
 // opening a location that holds no usable store refuses, in the same words on both engines.
+import { basename, dirname, extname, join } from "node:path";
 import { FlagtrailError, UsageError } from "./errors.ts";
 
 export type StoreLocation =
@@ -93,6 +94,12 @@ export function localStoreFile(location: StoreLocation): string | null {
 export function localStoreFiles(location: StoreLocation): string[] {
   const file = localStoreFile(location);
   return file === null ? [] : [file, `${file}-wal`, `${file}-shm`];
+}
+
+/** `flagtrail.db` → `flagtrail.eu.db`: the file next to the store's that holds project `project`. */
+export function projectFilePath(storePath: string, project: string): string {
+  const ext = extname(storePath);
+  return join(dirname(storePath), `${basename(storePath, ext)}.${project}${ext}`);
 }
 
 /** A `--db` pointed by mistake at another application's database: refused, the database left untouched. */

@@ -1,11 +1,5 @@
-// A first backfill into an empty store, on either engine: records load without the secondary indexes
-// (built once from sorted data, far faster than maintained row by row); primary keys and seq's uniqueness
-// stay, for dedupe and the chain. SQLite also sets aside the full-text insert trigger (rebuilt once after).
-// PostgreSQL: dropping an index takes an ACCESS EXCLUSIVE lock, taken with a short lock_timeout; a store a
-// reader holds (a BI tool's open transaction), or whose tables the role does not own, loads with its
-// indexes. Rebuilding takes a SHARE lock (blocks the sync alone, not readers); ANALYZE at the end gives
-// the report's plans statistics before autovacuum runs. What was set aside is written to meta in the
-// transaction that sets it aside, so a load killed half-way is finished by the next sync.
+// A first backfill loads without the secondary indexes, built once from sorted data after (far faster than
+// row by row; what is set aside, when, and why a killed load resumes: docs/sync.md).
 import { z } from "zod";
 import type { AnyStore } from "./openAny.ts";
 import { inTransaction, type Queries, sql } from "./query.ts";
@@ -19,11 +13,8 @@ const KEPT = new Set([
   "audit_logs_fts_after_delete",
   "audit_logs_fts_after_update",
 ]);
-/**
- * What PostgreSQL's ANALYZE reads after a load: the tables a backfill fills, audit_logs by the columns
- * reports filter, join and sort on. Its other columns and the full-text expression cost most of a
- * whole-table ANALYZE and plan nothing; autovacuum takes them later.
- */
+// What PostgreSQL analyzes after a load: audit_logs only by the columns reports filter, join and sort on
+// (the others and the full-text expression cost most of a whole-table ANALYZE and plan nothing).
 const ANALYZED = [
   "audit_logs (id, seq, occurred_at, server_day, action_type, name, updated_by)",
   "audit_log_revisions",
@@ -63,11 +54,7 @@ async function dropAll(q: Queries): Promise<SetAside> {
   return dropped;
 }
 
-/**
- * Drops what the load sets aside and returns it. PostgreSQL first takes the tables' lock within
- * PG_LOCK_TIMEOUT; when a reader holds them longer, or the role may not drop their indexes, it rolls back
- * to before the attempt and sets nothing aside: the load keeps its indexes.
- */
+/** Drops what the load sets aside and returns it; on PostgreSQL nothing without the lock or the right. */
 async function dropSetAside(q: Queries): Promise<SetAside> {
   if (q.dialect !== "postgres") return dropAll(q);
   await q.run(sql`SAVEPOINT bulk_load_set_aside`);
@@ -97,31 +84,24 @@ export async function beginBulkLoad(store: AnyStore): Promise<boolean> {
   });
 }
 
-/**
- * Finishes a pending bulk load (finished, or killed half-way): builds what it set aside; PostgreSQL
- * analyzes. On SQLite the built indexes go to disk in the background (walFlush.ts).
- */
+/** Finishes a pending bulk load, or one killed half-way; SQLite's indexes reach disk in the background. */
 export async function finishBulkLoad(store: AnyStore): Promise<boolean> {
   const finished = await inTransaction(store, async (q) => {
     const row = await q.get<{ value: string }>(sql`SELECT value FROM meta WHERE key = ${BULK_LOAD_KEY}`);
     if (row === undefined) return false;
     const setAside = setAsideSchema.parse(JSON.parse(row.value));
     if (q.dialect === "sqlite") {
-      // A migration run in between may have rebuilt some.
-      const build = async (type: SetAside[number]["type"]) => {
-        for (const item of setAside) {
-          if (item.type !== type) continue;
+      // The full-text rebuild first: the indexes built next reuse the pages its merges free (else 17 of
+      // 16 KB stayed free after a 50,000-record load). A migration run in between may have rebuilt some.
+      await q.run(sql`INSERT INTO audit_logs_fts (audit_logs_fts) VALUES ('rebuild')`);
+      for (const type of ["index", "trigger"]) {
+        for (const item of setAside.filter((i) => i.type === type)) {
           const made = await q.get(
             sql`SELECT 1 AS x FROM sqlite_master WHERE type = ${type} AND name = ${item.name}`,
           );
           if (made === undefined) await q.run(sql.raw(item.sql));
         }
-      };
-      // The full-text rebuild first: the indexes built next reuse the pages its merges free (else 17 of
-      // 16 KB stayed free after a 50,000-record load).
-      await q.run(sql`INSERT INTO audit_logs_fts (audit_logs_fts) VALUES ('rebuild')`);
-      await build("index");
-      await build("trigger");
+      }
     } else {
       // The parallel GIN build's workers share this memory (50k records: ~3.0 s at 64 MB → ~2.4 s at
       // 256 MB). For this transaction only, never below what the server or the URL sets.

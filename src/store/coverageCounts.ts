@@ -1,7 +1,5 @@
 // The rows of what the store holds per server day (summed by src/sync/coverageCounts.ts), compared with
-// the server's totalItems. A valid record counts for its own date's day unless a single-day read showed
-// the server files it under another (listed_days); a quarantined one by its date when it parses, else by
-// the narrowest request range that returned it, once per id, and not when a valid version is stored.
+// the server's totalItems; which day a record counts for: docs/sync.md (Coverage).
 import { type CoverageDay, removePendingCoverageDaysIn, writeCoverageRowsQuery } from "./coverageState.ts";
 import { updateCoverageDigestIn } from "./digests.ts";
 import type { AnyStore } from "./openAny.ts";
@@ -106,27 +104,20 @@ export async function recordCoverage(
   now: number,
 ): Promise<void> {
   await inTransaction(store, async (q) => {
-    // A day listed twice keeps its last row, as one upsert per day did: one statement may not upsert a row twice.
+    // A day listed twice keeps its last row: one statement may not upsert a row twice.
     const rows = [...new Map(days.map((d) => [d.day, d])).values()];
     // 8 parameters a row: 500 rows stay under SQLite's 32,766 and PostgreSQL's 65,535.
     for (let at = 0; at < rows.length; at += COVERAGE_ROWS_PER_STATEMENT) {
       const chunk = rows.slice(at, at + COVERAGE_ROWS_PER_STATEMENT);
       await q.run(writeCoverageRowsQuery(chunk.map((d) => ({ filterKey, runId, now, ...d }))));
     }
-    await removePendingCoverageDaysIn(
-      q,
-      filterKey,
-      days.map((d) => d.day),
-      now,
-    );
+    const checked = days.map((d) => d.day);
+    await removePendingCoverageDaysIn(q, filterKey, checked, now);
     await updateCoverageDigestIn(q);
   });
 }
 
-/**
- * Days of from..to whose last check found fewer records held than the server counted, with the
- * shortfall: a gap already reported (and already re-read) is expected again, not searched for again.
- */
+/** Days of from..to whose last check held fewer than the server counted: gaps known (not searched again). */
 export async function knownShortfalls(
   store: AnyStore,
   filterKey: string,

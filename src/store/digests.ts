@@ -1,8 +1,5 @@
-// What the record chain does not cover, kept in `meta` by the writer in the transaction that changes the
-// rows and recomputed by `verify`: the quarantine and coverage digests (folded by src/digests.ts) and,
-// with FLAGTRAIL_SIGNING_KEY, the chain head's HMAC (catches records cut off with a rewritten meta head).
-// A missing digest is created from the rows present (trust on first use); verify reads a missing one as
-// removed unless the store was never synced. Not covered: quarantine.server_day (filled in later).
+// What the record chain does not cover (verify's checks: docs/reports.md), kept in `meta` in the
+// transaction that changes the rows (src/digests.ts folds them); a missing one starts from the rows present.
 import {
   type CoverageDigest,
   type CoverageRow,
@@ -34,16 +31,11 @@ export const QUARANTINE_COLUMNS =
 const COVERAGE_COLUMNS =
   "filter_key, day, server_total, local_count, checked_at, sync_run_id, day_closed, quarantined_count";
 
-const quarantineRowsAfter = (lastId: number) =>
-  sql`SELECT ${sql.raw(QUARANTINE_COLUMNS)} FROM quarantine WHERE id > ${lastId} ORDER BY id`;
 /** Every coverage row, in byte order (as SQLite's BINARY sorts): the order the digest folds them in. */
 export const COVERAGE_ROWS = sql`SELECT ${sql.raw(COVERAGE_COLUMNS)} FROM coverage
   ORDER BY filter_key COLLATE "binary", day COLLATE "binary"`;
 const writeDigest = (key: string, digest: QuarantineDigest | CoverageDigest) =>
   writeMetaValueQuery(key, JSON.stringify(digest), Date.now());
-/** The stored quarantine digest; a missing (or unreadable) one starts over from every row present. */
-const quarantineStart = (stored: { value: string } | undefined) =>
-  parseDigest(quarantineDigestSchema, stored?.value) ?? EMPTY_QUARANTINE_DIGEST;
 
 /** Inserts one quarantined item unless its raw hash is there already; returns whether it was new. */
 export async function insertQuarantineIn(q: Queries, row: QuarantineInsert): Promise<boolean> {
@@ -59,11 +51,13 @@ export async function insertQuarantineIn(q: Queries, row: QuarantineInsert): Pro
 
 /** Folds the quarantine rows added since the last call in; writes the coverage digest too when missing. */
 export async function updateQuarantineDigestIn(q: Queries): Promise<QuarantineDigest> {
-  const start = quarantineStart(await q.get(metaValueQuery(QUARANTINE_DIGEST_KEY)));
-  const state = (await q.all<QuarantineRow>(quarantineRowsAfter(start.lastId))).reduce(
-    foldQuarantineRow,
-    start,
+  const stored = await q.get<{ value: string }>(metaValueQuery(QUARANTINE_DIGEST_KEY));
+  // A missing (or unreadable) digest starts over from every row present.
+  const start = parseDigest(quarantineDigestSchema, stored?.value) ?? EMPTY_QUARANTINE_DIGEST;
+  const rows = await q.all<QuarantineRow>(
+    sql`SELECT ${sql.raw(QUARANTINE_COLUMNS)} FROM quarantine WHERE id > ${start.lastId} ORDER BY id`,
   );
+  const state = rows.reduce(foldQuarantineRow, start);
   await q.run(writeDigest(QUARANTINE_DIGEST_KEY, state));
   if ((await q.get(metaValueQuery(COVERAGE_DIGEST_KEY))) === undefined) await updateCoverageDigestIn(q);
   return state;

@@ -1,6 +1,5 @@
-// The entity backlog: entities due for a read that an entity pass left to later runs (budget spent, a 403
-// or a failure). Each pass rewrites it; the due-lists (entityQueries.ts) stay the truth of what is due, so
-// a stale backlog never hides a read. `status` and the report say from it how much is still pending.
+// Entities due for a read that an entity pass left to later runs (budget spent, a 403, a failure): what
+// status and the report count as pending. The due-lists (entityQueries.ts) stay the truth of what is due.
 import type { WriteContext } from "./entityWrites.ts";
 import type { AnyStore } from "./openAny.ts";
 import { inList, inTransaction, sql } from "./query.ts";
@@ -12,10 +11,7 @@ export interface BacklogEntry {
   newestSeq: number;
 }
 
-/**
- * Replaces the backlog of `kinds` with `pending`, in one transaction. An entity already waiting keeps
- * the time it was first left unread.
- */
+/** Replaces the backlog of `kinds` with `pending`; an entity already waiting keeps its pending_since. */
 export async function saveEntityBacklog(
   store: AnyStore,
   kinds: readonly string[],
@@ -42,11 +38,7 @@ export async function saveEntityBacklog(
   });
 }
 
-/**
- * Per kind of entity read: the entities the entity passes know of (read at least once, or pending) and
- * how many of them are pending. Printed by the report under its completeness section, so it is plain
- * text without parameters; status runs the same text.
- */
+/** Per kind: the entities known (read once, or pending) and how many are pending; plain text, as printed. */
 export const ENTITY_BACKLOG_SQL = `SELECT k.kind, CAST(count(*) AS INTEGER) AS entities, CAST(sum(k.pending) AS INTEGER) AS pending
 FROM (
   SELECT u.kind, u.entity_key, max(u.pending) AS pending

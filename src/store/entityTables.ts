@@ -10,7 +10,6 @@ const entityChained = {
 };
 
 export const ENTITY_TABLES = {
-  /** One row per (config, version) as first received. Never updated. */
   configVersions: table(
     "config_versions",
     {
@@ -33,7 +32,6 @@ export const ENTITY_TABLES = {
     ],
   ),
 
-  /** A version that came back with other content under the same number: a mutation, kept whole. */
   configVersionRevisions: table(
     "config_version_revisions",
     {
@@ -50,7 +48,6 @@ export const ENTITY_TABLES = {
     ],
   ),
 
-  /** An experiment as its layer listed it at taken_at; a new row only when its content changed. */
   experimentSnapshots: table(
     "experiment_snapshots",
     {
@@ -70,7 +67,6 @@ export const ENTITY_TABLES = {
     ],
   ),
 
-  /** A metric derived from an event as listed at taken_at; a new row only when its content changed. */
   metricSnapshots: table(
     "metric_snapshots",
     {
@@ -87,19 +83,15 @@ export const ENTITY_TABLES = {
     ],
   ),
 
-  /** Every entity read and how it ended: ok, not_found (a deleted entity) or forbidden (no scope). */
   entityFetches: table(
     "entity_fetches",
     {
       id: serial(),
-      /** config_versions | layer_experiments | event_metrics */
       kind: text().notNull(),
       entityKey: text().notNull(),
       outcome: text().notNull(),
       items: integer().notNull().default(0),
-      /** Items that failed their schema (quarantined). */
       invalid: integer().notNull().default(0),
-      /** audit_logs.seq of the newest record stored when the read was made: what it has caught up with. */
       auditSeq: bigNumber().notNull(),
       fetchedAt: epochMs().notNull(),
       syncRunId: integer(),
@@ -107,7 +99,6 @@ export const ENTITY_TABLES = {
     (on) => [on.index("entity_fetches_key_idx", "kind", "entityKey", "auditSeq")],
   ),
 
-  /** Entities due for a read that the last entity pass left to later runs (src/store/entityBacklog.ts). */
   entityBacklog: table(
     "entity_backlog",
     {
@@ -122,7 +113,6 @@ export const ENTITY_TABLES = {
     (on) => [on.primaryKey("kind", "entityKey")],
   ),
 
-  /** Each config-edit audit record and the version it produced (derived: recomputed after each read). */
   configEditLinks: table(
     "config_edit_links",
     {
@@ -133,7 +123,7 @@ export const ENTITY_TABLES = {
     (on) => [on.index("config_edit_links_version_idx", "configKey", "version")],
   ),
 
-  /** Field-level diff of a version against the one before it (derived; version 1 diffs against nothing). */
+  /** Version 1 diffs against nothing. */
   configVersionChanges: table(
     "config_version_changes",
     {

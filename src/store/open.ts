@@ -6,7 +6,7 @@ import Database from "better-sqlite3";
 import { drizzle } from "drizzle-orm/better-sqlite3";
 import { migrate } from "drizzle-orm/better-sqlite3/migrator";
 import { readMigrationFiles } from "drizzle-orm/migrator";
-import { asDiskFull, DiskFullError, FlagtrailError } from "../errors.ts";
+import { asDiskFull, DiskFullError, describeOpenError, FlagtrailError } from "../errors.ts";
 import { assertMigrated, describeLocation, foreignStore, parseStoreLocation } from "../storeLocation.ts";
 import { writeActionTypeCategories } from "./categories.ts";
 import { attachConnection, type Store } from "./connection.ts";
@@ -23,20 +23,9 @@ export type { Store } from "./connection.ts";
 
 const migrationsFolder = fileURLToPath(new URL("../../drizzle", import.meta.url));
 
-/** How either engine's store is opened. */
 export interface OpenOptions {
   /** Open without writing anything: no migrations, a read-only connection (PostgreSQL: the server's rule). */
   readonly?: boolean;
-}
-
-/** One sentence for the user from a filesystem or SQLite error ("SQLITE_NOTADB: file is not a database"). */
-function describeOpenError(error: unknown): string {
-  if (error instanceof Error) {
-    const code = (error as { code?: unknown }).code;
-    const message = error.message.replace(/\.$/, "");
-    return typeof code === "string" && !message.startsWith(code) ? `${code}: ${message}` : message;
-  }
-  return String(error);
 }
 
 /** A read-only open's check on either engine: the newest migration applied against the newest shipped. */
@@ -45,17 +34,7 @@ export function assertCurrent(where: string, folder: string, applied: readonly n
   assertMigrated(where, applied.length === 0 ? null : Math.max(...applied), Math.max(...shipped));
 }
 
-/** When each migration applied to the file was made (none when drizzle's table is missing). */
-function appliedTimes(sqlite: Database.Database): number[] {
-  const hasTable = sqlite
-    .prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = '__drizzle_migrations'")
-    .pluck()
-    .get();
-  if (!hasTable) return [];
-  return sqlite.prepare("SELECT created_at FROM __drizzle_migrations").pluck().all().map(Number);
-}
-
-/** A store made by hand or an older flagtrail may be 0644 (its -wal and -shm too): narrow our own files. */
+/** A store made by hand or by an older flagtrail may be 0644 (-wal and -shm too): narrow our own files. */
 function makePrivate(path: string): void {
   const uid = process.getuid?.();
   if (uid === undefined) return; // no POSIX modes to narrow (Windows)
@@ -66,11 +45,8 @@ function makePrivate(path: string): void {
   }
 }
 
-/**
- * Another application's SQLite file must not gain flagtrail's tables or WAL: refuse tables without drizzle's
- * migrations table, read on a read-only connection so that the file stays byte-identical.
- */
-function assertNotForeign(path: string): void {
+/** Refuses another application's file (tables, none drizzle's), read read-only: it stays byte-identical. */
+function assertNotForeign(path: string): string[] {
   const probe = new Database(path, { readonly: true, fileMustExist: true });
   try {
     const tables = probe
@@ -82,24 +58,21 @@ function assertNotForeign(path: string): void {
     if (tables.length > 0 && !tables.includes("__drizzle_migrations")) {
       throw foreignStore(path, "SQLite database", tables);
     }
+    return tables;
   } finally {
     probe.close();
   }
 }
 
-/** A PostgreSQL URL that reached this opener must not become a file of that name. */
-function refuseUrl(value: string): void {
-  const location = parseStoreLocation(value);
+export function openStore(path: string, options: OpenOptions = {}): Store {
+  const readonly = options.readonly ?? false;
+  // A PostgreSQL URL that reached this opener must not become a file of that name.
+  const location = parseStoreLocation(path);
   if (location.engine === "postgres") {
     throw new FlagtrailError(
       `${describeLocation(location)} is a PostgreSQL store, not a SQLite file; it was left untouched.`,
     );
   }
-}
-
-export function openStore(path: string, options: OpenOptions = {}): Store {
-  const readonly = options.readonly ?? false;
-  refuseUrl(path);
   const inMemory = path === ":memory:";
   // SQLite would open it and fail later with "disk I/O error".
   if (!inMemory && statSync(path, { throwIfNoEntry: false })?.isDirectory()) {
@@ -124,9 +97,9 @@ export function openStore(path: string, options: OpenOptions = {}): Store {
     sqlite.pragma("busy_timeout = 5000");
     sqlite.pragma("foreign_keys = ON");
     if (!readonly) {
-      // Only a file with no page yet (WAL fixes the size once set). ~1.2 KB records leave 14 % of 4 KB
-      // pages unused, ~6 % of 16 KB ones (bench `ingest_sync_bytes_per_record`: 1,717 → ~1,600). 32 and
-      // 64 KB pages were no smaller (50k: 1,327 and 1,367 vs 1,339 bytes): indexes fill them less.
+      // Only a file with no page yet (WAL fixes it). ~1.2 KB records leave 14 % of 4 KB pages unused, ~6 %
+      // of 16 KB ones (bench: 1,717 → ~1,600 bytes a record); 32 and 64 KB were no smaller (50k: 1,327 and
+      // 1,367 vs 1,339 bytes): indexes fill them less.
       const newFile = !inMemory && sqlite.pragma("page_count", { simple: true }) === 0;
       if (newFile) sqlite.pragma(`page_size = ${NEW_STORE_PAGE_SIZE}`);
       if (!inMemory) sqlite.pragma("journal_mode = WAL");
@@ -141,8 +114,10 @@ export function openStore(path: string, options: OpenOptions = {}): Store {
       // Nothing above was read: a non-database fails here, not later.
       sqlite.prepare("SELECT count(*) FROM sqlite_master").pluck().get();
       if (!inMemory) {
-        assertNotForeign(path);
-        assertCurrent(path, migrationsFolder, appliedTimes(sqlite));
+        const applied = assertNotForeign(path).includes("__drizzle_migrations")
+          ? sqlite.prepare("SELECT created_at FROM __drizzle_migrations").pluck().all().map(Number)
+          : [];
+        assertCurrent(path, migrationsFolder, applied);
       }
     }
     const opened = sqlite;

@@ -1,12 +1,9 @@
-// Several projects in one store, each in a namespace of its own with a single-project store's tables,
-// chain, checkpoints and leases: on SQLite a file next to the store's, on PostgreSQL a schema next to its
-// (public → public_eu). No query names the project (none reads another's rows; an id stays unique per
-// project by its primary key); a store older than projects is `default`'s. The store's own namespace is
-// the register: meta `project` names its project, a key each other one.
+// Several projects in one store, each in a namespace of its own: a file or a schema beside the store's
+// (docs/projects.md). The store's own namespace registers them: meta `project` names its project.
 import { existsSync } from "node:fs";
-import { basename, dirname, extname, join } from "node:path";
 import { FlagtrailError } from "../errors.ts";
 import { DEFAULT_PROJECT } from "../projects.ts";
+import { projectFilePath } from "../storeLocation.ts";
 import {
   newestRecordTimeTexts,
   readMetaValue,
@@ -28,7 +25,6 @@ export interface ProjectStore {
   readonly store: AnyStore;
 }
 
-/** The project the store's own namespace holds, if any yet. */
 async function homeProjectOf(home: AnyStore): Promise<string | undefined> {
   const named = await readMetaValue(home, STORE_PROJECT_KEY);
   if (named !== undefined) return named;
@@ -36,22 +32,12 @@ async function homeProjectOf(home: AnyStore): Promise<string | undefined> {
   return (await newestRecordTimeTexts(home)) === undefined ? undefined : DEFAULT_PROJECT;
 }
 
-/** Projects kept in namespaces of their own, as registered in the store's namespace. */
 async function registeredProjects(home: AnyStore): Promise<string[]> {
   const keys = await readMetaValuesWithPrefix(home, REGISTERED_PREFIX);
   return [...keys.keys()].map((key) => key.slice(REGISTERED_PREFIX.length)).sort();
 }
 
-/** `flagtrail.db` → `flagtrail.eu.db`: the file next to the store's that holds project `project`. */
-export function projectFilePath(storePath: string, project: string): string {
-  const ext = extname(storePath);
-  return join(dirname(storePath), `${basename(storePath, ext)}.${project}${ext}`);
-}
-
-/**
- * Opens project `project`'s own namespace beside the store's (`home`, opened from `value`). A registered
- * project's must exist: made anew, its history would restart from a new genesis as if it never had one.
- */
+/** Opens `project`'s own namespace beside `home`'s; a registered one must exist (docs/projects.md). */
 async function openOwnNamespace(
   value: string,
   home: AnyStore,
@@ -93,22 +79,7 @@ function missingNamespace(home: AnyStore, project: string, where: string): Flagt
   );
 }
 
-/** Checks (and on a writable open, sets) which project a namespace holds. */
-async function claim(store: AnyStore, project: string, readonly: boolean): Promise<void> {
-  const held = await homeProjectOf(store);
-  if (held !== undefined && held !== project) {
-    throw new FlagtrailError(
-      `${store.location} holds the audit history of project ${held}, not of project ${project}.`,
-    );
-  }
-  if (held === undefined && !readonly) await writeMetaValue(store, STORE_PROJECT_KEY, project);
-}
-
-/**
- * Opens project `project`'s part of the store at `value`: the store's own namespace when it holds that
- * project (or nothing yet and the project is `default`), else the project's own namespace, which a
- * writable open creates, migrates and registers (read-only, a project never synced into it is an error).
- */
+/** Opens `project`'s part of the store at `value`; a writable open creates and registers a new one. */
 export async function openProjectStore(
   value: string,
   project: string,
@@ -132,19 +103,24 @@ async function openIn(
     return home;
   }
   const registered = await registeredProjects(home);
-  if (readonly && !registered.includes(project)) {
+  const known = registered.includes(project);
+  if (readonly && !known) {
     const held = [...(homeProject ? [homeProject] : []), ...registered];
     throw new FlagtrailError(
       `${home.location} holds no project ${project}${held.length > 0 ? ` (it holds ${held.join(", ")})` : ""}.`,
     );
   }
-  const own = await openOwnNamespace(value, home, project, {
-    ...options,
-    registered: registered.includes(project),
-  });
+  const own = await openOwnNamespace(value, home, project, { ...options, registered: known });
   try {
-    await claim(own, project, readonly);
-    if (!readonly && !registered.includes(project)) {
+    // Checks (and on a writable open, sets) which project the namespace holds.
+    const held = await homeProjectOf(own);
+    if (held !== undefined && held !== project) {
+      throw new FlagtrailError(
+        `${own.location} holds the audit history of project ${held}, not of project ${project}.`,
+      );
+    }
+    if (held === undefined && !readonly) await writeMetaValue(own, STORE_PROJECT_KEY, project);
+    if (!readonly && !known) {
       await writeMetaValue(home, `${REGISTERED_PREFIX}${project}`, own.location);
     }
   } catch (error) {
@@ -160,10 +136,7 @@ async function projectsOf(home: AnyStore): Promise<string[]> {
   return [...(homeProject ? [homeProject] : []), ...(await registeredProjects(home))];
 }
 
-/**
- * Opens every project of the store at `value` (or only `project`), read-only unless asked: a store that
- * holds no project yet is read as project `default`'s, empty. The store's own namespace is opened once.
- */
+/** Opens every project of the store at `value` (or only `project`); a store with none is `default`'s. */
 export async function openStoreProjects(
   value: string,
   options: OpenOptions & { project?: string | undefined } = {},

@@ -1,10 +1,8 @@
-// The report's reads. They stay SQL text because the compliance Markdown prints each one under its
-// section, with its parameters as `--param name=value`, so a reader can re-run it with `flagtrail sql`.
-// ONE text for both engines, printed once, in the SQL both accept (src/store/README.md); an engine's
-// variant only where measured (pg/reportQueries.ts, reportQueries/sqliteVariants.ts), with the same rows.
-// Long results come in batches: one-row batches cost the one-month 1M-record report ~30% more CPU than
-// 512-row ones (bench).
+// The report's reads, as the SQL text the Markdown prints (docs/reports.md): one text for both engines, an
+// engine's variant (same rows) only where measured (pg/reportQueries.ts, reportQueries/sqliteVariants.ts).
+// Long results come in batches: one-row batches cost the 1M-record month ~30% more CPU than 512-row ones.
 import type Database from "better-sqlite3";
+import type { CopiedColumns } from "./chainRead.ts";
 import { sqliteOf } from "./connection.ts";
 import { ENTITY_REPORT_QUERIES } from "./entityReportQueries.ts";
 import { type AnyStore, pgSide } from "./openAny.ts";
@@ -81,31 +79,28 @@ export function paramsFor(sql: string, all: Record<string, unknown>): Record<str
   return picked;
 }
 
-/** A query's one text and the values it binds, as the report prints them for `flagtrail sql`. */
+/** A query's one text (or its variant in `variants`: same rows) and the values it binds. */
 export function reportQuery(
   name: ReportQueryName,
   params: ReportParams,
+  variants: Partial<Record<ReportQueryName, string>> = {},
 ): { sql: string; params: Record<string, unknown> } {
-  const sql = QUERIES[name];
+  const sql = variants[name] ?? QUERIES[name];
   return { sql, params: paramsFor(sql, bindParams(params)) };
 }
 
 /** How many rows a stream hands over at a time. */
 export const BATCH_ROWS = 512;
 
-export interface TimeTexts {
-  date_text: string;
-  time_text: string;
-}
+export type TimeTexts = Pick<CopiedColumns, "date_text" | "time_text">;
 
 /** The report's reads, all from one snapshot of the store. */
 export interface ReportSnapshot {
   /** Every row of a query with a small result. */
   rows<N extends ReportQueryName>(name: N, params: ReportParams): Promise<ReportRows[N][]>;
   /**
-   * These queries will be asked for (rows or batches) with these parameters, after a long read: an engine
-   * that can read them meanwhile starts now (PostgreSQL, on a second session of the same snapshot).
-   * Resolves when the snapshot can take the next request, not when the reads are done.
+   * These queries will be asked for after a long read: PostgreSQL starts them now, on a second session of
+   * the snapshot. Resolves when the snapshot can take the next request, not when the reads are done.
    */
   ahead?(names: readonly ReportQueryName[], params: ReportParams): Promise<void>;
   /** The rows of a query with a long result, in order, a batch at a time (bounded memory). */
@@ -121,9 +116,8 @@ export interface ReportSnapshot {
 }
 
 /**
- * A statement's rows in batches, as objects made here from better-sqlite3's raw arrays: its own row
- * objects cost ~20 % of the one-month 1M-record report's CSV queries' CPU (87 → 51–76 ms, 196 → 149–151
- * ms, min of five). Starts the statement at the first batch: an unread stream holds nothing open.
+ * A statement's rows in batches, as objects made here from better-sqlite3's raw arrays: its own cost ~20 %
+ * of the 1M-record month's CSV queries' CPU. Starts at the first batch: an unread stream holds nothing open.
  */
 async function* batchesOf<Row>(
   statement: Database.Statement,
@@ -149,20 +143,14 @@ async function* batchesOf<Row>(
   }
 }
 
-/** The text SQLite runs for a query (its variant, where it has one: same rows) and the values it binds. */
-function sqliteQuery(name: ReportQueryName, params: ReportParams) {
-  const sql = SQLITE_VARIANTS[name] ?? QUERIES[name];
-  return { sql, params: paramsFor(sql, bindParams(params)) };
-}
-
 function snapshotOf(sqlite: Database.Database): ReportSnapshot {
   return {
     rows: async <N extends ReportQueryName>(name: N, params: ReportParams) => {
-      const { sql, params: bound } = sqliteQuery(name, params);
+      const { sql, params: bound } = reportQuery(name, params, SQLITE_VARIANTS);
       return sqlite.prepare(sql).all(bound) as ReportRows[N][];
     },
     batches: <N extends ReportQueryName>(name: N, params: ReportParams) => {
-      const { sql, params: bound } = sqliteQuery(name, params);
+      const { sql, params: bound } = reportQuery(name, params, SQLITE_VARIANTS);
       return batchesOf<ReportRows[N]>(sqlite.prepare(sql), bound);
     },
     changes: (params: ReportParams) =>
@@ -192,10 +180,7 @@ function snapshotOf(sqlite: Database.Database): ReportSnapshot {
 /** The report's page cache, in KiB as `PRAGMA cache_size` takes it (negative). */
 const REPORT_CACHE_KIB = -2_000;
 
-/**
- * Runs `read` inside one read transaction, so every file of a report describes the same snapshot even
- * while a sync is writing (a caller already inside a transaction has its own snapshot). Writes nothing.
- */
+/** Runs `read` in one read transaction: every file of a report describes one snapshot, even during a sync. */
 export async function readReportSnapshot<T>(
   store: AnyStore,
   read: (snapshot: ReportSnapshot) => Promise<T>,
@@ -203,9 +188,8 @@ export async function readReportSnapshot<T>(
   if (store.engine === "postgres") return (await pgSide()).readPgReportSnapshot(store, read);
   const sqlite = sqliteOf(store);
   const cache = sqlite.pragma("cache_size", { simple: true }) as number;
-  // SQLite's default page cache (2 MB), not better-sqlite3's 16 MB: that was ~17 MB of a one-month
-  // 1M-record report's peak RSS (138 vs. 120 MB) for no CPU saved (the OS caches the file). The sorter's
-  // memory follows it: above 4 MB (250 pages) a sort goes on in a temporary file.
+  // SQLite's default page cache, not better-sqlite3's 16 MB: the 1M-record month's peak RSS 138 → 120 MB,
+  // no CPU lost (the OS caches the file). The sorter's follows it: above 4 MB a sort goes to a temp file.
   const capped = cache < REPORT_CACHE_KIB;
   if (capped) sqlite.pragma(`cache_size = ${REPORT_CACHE_KIB}`);
   const ownTransaction = !sqlite.inTransaction;

@@ -1,5 +1,4 @@
-// SQLite's drizzle tables, built from the one description of the store's tables (src/store/tables.ts):
-// the source of drizzle-kit's migrations in drizzle/.
+// SQLite's drizzle tables, built from the store's one description (tables.ts): drizzle-kit's source.
 import {
   blob,
   index,

@@ -4,7 +4,7 @@ import { ENTITY_BACKLOG_SQL, type EntityBacklogRow } from "./entityBacklog.ts";
 import { DAEMON_LAST_CYCLE_KEY, DAEMON_LEASE, readLiveLease } from "./leases.ts";
 import { readMetaValue } from "./metaValues.ts";
 import type { AnyStore } from "./openAny.ts";
-import { type Queries, queriesOf, sql } from "./query.ts";
+import { type Queries, queriesOf, type SQL, sql } from "./query.ts";
 import { readStoredPlans, type SyncPlan } from "./syncPlans.ts";
 import type { RunCounters } from "./syncRuns.ts";
 
@@ -22,7 +22,12 @@ type RunRow = RunCounters & {
 
 export type DayRow = { filter_key: string; day: string; local_count: number; server_total: number };
 
-const DAY_COLUMNS = sql`filter_key, day, local_count, server_total`;
+/** The newest coverage days `where` holds. */
+const coverageDays = (q: Queries, where: SQL) =>
+  q.all<DayRow>(
+    sql`SELECT filter_key, day, local_count, server_total FROM coverage WHERE ${where}
+      ORDER BY day COLLATE "binary" DESC, filter_key COLLATE "binary" LIMIT ${LISTED}`,
+  );
 
 /** Interrupted runs' plans (by filter key, byte order) and their windows' progress. */
 async function plansOf(store: AnyStore, q: Queries) {
@@ -36,7 +41,6 @@ async function plansOf(store: AnyStore, q: Queries) {
   return plansWithWindows;
 }
 
-/** What status reads, from either engine. */
 export type StatusRows = Awaited<ReturnType<typeof readStatusRows>>;
 
 export async function readStatusRows(store: AnyStore) {
@@ -76,14 +80,8 @@ export async function readStatusRows(store: AnyStore) {
       sql`SELECT id, started_at, finished_at, outcome, filter_key, fetched, inserted, duplicates, mutations,
         quarantined, warnings, requests, throttled, retries, error FROM sync_runs ORDER BY id DESC LIMIT ${RECENT_RUNS}`,
     ),
-    openDays: await q.all<DayRow>(
-      sql`SELECT ${DAY_COLUMNS} FROM coverage WHERE day_closed = 0
-        ORDER BY day COLLATE "binary" DESC, filter_key COLLATE "binary" LIMIT ${LISTED}`,
-    ),
-    gaps: await q.all<DayRow>(
-      sql`SELECT ${DAY_COLUMNS} FROM coverage WHERE local_count <> server_total
-        ORDER BY day COLLATE "binary" DESC, filter_key COLLATE "binary" LIMIT ${LISTED}`,
-    ),
+    openDays: await coverageDays(q, sql`day_closed = 0`),
+    gaps: await coverageDays(q, sql`local_count <> server_total`),
     quarantineRecent: await q.all<{ record_id: string | null; received_at: number; issues: string }>(
       sql`SELECT record_id, received_at, issues FROM quarantine ORDER BY id DESC LIMIT ${LISTED}`,
     ),
@@ -97,7 +95,6 @@ export async function readStatusRows(store: AnyStore) {
     /** Each lease, with whether its holder is alive (the engine knows how to tell). */
     lease: await readLiveLease(store, "sync"),
     daemonLease: await readLiveLease(store, DAEMON_LEASE),
-    /** meta's DAEMON_LAST_CYCLE_KEY value, as stored. */
     lastCycle: await readMetaValue(store, DAEMON_LAST_CYCLE_KEY),
   };
 }

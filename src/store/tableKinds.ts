@@ -1,11 +1,7 @@
-// The small language src/store/tables.ts describes the store's tables in, and how an engine's drizzle
-// builders turn a description into tables. The column kinds carry what differs between the engines, so
-// that a value reads back the same on both:
-// - text: every string, raw JSON too (its exact bytes are hashed, which jsonb would reorder and respace);
-// - integer: counts and flags (0/1 as on SQLite, not boolean);
-// - epochMs / bigNumber: epoch milliseconds and sequence numbers, past int4's range on PostgreSQL
-//   (bigint, read as a JS number: well within its exact integers); SQLite's integer holds 64 bits;
-// - serial: an integer primary key the engine numbers (AUTOINCREMENT / an identity column).
+// The language tables.ts describes the store's tables in, and how an engine's drizzle builders build them.
+// Column kinds carry what differs between the engines, so that a value reads back the same on both: text
+// (raw JSON too: its bytes are hashed, which jsonb would reorder); integer (counts, 0/1 flags); epochMs and
+// bigNumber (past int4: bigint on PostgreSQL, read as a JS number); serial (AUTOINCREMENT / identity).
 import type { SQL } from "drizzle-orm";
 
 export type Kind = "text" | "integer" | "epochMs" | "bigNumber" | "serial" | "blob";
@@ -46,7 +42,6 @@ export class Column {
   default(value: string | number | PerEngine): Column {
     return this.with({ default: value });
   }
-  /** `table`: a key of TABLES, defined above this one. */
   references(table: string, column: string): Column {
     return this.with({ references: [table, column] });
   }
@@ -136,7 +131,6 @@ interface Builder {
   notNull(): Builder;
   default(value: unknown): Builder;
   references(target: () => unknown): Builder;
-  /** SQLite's mode is given (virtual); PostgreSQL's columns are STORED (virtual only from 18 on). */
   generatedAlwaysAs(expression: SQL, config?: { mode: "virtual" }): Builder;
 }
 

@@ -1,9 +1,7 @@
-// Every table of the store, described once for both engines in tableKinds.ts's language: schema.ts and
-// pg/schema.ts build each engine's drizzle tables (drizzle-kit's sources) from it. The tables are a public
-// interface for ad hoc SQL (docs/sql.md "Tables"): columns may be added, never renamed; a column's SQL name
-// is its key in snake_case. Columns stand in the order both engines' migrated tables have them (SQLite's
-// audit_logs alone has three more, last), checked by test/pg/schema.test.ts.
-import { sql } from "drizzle-orm";
+// Every table of the store, once for both engines (tableKinds.ts); schema.ts and pg/schema.ts build the
+// drizzle tables from it. Public for ad hoc SQL (docs/sql.md documents them): columns may be added, never
+// renamed; SQL names are the keys in snake_case, in the migrated tables' order (test/pg/schema.test.ts).
+import { type SQL, sql } from "drizzle-orm";
 import { CONTROL_TABLES } from "./controls/tables.ts";
 import { ENTITY_TABLES } from "./entityTables.ts";
 import {
@@ -23,15 +21,13 @@ export type ColumnKeys = { [T in keyof typeof TABLES]: keyof (typeof TABLES)[T][
 
 /** A field of the record, read from its stored JSON on SQLite (`raw_data`, see audit_logs). */
 const fromRaw = (path: string) => sql.raw(`json_extract(raw_data, '$.${path}')`);
-/** A column PostgreSQL stores and SQLite reads from the record's JSON. */
-const fromRawOnSqlite = (column: Column, path: string) =>
-  perEngine({ sqlite: column.generatedAs(fromRaw(path)), pg: column });
+/** A column PostgreSQL stores and SQLite computes (virtual) from `expression`. */
+const computedOnSqlite = (column: Column, expression: SQL) =>
+  perEngine({ sqlite: column.generatedAs(expression), pg: column });
+const fromRawOnSqlite = (column: Column, path: string) => computedOnSqlite(column, fromRaw(path));
 
 export const TABLES = {
-  /**
-   * One row per record, first version as received, never updated. On SQLite the columns that repeat a
-   * field are virtual, read from `raw_data` (docs/sql.md); PostgreSQL stores every column.
-   */
+  /** One row per record, first version as received, never updated. */
   auditLogs: table(
     "audit_logs",
     {
@@ -40,8 +36,7 @@ export const TABLES = {
       actionType: fromRawOnSqlite(text().notNull(), "actionType"),
       changeLog: fromRawOnSqlite(text(), "changeLog"),
       updatedBy: fromRawOnSqlite(text(), "updatedBy"),
-      // Stored on SQLite too: the report reads both for every record of its period (from raw_data: +7 %
-      // CPU, one month of a 300k-record store).
+      // Stored on SQLite too: the report reads both per record (from raw_data: +7 % CPU, 300k-record month).
       updatedByUserId: text(),
       modifierEmail: text(),
       occurredAt: epochMs(),
@@ -49,16 +44,10 @@ export const TABLES = {
       dateText: fromRawOnSqlite(text().notNull(), "date"),
       timeText: fromRawOnSqlite(text().notNull(), "time"),
       tags: fromRawOnSqlite(text(), "tags"),
-      raw: perEngine({ sqlite: text().notNull().generatedAs(sql`raw_data`), pg: text().notNull() }),
-      recordHash: perEngine({
-        sqlite: text().notNull().generatedAs(sql`lower(hex(record_hash_bytes))`),
-        pg: text().notNull(),
-      }),
+      raw: computedOnSqlite(text().notNull(), sql`raw_data`),
+      recordHash: computedOnSqlite(text().notNull(), sql`lower(hex(record_hash_bytes))`),
       seq: perEngine({ sqlite: integer().primaryKey(), pg: bigNumber().notNull() }),
-      chainHash: perEngine({
-        sqlite: text().notNull().generatedAs(sql`lower(hex(chain_hash_bytes))`),
-        pg: text().notNull(),
-      }),
+      chainHash: computedOnSqlite(text().notNull(), sql`lower(hex(chain_hash_bytes))`),
       firstSeenAt: epochMs().notNull(),
       syncRunId: integer(),
       /** Both expressions give the member's text as in the record, and SQL NULL for JSON null. */
@@ -66,29 +55,23 @@ export const TABLES = {
         sqlite: sql`coalesce(json_extract(raw_data, '$.changes'), '{}')`,
         pg: sql`coalesce(raw::json ->> 'changes', '{}')`,
       }),
-      /**
-       * Text, not JSONB (~80 bytes a record smaller): reading JSONB fails in SQLite before 3.45 (Debian 12's
-       * sqlite3 and Python's), and the store is meant to be read with any SQLite tool.
-       */
+      // Text, not JSONB (~80 bytes a record smaller): SQLite before 3.45 (Debian 12's sqlite3, Python's)
+      // cannot read JSONB, and the store is meant to be read with any SQLite tool.
       rawData: perEngine({ sqlite: text().notNull() }),
       recordHashBytes: perEngine({ sqlite: blob().notNull() }),
       chainHashBytes: perEngine({ sqlite: blob().notNull() }),
     },
     // Each index and the queries that need it (an index on a virtual column holds its values itself).
     (on) => [
-      // SQLite: the writer's dedupe on id; the foreign keys of rule_changes, rule_diff_summaries,
-      // listed_days… (PostgreSQL: id is the primary key).
+      // SQLite: the writer's dedupe on id, the foreign keys to it (PostgreSQL: id is the primary key).
       on.only("sqlite", on.unique("audit_logs_id_idx", "id")),
-      // A period of every action type: the report's counts (reportQueries/overview.ts), export's
-      // --from/--to (export/records.ts), the newest record (coverageState.ts).
+      // A period of every action type: the report's counts, export's --from/--to, the newest record.
       on.index("audit_logs_occurred_at_idx", "occurredAt"),
-      // Records per server day: the sync's coverage counts (coverageCounts.ts), the report's completeness
-      // section (reportQueries/completeness.ts).
+      // Records per server day: the sync's coverage counts, the report's completeness section.
       on.index("audit_logs_server_day_idx", "serverDay"),
-      // Covers what the report reads of a category's records (the two views) besides the CSV columns:
-      // the unreviewed-change window and per-entity summaries read the index alone (bench/report.ts).
-      // SQLite's lists no seq: every entry ends with the rowid, which seq is (0012); no report order is
-      // read from this index (each query sorts).
+      // What the report reads of a category's records besides the CSV columns: the unreviewed window and
+      // per-entity summaries read the index alone. SQLite's lists no seq: its entries end with the rowid,
+      // which seq is (0012), and no report order is read from the index (each query sorts).
       on.only(
         "sqlite",
         on.index("audit_logs_action_type_idx", "actionType", "occurredAt", "name", "updatedBy", "id"),
@@ -97,15 +80,13 @@ export const TABLES = {
         "pg",
         on.index("audit_logs_action_type_idx", "actionType", "occurredAt", "seq", "name", "updatedBy", "id"),
       ),
-      // One entity's records: a config's edits (entityLinks.ts), an experiment's states
-      // (entityReportQueries.ts), the approval before a change (export/records.ts).
+      // One entity's records: a config's edits, an experiment's states, the approval before a change.
       on.index("audit_logs_name_idx", "name"),
       // PostgreSQL: seq's uniqueness (on SQLite seq is the rowid).
       on.only("pg", on.unique("audit_logs_seq_idx", "seq")),
     ],
   ),
 
-  /** Later versions of a record whose id was already stored with other content (a mutation). */
   auditLogRevisions: table(
     "audit_log_revisions",
     {
@@ -128,24 +109,18 @@ export const TABLES = {
       recordId: text(),
       raw: text().notNull(),
       rawHash: text().notNull(),
-      /** JSON array of zod issues. */
       issues: text().notNull(),
       requestPath: text(),
       receivedAt: epochMs().notNull(),
       syncRunId: integer(),
-      /** The record's server day from its raw `date` text when that parses (for coverage), else NULL. */
       serverDay: text(),
-      /**
-       * The narrowest startDate..endDate of a request that returned it: when its own date is unreadable,
-       * coverage counts it for any range holding these bounds (and a narrower re-read narrows them).
-       */
+      /** The narrowest startDate..endDate of a request that returned it (docs/sync.md, Coverage). */
       dayMin: text(),
       dayMax: text(),
     },
     (on) => [on.unique("quarantine_raw_hash_idx", "rawHash")],
   ),
 
-  /** One row per `flagtrail sync` (and per daemon cycle). */
   syncRuns: table(
     "sync_runs",
     {
@@ -197,7 +172,6 @@ export const TABLES = {
     (on) => [on.primaryKey("filterKey", "startDate", "endDate")],
   ),
 
-  /** Per server day: how many records the server says exist and how many the store holds. */
   coverage: table(
     "coverage",
     {
@@ -253,10 +227,7 @@ export const TABLES = {
     diffVersion: integer().notNull(),
   }),
 
-  /**
-   * The day a single-day request listed a record under, when its own `date` text says another (a server
-   * writing some texts in another zone): coverage counts it there, so that a gap means a missing record.
-   */
+  /** The day a single-day read listed a record under when its own date says another (docs/sync.md). */
   listedDays: table("listed_days", {
     auditLogId: text().primaryKey().references("auditLogs", "id"),
     day: text().notNull(),
@@ -279,11 +250,9 @@ export const TABLES = {
     }),
   }),
 
-  // Entity history (issue 10) and controls (issue 23), each in a file of its own.
   ...ENTITY_TABLES,
   ...CONTROL_TABLES,
 
-  /** `flagtrail export --cursor`: per project and consumer, the audit_logs.seq its exports are complete to. */
   exportCursors: table(
     "export_cursors",
     {

@@ -8,7 +8,7 @@ import { join } from "node:path";
 import Database from "better-sqlite3";
 import { beforeAll, describe, expect, it } from "vitest";
 import { MANIFEST_FORMAT } from "../../src/manifest/format.ts";
-import { projectFilePath } from "../../src/store/projectStores.ts";
+import { projectFilePath } from "../../src/storeLocation.ts";
 import { runCliInProcess as cli } from "../helpers/inProcessCli.ts";
 import { runCli } from "../helpers/runCli.ts";
 import { tempDbPath, withDb } from "../helpers/simSync.ts";

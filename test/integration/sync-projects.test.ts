@@ -8,7 +8,7 @@ import { dirname, join } from "node:path";
 import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
 import type { RunningSimulator } from "../../src/simulator/index.ts";
-import { projectFilePath } from "../../src/store/projectStores.ts";
+import { projectFilePath } from "../../src/storeLocation.ts";
 import { logEvents, waitUntil } from "../helpers/daemonProcess.ts";
 import { runCliInProcess } from "../helpers/inProcessCli.ts";
 import { runCli } from "../helpers/runCli.ts";

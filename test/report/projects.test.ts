@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { manifestChainHead, manifestSchema } from "../../src/manifest/format.ts";
 import { writeReports } from "../../src/report/writeReports.ts";
-import { projectFilePath } from "../../src/store/projectStores.ts";
+import { projectFilePath } from "../../src/storeLocation.ts";
 import { runCliInProcess } from "../helpers/inProcessCli.ts";
 import {
   CSV_KINDS,

@@ -9,7 +9,7 @@ import { gunzipSync } from "node:zlib";
 import type Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningSimulator } from "../../src/simulator/index.ts";
-import { projectFilePath } from "../../src/store/projectStores.ts";
+import { projectFilePath } from "../../src/storeLocation.ts";
 import { runCliInProcess } from "../helpers/inProcessCli.ts";
 import { runCli } from "../helpers/runCli.ts";
 import { simEnv, startTestSimulator, storedIds, withDb } from "../helpers/simSync.ts";

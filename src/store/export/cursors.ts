@@ -1,5 +1,4 @@
-// Export cursors: per project and consumer, the audit_logs.seq up to which it has had every record,
-// advanced only once what was sent is safe on the other side (a synced file, an acknowledgement).
+// Export cursors (docs/export.md): per project and consumer, the audit_logs.seq it has had every record to.
 import type { AnyStore } from "../openAny.ts";
 import { queriesOf, sql } from "../query.ts";
 

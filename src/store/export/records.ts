@@ -4,7 +4,7 @@ import type { ChainRecord, CopiedColumns, StoredRuleChange } from "../chainRead.
 import type { FindingRow } from "../controls/findings.ts";
 import type { VersionChange } from "../entityReportQueries.ts";
 import type { AnyStore } from "../openAny.ts";
-import { inList, type Queries, queriesOf, type SQL, sql } from "../query.ts";
+import { inList, queriesOf, type SQL, sql } from "../query.ts";
 import type { ChangeRow } from "../reportQueries/rows.ts";
 
 /** The audit record's own columns, as verify's chain read names them, and what the mapping adds. */
@@ -34,7 +34,6 @@ export type VersionChangeRow = VersionChange & {
   previous_version: number | null;
 };
 
-/** A control finding on a record of the batch. */
 export type RecordFindingRow = Pick<
   FindingRow,
   "id" | "control_id" | "kind" | "severity" | "message" | "first_seen_at"
@@ -75,8 +74,9 @@ function inRange(range: RecordRange, toSeq = range.toSeq): SQL {
       ${range.to === undefined ? sql`` : sql`AND a.occurred_at < ${range.to}`}`;
 }
 
-/** The next `limit` records after `afterSeq`, as stored (raw included), in seq order. */
-async function readRecords(q: Queries, range: RecordRange): Promise<ExportRecordRow[]> {
+/** The next `limit` records after `afterSeq`, as stored (raw included), in seq order: the raw format. */
+export async function readRecordBatch(store: AnyStore, range: RecordRange): Promise<ExportRecordRow[]> {
+  const q = await queriesOf(store);
   return q.all<ExportRecordRow>(sql`
     SELECT a.seq, a.id, a.name, a.action_type, a.change_log, a.updated_by, a.updated_by_user_id,
            a.modifier_email, a.occurred_at, a.date_text, a.time_text, a.raw, a.first_seen_at,
@@ -94,29 +94,20 @@ async function readRecords(q: Queries, range: RecordRange): Promise<ExportRecord
     LIMIT ${range.limit}`);
 }
 
-/** Only the records (the raw format). */
-export async function readRecordBatch(store: AnyStore, range: RecordRange): Promise<ExportRecordRow[]> {
-  return readRecords(await queriesOf(store), range);
-}
-
-/**
- * The next batch with every detail the OCSF mapping uses. The details are read per batch by the
- * batch's ids, so memory stays that of one batch whatever the store's size.
- */
+/** The next batch with every detail the OCSF mapping uses, read per batch: memory stays one batch's. */
 export async function readExportBatch(
   store: AnyStore,
   range: RecordRange,
   approvalFlows: readonly { accept: string; changeTypes: readonly string[] }[],
   approvalWindowMs: number,
 ): Promise<ExportBatch> {
-  const q = await queriesOf(store);
-  const records = await readRecords(q, range);
+  const records = await readRecordBatch(store, range);
   if (records.length === 0)
     return { records, ruleChanges: [], versionChanges: [], findings: [], approvals: [] };
-  // The details of the batch's records, joined from audit_logs by its seq index and the same bounds: a
-  // list of a thousand bound ids would cost more to bind than the reads themselves. A period's records
-  // are sparse in seq order (a backfill stores windows newest first): without the period's bounds the
-  // details were read for every record in between (one month of 300k: 92k records' approvals).
+  const q = await queriesOf(store);
+  // The details of the batch's records, joined from audit_logs by its seq index and the same bounds (a
+  // thousand bound ids cost more to bind than the reads). A period's records are sparse in seq order:
+  // without its bounds, one month of 300k read the approvals of 92k records.
   const seqs = inRange(range, records.at(-1)?.seq ?? range.afterSeq);
   const ruleChanges = await q.all<RuleChangeRow>(sql`
     SELECT r.audit_log_id, r.rule_id, r.rule_name, r.change, r.field, r.old_value, r.new_value
@@ -133,27 +124,14 @@ export async function readExportBatch(
     SELECT f.id, f.record_id, f.control_id, f.kind, f.severity, f.message, f.first_seen_at
     FROM audit_logs a JOIN control_findings f ON f.record_id = a.id
     WHERE ${seqs} ORDER BY a.seq, f.id COLLATE "binary"`);
-  const approvals = await readApprovals(q, seqs, approvalFlows, approvalWindowMs);
-  return { records, ruleChanges, versionChanges, findings, approvals };
-}
-
-/**
- * For each change a review flow covers: that flow's last approval of the same entity name within the
- * window before it (one indexed lookup per change). Whether it covers the change is the report's rule.
- */
-async function readApprovals(
-  q: Queries,
-  seqs: SQL,
-  flows: readonly { accept: string; changeTypes: readonly string[] }[],
-  windowMs: number,
-): Promise<ApprovalRow[]> {
-  const out: ApprovalRow[] = [];
-  for (const flow of flows) {
+  // Each covered change's last approval of its entity in the window before it (the report judges it).
+  const approvals: ApprovalRow[] = [];
+  for (const flow of approvalFlows) {
     const sameEntity = sql`r.name = a.name AND r.action_type = ${flow.accept}`;
-    // The last approval's second first, then its last record of that second: SQLite's index cannot order
-    // by seq after a range on occurred_at, so one ORDER BY of both read every approval of the window
-    // (300k store, a batch's 836 changes: 480–750 → 80–120 ms). MATERIALIZED: PostgreSQL otherwise
-    // hashes every record of the store to join the few approvals (550–650 → 75–110 ms).
+    // The last approval's second, then its last record of that second: SQLite's index cannot order by seq
+    // after a range on occurred_at, so one ORDER BY of both read the window's every approval (a batch of
+    // a 300k store: 480–750 → 80–120 ms). MATERIALIZED: else PostgreSQL hashes the whole store to join
+    // the few approvals (550–650 → 75–110 ms).
     const rows = await q.all<ApprovalRow>(sql`
       WITH x AS MATERIALIZED (
         SELECT a.id AS change_id,
@@ -161,7 +139,7 @@ async function readApprovals(
            WHERE ${sameEntity} AND r.occurred_at = (
              SELECT r.occurred_at FROM audit_logs r
              WHERE ${sameEntity}
-               AND r.occurred_at <= a.occurred_at AND r.occurred_at >= a.occurred_at - ${windowMs}
+               AND r.occurred_at <= a.occurred_at AND r.occurred_at >= a.occurred_at - ${approvalWindowMs}
              ORDER BY r.occurred_at DESC LIMIT 1)
            ORDER BY r.seq DESC LIMIT 1) AS approval_id
         FROM audit_logs a
@@ -169,7 +147,7 @@ async function readApprovals(
       )
       SELECT x.change_id, p.id, p.action_type, p.updated_by, p.updated_by_user_id, p.occurred_at, p.change_log
       FROM x JOIN audit_logs p ON p.id = x.approval_id`);
-    out.push(...rows);
+    approvals.push(...rows);
   }
-  return out;
+  return { records, ruleChanges, versionChanges, findings, approvals };
 }

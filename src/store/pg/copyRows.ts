@@ -1,6 +1,5 @@
 // PostgreSQL's bulk insert (Queries.insertRows): COPY … FROM STDIN in text format, each value's UTF-8
-// written into a buffer (pg's serializer of bind parameters was the PostgreSQL sync's largest write cost
-// in the client). COPY costs one more round trip than an INSERT, so a few rows go in as one VALUES.
+// written into a buffer (pg's serializer of bind parameters was the sync's largest client write cost).
 import { once } from "node:events";
 import { finished } from "node:stream/promises";
 import type pg from "pg";
@@ -16,14 +15,10 @@ const NEWLINE = 0x0a;
 const SPECIAL_ALL = /[\\\t\n\r]/g;
 const ESCAPES: Record<string, string> = { "\\": "\\\\", "\t": "\\t", "\n": "\\n", "\r": "\\r" };
 
-/**
- * A value as COPY's text format reads it: what pg sends as the bind parameter's text, escaped. The
- * store's columns are text and integers: other values are a caller's mistake, refused rather than guessed.
- */
+/** A value in COPY's text format: pg's bind parameter text, escaped (other types are a caller's mistake). */
 function copyField(value: unknown): string {
   if (typeof value === "string") {
-    // Four indexOf scans cost less than one regex test over ~800 characters (encoding 50,000 rows:
-    // ~15-25% faster).
+    // Four indexOf scans cost less than one regex test over ~800 characters (50,000 rows: ~15-25% faster).
     if (
       value.indexOf("\\") === -1 &&
       value.indexOf("\t") === -1 &&
@@ -52,10 +47,7 @@ async function insertByValues(
   return (await client.query(text, rows.flat())).rowCount ?? 0;
 }
 
-/**
- * Inserts `rows` into `table` on `client`, in row order (identity values follow it); returns how many
- * went in. `table` and `columns` are the store's own names, never user input.
- */
+/** Inserts `rows` in order (identity values follow it); `table` and `columns` are the store's, not input. */
 export async function copyRows(
   client: pg.ClientBase,
   table: string,

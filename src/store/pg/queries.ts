@@ -7,7 +7,7 @@ import type { Queries } from "../query.ts";
 import { copyRows } from "./copyRows.ts";
 import { describePgError } from "./errors.ts";
 
-/** `fn` in one transaction (`begin`) on a session of its own: committed (unless `commit` is false) or rolled back. */
+/** `fn` in one transaction (`begin`) on a session of its own: committed (if `commit`) or rolled back. */
 async function inPgSessionTransaction<T>(
   store: PgStore,
   begin: string,
@@ -46,7 +46,8 @@ export const inPgReadSnapshot = <T>(store: PgStore, fn: (client: pg.ClientBase) 
 // not the pool's (bigint as a JS number, pg/open.ts).
 const dialect = new PgDialect();
 
-function queriesOn(client: pg.Pool | pg.ClientBase, url: string): Queries {
+function queriesOn(client: pg.Pool | pg.ClientBase, store: PgStore): Queries {
+  const { url } = pgConnectionOf(store);
   const run = async (query: SQL) => {
     const { sql: text, params } = dialect.sqlToQuery(query);
     try {
@@ -77,18 +78,11 @@ function queriesOn(client: pg.Pool | pg.ClientBase, url: string): Queries {
   };
 }
 
-export function pgQueries(store: PgStore): Queries {
-  const { pool, url } = pgConnectionOf(store);
-  return queriesOn(pool, url);
-}
+export const pgQueries = (store: PgStore): Queries => queriesOn(pgConnectionOf(store).pool, store);
 
 /** One write transaction: READ COMMITTED is enough, the sync's lease keeps other writers out. */
-export async function inPgQueriesTransaction<T>(store: PgStore, fn: (q: Queries) => Promise<T>): Promise<T> {
-  const { url } = pgConnectionOf(store);
-  return inPgSessionTransaction(store, "BEGIN", true, (client) => fn(queriesOn(client, url)));
-}
+export const inPgQueriesTransaction = <T>(store: PgStore, fn: (q: Queries) => Promise<T>): Promise<T> =>
+  inPgSessionTransaction(store, "BEGIN", true, (client) => fn(queriesOn(client, store)));
 
-export async function inPgQueriesReadSnapshot<T>(store: PgStore, fn: (q: Queries) => Promise<T>): Promise<T> {
-  const { url } = pgConnectionOf(store);
-  return inPgReadSnapshot(store, (client) => fn(queriesOn(client, url)));
-}
+export const inPgQueriesReadSnapshot = <T>(store: PgStore, fn: (q: Queries) => Promise<T>): Promise<T> =>
+  inPgReadSnapshot(store, (client) => fn(queriesOn(client, store)));

@@ -1,20 +1,18 @@
-// The report's PostgreSQL variants: the queries whose one text (src/store/reportQueries/, printed in the
-// Markdown and run on SQLite) PostgreSQL's planner runs much slower, each with the measurement that
-// keeps it here. Same parameters, same rows in the same order (test/pg/sameHistory.test.ts). The
-// text the Markdown prints is still the one text: it runs on PostgreSQL too, only slower.
-// Spelled in PostgreSQL's own dialect: byte-order sorts as COLLATE "C", JSON lists as json_array_elements.
+// The report's PostgreSQL variants: queries whose one text (src/store/reportQueries/, which the Markdown
+// prints and still runs here, only slower) PostgreSQL plans much slower, each with its measurement. Same
+// parameters and rows in the same order (test/pg/sameHistory.test.ts). In PostgreSQL's dialect: byte-order
+// sorts as COLLATE "C", JSON lists as json_array_elements.
+import { UNREVIEWED_COLUMNS, unreviewedQueries } from "../reportQueries/reviews.ts";
 import type { ReportQueryName } from "../reportQueries.ts";
 
 const C = 'COLLATE "C"';
 const TYPES =
   "(@types::json IS NULL OR ch.action_type IN (SELECT value FROM json_array_elements_text(@types::json)))";
 
-// The changes of the period and the 30 days before it (for the window), both categories in one join on the
-// category table, so the two months of the action-type index are read once (through the two views: once
-// per view, each with parallel workers); the approvals of the flows' entities.
-// The window's verdict is one boolean column: filtered on several predicates over window outputs,
-// PostgreSQL estimated 1 row for ~25,000 and joined the rule-diff summaries by a nested loop.
-const UNREVIEWED_ORDERED = `WITH events AS (
+// The unreviewed changes: both categories in one join on the category table, so the window's two months
+// of the action-type index are read once (not once per view). The verdict is one boolean column: filtered
+// on several predicates over window outputs, PostgreSQL estimated 1 row for ~25,000 (a nested loop).
+const UNREVIEWED = `WITH events AS (
   SELECT CASE c.category WHEN 'config_edit' THEN 'config' ELSE 'experiment' END AS kind, a.name, a.occurred_at,
          a.seq, a.id, a.action_type, c.category, a.updated_by, 0 AS is_approval
   FROM action_type_categories c
@@ -36,28 +34,17 @@ ordered AS (
            AS unreviewed
   FROM events
   WINDOW w AS (PARTITION BY kind ${C}, name ${C} ORDER BY occurred_at, is_approval DESC, seq)
-)`;
-
-/** The unreviewed changes with `columns` of the window's rows, in time order. */
-function unreviewedQuery(columns: string): string {
-  return `${UNREVIEWED_ORDERED}
-SELECT ${columns}
+)
+SELECT ${UNREVIEWED_COLUMNS}
 FROM ordered ch
 WHERE ch.unreviewed
   AND ${TYPES}
 ORDER BY ch.occurred_at, ch.seq`;
-}
 
-/**
- * The changes whose review window leaves them unreviewed, by seq, for PG_CHANGES_CSV: unreviewedQuery's
- * window over narrow events (what it orders and compares, each action type's read from the index on
- * (action_type, occurred_at, seq, name), which holds them), partitioned by name first, as
- * CHANGES_CSV_SQL's is for SQLite: the same partitions, and the sort compares the names, which differ,
- * before the kinds, which mostly do not. The action-type filter is the outer query's. unreviewedQuery's
- * wide rows through the sort, and every record of the two months through the hash join on the
- * categories: the query's EXPLAIN ANALYZE on the 1M store's month 1,538 → 1,191 ms (medians of seven
- * runs alternating, load ~15), with the action-type filter 1,612 → 1,203 (three); same rows.
- */
+// UNREVIEWED's window by seq for PG_CHANGES_CSV, over narrow events (what it orders and compares, read
+// per action type from the index on (action_type, occurred_at, seq, name)), partitioned by name first as
+// CHANGES_CSV_SQL's: the sort compares names, which differ, before kinds. Not UNREVIEWED's wide rows and
+// hash join: EXPLAIN ANALYZE on the 1M store's month 1,538 → 1,191 ms (medians of seven, alternating).
 const UNREVIEWED_SEQS = `events AS (
   SELECT CASE c.category WHEN 'config_edit' THEN 'config' ELSE 'experiment' END AS kind, a.name,
          a.occurred_at, a.seq, 0 AS is_approval
@@ -89,18 +76,10 @@ unreviewed AS MATERIALIZED (
 )`;
 
 /**
- * The rows of the report's three change CSVs in one read (its `changes`; SQLite runs the one text,
- * src/store/reportQueries/changesCsv.ts): each change of the period with its category, its rule changes
- * and whether the review window left it unreviewed.
- * Each action type of the two categories is read through the index on (action_type, occurred_at): the
- * one text's join was planned as a scan of every record of the month through the time index, hashed
- * against the categories' action types (82,192 heap rows for 9,787 on 1M: EXPLAIN ANALYZE 329 ms; this
- * shape 139 ms, same machine and load). LATERAL with OFFSET 0 is not flattened, as in reviewRecords
- * below. A record's rule changes are written and deleted with its summary (src/store/ruleDiffs.ts), so
- * one without a summary has none: the count's index probe (22,497 a month on 1M, most finding nothing)
- * runs only for those with one.
- * One read instead of the three CSV queries: the report's client CPU on the 1M store's month 2.1–2.3 →
- * 1.8–2.0 s (three runs each, alternating; same CSV bytes).
+ * The three change CSVs in one read (SQLite's: reportQueries/changesCsv.ts): client CPU on the 1M store's
+ * month 2.1–2.3 → 1.8–2.0 s. Per action type through the index on (action_type, occurred_at) (LATERAL with
+ * OFFSET 0 is not flattened): the one text's join scanned the month (82,192 rows for 9,787: 329 → 139 ms).
+ * Only records with a rule-diff summary can have rule changes (ruleDiffs.ts writes both): only they count.
  */
 export const PG_CHANGES_CSV = `WITH ${UNREVIEWED_SEQS}
 SELECT a.occurred_at, a.id, a.updated_by, a.updated_by_user_id, a.modifier_email, a.name,
@@ -121,10 +100,6 @@ WHERE c.category IN ('experiment_state_change', 'config_edit')
   AND ${TYPES.replaceAll("ch.", "a.")}
 ORDER BY a.occurred_at, a.seq`;
 
-const UNREVIEWED = unreviewedQuery(
-  "ch.occurred_at, ch.name, ch.action_type, ch.category, ch.updated_by, ch.id",
-);
-
 export const PG_VARIANTS: Partial<Record<ReportQueryName, string>> = {
   // The same per action type for the rejections: the one text's IN over @rejects was a scan of the
   // month's records (82,192) for 979 on 1M: EXPLAIN ANALYZE 297 ms.
@@ -139,25 +114,12 @@ CROSS JOIN LATERAL (
 WHERE ${TYPES.replaceAll("ch.", "r.")}
 ORDER BY r.occurred_at, r.seq`,
 
-  unreviewed: UNREVIEWED,
+  ...unreviewedQueries(UNREVIEWED, C),
 
-  unreviewedCount: `SELECT count(*) AS records FROM (\n${UNREVIEWED}\n) AS u`,
-
-  unreviewedSummary: `WITH unreviewed AS (
-${UNREVIEWED}
-)
-SELECT u.name, u.updated_by, u.action_type, count(*) AS changes, 0 AS rule_changes,
-       min(u.occurred_at) AS first_at, max(u.occurred_at) AS last_at
-FROM unreviewed u
-GROUP BY u.name, u.updated_by, u.action_type
-ORDER BY u.name ${C}, u.updated_by ${C} NULLS FIRST, u.action_type ${C}`,
-
-  // One row per flow and action type, each type's records of the window found through the index on
-  // (action_type, occurred_at): a few thousand of the window's ~160,000 on 1M. (An IN over the flow's
-  // four columns was planned as a scan of every record of the window against each flow, re-reading the
-  // JSON each time: seconds on 1M. A plain join, as one hash join over every record of the window, since
-  // PostgreSQL counts 100 rows for any json_array_elements: ~150 ms. The LATERAL subquery with OFFSET 0
-  // is not flattened into the join, so it is probed per action type: ~30 ms.)
+  // One row per flow and action type, whose records of the window are found through the index on
+  // (action_type, occurred_at): on 1M ~30 ms. An IN over the flow's four columns scanned the window against
+  // each flow (seconds); a plain join hashed every record of the window (PostgreSQL counts 100 rows for any
+  // json_array_elements): ~150 ms. LATERAL with OFFSET 0 is not flattened, so it is probed per type.
   reviewRecords: `WITH flows AS (
   SELECT f.n, f.value ->> 'entity' AS entity, f.value ->> 'create' AS create_type,
          f.value ->> 'accept' AS accept_type, f.value ->> 'reject' AS reject_type,

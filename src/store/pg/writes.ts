@@ -1,7 +1,6 @@
-// The sync batch's record writer on PostgreSQL (syncBatch.ts; SQLite's is ../writes.ts), inside the batch's
-// transaction. A batch costs a fixed number of round trips, not one per record or page: the chain head and
-// the ids of all its pages in one query, its new records in one COPY once every page is tallied.
-// Quarantined records and revisions are rare and go in one by one.
+// The sync batch's record writer on PostgreSQL (SQLite's: ../writes.ts). A batch costs a fixed number of
+// round trips: the chain head and its pages' ids in one query, its new records in one COPY once every page
+// is tallied. Quarantined records and revisions are rare and go in one by one.
 import { CHAIN_GENESIS } from "../../hash.ts";
 import {
   type PageContext,
@@ -11,33 +10,18 @@ import {
   type StoredVersion,
 } from "../../records/pageTally.ts";
 import { quarantineNarrowing, quarantineRowOf } from "../../records/quarantineRows.ts";
+import type { ChainRecord } from "../chainRead.ts";
 import { insertQuarantineIn } from "../digests.ts";
-import type { Queries } from "../query.ts";
-import { sql } from "../query.ts";
+import { type Queries, sql } from "../query.ts";
 import type { BatchWriter } from "../syncBatch.ts";
+import { columnName, columnsOn } from "../tableKinds.ts";
+import { TABLES } from "../tables.ts";
 import { type ChainHead, narrowQuarantineQuery, revisionQuery } from "../writes.ts";
 
-/** audit_logs' columns as the COPY lists them; recordRow gives their values in this order. */
-export const RECORD_COLUMN_NAMES = [
-  "id",
-  "name",
-  "action_type",
-  "change_log",
-  "updated_by",
-  "updated_by_user_id",
-  "modifier_email",
-  "occurred_at",
-  "server_day",
-  "date_text",
-  "time_text",
-  "tags",
-  "raw",
-  "record_hash",
-  "seq",
-  "chain_hash",
-  "first_seen_at",
-  "sync_run_id",
-];
+/** audit_logs' stored columns (tables.ts) as the COPY lists them; recordRow's values are in this order. */
+export const RECORD_COLUMN_NAMES = columnsOn(TABLES.auditLogs, "pg")
+  .filter(([, column]) => column.options.generated === undefined)
+  .map(([key]) => columnName(key));
 
 /** One array literal a record: a getter per column cost 18 calls a record (900,000 a 50k sync). */
 const recordRow = (c: RecordColumns): unknown[] => [
@@ -61,10 +45,7 @@ const recordRow = (c: RecordColumns): unknown[] => [
   c.syncRunId,
 ];
 
-/**
- * Opens the batch's writer: reads the chain head and which of the pages' ids are stored, in one round trip
- * (one array parameter). Pages are then tallied in order; write() COPYs the records they added.
- */
+/** Opens the batch's writer (one round trip); pages are tallied in order, write() COPYs their records. */
 export async function openPgBatchWriter(
   q: Queries,
   pages: readonly { prepared: readonly PreparedRecord[] }[],
@@ -72,13 +53,9 @@ export async function openPgBatchWriter(
 ): Promise<BatchWriter> {
   const ids = new Set<string>();
   for (const { prepared } of pages) for (const p of prepared) if (p.valid) ids.add(p.columns.id);
-  const rows = await q.all<{
-    id: string;
-    seq: number;
-    record_hash: string;
-    chain_hash: string;
-    head: boolean;
-  }>(
+  const rows = await q.all<
+    Pick<ChainRecord, "id" | "seq" | "record_hash" | "chain_hash"> & { head: boolean }
+  >(
     sql`(SELECT id, seq, record_hash, chain_hash, true AS head FROM audit_logs ORDER BY seq DESC LIMIT 1)
         UNION ALL
         SELECT id, seq, record_hash, chain_hash, false FROM audit_logs

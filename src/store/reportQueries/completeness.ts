@@ -9,8 +9,7 @@ export const COMPLETENESS_QUERIES = {
 
   unplaced: "SELECT count(*) AS records FROM audit_logs WHERE occurred_at IS NULL",
 
-  // The local count recounted in this snapshot as the sync counts (coverageCounts.ts), not trusted from
-  // sync time. A filter key is "all" or "types:" + comma-separated action types.
+  // The local count recounted in this snapshot as the sync counts (coverageCounts.ts), not trusted from sync.
   coverage: `WITH cov AS (
   SELECT c.*,
          CASE WHEN c.filter_key = 'all' THEN NULL

@@ -1,10 +1,7 @@
 // The entity sections' reads: the change CSVs, per-entity summaries, timelines and config edits.
 import { period } from "./scope.ts";
 
-/**
- * A CSV's rows. Not printed in the Markdown: the report folds its per-entity tables from these rows
- * (configSummary's rule-change count too, from `extra`), so the period's changes are read once.
- */
+/** A CSV's rows, not in the Markdown: the report folds its per-entity tables from them (one read). */
 function csvQuery(view: string, extra = ""): string {
   return `SELECT v.occurred_at, v.id, v.updated_by, v.updated_by_user_id, v.modifier_email, v.name,
        v.action_type, v.change_log, v.rule_diff_summary${extra}
@@ -15,8 +12,7 @@ ORDER BY v.occurred_at, v.seq`;
 
 function entitySummary(view: string, ruleChanges: boolean): string {
   const join = ruleChanges ? "\nLEFT JOIN rule_changes rc ON rc.audit_log_id = v.id" : "";
-  // Grouped in byte order, as the rows are ordered: on PostgreSQL one sort serves both (the same groups:
-  // the default collation is deterministic), where grouping by the database's collation sorted twice.
+  // Grouped in byte order, as ordered: one sort on PostgreSQL, not two (its collation groups the same).
   return `SELECT v.name COLLATE "binary" AS name, v.updated_by COLLATE "binary" AS updated_by,
        v.action_type COLLATE "binary" AS action_type, count(DISTINCT v.seq) AS changes,
        ${ruleChanges ? "count(rc.id)" : "0"} AS rule_changes, min(v.occurred_at) AS first_at,

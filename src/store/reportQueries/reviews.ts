@@ -1,5 +1,4 @@
-// The reviews section's reads. PostgreSQL runs its own variants of the unreviewed window's four and of
-// reviewRecords (src/store/pg/reportQueries.ts: measured there).
+// The reviews section's reads; PostgreSQL's variants of some: src/store/pg/reportQueries.ts.
 import { period } from "./scope.ts";
 
 /** The unreviewed changes with `columns` of the window's rows, in time order. */
@@ -34,18 +33,28 @@ WHERE ch.is_approval = 0
   AND NOT (coalesce(ch.after_approval, 0) = 1 AND ch.previous_at >= ch.occurred_at - @reviewWindow)
 ORDER BY ch.occurred_at, ch.seq`;
 
-const UNREVIEWED = unreviewedQuery(
-  "ch.occurred_at, ch.name, ch.action_type, ch.category, ch.updated_by, ch.id",
-);
+export const UNREVIEWED_COLUMNS =
+  "ch.occurred_at, ch.name, ch.action_type, ch.category, ch.updated_by, ch.id";
+
+/** The unreviewed changes (`unreviewed`: the window's UNREVIEWED_COLUMNS), their count and summary. */
+export const unreviewedQueries = (unreviewed: string, collate: string) => ({
+  unreviewed,
+  unreviewedCount: `SELECT count(*) AS records FROM (\n${unreviewed}\n) AS u`,
+  // The same changes per entity, person and action type, when they are too many to list.
+  unreviewedSummary: `WITH unreviewed AS (
+${unreviewed}
+)
+SELECT u.name, u.updated_by, u.action_type, count(*) AS changes, 0 AS rule_changes,
+       min(u.occurred_at) AS first_at, max(u.occurred_at) AS last_at
+FROM unreviewed u
+GROUP BY u.name, u.updated_by, u.action_type
+ORDER BY u.name ${collate}, u.updated_by ${collate} NULLS FIRST, u.action_type ${collate}`,
+});
 
 export const REVIEW_QUERIES = {
-  // An approval covers the next non-exempt change of its own kind of entity (experiment_review_accept →
-  // experiment state changes, config_review_accept → config edits) and name, if that change comes within
-  // @reviewWindow; any later change needs another approval. One window pass over the changes and
+  // Which approval covers which change: docs/reports.md (Reviews). One window pass over the changes and
   // approvals since @reviewStart: each change looks at the event just before it.
-  unreviewed: UNREVIEWED,
-
-  unreviewedCount: `SELECT count(*) AS records FROM (\n${UNREVIEWED}\n) AS u`,
+  ...unreviewedQueries(unreviewedQuery(UNREVIEWED_COLUMNS), 'COLLATE "binary"'),
 
   // The same changes as full rows, for their own CSV (the columns of the other two CSVs). Joined on seq,
   // an integer: on the id (text) the one-month 1M-record CSV took 700 ms of CPU instead of 470.
@@ -59,19 +68,8 @@ JOIN audit_logs a ON a.seq = u.seq
 LEFT JOIN rule_diff_summaries s ON s.audit_log_id = a.id
 ORDER BY a.occurred_at, a.seq`,
 
-  // The same changes per entity, person and action type, when they are too many to list.
-  unreviewedSummary: `WITH unreviewed AS (
-${UNREVIEWED}
-)
-SELECT u.name, u.updated_by, u.action_type, count(*) AS changes, 0 AS rule_changes,
-       min(u.occurred_at) AS first_at, max(u.occurred_at) AS last_at
-FROM unreviewed u
-GROUP BY u.name, u.updated_by, u.action_type
-ORDER BY u.name COLLATE "binary", u.updated_by COLLATE "binary" NULLS FIRST, u.action_type COLLATE "binary"`,
-
   // Every review record of the window, per flow and entity in time order (a request sorts first within
-  // its second). The report pairs each approval with its request in code (src/report/reviewPairing.ts):
-  // by the review id in the change logs, else the latest still-open request.
+  // its second), for the report's pairing of approvals and requests (src/report/reviewPairing.ts).
   reviewRecords: `WITH flows AS (
   SELECT json_extract(value, '$.entity') AS entity, json_extract(value, '$.create') AS create_type,
          json_extract(value, '$.accept') AS accept_type, json_extract(value, '$.reject') AS reject_type,

@@ -96,7 +96,6 @@ export interface MutationCount {
   revisions: number;
 }
 
-/** The row each query returns. */
 export interface ReportRows extends EntityReportRows {
   controlChanges: ChangeRow;
   controlWaivers: WaiverRow;

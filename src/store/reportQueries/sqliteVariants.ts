@@ -1,16 +1,11 @@
-// The report's SQLite variants: where the one text makes SQLite parse every record's JSON of the period
-// for a column (action_type, name and id are virtual columns read from raw_data) that an index holds.
-// Same parameters, same rows in the same order (test/report/sqliteVariants.test.ts).
-// Measured on the one-month report of a 1M-record store (bench/report.ts; CPU ms, same process, medians):
-// byActionType 200 → 10, entityCount 145 → 45; byPerson, the query alone, 220 → 175 ms (medians of three
-// runs alternating) and 964 → 734 M instructions inside sqlite3_step (callgrind).
+// The report's SQLite variants, where the one text parses each record's JSON of the period for a virtual
+// column (action_type, name, id) that an index holds. Same parameters and rows in the same order
+// (test/report/sqliteVariants.test.ts). CPU ms, 1M-record store's month, medians: byActionType 200 → 10,
+// entityCount 145 → 45, byPerson 220 → 175 (964 → 734 M instructions in sqlite3_step).
 import type { ReportQueryName } from "../reportQueries.ts";
 import { scoped, TYPES } from "./scope.ts";
 
-/**
- * The store's action types, one index seek each on the index led by action_type (a skip scan), after
- * the action-type filter: a handful of rows however many records there are.
- */
+/** The store's action types after the type filter, a seek each in the action_type index (a skip scan). */
 const ACTION_TYPES = `WITH RECURSIVE types(action_type) AS (
   SELECT min(action_type) FROM audit_logs
   UNION ALL
@@ -37,9 +32,8 @@ LEFT JOIN action_type_categories c ON c.action_type = n.action_type
 WHERE n.records > 0
 ORDER BY n.records DESC, n.action_type COLLATE "binary"`,
 
-  // The people's names read from the same index; sorted by seq first, so that the table is then read in
-  // its own order (in the index's, a page is read again for each action type it holds). The one text's
-  // groups, so ties come out in the same order.
+  // The people's names read from the same index, sorted by seq so that the table is read in its own order
+  // (in the index's, a page is read again for each action type it holds); the one text's groups and ties.
   byPerson: `${ACTION_TYPES},
 people AS MATERIALIZED (
   SELECT a.seq, a.updated_by
