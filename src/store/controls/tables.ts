@@ -19,7 +19,11 @@ export const CONTROL_TABLES = {
       firstSeenAt: epochMs().notNull(),
       lastSeenAt: epochMs().notNull(),
     },
-    (on) => [on.index("control_findings_control_idx", "controlId")],
+    // By control (status, the outbox); by record (export's details of a batch).
+    (on) => [
+      on.index("control_findings_control_idx", "controlId"),
+      on.index("control_findings_record_idx", "recordId"),
+    ],
   ),
 
   /** The ticket key a ticket-reference control found for a change. */
