@@ -112,8 +112,9 @@ export function foreignStore(where: string, database: string, tables: readonly s
 
 /**
  * A read-only open cannot apply migrations, so a store an older flagtrail wrote would fail later on a
- * missing column: say so now, with what to do. Decided by the newest applied migration's time, as
- * drizzle's migrator decides.
+ * missing column: say so now, with what to do. A store a newer flagtrail migrated is refused by every
+ * open: this version does not know what its later migrations changed. Decided by the newest applied
+ * migration's time, as drizzle's migrator decides.
  */
 export function assertMigrated(where: string, newestApplied: number | null, newestShipped: number): void {
   if (newestApplied === null)
@@ -121,6 +122,11 @@ export function assertMigrated(where: string, newestApplied: number | null, newe
   if (newestApplied < newestShipped) {
     throw new FlagtrailError(
       `${where} was written by an older flagtrail; run \`flagtrail sync\` on it once to upgrade it.`,
+    );
+  }
+  if (newestApplied > newestShipped) {
+    throw new FlagtrailError(
+      `${where} was written by a newer flagtrail; upgrade flagtrail to read or write it (it was left untouched).`,
     );
   }
 }

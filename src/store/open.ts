@@ -34,6 +34,9 @@ export function assertCurrent(where: string, folder: string, applied: readonly n
   assertMigrated(where, applied.length === 0 ? null : Math.max(...applied), Math.max(...shipped));
 }
 
+const appliedTimes = (sqlite: Database.Database) =>
+  sqlite.prepare("SELECT created_at FROM __drizzle_migrations").pluck().all().map(Number);
+
 /** A store made by hand or by an older flagtrail may be 0644 (-wal and -shm too): narrow our own files. */
 function makePrivate(path: string): void {
   const uid = process.getuid?.();
@@ -109,15 +112,15 @@ export function openStore(path: string, options: OpenOptions = {}): Store {
       sqlite.pragma("wal_autocheckpoint = 10000");
       sqlite.pragma(`cache_size = ${-WRITER_CACHE_KIB}`);
       migrate(drizzle(sqlite), { migrationsFolder });
+      // drizzle applies nothing to a store a newer flagtrail migrated: refused before anything is written.
+      assertCurrent(path, migrationsFolder, appliedTimes(sqlite));
       writeActionTypeCategories(sqlite);
     } else {
       // Nothing above was read: a non-database fails here, not later.
       sqlite.prepare("SELECT count(*) FROM sqlite_master").pluck().get();
       if (!inMemory) {
-        const applied = assertNotForeign(path).includes("__drizzle_migrations")
-          ? sqlite.prepare("SELECT created_at FROM __drizzle_migrations").pluck().all().map(Number)
-          : [];
-        assertCurrent(path, migrationsFolder, applied);
+        const migrated = assertNotForeign(path).includes("__drizzle_migrations");
+        assertCurrent(path, migrationsFolder, migrated ? appliedTimes(sqlite) : []);
       }
     }
     const opened = sqlite;

@@ -141,6 +141,24 @@ describe("openPgStore", () => {
       "25006",
     );
   });
+
+  it("refuses a store a newer flagtrail migrated, read-only or not, and writes nothing", async () => {
+    const url = await freshDatabase("newer");
+    await (await openPgStore(url)).close();
+    await queryOnce(
+      url,
+      `INSERT INTO drizzle.__drizzle_migrations (hash, created_at) VALUES ('later', ${Date.now() + 86_400_000})`,
+    );
+    await queryOnce(url, "DELETE FROM action_type_categories");
+    for (const options of [{}, { readonly: true }]) {
+      expect((await rejection(openPgStore(url, options))).message).toMatch(
+        / was written by a newer flagtrail; upgrade flagtrail to read or write it \(it was left untouched\)\.$/,
+      );
+    }
+    // A writable open would have written the action type categories back.
+    const rows = await queryOnce(url, "SELECT count(*)::int AS n FROM action_type_categories");
+    expect(rows).toEqual([{ n: 0 }]);
+  });
 });
 
 describe("leases on PostgreSQL", () => {

@@ -133,6 +133,13 @@ async function prepare(pool: pg.Pool, where: string, options: PgOpenOptions): Pr
     assertNotForeign(await migrationState(client, schemaName), where);
     const db = drizzle({ client });
     await migrate(db, { migrationsFolder, migrationsSchema: schemaName });
+    // drizzle applies nothing to a store a newer flagtrail migrated: refused before anything is written.
+    const migrated = await migrationState(client, schemaName);
+    assertCurrent(
+      where,
+      migrationsFolder,
+      (migrated.applied ?? []).map((m) => Number(m.created_at)),
+    );
     const writes = categoryWrites((await db.execute<CategoryRow>(STORED_CATEGORIES)).rows);
     if (writes.length > 0) {
       await db.transaction(async (tx) => {
