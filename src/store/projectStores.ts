@@ -132,7 +132,7 @@ async function openIn(
     return home;
   }
   const registered = await registeredProjects(home);
-  if (readonly && !registered.includes(project)) {
+  if ((readonly || options.mustExist) && !registered.includes(project)) {
     const held = [...(homeProject ? [homeProject] : []), ...registered];
     throw new FlagtrailError(
       `${home.location} holds no project ${project}${held.length > 0 ? ` (it holds ${held.join(", ")})` : ""}.`,

@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningSimulator } from "../../src/simulator/index.ts";
 import { runCliInProcess } from "../helpers/inProcessCli.ts";
 import { daysAgo, simEnv, startTestSimulator, tempDbPath, withDb } from "../helpers/simSync.ts";
+import { freshDatabase, queryOnce } from "../pg/cluster.ts";
 
 function configFile(): string {
   const path = join(mkdtempSync(join(tmpdir(), "flagtrail-h40-")), "flagtrail.config.json");
@@ -30,10 +31,48 @@ describe("check, waive and unwaive on a --db path that does not exist", () => {
   it.each([
     ["waive", "api:x", "--reason", "r", "--by", "b"],
     ["unwaive", "api:x", "--by", "b"],
-  ])("%s creates no file", async (...args) => {
-    const missing = join(mkdtempSync(join(tmpdir(), "flagtrail-h40-")), "typo.db");
-    await runCliInProcess([...args, "--db", missing]);
+    ["export", "--cursor", "siem", "--out", "events.ndjson"],
+  ])("%s exits 1 naming the missing store and creates no file", async (...args) => {
+    const dir = mkdtempSync(join(tmpdir(), "flagtrail-h40-"));
+    const missing = join(dir, "typo.db");
+    const result = await runCliInProcess([...args, "--db", missing], { cwd: dir });
     expect(existsSync(missing)).toBe(false);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(`No flagtrail database at ${missing}.`);
+  });
+
+  it("check on an empty PostgreSQL database exits 1 and makes no table there", async () => {
+    const url = await freshDatabase("missing");
+    const result = await runCliInProcess(["check", "--db", url, "--config", configFile()]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain("is not a flagtrail database (no migrations applied).");
+    const tables = await queryOnce(
+      url,
+      "SELECT table_name FROM information_schema.tables WHERE table_schema NOT IN ('pg_catalog', 'information_schema')",
+    );
+    expect(tables).toEqual([]);
+  });
+});
+
+describe("--db given empty", () => {
+  // An unset shell variable in `--db "$STORE"`: refused rather than read as absent, which would use
+  // FLAGTRAIL_DB or ./flagtrail.db instead of the store meant.
+  it.each([
+    ["status"],
+    ["sql", "SELECT 1"],
+    ["verify"],
+    ["check", "--config", "CONFIG"],
+    ["waive", "api:x", "--reason", "r", "--by", "b"],
+    ["export", "--cursor", "siem", "--out", "events.ndjson"],
+  ])("%s is bad usage (exit 2) and creates no store", async (...args) => {
+    const dir = mkdtempSync(join(tmpdir(), "flagtrail-h41-"));
+    const other = join(dir, "other.db");
+    const given = args.map((a) => (a === "CONFIG" ? configFile() : a));
+    const result = await runCliInProcess([...given, "--db", ""], { cwd: dir, env: { FLAGTRAIL_DB: other } });
+    expect(result.stderr.trim()).toBe("flagtrail: The database path is empty.");
+    expect(result.code).toBe(2);
+    expect(existsSync(other)).toBe(false);
+    expect(existsSync(join(dir, "flagtrail.db"))).toBe(false);
   });
 });
 
