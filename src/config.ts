@@ -63,8 +63,11 @@ function firstDefined(...values: (string | undefined)[]): string | undefined {
  * ./flagtrail.db. A file keeps a URL's password out of `ps`.
  */
 export function resolveDbPath(flags: Pick<ConnectionFlags, "db" | "dbFile">, env: Env = process.env): string {
-  const fromFile = flags.db ? undefined : flags.dbFile && readSecretFile(flags.dbFile, "database URL file");
-  const path = firstDefined(flags.db, fromFile, env.FLAGTRAIL_DB, DEFAULT_DB_PATH) ?? DEFAULT_DB_PATH;
+  const fromFile =
+    flags.db === undefined && flags.dbFile ? readSecretFile(flags.dbFile, "database URL file") : undefined;
+  // A --db given empty (often an unset shell variable) is refused, not read as absent: the default
+  // store would be used instead of the one meant. An empty FLAGTRAIL_DB is unset, as usual for variables.
+  const path = flags.db ?? fromFile ?? firstDefined(env.FLAGTRAIL_DB) ?? DEFAULT_DB_PATH;
   if (path.trim() === "") throw new UsageError("The database path is empty.");
   return path;
 }

@@ -110,6 +110,11 @@ export function foreignStore(where: string, database: string, tables: readonly s
   );
 }
 
+/** A database with none of flagtrail's tables yet (a PostgreSQL database is there before its store). */
+export function notAStore(where: string): FlagtrailError {
+  return new FlagtrailError(`${where} is not a flagtrail database (no migrations applied).`);
+}
+
 /**
  * A read-only open cannot apply migrations, so a store an older flagtrail wrote would fail later on a
  * missing column: say so now, with what to do. A store a newer flagtrail migrated is refused by every
@@ -117,8 +122,7 @@ export function foreignStore(where: string, database: string, tables: readonly s
  * migration's time, as drizzle's migrator decides.
  */
 export function assertMigrated(where: string, newestApplied: number | null, newestShipped: number): void {
-  if (newestApplied === null)
-    throw new FlagtrailError(`${where} is not a flagtrail database (no migrations applied).`);
+  if (newestApplied === null) throw notAStore(where);
   if (newestApplied < newestShipped) {
     throw new FlagtrailError(
       `${where} was written by an older flagtrail; run \`flagtrail sync\` on it once to upgrade it.`,

@@ -87,6 +87,7 @@ async function sendToNamedSink(options: ExportOptions, name: string): Promise<vo
   const parts = await openStoreProjects(resolveDbPath(options), {
     project: options.project,
     readonly: false,
+    mustExist: true,
   });
   try {
     process.stdout.write(await sendToSink(parts, sink));
@@ -104,6 +105,7 @@ export async function action(raw: Record<string, unknown>): Promise<void> {
   const parts = await openStoreProjects(resolveDbPath(options), {
     project: options.project,
     readonly: options.cursor === undefined,
+    mustExist: true,
   });
   try {
     const sink: LineSink =

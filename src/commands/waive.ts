@@ -49,7 +49,10 @@ export async function appendFor(
   const today = new Date().toISOString().slice(0, 10);
   if (options.expires !== undefined && options.expires < today)
     throw new UsageError(`--expires ${options.expires} is in the past.`);
-  const parts = await openStoreProjects(resolveDbPath(options), { project: options.project });
+  const parts = await openStoreProjects(resolveDbPath(options), {
+    project: options.project,
+    mustExist: true,
+  });
   try {
     const part = await projectOfFinding(parts, id);
     if (action === "unwaive") {

@@ -156,7 +156,7 @@ export async function checkStore(
     afterCheck?: (parts: readonly ProjectStore[]) => Promise<void>;
   } = {},
 ): Promise<CheckedProject[]> {
-  const parts = await openStoreProjects(db, { project: options.project });
+  const parts = await openStoreProjects(db, { project: options.project, mustExist: true });
   try {
     const checked: CheckedProject[] = [];
     for (const part of parts) checked.push(await checkProject(part, config, given, now));

@@ -26,6 +26,11 @@ const migrationsFolder = fileURLToPath(new URL("../../drizzle", import.meta.url)
 export interface OpenOptions {
   /** Open without writing anything: no migrations, a read-only connection (PostgreSQL: the server's rule). */
   readonly?: boolean;
+  /**
+   * Writable, but only onto a store (and a project) already made, refused as a read-only open refuses
+   * them: a command that adds to a store (check, waive) must not make an empty one from a typo and pass on it.
+   */
+  mustExist?: boolean;
 }
 
 /** A read-only open's check on either engine: the newest migration applied against the newest shipped. */
@@ -83,7 +88,7 @@ export function openStore(path: string, options: OpenOptions = {}): Store {
       `${path} is a directory, not a database file; give a file path (such as ${join(path, "flagtrail.db")}).`,
     );
   }
-  if (readonly && !inMemory && !existsSync(path)) {
+  if ((readonly || options.mustExist) && !inMemory && !existsSync(path)) {
     throw new FlagtrailError(`No flagtrail database at ${path}. Run \`flagtrail sync\` first.`);
   }
   let sqlite: Database.Database | undefined;

@@ -104,7 +104,7 @@ async function openIn(
   }
   const registered = await registeredProjects(home);
   const known = registered.includes(project);
-  if (readonly && !known) {
+  if ((readonly || options.mustExist) && !known) {
     const held = [...(homeProject ? [homeProject] : []), ...registered];
     throw new FlagtrailError(
       `${home.location} holds no project ${project}${held.length > 0 ? ` (it holds ${held.join(", ")})` : ""}.`,

@@ -91,6 +91,11 @@ describe("resolveSyncConfig", () => {
     expect(resolveDbPath({}, {})).toBe("./flagtrail.db");
     expect(resolveDbPath({}, { FLAGTRAIL_DB: "/x.db" })).toBe("/x.db");
     expect(resolveDbPath({ db: "/y.db" }, { FLAGTRAIL_DB: "/x.db" })).toBe("/y.db");
+    // An empty variable is unset; an empty --db (an unset shell variable in `--db "$STORE"`) is refused.
+    expect(resolveDbPath({}, { FLAGTRAIL_DB: "" })).toBe("./flagtrail.db");
+    const empty = new UsageError("The database path is empty.");
+    expect(() => resolveDbPath({ db: "" }, { FLAGTRAIL_DB: "/x.db" })).toThrow(empty);
+    expect(() => resolveDbPath({ db: "", dbFile: "/no/such/file" }, {})).toThrow(empty);
   });
 });
 

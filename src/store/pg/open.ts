@@ -5,7 +5,7 @@ import { drizzle } from "drizzle-orm/node-postgres";
 import { migrate } from "drizzle-orm/node-postgres/migrator";
 import pg from "pg";
 import { FlagtrailError } from "../../errors.ts";
-import { foreignStore, maskUrl } from "../../storeLocation.ts";
+import { foreignStore, maskUrl, notAStore } from "../../storeLocation.ts";
 import { type CategoryRow, categoryWrites, STORED_CATEGORIES } from "../categories.ts";
 import { attachPgConnection, type PgConnection, type PgStore } from "../connection.ts";
 import { releaseLease } from "../leases.ts";
@@ -130,7 +130,9 @@ async function prepare(pool: pg.Pool, where: string, options: PgOpenOptions): Pr
       await client.query(`CREATE SCHEMA IF NOT EXISTS ${quotePgIdent(schemaName)}`);
       await assertSchema(client, schemaName, where);
     }
-    assertNotForeign(await migrationState(client, schemaName), where);
+    const state = await migrationState(client, schemaName);
+    assertNotForeign(state, where);
+    if (options.mustExist && (state.applied?.length ?? 0) === 0) throw notAStore(where);
     const db = drizzle({ client });
     await migrate(db, { migrationsFolder, migrationsSchema: schemaName });
     // drizzle applies nothing to a store a newer flagtrail migrated: refused before anything is written.
