@@ -1,7 +1,6 @@
-// The sync's write path, one text for both engines: several pages in ONE transaction with everything they
-// advance (windows, the plan's head, run counters, rule diffs, the chain head's meta rows and signature,
-// the quarantine digest). A kill loses at most the batch being written, and the stored progress then
-// points at its first page again. Only the record writer differs per engine (BatchWriter).
+// The sync's write path, one text for both engines: several pages in ONE transaction with all they
+// advance (windows, plan head, run counters, rule diffs, chain head and signature, quarantine digest), so
+// a kill loses at most the batch being written. Only the record writer differs per engine (BatchWriter).
 
 import {
   addCounts,
@@ -54,15 +53,8 @@ export interface BatchResult {
   warningMessages: string[];
 }
 
-/** The ids a single-day read listed: every record of the page but the quarantined ones. */
-function listedIds(result: PageWriteResult): string[] {
-  return result.outcomes.flatMap((o) => (o.kind === "quarantined" ? [] : [o.id]));
-}
-
-/**
- * The id that becomes the plan's head (the next checkpoint) with this page (null: the page held no valid
- * record), or undefined when the page does not set the head.
- */
+// The id that becomes the plan's head (next checkpoint) with this page: null if none is valid,
+// undefined if the page does not set the head.
 function planHeadOf(
   plan: SyncPlan | null,
   page: BatchPage,
@@ -72,10 +64,8 @@ function planHeadOf(
   return result.outcomes.find((o) => o.kind !== "quarantined")?.id ?? null;
 }
 
-/**
- * A batch's record writer (writes.ts, pg/writes.ts). Pages are tallied in order with storePage; write()
- * inserts what they added (SQLite's has inserted each page already); rows that reference audit_logs follow.
- */
+// A batch's record writer (writes.ts, pg/writes.ts): storePage tallies pages in order; write() inserts
+// what they added (SQLite's inserted each page already); rows that reference audit_logs follow.
 export interface BatchWriter {
   storePage(prepared: readonly PreparedRecord[], context: PageContext): Promise<PageTally>;
   write(): Promise<void>;
@@ -117,15 +107,13 @@ async function commit(store: AnyStore, q: Queries, batch: SyncBatch): Promise<Ba
   for (const [i, page] of batch.pages.entries()) {
     const result = results[i]!;
     addCounts(counters, result);
-    if (page.listedDay !== undefined) await noteListedDay(q, listedIds(result), page.listedDay);
-    if (plan && page.window && lastOfWindow.has(i)) {
-      await advanceWindowIn(q, plan.filterKey, page.window, {
-        nextPage: page.window.nextPage,
-        done: page.window.done,
-        runId: batch.runId,
-        now: batch.now,
-      });
+    if (page.listedDay !== undefined) {
+      // A single-day read lists every record of its page but the quarantined ones.
+      const listed = result.outcomes.flatMap((o) => (o.kind === "quarantined" ? [] : [o.id]));
+      await noteListedDay(q, listed, page.listedDay);
     }
+    if (plan && page.window && lastOfWindow.has(i))
+      await advanceWindowIn(q, plan.filterKey, page.window, { runId: batch.runId, now: batch.now });
     const headId = planHeadOf(plan, page, result);
     if (plan && headId !== undefined) {
       const row =

@@ -98,13 +98,13 @@ export async function readStoredWindows(store: AnyStore, filterKey: string): Pro
 export async function advanceWindowIn(
   q: Queries,
   filterKey: string,
-  window: { startDate: string; endDate: string },
-  progress: { nextPage: number; done: boolean; runId: number; now: number },
+  w: { startDate: string; endDate: string; nextPage: number; done: boolean },
+  by: { runId: number; now: number },
 ): Promise<void> {
   await q.run(
-    sql`UPDATE sync_windows SET next_page = ${progress.nextPage}, status = ${progress.done ? "done" : "pending"},
-        updated_at = ${progress.now}, sync_run_id = ${progress.runId}
-      WHERE filter_key = ${filterKey} AND start_date = ${window.startDate} AND end_date = ${window.endDate}`,
+    sql`UPDATE sync_windows SET next_page = ${w.nextPage}, status = ${w.done ? "done" : "pending"},
+        updated_at = ${by.now}, sync_run_id = ${by.runId}
+      WHERE filter_key = ${filterKey} AND start_date = ${w.startDate} AND end_date = ${w.endDate}`,
   );
 }
 
