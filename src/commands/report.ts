@@ -9,7 +9,7 @@ import { configFileOf, projectNameSchema, readConfigText } from "../projects.ts"
 import { REPORT_FORMATS } from "../report/formats.ts";
 import { writeReports } from "../report/writeReports.ts";
 import { signingKeyFromEnv } from "../signingKey.ts";
-import { checkActionTypes } from "./actionTypes.ts";
+import { actionTypeListOption, checkActionTypes } from "./actionTypes.ts";
 import { keepHeapSmall } from "./heap.ts";
 import { parseOptions } from "./options.ts";
 
@@ -36,18 +36,7 @@ const reportOptionsSchema = z.object({
   out: z.string().min(1).default("reports"),
   format: reportFormatsOption,
   tz: z.string().min(1).default("UTC"),
-  actionType: z
-    .array(z.string())
-    .default([])
-    .transform((list) =>
-      list
-        .flatMap((t) => t.split(","))
-        .map((t) => t.trim())
-        .filter(Boolean),
-    )
-    .pipe(
-      z.array(z.string().regex(/^[A-Za-z0-9_]+$/, { message: "an action type is letters, digits and _" })),
-    ),
+  actionType: actionTypeListOption,
   allowUnknownActionTypes: z.boolean().default(false),
   bom: z.boolean().optional(),
   force: z.boolean().optional(),

@@ -10,7 +10,7 @@ import { createSyncClient } from "../sync/client.ts";
 import type { EntitySummary } from "../sync/entities.ts";
 import { resolveSyncOptions } from "../sync/options.ts";
 import { runSync, type SyncOptions, type SyncSummary } from "../sync/runSync.ts";
-import { checkActionTypes } from "./actionTypes.ts";
+import { actionTypeListOption, checkActionTypes } from "./actionTypes.ts";
 import { keepHeapSmall } from "./heap.ts";
 import { parseOptions } from "./options.ts";
 import {
@@ -39,7 +39,7 @@ const shareText = z
 export const syncOptionsShape = {
   since: z.string().optional(),
   until: z.string().optional(),
-  actionType: z.array(z.string().trim().min(1)).default([]),
+  actionType: actionTypeListOption,
   allowUnknownActionTypes: z.boolean().default(false),
   allowBefore2015: z.boolean().default(false),
   db: z.string().optional(),

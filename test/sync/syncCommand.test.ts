@@ -1,9 +1,10 @@
 // `flagtrail sync` option handling in-process (main() is what bin/flagtrail.js runs).
 import { existsSync } from "node:fs";
 import { afterEach, describe, expect, it, vi } from "vitest";
+import { z } from "zod";
 import { main } from "../../src/cli.ts";
 import { checkActionTypes } from "../../src/commands/actionTypes.ts";
-import { formatSummary } from "../../src/commands/sync.ts";
+import { formatSummary, syncOptionsShape } from "../../src/commands/sync.ts";
 import { UsageError } from "../../src/errors.ts";
 import type { SyncSummary } from "../../src/sync/runSync.ts";
 import { tempDbPath } from "../helpers/simSync.ts";
@@ -75,6 +76,13 @@ describe("sync options", () => {
       expect(existsSync(db)).toBe(false);
     });
   }
+
+  it("takes --action-type repeated or comma-separated, as report does", () => {
+    const { actionType } = z
+      .object(syncOptionsShape)
+      .parse({ actionType: ["gate_update, experiment_start", "config_conditions_update"] });
+    expect(actionType).toEqual(["gate_update", "experiment_start", "config_conditions_update"]);
+  });
 
   it("names the closest valid action types and lets unknown ones pass when allowed", () => {
     expect(() => checkActionTypes(["gate_update", "experiment_strat"], false)).toThrow(UsageError);

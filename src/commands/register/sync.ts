@@ -40,7 +40,7 @@ function addSyncOptions(command: Command, output: { json: string; quiet: string 
     )
     .option(
       "--action-type <type>",
-      "only this action type (repeatable; `flagtrail action-types` lists them)",
+      "only these action types (repeat or comma-separate; `flagtrail action-types` lists them)",
       collect,
     )
     .option("--allow-unknown-action-types", "accept action types missing from the specification's list")
