@@ -3,7 +3,7 @@
 // problem named by its control's id.
 import { z } from "zod";
 import { UsageError } from "../errors.ts";
-import { SIEM_KINDS, siemSinkSchemas } from "../export/sinks/config.ts";
+import { httpUrl, SIEM_KINDS, siemSinkSchemas } from "../export/sinks/config.ts";
 import { parseConfigFile } from "../projects.ts";
 
 const idSchema = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,62}$/, {
@@ -101,7 +101,7 @@ const webhookSinkSchema = z
   .strictObject({
     name: idSchema,
     kind: z.literal("webhook"),
-    url: z.url({ protocol: /^https?$/, error: "url must be an http:// or https:// address" }),
+    url: httpUrl,
     secretEnv: envName.optional(),
     secretFile: z.string().min(1).optional(),
     backoffSeconds,

@@ -65,6 +65,18 @@ describe("SIEM sinks in the config file", () => {
     expect(
       failure({ name: "d", kind: "http", url: "https://x.example", headersEnv: { "DD-API-KEY": "dd key" } }),
     ).toBe('flagtrail.config.json: sink "d": headersEnv.DD-API-KEY: not an environment variable name.');
+    // Credentials in a URL are a secret in the config (and fetch refused them only at delivery).
+    for (const sink of [
+      { name: "d", kind: "http", url: "https://user:s3cret@logs.example/in" },
+      { name: "d", kind: "webhook", url: "http://s3cret@hooks.example/x", secretEnv: "S" },
+    ]) {
+      const message = failure(sink);
+      expect(message).toBe(
+        'flagtrail.config.json: sink "d": url: url must not hold a user name or password: give credentials from the environment (headersEnv).',
+      );
+      expect(message).not.toContain("s3cret");
+    }
+    expect(failure({ name: "d", kind: "http", url: "https://logs.example/in?to=a@b" })).toBe("accepted");
     expect(failure({ name: "k", kind: "kafka", url: "x" })).toBe(
       'flagtrail.config.json: sink "k": kind: must be one of webhook, slack, exec, splunk-hec, http, syslog.',
     );

@@ -15,7 +15,12 @@ const common = {
   format: z.enum(["ocsf", "raw"]).default("ocsf"),
 };
 
-const httpUrl = z.url({ protocol: /^https?$/, error: "url must be an http:// or https:// address" });
+/** A sink's address. Credentials in it would be a secret in the config (and fetch refuses them). */
+export const httpUrl = z
+  .url({ protocol: /^https?$/, error: "url must be an http:// or https:// address" })
+  .refine((url) => !/^https?:\/\/[^/?#]*@/i.test(url), {
+    message: "url must not hold a user name or password: give credentials from the environment (headersEnv)",
+  });
 
 /** `tcp://host:port` or `tls://host:port`. */
 const syslogUrl = z.string().regex(/^(tcp|tls):\/\/(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+):\d{1,5}$/, {
