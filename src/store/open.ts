@@ -1,6 +1,6 @@
 // Opening a store: create the file private (0600), set pragmas, apply drizzle-kit migrations.
 import { chmodSync, closeSync, existsSync, openSync, statfsSync, statSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { basename, dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import Database from "better-sqlite3";
 import { drizzle } from "drizzle-orm/better-sqlite3";
@@ -138,6 +138,11 @@ export function openStore(path: string, options: OpenOptions = {}): Store {
     if (error instanceof FlagtrailError) throw error;
     const full = asDiskFull(error, path) ?? (inMemory ? undefined : fullFileSystem(error, path));
     if (full) throw full;
+    if ((error as { code?: unknown }).code === "SQLITE_READONLY_DIRECTORY") {
+      throw new FlagtrailError(
+        `Cannot open ${path}: SQLite must create ${basename(path)}-shm beside a WAL-mode store even to read it, and its directory is not writable; copy it to a writable directory (docs/operations.md "Backups").`,
+      );
+    }
     throw new FlagtrailError(`Cannot open the database at ${path}: ${describeOpenError(error)}.`, {
       cause: error,
     });

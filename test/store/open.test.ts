@@ -112,6 +112,24 @@ describe("openStore", () => {
     }
   });
 
+  // Root writes any directory: this runs for other users only (checked by hand as one: same sentence).
+  it.skipIf(process.getuid?.() === 0)(
+    "says in one sentence why a WAL store in a read-only directory cannot be read, and what to do",
+    () => {
+      const dir = mkdtempSync(join(tmpdir(), "flagtrail-rodir-"));
+      const path = join(dir, "copy.db");
+      openStore(path).close();
+      chmodSync(dir, 0o555);
+      try {
+        expect(() => openStore(path, { readonly: true })).toThrow(
+          /^Cannot open \S+copy\.db: SQLite must create copy\.db-shm beside a WAL-mode store even to read it, and its directory is not writable; copy it to a writable directory/,
+        );
+      } finally {
+        chmodSync(dir, 0o755);
+      }
+    },
+  );
+
   it("refuses to read a store an older flagtrail wrote, or one that is not a flagtrail store, in one sentence", () => {
     const dir = mkdtempSync(join(tmpdir(), "flagtrail-"));
     const old = join(dir, "old.db");
