@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningSimulator } from "../../src/simulator/index.ts";
 import { runCliInProcess } from "../helpers/inProcessCli.ts";
-import { daysAgo, simEnv, startTestSimulator, tempDbPath, withDb } from "../helpers/simSync.ts";
+import { simEnv, syncedTestStore, withDb } from "../helpers/simSync.ts";
 import { freshDatabase, queryOnce } from "../pg/cluster.ts";
 
 function configFile(): string {
@@ -81,10 +81,7 @@ describe("check --project with a name the store does not hold", () => {
   let db: string;
 
   beforeAll(async () => {
-    sim = await startTestSimulator({ records: 200, days: 20, timeZone: "UTC" });
-    db = tempDbPath();
-    const sync = await runCliInProcess(["sync", "--since", daysAgo(10), "--quiet"], { env: simEnv(sim, db) });
-    expect(sync.code).toBe(0);
+    ({ sim, db } = await syncedTestStore());
   });
 
   afterAll(async () => {

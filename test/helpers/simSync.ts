@@ -9,6 +9,7 @@ import { createConsoleClient } from "../../src/api/consoleClient.ts";
 import { type RunningSimulator, type SimulatorOptions, startSimulator } from "../../src/simulator/index.ts";
 import type { Store } from "../../src/store/open.ts";
 import { runSync, type SyncOptions, type SyncSummary } from "../../src/sync/runSync.ts";
+import { runCliInProcess } from "./inProcessCli.ts";
 
 export function tempDbPath(prefix = "flagtrail-it-"): string {
   return join(mkdtempSync(join(tmpdir(), prefix)), "flagtrail.db");
@@ -16,6 +17,15 @@ export function tempDbPath(prefix = "flagtrail-it-"): string {
 
 export function startTestSimulator(options: SimulatorOptions = {}): Promise<RunningSimulator> {
   return startSimulator({ host: "127.0.0.1", port: 0, seed: 7, records: 600, days: 120, ...options });
+}
+
+/** A small simulator and a store its last 10 days were synced into by the CLI (exit 0 checked). */
+export async function syncedTestStore(): Promise<{ sim: RunningSimulator; db: string }> {
+  const sim = await startTestSimulator({ records: 200, days: 20, timeZone: "UTC" });
+  const db = tempDbPath();
+  const sync = await runCliInProcess(["sync", "--since", daysAgo(10), "--quiet"], { env: simEnv(sim, db) });
+  if (sync.code !== 0) throw new Error(`the fixture's sync failed: ${sync.stderr}`);
+  return { sim, db };
 }
 
 /** Environment for `runCli` against `sim`, writing to `db`. */

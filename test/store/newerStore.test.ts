@@ -7,17 +7,14 @@ import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningSimulator } from "../../src/simulator/index.ts";
 import { runCliInProcess } from "../helpers/inProcessCli.ts";
-import { daysAgo, simEnv, startTestSimulator, tempDbPath } from "../helpers/simSync.ts";
+import { simEnv, syncedTestStore } from "../helpers/simSync.ts";
 
 describe("a store written by a newer flagtrail", () => {
   let sim: RunningSimulator;
   let db: string;
 
   beforeAll(async () => {
-    sim = await startTestSimulator({ records: 200, days: 20, timeZone: "UTC" });
-    db = tempDbPath();
-    const sync = await runCliInProcess(["sync", "--since", daysAgo(10), "--quiet"], { env: simEnv(sim, db) });
-    expect(sync.code).toBe(0);
+    ({ sim, db } = await syncedTestStore());
     const raw = new Database(db);
     try {
       // What a later flagtrail's next migration leaves: one more applied row, newer than any shipped.
