@@ -4,6 +4,14 @@
 // do, so a test run never depends on a fresh build.
 import { existsSync } from "node:fs";
 
+// SIGINT/SIGTERM while the CLI loads (tsx, commander, the commands' help: the first ~0.2 s) would end
+// the process with node's default, 130/143 and no sentence. Held here and handed to the CLI, which
+// decides what a signal means (src/cli.ts, runProcess).
+const early = [];
+const hold = (signal) => early.push(signal);
+process.on("SIGINT", hold);
+process.on("SIGTERM", hold);
+
 let cli;
 if (process.env.FLAGTRAIL_FROM_SOURCE === "1") {
   const { register } = await import("tsx/esm/api");
@@ -19,4 +27,6 @@ if (process.env.FLAGTRAIL_FROM_SOURCE === "1") {
   }
   cli = await import(compiled.href);
 }
-process.exitCode = await cli.runProcess(process.argv);
+process.off("SIGINT", hold);
+process.off("SIGTERM", hold);
+process.exitCode = await cli.runProcess(process.argv, early[0]);

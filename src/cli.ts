@@ -26,10 +26,20 @@ export async function main(argv: readonly string[]): Promise<number> {
   }
 }
 
-/** What bin/flagtrail.js runs: the whole process, from its arguments to its exit code. */
-export async function runProcess(argv: readonly string[]): Promise<number> {
+/**
+ * What bin/flagtrail.js runs: the whole process, from its arguments to its exit code. `signalled`: a
+ * signal the bin held while this module loaded; no command has started, so it ends the run at once.
+ */
+export async function runProcess(argv: readonly string[], signalled?: NodeJS.Signals): Promise<number> {
   installProcessHandlers();
+  if (signalled !== undefined) return stoppedBy(signalled);
   return main(argv);
+}
+
+/** A signal no command handles: exit 1 with one sentence instead of the shell's 130/143. */
+function stoppedBy(signal: NodeJS.Signals): number {
+  process.stderr.write(`flagtrail: stopped by ${signal}; anything already stored is kept.\n`);
+  return 1;
 }
 
 /**
@@ -51,8 +61,7 @@ function installProcessHandlers(): void {
   for (const signal of ["SIGINT", "SIGTERM"] as const) {
     process.prependListener(signal, () => {
       if (process.listenerCount(signal) > 1) return;
-      process.stderr.write(`flagtrail: stopped by ${signal}; anything already stored is kept.\n`);
-      process.exit(1);
+      process.exit(stoppedBy(signal));
     });
   }
 }

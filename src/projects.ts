@@ -17,7 +17,7 @@ import {
 import { FlagtrailError, UsageError } from "./errors.ts";
 
 export const DEFAULT_PROJECT = "default";
-export const DEFAULT_CONFIG_FILE = "./flagtrail.config.json";
+const DEFAULT_CONFIG_FILE = "./flagtrail.config.json";
 
 /** Stored in keys, lease names and report files: letters, digits, `-` and `_`, from a letter or digit. */
 export const projectNameSchema = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_-]{0,62}$/, {

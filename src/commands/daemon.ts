@@ -24,7 +24,7 @@ import { signingKeyFromEnv } from "../signingKey.ts";
 import { openProjectStore } from "../store/projectStores.ts";
 import { leaseHolder, readCheckpoint, type Store, writeMetaValue } from "../store/syncStore.ts";
 import { createSyncClient } from "../sync/client.ts";
-import { resolveSyncOptions } from "../sync/options.ts";
+import { type CoverageGap, resolveSyncOptions } from "../sync/options.ts";
 import { filterKeyFor } from "../sync/plan.ts";
 import { runSync, type SyncEvent } from "../sync/runSync.ts";
 import { checkActionTypes } from "./actionTypes.ts";
@@ -173,8 +173,13 @@ async function serveProject(
           controls?.controls ?? null,
         );
       }
-      if (controls && summary.outcome === "ok" && !signal.aborted)
-        fields.controls = await checkAndDeliver({ project: project.name, store }, controls);
+      const delivery =
+        controls && summary.outcome === "ok" && !signal.aborted
+          ? await checkAndDeliver({ project: project.name, store }, controls)
+          : undefined;
+      if (delivery) fields.controls = delivery;
+      const attention = needsAttention(summary.coverageGaps, delivery);
+      if (attention) log.warn("cycle.warning", attention);
       return { ok: summary.outcome === "ok" || signal.aborted, fields };
     } finally {
       await client.close();
@@ -210,6 +215,26 @@ async function cycleSyncOptions(store: Store, options: DaemonOptions) {
   if (syncOptions.since === undefined) return syncOptions;
   const checkpoint = await readCheckpoint(store, filterKeyFor(syncOptions.actionTypes ?? []));
   return checkpoint === undefined ? syncOptions : { ...syncOptions, since: undefined };
+}
+
+/**
+ * What a cycle leaves for someone to look at: coverage gaps, alerts or SIEM sinks
+ * that failed. cycle.end holds the counts at info level, which --quiet (a cron mail) hides; this line is
+ * a warning. Sink errors name the sink and the failure, never its URL's token or key (SinkError's rule).
+ */
+function needsAttention(
+  gaps: readonly CoverageGap[],
+  sent: Awaited<ReturnType<typeof checkAndDeliver>> | undefined,
+): Record<string, unknown> | null {
+  const failedSinks = Object.entries(sent && "sinks" in sent ? sent.sinks : {}).flatMap(([name, count]) =>
+    "error" in count ? [{ sink: name, error: count.error }] : [],
+  );
+  const fields = {
+    ...(gaps.length > 0 ? { gaps: gaps.length, gapDays: gaps.slice(0, 10).map((g) => g.day) } : {}),
+    ...(sent && sent.failed > 0 ? { alertsFailed: sent.failed } : {}),
+    ...(failedSinks.length > 0 ? { sinksFailed: failedSinks } : {}),
+  };
+  return Object.keys(fields).length > 0 ? fields : null;
 }
 
 /** The last cycle's outcome (sync and report), for `flagtrail status`. */

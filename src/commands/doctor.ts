@@ -1,9 +1,8 @@
 // `flagtrail doctor`: what a new set-up gets wrong, one line per check (ok, warn, fail). Exit 1 when any
 // check fails, 0 otherwise (warnings included): it can gate a deployment.
 
-import { readFileSync } from "node:fs";
 import { z } from "zod";
-import { type ConnectionFlags, type Env, resolveDbPath, resolveSyncConfig } from "../config.ts";
+import { type ConnectionFlags, type Env, resolveDbPath } from "../config.ts";
 import {
   type Check,
   checkConfig,
@@ -12,11 +11,10 @@ import {
   checkNode,
   checkSigningKey,
   checkStore,
-  configFileOf,
 } from "../doctor/checks.ts";
 import { probeKey } from "../doctor/keyProbe.ts";
 import { FlagtrailError } from "../errors.ts";
-import { parseProjectsConfig } from "../projects.ts";
+import { configFileOf, type Project, parseConfigFile, readConfigText, resolveProjects } from "../projects.ts";
 import { parseOptions } from "./options.ts";
 
 const doctorOptionsSchema = z.object({
@@ -29,31 +27,34 @@ const doctorOptionsSchema = z.object({
   json: z.boolean().default(false),
 });
 
-/** The key lines: each project of a valid config, or the one connection of flags and environment. */
+/**
+ * The key lines: each project of a valid config, or the one connection of flags and environment. The
+ * projects are resolved as sync resolves them (a config of controls alone leaves the flags' connection).
+ */
 async function keyChecks(flags: ConnectionFlags, configFile: string | undefined, env: Env): Promise<Check[]> {
   if (configFile !== undefined) {
-    let projects: ReturnType<typeof parseProjectsConfig>;
     try {
-      projects = parseProjectsConfig(readFileSync(configFile, "utf8"), configFile, env);
+      parseConfigFile(readConfigText(configFile), configFile);
     } catch {
       return [{ name: "key", status: "warn", detail: "not checked: the config is not valid (see config)" }];
     }
-    const lines: Check[] = [];
-    for (const project of projects) {
-      const label = ` (${project.name})`;
-      try {
-        lines.push(...(await probeKey({ ...project, apiKey: project.readApiKey() }, label)));
-      } catch (error) {
-        lines.push({ name: `key${label}`, status: "fail", detail: messageOf(error) });
-      }
-    }
-    return lines;
   }
+  let projects: Project[];
   try {
-    return await probeKey(resolveSyncConfig(flags, env));
+    projects = resolveProjects({ configFile }, flags, env);
   } catch (error) {
     return [{ name: "key", status: "fail", detail: messageOf(error) }];
   }
+  const lines: Check[] = [];
+  for (const project of projects) {
+    const label = configFile === undefined ? "" : ` (${project.name})`;
+    try {
+      lines.push(...(await probeKey({ ...project, apiKey: project.readApiKey() }, label)));
+    } catch (error) {
+      lines.push({ name: `key${label}`, status: "fail", detail: messageOf(error) });
+    }
+  }
+  return lines;
 }
 
 function messageOf(error: unknown): string {
@@ -72,7 +73,7 @@ export async function runDoctor(raw: Record<string, unknown>, env: Env = process
     checkDisk(db),
     checkModes(db, keyFiles),
     checkSigningKey(env),
-    checkConfig(configFile, env),
+    checkConfig(configFile),
   ];
 }
 

@@ -6,7 +6,7 @@ import { createRequire } from "node:module";
 import { dirname, resolve } from "node:path";
 import type { Env } from "../config.ts";
 import { FlagtrailError } from "../errors.ts";
-import { DEFAULT_CONFIG_FILE, parseProjectsConfig } from "../projects.ts";
+import { DEFAULT_PROJECT, parseConfigFile } from "../projects.ts";
 import { signingKeyFromEnv } from "../signingKey.ts";
 import { openAnyStore } from "../store/openAny.ts";
 import {
@@ -125,23 +125,14 @@ export function checkSigningKey(env: Env): Check {
       );
 }
 
-/** The projects config, when one is given or ./flagtrail.config.json exists. */
-export function configFileOf(configFile: string | undefined, env: Env): string | undefined {
-  return (
-    configFile ?? env.FLAGTRAIL_CONFIG ?? (existsSync(DEFAULT_CONFIG_FILE) ? DEFAULT_CONFIG_FILE : undefined)
-  );
-}
-
-export function checkConfig(file: string | undefined, env: Env): Check {
+/** The file alone: a missing key is the key line's business (a file without projects uses the flags'). */
+export function checkConfig(file: string | undefined): Check {
   if (file === undefined)
     return check("config", "ok", "none: one project, default, from flags and environment");
   try {
-    const projects = parseProjectsConfig(readFileSync(file, "utf8"), file, env);
-    return check(
-      "config",
-      "ok",
-      `${file}: ${projects.length} project(s): ${projects.map((p) => p.name).join(", ")}`,
-    );
+    const { projects } = parseConfigFile(readFileSync(file, "utf8"), file);
+    const names = projects === undefined ? [DEFAULT_PROJECT] : Object.keys(projects);
+    return check("config", "ok", `${file}: ${names.length} project(s): ${names.join(", ")}`);
   } catch (error) {
     const message =
       error instanceof FlagtrailError

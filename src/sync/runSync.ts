@@ -110,7 +110,7 @@ async function runParts(run: SyncRun, summary: Parts) {
     if (run.signal.aborted) break;
     const plan = await next();
     ranges.push({ since: plan.since, until: plan.until });
-    summary.windows += await executePlan(run, plan, mismatches);
+    await executePlan(run, plan, mismatches, summary);
   }
   if (!run.signal.aborted && run.options.coverage) await checkCoverage(run, mismatches, summary.pageSize);
   // After the audit part: which entities to read is decided from the records now stored.

@@ -81,13 +81,20 @@ async function checkWindows(run: SyncRun, totals: readonly RangeToCheck[], misma
 
 /**
  * Pages the plan's pending windows, then moves the checkpoint and drops the plan in one transaction.
- * Returns the plan's window count. Windows whose counts disagreed are added to `mismatches`.
+ * Adds the plan's windows done (earlier runs' included) to `tally`, as each is stored. Windows whose
+ * counts disagreed are added to `mismatches`.
  */
-export async function executePlan(run: SyncRun, plan: SyncPlan, mismatches: RangeToCheck[]): Promise<number> {
+export async function executePlan(
+  run: SyncRun,
+  plan: SyncPlan,
+  mismatches: RangeToCheck[],
+  tally: { windows: number },
+): Promise<void> {
   const windows = await readWindows(run.store, plan.filterKey);
   const newestStart = windows[0]?.startDate;
   const pending = windows.filter((w) => w.status === "pending");
   let done = windows.length - pending.length;
+  tally.windows += done;
   run.progress("windows", done, windows.length);
   const totals: RangeToCheck[] = [];
   run.plan = plan;
@@ -106,6 +113,7 @@ export async function executePlan(run: SyncRun, plan: SyncPlan, mismatches: Rang
         );
         if (countable) totals.push({ from: window.startDate, to: window.endDate, serverTotal });
         done += 1;
+        tally.windows += 1;
         run.emit({
           type: "window",
           startDate: window.startDate,
@@ -122,7 +130,7 @@ export async function executePlan(run: SyncRun, plan: SyncPlan, mismatches: Rang
     await run.flush();
     if (bulk) await finishBulkLoad(run.store);
   }
-  if (run.signal.aborted) return windows.length;
+  if (run.signal.aborted) return;
   if (run.options.coverage) await checkWindows(run, totals, mismatches);
   const finished = run.plan ?? plan;
   const owed = run.options.coverage
@@ -134,5 +142,4 @@ export async function executePlan(run: SyncRun, plan: SyncPlan, mismatches: Rang
     { runId: run.runId, now: run.now(), coverageDaysOwed: owed },
     checkpointRule(finished),
   );
-  return windows.length;
 }

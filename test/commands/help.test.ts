@@ -2,6 +2,7 @@
 // parenthesis whose parts come in a fixed order: `required`, `one of: …`, `default: …`, `env: NAME`
 // (no `(default "4")`, `(env X)` or defaults buried in the text), and every command ends with examples.
 // Checked in-process on the program the CLI builds, so an option added later is held to it too.
+import { readFileSync } from "node:fs";
 import type { Command } from "commander";
 import { describe, expect, it } from "vitest";
 import { buildProgram } from "../../src/cli.ts";
@@ -66,6 +67,23 @@ describe("--help style", () => {
       expect(text).toMatch(/\nExamples:\n {2}\$ \S/);
     },
   );
+
+  // daemon shares sync's options but not all of them (no --entities-only): its help must not name those.
+  it.each(["sync", "daemon"])("flagtrail %s: its options' help names only options it has", (name) => {
+    const command = program.commands.find((c) => c.name() === name);
+    if (!command) throw new Error(`${name} missing`);
+    const own = new Set(command.options.map((o) => o.long));
+    const named = helpLines(command).flatMap(({ line }) => line.match(/--[a-z][a-z-]*/g) ?? []);
+    expect(named.filter((flag) => !own.has(flag))).toEqual([]);
+  });
+
+  it("docs/simulator.md lists every option of `flagtrail simulate`", () => {
+    const simulate = program.commands.find((c) => c.name() === "simulate");
+    if (!simulate) throw new Error("simulate missing");
+    const page = readFileSync(new URL("../../docs/simulator.md", import.meta.url), "utf8");
+    const missing = simulate.options.map((o) => o.long ?? "").filter((flag) => !page.includes(`\`${flag}`));
+    expect(missing).toEqual([]);
+  });
 
   it("marks report's --from and --to as required, and sql's help names no SQLite internals", () => {
     const report = program.commands.find((c) => c.name() === "report");

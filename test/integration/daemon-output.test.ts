@@ -2,7 +2,8 @@
 // only; --json writes JSON lines on a terminal too (a pseudo-terminal through script(1)). The plain
 // --once and the terminal runs are spawned; the quiet one and the logged sync run in this process.
 import { spawnSync } from "node:child_process";
-import { existsSync } from "node:fs";
+import { existsSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { logEvents } from "../helpers/daemonProcess.ts";
 import { runCliInProcess } from "../helpers/inProcessCli.ts";
@@ -53,6 +54,28 @@ describe("daemon output flags", () => {
     expect(json.length).toBeGreaterThan(0);
     for (const line of json) expect(() => JSON.parse(line)).not.toThrow();
     expect(text[0]).toMatch(/^\d{4}-\d{2}-\d{2}T\S+ info {2}lease\.acquired$/);
+  });
+});
+
+describe("daemon --quiet and a cycle that needs a look", () => {
+  it("logs coverage gaps and a failed sink as one warning, without the sink's token", async () => {
+    const sim = await startSim({ records: 100, days: 10 });
+    // A server that counts 500 more than it serves: coverage reports gaps, the sync still ends ok.
+    sim.control.setFaults({ lyingTotal: 500 });
+    const db = tempDbPath();
+    const config = join(dirname(db), "flagtrail.config.json");
+    // A SIEM sink nobody listens on (port 9, discard): its delivery fails without a retry.
+    const sink = { name: "splunk", kind: "splunk-hec", url: "http://127.0.0.1:9", tokenEnv: "HEC_TOKEN" };
+    writeFileSync(config, JSON.stringify({ sinks: [{ ...sink, retries: 0, backoffSeconds: 0 }] }));
+    const env = simEnv(sim, db, { FLAGTRAIL_CONFIG: config, HEC_TOKEN: "hec-token-quiet-5c1d" });
+    const result = await runCliInProcess(["daemon", "--once", "--quiet", "--since", daysAgo(5)], { env });
+    expect(result.code, result.stderr).toBe(0);
+    const warnings = logEvents(result.stderr).filter((e) => e.event === "cycle.warning");
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toMatchObject({ level: "warn", sinksFailed: [{ sink: "splunk" }] });
+    expect(warnings[0]?.gaps).toBeGreaterThan(0);
+    expect(result.stderr).not.toContain("hec-token-quiet-5c1d");
+    expect(result.stderr).not.toContain(sim.settings.apiKey);
   });
 });
 

@@ -119,6 +119,20 @@ describe("flagtrail doctor", () => {
     expect(result.stdout + result.stderr).not.toContain(wrongKey);
   });
 
+  it("a config of controls alone: --base-url is the URL probed, as sync reads it", async () => {
+    const dir = workDir();
+    const controls = [{ id: "c", kind: "completeness", severity: "high" }];
+    writeFileSync(join(dir, "flagtrail.config.json"), JSON.stringify({ controls }));
+    const env = { FLAGTRAIL_API_KEY: SIM_KEY, FLAGTRAIL_DB: join(dir, "audit.db") };
+    const result = await runCliInProcess(["doctor", "--base-url", simUrl], { cwd: dir, env });
+    const checks = lines(result.stdout);
+    expect(checks.get("key (default)")).toEqual({ status: "ok", detail: `accepted by ${simUrl} (HTTP 200)` });
+    expect(checks.get("config")).toEqual({
+      status: "ok",
+      detail: "./flagtrail.config.json: 1 project(s): default",
+    });
+  });
+
   it("an invalid projects config is a fail line naming the problem", async () => {
     const dir = workDir();
     writeFileSync(join(dir, "flagtrail.config.json"), JSON.stringify({ projects: { eu: { apiKey: "x" } } }));

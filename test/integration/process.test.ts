@@ -1,5 +1,6 @@
 // What the CLI entry owns for the whole process: a stdout closed by its reader is a quiet exit 0, and
-// SIGTERM at any moment of a sync or daemon is exit 1 with one sentence (never the shell's 143).
+// SIGINT/SIGTERM at any moment of a command, its start included, is exit 1 with one sentence (never the
+// shell's 130/143).
 import { spawn } from "node:child_process";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -104,6 +105,25 @@ describe("SIGTERM", () => {
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/^flagtrail: [^\n]*\n$/);
     expect(result.stderr).not.toMatch(/\n\s+at /);
+  });
+
+  // The CLI's first module: the handlers of src/cli.ts are not installed yet (the bin holds the signal).
+  it.each([
+    ["sync", "SIGINT"],
+    ["status", "SIGTERM"],
+  ])("%s sent %s as the CLI starts loading exits 1 with one sentence", async (command, signal) => {
+    const result = await runCli([command], {
+      env: {
+        FLAGTRAIL_DB: tempDbPath(),
+        FLAGTRAIL_API_KEY: "console-early-signal",
+        FLAGTRAIL_TEST_SIGNAL_ON_LOAD: /\/src\/cli\.ts$/.source,
+        FLAGTRAIL_TEST_SIGNAL: signal,
+      },
+      nodeArgs: ["--import", SIGNAL_ON_LOAD],
+    });
+    expect(result.signal).toBeNull();
+    expect(result.stderr).toBe(`flagtrail: stopped by ${signal}; anything already stored is kept.\n`);
+    expect(result.code).toBe(1);
   });
 
   it("during a sync's first request exits 1 with one sentence, the run marked interrupted", async () => {

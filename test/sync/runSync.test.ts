@@ -301,6 +301,10 @@ describe("runSync", () => {
     expect(summary.outcome).toBe("interrupted");
     // The summary names the plan's range, not just its end day (issue 26).
     expect(summary.range).toEqual({ since: "2024-03-01", until: "2024-07-01" });
+    // The windows it finished, as status counts them (not 0).
+    const windowsDone = (await readWindows(store, "all")).filter((w) => w.status !== "pending").length;
+    expect(windowsDone).toBeGreaterThan(0);
+    expect(summary.windows).toBe(windowsDone);
     expect(runRows(store)[0]?.outcome).toBe("interrupted");
     expect(await readPlan(store, "all")).toBeDefined();
     const requestsAfterAbort = client.queries.length;

@@ -9,7 +9,7 @@ export function registerSync(program: Command): void {
     program
       .command("sync")
       .description("Fetch the console audit log into the store (incremental after the first run)."),
-    SYNC_OUTPUT,
+    SYNC_TEXTS,
   )
     .option(
       "--entities-only",
@@ -25,8 +25,8 @@ export function registerSync(program: Command): void {
   ]);
 }
 
-/** Registers the options of `sync` on a command (sync and daemon share them). */
-function addSyncOptions(command: Command, output: { json: string; quiet: string }): Command {
+/** Registers the options of `sync` on a command (sync and daemon share them, with their own texts). */
+function addSyncOptions(command: Command, texts: typeof SYNC_TEXTS): Command {
   return command
     .addOption(
       opt("--since <date>", "first day to sync, YYYY-MM-DD", {
@@ -63,13 +63,9 @@ function addSyncOptions(command: Command, output: { json: string; quiet: string 
     .option("--no-entities", "skip config versions, layer experiments and event metrics (entity history)")
     .option("--event <name>", "also read the metrics derived from this event (repeatable)", collect)
     .addOption(
-      opt(
-        "--entity-budget <n>",
-        "entity requests per run, most recently edited first, the rest read by later runs; no limit by default with --entities-only",
-        {
-          default: `the project's entityBudget, else the audit part's requests, at least ${SYNC_DEFAULTS.entityBudgetFloor}`,
-        },
-      ),
+      opt("--entity-budget <n>", texts.entityBudget, {
+        default: `the project's entityBudget, else the audit part's requests, at least ${SYNC_DEFAULTS.entityBudgetFloor}`,
+      }),
     )
     .addOption(
       opt(
@@ -109,14 +105,21 @@ function addSyncOptions(command: Command, output: { json: string; quiet: string 
     .addOption(
       opt("--project <name>", "only this project of the config", { default: "every project it lists" }),
     )
-    .option("--json", output.json)
-    .option("--quiet", output.quiet);
+    .option("--json", texts.json)
+    .option("--quiet", texts.quiet);
 }
 
-const SYNC_OUTPUT = { json: "print the summary as JSON", quiet: "no notices or progress on stderr" };
-const DAEMON_OUTPUT = {
+const ENTITY_BUDGET = "entity requests per run, most recently edited first, the rest read by later runs";
+const SYNC_TEXTS = {
+  json: "print the summary as JSON",
+  quiet: "no notices or progress on stderr",
+  entityBudget: `${ENTITY_BUDGET}; no limit by default with --entities-only`,
+};
+// The daemon has no --entities-only: its help must not name it.
+const DAEMON_TEXTS = {
   json: "log JSON lines on a terminal too (they are the default when stderr is not a terminal)",
   quiet: "log warnings and errors only",
+  entityBudget: ENTITY_BUDGET,
 };
 
 export function registerDaemon(program: Command): void {
@@ -138,7 +141,7 @@ export function registerDaemon(program: Command): void {
         "lease lifetime without heartbeat; bounds how long a crashed worker blocks",
         "600",
       ),
-    DAEMON_OUTPUT,
+    DAEMON_TEXTS,
   ).action(lazy(() => import("../daemon.ts")));
   examples(command, [
     "flagtrail daemon --report monthly --out /var/lib/flagtrail/reports",
