@@ -6,6 +6,7 @@
 import { writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { dirname, join } from "node:path";
+import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningSimulator } from "../../src/simulator/index.ts";
 import { runCliInProcess } from "../helpers/inProcessCli.ts";
@@ -74,5 +75,38 @@ describe("check --notify with a sink that is down", () => {
     ).n;
     expect(undelivered).toBeGreaterThan(0);
     expect(check.stderr).toMatch(/hook/);
+  });
+
+  // h42: the sentence counts what waits and says why; the run fails (exit 1) though no finding reaches
+  // --fail-on, also when the sink's secret is unset and when the retry is not due yet.
+  it("fails the run with one sentence naming the sink, the count and the cause", async () => {
+    const run = (extra: Record<string, string | undefined> = {}) =>
+      runCliInProcess(["check", "--notify", "--fail-on", "high", "--from", daysAgo(7)], {
+        env: { ...env, ...extra },
+      });
+    const waiting = () =>
+      withDb(
+        db,
+        (d) =>
+          d.prepare("SELECT count(*) AS n FROM control_outbox WHERE delivered_at IS NULL").get() as {
+            n: number;
+          },
+      ).n;
+    // The first test's failure put the retry a minute ahead: this run tries nothing, and still says so.
+    const notDue = await run();
+    expect(notDue.code).toBe(1);
+    expect(notDue.stderr).toBe(
+      `flagtrail: ${waiting()} alerts wait undelivered in the outbox for sink "hook" (ECONNREFUSED); ` +
+        "the next delivery tries again.\n",
+    );
+    const writable = new Database(db);
+    writable.prepare("UPDATE control_outbox SET next_attempt_at = 0").run();
+    writable.close();
+    const unset = await run({ H40_HOOK_SECRET: "" });
+    expect(unset.code).toBe(1);
+    expect(unset.stderr).toBe(
+      `flagtrail: ${waiting()} alerts wait undelivered in the outbox for sink "hook" ` +
+        "(sink hook: the environment variable H40_HOOK_SECRET is not set); the next delivery tries again.\n",
+    );
   });
 });
