@@ -56,7 +56,12 @@ export async function notifyFindings(
   }
   if (waiting.size === 0) return null;
   const each = [...waiting].map(([sink, w]) => {
-    const why = w.error === null ? "" : ` (${w.error.replace(/\.$/, "")})`;
+    // A sink's error may name it already (`sink hook: …`, `sink "siem" could not …`): said once here.
+    const error = w.error
+      ?.replace(/\.$/, "")
+      .replace(`${label(sink)} `, "")
+      .replace(`sink ${sink}: `, "");
+    const why = error === undefined ? "" : ` (${error})`;
     return waiting.size === 1 ? `${label(sink)}${why}` : `${w.count} for ${label(sink)}${why}`;
   });
   const total = [...waiting.values()].reduce((sum, w) => sum + w.count, 0);

@@ -106,7 +106,7 @@ describe("check --notify with a sink that is down", () => {
     expect(unset.code).toBe(1);
     expect(unset.stderr).toBe(
       `flagtrail: ${waiting()} alerts wait undelivered in the outbox for sink "hook" ` +
-        "(sink hook: the environment variable H40_HOOK_SECRET is not set); the next delivery tries again.\n",
+        "(the environment variable H40_HOOK_SECRET is not set); the next delivery tries again.\n",
     );
   });
 });
