@@ -7,7 +7,7 @@ import { type CheckedProject, checkStore } from "../controls/check.ts";
 import { type ControlsConfig, parseControlsConfig, SEVERITIES } from "../controls/config.ts";
 import { SEVERITY_RANK } from "../controls/evaluate.ts";
 import { CHECK_FORMATS, jsonOutput, junitOutput, tableOutput } from "../controls/output.ts";
-import { FindingsError, UsageError } from "../errors.ts";
+import { FindingsError, type FlagtrailError, SinkError, UsageError } from "../errors.ts";
 import { configFileOf, projectNameSchema, readConfigText } from "../projects.ts";
 import { resolvePeriod } from "../report/period.ts";
 import { parseOptions } from "./options.ts";
@@ -44,16 +44,20 @@ export function givenPeriod(from: string | undefined, to: string | undefined, no
 
 const NAMED_CONTROLS = 8;
 
-/** The one sentence of a failed check. */
+/**
+ * The one sentence of a failed check: unwaived findings at or above --fail-on, and (--notify) alerts
+ * left undelivered, which fail the run too: cron and CI see a sink that is down, not only a log line.
+ */
 function failure(
   projects: readonly CheckedProject[],
   failOn: keyof typeof SEVERITY_RANK,
-): FindingsError | null {
+  undelivered: string | null,
+): FlagtrailError | null {
   const findings = projects.flatMap((p) => p.findings);
   const failing = findings.filter(
     (f) => f.waiver === null && SEVERITY_RANK[f.severity] >= SEVERITY_RANK[failOn],
   );
-  if (failing.length === 0) return null;
+  if (failing.length === 0) return undelivered === null ? null : new SinkError(`${undelivered}.`, true);
   const controls = [...new Set(failing.map((f) => f.control))];
   // One sentence stays one line: the first controls by name, the rest counted.
   const named =
@@ -62,7 +66,7 @@ function failure(
       : `${controls.slice(0, NAMED_CONTROLS).join(", ")} and ${controls.length - NAMED_CONTROLS} more`;
   return new FindingsError(
     `${failing.length} unwaived ${failing.length === 1 ? "finding" : "findings"} at or above ${failOn} severity ` +
-      `(controls ${named}).`,
+      `(controls ${named})${undelivered === null ? "" : `, and ${undelivered}`}.`,
   );
 }
 
@@ -71,13 +75,13 @@ export async function action(raw: Record<string, unknown>): Promise<void> {
   const config = loadControls(options.config);
   const now = Date.now();
   const given = givenPeriod(options.from, options.to, now);
+  const notified = { undelivered: null as string | null };
   const checked = await checkStore(resolveDbPath(options), config, given, now, {
     project: options.project,
     afterCheck: options.notify
       ? async (parts) => {
-          // The findings only: the SIEM sinks' records go with the daemon or `export --sink`.
-          const { deliverOutbox } = await import("../controls/cycle.ts");
-          for (const part of parts) await deliverOutbox(part, config.sinks, { findingsOnly: true });
+          const { notifyFindings } = await import("../controls/cycle.ts");
+          notified.undelivered = await notifyFindings(parts, config.sinks);
         }
       : undefined,
   });
@@ -88,6 +92,6 @@ export async function action(raw: Record<string, unknown>): Promise<void> {
         ? junitOutput(checked, config.controls)
         : tableOutput(checked, config.controls);
   process.stdout.write(text);
-  const failed = failure(checked, options.failOn);
+  const failed = failure(checked, options.failOn, notified.undelivered);
   if (failed) throw failed;
 }

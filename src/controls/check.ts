@@ -2,7 +2,7 @@
 // the findings (new ones with their alerts in the outbox, same transaction), and return them with the
 // waiver in force on each.
 import { type NewFinding, writeCheck } from "../store/controls/findings.ts";
-import { lastCheckEnd } from "../store/controls/reads.ts";
+import { lastCheck } from "../store/controls/reads.ts";
 import { readWaivers } from "../store/controls/waivers.ts";
 import { closeProjectStores, openStoreProjects, type ProjectStore } from "../store/projectStores.ts";
 import type { Control, ControlKind, Severity, Sink } from "./config.ts";
@@ -67,15 +67,22 @@ export function findingOf(row: NewFinding, project: string, firstSeenAt: number)
   };
 }
 
-/** The period to check: the one given, else since the last check's end, else the last 7 days. */
+/**
+ * The period to check: the one given, else since the last check, else the last 7 days. "Since the last
+ * check" starts at the end of its period, or at the time it ran when that end was later (a `--to` of
+ * today or after: what had not happened yet was not checked), so that no change falls between two
+ * checks; periods overlapping is harmless (a finding is kept once). A start not before now (a clock set
+ * back) would check nothing: the last 7 days then.
+ */
 async function periodFor(
   part: ProjectStore,
   given: { start: number; end: number } | null,
   now: number,
 ): Promise<{ start: number; end: number }> {
   if (given) return given;
-  const since = await lastCheckEnd(part.store);
-  return { start: since ?? now - DEFAULT_LOOKBACK_MS, end: now };
+  const last = await lastCheck(part.store);
+  const since = last === null ? null : Math.min(last.periodEnd, last.checkedAt);
+  return { start: since !== null && since < now ? since : now - DEFAULT_LOOKBACK_MS, end: now };
 }
 
 /** Every control's findings over the inputs, and the ticket keys found: what check keeps and the report shows. */

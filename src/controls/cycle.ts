@@ -3,6 +3,7 @@
 // sinks get the records they have not acknowledged yet.
 import { deliverSinks } from "../export/sinks/deliver.ts";
 import { configFileOf, readConfigText } from "../projects.ts";
+import { waitingAlerts } from "../store/controls/outbox.ts";
 import type { ProjectStore } from "../store/projectStores.ts";
 import { checkProject } from "./check.ts";
 import { type ControlsConfig, isSiemSink, parseControlsConfig, type Sink } from "./config.ts";
@@ -20,7 +21,7 @@ export function daemonControls(configOption: string | undefined): ControlsConfig
  * The outbox's alerts to every sink, and to the SIEM sinks the records after their cursors too (unless
  * `findingsOnly`); a sink that refuses is counted, named in `sinks`, and holds no other back.
  */
-export async function deliverOutbox(
+async function deliverOutbox(
   part: ProjectStore,
   sinks: readonly Sink[],
   options: { findingsOnly?: boolean } = {},
@@ -28,6 +29,47 @@ export async function deliverOutbox(
   const sent = await deliverAlerts(part.store, sinks, Date.now());
   const siem = sinks.filter(isSiemSink);
   return siem.length === 0 ? sent : { ...sent, sinks: await deliverSinks(part, siem, options) };
+}
+
+/** `sink "hook"`: how the sentence names a sink. */
+const label = (sink: string) => `sink ${JSON.stringify(sink)}`;
+
+/**
+ * `check --notify`: every project's outbox delivered, the findings only (the SIEM sinks' records go with
+ * the daemon or `export --sink`); then what still waits for a sink of the config (a refusal now or one
+ * whose retry is not due yet), as one sentence without its full stop, or null when nothing does. Alerts of a sink no longer in
+ * the config wait unsaid: they would be said on every run.
+ */
+export async function notifyFindings(
+  parts: readonly ProjectStore[],
+  sinks: readonly Sink[],
+): Promise<string | null> {
+  const configured = new Set(sinks.map((s) => s.name));
+  const waiting = new Map<string, { count: number; error: string | null }>();
+  for (const part of parts) {
+    await deliverOutbox(part, sinks, { findingsOnly: true });
+    for (const row of await waitingAlerts(part.store)) {
+      if (!configured.has(row.sink)) continue;
+      const seen = waiting.get(row.sink);
+      waiting.set(row.sink, { count: (seen?.count ?? 0) + row.waiting, error: seen?.error ?? row.lastError });
+    }
+  }
+  if (waiting.size === 0) return null;
+  const each = [...waiting].map(([sink, w]) => {
+    // A sink's error may name it already (`sink hook: …`, `sink "siem" could not …`): said once here.
+    const error = w.error
+      ?.replace(/\.$/, "")
+      .replace(`${label(sink)} `, "")
+      .replace(`sink ${sink}: `, "");
+    const why = error === undefined ? "" : ` (${error})`;
+    return waiting.size === 1 ? `${label(sink)}${why}` : `${w.count} for ${label(sink)}${why}`;
+  });
+  const total = [...waiting.values()].reduce((sum, w) => sum + w.count, 0);
+  const alerts = total === 1 ? "1 alert waits" : `${total} alerts wait`;
+  return (
+    `${alerts} undelivered in the outbox${waiting.size === 1 ? " for " : ": "}${each.join(", ")}; ` +
+    "the next delivery tries again"
+  );
 }
 
 /** One check and delivery; the counts go to the cycle's log line (never a secret). */

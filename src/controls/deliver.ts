@@ -1,13 +1,17 @@
 // Delivers the outbox: each due alert sent to its sink (./sinks/, one file per kind); marked delivered
 // only when the sink accepted it (a 2xx, an exit 0), else tried again on a later run after a delay
 // that doubles per attempt (at most an hour). A receiver may see an alert twice (a crash after it
-// accepted, before the mark), always under the same finding id.
+// accepted, before the mark), always under the same finding id. An alert carries the finding's waiver as
+// it is when sent (as `check --format json` prints it then), not as it was when the alert was queued.
+
 import { dueAlerts, markDelivered, markFailed, type OutboxRow } from "../store/controls/outbox.ts";
+import { readWaivers } from "../store/controls/waivers.ts";
 import type { AnyStore } from "../store/openAny.ts";
 import { type AlertSink, isSiemSink, type Sink } from "./config.ts";
 import { sendExec } from "./sinks/exec.ts";
 import { sendSlack } from "./sinks/slack.ts";
 import { sendWebhook } from "./sinks/webhook.ts";
+import { waiversInForce } from "./waivers.ts";
 
 const MAX_BACKOFF_MS = 3_600_000;
 
@@ -21,6 +25,22 @@ function send(sink: AlertSink, row: OutboxRow): Promise<string | null> {
     case "exec":
       return sendExec(sink, row);
   }
+}
+
+/**
+ * The alerts due at `now`, each payload's `waiver` set to the one in force now: a finding waived after its
+ * alert was queued goes out with its waiver (a receiver can tell an accepted finding), not with null.
+ */
+export async function dueAlertsNow(store: AnyStore, now: number): Promise<OutboxRow[]> {
+  const due = await dueAlerts(store, now);
+  if (due.length === 0) return due;
+  const waivers = waiversInForce(await readWaivers(store), new Date(now).toISOString().slice(0, 10));
+  return due.map((row) => {
+    const body = JSON.parse(row.payload) as { finding: Record<string, unknown> };
+    // The key keeps its place: the receiver sees the body `check --format json` would print.
+    const finding = { ...body.finding, waiver: waivers.get(row.finding_id) ?? null };
+    return { ...row, payload: JSON.stringify({ ...body, finding }) };
+  });
 }
 
 interface DeliveryCount {
@@ -37,7 +57,7 @@ export async function deliverAlerts(
   // The SIEM sinks' rows are delivered with their records (src/export/sinks/deliver.ts).
   const byName = new Map(sinks.filter((s): s is AlertSink => !isSiemSink(s)).map((s) => [s.name, s]));
   const count: DeliveryCount = { delivered: 0, failed: 0 };
-  for (const row of await dueAlerts(store, now)) {
+  for (const row of await dueAlertsNow(store, now)) {
     const sink = byName.get(row.sink);
     if (!sink) continue;
     const error = await send(sink, row);

@@ -1,5 +1,5 @@
 // What `flagtrail check` prints: a table for people, JSON for scripts, JUnit XML for CI (one test case
-// per control and project, a <failure> per unwaived finding; waived ones in the case's system-out).
+// per control and project, one <failure> listing its unwaived findings; waived ones in its system-out).
 
 import type { CheckedProject, Finding } from "./check.ts";
 import type { Control } from "./config.ts";
@@ -56,6 +56,11 @@ function findingLine(f: Finding): string {
   return [f.occurredAt, f.entity, f.actionType, f.actor, f.message].filter((x) => x !== null).join(" | ");
 }
 
+/**
+ * One test case per control and project, with at most one <failure>: JUnit readers (GitLab, Jenkins)
+ * expect one per case and failures <= tests. Its message counts the unwaived findings; its text lists
+ * them, a line each.
+ */
 export function junitOutput(projects: readonly CheckedProject[], controls: readonly Control[]): string {
   const cases: string[] = [];
   let failures = 0;
@@ -64,12 +69,14 @@ export function junitOutput(projects: readonly CheckedProject[], controls: reado
       const mine = p.findings.filter((f) => f.control === control.id);
       const open = mine.filter((f) => f.waiver === null);
       const waived = mine.filter((f) => f.waiver !== null);
-      failures += open.length;
+      if (open.length > 0) failures += 1;
+      const count = `${open.length} unwaived ${open.length === 1 ? "finding" : "findings"}`;
       const body = [
-        ...open.map(
-          (f) =>
-            `      <failure message="${xml(`${f.id}: ${f.message}`)}" type="${xml(control.severity)}">${xml(findingLine(f))}</failure>`,
-        ),
+        ...(open.length > 0
+          ? [
+              `      <failure message="${xml(count)}" type="${xml(control.severity)}">${xml(open.map((f) => `${f.id}: ${findingLine(f)}`).join("\n"))}</failure>`,
+            ]
+          : []),
         ...(waived.length > 0
           ? [
               `      <system-out>${xml(waived.map((f) => `waived ${f.id} by ${f.waiver!.by}: ${f.waiver!.reason}`).join("\n"))}</system-out>`,

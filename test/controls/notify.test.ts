@@ -129,6 +129,10 @@ describe.each(ENGINES)("check --notify on %s", (engine) => {
     for (let run = 1; run <= 3; run += 1) {
       const result = await notify();
       expect(result.code).toBe(1);
+      // h42: the one sentence says the findings and the alerts waiting (both engines' outbox count).
+      expect(result.stderr).toMatch(
+        /, and 2 alerts wait undelivered in the outbox for sink "hook" \(HTTP 503\);/,
+      );
       const rows = await outbox();
       expect(rows.map((r) => r.finding_id).sort()).toEqual(ids);
       for (const r of rows) {
@@ -170,6 +174,7 @@ describe.each(ENGINES)("check --notify on %s", (engine) => {
       });
     }
     for (const r of await outbox()) expect(r.delivered_at).not.toBeNull();
+    expect(delivered.stderr).not.toContain("undelivered");
     // Later runs: nothing new, nothing sent again.
     await notify();
     expect(receiver.requests).toHaveLength(10);

@@ -11,7 +11,9 @@ import type { Sink } from "../../src/controls/config.ts";
 import { parseControlsConfig } from "../../src/controls/config.ts";
 import { deliverAlerts } from "../../src/controls/deliver.ts";
 import { slackMessage } from "../../src/controls/sinks/slack.ts";
+import { nextWaiverRow } from "../../src/controls/waivers.ts";
 import { type NewFinding, writeCheck } from "../../src/store/controls/findings.ts";
+import { appendWaiver } from "../../src/store/controls/waivers.ts";
 import { closeProjectStores, openStoreProjects, type ProjectStore } from "../../src/store/projectStores.ts";
 
 const finding = (n: number, entity = `checkout_gate_${n}`): NewFinding => ({
@@ -207,6 +209,38 @@ describe("exec sink", () => {
     expect(got.map((g) => g.id)).toEqual(["rr:rec1", "rr:rec2"]);
     expect(JSON.parse(got[0]!.input)).toEqual(JSON.parse(payloadOf(finding(1))));
     expect((await outbox()).every((r) => r.delivered_at !== null && Number(r.attempts) === 1)).toBe(true);
+  });
+
+  // h42: an alert queued before its finding was waived went out with "waiver": null.
+  it("an alert carries the waiver in force when it is sent, not the one when it was queued", async () => {
+    const log = join(dir, "received.jsonl");
+    const sinks = sinksOf([
+      { name: "pager", kind: "exec", command: process.execPath, args: [recorder(), log, "0"] },
+    ]);
+    await plantAlerts([finding(1), finding(2)], sinks);
+    const at = Date.parse("2026-11-21T08:00:00Z");
+    await appendWaiver(parts[0]!.store, (previous) =>
+      nextWaiverRow(previous, {
+        finding_id: "rr:rec1",
+        action: "waive",
+        reason: "hotfix INC-42",
+        by_name: "Dana Lee",
+        expires: null,
+        created_at: at,
+      }),
+    );
+    expect(await deliverAlerts(parts[0]!.store, sinks, Date.now())).toEqual({ delivered: 2, failed: 0 });
+    const got = lines(log).map((g) => JSON.parse(g.input) as { finding: { id: string; waiver: unknown } });
+    const waiver = { by: "Dana Lee", reason: "hotfix INC-42", at: new Date(at).toISOString(), expires: null };
+    expect(got.map((g) => [g.finding.id, g.finding.waiver])).toEqual([
+      ["rr:rec1", waiver],
+      ["rr:rec2", null],
+    ]);
+    // Only the waiver changes: the rest is the body queued, key for key.
+    expect(lines(log)[0]!.input).toBe(
+      payloadOf(finding(1)).replace('"waiver":null', `"waiver":${JSON.stringify(waiver)}`),
+    );
+    expect(slackMessage(lines(log)[0]!.input).split("\n")).toContain("waived by Dana Lee: hotfix INC-42");
   });
 
   it("a non-zero exit, a timeout or a missing program is a failed delivery, tried again later", async () => {

@@ -29,7 +29,10 @@ export function registerCheck(program: Command): void {
     .addOption(
       opt("--fail-on <severity>", "lowest severity that fails: low, medium or high", { default: "low" }),
     )
-    .option("--notify", "deliver the alerts of new findings to the config's sinks (for cron)")
+    .option(
+      "--notify",
+      "deliver the alerts of new findings to the config's sinks (for cron); exit 1 while some wait undelivered",
+    )
     .action(lazy(() => import("../check.ts")));
   examples(check, [
     "flagtrail check",

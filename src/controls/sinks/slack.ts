@@ -16,6 +16,7 @@ interface AlertFinding {
   occurredAt: string | null;
   actor: string | null;
   message: string;
+  waiver?: { by: string; reason: string } | null;
 }
 
 /** Slack reads `&`, `<` and `>` as markup (links, mentions): a name holding them is shown as written. */
@@ -23,7 +24,7 @@ function slackText(text: string): string {
   return text.replaceAll("&", "&amp;").replaceAll("<", "&lt;").replaceAll(">", "&gt;");
 }
 
-/** `[high] cc81-review (review-required), project default: <message>` and what, who, when on a second line. */
+/** `[high] cc81-review (review-required), project default: <message>`, what, who, when on a second line, the waiver if any. */
 export function slackMessage(payload: string): string {
   const { finding: f } = JSON.parse(payload) as { finding: AlertFinding };
   const head = `[${f.severity}] ${f.control} (${f.kind}), project ${f.project}: ${f.message}`;
@@ -32,7 +33,9 @@ export function slackMessage(payload: string): string {
     f.actor ? `by ${f.actor}` : null,
     f.occurredAt ? `at ${f.occurredAt}` : null,
   ].filter((x) => x !== null);
-  const lines = [head, ...(what.length > 0 ? [what.join(" ")] : []), `finding ${f.id}`];
+  // Waived after it was found, before this delivery: the channel sees it accepted, not open.
+  const waived = f.waiver ? [`waived by ${f.waiver.by}: ${f.waiver.reason}`] : [];
+  const lines = [head, ...(what.length > 0 ? [what.join(" ")] : []), ...waived, `finding ${f.id}`];
   return slackText(lines.join("\n"));
 }
 

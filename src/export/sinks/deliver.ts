@@ -4,8 +4,9 @@
 // delivered only after its batch was acknowledged. A crash repeats at most the unacknowledged batch,
 // and every event carries a stable id by which the SIEM can drop that repeat.
 import type { SiemSink } from "../../controls/config.ts";
+import { dueAlertsNow } from "../../controls/deliver.ts";
 import { SinkError } from "../../errors.ts";
-import { dueAlerts, markDelivered, markFailed, type OutboxRow } from "../../store/controls/outbox.ts";
+import { markDelivered, markFailed, type OutboxRow } from "../../store/controls/outbox.ts";
 import { advanceCursor, readCursor } from "../../store/export/cursors.ts";
 import type { ProjectStore } from "../../store/projectStores.ts";
 import { eventBatches } from "../events.ts";
@@ -52,7 +53,7 @@ function findingEvent(sink: SiemSink, project: string, row: OutboxRow): SinkEven
 }
 
 async function deliverFindings(part: ProjectStore, sink: SiemSink, transport: Transport): Promise<number> {
-  const rows = (await dueAlerts(part.store, Date.now())).filter((r) => r.sink === sink.name);
+  const rows = (await dueAlertsNow(part.store, Date.now())).filter((r) => r.sink === sink.name);
   let delivered = 0;
   for (let start = 0; start < rows.length; start += sink.batchSize) {
     const batch = rows.slice(start, start + sink.batchSize);

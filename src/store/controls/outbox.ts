@@ -44,3 +44,16 @@ export async function markFailed(
       last_error = ${error}
     WHERE finding_id = ${row.finding_id} AND sink = ${row.sink}`);
 }
+
+/** Per sink, the alerts not delivered yet and the latest error among them (null: not tried yet). */
+export async function waitingAlerts(
+  store: AnyStore,
+): Promise<{ sink: string; waiting: number; lastError: string | null }[]> {
+  const q = await queriesOf(store);
+  return q.all<{ sink: string; waiting: number; lastError: string | null }>(sql`
+    SELECT o.sink, count(*) AS waiting,
+      (SELECT l.last_error FROM control_outbox l WHERE l.sink = o.sink AND l.delivered_at IS NULL
+       ORDER BY l.next_attempt_at DESC, l.finding_id COLLATE "binary" LIMIT 1) AS "lastError"
+    FROM control_outbox o WHERE o.delivered_at IS NULL
+    GROUP BY o.sink ORDER BY o.sink COLLATE "binary"`);
+}

@@ -3,13 +3,13 @@
 import type { AnyStore } from "../openAny.ts";
 import { queriesOf, sql } from "../query.ts";
 
-/** The end of the period the last check evaluated (the next check's default start), or null. */
-export async function lastCheckEnd(store: AnyStore): Promise<number | null> {
+/** The last check: when it ran and the end of the period it evaluated (the next check's default start), or null. */
+export async function lastCheck(store: AnyStore): Promise<{ checkedAt: number; periodEnd: number } | null> {
   const q = await queriesOf(store);
-  const row = await q.get<{ period_end: number }>(
-    sql`SELECT period_end FROM control_checks ORDER BY id DESC LIMIT 1`,
+  const row = await q.get<{ checkedAt: number; periodEnd: number }>(
+    sql`SELECT checked_at AS "checkedAt", period_end AS "periodEnd" FROM control_checks ORDER BY id DESC LIMIT 1`,
   );
-  return row?.period_end ?? null;
+  return row ?? null;
 }
 
 /** Each finding's id and control, and when the last check ran. */
