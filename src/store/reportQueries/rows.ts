@@ -105,6 +105,7 @@ export interface ReportRows extends EntityReportRows {
   configEditsCsv: CsvRow;
   recordCount: CountRow;
   unplaced: CountRow;
+  quarantined: { records: number; maybe: number };
   coverage: CoverageRow;
   entityBacklog: EntityBacklogRow;
   byActionType: ActionTypeCount;
