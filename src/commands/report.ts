@@ -15,16 +15,22 @@ import { parseOptions } from "./options.ts";
 
 const day = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, { message: "expected a calendar day YYYY-MM-DD" });
 
-/** `--format csv,md,html` of `report` and `daemon`: the files to write. */
+/**
+ * `--format csv,md,html` of `report` and `daemon`: the files to write, comma-separated or repeated
+ * (`--format csv --format md` is both, not the last one).
+ */
 export const reportFormatsOption = z
-  .string()
+  .union([z.string(), z.array(z.string())])
   .default("csv,md")
-  .transform((text) =>
-    text
-      .split(",")
-      .map((f) => f.trim())
-      .filter(Boolean),
-  )
+  .transform((given) => [
+    ...new Set(
+      [given]
+        .flat()
+        .flatMap((text) => text.split(","))
+        .map((f) => f.trim())
+        .filter(Boolean),
+    ),
+  ])
   .pipe(z.array(z.enum(REPORT_FORMATS, { message: `formats are ${REPORT_FORMATS.join(", ")}` })).min(1));
 
 const reportOptionsSchema = z.object({

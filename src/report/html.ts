@@ -15,8 +15,9 @@ const CSS = `
 body { font: 14px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: #111; max-width: 72rem; margin: 2rem auto; padding: 0 1rem; }
 h1 { font-size: 1.6rem; } h2 { font-size: 1.25rem; border-bottom: 1px solid #ccc; margin-top: 2rem; } h3 { font-size: 1.05rem; }
 table { border-collapse: collapse; margin: .5rem 0 1rem; font-size: 12px; }
-th, td { border: 1px solid #bbb; padding: 2px 6px; text-align: left; vertical-align: top; overflow-wrap: anywhere; }
+th, td { border: 1px solid #bbb; padding: 2px 6px; text-align: left; vertical-align: top; overflow-wrap: break-word; }
 th { background: #eee; overflow-wrap: normal; }
+td.w { overflow-wrap: anywhere; }
 td.n { text-align: right; font-variant-numeric: tabular-nums; }
 td.t { white-space: nowrap; font-variant-numeric: tabular-nums; }
 td.k { white-space: nowrap; }
@@ -37,6 +38,9 @@ svg.chart rect { fill: #4a6fa5; }
      (wrapped at their hyphen they read as two values). */
   td.k { white-space: normal; }
   td.t { white-space: nowrap; overflow-wrap: normal; font-size: 10px; }
+  /* Paper cannot be clicked open: every query prints (closed <details> hide their content otherwise). */
+  details::details-content { content-visibility: visible; }
+  summary { list-style: none; font-weight: bold; }
 }
 `.trim();
 

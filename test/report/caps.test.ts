@@ -138,7 +138,7 @@ describe("a descriptive table past its cap", () => {
     const { md, complete, html } = await june(history(configs, 0));
     expect(names(section(complete, "Config edits per config"))).toHaveLength(configs);
     expect(complete).not.toContain("configs shown");
-    for (let i = 0; i < configs; i++) expect(html).toContain(`gate_${String(i).padStart(2, "0")}</td>`);
+    for (let i = 0; i < configs; i++) expect(html).toContain(`gate_<wbr>${String(i).padStart(2, "0")}</td>`);
     expect(html).not.toContain("configs shown");
     // The capped Markdown is the complete document but for the capped table and its notes.
     const outside = (doc: string) => doc.replace(section(doc, "Config edits per config"), "");

@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -77,6 +77,30 @@ describe("flagtrail report (CLI)", () => {
       ],
     );
     expect(existsSync(join(out, "compliance_2024-03-29_2024-04-01_Europe-Berlin.md"))).toBe(true);
+  });
+
+  it("takes --format repeated as the list of every value (not only the last one), as --help says", async () => {
+    const { dir, reportArgs } = scenarioOnDisk("flagtrail-report-formats-");
+    const out = join(dir, "out");
+    const result = await runCliInProcess([...reportArgs, "--out", out, "--format", "csv", "--format", "md"]);
+    expect(result.code).toBe(0);
+    const kinds = readdirSync(out)
+      .filter((name) => !name.startsWith("."))
+      .map((name) => name.split("_")[0])
+      .sort();
+    expect(kinds).toEqual([
+      "compliance",
+      "config-edits",
+      "experiment-state-changes",
+      "manifest",
+      "unreviewed-changes",
+    ]);
+    const help = await runCliInProcess(["report", "--help"]);
+    expect(help.stdout).toMatch(/--format <list> +parts to write, comma-separated or repeated:/);
+    // The daemon's --format is the same option: a bad value among repeated ones is a usage error.
+    const daemon = await runCliInProcess(["daemon", "--once", "--format", "pdf", "--format", "md"]);
+    expect(daemon.code).toBe(2);
+    expect(daemon.stderr).toBe("flagtrail: --format: formats are csv, md, html\n");
   });
 
   it("exits 1 with one sentence when the output directory cannot be created", async () => {

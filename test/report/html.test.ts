@@ -1,11 +1,12 @@
 // The HTML rendition (issue 9): valid HTML by a real parser (parse5, the WHATWG parsing algorithm, which
 // reports every parse error), self-contained (no script, nothing fetched, only in-page links), and with
 // exactly the Markdown's numbers.
-import { mkdtempSync, readdirSync, readFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type DefaultTreeAdapterMap, parse, serialize } from "parse5";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { writeComplianceHtml } from "../../src/report/html.ts";
 import { writeReports } from "../../src/report/writeReports.ts";
 import { openStore, type Store } from "../../src/store/open.ts";
 import { insertSyncedRecords, makeRecord } from "./fixtures.ts";
@@ -117,8 +118,35 @@ describe("the HTML report", () => {
     const print = html.slice(html.indexOf("@media print"));
     expect(print).toMatch(/td\.k \{ white-space: normal; \}/);
     expect(print).toMatch(/td\.t \{ white-space: nowrap; overflow-wrap: normal;/);
-    // So do names and ids up to 40 characters.
-    expect(html).toMatch(/<td class="k">(config|experiment)_review_accept<\/td>/);
+    // So do names and ids up to 40 characters, but in print they may wrap after an underscore.
+    expect(html).toMatch(/<td class="k">(config|experiment)_<wbr>review_<wbr>accept<\/td>/);
+  });
+
+  it("prints every query and wraps names at their underscores, never mid-word (a trial's PDF)", () => {
+    const { html } = renditions(dir);
+    const css = html.slice(html.indexOf("<style>"), html.indexOf("</style>"));
+    const print = css.slice(css.indexOf("@media print"));
+    // A closed <details> prints as its summary alone ("▶ Query"): its content is made visible on paper.
+    expect(print).toContain("details::details-content { content-visibility: visible; }");
+    expect(html).toContain("<details><summary>Query</summary>");
+    // A cell breaks a word only when it could not fit otherwise (anywhere shrinks a column to a letter
+    // and cut "experimen t_review_a ccept"); only a cell with a token longer than a name breaks anywhere.
+    expect(css).toMatch(/th, td \{[^}]*overflow-wrap: break-word;/);
+    expect(css).toContain("td.w { overflow-wrap: anywhere; }");
+    expect(css.match(/overflow-wrap: anywhere/g)).toHaveLength(2); // td.w and pre
+  });
+
+  it("marks a cell with a token longer than a name, and only it, as breakable anywhere", () => {
+    const out = mkdtempSync(join(tmpdir(), "flagtrail-html-cells-"));
+    const token = "x".repeat(41);
+    writeFileSync(
+      join(out, "r.md"),
+      `| A | B | C |\n| --- | --- | --- |\n| ${token} | see ${token} | [4](#a-very-long-anchor-of-a-heading-in-this-report) |\n`,
+    );
+    writeComplianceHtml(join(out, "r.md"), join(out, "r.html"));
+    expect(readFileSync(join(out, "r.html"), "utf8")).toContain(
+      `<tr><td class="w">${token}</td><td class="w">see ${token}</td><td><a href="#a-very-long-anchor-of-a-heading-in-this-report">4</a></td></tr>`,
+    );
   });
 
   it("is listed in the manifest, and alone when only html is asked for", async () => {

@@ -50,7 +50,7 @@ describe("the HTML rendition, line by line", () => {
     );
     writeComplianceHtml(join(dir, "r.md"), join(dir, "r.html"));
     const body = bodyOf(readFileSync(join(dir, "r.html"), "utf8"));
-    const trs = rows.map((_, i) => `<tr><td class="k">e_${i}</td><td class="n">${i}</td></tr>`);
+    const trs = rows.map((_, i) => `<tr><td class="k">e_<wbr>${i}</td><td class="n">${i}</td></tr>`);
     expect(body).toBe(
       [
         "<table>",

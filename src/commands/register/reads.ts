@@ -38,7 +38,11 @@ export function registerReport(program: Command): void {
       }),
     )
     .option("--out <dir>", "output directory", "reports")
-    .option("--format <list>", "comma-separated parts to write: csv, md, html", "csv,md")
+    .addOption(
+      opt("--format <list>", "parts to write, comma-separated or repeated: csv, md, html", {
+        default: "csv,md",
+      }).argParser(collect),
+    )
     .option("--tz <zone>", "IANA time zone of the period's days and of the times shown", "UTC")
     .option("--action-type <type...>", "only these action types (repeat or comma-separate)")
     .option("--allow-unknown-action-types", "accept action types missing from the specification's list")

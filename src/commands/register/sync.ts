@@ -134,7 +134,11 @@ export function registerDaemon(program: Command): void {
         "after each sync, report the previous day, ISO week or month: daily, weekly or monthly",
       )
       .option("--out <dir>", "report directory", "reports")
-      .option("--format <list>", "report files, comma-separated: csv, md, html", "csv,md")
+      .addOption(
+        opt("--format <list>", "report files, comma-separated or repeated: csv, md, html", {
+          default: "csv,md",
+        }).argParser(collect),
+      )
       .option("--once", "run one cycle now and exit (system cron, systemd timers, CI)")
       .option(
         "--lease-ttl <seconds>",

@@ -83,16 +83,29 @@ const ISO_INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d
 /** A name or id short enough to keep whole (config_review_accept, a user id); longer text may break anywhere. */
 const IDENTIFIER = /^[\w.:@-]{1,40}$/;
 
-/** How a cell is set (see the page's CSS in ../html.ts): n a number, t a time, k a name or id kept whole; "" any other text. */
-function cellClass(cell: string): "n" | "t" | "k" | "" {
+/** Longer than a name or id kept whole, and without a space: a token only breaking it anywhere fits. */
+const LONG_TOKEN = /[^\s]{41}/;
+
+/**
+ * How a cell is set (see the page's CSS in ../html.ts): n a number, t a time, k a name or id kept whole,
+ * w text with a token that may break anywhere; "" any other text, broken between words (a word only
+ * when it would not fit: so a narrow column does not cut `experiment_review_accept` into three).
+ */
+function cellClass(cell: string): "n" | "t" | "k" | "w" | "" {
   if (/^-?\d+$/.test(cell)) return "n";
   if (ISO_INSTANT.test(cell)) return "t";
   // The Markdown cell escapes `_` and the like; the name is what the reader sees.
-  if (IDENTIFIER.test(cell.replace(/\\(.)/g, "$1"))) return "k";
-  return "";
+  const seen = cell.replace(/\\(.)/g, "$1");
+  if (IDENTIFIER.test(seen)) return "k";
+  return LONG_TOKEN.test(seen.replace(/<br>|\]\(#[^)\s]*\)/g, " ")) ? "w" : "";
+}
+
+/** After each `_` of the text (not of a tag): where a name like experiment_review_accept may wrap. */
+function underscoreBreaks(html: string): string {
+  return html.replace(/<[^>]*>|_/g, (match) => (match === "_" ? "_<wbr>" : match));
 }
 
 export function tableCell(cell: string): string {
   const kind = cellClass(cell);
-  return `<td${kind ? ` class="${kind}"` : ""}>${inlineHtml(cell)}</td>`;
+  return `<td${kind ? ` class="${kind}"` : ""}>${underscoreBreaks(inlineHtml(cell))}</td>`;
 }

@@ -28,6 +28,11 @@ export interface Completeness {
   open: string[];
   /** Stored records without an instant. */
   unplaced: number;
+  /**
+   * Quarantined records (held, not validated, so in no list or CSV) of the period's server days, and
+   * those whose date is unreadable and whose request reached beyond them, so may be of the period.
+   */
+  quarantined: { records: number; maybe: number };
   /** Per kind of entity read: entities known and pending (empty: entity history never read). */
   entityBacklog: EntityBacklogRow[];
 }
@@ -56,8 +61,10 @@ export async function readCompleteness(
       uncovered: [],
       open: [],
       unplaced,
+      quarantined: { records: 0, maybe: 0 },
       entityBacklog,
     };
+  const quarantined = (await run(ctx, "quarantined"))[0] ?? { records: 0, maybe: 0 };
   const rows = await run(ctx, "coverage");
   const byDay = new Map<string, CoverageRow[]>();
   for (const row of rows) byDay.set(row.day, [...(byDay.get(row.day) ?? []), row]);
@@ -71,6 +78,7 @@ export async function readCompleteness(
     uncovered: days.filter((d) => !byDay.has(d)),
     open: [...new Set(rows.filter((r) => r.day_closed === 0).map((r) => r.day))],
     unplaced,
+    quarantined,
     entityBacklog,
   };
 }
@@ -90,14 +98,34 @@ export function completenessVerdict(c: Completeness): string {
       "has coverage data (was the period synced?)."
     );
   const bad = unreconciledDays(c);
-  if (bad.length === 0) return `**Complete**: all ${c.days.length} server days reconciled.`;
+  if (bad.length === 0)
+    return `**Complete**: all ${c.days.length} server days reconciled.${quarantineNote(c)}`;
   const gapDays = new Set(c.gaps.map((g) => g.day));
   const why = (d: string) =>
     gapDays.has(d) ? "gap" : c.uncovered.includes(d) ? "no coverage data" : "not over when checked";
   return (
     `**Not complete**: ${bad.length} of ${c.days.length} server days not reconciled: ` +
-    `${bad.map((d) => `${d} (${why(d)})`).join(", ")}.`
+    `${bad.map((d) => `${d} (${why(d)})`).join(", ")}.${quarantineNote(c)}`
   );
+}
+
+/**
+ * The verdict's note on quarantined records: coverage counts them (the server lists them), so a day can be
+ * reconciled while its quarantined records are in none of the report's lists.
+ */
+function quarantineNote(c: Completeness): string {
+  const { records, maybe } = c.quarantined;
+  const notes: string[] = [];
+  if (records > 0)
+    notes.push(
+      `${records} ${records === 1 ? "record" : "records"} of these days ${records === 1 ? "is" : "are"} ` +
+        "quarantined (held but not validated, so not listed)",
+    );
+  if (maybe > 0)
+    notes.push(
+      `${maybe} quarantined ${maybe === 1 ? "record" : "records"} with no readable date may be of them`,
+    );
+  return notes.length === 0 ? "" : ` **Not listed**: ${notes.join("; ")}.`;
 }
 
 function writeDayNotes(out: MarkdownOut, ctx: ComplianceContext, c: Completeness): void {
@@ -209,6 +237,7 @@ export function writeCompleteness(out: MarkdownOut, ctx: ComplianceContext, c: C
     out.line(`Server days not yet over when checked (their total may still grow): ${c.open.join(", ")}.`);
     out.line();
   }
+  writeQuarantined(out, c);
   if (c.unplaced > 0) {
     out.line(
       `${c.unplaced} stored records have a date or time that could not be parsed: they have no instant, so no ` +
@@ -217,5 +246,27 @@ export function writeCompleteness(out: MarkdownOut, ctx: ComplianceContext, c: C
     );
     out.line();
   }
-  querySection(out, ctx, "coverage", "unplaced");
+  querySection(out, ctx, "coverage", "quarantined", "unplaced");
+}
+
+function writeQuarantined(out: MarkdownOut, c: Completeness): void {
+  const { records, maybe } = c.quarantined;
+  out.line(
+    records === 0
+      ? "No quarantined record is of these server days."
+      : `**${records} quarantined ${records === 1 ? "record is" : "records are"} of these server days**: ` +
+          "the sync held them (kept whole in the store's `quarantine` table with every validation issue) but " +
+          "could not validate them, so no section or CSV of this report lists them. They count in the local " +
+          "counts above, as the server lists them. A quarantined record is of a server day by its own date; " +
+          "one whose date cannot be read, when the narrowest request that returned it lay within these days.",
+  );
+  out.line();
+  if (maybe > 0) {
+    out.line(
+      `${maybe} more quarantined ${maybe === 1 ? "record has" : "records have"} no readable date and ` +
+        `${maybe === 1 ? "was" : "were"} returned only by requests reaching beyond these days: ` +
+        `${maybe === 1 ? "it" : "they"} may be of the period.`,
+    );
+    out.line();
+  }
 }

@@ -9,6 +9,22 @@ export const COMPLETENESS_QUERIES = {
 
   unplaced: "SELECT count(*) AS records FROM audit_logs WHERE occurred_at IS NULL",
 
+  // Quarantined records not stored valid under the same id, once per id as coverage counts them. Of the
+  // period: dated on one of its server days, or undated and returned by a request within them. `maybe`:
+  // undated and returned by a request reaching beyond them (docs/reports.md, Completeness).
+  quarantined: `WITH held AS (
+  SELECT max(CASE WHEN q.server_day IS NOT NULL
+                    THEN CASE WHEN q.server_day >= @serverFromDay AND q.server_day <= @serverToDay THEN 1 ELSE 0 END
+                  WHEN q.day_min >= @serverFromDay AND q.day_max <= @serverToDay THEN 1 ELSE 0 END) AS inside,
+         max(CASE WHEN q.server_day IS NULL AND q.day_min <= @serverToDay AND q.day_max >= @serverFromDay
+                  THEN 1 ELSE 0 END) AS reaches
+  FROM quarantine q
+  WHERE NOT EXISTS (SELECT 1 FROM audit_logs a WHERE a.id = q.record_id)
+  GROUP BY coalesce(q.record_id, q.raw_hash)
+)
+SELECT coalesce(sum(inside), 0) AS records, coalesce(sum(CASE WHEN inside = 0 THEN reaches ELSE 0 END), 0) AS maybe
+FROM held`,
+
   // The local count recounted in this snapshot as the sync counts (coverageCounts.ts), not trusted from sync.
   coverage: `WITH cov AS (
   SELECT c.*,

@@ -104,6 +104,7 @@ export interface ReportRows extends EntityReportRows {
   configEditsCsv: CsvRow;
   recordCount: CountRow;
   unplaced: CountRow;
+  quarantined: { records: number; maybe: number };
   coverage: CoverageRow;
   entityBacklog: EntityBacklogRow;
   byActionType: ActionTypeCount;
