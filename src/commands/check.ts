@@ -14,6 +14,7 @@ import { parseOptions } from "./options.ts";
 
 const checkOptionsSchema = z.object({
   db: z.string().optional(),
+  dbFile: z.string().min(1).optional(),
   config: z.string().min(1).optional(),
   project: projectNameSchema.optional(),
   from: z.string().optional(),

@@ -20,6 +20,7 @@ const dayText = z
 
 const waiveOptionsSchema = z.object({
   db: z.string().optional(),
+  dbFile: z.string().min(1).optional(),
   project: projectNameSchema.optional(),
   reason: z.string().trim().min(1, { message: "give a reason" }),
   by: z.string().trim().min(1, { message: "give a name" }),

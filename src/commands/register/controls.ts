@@ -1,6 +1,6 @@
 // The controls: `check` evaluates them, `waive` and `unwaive` accept a finding or withdraw that.
 import type { Command } from "commander";
-import { dbOption, examples, lazy, opt } from "./help.ts";
+import { dbFileOption, dbOption, examples, lazy, opt } from "./help.ts";
 
 export function registerCheck(program: Command): void {
   const check = program
@@ -10,6 +10,7 @@ export function registerCheck(program: Command): void {
         "unwaived finding reaches the --fail-on severity (docs/controls.md).",
     )
     .addOption(dbOption())
+    .addOption(dbFileOption())
     .addOption(
       opt("--config <file>", "config file with the controls", {
         default: "./flagtrail.config.json",
@@ -52,6 +53,7 @@ export function registerWaive(program: Command): void {
       opt("--expires <day>", "last day the waiver holds, YYYY-MM-DD in UTC", { default: "until unwaived" }),
     )
     .addOption(dbOption())
+    .addOption(dbFileOption())
     .option("--project <name>", "the finding's project, when several hold that id")
     .action(lazy(() => import("../waive.ts")));
   examples(waive, [
@@ -67,6 +69,7 @@ export function registerUnwaive(program: Command): void {
     .requiredOption("--by <name>", "who withdraws it")
     .addOption(opt("--reason <text>", "why").default("withdrawn"))
     .addOption(dbOption())
+    .addOption(dbFileOption())
     .option("--project <name>", "the finding's project, when several hold that id")
     .action(lazy(() => import("../unwaive.ts")));
   examples(unwaive, ['flagtrail unwaive review:8f2c… --by "Ada Lovelace" --reason "ticket reopened"']);
