@@ -9,7 +9,17 @@ export function buildProgram(): Command {
   const program = new Command("flagtrail")
     .description("Sync the console audit log into SQLite or PostgreSQL and render compliance reports.")
     .version(VERSION)
-    .showHelpAfterError("(run with --help for usage)")
+    // Commander's usage errors ("error: …", a suggestion on a second line) as one sentence like the rest;
+    // set before the commands are added, which copy it.
+    .configureOutput({
+      outputError: (message, write) =>
+        write(
+          `flagtrail: ${message
+            .replace(/^error: /, "")
+            .trim()
+            .replace(/\s*\n\s*/g, " ")}; run with --help for usage.\n`,
+        ),
+    })
     .exitOverride();
   registerCommands(program);
   // Subcommands inherit exitOverride only if set before they are added; set it on all of them.

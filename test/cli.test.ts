@@ -52,11 +52,14 @@ describe("flagtrail CLI", () => {
   it("exits 2 on an unknown command or option, with the problem on stderr", async () => {
     const unknownCommand = await runCli(["frobnicate"]);
     expect(unknownCommand.code).toBe(2);
-    expect(unknownCommand.stderr).toContain("unknown command 'frobnicate'");
+    // One sentence, as every other error: no "error:" line and a second line of advice.
+    expect(unknownCommand.stderr).toBe(
+      "flagtrail: unknown command 'frobnicate'; run with --help for usage.\n",
+    );
     // In this process: the last test shows it prints and exits as the spawned binary does.
     const unknownOption = await runCliInProcess(["status", "--colour"]);
     expect(unknownOption.code).toBe(2);
-    expect(unknownOption.stderr).toContain("unknown option '--colour'");
+    expect(unknownOption.stderr).toBe("flagtrail: unknown option '--colour'; run with --help for usage.\n");
   });
 
   it("run in this process, prints and exits as the binary does, and leaves env and stdout as they were", async () => {
