@@ -6,7 +6,7 @@
 import cron from "node-cron";
 import { asDiskFull, LockedError, UsageError } from "../errors.ts";
 import type { Logger } from "../log.ts";
-import { assertTimeZone } from "../report/period.ts";
+import { canonicalTimeZone } from "../report/period.ts";
 import {
   acquireLease,
   DAEMON_LEASE,
@@ -44,7 +44,7 @@ export function validateSchedule(expression: string, timezone: string): void {
   if (!cron.validate(expression)) {
     throw new UsageError(`--cron "${expression}" is not a valid cron expression (5 or 6 fields).`);
   }
-  assertTimeZone(timezone);
+  canonicalTimeZone(timezone); // refuses an unknown zone
 }
 
 /** Runs until `stop` aborts. Resolves once the current cycle has finished and the lease is released. */

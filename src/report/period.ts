@@ -37,9 +37,13 @@ function parseDay(text: string, option: string): { y: number; m: number; d: numb
   throw new UsageError(`${option}: expected a calendar day YYYY-MM-DD, got ${JSON.stringify(text)}`);
 }
 
-export function assertTimeZone(timeZone: string): void {
+/**
+ * The zone's canonical name (`utc` → `UTC`, `europe/berlin` → `Europe/Berlin`): a report names its files
+ * and manifest by it, so two spellings of one zone make one set of files.
+ */
+export function canonicalTimeZone(timeZone: string): string {
   try {
-    new Intl.DateTimeFormat("en-US", { timeZone });
+    return new Intl.DateTimeFormat("en-US", { timeZone }).resolvedOptions().timeZone;
   } catch {
     throw new UsageError(
       `--tz: unknown time zone ${JSON.stringify(timeZone)} (use an IANA name like Europe/Berlin)`,
@@ -73,8 +77,8 @@ function startOfDay(y: number, m: number, d: number, timeZone: string): number {
   return high * 60_000;
 }
 
-export function resolvePeriod(from: string, to: string, timeZone = "UTC"): Period {
-  assertTimeZone(timeZone);
+export function resolvePeriod(from: string, to: string, zone = "UTC"): Period {
+  const timeZone = canonicalTimeZone(zone);
   const a = parseDay(from, "--from");
   const b = parseDay(to, "--to");
   if (from > to) throw new UsageError(`--from ${from} is after --to ${to}`);

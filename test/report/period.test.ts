@@ -28,6 +28,12 @@ describe("resolvePeriod day boundaries", () => {
     expect(day).toMatchObject({ day: dstDay, start: dstStart, hours: 23 });
   });
 
+  it("names the zone canonically, so two spellings of one zone make one set of report files", () => {
+    expect(resolvePeriod("2024-03-30", "2024-03-31", "utc").timeZone).toBe("UTC");
+    expect(resolvePeriod("2024-03-30", "2024-03-31", "europe/berlin").timeZone).toBe("Europe/Berlin");
+    expect(() => resolvePeriod("2024-03-30", "2024-03-31", "Mars/Olympus")).toThrow(/unknown time zone/);
+  });
+
   it("keeps ordinary midnights and the Berlin 23-hour day", () => {
     expect(days("2024-03-30", "2024-04-01", "Europe/Berlin")).toEqual([
       { day: "2024-03-30", start: "2024-03-30T00:00:00+01:00", hours: 24 },
