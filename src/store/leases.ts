@@ -19,12 +19,6 @@ function isStale(lease: Lease, now: number = Date.now()): boolean {
   return lease.expiresAt <= now || holderGone(lease.holder, lease.pid);
 }
 
-export interface AcquireResult {
-  lease: Lease;
-  /** The stale lease that was taken over, if any: its holder died or let it expire. */
-  tookOver?: Lease;
-}
-
 async function readRow(q: Queries, name: string): Promise<Lease | undefined> {
   return q.get<Lease>(
     sql`SELECT name, holder, pid, acquired_at AS "acquiredAt", expires_at AS "expiresAt" FROM leases
@@ -61,9 +55,10 @@ export async function acquireLease(
   holder: string,
   ttlMs: number,
   now: number = Date.now(),
-): Promise<AcquireResult> {
+) {
   const lease: Lease = { name, holder, pid: process.pid, acquiredAt: now, expiresAt: now + ttlMs };
-  const taken = (previous: Lease | undefined): AcquireResult =>
+  // tookOver: the stale lease taken over (its holder died or let it expire).
+  const taken = (previous: Lease | undefined) =>
     previous && previous.holder !== holder ? { lease, tookOver: previous } : { lease };
   if (store.engine === "postgres") {
     // The lock decides; a row left by a holder whose session is gone is one that died holding it.

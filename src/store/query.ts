@@ -67,11 +67,6 @@ function prepared(sqlite: Database.Database, query: SQL) {
 }
 
 /** The same texts run at once, for callers inside a better-sqlite3 transaction (which cannot await). */
-export function sqliteQueriesNow(store: Store) {
-  return sqliteQueriesOn(sqliteOf(store));
-}
-
-/** sqliteQueriesNow on a connection the caller holds. */
 export function sqliteQueriesOn(sqlite: Database.Database) {
   return {
     all: <R>(query: SQL) => {
@@ -100,7 +95,7 @@ export function sqliteQueriesOn(sqlite: Database.Database) {
 }
 
 function sqliteQueries(store: Store): Queries {
-  const now = sqliteQueriesNow(store);
+  const now = sqliteQueriesOn(sqliteOf(store));
   return {
     dialect: "sqlite",
     all: async <R>(query: SQL) => now.all<R>(query),
@@ -119,10 +114,7 @@ export async function queriesOf(store: AnyStore): Promise<Queries> {
 // transaction begun meanwhile would otherwise nest inside the first.
 const sqliteTails = new WeakMap<AnyStore, Promise<unknown>>();
 
-/**
- * Runs `fn` in one write transaction (SQLite: BEGIN IMMEDIATE, so a reader cannot deadlock us later;
- * PostgreSQL: a pool session), rolled back if it throws. `fn` must await only the queries it is given.
- */
+/** Runs `fn` in one write transaction, rolled back if it throws. `fn` must await only the queries given. */
 export async function inTransaction<T>(store: AnyStore, fn: (q: Queries) => Promise<T>): Promise<T> {
   if (store.engine === "postgres") return (await pgSide()).inPgQueriesTransaction(store, fn);
   const previous = sqliteTails.get(store) ?? Promise.resolve();
@@ -130,7 +122,7 @@ export async function inTransaction<T>(store: AnyStore, fn: (q: Queries) => Prom
     .catch(() => {})
     .then(async () => {
       const sqlite = sqliteOf(store);
-      sqlite.exec("BEGIN IMMEDIATE");
+      sqlite.exec("BEGIN IMMEDIATE"); // so that a reader cannot deadlock us later
       try {
         const result = await fn(sqliteQueries(store));
         sqlite.exec("COMMIT");
@@ -144,10 +136,7 @@ export async function inTransaction<T>(store: AnyStore, fn: (q: Queries) => Prom
   return next;
 }
 
-/**
- * Runs `read` on one consistent read-only snapshot. SQLite: a deferred BEGIN (or the transaction already
- * open); PostgreSQL: REPEATABLE READ, READ ONLY on a session of its own.
- */
+/** Runs `read` on one consistent read-only snapshot (PostgreSQL: REPEATABLE READ on a session of its own). */
 export async function inReadSnapshot<T>(store: AnyStore, read: (q: Queries) => Promise<T>): Promise<T> {
   if (store.engine === "postgres") return (await pgSide()).inPgQueriesReadSnapshot(store, read);
   const sqlite = sqliteOf(store);
