@@ -75,29 +75,24 @@ export async function readPendingCoverageDays(store: AnyStore, filterKey: string
   return parsePendingDays(await readMetaValueIn(await queriesOf(store), pendingCoverageKey(filterKey)));
 }
 
-/** Rewrites the owed days of a filter set as `change` says (null: nothing to write). */
-async function changePendingDaysIn(
+/** Inside a transaction: days join the owed list (a plan's end: each once, in order) or, checked, leave. */
+export async function changePendingCoverageDaysIn(
   q: Queries,
   filterKey: string,
+  change: { add: readonly string[] } | { remove: readonly string[] },
   now: number,
-  change: (owed: readonly string[]) => string[] | null,
 ): Promise<void> {
   const key = pendingCoverageKey(filterKey);
-  const owed = change(parsePendingDays(await readMetaValueIn(q, key)));
-  if (owed === null) return;
+  let owed = parsePendingDays(await readMetaValueIn(q, key));
+  if ("add" in change) owed = [...new Set([...owed, ...change.add])].sort();
+  else {
+    const done = new Set(change.remove);
+    if (!owed.some((d) => done.has(d))) return;
+    owed = owed.filter((d) => !done.has(d));
+  }
   await q.run(
     owed.length === 0 ? deleteMetaValueQuery(key) : writeMetaValueQuery(key, JSON.stringify(owed), now),
   );
-}
-
-/** Inside a transaction (a plan's end): `days` join the owed list, each once, in order. */
-export function addPendingCoverageDaysIn(
-  q: Queries,
-  filterKey: string,
-  days: readonly string[],
-  now: number,
-) {
-  return changePendingDaysIn(q, filterKey, now, (owed) => [...new Set([...owed, ...days])].sort());
 }
 
 export async function addPendingCoverageDays(
@@ -106,18 +101,5 @@ export async function addPendingCoverageDays(
   days: readonly string[],
   now: number,
 ): Promise<void> {
-  await inTransaction(store, (q) => addPendingCoverageDaysIn(q, filterKey, days, now));
-}
-
-/** Inside a transaction: `days` were checked, and leave the owed list. */
-export function removePendingCoverageDaysIn(
-  q: Queries,
-  filterKey: string,
-  days: readonly string[],
-  now: number,
-) {
-  const done = new Set(days);
-  return changePendingDaysIn(q, filterKey, now, (owed) =>
-    owed.some((d) => done.has(d)) ? owed.filter((d) => !done.has(d)) : null,
-  );
+  await inTransaction(store, (q) => changePendingCoverageDaysIn(q, filterKey, { add: days }, now));
 }

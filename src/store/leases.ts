@@ -1,7 +1,6 @@
-// Leases keep one sync (and one daemon) per database. SQLite: the row decides; it expires unless renewed
-// and can be taken once expired or its process is gone from this host, in IMMEDIATE transactions (never two
-// winners). PostgreSQL: an advisory lock on a session of its own (pg/leaseLocks.ts), kept for one holder
-// across machines and dropped with a dead holder's session; the row only tells `status` who holds it.
+// Leases keep one sync (and one daemon) per database. SQLite: the row, in IMMEDIATE transactions (never two
+// winners), taken once expired or its process is gone from this host. PostgreSQL, across machines: advisory
+// lock on its own session (pg/leaseLocks.ts), gone with a dead holder's; the row tells `status` who holds it.
 import { LockedError } from "../errors.ts";
 import { holderGone } from "../holders.ts";
 import { type AnyStore, pgSide } from "./openAny.ts";

@@ -11,9 +11,6 @@ import { assertMigrated, describeLocation, foreignStore, parseStoreLocation } fr
 import { writeActionTypeCategories } from "./categories.ts";
 import { attachConnection, type Store } from "./connection.ts";
 
-// A writer's page cache: SQLite's default 2 MiB, not better-sqlite3's 16 (a 1M-record sync's peak RSS
-// 172–198 → 152–161 MB, wall 128–140 → 119–138 s). Reads that want more (a report) raise it.
-const WRITER_CACHE_KIB = 2_000;
 /** Page size of a store created from now on (SQLite's default is 4096). */
 export const NEW_STORE_PAGE_SIZE = 16_384;
 
@@ -109,7 +106,9 @@ export function openStore(path: string, options: OpenOptions = {}): Store {
       sqlite.pragma("synchronous = NORMAL");
       // Checkpoint the WAL every ~40 MB rather than every 4 MB: a backfill writes hundreds of MB.
       sqlite.pragma("wal_autocheckpoint = 10000");
-      sqlite.pragma(`cache_size = ${-WRITER_CACHE_KIB}`);
+      // A writer's page cache: SQLite's default 2 MiB, not better-sqlite3's 16 (a 1M-record sync's peak RSS
+      // 172–198 → 152–161 MB, wall 128–140 → 119–138 s). Reads that want more (a report) raise it.
+      sqlite.pragma("cache_size = -2000");
       migrate(drizzle(sqlite), { migrationsFolder });
       // drizzle applies nothing to a store a newer flagtrail migrated: refused before anything is written.
       assertCurrent(path, migrationsFolder, appliedTimes(sqlite));

@@ -12,10 +12,8 @@ export { type SQL, sql } from "drizzle-orm";
 /** `(v1, v2, …)` for `x IN ${inList(values)}`, each value bound; `(NULL)` when empty (PostgreSQL refuses `IN ()`). */
 export function inList(values: readonly unknown[]): SQL {
   if (values.length === 0) return sql`(NULL)`;
-  return sql`(${sql.join(
-    values.map((value) => sql`${value}`),
-    sql`, `,
-  )})`;
+  const bound = values.map((value) => sql`${value}`);
+  return sql`(${sql.join(bound, sql`, `)})`;
 }
 
 /** A table's columns but its serial id, in table order: what insertRows writes. */

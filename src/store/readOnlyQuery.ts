@@ -30,9 +30,6 @@ function binding<T>(bind: () => T): T {
   }
 }
 
-/** A loaded machine starts node in about a second; this is far beyond. */
-const START_LIMIT_MS = 60_000;
-
 // CommonJS for `node -e` (no file, no TypeScript loader); argv: driver path, parent pid. The watchdog thread
 // kills it once its parent is gone (the main thread may be in a long SQLite call); IPC alone keeps it alive.
 const CHILD = `"use strict";
@@ -104,7 +101,7 @@ async function* rowsFromChildProcess(
   process.once("exit", killChild);
   try {
     const notStarted = () => new FlagtrailError("The query's process did not start.");
-    await ask(child, undefined, START_LIMIT_MS, notStarted);
+    await ask(child, undefined, 60_000, notStarted); // a loaded machine starts node in about a second
     let budget = timeoutMs;
     const next = async (request: object) => {
       const started = performance.now();
