@@ -4,12 +4,8 @@ import { deleteMetaValueQuery, readMetaValueIn, writeMetaValueQuery } from "./me
 import type { AnyStore } from "./openAny.ts";
 import { inTransaction, type Queries, queriesOf, type SQL, sql } from "./query.ts";
 
-export async function readCoverage(
-  store: AnyStore,
-  filterKey: string,
-  day: string,
-): Promise<{ serverTotal: number; localCount: number; quarantinedCount: number } | undefined> {
-  return (await queriesOf(store)).get(
+export async function readCoverage(store: AnyStore, filterKey: string, day: string) {
+  return (await queriesOf(store)).get<Omit<CoverageDay, "day" | "dayClosed">>(
     sql`SELECT server_total AS "serverTotal", local_count AS "localCount", quarantined_count AS "quarantinedCount"
         FROM coverage WHERE filter_key = ${filterKey} AND day = ${day}`,
   );
@@ -51,17 +47,14 @@ export async function openCoverageDays(store: AnyStore, filterKey: string): Prom
 }
 
 /** Texts of the newest stored record with a parseable time: its offset is the server zone's latest. */
-export async function newestRecordTimeTexts(
-  store: AnyStore,
-): Promise<{ dateText: string; timeText: string } | undefined> {
-  return (await queriesOf(store)).get(
+export async function newestRecordTimeTexts(store: AnyStore) {
+  return (await queriesOf(store)).get<{ dateText: string; timeText: string }>(
     sql`SELECT date_text AS "dateText", time_text AS "timeText" FROM audit_logs
         WHERE occurred_at IS NOT NULL ORDER BY occurred_at DESC LIMIT 1`,
   );
 }
 
-// Days a finished plan still owes a coverage check, emptied as coverage rows are written: a run killed
-// during its coverage phase leaves the rest.
+// Days a finished plan owes a coverage check, emptied as rows are written (a killed run leaves the rest).
 const pendingCoverageKey = (filterKey: string) => `coverage_pending:${filterKey}`;
 
 /** The owed days kept in meta ([] when missing or unreadable). */

@@ -132,10 +132,7 @@ export async function readLease(store: AnyStore, name: string): Promise<Lease | 
 }
 
 /** A lease and whether its holder is alive (for status): by pid and expiry on SQLite, by its lock on PostgreSQL. */
-export async function readLiveLease(
-  store: AnyStore,
-  name: string,
-): Promise<{ lease: Lease; live: boolean } | undefined> {
+export async function readLiveLease(store: AnyStore, name: string) {
   const lease = await readLease(store, name);
   if (!lease) return undefined;
   const live =

@@ -108,8 +108,7 @@ export async function queriesOf(store: AnyStore): Promise<Queries> {
   return store.engine === "sqlite" ? sqliteQueries(store) : (await pgSide()).pgQueries(store);
 }
 
-// SQLite transactions are serialised per connection: `fn` may await between statements, and a second
-// transaction begun meanwhile would otherwise nest inside the first.
+// SQLite transactions queue per connection: `fn` may await, and one begun meanwhile would nest inside it.
 const sqliteTails = new WeakMap<AnyStore, Promise<unknown>>();
 
 /** Runs `fn` in one write transaction, rolled back if it throws. `fn` must await only the queries given. */

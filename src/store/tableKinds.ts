@@ -103,11 +103,6 @@ export function columnName(key: string): string {
   return key.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);
 }
 
-/** An index builder's `.on()`, the same on both engines. */
-interface IndexOn {
-  on(...columns: unknown[]): unknown;
-}
-
 /** One engine's drizzle builders: each has its own generic type, so schema.ts and pg/schema.ts type the tables. */
 export interface Dialect {
   engine: Engine;
@@ -119,8 +114,9 @@ export interface Dialect {
     columns: Record<string, unknown>,
     extras: (t: Record<string, unknown>) => never[],
   ): unknown;
-  index(name: string): IndexOn;
-  uniqueIndex(name: string): IndexOn;
+  /** An index builder; its `.on()` is the same on both engines. */
+  index(name: string): { on(...columns: unknown[]): unknown };
+  uniqueIndex: Dialect["index"];
   primaryKey(config: { columns: unknown[] }): unknown;
 }
 

@@ -15,7 +15,6 @@ import { describePgError } from "./errors.ts";
 export type { PgStore } from "../connection.ts";
 
 const migrationsFolder = fileURLToPath(new URL("../../../drizzle/pg", import.meta.url));
-/** Serialises migrations of one database across processes. */
 const MIGRATION_LOCK = [0x46_54_4c_02, 0] as const;
 
 export interface PgOpenOptions extends OpenOptions {
@@ -104,10 +103,9 @@ export function poolUrl(url: string, settings: Readonly<Record<string, string>>)
 /** A project's schema must be the one its tables are made and read in, or nothing is written. */
 async function assertSchema(client: pg.ClientBase, schemaName: string, where: string): Promise<void> {
   const row = await client.query<{ name: string | null }>("SELECT current_schema() AS name");
-  if (row.rows[0]?.name !== schemaName) {
-    throw new FlagtrailError(
-      `${where}: the session's schema is ${row.rows[0]?.name ?? "none"}, not ${schemaName}.`,
-    );
+  const name = row.rows[0]?.name;
+  if (name !== schemaName) {
+    throw new FlagtrailError(`${where}: the session's schema is ${name ?? "none"}, not ${schemaName}.`);
   }
 }
 
