@@ -22,8 +22,6 @@ const ANALYZED = [
   "rule_changes",
   "rule_diff_summaries",
 ];
-/** How long PostgreSQL's load waits for readers to let go of the tables before it loads with its indexes. */
-const PG_LOCK_TIMEOUT = "1s";
 
 const setAsideSchema = z.array(
   z.object({ type: z.enum(["index", "trigger"]), name: z.string(), sql: z.string() }),
@@ -59,7 +57,8 @@ async function dropSetAside(q: Queries): Promise<SetAside> {
   if (q.dialect !== "postgres") return dropAll(q);
   await q.run(sql`SAVEPOINT bulk_load_set_aside`);
   try {
-    await q.run(sql.raw(`SET LOCAL lock_timeout = '${PG_LOCK_TIMEOUT}'`));
+    // How long the load waits for readers to let go of the tables before it loads with its indexes.
+    await q.run(sql`SET LOCAL lock_timeout = '1s'`);
     await q.run(sql`LOCK TABLE audit_logs, rule_changes IN ACCESS EXCLUSIVE MODE`);
     const items = await dropAll(q);
     await q.run(sql`RELEASE SAVEPOINT bulk_load_set_aside`);

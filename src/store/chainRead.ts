@@ -25,10 +25,8 @@ export interface StoredRuleChange {
   new_position: number | null;
 }
 
-/**
- * The columns PostgreSQL's writer copies out of the raw record; SQLite's are computed from it, so are not
- * read (~40 % of verify's reading). `changes` is generated on both engines and never read.
- */
+// The columns PostgreSQL's writer copies out of the raw record; SQLite's are computed from it, so are not
+// read (~40 % of verify's reading). `changes` is generated on both engines and never read.
 export interface CopiedColumns {
   name: string;
   action_type: string;

@@ -1,6 +1,6 @@
 // The rows of what the store holds per server day (summed by src/sync/coverageCounts.ts), compared with
 // the server's totalItems; which day a record counts for: docs/sync.md (Coverage).
-import { type CoverageDay, removePendingCoverageDaysIn, writeCoverageRowsQuery } from "./coverageState.ts";
+import { type CoverageDay, changePendingCoverageDaysIn, writeCoverageRowsQuery } from "./coverageState.ts";
 import { updateCoverageDigestIn } from "./digests.ts";
 import type { AnyStore } from "./openAny.ts";
 import { inList, inTransaction, type Queries, queriesOf, type SQL, sql } from "./query.ts";
@@ -21,7 +21,6 @@ export async function noteListedDay(q: Queries, ids: readonly string[], day: str
   );
 }
 
-/** `AND <expression> IN (…)` for a non-empty filter set. */
 const typeFilter = (expression: SQL, actionTypes: readonly string[]): SQL =>
   actionTypes.length === 0 ? sql`` : sql`AND ${expression} IN ${inList(actionTypes)}`;
 
@@ -111,8 +110,7 @@ export async function recordCoverage(
       const chunk = rows.slice(at, at + COVERAGE_ROWS_PER_STATEMENT);
       await q.run(writeCoverageRowsQuery(chunk.map((d) => ({ filterKey, runId, now, ...d }))));
     }
-    const checked = days.map((d) => d.day);
-    await removePendingCoverageDaysIn(q, filterKey, checked, now);
+    await changePendingCoverageDaysIn(q, filterKey, { remove: days.map((d) => d.day) }, now);
     await updateCoverageDigestIn(q);
   });
 }

@@ -4,12 +4,8 @@ import { deleteMetaValueQuery, readMetaValueIn, writeMetaValueQuery } from "./me
 import type { AnyStore } from "./openAny.ts";
 import { inTransaction, type Queries, queriesOf, type SQL, sql } from "./query.ts";
 
-export async function readCoverage(
-  store: AnyStore,
-  filterKey: string,
-  day: string,
-): Promise<{ serverTotal: number; localCount: number; quarantinedCount: number } | undefined> {
-  return (await queriesOf(store)).get(
+export async function readCoverage(store: AnyStore, filterKey: string, day: string) {
+  return (await queriesOf(store)).get<Omit<CoverageDay, "day" | "dayClosed">>(
     sql`SELECT server_total AS "serverTotal", local_count AS "localCount", quarantined_count AS "quarantinedCount"
         FROM coverage WHERE filter_key = ${filterKey} AND day = ${day}`,
   );
@@ -51,17 +47,14 @@ export async function openCoverageDays(store: AnyStore, filterKey: string): Prom
 }
 
 /** Texts of the newest stored record with a parseable time: its offset is the server zone's latest. */
-export async function newestRecordTimeTexts(
-  store: AnyStore,
-): Promise<{ dateText: string; timeText: string } | undefined> {
-  return (await queriesOf(store)).get(
+export async function newestRecordTimeTexts(store: AnyStore) {
+  return (await queriesOf(store)).get<{ dateText: string; timeText: string }>(
     sql`SELECT date_text AS "dateText", time_text AS "timeText" FROM audit_logs
         WHERE occurred_at IS NOT NULL ORDER BY occurred_at DESC LIMIT 1`,
   );
 }
 
-// Days a finished plan still owes a coverage check, emptied as coverage rows are written: a run killed
-// during its coverage phase leaves the rest.
+// Days a finished plan owes a coverage check, emptied as rows are written (a killed run leaves the rest).
 const pendingCoverageKey = (filterKey: string) => `coverage_pending:${filterKey}`;
 
 /** The owed days kept in meta ([] when missing or unreadable). */
@@ -75,29 +68,24 @@ export async function readPendingCoverageDays(store: AnyStore, filterKey: string
   return parsePendingDays(await readMetaValueIn(await queriesOf(store), pendingCoverageKey(filterKey)));
 }
 
-/** Rewrites the owed days of a filter set as `change` says (null: nothing to write). */
-async function changePendingDaysIn(
+/** Inside a transaction: days join the owed list (a plan's end: each once, in order) or, checked, leave. */
+export async function changePendingCoverageDaysIn(
   q: Queries,
   filterKey: string,
+  change: { add: readonly string[] } | { remove: readonly string[] },
   now: number,
-  change: (owed: readonly string[]) => string[] | null,
 ): Promise<void> {
   const key = pendingCoverageKey(filterKey);
-  const owed = change(parsePendingDays(await readMetaValueIn(q, key)));
-  if (owed === null) return;
+  let owed = parsePendingDays(await readMetaValueIn(q, key));
+  if ("add" in change) owed = [...new Set([...owed, ...change.add])].sort();
+  else {
+    const done = new Set(change.remove);
+    if (!owed.some((d) => done.has(d))) return;
+    owed = owed.filter((d) => !done.has(d));
+  }
   await q.run(
     owed.length === 0 ? deleteMetaValueQuery(key) : writeMetaValueQuery(key, JSON.stringify(owed), now),
   );
-}
-
-/** Inside a transaction (a plan's end): `days` join the owed list, each once, in order. */
-export function addPendingCoverageDaysIn(
-  q: Queries,
-  filterKey: string,
-  days: readonly string[],
-  now: number,
-) {
-  return changePendingDaysIn(q, filterKey, now, (owed) => [...new Set([...owed, ...days])].sort());
 }
 
 export async function addPendingCoverageDays(
@@ -106,18 +94,5 @@ export async function addPendingCoverageDays(
   days: readonly string[],
   now: number,
 ): Promise<void> {
-  await inTransaction(store, (q) => addPendingCoverageDaysIn(q, filterKey, days, now));
-}
-
-/** Inside a transaction: `days` were checked, and leave the owed list. */
-export function removePendingCoverageDaysIn(
-  q: Queries,
-  filterKey: string,
-  days: readonly string[],
-  now: number,
-) {
-  const done = new Set(days);
-  return changePendingDaysIn(q, filterKey, now, (owed) =>
-    owed.some((d) => done.has(d)) ? owed.filter((d) => !done.has(d)) : null,
-  );
+  await inTransaction(store, (q) => changePendingCoverageDaysIn(q, filterKey, { add: days }, now));
 }

@@ -1,7 +1,6 @@
-// Leases keep one sync (and one daemon) per database. SQLite: the row decides; it expires unless renewed
-// and can be taken once expired or its process is gone from this host, in IMMEDIATE transactions (never two
-// winners). PostgreSQL: an advisory lock on a session of its own (pg/leaseLocks.ts), kept for one holder
-// across machines and dropped with a dead holder's session; the row only tells `status` who holds it.
+// Leases keep one sync (and one daemon) per database. SQLite: the row, in IMMEDIATE transactions (never two
+// winners), taken once expired or its process is gone from this host. PostgreSQL, across machines: advisory
+// lock on its own session (pg/leaseLocks.ts), gone with a dead holder's; the row tells `status` who holds it.
 import { LockedError } from "../errors.ts";
 import { holderGone } from "../holders.ts";
 import { type AnyStore, pgSide } from "./openAny.ts";
@@ -17,12 +16,6 @@ export interface Lease {
 
 function isStale(lease: Lease, now: number = Date.now()): boolean {
   return lease.expiresAt <= now || holderGone(lease.holder, lease.pid);
-}
-
-export interface AcquireResult {
-  lease: Lease;
-  /** The stale lease that was taken over, if any: its holder died or let it expire. */
-  tookOver?: Lease;
 }
 
 async function readRow(q: Queries, name: string): Promise<Lease | undefined> {
@@ -61,9 +54,10 @@ export async function acquireLease(
   holder: string,
   ttlMs: number,
   now: number = Date.now(),
-): Promise<AcquireResult> {
+) {
   const lease: Lease = { name, holder, pid: process.pid, acquiredAt: now, expiresAt: now + ttlMs };
-  const taken = (previous: Lease | undefined): AcquireResult =>
+  // tookOver: the stale lease taken over (its holder died or let it expire).
+  const taken = (previous: Lease | undefined) =>
     previous && previous.holder !== holder ? { lease, tookOver: previous } : { lease };
   if (store.engine === "postgres") {
     // The lock decides; a row left by a holder whose session is gone is one that died holding it.
@@ -138,10 +132,7 @@ export async function readLease(store: AnyStore, name: string): Promise<Lease | 
 }
 
 /** A lease and whether its holder is alive (for status): by pid and expiry on SQLite, by its lock on PostgreSQL. */
-export async function readLiveLease(
-  store: AnyStore,
-  name: string,
-): Promise<{ lease: Lease; live: boolean } | undefined> {
+export async function readLiveLease(store: AnyStore, name: string) {
   const lease = await readLease(store, name);
   if (!lease) return undefined;
   const live =

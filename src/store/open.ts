@@ -11,11 +11,6 @@ import { assertMigrated, describeLocation, foreignStore, parseStoreLocation } fr
 import { writeActionTypeCategories } from "./categories.ts";
 import { attachConnection, type Store } from "./connection.ts";
 
-/**
- * A writer's page cache: SQLite's default 2 MiB, not better-sqlite3's 16 (a 1M-record sync's peak RSS
- * 172–198 → 152–161 MB, wall 128–140 → 119–138 s). Reads that want more (a report) raise it.
- */
-const WRITER_CACHE_KIB = 2_000;
 /** Page size of a store created from now on (SQLite's default is 4096). */
 export const NEW_STORE_PAGE_SIZE = 16_384;
 
@@ -26,10 +21,7 @@ const migrationsFolder = fileURLToPath(new URL("../../drizzle", import.meta.url)
 export interface OpenOptions {
   /** Open without writing anything: no migrations, a read-only connection (PostgreSQL: the server's rule). */
   readonly?: boolean;
-  /**
-   * Writable, but only onto a store (and a project) already made, refused as a read-only open refuses
-   * them: a command that adds to a store (check, waive) must not make an empty one from a typo and pass on it.
-   */
+  /** Writable, but makes no store (or project): check and waive must not pass on an empty one from a typo. */
   mustExist?: boolean;
 }
 
@@ -106,8 +98,7 @@ export function openStore(path: string, options: OpenOptions = {}): Store {
     sqlite.pragma("foreign_keys = ON");
     if (!readonly) {
       // Only a file with no page yet (WAL fixes it). ~1.2 KB records leave 14 % of 4 KB pages unused, ~6 %
-      // of 16 KB ones (bench: 1,717 → ~1,600 bytes a record); 32 and 64 KB were no smaller (50k: 1,327 and
-      // 1,367 vs 1,339 bytes): indexes fill them less.
+      // of 16 KB (1,717 → ~1,600 bytes a record); 32/64 KB no smaller (50k: 1,327/1,367 vs 1,339 bytes).
       const newFile = !inMemory && sqlite.pragma("page_count", { simple: true }) === 0;
       if (newFile) sqlite.pragma(`page_size = ${NEW_STORE_PAGE_SIZE}`);
       if (!inMemory) sqlite.pragma("journal_mode = WAL");
@@ -115,7 +106,9 @@ export function openStore(path: string, options: OpenOptions = {}): Store {
       sqlite.pragma("synchronous = NORMAL");
       // Checkpoint the WAL every ~40 MB rather than every 4 MB: a backfill writes hundreds of MB.
       sqlite.pragma("wal_autocheckpoint = 10000");
-      sqlite.pragma(`cache_size = ${-WRITER_CACHE_KIB}`);
+      // A writer's page cache: SQLite's default 2 MiB, not better-sqlite3's 16 (a 1M-record sync's peak RSS
+      // 172–198 → 152–161 MB, wall 128–140 → 119–138 s). Reads that want more (a report) raise it.
+      sqlite.pragma("cache_size = -2000");
       migrate(drizzle(sqlite), { migrationsFolder });
       // drizzle applies nothing to a store a newer flagtrail migrated: refused before anything is written.
       assertCurrent(path, migrationsFolder, appliedTimes(sqlite));
@@ -149,14 +142,12 @@ export function openStore(path: string, options: OpenOptions = {}): Store {
   }
 }
 
-/** Below this, a failed open is taken for a full disk (a new store's schema alone takes ~1 MB). */
-const NEARLY_FULL_BYTES = 2 * 1024 * 1024;
-
-/** On a full disk a migration can fail as drizzle's "Failed to run the query 'ROLLBACK'": say the cause. */
+// On a full disk a migration can fail as drizzle's "Failed to run the query 'ROLLBACK'": under 2 MiB free
+// (a new store's schema alone takes ~1 MB), a failed open is taken for a full disk.
 function fullFileSystem(error: unknown, path: string): DiskFullError | undefined {
   try {
     const fs = statfsSync(dirname(path));
-    return fs.bavail * fs.bsize < NEARLY_FULL_BYTES ? new DiskFullError(path, { cause: error }) : undefined;
+    return fs.bavail * fs.bsize < 2 * 1024 * 1024 ? new DiskFullError(path, { cause: error }) : undefined;
   } catch {
     return undefined;
   }

@@ -150,10 +150,10 @@ export async function openStoreProjects(
     }
   } catch (error) {
     await closeProjectStores(opened);
-    if (!opened.some((p) => p.store === home)) await home.close();
     throw error;
+  } finally {
+    if (!opened.some((p) => p.store === home)) await home.close();
   }
-  if (!opened.some((p) => p.store === home)) await home.close();
   return opened;
 }
 

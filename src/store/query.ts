@@ -12,10 +12,8 @@ export { type SQL, sql } from "drizzle-orm";
 /** `(v1, v2, …)` for `x IN ${inList(values)}`, each value bound; `(NULL)` when empty (PostgreSQL refuses `IN ()`). */
 export function inList(values: readonly unknown[]): SQL {
   if (values.length === 0) return sql`(NULL)`;
-  return sql`(${sql.join(
-    values.map((value) => sql`${value}`),
-    sql`, `,
-  )})`;
+  const bound = values.map((value) => sql`${value}`);
+  return sql`(${sql.join(bound, sql`, `)})`;
 }
 
 /** A table's columns but its serial id, in table order: what insertRows writes. */
@@ -67,11 +65,6 @@ function prepared(sqlite: Database.Database, query: SQL) {
 }
 
 /** The same texts run at once, for callers inside a better-sqlite3 transaction (which cannot await). */
-export function sqliteQueriesNow(store: Store) {
-  return sqliteQueriesOn(sqliteOf(store));
-}
-
-/** sqliteQueriesNow on a connection the caller holds. */
 export function sqliteQueriesOn(sqlite: Database.Database) {
   return {
     all: <R>(query: SQL) => {
@@ -100,7 +93,7 @@ export function sqliteQueriesOn(sqlite: Database.Database) {
 }
 
 function sqliteQueries(store: Store): Queries {
-  const now = sqliteQueriesNow(store);
+  const now = sqliteQueriesOn(sqliteOf(store));
   return {
     dialect: "sqlite",
     all: async <R>(query: SQL) => now.all<R>(query),
@@ -115,14 +108,10 @@ export async function queriesOf(store: AnyStore): Promise<Queries> {
   return store.engine === "sqlite" ? sqliteQueries(store) : (await pgSide()).pgQueries(store);
 }
 
-// SQLite transactions are serialised per connection: `fn` may await between statements, and a second
-// transaction begun meanwhile would otherwise nest inside the first.
+// SQLite transactions queue per connection: `fn` may await, and one begun meanwhile would nest inside it.
 const sqliteTails = new WeakMap<AnyStore, Promise<unknown>>();
 
-/**
- * Runs `fn` in one write transaction (SQLite: BEGIN IMMEDIATE, so a reader cannot deadlock us later;
- * PostgreSQL: a pool session), rolled back if it throws. `fn` must await only the queries it is given.
- */
+/** Runs `fn` in one write transaction, rolled back if it throws. `fn` must await only the queries given. */
 export async function inTransaction<T>(store: AnyStore, fn: (q: Queries) => Promise<T>): Promise<T> {
   if (store.engine === "postgres") return (await pgSide()).inPgQueriesTransaction(store, fn);
   const previous = sqliteTails.get(store) ?? Promise.resolve();
@@ -130,7 +119,7 @@ export async function inTransaction<T>(store: AnyStore, fn: (q: Queries) => Prom
     .catch(() => {})
     .then(async () => {
       const sqlite = sqliteOf(store);
-      sqlite.exec("BEGIN IMMEDIATE");
+      sqlite.exec("BEGIN IMMEDIATE"); // so that a reader cannot deadlock us later
       try {
         const result = await fn(sqliteQueries(store));
         sqlite.exec("COMMIT");
@@ -144,10 +133,7 @@ export async function inTransaction<T>(store: AnyStore, fn: (q: Queries) => Prom
   return next;
 }
 
-/**
- * Runs `read` on one consistent read-only snapshot. SQLite: a deferred BEGIN (or the transaction already
- * open); PostgreSQL: REPEATABLE READ, READ ONLY on a session of its own.
- */
+/** Runs `read` on one consistent read-only snapshot (PostgreSQL: REPEATABLE READ on a session of its own). */
 export async function inReadSnapshot<T>(store: AnyStore, read: (q: Queries) => Promise<T>): Promise<T> {
   if (store.engine === "postgres") return (await pgSide()).inPgQueriesReadSnapshot(store, read);
   const sqlite = sqliteOf(store);

@@ -1,6 +1,5 @@
-// A user's own SQL (`flagtrail sql`; PostgreSQL: ./pg/readOnlyQuery.ts), compiled on a query_only connection,
-// refused unless SQLite calls it a read returning rows, and run by a child process, which can be killed at
-// once: better-sqlite3 cannot interrupt a statement, nor a worker thread running one (terminating it hung).
+// A user's own SQL (`flagtrail sql`; PostgreSQL: pg/readOnlyQuery.ts): only reads returning rows, per SQLite,
+// run by a child process killed at will (better-sqlite3 cannot interrupt a statement; a worker thread hung).
 import { type ChildProcess, spawn } from "node:child_process";
 import { createRequire } from "node:module";
 import { Readable } from "node:stream";
@@ -31,12 +30,8 @@ function binding<T>(bind: () => T): T {
   }
 }
 
-/** A loaded machine starts node in about a second; this is far beyond. */
-const START_LIMIT_MS = 60_000;
-
-// CommonJS for `node -e` (no file to find, no TypeScript loader); argv: the driver's path, the parent's pid.
-// The watchdog thread kills the process once its parent is gone (SIGKILLed), as the main thread may be in a
-// long SQLite call. Only the IPC channel keeps it alive (the watchdog is unref'd): it ends on disconnect.
+// CommonJS for `node -e` (no file, no TypeScript loader); argv: driver path, parent pid. The watchdog thread
+// kills it once its parent is gone (the main thread may be in a long SQLite call); IPC alone keeps it alive.
 const CHILD = `"use strict";
 const { Worker } = require("node:worker_threads");
 new Worker('const { workerData } = require("node:worker_threads"); setInterval(() => { if (process.ppid !== workerData) process.kill(process.pid, "SIGKILL"); }, 250);', { eval: true, workerData: Number(process.argv[2]) }).unref();
@@ -106,7 +101,7 @@ async function* rowsFromChildProcess(
   process.once("exit", killChild);
   try {
     const notStarted = () => new FlagtrailError("The query's process did not start.");
-    await ask(child, undefined, START_LIMIT_MS, notStarted);
+    await ask(child, undefined, 60_000, notStarted); // a loaded machine starts node in about a second
     let budget = timeoutMs;
     const next = async (request: object) => {
       const started = performance.now();
@@ -123,10 +118,7 @@ async function* rowsFromChildProcess(
   }
 }
 
-/**
- * Runs `query` (`@name` parameters, bound before any output) read-only and hands its columns and rows to
- * `consume`; returns its count. Stopped (QueryTimeoutError) once it has worked `timeoutMs` in all.
- */
+/** Runs `query` read-only (`@name` params bound before any output), rows to `consume`; returns the count. */
 export async function queryReadOnly(
   store: AnyStore,
   query: string,

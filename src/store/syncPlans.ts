@@ -2,7 +2,7 @@
 // transaction; the page size the server granted (a resumed plan pages with it).
 import { z } from "zod";
 import { type Checkpoint, newestStoredRecordIn, readCheckpointIn, writeCheckpointIn } from "./checkpoints.ts";
-import { addPendingCoverageDaysIn } from "./coverageState.ts";
+import { changePendingCoverageDaysIn } from "./coverageState.ts";
 import {
   deleteMetaValueQuery,
   readMetaValue,
@@ -82,7 +82,6 @@ export async function createPlan(
   });
 }
 
-/** The filter set's windows, newest first. */
 async function windowsIn(q: Queries, filterKey: string): Promise<SyncWindow[]> {
   return q.all<SyncWindow>(
     sql`SELECT start_date AS "startDate", end_date AS "endDate", next_page AS "nextPage",
@@ -144,7 +143,7 @@ export async function finishPlan(
     }
     await dropPlanIn(q, plan.filterKey);
     if (end.coverageDaysOwed.length > 0) {
-      await addPendingCoverageDaysIn(q, plan.filterKey, end.coverageDaysOwed, end.now);
+      await changePendingCoverageDaysIn(q, plan.filterKey, { add: end.coverageDaysOwed }, end.now);
     }
   });
 }

@@ -1,7 +1,6 @@
-// The language tables.ts describes the store's tables in, and how an engine's drizzle builders build them.
-// Column kinds carry what differs between the engines, so that a value reads back the same on both: text
-// (raw JSON too: its bytes are hashed, which jsonb would reorder); integer (counts, 0/1 flags); epochMs and
-// bigNumber (past int4: bigint on PostgreSQL, read as a JS number); serial (AUTOINCREMENT / identity).
+// How tables.ts describes the tables, and an engine's drizzle builders build them. Kinds carry what differs
+// so a value reads back the same on both: text (raw JSON too: its bytes are hashed, which jsonb reorders);
+// integer (counts, 0/1 flags); epochMs, bigNumber (past int4: bigint on PostgreSQL, read as a JS number).
 import type { SQL } from "drizzle-orm";
 
 export type Kind = "text" | "integer" | "epochMs" | "bigNumber" | "serial" | "blob";
@@ -104,11 +103,6 @@ export function columnName(key: string): string {
   return key.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);
 }
 
-/** An index builder's `.on()`, the same on both engines. */
-interface IndexOn {
-  on(...columns: unknown[]): unknown;
-}
-
 /** One engine's drizzle builders: each has its own generic type, so schema.ts and pg/schema.ts type the tables. */
 export interface Dialect {
   engine: Engine;
@@ -120,8 +114,9 @@ export interface Dialect {
     columns: Record<string, unknown>,
     extras: (t: Record<string, unknown>) => never[],
   ): unknown;
-  index(name: string): IndexOn;
-  uniqueIndex(name: string): IndexOn;
+  /** An index builder; its `.on()` is the same on both engines. */
+  index(name: string): { on(...columns: unknown[]): unknown };
+  uniqueIndex: Dialect["index"];
   primaryKey(config: { columns: unknown[] }): unknown;
 }
 
@@ -134,7 +129,6 @@ interface Builder {
   generatedAlwaysAs(expression: SQL, config?: { mode: "virtual" }): Builder;
 }
 
-/** A table's columns as `engine` has them, in order. */
 export function columnsOn(spec: TableSpec, engine: Engine): [string, Column][] {
   return Object.entries(spec.columns).flatMap(([key, column]) => {
     const own = column.on(engine);

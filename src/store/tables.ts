@@ -69,9 +69,8 @@ export const TABLES = {
       on.index("audit_logs_occurred_at_idx", "occurredAt"),
       // Records per server day: the sync's coverage counts, the report's completeness section.
       on.index("audit_logs_server_day_idx", "serverDay"),
-      // What the report reads of a category's records besides the CSV columns: the unreviewed window and
-      // per-entity summaries read the index alone. SQLite's lists no seq: its entries end with the rowid,
-      // which seq is (0012), and no report order is read from the index (each query sorts).
+      // What the report reads of a category's records but the CSV columns (unreviewed window, per-entity
+      // summaries: index only). SQLite's has no seq: entries end with the rowid, seq (0012); queries sort.
       on.only(
         "sqlite",
         on.index("audit_logs_action_type_idx", "actionType", "occurredAt", "name", "updatedBy", "id"),

@@ -16,7 +16,7 @@ import {
 } from "../../src/digests.ts";
 import type { PageContext, PageWriteResult } from "../../src/records/pageTally.ts";
 import { prepareRecords } from "../../src/records/prepare.ts";
-import { type PgStore, pgConnectionOf, type Store } from "../../src/store/connection.ts";
+import { type PgStore, pgConnectionOf, type Store, sqliteOf } from "../../src/store/connection.ts";
 import { writeCoverageRowsQuery } from "../../src/store/coverageState.ts";
 import {
   CHAIN_HEAD_SIGNATURE_KEY,
@@ -28,14 +28,7 @@ import {
 } from "../../src/store/digests.ts";
 import { writeMetaValueQuery } from "../../src/store/metaValues.ts";
 import * as pgSchema from "../../src/store/pg/schema.ts";
-import {
-  inTransaction,
-  type Queries,
-  type SQL,
-  sql,
-  sqliteQueriesNow,
-  sqliteQueriesOn,
-} from "../../src/store/query.ts";
+import { inTransaction, type Queries, type SQL, sql, sqliteQueriesOn } from "../../src/store/query.ts";
 import {
   CHANGE_COLUMNS,
   insertRuleDiffRows,
@@ -75,7 +68,7 @@ export function writeChainHeadSignature(sqlite: Database.Database, key: string |
 export function storeRuleDiffs(store: Store, auditLogId: string, changes: unknown): RuleDiff | null {
   const diff = diffRecordChanges(changes);
   if (diff === null) return null;
-  const now = sqliteQueriesNow(store);
+  const now = sqliteQueriesOn(sqliteOf(store));
   now.run(sql`DELETE FROM rule_changes WHERE audit_log_id = ${auditLogId}`);
   now.run(sql`DELETE FROM rule_diff_summaries WHERE audit_log_id = ${auditLogId}`);
   const rows = diff.changes.map((c) => [auditLogId, ...ruleChangeColumns(c)]);

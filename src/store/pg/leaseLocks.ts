@@ -17,10 +17,8 @@ function lockKey(store: PgStore, name: string): number {
     .readInt32BE(0);
 }
 
-/**
- * Takes lease `name`'s lock for `holder`: "held" when this process holds it for `holder` already,
- * "taken" when it took it now (on a session of its own, kept until unlockLease), "refused" otherwise.
- */
+// Takes lease `name`'s lock for `holder`: "held" when this process holds it for `holder` already,
+// "taken" when it took it now (on a session of its own, kept until unlockLease), "refused" otherwise.
 export async function lockLease(
   store: PgStore,
   name: string,

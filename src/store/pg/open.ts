@@ -15,7 +15,6 @@ import { describePgError } from "./errors.ts";
 export type { PgStore } from "../connection.ts";
 
 const migrationsFolder = fileURLToPath(new URL("../../../drizzle/pg", import.meta.url));
-/** Serialises migrations of one database across processes. */
 const MIGRATION_LOCK = [0x46_54_4c_02, 0] as const;
 
 export interface PgOpenOptions extends OpenOptions {
@@ -69,19 +68,20 @@ async function migrationState(client: pg.ClientBase, schemaName: string | undefi
     : undefined;
   return { relations: relations.rows.map((r) => r.name), applied };
 }
+type MigrationState = Awaited<ReturnType<typeof migrationState>>;
+
+const appliedTimes = (state: MigrationState) => (state.applied ?? []).map((m) => Number(m.created_at));
 
 /** Another application's database must not gain our tables: refuse tables without our first migration. */
-function assertNotForeign(state: Awaited<ReturnType<typeof migrationState>>, where: string): void {
+function assertNotForeign(state: MigrationState, where: string): void {
   const ours = new Set([readMigrationFiles({ migrationsFolder })[0]?.hash, LEGACY_FIRST_MIGRATION_HASH]);
   const migratedByUs = state.applied?.some((m) => ours.has(m.hash)) ?? false;
   if (migratedByUs || (state.relations.length === 0 && (state.applied?.length ?? 0) === 0)) return;
   throw foreignStore(where, "database", state.relations);
 }
 
-/**
- * `url` with `settings` appended to its startup `options` (a URL's `options` would replace the pool's),
- * and `sslmode=prefer|require|verify-ca` read as libpq does (node-postgres 8 reads them as verify-full).
- */
+// `url` with `settings` added to its startup `options` (a URL's own would replace the pool's), and sslmode
+// prefer|require|verify-ca read as libpq does (node-postgres 8 reads them as verify-full).
 export function poolUrl(url: string, settings: Readonly<Record<string, string>>): string {
   const parsed = new URL(url);
   const mode = parsed.searchParams.get("sslmode");
@@ -103,10 +103,9 @@ export function poolUrl(url: string, settings: Readonly<Record<string, string>>)
 /** A project's schema must be the one its tables are made and read in, or nothing is written. */
 async function assertSchema(client: pg.ClientBase, schemaName: string, where: string): Promise<void> {
   const row = await client.query<{ name: string | null }>("SELECT current_schema() AS name");
-  if (row.rows[0]?.name !== schemaName) {
-    throw new FlagtrailError(
-      `${where}: the session's schema is ${row.rows[0]?.name ?? "none"}, not ${schemaName}.`,
-    );
+  const name = row.rows[0]?.name;
+  if (name !== schemaName) {
+    throw new FlagtrailError(`${where}: the session's schema is ${name ?? "none"}, not ${schemaName}.`);
   }
 }
 
@@ -116,32 +115,22 @@ async function prepare(pool: pg.Pool, where: string, options: PgOpenOptions): Pr
   const client = await pool.connect();
   let broken = false;
   try {
-    if (readonly) {
-      if (schemaName !== undefined) await assertSchema(client, schemaName, where);
-      const state = await migrationState(client, schemaName);
-      assertNotForeign(state, where);
-      const applied = (state.applied ?? []).map((m) => Number(m.created_at));
-      assertCurrent(where, migrationsFolder, applied);
-      return;
+    if (!readonly) {
+      // Two processes opening a new store at once would both create its tables: the second waits here.
+      await client.query("SELECT pg_advisory_lock($1, $2)", [...MIGRATION_LOCK]);
+      if (schemaName !== undefined) {
+        await client.query(`CREATE SCHEMA IF NOT EXISTS ${quotePgIdent(schemaName)}`);
+      }
     }
-    // Two processes opening a new store at once would both create its tables: the second waits here.
-    await client.query("SELECT pg_advisory_lock($1, $2)", [...MIGRATION_LOCK]);
-    if (schemaName !== undefined) {
-      await client.query(`CREATE SCHEMA IF NOT EXISTS ${quotePgIdent(schemaName)}`);
-      await assertSchema(client, schemaName, where);
-    }
+    if (schemaName !== undefined) await assertSchema(client, schemaName, where);
     const state = await migrationState(client, schemaName);
     assertNotForeign(state, where);
+    if (readonly) return assertCurrent(where, migrationsFolder, appliedTimes(state));
     if (options.mustExist && (state.applied?.length ?? 0) === 0) throw notAStore(where);
     const db = drizzle({ client });
     await migrate(db, { migrationsFolder, migrationsSchema: schemaName });
     // drizzle applies nothing to a store a newer flagtrail migrated: refused before anything is written.
-    const migrated = await migrationState(client, schemaName);
-    assertCurrent(
-      where,
-      migrationsFolder,
-      (migrated.applied ?? []).map((m) => Number(m.created_at)),
-    );
+    assertCurrent(where, migrationsFolder, appliedTimes(await migrationState(client, schemaName)));
     const writes = categoryWrites((await db.execute<CategoryRow>(STORED_CATEGORIES)).rows);
     if (writes.length > 0) {
       await db.transaction(async (tx) => {
@@ -176,8 +165,7 @@ export async function openPgStore(url: string, options: PgOpenOptions = {}): Pro
     types,
     Client: ClosingClient,
   });
-  // A session's 'error' would kill the process (checked out, pg-pool's listener is gone); the next query,
-  // or the one in flight, reports it.
+  // A session's 'error' would kill the process (checked out, pg-pool's listener is gone): queries report it.
   pool.on("error", () => {});
   pool.on("connect", (client) => client.on("error", () => {}));
   try {
