@@ -81,7 +81,9 @@ async function periodFor(
 ): Promise<{ start: number; end: number }> {
   if (given) return given;
   const last = await lastCheck(part.store);
-  const since = last === null ? null : Math.min(last.periodEnd, last.checkedAt);
+  // From the start of that second: a record's time has one-second resolution, so a change made just
+  // after a check, in the same second, is stored as before it.
+  const since = last === null ? null : Math.floor(Math.min(last.periodEnd, last.checkedAt) / 1000) * 1000;
   return { start: since !== null && since < now ? since : now - DEFAULT_LOOKBACK_MS, end: now };
 }
 
