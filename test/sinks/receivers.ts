@@ -4,10 +4,11 @@
 import { type ChildProcess, execFileSync, spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer, type IncomingMessage, type Server } from "node:http";
-import { type AddressInfo, connect, createServer as createTcpServer } from "node:net";
+import { type AddressInfo, connect } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { gunzipSync } from "node:zlib";
+import { freePort } from "../helpers/ports.ts";
 
 async function bodyOf(req: IncomingMessage): Promise<{ text: string; gzipped: boolean }> {
   const chunks: Buffer[] = [];
@@ -177,15 +178,6 @@ export async function startNdjson(): Promise<NdjsonReceiver> {
   receiver.url = `${await listen(server)}/api/v2/logs`;
   receiver.close = closeOf(server);
   return receiver;
-}
-
-/** A free loopback port (bound, then released for the receiver to take). */
-async function freePort(): Promise<number> {
-  const server = createTcpServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
 }
 
 const has = (command: string) => spawnSync("sh", ["-c", `command -v ${command}`]).status === 0;
