@@ -7,6 +7,7 @@ import type { RetryEvent } from "../api/clientOptions.ts";
 import { resolveClientTuning, resolveDbPath } from "../config.ts";
 import type { Control, ControlsConfig } from "../controls/config.ts";
 import { checkAndDeliver, daemonControls } from "../controls/cycle.ts";
+import { needsAttention } from "../daemon/attention.ts";
 import { previousPeriod, type ReportCadence, todayIn } from "../daemon/periods.ts";
 import {
   type Cycle,
@@ -24,7 +25,7 @@ import { signingKeyFromEnv } from "../signingKey.ts";
 import { openProjectStore } from "../store/projectStores.ts";
 import { leaseHolder, readCheckpoint, type Store, writeMetaValue } from "../store/syncStore.ts";
 import { createSyncClient } from "../sync/client.ts";
-import { type CoverageGap, resolveSyncOptions } from "../sync/options.ts";
+import { resolveSyncOptions } from "../sync/options.ts";
 import { filterKeyFor } from "../sync/plan.ts";
 import { runSync, type SyncEvent } from "../sync/runSync.ts";
 import { checkActionTypes } from "./actionTypes.ts";
@@ -215,26 +216,6 @@ async function cycleSyncOptions(store: Store, options: DaemonOptions) {
   if (syncOptions.since === undefined) return syncOptions;
   const checkpoint = await readCheckpoint(store, filterKeyFor(syncOptions.actionTypes ?? []));
   return checkpoint === undefined ? syncOptions : { ...syncOptions, since: undefined };
-}
-
-/**
- * What a cycle leaves for someone to look at: coverage gaps, alerts or SIEM sinks
- * that failed. cycle.end holds the counts at info level, which --quiet (a cron mail) hides; this line is
- * a warning. Sink errors name the sink and the failure, never its URL's token or key (SinkError's rule).
- */
-function needsAttention(
-  gaps: readonly CoverageGap[],
-  sent: Awaited<ReturnType<typeof checkAndDeliver>> | undefined,
-): Record<string, unknown> | null {
-  const failedSinks = Object.entries(sent && "sinks" in sent ? sent.sinks : {}).flatMap(([name, count]) =>
-    "error" in count ? [{ sink: name, error: count.error }] : [],
-  );
-  const fields = {
-    ...(gaps.length > 0 ? { gaps: gaps.length, gapDays: gaps.slice(0, 10).map((g) => g.day) } : {}),
-    ...(sent && sent.failed > 0 ? { alertsFailed: sent.failed } : {}),
-    ...(failedSinks.length > 0 ? { sinksFailed: failedSinks } : {}),
-  };
-  return Object.keys(fields).length > 0 ? fields : null;
 }
 
 /** The last cycle's outcome (sync and report), for `flagtrail status`. */
