@@ -2,8 +2,9 @@
 // the findings (new ones with their alerts in the outbox, same transaction), and return them with the
 // waiver in force on each.
 import { type NewFinding, writeCheck } from "../store/controls/findings.ts";
-import { lastCheck } from "../store/controls/reads.ts";
+import { earliestStoredAfter, lastCheck } from "../store/controls/reads.ts";
 import { readWaivers } from "../store/controls/waivers.ts";
+import { maxSeq } from "../store/export/records.ts";
 import { closeProjectStores, openStoreProjects, type ProjectStore } from "../store/projectStores.ts";
 import type { Control, ControlKind, Severity, Sink } from "./config.ts";
 import { type ControlInputs, evaluate } from "./evaluate.ts";
@@ -71,8 +72,9 @@ export function findingOf(row: NewFinding, project: string, firstSeenAt: number)
  * The period to check: the one given, else since the last check, else the last 7 days. "Since the last
  * check" starts at the end of its period, or at the time it ran when that end was later (a `--to` of
  * today or after: what had not happened yet was not checked), so that no change falls between two
- * checks; periods overlapping is harmless (a finding is kept once). A start not before now (a clock set
- * back) would check nothing: the last 7 days then.
+ * checks; and earlier when records stored since (seq above the check's) happened before that start (a
+ * sync that failed for a day), so that a late record is checked too. Periods overlapping is harmless (a
+ * finding is kept once). A start not before now (a clock set back) would check nothing: the last 7 days then.
  */
 async function periodFor(
   part: ProjectStore,
@@ -81,10 +83,12 @@ async function periodFor(
 ): Promise<{ start: number; end: number }> {
   if (given) return given;
   const last = await lastCheck(part.store);
+  if (last === null) return { start: now - DEFAULT_LOOKBACK_MS, end: now };
+  const late = last.lastSeq === null ? null : await earliestStoredAfter(part.store, last.lastSeq);
   // From the start of that second: a record's time has one-second resolution, so a change made just
   // after a check, in the same second, is stored as before it.
-  const since = last === null ? null : Math.floor(Math.min(last.periodEnd, last.checkedAt) / 1000) * 1000;
-  return { start: since !== null && since < now ? since : now - DEFAULT_LOOKBACK_MS, end: now };
+  const since = Math.floor(Math.min(last.periodEnd, last.checkedAt, late ?? now) / 1000) * 1000;
+  return { start: since < now ? since : now - DEFAULT_LOOKBACK_MS, end: now };
 }
 
 /** Every control's findings over the inputs, and the ticket keys found: what check keeps and the report shows. */
@@ -122,12 +126,15 @@ export async function checkProject(
   now: number,
 ): Promise<CheckedProject> {
   const { start, end } = await periodFor(part, given, now);
+  // Read before the inputs: a record a sync stores meanwhile is above it, so the next check takes it.
+  const lastSeq = await maxSeq(part.store);
   const inputs = await readInputs(part.store, config.controls, { start, end, now });
   const { rows, tickets } = evaluateControls(config.controls, inputs);
   const firstSeen = await writeCheck(part.store, {
     checkedAt: now,
     periodStart: start,
     periodEnd: end,
+    lastSeq,
     findings: rows,
     tickets,
     alertsFor: (row, at) => {

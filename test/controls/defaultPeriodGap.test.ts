@@ -63,3 +63,51 @@ describe("check without dates after a check whose --to is today", () => {
     expect(found).toContain(late?.id);
   });
 });
+
+// A sync that failed for a day: its changes are stored only after the next check, with times before it.
+// The default period ("since the last check") is of event times, so it also reaches back to the
+// earliest record stored since that check (control_checks.last_seq): the late change is still checked.
+describe("check without dates after a late sync", () => {
+  let sim: RunningSimulator;
+  let env: Record<string, string>;
+
+  beforeAll(async () => {
+    sim = await startTestSimulator({ records: 200, days: 20, timeZone: "UTC" });
+    const db = tempDbPath();
+    const config = join(dirname(db), "flagtrail.config.json");
+    const actors = ["Late Tester"];
+    writeFileSync(
+      config,
+      JSON.stringify({ controls: [{ id: "late", kind: "restricted-actor", severity: "high", actors }] }),
+    );
+    env = simEnv(sim, db, { FLAGTRAIL_CONFIG: config });
+    const sync = await runCliInProcess(["sync", "--since", daysAgo(10), "--quiet", "--no-entities"], { env });
+    expect(sync.code).toBe(0);
+  });
+
+  afterAll(async () => {
+    await sim?.close();
+  });
+
+  it("checks a change stored after the last check with a time before it, once", async () => {
+    const first = await runCliInProcess(["check", "--format", "json"], { env });
+    expect(first.code).toBe(0);
+    const [late] = sim.control.append([
+      {
+        at: sim.control.now() - 3_600_000,
+        name: "prod_checkout_gate",
+        actionType: "gate_update",
+        changeLog: "made an hour before the check, synced after it",
+        actor: { id: "latetester000000000a", name: "Late Tester", email: "late@example.com" },
+      },
+    ]);
+    const sync = await runCliInProcess(["sync", "--since", daysAgo(1), "--quiet", "--no-entities"], { env });
+    expect(sync.code).toBe(0);
+    const second = await runCliInProcess(["check", "--format", "json"], { env });
+    expect(second.code).toBe(1);
+    expect((JSON.parse(second.stdout) as JsonFinding[]).map((f) => f.recordId)).toEqual([late?.id]);
+    // The next check starts after it again: nothing new stored, nothing late.
+    const third = await runCliInProcess(["check", "--format", "json"], { env });
+    expect(JSON.parse(third.stdout)).toEqual([]);
+  });
+});

@@ -60,6 +60,7 @@ async function plantAlerts(findings: NewFinding[], sinks: readonly Sink[]): Prom
     checkedAt: Date.now(),
     periodStart: 0,
     periodEnd: Date.now(),
+    lastSeq: 0,
     findings,
     tickets: [],
     alertsFor: (f) => sinks.map((s) => ({ sink: s.name, payload: payloadOf(f) })),

@@ -36,6 +36,7 @@ describe.each(ENGINES)("controls store on %s", (engine) => {
         checkedAt: at,
         periodStart: 0,
         periodEnd: at,
+        lastSeq: 0,
         findings: [finding("a"), finding("b")],
         tickets: [{ recordId: "c", controlId: "tk", ticket: "OPS-1" }],
         alertsFor: (f) => {

@@ -3,13 +3,30 @@
 import type { AnyStore } from "../openAny.ts";
 import { queriesOf, sql } from "../query.ts";
 
-/** The last check: when it ran and the end of the period it evaluated (the next check's default start), or null. */
-export async function lastCheck(store: AnyStore): Promise<{ checkedAt: number; periodEnd: number } | null> {
+export interface LastCheck {
+  checkedAt: number;
+  periodEnd: number;
+  /** Null for a check made before flagtrail kept it. */
+  lastSeq: number | null;
+}
+
+/** The last check: when it ran, the end of its period and the newest seq it saw; null before the first. */
+export async function lastCheck(store: AnyStore): Promise<LastCheck | null> {
   const q = await queriesOf(store);
-  const row = await q.get<{ checkedAt: number; periodEnd: number }>(
-    sql`SELECT checked_at AS "checkedAt", period_end AS "periodEnd" FROM control_checks ORDER BY id DESC LIMIT 1`,
+  const row = await q.get<LastCheck>(
+    sql`SELECT checked_at AS "checkedAt", period_end AS "periodEnd", last_seq AS "lastSeq"
+        FROM control_checks ORDER BY id DESC LIMIT 1`,
   );
   return row ?? null;
+}
+
+/** The earliest time of the records stored after seq `afterSeq` (null: none, or none dated). */
+export async function earliestStoredAfter(store: AnyStore, afterSeq: number): Promise<number | null> {
+  const q = await queriesOf(store);
+  const row = await q.get<{ at: number | null }>(
+    sql`SELECT min(occurred_at) AS at FROM audit_logs WHERE seq > ${afterSeq}`,
+  );
+  return row?.at ?? null;
 }
 
 /** Each finding's id and control, and when the last check ran. */

@@ -44,6 +44,8 @@ export const CONTROL_TABLES = {
     periodStart: epochMs().notNull(),
     periodEnd: epochMs().notNull(),
     findings: integer().notNull(),
+    /** The store's newest seq when the check read it: records stored later are the next check's too. */
+    lastSeq: bigNumber(),
   }),
 
   /** Waivers and their withdrawals, append-only, each row hash-linked to the one before (verify walks it). */

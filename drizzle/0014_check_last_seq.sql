@@ -1,0 +1,5 @@
+-- A check keeps the store's newest seq it saw (control_checks.last_seq): the next default check also
+-- takes records stored after it whose time falls before its period (a sync that failed for a day).
+-- NULL for the checks made before: their next check starts as before.
+-- Hand-written (drizzle-kit generate --custom).
+ALTER TABLE `control_checks` ADD `last_seq` integer;
