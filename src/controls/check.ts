@@ -2,7 +2,7 @@
 // the findings (new ones with their alerts in the outbox, same transaction), and return them with the
 // waiver in force on each.
 import { type NewFinding, writeCheck } from "../store/controls/findings.ts";
-import { earliestStoredAfter, lastCheck } from "../store/controls/reads.ts";
+import { earliestStoredAfter, lastDefaultCheck } from "../store/controls/reads.ts";
 import { readWaivers } from "../store/controls/waivers.ts";
 import { maxSeq } from "../store/export/records.ts";
 import { closeProjectStores, openStoreProjects, type ProjectStore } from "../store/projectStores.ts";
@@ -69,12 +69,14 @@ export function findingOf(row: NewFinding, project: string, firstSeenAt: number)
 }
 
 /**
- * The period to check: the one given, else since the last check, else the last 7 days. "Since the last
- * check" starts at the end of its period, or at the time it ran when that end was later (a `--to` of
- * today or after: what had not happened yet was not checked), so that no change falls between two
- * checks; and earlier when records stored since (seq above the check's) happened before that start (a
- * sync that failed for a day), so that a late record is checked too. Periods overlapping is harmless (a
- * finding is kept once). A start not before now (a clock set back) would check nothing: the last 7 days then.
+ * The period to check: the one given, else since the last default check, else the last 7 days. "Since
+ * the last check" starts at the end of its period, or at the time it ran when that end was later (a `--to`
+ * of today or after: what had not happened yet was not checked), so that no change falls between two
+ * checks. It reaches back to records stored since (seq above the check's) that happened before it (a sync
+ * that failed for a day), at most 7 days: an older history loaded later is a backfill, checked with a
+ * given period, not alerted on by a nightly check. A check of a given period moves none of this.
+ * Periods overlapping is harmless (a finding is kept once). A start not before now (a clock set back)
+ * would check nothing: the last 7 days then.
  */
 async function periodFor(
   part: ProjectStore,
@@ -82,13 +84,15 @@ async function periodFor(
   now: number,
 ): Promise<{ start: number; end: number }> {
   if (given) return given;
-  const last = await lastCheck(part.store);
+  const last = await lastDefaultCheck(part.store);
   if (last === null) return { start: now - DEFAULT_LOOKBACK_MS, end: now };
+  const since = Math.min(last.periodEnd, last.checkedAt);
   const late = last.lastSeq === null ? null : await earliestStoredAfter(part.store, last.lastSeq);
+  const reach = late === null ? since : Math.max(Math.min(late, since), since - DEFAULT_LOOKBACK_MS);
   // From the start of that second: a record's time has one-second resolution, so a change made just
   // after a check, in the same second, is stored as before it.
-  const since = Math.floor(Math.min(last.periodEnd, last.checkedAt, late ?? now) / 1000) * 1000;
-  return { start: since < now ? since : now - DEFAULT_LOOKBACK_MS, end: now };
+  const start = Math.floor(reach / 1000) * 1000;
+  return { start: start < now ? start : now - DEFAULT_LOOKBACK_MS, end: now };
 }
 
 /** Every control's findings over the inputs, and the ticket keys found: what check keeps and the report shows. */
@@ -135,6 +139,7 @@ export async function checkProject(
     periodStart: start,
     periodEnd: end,
     lastSeq,
+    periodGiven: given !== null,
     findings: rows,
     tickets,
     alertsFor: (row, at) => {

@@ -89,24 +89,31 @@ describe("check without dates after a late sync", () => {
     await sim?.close();
   });
 
-  it("checks a change stored after the last check with a time before it, once", async () => {
+  it("checks a change stored after the last check with a time before it, once; a backfill it leaves", async () => {
     const first = await runCliInProcess(["check", "--format", "json"], { env });
     expect(first.code).toBe(0);
-    const [late] = sim.control.append([
-      {
-        at: sim.control.now() - 3_600_000,
-        name: "prod_checkout_gate",
-        actionType: "gate_update",
-        changeLog: "made an hour before the check, synced after it",
-        actor: { id: "latetester000000000a", name: "Late Tester", email: "late@example.com" },
-      },
+    const actor = { id: "latetester000000000a", name: "Late Tester", email: "late@example.com" };
+    const day = 86_400_000;
+    const [late, old] = sim.control.append([
+      // An hour before the check: a sync that failed stores it only after the check.
+      { at: sim.control.now() - 3_600_000, name: "prod_checkout_gate", actionType: "gate_update", actor },
+      // Ten days before: history loaded later (a backfill), beyond the 7 days a default check reaches back.
+      { at: sim.control.now() - 10 * day, name: "prod_checkout_gate", actionType: "gate_update", actor },
     ]);
-    const sync = await runCliInProcess(["sync", "--since", daysAgo(1), "--quiet", "--no-entities"], { env });
+    const sync = await runCliInProcess(["sync", "--since", daysAgo(11), "--quiet", "--no-entities"], { env });
     expect(sync.code).toBe(0);
     const second = await runCliInProcess(["check", "--format", "json"], { env });
     expect(second.code).toBe(1);
     expect((JSON.parse(second.stdout) as JsonFinding[]).map((f) => f.recordId)).toEqual([late?.id]);
-    // The next check starts after it again: nothing new stored, nothing late.
+    // A check of a given period finds the old one, and does not move the default period's start.
+    const given = await runCliInProcess(
+      ["check", "--from", daysAgo(11), "--to", daysAgo(9), "--format", "json"],
+      {
+        env,
+      },
+    );
+    expect((JSON.parse(given.stdout) as JsonFinding[]).map((f) => f.recordId)).toEqual([old?.id]);
+    // The next default check starts after the second again: nothing new stored, nothing late.
     const third = await runCliInProcess(["check", "--format", "json"], { env });
     expect(JSON.parse(third.stdout)).toEqual([]);
   });

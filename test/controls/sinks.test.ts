@@ -61,6 +61,7 @@ async function plantAlerts(findings: NewFinding[], sinks: readonly Sink[]): Prom
     periodStart: 0,
     periodEnd: Date.now(),
     lastSeq: 0,
+    periodGiven: false,
     findings,
     tickets: [],
     alertsFor: (f) => sinks.map((s) => ({ sink: s.name, payload: payloadOf(f) })),

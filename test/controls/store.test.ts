@@ -37,6 +37,7 @@ describe.each(ENGINES)("controls store on %s", (engine) => {
         periodStart: 0,
         periodEnd: at,
         lastSeq: 0,
+        periodGiven: false,
         findings: [finding("a"), finding("b")],
         tickets: [{ recordId: "c", controlId: "tk", ticket: "OPS-1" }],
         alertsFor: (f) => {

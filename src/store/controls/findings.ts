@@ -27,6 +27,8 @@ export interface CheckWrite {
   periodEnd: number;
   /** The store's newest seq before the check read its inputs. */
   lastSeq: number;
+  /** The period was given rather than the default one. */
+  periodGiven: boolean;
   findings: readonly NewFinding[];
   tickets: readonly { recordId: string; controlId: string; ticket: string }[];
   /** The outbox rows of a finding seen for the first time: one per sink, its JSON body. */
@@ -135,9 +137,9 @@ export async function writeCheck(store: AnyStore, write: CheckWrite): Promise<Ma
     await upsertTickets(q, write.tickets);
     const last = await q.get<{ id: number | null }>(sql`SELECT max(id) AS id FROM control_checks`);
     await q.run(sql`
-      INSERT INTO control_checks (id, checked_at, period_start, period_end, findings, last_seq)
+      INSERT INTO control_checks (id, checked_at, period_start, period_end, findings, last_seq, period_given)
       VALUES (${(last?.id ?? 0) + 1}, ${write.checkedAt}, ${write.periodStart}, ${write.periodEnd},
-        ${write.findings.length}, ${write.lastSeq})`);
+        ${write.findings.length}, ${write.lastSeq}, ${write.periodGiven ? 1 : 0})`);
     return firstSeen;
   });
 }

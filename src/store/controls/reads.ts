@@ -10,12 +10,12 @@ export interface LastCheck {
   lastSeq: number | null;
 }
 
-/** The last check: when it ran, the end of its period and the newest seq it saw; null before the first. */
-export async function lastCheck(store: AnyStore): Promise<LastCheck | null> {
+/** The last check of the default period: when it ran, its period's end, the newest seq it saw; or null. */
+export async function lastDefaultCheck(store: AnyStore): Promise<LastCheck | null> {
   const q = await queriesOf(store);
   const row = await q.get<LastCheck>(
     sql`SELECT checked_at AS "checkedAt", period_end AS "periodEnd", last_seq AS "lastSeq"
-        FROM control_checks ORDER BY id DESC LIMIT 1`,
+        FROM control_checks WHERE period_given = 0 ORDER BY id DESC LIMIT 1`,
   );
   return row ?? null;
 }

@@ -46,6 +46,8 @@ export const CONTROL_TABLES = {
     findings: integer().notNull(),
     /** The store's newest seq when the check read it: records stored later are the next check's too. */
     lastSeq: bigNumber(),
+    /** 1: the period was given (--from/--to), so the next default check does not start from it. */
+    periodGiven: integer().notNull().default(0),
   }),
 
   /** Waivers and their withdrawals, append-only, each row hash-linked to the one before (verify walks it). */
