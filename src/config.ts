@@ -2,7 +2,13 @@
 // environment variables, and every value is validated here so that later code can trust it.
 import { readFileSync, statSync } from "node:fs";
 import { z } from "zod";
-import { DEFAULT_AUTH_HEADER, DEFAULT_BASE_URL, HTTP_HEADER_NAME } from "./api/connection.ts";
+import {
+  asSentence,
+  authHeaderSchema,
+  baseUrlSchema,
+  DEFAULT_AUTH_HEADER,
+  DEFAULT_BASE_URL,
+} from "./api/connection.ts";
 import { UsageError } from "./errors.ts";
 
 const DEFAULT_DB_PATH = "./flagtrail.db";
@@ -18,30 +24,6 @@ export interface ConnectionFlags {
 }
 
 export type Env = Readonly<Record<string, string | undefined>>;
-
-/** A console API base URL: http(s) only, without a trailing slash. */
-export const baseUrlSchema = z
-  .string()
-  .trim()
-  .refine(
-    (value) => {
-      try {
-        const url = new URL(value);
-        return url.protocol === "http:" || url.protocol === "https:";
-      } catch {
-        return false;
-      }
-    },
-    { message: "the base URL must be an http:// or https:// address" },
-  )
-  // Paths are joined onto it (/console/v1/…): a trailing slash would double up.
-  .transform((value) => value.replace(/\/+$/, ""));
-
-// An HTTP header name is a token (RFC 9110): no spaces, colons or control characters.
-export const authHeaderSchema = z
-  .string()
-  .trim()
-  .regex(HTTP_HEADER_NAME, { message: "the auth header must be a valid HTTP header name" });
 
 const NO_KEY = "no API key: set FLAGTRAIL_API_KEY or FLAGTRAIL_API_KEY_FILE, or pass --api-key-file";
 
@@ -152,7 +134,7 @@ export function resolveSyncConfig(flags: ConnectionFlags, env: Env = process.env
   if (result.success) return result.data;
   const issue = result.error.issues[0];
   const text = issue?.message ?? "invalid connection settings";
-  throw new UsageError(`${text.charAt(0).toUpperCase()}${text.slice(1)}.`);
+  throw new UsageError(asSentence(text));
 }
 
 /**

@@ -4,16 +4,9 @@
 // variable or a file), never the key: a key written in it is refused, so it can sit in version control.
 import { existsSync, readFileSync } from "node:fs";
 import { z } from "zod";
-import { DEFAULT_AUTH_HEADER, DEFAULT_BASE_URL } from "./api/connection.ts";
+import { authHeaderSchema, baseUrlSchema, DEFAULT_AUTH_HEADER, DEFAULT_BASE_URL } from "./api/connection.ts";
 import { rateLimitsSchema, rateShareSchema } from "./api/rateBudget.ts";
-import {
-  authHeaderSchema,
-  baseUrlSchema,
-  type ConnectionFlags,
-  type Env,
-  resolveSyncConfig,
-  warnIfKeyFileOpen,
-} from "./config.ts";
+import { type ConnectionFlags, type Env, resolveSyncConfig, warnIfKeyFileOpen } from "./config.ts";
 import { FlagtrailError, UsageError } from "./errors.ts";
 
 export const DEFAULT_PROJECT = "default";

@@ -3,7 +3,7 @@
 import { z } from "zod";
 import { VERSION } from "../version.ts";
 import type { Clock } from "./clock.ts";
-import { DEFAULT_AUTH_HEADER, DEFAULT_BASE_URL, HTTP_HEADER_NAME } from "./connection.ts";
+import { authHeaderSchema, baseUrlSchema, DEFAULT_AUTH_HEADER, DEFAULT_BASE_URL } from "./connection.ts";
 import { DEFAULT_RATE_LIMITS, RateBudget, rateLimitsSchema } from "./rateBudget.ts";
 import { Dispatcher } from "./undiciParts.ts";
 
@@ -20,17 +20,9 @@ export interface RetryEvent {
 const isFunction = (value: unknown) => typeof value === "function";
 
 export const consoleClientOptionsSchema = z.object({
-  baseUrl: z
-    .url({
-      protocol: /^https?$/,
-      error: "The base URL must be an http:// or https:// address.",
-    })
-    .default(DEFAULT_BASE_URL),
+  baseUrl: baseUrlSchema.default(DEFAULT_BASE_URL),
   apiKey: z.string({ error: "No API key was given." }).trim().min(1, { error: "No API key was given." }),
-  authHeader: z
-    .string()
-    .regex(HTTP_HEADER_NAME, { error: "The auth header name must be a valid HTTP header name." })
-    .default(DEFAULT_AUTH_HEADER),
+  authHeader: authHeaderSchema.default(DEFAULT_AUTH_HEADER),
   /** Sent as STATSIG-API-VERSION to pin the API's behaviour; null sends no version header. */
   apiVersion: z.string().min(1).nullable().default("20240601"),
   /** Per attempt, headers and body included. */

@@ -12,6 +12,7 @@ import {
   type ResolvedClientOptions,
 } from "./clientOptions.ts";
 import { type Clock, systemClock } from "./clock.ts";
+import { asSentence } from "./connection.ts";
 import { RateBudget } from "./rateBudget.ts";
 import { redactSecrets } from "./redact.ts";
 import { auditLogsRequestPath, buildRequestPath, type QueryValue } from "./requestPaths.ts";
@@ -38,7 +39,7 @@ export function createConsoleClient(options: ConsoleClientOptions): ConsoleApiCl
   const parsed = consoleClientOptionsSchema.safeParse(options);
   if (!parsed.success) {
     // zod messages never carry the input, so the key cannot leak through here.
-    throw new UsageError(parsed.error.issues[0]?.message ?? "Invalid console client options.");
+    throw new UsageError(asSentence(parsed.error.issues[0]?.message ?? "invalid console client options"));
   }
   return new UndiciConsoleClient(parsed.data);
 }
