@@ -3,6 +3,7 @@
 // `flagtrail export` writes the lines to a file; the SIEM sinks send them. Memory is one batch's.
 
 import { ACTION_TYPE_CATEGORIES } from "../api/actionCategories.ts";
+import { keysetPages } from "../keyset.ts";
 import { REVIEW_EXEMPT_ACTION_TYPES, REVIEW_FLOWS, REVIEW_WINDOW_MS } from "../report/reviews.ts";
 import { readExportBatch, readRecordBatch } from "../store/export/records.ts";
 import type { AnyStore } from "../store/openAny.ts";
@@ -89,16 +90,15 @@ async function nextBatch(store: AnyStore, options: EventBatchOptions, afterSeq: 
 
 /** The project's records in seq order, `batchSize` at a time, as NDJSON lines with their stable ids. */
 export async function* eventBatches(store: AnyStore, options: EventBatchOptions): AsyncGenerator<EventBatch> {
-  let afterSeq = options.afterSeq;
-  for (;;) {
-    const rows = await nextBatch(store, options, afterSeq);
-    const last = rows.at(-1);
-    if (last === undefined) return;
-    afterSeq = last.seq;
+  const pages = keysetPages((afterSeq) => nextBatch(store, options, afterSeq), {
+    first: options.afterSeq,
+    limit: options.batchSize,
+    keyOf: (row) => row.seq,
+  });
+  for await (const rows of pages) {
     yield {
       events: rows.map((r) => ({ id: recordEventId(options.project, r.id), line: r.line })),
-      lastSeq: afterSeq,
+      lastSeq: rows.at(-1)!.seq,
     };
-    if (rows.length < options.batchSize) return;
   }
 }

@@ -4,6 +4,7 @@
 // it was, and the next run writes the same events again (a SIEM drops repeats by the event's id).
 import { findingOf } from "../controls/check.ts";
 import { waiversInForce } from "../controls/waivers.ts";
+import { keysetPages } from "../keyset.ts";
 import { readWaivers } from "../store/controls/waivers.ts";
 import { advanceCursor, readCursor } from "../store/export/cursors.ts";
 import { readFindingsPage } from "../store/export/findings.ts";
@@ -38,15 +39,12 @@ async function writeFindings(part: ProjectStore, request: ExportRequest, sink: L
     await readWaivers(part.store),
     new Date(request.now).toISOString().slice(0, 10),
   );
-  let afterId: string | null = null;
+  const pages = keysetPages(
+    (afterId, limit) => readFindingsPage(part.store, { afterId, from: request.from, to: request.to, limit }),
+    { first: null as string | null, limit: request.batchSize, keyOf: (row) => row.id },
+  );
   let count = 0;
-  for (;;) {
-    const rows = await readFindingsPage(part.store, {
-      afterId,
-      from: request.from,
-      to: request.to,
-      limit: request.batchSize,
-    });
+  for await (const rows of pages) {
     const lines = rows.map((row) =>
       JSON.stringify(
         findingToOcsf({
@@ -57,9 +55,8 @@ async function writeFindings(part: ProjectStore, request: ExportRequest, sink: L
     );
     await sink.write(lines);
     count += lines.length;
-    afterId = rows.at(-1)?.id ?? null;
-    if (afterId === null || rows.length < request.batchSize) return count;
   }
+  return count;
 }
 
 async function writeRecords(

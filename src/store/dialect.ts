@@ -1,4 +1,5 @@
 // What truly differs between the engines, as small SQL fragments chosen by `q.dialect` (src/store/README.md).
+import { keysetPages } from "../keyset.ts";
 import { type Queries, type SQL, sql } from "./query.ts";
 
 export type Dialect = Queries["dialect"];
@@ -16,19 +17,16 @@ export function jsonObjectText(dialect: Dialect, entries: readonly (readonly [st
 const PAGE_ROWS = 1000;
 
 /** A long read a page at a time (`page` ends `WHERE key > after ORDER BY key LIMIT limit`): no open cursor. */
-export async function* pagesOf<T extends Record<string, unknown>>(
+export function pagesOf<T extends Record<string, unknown>>(
   q: Queries,
   page: (after: unknown, limit: number) => SQL,
   key: keyof T,
 ): AsyncGenerator<T[]> {
-  let after: unknown = -1;
-  for (;;) {
-    const rows = await q.all<T>(page(after, PAGE_ROWS));
-    if (rows.length === 0) return;
-    yield rows;
-    if (rows.length < PAGE_ROWS) return;
-    after = rows[rows.length - 1]![key];
-  }
+  return keysetPages((after, limit) => q.all<T>(page(after, limit)), {
+    first: -1 as unknown,
+    limit: PAGE_ROWS,
+    keyOf: (row) => row[key],
+  });
 }
 
 export async function* rowsOf<T>(pages: AsyncIterable<T[]>): AsyncGenerator<T> {
