@@ -282,6 +282,30 @@ describe.each(ENGINES)("flagtrail check on %s", (engine) => {
     expect((await cli(["verify"])).code).toBe(0);
   });
 
+  it("verify names waiver rows removed from the end of the register (a withdrawal deleted)", async () => {
+    const columns = "seq, finding_id, action, reason, by_name, expires, created_at, hash, chain_hash";
+    const rows = await store.query<Record<string, unknown>>(
+      `SELECT ${columns} FROM control_waivers ORDER BY seq`,
+    );
+    const last = rows.at(-1)!;
+    expect(last.action).toBe("unwaive");
+    await store.query("DELETE FROM control_waivers WHERE seq = ?", [last.seq]);
+    const verify = await runCliInProcess(["verify"], { env });
+    expect(verify.code).toBe(1);
+    expect(verify.stderr).toMatch(
+      /waiver register's head recorded in meta \(waiver_chain:head\) is not its last row \(seq \d+\): rows were removed/,
+    );
+    await store.query("DELETE FROM control_waivers");
+    expect((await runCliInProcess(["verify"], { env })).stderr).toMatch(/is not its last row \(no rows\)/);
+    for (const row of rows) {
+      await store.query(
+        `INSERT INTO control_waivers (${columns}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        columns.split(", ").map((c) => row[c]),
+      );
+    }
+    expect((await cli(["verify"])).code).toBe(0);
+  });
+
   it("finds a broken hash chain with the integrity control", async () => {
     const [victim] = await store.query<{ id: string }>(
       "SELECT id FROM audit_logs WHERE name NOT LIKE 'ctl_%' ORDER BY seq LIMIT 1",

@@ -1,13 +1,10 @@
 // audit_logs keeps one copy of a record (issue 25, migration 0011): the columns that repeat its fields are
 // virtual, read from `raw_data` (the record's text) with the values the writer used to store; `raw` gives back the very
 // text; the hashes are bytes shown as hex. 0011 upgrades a store in place without losing or changing a row.
-import { cpSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import Database from "better-sqlite3";
-import { drizzle } from "drizzle-orm/better-sqlite3";
-import { migrate } from "drizzle-orm/better-sqlite3/migrator";
 import { describe, expect, it } from "vitest";
 import { DIFF_VERSION, diffRecordChanges } from "../../src/diff/rules.ts";
 import { CHAIN_GENESIS, chainLink } from "../../src/hash.ts";
@@ -18,6 +15,7 @@ import { openStore } from "../../src/store/open.ts";
 import { ruleChangeColumns } from "../../src/store/ruleDiffs.ts";
 import { verifyStore } from "../../src/verify/store.ts";
 import { makeRecord } from "../helpers/auditRecords.ts";
+import { storeMigratedTo } from "../helpers/migrations.ts";
 import { createRecordWriter, writeDigests } from "../helpers/storeFixtures.ts";
 
 const AT = Date.UTC(2024, 2, 10, 12, 0, 0);
@@ -178,22 +176,6 @@ describe("a bulk load", () => {
     }
   });
 });
-
-const MIGRATIONS = fileURLToPath(new URL("../../drizzle", import.meta.url));
-
-/** A store file migrated up to migration `last` (included), open: the caller closes it. */
-function storeMigratedTo(path: string, last: number): Database.Database {
-  const folder = join(mkdtempSync(join(tmpdir(), `flagtrail-${last}-`)), "drizzle");
-  cpSync(MIGRATIONS, folder, { recursive: true });
-  const journalPath = join(folder, "meta", "_journal.json");
-  const journal = JSON.parse(readFileSync(journalPath, "utf8")) as { entries: { idx: number }[] };
-  journal.entries = journal.entries.filter((e) => e.idx <= last);
-  writeFileSync(journalPath, JSON.stringify(journal));
-  const sqlite = new Database(path);
-  sqlite.pragma("foreign_keys = ON");
-  migrate(drizzle(sqlite), { migrationsFolder: folder });
-  return sqlite;
-}
 
 /** A store file at migration 0010, filled by the writer of then (every column stored). */
 function storeBefore0011(path: string, records: readonly unknown[]): void {

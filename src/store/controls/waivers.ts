@@ -1,8 +1,12 @@
 // Waivers, append-only: each row carries its own hash and a chain hash linking it to the row before, as
 // the audit records do; `verify` re-walks them (src/verify/waivers.ts). What goes into a hash is decided
 // outside the store (src/controls/waiverChain.ts): the store only keeps the rows in order.
+import { readMetaValue, writeMetaValueQuery } from "../metaValues.ts";
 import type { AnyStore } from "../openAny.ts";
 import { inTransaction, queriesOf, sql } from "../query.ts";
+
+/** meta's record of the register's last row, `{"seq":…,"hash":…}` (its chain hash): a removed tail shows. */
+export const WAIVER_CHAIN_HEAD_KEY = "waiver_chain:head";
 
 export interface WaiverRow {
   seq: number;
@@ -22,7 +26,12 @@ export async function readWaivers(store: AnyStore): Promise<WaiverRow[]> {
   return q.all<WaiverRow>(sql`SELECT * FROM control_waivers ORDER BY seq`);
 }
 
-/** Appends the row `make` builds after the last one (null for the first), in one transaction. */
+/** The head meta records for the register (JSON text), or undefined before the first waiver. */
+export async function readWaiverHead(store: AnyStore): Promise<string | undefined> {
+  return readMetaValue(store, WAIVER_CHAIN_HEAD_KEY);
+}
+
+/** Appends the row `make` builds after the last one (null for the first), and the head, in one transaction. */
 export async function appendWaiver(
   store: AnyStore,
   make: (previous: { seq: number; chain_hash: string } | null) => WaiverRow,
@@ -36,6 +45,8 @@ export async function appendWaiver(
       INSERT INTO control_waivers (seq, finding_id, action, reason, by_name, expires, created_at, hash, chain_hash)
       VALUES (${row.seq}, ${row.finding_id}, ${row.action}, ${row.reason}, ${row.by_name}, ${row.expires},
         ${row.created_at}, ${row.hash}, ${row.chain_hash})`);
+    const head = JSON.stringify({ seq: row.seq, hash: row.chain_hash });
+    await q.run(writeMetaValueQuery(WAIVER_CHAIN_HEAD_KEY, head, row.created_at));
     return row;
   });
 }
