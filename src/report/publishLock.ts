@@ -147,7 +147,13 @@ export async function lockPublishing(outDir: string, options: PublishLockOptions
     const holder = tryCreate(path);
     if (holder !== null) {
       heldHere.set(path, holder);
-      return () => release(path, holder);
+      // A run stopped by SIGINT/SIGTERM exits (process.exit) without its finally blocks.
+      const releaseOnExit = () => release(path, holder);
+      process.once("exit", releaseOnExit);
+      return () => {
+        process.off("exit", releaseOnExit);
+        release(path, holder);
+      };
     }
     const lock = readLock(path);
     if (lock === null) continue;
