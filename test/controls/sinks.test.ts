@@ -231,7 +231,13 @@ describe("exec sink", () => {
     );
     expect(await deliverAlerts(parts[0]!.store, sinks, Date.now())).toEqual({ delivered: 2, failed: 0 });
     const got = lines(log).map((g) => JSON.parse(g.input) as { finding: { id: string; waiver: unknown } });
-    const waiver = { by: "Dana Lee", reason: "hotfix INC-42", at: new Date(at).toISOString(), expires: null };
+    // As every time of the finding: ISO 8601 with the offset spelt out.
+    const waiver = {
+      by: "Dana Lee",
+      reason: "hotfix INC-42",
+      at: "2026-11-21T08:00:00.000+00:00",
+      expires: null,
+    };
     expect(got.map((g) => [g.finding.id, g.finding.waiver])).toEqual([
       ["rr:rec1", waiver],
       ["rr:rec2", null],
