@@ -169,6 +169,10 @@ describe.each(ENGINES)("flagtrail check on %s", (engine) => {
     const fails = await check(["--fail-on", "low"], { FLAGTRAIL_CONFIG: lowOnly });
     expect(fails.code).toBe(1);
     expect(fails.stdout).toContain("tk (ticket-reference, low): 1 open, 0 waived");
+    // Every time of the table in one format: the period's as the findings'.
+    const times = fails.stdout.match(/\d{4}-\d\d-\d\dT[\d:.]+(Z|[+-]\d\d:\d\d)?/g) ?? [];
+    expect(times.length).toBeGreaterThan(2);
+    expect(times.filter((t) => !/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}\+00:00$/.test(t))).toEqual([]);
 
     const typo = store.config(
       { controls: [{ id: "cc81-review", kind: "review-required", severity: "high", entityPatern: "x" }] },
