@@ -123,19 +123,23 @@ function lastChange(stagingDir: string): number {
 }
 
 /**
- * This process's staging directories → their 'exit' listeners. The CLI ends a run stopped by
- * SIGINT/SIGTERM with process.exit, which runs 'exit' listeners but no finally block.
+ * This process's staging directories, removed by one 'exit' listener (one for all: concurrent reports in
+ * one process would pass the listener limit). The CLI ends a run stopped by SIGINT/SIGTERM with
+ * process.exit, which runs 'exit' listeners but no finally block.
  */
-const removeOnExit = new Map<string, () => void>();
+const stagingHere = new Set<string>();
+
+function removeAllStaging(): void {
+  for (const dir of stagingHere) rmSync(dir, { recursive: true, force: true });
+}
 
 /** A fresh staging directory (0700) inside `outDir`. */
 export function createStaging(outDir: string): string {
   try {
     const dir = mkdtempSync(join(outDir, `${STAGING_PREFIX}${process.pid}-`));
     chmodSync(dir, 0o700);
-    const remove = () => rmSync(dir, { recursive: true, force: true });
-    removeOnExit.set(dir, remove);
-    process.once("exit", remove);
+    if (stagingHere.size === 0) process.on("exit", removeAllStaging);
+    stagingHere.add(dir);
     return dir;
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code ?? "error";
@@ -146,9 +150,8 @@ export function createStaging(outDir: string): string {
 }
 
 export function removeStaging(dir: string): void {
-  const remove = removeOnExit.get(dir);
-  if (remove) process.off("exit", remove);
-  removeOnExit.delete(dir);
+  stagingHere.delete(dir);
+  if (stagingHere.size === 0) process.off("exit", removeAllStaging);
   rmSync(dir, { recursive: true, force: true });
 }
 

@@ -14,8 +14,9 @@ import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { PUBLISH_LOCK_NAME } from "../../src/report/publishLock.ts";
+import { writeReports } from "../../src/report/writeReports.ts";
 import { runCli } from "../helpers/runCli.ts";
-import { buildScenarioStore, SCENARIO } from "./scenario.ts";
+import { buildScenarioStore, GENERATED_AT, SCENARIO } from "./scenario.ts";
 
 const STALL_HOOK = new URL("../helpers/stallFsWrites.mjs", import.meta.url).href;
 
@@ -92,5 +93,27 @@ describe("a report stopped by a signal", () => {
     expect(result.stderr).toBe("flagtrail: stopped by SIGTERM; anything already stored is kept.\n");
     expect(readdirSync(outDir)).toEqual([PUBLISH_LOCK_NAME]);
     expect(readFileSync(lock, "utf8")).toBe(holder);
+  });
+
+  it("many reports at once in one process: one exit listener, removed when they are done", async () => {
+    const store = buildScenarioStore(":memory:", { ruleDiffs: true });
+    const before = process.listenerCount("exit");
+    let most = before;
+    const watch = setInterval(() => {
+      most = Math.max(most, process.listenerCount("exit"));
+    }, 1);
+    try {
+      const dirs = Array.from({ length: 12 }, () => mkdtempSync(join(tmpdir(), "flagtrail-many-")));
+      await Promise.all(
+        dirs.map((outDir) => writeReports({ store, ...SCENARIO, outDir, generatedAt: GENERATED_AT })),
+      );
+      // Twelve staging directories and locks at once would have been 24 listeners (node warns past 10).
+      expect(most - before).toBeLessThanOrEqual(2);
+      expect(process.listenerCount("exit")).toBe(before);
+      for (const outDir of dirs) expect(readdirSync(outDir).filter((n) => n.startsWith("."))).toEqual([]);
+    } finally {
+      clearInterval(watch);
+      store.close();
+    }
   });
 });
