@@ -98,13 +98,26 @@ export class ReportExistsError extends FlagtrailError {
 /** `flagtrail check` found unwaived findings at or above --fail-on. Exit code 1. */
 export class FindingsError extends FlagtrailError {}
 
-/** A SIEM sink refused or could not take events; the sentence names the sink, never its secret. */
+/** `check --notify` left alerts waiting in the outbox: the sentence names each sink and why. Exit code 1. */
+export class UndeliveredAlertsError extends FlagtrailError {}
+
+/** `sink "splunk"`: how every message names a sink. */
+export const sinkLabel = (name: string): string => `sink ${JSON.stringify(name)}`;
+
+/**
+ * A sink refused or could not take events or an alert; the sentence names the sink, never its secret.
+ * The reason is kept apart for what names the sink itself (the outbox row, `check --notify`'s sentence).
+ */
 export class SinkError extends FlagtrailError {
   constructor(
-    message: string,
+    readonly sink: string,
+    /** Without the sink's name or a full stop: `could not be reached (ECONNREFUSED)`. */
+    readonly reason: string,
     /** Worth trying again later (network, 5xx, back-pressure), unlike a refused token. */
     readonly retryable: boolean,
+    /** How the sentence reads: `sink "x" could not …` (a verb phrase) or `sink "x": the …` (a clause). */
+    form: "verb" | "clause" = "verb",
   ) {
-    super(message);
+    super(`${sinkLabel(sink)}${form === "verb" ? " " : ": "}${reason}.`);
   }
 }

@@ -7,7 +7,7 @@ import { type CheckedProject, checkStore } from "../controls/check.ts";
 import { type ControlsConfig, parseControlsConfig, SEVERITIES } from "../controls/config.ts";
 import { SEVERITY_RANK } from "../controls/evaluate.ts";
 import { CHECK_FORMATS, jsonOutput, junitOutput, tableOutput } from "../controls/output.ts";
-import { FindingsError, type FlagtrailError, SinkError, UsageError } from "../errors.ts";
+import { FindingsError, type FlagtrailError, UndeliveredAlertsError, UsageError } from "../errors.ts";
 import { configFileOf, projectNameSchema, readConfigText } from "../projects.ts";
 import { resolvePeriod } from "../report/period.ts";
 import { parseOptions } from "./options.ts";
@@ -58,7 +58,8 @@ function failure(
   const failing = findings.filter(
     (f) => f.waiver === null && SEVERITY_RANK[f.severity] >= SEVERITY_RANK[failOn],
   );
-  if (failing.length === 0) return undelivered === null ? null : new SinkError(`${undelivered}.`, true);
+  if (failing.length === 0)
+    return undelivered === null ? null : new UndeliveredAlertsError(`${undelivered}.`);
   const controls = [...new Set(failing.map((f) => f.control))];
   // One sentence stays one line: the first controls by name, the rest counted.
   const named =

@@ -9,6 +9,7 @@ import { closeProjectStores, openStoreProjects, type ProjectStore } from "../sto
 import type { Control, ControlKind, Severity, Sink } from "./config.ts";
 import { type ControlInputs, evaluate } from "./evaluate.ts";
 import { readInputs } from "./inputs.ts";
+import { isoWithOffset } from "./isoTime.ts";
 import { type WaiverView, waiversInForce } from "./waivers.ts";
 
 /** A finding as `check --format json` prints it and a sink receives it. */
@@ -37,14 +38,6 @@ export interface CheckedProject {
 }
 
 const DEFAULT_LOOKBACK_MS = 7 * 86_400_000;
-
-/** `2026-11-20T03:04:05.000+00:00`: ISO 8601 with its offset spelt out. */
-function isoWithOffset(ms: number): string {
-  // A check's findings share their first-seen time: formatted once, not once per finding (issue 23).
-  if (ms !== lastIso.ms) lastIso = { ms, text: new Date(ms).toISOString().replace("Z", "+00:00") };
-  return lastIso.text;
-}
-let lastIso = { ms: Number.NaN, text: "" };
 
 /** Finding ids: the control's id and the record's (or the evidence key), joined; stable across runs. */
 function findingId(controlId: string, key: string): string {

@@ -1,6 +1,7 @@
 // The daemon's side of controls: after each cycle's sync (and report), the config's controls are
 // checked since the last check and the outbox delivered, as `check --notify` does from cron; the SIEM
 // sinks get the records they have not acknowledged yet.
+import { sinkLabel } from "../errors.ts";
 import { deliverSinks } from "../export/sinks/deliver.ts";
 import { configFileOf, readConfigText } from "../projects.ts";
 import { waitingAlerts } from "../store/controls/outbox.ts";
@@ -31,9 +32,6 @@ async function deliverOutbox(
   return siem.length === 0 ? sent : { ...sent, sinks: await deliverSinks(part, siem, options) };
 }
 
-/** `sink "hook"`: how the sentence names a sink. */
-const label = (sink: string) => `sink ${JSON.stringify(sink)}`;
-
 /**
  * `check --notify`: every project's outbox delivered, the findings only (the SIEM sinks' records go with
  * the daemon or `export --sink`); then what still waits for a sink of the config (a refusal now or one
@@ -56,13 +54,9 @@ export async function notifyFindings(
   }
   if (waiting.size === 0) return null;
   const each = [...waiting].map(([sink, w]) => {
-    // A sink's error may name it already (`sink hook: …`, `sink "siem" could not …`): said once here.
-    const error = w.error
-      ?.replace(/\.$/, "")
-      .replace(`${label(sink)} `, "")
-      .replace(`sink ${sink}: `, "");
-    const why = error === undefined ? "" : ` (${error})`;
-    return waiting.size === 1 ? `${label(sink)}${why}` : `${w.count} for ${label(sink)}${why}`;
+    // The row keeps the reason without the sink's name (SinkError.reason): named once, here.
+    const why = w.error === null ? "" : ` (${w.error})`;
+    return waiting.size === 1 ? `${sinkLabel(sink)}${why}` : `${w.count} for ${sinkLabel(sink)}${why}`;
   });
   const total = [...waiting.values()].reduce((sum, w) => sum + w.count, 0);
   const alerts = total === 1 ? "1 alert waits" : `${total} alerts wait`;

@@ -3,6 +3,7 @@
 
 import type { CheckedProject, Finding } from "./check.ts";
 import type { Control } from "./config.ts";
+import { isoWithOffset } from "./isoTime.ts";
 
 export const CHECK_FORMATS = ["table", "json", "junit"] as const;
 
@@ -22,7 +23,8 @@ function cell(text: string | null): string {
 export function tableOutput(projects: readonly CheckedProject[], controls: readonly Control[]): string {
   const lines: string[] = [];
   for (const p of projects) {
-    const period = `${new Date(p.start).toISOString()} to ${new Date(p.end).toISOString()}`;
+    // In the findings' format (not Z beside +00:00).
+    const period = `${isoWithOffset(p.start)} to ${isoWithOffset(p.end)}`;
     lines.push(`Project ${p.project}, ${period}:`);
     for (const control of controls) {
       const mine = p.findings.filter((f) => f.control === control.id);

@@ -2,11 +2,12 @@
 // reason, name or date breaks the chain `verify` walks); the state of a finding is its latest row.
 import { CHAIN_GENESIS, chainLink, recordHash } from "../hash.ts";
 import type { WaiverRow } from "../store/controls/waivers.ts";
+import { isoWithOffset } from "./isoTime.ts";
 
 export interface WaiverView {
   by: string;
   reason: string;
-  /** When it was given, ISO 8601. */
+  /** When it was given, ISO 8601 as check's other times (`…T03:04:05.000+00:00`). */
   at: string;
   /** Last day it holds (YYYY-MM-DD, UTC), or null: until withdrawn. */
   expires: string | null;
@@ -52,7 +53,7 @@ export function waiversInForce(rows: readonly WaiverRow[], today: string): Map<s
     inForce.set(id, {
       by: row.by_name,
       reason: row.reason,
-      at: new Date(row.created_at).toISOString(),
+      at: isoWithOffset(row.created_at),
       expires: row.expires,
     });
   }

@@ -3,9 +3,13 @@
 // month's reports, and say what happened. Run again, it syncs incrementally.
 //
 // The simulated world must be the same on every run, or a re-run would see the same ids with other
-// content (mutations). So the history is anchored at the instant of the first run (kept in the store's
-// meta table with the world's seed and size), and the activity "since then" is a deterministic stream
-// of records after the anchor: every run serves the same past, plus whatever has "happened" since.
+// content (mutations). So the history is anchored at the start of the UTC day of the first run (kept in
+// the store's meta table with the world's seed and size), and the activity "since then" is a
+// deterministic stream of records after the anchor: every run serves the same past, plus whatever has
+// "happened" since. The day's start, not the run's instant: the seeded history then ends at the same
+// place whatever the time of day, so the month reported has the same records and numbers all day (an
+// instant moved the month's window over the history by the hour). Nothing is dated in the future: the
+// history ends at midnight, and the live records between midnight and now are all in the past.
 
 import { createHash } from "node:crypto";
 import { z } from "zod";
@@ -24,13 +28,14 @@ import { runSync, type SyncSummary } from "../sync/runSync.ts";
 import { checkDemoControls, type DemoControls } from "./controls.ts";
 
 const WORLD_KEY = "demo.world";
-// Live activity: busy right after the first run (a re-run a minute later has something new), calmer
-// afterwards; bounded so that a demo database years old still starts quickly.
+// Live activity: busy from the anchor until a day after the first run (a re-run a minute later has
+// something new), calmer afterwards; bounded so that a demo database years old still starts quickly.
 const LIVE_BUSY_STEP_MS = 45_000;
 const LIVE_BUSY_SPAN_MS = 86_400_000;
 const LIVE_CALM_STEP_MS = 600_000;
 const MAX_LIVE_RECORDS = 100_000;
 const DEMO_API_KEY = "console-demo-simulator-key";
+const DAY_MS = 86_400_000;
 
 export interface DemoOptions {
   dbPath: string;
@@ -60,7 +65,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
   const say = options.onProgress ?? (() => {});
   const store = await openStore(options.dbPath);
   try {
-    const { anchor } = await readOrCreateWorld(store, options, now);
+    const { anchor, firstRun } = await readOrCreateWorld(store, options, now);
     const sim = await startSimulator({
       host: "127.0.0.1",
       port: 0,
@@ -71,7 +76,8 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
       now: anchor,
     });
     try {
-      const live = liveActivity(anchor, now);
+      // Worlds made before firstRun was kept were anchored at their first run.
+      const live = liveActivity(anchor, (firstRun ?? anchor) + LIVE_BUSY_SPAN_MS, now);
       sim.control.append(live);
       sim.control.advanceClock(Math.max(0, now - anchor));
       say(
@@ -143,6 +149,8 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
 
 const demoWorldSchema = z.object({
   anchor: z.number().int(),
+  /** When the world was made (whole seconds); absent in worlds anchored at that instant. */
+  firstRun: z.number().int().optional(),
   seed: z.number().int(),
   records: z.number().int(),
   days: z.number().int(),
@@ -168,9 +176,9 @@ async function readOrCreateWorld(store: Store, options: DemoOptions, now: number
     }
     return world;
   }
-  // Whole seconds, like the service's own timestamps.
   const world = {
-    anchor: Math.floor(now / 1000) * 1000,
+    anchor: Math.floor(now / DAY_MS) * DAY_MS,
+    firstRun: Math.floor(now / 1000) * 1000,
     seed: options.seed,
     records: options.records,
     days: options.days,
@@ -197,11 +205,11 @@ const LIVE_ACTIONS = [
 const LIVE_ACTOR = { id: "demoLiveUser000000001", name: "Dana Live", email: "dana.live@example.com" };
 
 /** The deterministic records "created" after the anchor: the same ones on every run. */
-function liveActivity(anchor: number, now: number): AppendInput[] {
+function liveActivity(anchor: number, busyUntil: number, now: number): AppendInput[] {
   const entries: AppendInput[] = [];
   let at = anchor;
   for (let k = 1; k <= MAX_LIVE_RECORDS; k++) {
-    at += at - anchor < LIVE_BUSY_SPAN_MS ? LIVE_BUSY_STEP_MS : LIVE_CALM_STEP_MS;
+    at += at < busyUntil ? LIVE_BUSY_STEP_MS : LIVE_CALM_STEP_MS;
     if (at > now) break;
     const action = LIVE_ACTIONS[k % LIVE_ACTIONS.length]!;
     entries.push({ id: demoId(anchor, k), at, ...action, actor: LIVE_ACTOR });

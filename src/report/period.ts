@@ -123,9 +123,12 @@ function offsetSuffix(minutes: number): string {
 }
 
 /**
- * Formats epoch ms as ISO 8601 with the zone's offset, e.g. 2024-03-31T03:00:00+02:00. A report formats
- * every row's time: the date part is built once per local day and the clock from the remainder, a few
- * times cheaper than a Date and toISOString per call. Anything unusual (an offset with seconds, a year
+ * Formats epoch ms as ISO 8601 to the second with the zone's offset, e.g. 2024-03-31T03:00:00+02:00: the
+ * one format of every time in a report's CSVs, Markdown and HTML. Milliseconds are cut (not rounded: a
+ * time stays in its second, and its day): the audit log's times are whole seconds, and a column whose
+ * clock times (reads, checks, waivers) had them only when not .000 had two widths. A CSV's epoch_ms
+ * keeps a record's exact time. A report formats every row's time: the date part is built once per local
+ * day and the clock from the remainder, a few times cheaper than a Date and toISOString per call. Anything unusual (an offset with seconds, a year
  * beyond four digits) takes the plain path.
  */
 export function isoFormatter(timeZone: string): (epochMs: number) => string {
@@ -140,7 +143,8 @@ export function isoFormatter(timeZone: string): (epochMs: number) => string {
     }
     return minutes;
   };
-  return (epochMs: number) => {
+  return (exactMs: number) => {
+    const epochMs = Math.floor(exactMs / 1000) * 1000;
     const bucket = Math.floor(epochMs / BUCKET_MS);
     let offset = offsets.get(bucket);
     if (offset === undefined) {
@@ -152,8 +156,7 @@ export function isoFormatter(timeZone: string): (epochMs: number) => string {
     }
     const local = epochMs + offset.minutes * 60_000;
     if (!Number.isInteger(local) || local < FOUR_DIGIT_YEARS[0] || local >= FOUR_DIGIT_YEARS[1]) {
-      const text = new Date(local).toISOString();
-      return `${epochMs % 1000 === 0 ? text.slice(0, 19) : text.slice(0, 23)}${offset.suffix}`;
+      return `${new Date(local).toISOString().slice(0, 19)}${offset.suffix}`;
     }
     const day = Math.floor(local / DAY_MS);
     let date = days.get(day);
@@ -164,8 +167,6 @@ export function isoFormatter(timeZone: string): (epochMs: number) => string {
     const inDay = local - day * DAY_MS;
     const seconds = Math.floor(inDay / 1000);
     const clock = `${two(Math.floor(seconds / 3600))}:${two(Math.floor(seconds / 60) % 60)}:${two(seconds % 60)}`;
-    const ms = inDay % 1000;
-    const millis = epochMs % 1000 === 0 ? "" : `.${String(ms).padStart(3, "0")}`;
-    return `${date}${clock}${millis}${offset.suffix}`;
+    return `${date}${clock}${offset.suffix}`;
   };
 }

@@ -10,7 +10,9 @@
 // 4. the new manifest is renamed into place last.
 // Killed before 2: the old manifest and its old files. Between 2 and 4: no manifest, so nothing claims
 // anything (the files there are a mix of old and new). After 4: the new set. `verify --manifest` never
-// sees a contradiction. A killed run's staging directory is removed by the next run (removeStale).
+// sees a contradiction. A run stopped by SIGINT/SIGTERM removes its staging directory as it exits; one
+// killed outright (SIGKILL, a power cut) leaves it, and a later run removes it (removeStale) once no
+// process can still be writing into it: see removeStale for why not sooner.
 import {
   chmodSync,
   closeSync,
@@ -71,6 +73,11 @@ function whyNot(code: string): string {
 
 /**
  * Removes what killed runs left in `dir`: staging directories, and partial files of older versions.
+ * A staging directory is a dead run's when nothing in it has changed for a minute and its pid is not a
+ * live process here, or when nothing has changed for an hour whatever its pid says. Not sooner, and not
+ * on the pid alone: the output directory may be a share that another machine's run stages into (its
+ * pid means nothing here), and a pid is reused. "Changed" is the newest time of the directory and of
+ * its files: a run writing a big CSV for minutes touches the file, not the directory.
  * Best effort: what cannot be read or removed stays, and the report goes on.
  */
 export function removeStale(dir: string, now = Date.now()): void {
@@ -83,13 +90,17 @@ export function removeStale(dir: string, now = Date.now()): void {
   for (const entry of entries) {
     const path = join(dir, entry.name);
     try {
-      const age = now - statSync(path).mtimeMs;
       const staging = entry.isDirectory() ? STAGING_NAME.exec(entry.name) : null;
       if (staging) {
+        const age = now - lastChange(path);
         const gone = !pidIsAlive(Number(staging[1]));
         if ((gone && age > STALE_AFTER_MS) || age > ABANDONED_AFTER_MS)
           rmSync(path, { recursive: true, force: true });
-      } else if (entry.isFile() && LEGACY_PARTIAL.test(entry.name) && age > STALE_AFTER_MS) {
+      } else if (
+        entry.isFile() &&
+        LEGACY_PARTIAL.test(entry.name) &&
+        now - statSync(path).mtimeMs > STALE_AFTER_MS
+      ) {
         rmSync(path, { force: true });
       }
     } catch {
@@ -98,11 +109,37 @@ export function removeStale(dir: string, now = Date.now()): void {
   }
 }
 
+/** The newest modification time of a staging directory and of the files in it. */
+function lastChange(stagingDir: string): number {
+  let newest = statSync(stagingDir).mtimeMs;
+  for (const name of readdirSync(stagingDir)) {
+    try {
+      newest = Math.max(newest, statSync(join(stagingDir, name)).mtimeMs);
+    } catch {
+      // renamed out meanwhile by its run
+    }
+  }
+  return newest;
+}
+
+/**
+ * This process's staging directories, removed by one 'exit' listener (one for all: concurrent reports in
+ * one process would pass the listener limit). The CLI ends a run stopped by SIGINT/SIGTERM with
+ * process.exit, which runs 'exit' listeners but no finally block.
+ */
+const stagingHere = new Set<string>();
+
+function removeAllStaging(): void {
+  for (const dir of stagingHere) rmSync(dir, { recursive: true, force: true });
+}
+
 /** A fresh staging directory (0700) inside `outDir`. */
 export function createStaging(outDir: string): string {
   try {
     const dir = mkdtempSync(join(outDir, `${STAGING_PREFIX}${process.pid}-`));
     chmodSync(dir, 0o700);
+    if (stagingHere.size === 0) process.on("exit", removeAllStaging);
+    stagingHere.add(dir);
     return dir;
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code ?? "error";
@@ -113,6 +150,8 @@ export function createStaging(outDir: string): string {
 }
 
 export function removeStaging(dir: string): void {
+  stagingHere.delete(dir);
+  if (stagingHere.size === 0) process.off("exit", removeAllStaging);
   rmSync(dir, { recursive: true, force: true });
 }
 

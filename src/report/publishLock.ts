@@ -131,11 +131,17 @@ function tryCreate(path: string): string | null {
 /** Removes the lock only if it is still the one this run made (a takeover may have replaced it). */
 function release(path: string, holder: string): void {
   heldHere.delete(path);
+  if (heldHere.size === 0) process.off("exit", releaseAll);
   try {
     if (readFileSync(path, "utf8") === holder) rmSync(path, { force: true });
   } catch {
     // already gone
   }
+}
+
+/** Every lock this process holds, released as it exits (one 'exit' listener for all of them). */
+function releaseAll(): void {
+  for (const [path, holder] of [...heldHere]) release(path, holder);
 }
 
 /** Takes `outDir`'s publishing lock, waiting for another run's; returns the function that releases it. */
@@ -146,6 +152,8 @@ export async function lockPublishing(outDir: string, options: PublishLockOptions
   for (;;) {
     const holder = tryCreate(path);
     if (holder !== null) {
+      // A run stopped by SIGINT/SIGTERM exits (process.exit) without its finally blocks.
+      if (heldHere.size === 0) process.on("exit", releaseAll);
       heldHere.set(path, holder);
       return () => release(path, holder);
     }

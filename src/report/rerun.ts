@@ -117,21 +117,22 @@ function rewrite(path: string, from: Buffer, to: Buffer): void {
 }
 
 /**
- * The earlier report's generation time when every staged file that holds `generatedAt` equals the file
- * of the same name in `outDir` once `generatedAt` is read as that time (files without it are compared by
- * the caller, by their hashes); those staged files are then rewritten with it and named in `rewritten`.
- * Null (and nothing rewritten) when any file is new or differs in anything else.
+ * The earlier report's generation time when every staged file that holds `generatedAt` (as `shown`
+ * prints it) equals the file of the same name in `outDir` once it is read as that time (files without it
+ * are compared by the caller, by their hashes); those staged files are then rewritten with it and named
+ * in `rewritten`. Null (and nothing rewritten) when any file is new or differs in anything else.
  */
 export function keepEarlierGenerationTime(
   staging: string,
   outDir: string,
   names: { data: readonly string[]; manifest: string },
   generatedAt: string,
+  shown: (generatedAt: string) => string = (iso) => iso,
 ): { earlier: string; rewritten: string[] } | null {
   const earlier = readEarlierTime(join(outDir, names.manifest));
-  if (earlier === null || earlier === generatedAt) return null;
+  if (earlier === null || earlier === generatedAt || Number.isNaN(Date.parse(earlier))) return null;
   if (names.data.some((name) => !existsSync(join(outDir, name)))) return null;
-  const [from, to] = [Buffer.from(generatedAt), Buffer.from(earlier)];
+  const [from, to] = [Buffer.from(shown(generatedAt)), Buffer.from(shown(earlier))];
   const rewritten: string[] = [];
   for (const name of names.data) {
     const old = new SameBytes(join(outDir, name));

@@ -25,7 +25,7 @@ import {
   serializeManifest,
   signManifest,
 } from "./manifest.ts";
-import { type Period, resolvePeriod } from "./period.ts";
+import { isoFormatter, type Period, resolvePeriod } from "./period.ts";
 import { withProjectSnapshots } from "./projects.ts";
 import {
   createStaging,
@@ -39,6 +39,7 @@ import {
 import { lockPublishing } from "./publishLock.ts";
 import { type ReportArgs, type ReportCounts, reportFileNames } from "./reportParts.ts";
 import { keepEarlierGenerationTime } from "./rerun.ts";
+import { generatedAtText } from "./sections/summary.ts";
 
 export interface ReportOptions {
   /**
@@ -176,7 +177,9 @@ async function publish(
   let args = reportArgs;
   const manifestName = reportFileNames(period).manifest;
   const names = { data: files.map((f) => f.name), manifest: manifestName };
-  const kept = keepEarlierGenerationTime(staging, options.outDir, names, args.generatedAt);
+  const formatTime = isoFormatter(period.timeZone);
+  const shown = (iso: string) => generatedAtText(iso, formatTime);
+  const kept = keepEarlierGenerationTime(staging, options.outDir, names, args.generatedAt, shown);
   if (kept !== null) {
     args = { ...args, generatedAt: kept.earlier };
     const rewritten = new Set(kept.rewritten);

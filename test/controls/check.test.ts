@@ -25,6 +25,7 @@ interface JsonFinding {
   entity: string | null;
   actionType: string | null;
   occurredAt: string | null;
+  firstSeenAt: string;
   actor: string | null;
   message: string;
   waiver: { by: string; reason: string; at: string; expires: string | null } | null;
@@ -168,6 +169,10 @@ describe.each(ENGINES)("flagtrail check on %s", (engine) => {
     const fails = await check(["--fail-on", "low"], { FLAGTRAIL_CONFIG: lowOnly });
     expect(fails.code).toBe(1);
     expect(fails.stdout).toContain("tk (ticket-reference, low): 1 open, 0 waived");
+    // Every time of the table in one format: the period's as the findings'.
+    const times = fails.stdout.match(/\d{4}-\d\d-\d\dT[\d:.]+(Z|[+-]\d\d:\d\d)?/g) ?? [];
+    expect(times.length).toBeGreaterThan(2);
+    expect(times.filter((t) => !/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}\+00:00$/.test(t))).toEqual([]);
 
     const typo = store.config(
       { controls: [{ id: "cc81-review", kind: "review-required", severity: "high", entityPatern: "x" }] },
@@ -197,6 +202,13 @@ describe.each(ENGINES)("flagtrail check on %s", (engine) => {
     const result = await check(["--format", "json"]);
     const rr = (JSON.parse(result.stdout) as JsonFinding[]).find((f) => f.id === rrId)!;
     expect(rr.waiver).toMatchObject({ by: "Dana Lee", reason: "hotfix, see INC-42", expires: null });
+    // One format for every time of the output: the waiver's as the finding's (not Z beside +00:00).
+    const iso = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}\+00:00$/;
+    expect([rr.occurredAt, rr.firstSeenAt, rr.waiver!.at]).toEqual([
+      expect.stringMatching(iso),
+      expect.stringMatching(iso),
+      expect.stringMatching(iso),
+    ]);
     expect(result.stderr).toMatch(/controls sa, cw, tk, ra, stale, complete\)/);
     // Every high finding waived: --fail-on high passes, the lower ones still fail --fail-on low.
     const high = (JSON.parse(result.stdout) as JsonFinding[]).filter(

@@ -12,9 +12,11 @@ import { parseControlsConfig } from "../../src/controls/config.ts";
 import { deliverAlerts } from "../../src/controls/deliver.ts";
 import { slackMessage } from "../../src/controls/sinks/slack.ts";
 import { nextWaiverRow } from "../../src/controls/waivers.ts";
+import { SinkError } from "../../src/errors.ts";
 import { type NewFinding, writeCheck } from "../../src/store/controls/findings.ts";
 import { appendWaiver } from "../../src/store/controls/waivers.ts";
 import { closeProjectStores, openStoreProjects, type ProjectStore } from "../../src/store/projectStores.ts";
+import { freePort } from "../helpers/ports.ts";
 
 const finding = (n: number, entity = `checkout_gate_${n}`): NewFinding => ({
   id: `rr:rec${n}`,
@@ -44,6 +46,7 @@ const payloadOf = (f: NewFinding) =>
       occurredAt: "2026-11-20T03:04:05.000+00:00",
       actor: f.actor,
       message: f.message,
+      firstSeenAt: "2026-11-20T03:05:00.000+00:00",
       waiver: null,
     },
   });
@@ -146,9 +149,7 @@ describe("slack sink", () => {
     const sinks = sinksOf([{ name: "chat", kind: "slack", urlEnv: "TEST_SLACK_URL" }]);
     await plantAlerts([finding(1)], sinks);
     expect(await deliverAlerts(parts[0]!.store, sinks, Date.now())).toEqual({ delivered: 0, failed: 1 });
-    expect((await outbox())[0]!.last_error).toBe(
-      "sink chat: the environment variable TEST_SLACK_URL is not set",
-    );
+    expect((await outbox())[0]!.last_error).toBe("the environment variable TEST_SLACK_URL is not set");
     expect(received).toHaveLength(0);
   });
 
@@ -233,7 +234,13 @@ describe("exec sink", () => {
     );
     expect(await deliverAlerts(parts[0]!.store, sinks, Date.now())).toEqual({ delivered: 2, failed: 0 });
     const got = lines(log).map((g) => JSON.parse(g.input) as { finding: { id: string; waiver: unknown } });
-    const waiver = { by: "Dana Lee", reason: "hotfix INC-42", at: new Date(at).toISOString(), expires: null };
+    // As every time of the finding: ISO 8601 with the offset spelt out.
+    const waiver = {
+      by: "Dana Lee",
+      reason: "hotfix INC-42",
+      at: "2026-11-21T08:00:00.000+00:00",
+      expires: null,
+    };
     expect(got.map((g) => [g.finding.id, g.finding.waiver])).toEqual([
       ["rr:rec1", waiver],
       ["rr:rec2", null],
@@ -336,5 +343,43 @@ describe("sink config", () => {
       timeoutSeconds: 30,
       backoffSeconds: 60,
     });
+  });
+});
+
+describe("check --notify's sentence about what waits", () => {
+  it("names each sink once, with the reason its outbox rows keep apart from the name", async () => {
+    const sinks = sinksOf([
+      { name: "chat", kind: "slack", urlEnv: "TEST_SLACK_URL_UNSET" },
+      { name: "hook", kind: "webhook", url: "http://127.0.0.1:9/x", secretEnv: "TEST_HOOK_SECRET_UNSET" },
+      { name: "siem", kind: "http", url: `http://127.0.0.1:${await freePort()}/in`, retries: 0 },
+    ]);
+    await plantAlerts([finding(1)], sinks);
+    const { notifyFindings } = await import("../../src/controls/cycle.ts");
+    const sentence = await notifyFindings(parts, sinks);
+    // The rows name their sink in a column of their own: the error is the reason alone.
+    expect((await outbox()).map((r) => [r.sink, r.last_error])).toEqual([
+      ["chat", "the environment variable TEST_SLACK_URL_UNSET is not set"],
+      ["hook", "the environment variable TEST_HOOK_SECRET_UNSET is not set"],
+      ["siem", "could not be reached (ECONNREFUSED)"],
+    ]);
+    expect(sentence).toBe(
+      '3 alerts wait undelivered in the outbox: 1 for sink "chat" (the environment variable ' +
+        'TEST_SLACK_URL_UNSET is not set), 1 for sink "hook" (the environment variable TEST_HOOK_SECRET_UNSET ' +
+        'is not set), 1 for sink "siem" (could not be reached (ECONNREFUSED)); the next delivery tries again',
+    );
+  });
+
+  it("a SinkError keeps its reason apart from the sentence that names the sink", () => {
+    const verb = new SinkError("siem", "could not be reached (ECONNREFUSED)", true);
+    expect([verb.message, verb.reason, verb.sink]).toEqual([
+      'sink "siem" could not be reached (ECONNREFUSED).',
+      "could not be reached (ECONNREFUSED)",
+      "siem",
+    ]);
+    const clause = new SinkError("a: b", "cannot read its caFile", false, "clause");
+    expect([clause.message, clause.reason]).toEqual([
+      'sink "a: b": cannot read its caFile.',
+      "cannot read its caFile",
+    ]);
   });
 });

@@ -52,6 +52,12 @@ function leftovers(dir: string): string[] {
   return readdirSync(dir).filter((name) => name.startsWith("."));
 }
 
+/** Makes a staging directory and its files look untouched since `at` (seconds), as a dead run leaves them. */
+function ageStaging(dir: string, at: number): void {
+  for (const name of readdirSync(dir)) utimesSync(join(dir, name), at, at);
+  utimesSync(dir, at, at);
+}
+
 function hashes(files: readonly { sha256: string }[]): string[] {
   return files.map((f) => f.sha256);
 }
@@ -134,7 +140,7 @@ describe("publishing a report set", () => {
     expect(staging).toMatch(new RegExp(`^\\.flagtrail-report-${child.pid}-`));
     // Its process is gone; once it has not changed for a minute it is a dead run's.
     const old = (Date.now() - 120_000) / 1000;
-    utimesSync(join(outDir, staging!), old, old);
+    ageStaging(join(outDir, staging!), old);
     store = openStore(dbPath);
     const next = await report(outDir);
     expect(hashes((await verifyManifest(next.manifestPath, KEY)).manifest.files)).toEqual(hashes(next.files));
@@ -148,7 +154,7 @@ describe("publishing a report set", () => {
     const dead = join(outDir, `.flagtrail-report-${deadPid}-Ab12Cd`);
     mkdirSync(dead);
     writeFileSync(join(dead, `compliance_${SCENARIO.from}_${SCENARIO.to}_Europe-Berlin.md`), "half a report");
-    utimesSync(dead, old, old);
+    ageStaging(dead, old);
     const partial = join(outDir, `.config-edits_${SCENARIO.from}_${SCENARIO.to}_Europe-Berlin.csv.partial`);
     writeFileSync(partial, "half a csv");
     utimesSync(partial, old, old);
@@ -157,6 +163,12 @@ describe("publishing a report set", () => {
     mkdirSync(live);
     const recent = join(outDir, `.flagtrail-report-${deadPid}-Recent`);
     mkdirSync(recent);
+    // A run on another machine sharing the directory (its pid means nothing here), still writing a CSV:
+    // the directory has not changed for a while, the file in it has.
+    const writing = join(outDir, `.flagtrail-report-${deadPid}-Writes`);
+    mkdirSync(writing);
+    writeFileSync(join(writing, `config-edits_${SCENARIO.from}_${SCENARIO.to}_Europe-Berlin.csv`), "rows");
+    utimesSync(writing, old, old);
     // Not ours: left alone whatever its age.
     const other = join(outDir, ".notes.partial");
     writeFileSync(other, "mine");
@@ -168,6 +180,7 @@ describe("publishing a report set", () => {
         ".notes.partial",
         `.flagtrail-report-${process.pid}-Live01`,
         `.flagtrail-report-${deadPid}-Recent`,
+        `.flagtrail-report-${deadPid}-Writes`,
       ].sort(),
     );
     await verifyManifest(join(outDir, MANIFEST), KEY);

@@ -1,6 +1,6 @@
 // One POST of a JSON body for the HTTP sinks: null when the receiver answered 2xx, else a short reason
-// that names no URL (a Slack URL is a secret) and no header.
-import { FlagtrailError } from "../../errors.ts";
+// that names no URL (a Slack URL is a secret), no header and not the sink (the outbox row names it).
+import { FlagtrailError, SinkError } from "../../errors.ts";
 
 const TIMEOUT_MS = 10_000;
 
@@ -19,6 +19,7 @@ export async function postJson(
     await response.body?.cancel();
     return response.ok ? null : `HTTP ${response.status}`;
   } catch (error) {
+    if (error instanceof SinkError) return error.reason;
     if (error instanceof FlagtrailError) return error.message;
     const cause = (error as { cause?: { code?: string } }).cause?.code;
     return cause ?? (error instanceof Error ? error.name : "request failed");

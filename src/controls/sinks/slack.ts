@@ -1,6 +1,5 @@
 // The Slack sink: one short message per finding to an incoming webhook, whose URL (a secret: anyone
 // holding it can post to the channel) comes from the environment variable the config names.
-import { FlagtrailError } from "../../errors.ts";
 import type { OutboxRow } from "../../store/controls/outbox.ts";
 import type { SinkOf } from "../config.ts";
 import { postJson } from "./http.ts";
@@ -41,9 +40,7 @@ export function slackMessage(payload: string): string {
 
 export function sendSlack(sink: SinkOf<"slack">, row: OutboxRow): Promise<string | null> {
   const url = process.env[sink.urlEnv];
-  if (!url)
-    return Promise.resolve(
-      new FlagtrailError(`sink ${sink.name}: the environment variable ${sink.urlEnv} is not set`).message,
-    );
+  // The outbox row names its sink: the reason alone.
+  if (!url) return Promise.resolve(`the environment variable ${sink.urlEnv} is not set`);
   return postJson(url, JSON.stringify({ text: slackMessage(row.payload) }));
 }

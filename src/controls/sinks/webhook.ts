@@ -3,7 +3,7 @@
 // the same key). The secret is read here and goes nowhere but the signature.
 import { createHmac } from "node:crypto";
 import { readFileSync } from "node:fs";
-import { FlagtrailError } from "../../errors.ts";
+import { SinkError } from "../../errors.ts";
 import type { OutboxRow } from "../../store/controls/outbox.ts";
 import type { SinkOf } from "../config.ts";
 import { postJson } from "./http.ts";
@@ -12,7 +12,12 @@ function secretOf(sink: SinkOf<"webhook">): string {
   if (sink.secretEnv !== undefined) {
     const secret = process.env[sink.secretEnv];
     if (!secret)
-      throw new FlagtrailError(`sink ${sink.name}: the environment variable ${sink.secretEnv} is not set`);
+      throw new SinkError(
+        sink.name,
+        `the environment variable ${sink.secretEnv} is not set`,
+        false,
+        "clause",
+      );
     return secret;
   }
   try {
@@ -21,7 +26,7 @@ function secretOf(sink: SinkOf<"webhook">): string {
   } catch {
     // Said below without the error's text, which could quote the file.
   }
-  throw new FlagtrailError(`sink ${sink.name}: cannot read a secret from its secretFile`);
+  throw new SinkError(sink.name, "cannot read a secret from its secretFile", false, "clause");
 }
 
 /** `sha256=<hex HMAC-SHA256(secret, timestamp + "." + body)>` */

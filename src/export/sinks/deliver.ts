@@ -14,7 +14,7 @@ import { findingEventId, findingToOcsf, outboxFindingSchema } from "../ocsfFindi
 import { hecTransport } from "./hec.ts";
 import { httpTransport } from "./http.ts";
 import { syslogTransport } from "./syslog.ts";
-import { type SinkEvent, sendWithRetry, sinkLabel, type Transport } from "./transport.ts";
+import { type SinkEvent, sendWithRetry, type Transport } from "./transport.ts";
 
 const MAX_BACKOFF_MS = 3_600_000;
 
@@ -44,8 +44,10 @@ function findingEvent(sink: SiemSink, project: string, row: OutboxRow): SinkEven
   const parsed = outboxFindingSchema.safeParse(JSON.parse(row.payload));
   if (!parsed.success)
     throw new SinkError(
-      `${sinkLabel(sink.name)}: the outbox holds a finding it cannot read (${row.finding_id}).`,
+      sink.name,
+      `the outbox holds a finding it cannot read (${row.finding_id})`,
       false,
+      "clause",
     );
   const { finding } = parsed.data;
   const line = JSON.stringify(sink.format === "ocsf" ? findingToOcsf(finding) : finding);
@@ -64,7 +66,9 @@ async function deliverFindings(part: ProjectStore, sink: SiemSink, transport: Tr
         { retries: sink.retries, backoffMs: sink.backoffSeconds * 1000 },
       );
     } catch (error) {
-      const reason = error instanceof Error ? error.message : String(error);
+      // The row names its sink: it keeps the reason alone.
+      const reason =
+        error instanceof SinkError ? error.reason : error instanceof Error ? error.message : String(error);
       for (const row of batch) {
         const wait = Math.min(MAX_BACKOFF_MS, sink.backoffSeconds * 1000 * 2 ** row.attempts);
         await markFailed(part.store, row, Date.now() + wait, reason);

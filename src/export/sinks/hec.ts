@@ -12,7 +12,6 @@ import {
   httpFailure,
   networkFailure,
   type SinkEvent,
-  sinkLabel,
   sinkSecret,
   type Transport,
   timeOf,
@@ -103,7 +102,8 @@ export function hecTransport(sink: HecSink): Transport {
       if (answer.acks?.[String(ackId)] === true) return;
       if (Date.now() + wait > deadline)
         throw new SinkError(
-          `${sinkLabel(sink.name)} did not acknowledge the events within ${sink.ackTimeoutSeconds} s.`,
+          sink.name,
+          `did not acknowledge the events within ${sink.ackTimeoutSeconds} s`,
           true,
         );
       await delay(wait);
@@ -117,7 +117,8 @@ export function hecTransport(sink: HecSink): Transport {
       if (!sink.useAck) return;
       if (typeof answer.ackId !== "number")
         throw new SinkError(
-          `${sinkLabel(sink.name)} gave no ackId: turn indexer acknowledgement on for its token, or set useAck to false.`,
+          sink.name,
+          "gave no ackId: turn indexer acknowledgement on for its token, or set useAck to false",
           false,
         );
       await waitForAck(answer.ackId);

@@ -1,11 +1,10 @@
 // `flagtrail export --sink NAME`: one delivery to one SIEM sink of the config, for every project of the
 // store (or one), as the daemon does after each cycle; for cron or a first backfill.
 import { isSiemSink, parseControlsConfig, type SiemSink } from "../../controls/config.ts";
-import { UsageError } from "../../errors.ts";
+import { sinkLabel, UsageError } from "../../errors.ts";
 import { configFileOf, readConfigText } from "../../projects.ts";
 import type { ProjectStore } from "../../store/projectStores.ts";
 import { deliverToSink } from "./deliver.ts";
-import { sinkLabel } from "./transport.ts";
 
 /** The config's SIEM sink of that name; a UsageError when there is none. */
 export function namedSink(configOption: string | undefined, name: string): SiemSink {

@@ -7,14 +7,7 @@ import { hostname } from "node:os";
 import { connect as tlsConnect } from "node:tls";
 import type { SiemSink } from "../../controls/config.ts";
 import { SinkError } from "../../errors.ts";
-import {
-  networkFailure,
-  type SinkEvent,
-  severityIdOf,
-  sinkLabel,
-  type Transport,
-  timeOf,
-} from "./transport.ts";
+import { networkFailure, type SinkEvent, severityIdOf, type Transport, timeOf } from "./transport.ts";
 
 type SyslogSink = Extract<SiemSink, { kind: "syslog" }>;
 
@@ -55,7 +48,7 @@ export function syslogTransport(sink: SyslogSink): Transport {
         try {
           ca = tls && sink.caFile ? readFileSync(sink.caFile) : undefined;
         } catch {
-          reject(new SinkError(`${sinkLabel(sink.name)}: cannot read its caFile.`, false));
+          reject(new SinkError(sink.name, "cannot read its caFile", false, "clause"));
           return;
         }
         const socket: Socket = tls
@@ -69,7 +62,7 @@ export function syslogTransport(sink: SyslogSink): Transport {
           : tcpConnect({ host: name, port: Number(port) });
         let failed: unknown;
         socket.setTimeout(sink.timeoutSeconds * 1000, () => {
-          failed = new SinkError(`${sinkLabel(sink.name)} did not close the connection in time.`, true);
+          failed = new SinkError(sink.name, "did not close the connection in time", true);
           socket.destroy();
         });
         socket.once(tls ? "secureConnect" : "connect", () => socket.end(data));

@@ -16,9 +16,6 @@ export interface Transport {
   send(events: readonly SinkEvent[]): Promise<void>;
 }
 
-/** `sink "splunk"` — how every message names a sink. */
-export const sinkLabel = (name: string): string => `sink ${JSON.stringify(name)}`;
-
 /** A secret from an environment variable or a file; the error says where, never what. */
 export function sinkSecret(
   name: string,
@@ -26,8 +23,7 @@ export function sinkSecret(
 ): string {
   if (from.env !== undefined) {
     const value = process.env[from.env];
-    if (!value)
-      throw new SinkError(`${sinkLabel(name)}: the environment variable ${from.env} is not set.`, false);
+    if (!value) throw new SinkError(name, `the environment variable ${from.env} is not set`, false, "clause");
     return value;
   }
   try {
@@ -36,16 +32,16 @@ export function sinkSecret(
   } catch {
     // Said below without the error's text, which could quote the file.
   }
-  throw new SinkError(`${sinkLabel(name)}: cannot read a secret from its file.`, false);
+  throw new SinkError(name, "cannot read a secret from its file", false, "clause");
 }
 
 /** A failed request's HTTP status as a SinkError: 401/403 a refused secret, 5xx/408/429 retryable. */
 export function httpFailure(name: string, status: number, detail: string): SinkError {
   const what = detail ? `HTTP ${status}, ${detail}` : `HTTP ${status}`;
   if (status === 401 || status === 403)
-    return new SinkError(`${sinkLabel(name)} refused its credentials (${what}).`, false);
+    return new SinkError(name, `refused its credentials (${what})`, false);
   const retryable = status >= 500 || status === 408 || status === 429;
-  return new SinkError(`${sinkLabel(name)} did not take the events (${what}).`, retryable);
+  return new SinkError(name, `did not take the events (${what})`, retryable);
 }
 
 /** A network error (refused, reset, timed out) as a retryable SinkError. */
@@ -53,7 +49,7 @@ export function networkFailure(name: string, error: unknown): SinkError {
   if (error instanceof SinkError) return error;
   const cause = (error as { cause?: { code?: string } }).cause?.code ?? (error as { code?: string }).code;
   const what = cause ?? (error instanceof Error ? error.name : "request failed");
-  return new SinkError(`${sinkLabel(name)} could not be reached (${what}).`, true);
+  return new SinkError(name, `could not be reached (${what})`, true);
 }
 
 /** Sends a batch, trying a retryable failure again `retries` times, `backoffMs` doubling each time. */

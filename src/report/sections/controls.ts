@@ -58,9 +58,10 @@ function parameters(control: Control): string {
   return pairs.length === 0 ? "—" : mdText(pairs.join("; "));
 }
 
-function waiverText(w: WaiverView | null): string {
+function waiverText(w: WaiverView | null, formatTime: (ms: number) => string): string {
   if (w === null) return "";
-  return mdText(`${w.by}: ${w.reason} (${w.at}${w.expires ? `, expires ${w.expires}` : ""})`);
+  const at = formatTime(Date.parse(w.at));
+  return mdText(`${w.by}: ${w.reason} (${at}${w.expires ? `, expires ${w.expires}` : ""})`);
 }
 
 function writeControlFindings(
@@ -90,7 +91,7 @@ function writeControlFindings(
         mdText(f.action_type),
         mdText(f.actor),
         mdText(f.message),
-        waiverText(f.waiver),
+        waiverText(f.waiver, ctx.formatTime),
       ]),
     ),
   );
@@ -143,7 +144,7 @@ export function findingColumns(formatTime: (ms: number) => string): CsvColumn<Re
     { header: "message", value: (f) => f.message },
     { header: "waived_by", value: (f) => f.waiver?.by ?? null },
     { header: "waiver_reason", value: (f) => f.waiver?.reason ?? null },
-    { header: "waived_at", value: (f) => f.waiver?.at ?? null },
+    { header: "waived_at", value: (f) => (f.waiver ? formatTime(Date.parse(f.waiver.at)) : null) },
     { header: "waiver_expires", value: (f) => f.waiver?.expires ?? null },
   ];
 }

@@ -4,7 +4,7 @@ import { FlagtrailError } from "../../errors.ts";
 import type { TimelineRow } from "../../store/reportQueries.ts";
 import { mdRow, mdTable, mdText } from "../escape.ts";
 import { approvalPairer, isSelfApproval, type ReviewPair } from "../reviewPairing.ts";
-import { REVIEW_WINDOW_DAYS } from "../reviews.ts";
+import { REVIEW_FLOWS, REVIEW_WINDOW_DAYS } from "../reviews.ts";
 import { writeEntityTable } from "./entities.ts";
 import {
   batches,
@@ -91,6 +91,11 @@ export async function writeReviews(
       "whose request is not found accuses nobody.",
   );
   out.line();
+  const note = selfApprovalControlsNote(ctx);
+  if (note !== null) {
+    out.line(note);
+    out.line();
+  }
   const self = found.selfApprovals;
   if (self.length === 0) out.line("None.");
   else {
@@ -130,6 +135,33 @@ export async function writeReviews(
     );
   }
   querySection(out, ctx, "rejected");
+}
+
+/**
+ * A no-self-approval control of the config counts more than this section (same pairing, same approvals):
+ * also each change made by the person who approved the review before it. A reader sees both counts in
+ * one document, so the note splits the control's count into the two.
+ */
+function selfApprovalControlsNote(ctx: ComplianceContext): string | null {
+  const read = ctx.controls;
+  if (!read) return null;
+  // The control's approval findings are the approvals themselves; its change findings are never reviews.
+  const approvals = new Set<string>(REVIEW_FLOWS.map((f) => f.accept));
+  const each = read.controls
+    .filter((c) => c.kind === "no-self-approval")
+    .map((control) => {
+      const mine = read.findings.filter((f) => f.control_id === control.id);
+      const approved = mine.filter((f) => f.action_type !== null && approvals.has(f.action_type)).length;
+      const count = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
+      return (
+        `the control ${mdText(control.id)} has ${count(mine.length, "finding")}: ` +
+        `${count(approved, "approval")} by the requester (these, within its scope) and ` +
+        `${count(mine.length - approved, "change")} made by the person who approved the review before ` +
+        `(the entity's latest approval within ${REVIEW_WINDOW_DAYS} days)`
+      );
+    });
+  if (each.length === 0) return null;
+  return `The config's no-self-approval control counts more than this list: ${each.join("; ")}.`;
 }
 
 /** Every change without an approved review, one row each (they are few: see FINDINGS_LISTED_IN_FULL). */

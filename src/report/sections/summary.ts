@@ -97,6 +97,16 @@ export function writeSummary(out: MarkdownOut, ctx: ComplianceContext, s: Summar
   out.line();
 }
 
+/**
+ * The generation time as the report prints it: in the report's format, and exact (epoch ms) as the
+ * bounds are. A re-run finds this text to keep the earlier time (rerun.ts): the epoch ms make it the
+ * generation time's alone, not an event's of the same second.
+ */
+export function generatedAtText(generatedAt: string, formatTime: (ms: number) => string): string {
+  const ms = Date.parse(generatedAt);
+  return `${formatTime(ms)} (${ms})`;
+}
+
 /** The old header's details, at the end: exact bounds, generation time, version. */
 export function writeParameters(out: MarkdownOut, ctx: ComplianceContext): void {
   const { period } = ctx;
@@ -109,7 +119,7 @@ export function writeParameters(out: MarkdownOut, ctx: ComplianceContext): void 
         ["Time zone", mdText(period.timeZone)],
         ["From (inclusive)", `${ctx.formatTime(period.start)} (${period.start})`],
         ["To (exclusive)", `${ctx.formatTime(period.end)} (${period.end})`],
-        ["Generated at", ctx.generatedAt],
+        ["Generated at", generatedAtText(ctx.generatedAt, ctx.formatTime)],
         ["flagtrail", mdText(ctx.version)],
       ],
     ),
