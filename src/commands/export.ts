@@ -1,6 +1,7 @@
 // `flagtrail export`: the store's audit records as NDJSON — OCSF events or the raw records — to a file
 // or stdout, for a period or since a named cursor; or the control findings as OCSF Detection Findings
 // (docs/export.md). Bad usage exits 2.
+import { statSync } from "node:fs";
 import { z } from "zod";
 import { resolveDbPath } from "../config.ts";
 import { UsageError } from "../errors.ts";
@@ -58,6 +59,13 @@ function checkCombination(options: ExportOptions): void {
     if (isSpecialFile(options.out)) {
       throw new UsageError(
         `--cursor needs --out to name a file, not a device or pipe (${options.out}): the cursor moves only once a file holds the events on disk.`,
+      );
+    }
+    // The cursor has moved past the events of a file already there: replacing it loses those its shipper
+    // has not read yet.
+    if ((statSync(options.out, { throwIfNoEntry: false })?.size ?? 0) > 0) {
+      throw new UsageError(
+        `--cursor would replace ${options.out}, whose events its consumer may not have read yet: name a new file each run (docs/export.md), or remove it once shipped.`,
       );
     }
     if (options.findings) {

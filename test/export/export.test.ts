@@ -1,7 +1,7 @@
 // `flagtrail export` on both engines, in-process where it can be (the OCSF mapping field by field, raw
 // byte for byte, cursors, the CLI's re-runs and sentences) and spawned where only a real process shows it
 // (kill -9 mid-export) or end to end (a usage error's exit code).
-import { existsSync, mkdtempSync, readFileSync, statSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -340,6 +340,17 @@ describe("flagtrail export: usage", () => {
     const error = await action({ db: stores.sqlite.value, ...options }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(UsageError);
     expect((error as Error).message).toMatch(message);
+  });
+
+  it("--cursor refuses to replace a file holding events (its shipper may not have read them)", async () => {
+    const out = tempFile("unread.ndjson");
+    writeFileSync(out, '{"unread":true}\n');
+    const error = await action({ db: stores.sqlite.value, cursor: "siem", out }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(UsageError);
+    expect((error as Error).message).toMatch(
+      /^--cursor would replace .*unread\.ndjson, whose events its consumer/,
+    );
+    expect(readFileSync(out, "utf8")).toBe('{"unread":true}\n');
   });
 
   it("bad usage from the CLI: exit 2 and one sentence, nothing on stdout", async () => {

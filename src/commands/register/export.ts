@@ -40,7 +40,7 @@ export function registerExport(program: Command): void {
     .action(lazy(() => import("../export.ts")));
   examples(command, [
     "flagtrail export --from 2026-10-01 --to 2026-10-31 --out october.ocsf.ndjson",
-    "flagtrail export --cursor siem --out /var/spool/flagtrail/audit.ndjson",
+    "flagtrail export --cursor siem --out /var/spool/flagtrail/audit-$(date +%Y%m%d%H).ndjson",
     "flagtrail export --format raw | gzip > audit-raw.ndjson.gz",
     "flagtrail export --findings --out findings.ocsf.ndjson",
     "SPLUNK_HEC_TOKEN=… flagtrail export --sink splunk",
