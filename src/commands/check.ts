@@ -10,11 +10,10 @@ import { CHECK_FORMATS, jsonOutput, junitOutput, tableOutput } from "../controls
 import { FindingsError, type FlagtrailError, SinkError, UsageError } from "../errors.ts";
 import { configFileOf, projectNameSchema, readConfigText } from "../projects.ts";
 import { resolvePeriod } from "../report/period.ts";
-import { parseOptions } from "./options.ts";
+import { parseOptions, storeOptionsShape } from "./options.ts";
 
 const checkOptionsSchema = z.object({
-  db: z.string().optional(),
-  dbFile: z.string().min(1).optional(),
+  ...storeOptionsShape,
   config: z.string().min(1).optional(),
   project: projectNameSchema.optional(),
   from: z.string().optional(),

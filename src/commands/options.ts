@@ -1,5 +1,5 @@
 // Validates what commander collected (strings) with a zod schema; failures are usage errors (exit 2).
-import type { z } from "zod";
+import { z } from "zod";
 import { UsageError } from "../errors.ts";
 
 export function parseOptions<S extends z.ZodType>(schema: S, input: unknown): z.infer<S> {
@@ -12,3 +12,12 @@ export function parseOptions<S extends z.ZodType>(schema: S, input: unknown): z.
       : "";
   throw new UsageError(`${where}${first?.message ?? "invalid input"}`);
 }
+
+/**
+ * --db and --db-file, spread into the schema of every command that opens a store: declared once, so that
+ * no schema strips --db-file and quietly falls back to the default store.
+ */
+export const storeOptionsShape = {
+  db: z.string().optional(),
+  dbFile: z.string().min(1).optional(),
+};

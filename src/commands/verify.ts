@@ -14,13 +14,12 @@ import type { ProjectStore } from "../store/projectStores.ts";
 import { checkManifest, type ReadManifest, readManifest } from "../verify/manifest.ts";
 import { type StoreCheck, type VerifyStoreOptions, verifyStore } from "../verify/store.ts";
 import type { TableCheck } from "../verify/tables.ts";
-import { parseOptions } from "./options.ts";
+import { parseOptions, storeOptionsShape } from "./options.ts";
 import { describeFailure, type ProjectOutcome, throwIfFailed } from "./project.ts";
 import { readProjectOption, withReadProjects } from "./readProjects.ts";
 
 const verifyOptionsSchema = z.object({
-  db: z.string().optional(),
-  dbFile: z.string().min(1).optional(),
+  ...storeOptionsShape,
   manifest: z.string().min(1).optional(),
   ...readProjectOption,
 });
