@@ -10,7 +10,7 @@ import { CHECK_FORMATS, jsonOutput, junitOutput, tableOutput } from "../controls
 import { FindingsError, type FlagtrailError, SinkError, UsageError } from "../errors.ts";
 import { configFileOf, projectNameSchema, readConfigText } from "../projects.ts";
 import { resolvePeriod } from "../report/period.ts";
-import { parseOptions, storeOptionsShape } from "./options.ts";
+import { namingFlags, PERIOD_FLAGS, parseOptions, storeOptionsShape } from "./options.ts";
 
 const checkOptionsSchema = z.object({
   ...storeOptionsShape,
@@ -38,7 +38,9 @@ export function loadControls(configOption: string | undefined): ControlsConfig {
 export function givenPeriod(from: string | undefined, to: string | undefined, now: number) {
   if (from === undefined && to === undefined) return null;
   if (from === undefined) throw new UsageError("--to needs --from.");
-  const period = resolvePeriod(from, to ?? new Date(now).toISOString().slice(0, 10), "UTC");
+  const period = namingFlags(PERIOD_FLAGS, () =>
+    resolvePeriod(from, to ?? new Date(now).toISOString().slice(0, 10), "UTC"),
+  );
   return { start: period.start, end: period.end };
 }
 

@@ -6,7 +6,7 @@ import { resolveDbPath } from "../config.ts";
 import { UsageError } from "../errors.ts";
 import { parseSqlParams } from "../sql/params.ts";
 import { DEFAULT_TIMEOUT_SECONDS, runSql, runSqlInProjects } from "../sql/runSql.ts";
-import { parseOptions, storeOptionsShape } from "./options.ts";
+import { namingFlags, parseOptions, storeOptionsShape } from "./options.ts";
 import { readProjectOption, withReadProjects } from "./readProjects.ts";
 
 const FORMATS = ["table", "csv", "json", "nl"] as const;
@@ -51,7 +51,7 @@ const sqlOptionsSchema = z
 
 export async function action(query: string, raw: Record<string, unknown>): Promise<void> {
   const options = parseOptions(sqlOptionsSchema, raw);
-  const params = parseSqlParams(options.param);
+  const params = namingFlags({ "query parameter": "--param" }, () => parseSqlParams(options.param));
   await withReadProjects(resolveDbPath(options), options.project, async (projects) => {
     const [only] = projects;
     // One project read (--project, or a store holding one) prints exactly what it always printed.
