@@ -91,7 +91,7 @@ export async function action(raw: Record<string, unknown>): Promise<void> {
     options.format === "json"
       ? jsonOutput(checked)
       : options.format === "junit"
-        ? junitOutput(checked, config.controls)
+        ? junitOutput(checked, config.controls, options.failOn)
         : tableOutput(checked, config.controls);
   process.stdout.write(text);
   const failed = failure(checked, options.failOn, notified.undelivered);
