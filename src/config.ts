@@ -54,6 +54,14 @@ export function resolveDbPath(flags: Pick<ConnectionFlags, "db" | "dbFile">, env
   return path;
 }
 
+/**
+ * Whether --db, --db-file or FLAGTRAIL_DB names the store, rather than resolveDbPath falling back to
+ * ./flagtrail.db: a store named is one the user expects to be used.
+ */
+export function storeNamed(flags: Pick<ConnectionFlags, "db" | "dbFile">, env: Env = process.env): boolean {
+  return (flags.db ?? flags.dbFile ?? firstDefined(env.FLAGTRAIL_DB)) !== undefined;
+}
+
 const warnedKeyFiles = new Set<string>();
 
 /**

@@ -14,6 +14,22 @@ export class UsageError extends FlagtrailError {
   override readonly exitCode = 2 as const;
 }
 
+/** The settings an engine names when it refuses one; each command knows the flag that gives which. */
+export type Setting = "start day" | "end day" | "period" | "time zone" | "schedule" | "query parameter";
+
+/**
+ * A setting's value is refused. The message names the setting, never a command-line flag: the daemon and
+ * the demo pass settings no flag gave. A command re-words it with its flag (src/commands/options.ts).
+ */
+export class SettingError extends UsageError {
+  constructor(
+    readonly setting: Setting,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
 /** SQL that does not compile or run as given (bad syntax, a missing parameter): the user's input at fault. */
 export function sqlUsageError(message: string): UsageError {
   return new UsageError(`SQL error: ${message}`);

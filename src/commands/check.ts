@@ -10,11 +10,10 @@ import { CHECK_FORMATS, jsonOutput, junitOutput, tableOutput } from "../controls
 import { FindingsError, type FlagtrailError, UndeliveredAlertsError, UsageError } from "../errors.ts";
 import { configFileOf, projectNameSchema, readConfigText } from "../projects.ts";
 import { resolvePeriod } from "../report/period.ts";
-import { parseOptions } from "./options.ts";
+import { namingFlags, PERIOD_FLAGS, parseOptions, storeOptionsShape } from "./options.ts";
 
 const checkOptionsSchema = z.object({
-  db: z.string().optional(),
-  dbFile: z.string().min(1).optional(),
+  ...storeOptionsShape,
   config: z.string().min(1).optional(),
   project: projectNameSchema.optional(),
   from: z.string().optional(),
@@ -39,7 +38,9 @@ export function loadControls(configOption: string | undefined): ControlsConfig {
 export function givenPeriod(from: string | undefined, to: string | undefined, now: number) {
   if (from === undefined && to === undefined) return null;
   if (from === undefined) throw new UsageError("--to needs --from.");
-  const period = resolvePeriod(from, to ?? new Date(now).toISOString().slice(0, 10), "UTC");
+  const period = namingFlags(PERIOD_FLAGS, () =>
+    resolvePeriod(from, to ?? new Date(now).toISOString().slice(0, 10), "UTC"),
+  );
   return { start: period.start, end: period.end };
 }
 
@@ -91,7 +92,7 @@ export async function action(raw: Record<string, unknown>): Promise<void> {
     options.format === "json"
       ? jsonOutput(checked)
       : options.format === "junit"
-        ? junitOutput(checked, config.controls)
+        ? junitOutput(checked, config.controls, options.failOn)
         : tableOutput(checked, config.controls);
   process.stdout.write(text);
   const failed = failure(checked, options.failOn, notified.undelivered);

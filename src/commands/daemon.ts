@@ -30,7 +30,7 @@ import { filterKeyFor } from "../sync/plan.ts";
 import { runSync, type SyncEvent } from "../sync/runSync.ts";
 import { checkActionTypes } from "./actionTypes.ts";
 import { keepHeapSmall } from "./heap.ts";
-import { parseOptions } from "./options.ts";
+import { namingFlags, parseOptions } from "./options.ts";
 import { forEachProject, resolveSyncTargets, type SyncTarget, throwIfFailed } from "./project.ts";
 import { reportFormatsOption } from "./report.ts";
 import { runSyncOptionsFrom, syncOptionsShape } from "./sync.ts";
@@ -59,7 +59,7 @@ export async function action(raw: Record<string, unknown>): Promise<void> {
   const options = parseOptions(daemonOptionsSchema, raw);
   checkActionTypes(options.actionType, options.allowUnknownActionTypes);
   const { concurrency } = resolveSyncOptions(runSyncOptionsFrom(options));
-  validateSchedule(options.cron, options.tz);
+  namingFlags({ schedule: "--cron", "time zone": "--tz" }, () => validateSchedule(options.cron, options.tz));
   const targets = resolveSyncTargets(options, resolveClientTuning());
   const dbPath = resolveDbPath(options);
   // Controls are read (and a bad list refused) before the first cycle, not at its end.

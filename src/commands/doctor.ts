@@ -15,10 +15,10 @@ import {
 import { probeKey } from "../doctor/keyProbe.ts";
 import { FlagtrailError } from "../errors.ts";
 import { configFileOf, type Project, parseConfigFile, readConfigText, resolveProjects } from "../projects.ts";
-import { parseOptions } from "./options.ts";
+import { parseOptions, storeOptionsShape } from "./options.ts";
 
 const doctorOptionsSchema = z.object({
-  db: z.string().optional(),
+  ...storeOptionsShape,
   baseUrl: z.string().optional(),
   apiKeyFile: z.string().min(1).optional(),
   apiKey: z.string().optional(),

@@ -11,11 +11,10 @@ import { type ExportResult, runExport } from "../export/run.ts";
 import { projectNameSchema } from "../projects.ts";
 import { closeProjectStores, openStoreProjects } from "../store/projectStores.ts";
 import { givenPeriod } from "./check.ts";
-import { parseOptions } from "./options.ts";
+import { parseOptions, storeOptionsShape } from "./options.ts";
 
 const exportOptionsSchema = z.object({
-  db: z.string().optional(),
-  dbFile: z.string().min(1).optional(),
+  ...storeOptionsShape,
   project: projectNameSchema.optional(),
   out: z.string().min(1).optional(),
   format: z.enum(EXPORT_FORMATS).default("ocsf"),

@@ -1,6 +1,6 @@
 // Validates what commander collected (strings) with a zod schema; failures are usage errors (exit 2).
-import type { z } from "zod";
-import { UsageError } from "../errors.ts";
+import { z } from "zod";
+import { type Setting, SettingError, UsageError } from "../errors.ts";
 
 export function parseOptions<S extends z.ZodType>(schema: S, input: unknown): z.infer<S> {
   const result = schema.safeParse(input);
@@ -12,3 +12,37 @@ export function parseOptions<S extends z.ZodType>(schema: S, input: unknown): z.
       : "";
   throw new UsageError(`${where}${first?.message ?? "invalid input"}`);
 }
+
+/**
+ * --db and --db-file, spread into the schema of every command that opens a store: declared once, so that
+ * no schema strips --db-file and quietly falls back to the default store.
+ */
+export const storeOptionsShape = {
+  db: z.string().optional(),
+  dbFile: z.string().min(1).optional(),
+};
+
+/** The flag of each setting a command takes, by the name the engine gives the setting. */
+export type SettingFlags = Partial<Record<Setting, string>>;
+
+/**
+ * `error` worded for the command line: a SettingError names its setting only (the engine never names
+ * flags), so the flag that gave it is put first. Anything else comes back unchanged.
+ */
+export function withFlagName(error: unknown, flags: SettingFlags): unknown {
+  if (!(error instanceof SettingError)) return error;
+  const flag = flags[error.setting];
+  return flag === undefined ? error : new UsageError(`${flag}: ${error.message}`, { cause: error });
+}
+
+/** Runs `work`, re-wording a refused setting with its flag (withFlagName). */
+export function namingFlags<T>(flags: SettingFlags, work: () => T): T {
+  try {
+    return work();
+  } catch (error) {
+    throw withFlagName(error, flags);
+  }
+}
+
+/** The flags of a period given as --from and --to. */
+export const PERIOD_FLAGS: SettingFlags = { "start day": "--from", "end day": "--to", period: "--from/--to" };

@@ -11,7 +11,7 @@ import { writeReports } from "../report/writeReports.ts";
 import { signingKeyFromEnv } from "../signingKey.ts";
 import { actionTypeListOption, checkActionTypes } from "./actionTypes.ts";
 import { keepHeapSmall } from "./heap.ts";
-import { parseOptions } from "./options.ts";
+import { PERIOD_FLAGS, parseOptions, storeOptionsShape, withFlagName } from "./options.ts";
 
 const day = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, { message: "expected a calendar day YYYY-MM-DD" });
 
@@ -36,8 +36,7 @@ export const reportFormatsOption = z
 const reportOptionsSchema = z.object({
   from: day,
   to: day,
-  db: z.string().optional(),
-  dbFile: z.string().min(1).optional(),
+  ...storeOptionsShape,
   project: projectNameSchema.optional(),
   out: z.string().min(1).default("reports"),
   format: reportFormatsOption,
@@ -83,7 +82,7 @@ export async function action(raw: Record<string, unknown>): Promise<void> {
         { cause: error },
       );
     }
-    throw error;
+    throw withFlagName(error, { ...PERIOD_FLAGS, "time zone": "--tz" });
   });
   if (result.notice) process.stdout.write(`${result.notice}\n`);
   for (const file of result.files) {

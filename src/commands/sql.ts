@@ -6,7 +6,7 @@ import { resolveDbPath } from "../config.ts";
 import { UsageError } from "../errors.ts";
 import { parseSqlParams } from "../sql/params.ts";
 import { DEFAULT_TIMEOUT_SECONDS, runSql, runSqlInProjects } from "../sql/runSql.ts";
-import { parseOptions } from "./options.ts";
+import { namingFlags, parseOptions, storeOptionsShape } from "./options.ts";
 import { readProjectOption, withReadProjects } from "./readProjects.ts";
 
 const FORMATS = ["table", "csv", "json", "nl"] as const;
@@ -21,8 +21,7 @@ const timeoutText = z
 // --csv, --json, --nl, --table as sqlite-utils users type them; --format names the same four.
 const sqlOptionsSchema = z
   .object({
-    db: z.string().optional(),
-    dbFile: z.string().min(1).optional(),
+    ...storeOptionsShape,
     format: z.enum(FORMATS, { message: "expected table, csv, json or nl" }).optional(),
     csv: z.boolean().default(false),
     json: z.boolean().default(false),
@@ -40,12 +39,19 @@ const sqlOptionsSchema = z
         `--format, --csv, --json, --nl and --table disagree: ${[...asked].join(" and ")}.`,
       );
     const timeoutMs = (o.timeout ?? DEFAULT_TIMEOUT_SECONDS) * 1000;
-    return { db: o.db, param: o.param, project: o.project, format: [...asked][0] ?? "table", timeoutMs };
+    return {
+      db: o.db,
+      dbFile: o.dbFile,
+      param: o.param,
+      project: o.project,
+      format: [...asked][0] ?? "table",
+      timeoutMs,
+    };
   });
 
 export async function action(query: string, raw: Record<string, unknown>): Promise<void> {
   const options = parseOptions(sqlOptionsSchema, raw);
-  const params = parseSqlParams(options.param);
+  const params = namingFlags({ "query parameter": "--param" }, () => parseSqlParams(options.param));
   await withReadProjects(resolveDbPath(options), options.project, async (projects) => {
     const [only] = projects;
     // One project read (--project, or a store holding one) prints exactly what it always printed.

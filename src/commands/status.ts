@@ -3,14 +3,13 @@
 import { z } from "zod";
 import { resolveDbPath } from "../config.ts";
 import { type ControlsStatus, controlsStatusText, readControlsStatus } from "../controls/status.ts";
-import { parseOptions } from "./options.ts";
+import { parseOptions, storeOptionsShape } from "./options.ts";
 import { readProjectOption, withReadProjects } from "./readProjects.ts";
 import { formatStatus } from "./statusText.ts";
 import { readStatus, type StoreStatus } from "./storeStatus.ts";
 
 const statusOptionsSchema = z.object({
-  db: z.string().optional(),
-  dbFile: z.string().min(1).optional(),
+  ...storeOptionsShape,
   json: z.boolean().default(false),
   ...readProjectOption,
 });

@@ -12,7 +12,7 @@ import { resolveSyncOptions } from "../sync/options.ts";
 import { runSync, type SyncOptions, type SyncSummary } from "../sync/runSync.ts";
 import { actionTypeListOption, checkActionTypes } from "./actionTypes.ts";
 import { keepHeapSmall } from "./heap.ts";
-import { parseOptions } from "./options.ts";
+import { parseOptions, storeOptionsShape } from "./options.ts";
 import {
   describeFailure,
   forEachProject,
@@ -42,8 +42,7 @@ export const syncOptionsShape = {
   actionType: actionTypeListOption,
   allowUnknownActionTypes: z.boolean().default(false),
   allowBefore2015: z.boolean().default(false),
-  db: z.string().optional(),
-  dbFile: z.string().min(1).optional(),
+  ...storeOptionsShape,
   pageSize: wholeNumber.optional(),
   concurrency: wholeNumber.optional(),
   lookbackDays: wholeNumber.optional(),

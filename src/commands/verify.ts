@@ -6,24 +6,26 @@
 
 import { existsSync } from "node:fs";
 import { z } from "zod";
-import { resolveDbPath } from "../config.ts";
+import { resolveDbPath, storeNamed } from "../config.ts";
 import { UsageError } from "../errors.ts";
 import { MANIFEST_FORMAT_PROJECTS, manifestChainHead } from "../manifest/format.ts";
 import { signingKeyFromEnv } from "../signingKey.ts";
 import type { ProjectStore } from "../store/projectStores.ts";
+import { describeLocation, localStoreFile, parseStoreLocation } from "../storeLocation.ts";
 import { checkManifest, type ReadManifest, readManifest } from "../verify/manifest.ts";
 import { type StoreCheck, type VerifyStoreOptions, verifyStore } from "../verify/store.ts";
 import type { TableCheck } from "../verify/tables.ts";
-import { parseOptions } from "./options.ts";
+import { parseOptions, storeOptionsShape } from "./options.ts";
 import { describeFailure, type ProjectOutcome, throwIfFailed } from "./project.ts";
 import { readProjectOption, withReadProjects } from "./readProjects.ts";
 
 const verifyOptionsSchema = z.object({
-  db: z.string().optional(),
-  dbFile: z.string().min(1).optional(),
+  ...storeOptionsShape,
   manifest: z.string().min(1).optional(),
   ...readProjectOption,
 });
+
+type VerifyOptions = z.infer<typeof verifyOptionsSchema>;
 
 function tableText(name: string, check: TableCheck): string {
   const rows = `${name}: ${check.rows} ${check.rows === 1 ? "row" : "rows"}`;
@@ -126,13 +128,23 @@ async function verifyProjects(
   });
 }
 
+/**
+ * Whether to check the store. An auditor may hold the report without the store: with --manifest and no
+ * store named, a missing default store leaves only the files checked. A store named (--db, --db-file,
+ * FLAGTRAIL_DB) is always checked, so one that cannot be read fails the run.
+ */
+function shouldCheckStore(options: VerifyOptions, dbPath: string): boolean {
+  if (options.manifest === undefined || storeNamed(options)) return true;
+  const file = localStoreFile(parseStoreLocation(dbPath));
+  return file === null || existsSync(file);
+}
+
 export async function action(raw: Record<string, unknown>): Promise<void> {
   const options = parseOptions(verifyOptionsSchema, raw);
   const dbPath = resolveDbPath(options);
   const signingKey = signingKeyFromEnv();
   const parts: string[] = [];
-  // An auditor may hold the report without the store: then only the files are checked.
-  const checkStore = !(options.manifest && !options.db && !process.env.FLAGTRAIL_DB && !existsSync(dbPath));
+  const checkStore = shouldCheckStore(options, dbPath);
   const manifest: ReadManifest | null = options.manifest ? await readManifest(options.manifest) : null;
   if (checkStore) parts.push(...(await verifyProjects(dbPath, options.project, manifest, signingKey)));
   if (manifest) {
@@ -142,7 +154,9 @@ export async function action(raw: Record<string, unknown>): Promise<void> {
         (check.signatureChecked
           ? ", signature valid"
           : ", signature not checked (FLAGTRAIL_SIGNING_KEY not set)") +
-        (checkStore ? "" : `; store not checked (no database at ${dbPath})`),
+        (checkStore
+          ? ""
+          : `; store not checked (no database at ${describeLocation(parseStoreLocation(dbPath))})`),
     );
   }
   if (parts.length > 0) process.stdout.write(`OK: ${parts.join("; ")}\n`);

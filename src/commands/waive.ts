@@ -9,7 +9,7 @@ import { projectNameSchema } from "../projects.ts";
 import { readFinding } from "../store/controls/findings.ts";
 import { appendWaiver, readWaivers } from "../store/controls/waivers.ts";
 import { closeProjectStores, openStoreProjects, type ProjectStore } from "../store/projectStores.ts";
-import { parseOptions } from "./options.ts";
+import { parseOptions, storeOptionsShape } from "./options.ts";
 
 const dayText = z
   .string()
@@ -19,8 +19,7 @@ const dayText = z
   });
 
 const waiveOptionsSchema = z.object({
-  db: z.string().optional(),
-  dbFile: z.string().min(1).optional(),
+  ...storeOptionsShape,
   project: projectNameSchema.optional(),
   reason: z.string().trim().min(1, { message: "give a reason" }),
   by: z.string().trim().min(1, { message: "give a name" }),

@@ -1,8 +1,10 @@
 // What `flagtrail check` prints: a table for people, JSON for scripts, JUnit XML for CI (one test case
-// per control and project, one <failure> listing its unwaived findings; waived ones in its system-out).
+// per control and project, one <failure> listing its unwaived findings at or above the failing severity;
+// those below it and the waived ones in its system-out).
 
 import type { CheckedProject, Finding } from "./check.ts";
-import type { Control } from "./config.ts";
+import type { Control, Severity } from "./config.ts";
+import { SEVERITY_RANK } from "./evaluate.ts";
 import { isoWithOffset } from "./isoTime.ts";
 
 export const CHECK_FORMATS = ["table", "json", "junit"] as const;
@@ -58,19 +60,37 @@ function findingLine(f: Finding): string {
   return [f.occurredAt, f.entity, f.actionType, f.actor, f.message].filter((x) => x !== null).join(" | ");
 }
 
+/** The system-out of a test case: open findings below the failing severity, then the waived ones. */
+function passedLines(below: readonly Finding[], waived: readonly Finding[], failOn: Severity): string[] {
+  return [
+    ...below.map((f) => `open ${f.id} (${f.severity}, below ${failOn}): ${findingLine(f)}`),
+    ...waived.map((f) => `waived ${f.id} by ${f.waiver!.by}: ${f.waiver!.reason}`),
+  ];
+}
+
 /**
  * One test case per control and project, with at most one <failure>: JUnit readers (GitLab, Jenkins)
- * expect one per case and failures <= tests. Its message counts the unwaived findings; its text lists
- * them, a line each.
+ * expect one per case and failures <= tests. Its message counts the unwaived findings at or above
+ * `failOn`; its text lists them, a line each. Those below `failOn` do not fail the run, so they do not
+ * fail a test case either: CI would show failed tests on a passing job.
  */
-export function junitOutput(projects: readonly CheckedProject[], controls: readonly Control[]): string {
+export function junitOutput(
+  projects: readonly CheckedProject[],
+  controls: readonly Control[],
+  failOn: Severity,
+): string {
   const cases: string[] = [];
   let failures = 0;
   for (const p of projects) {
     for (const control of controls) {
       const mine = p.findings.filter((f) => f.control === control.id);
-      const open = mine.filter((f) => f.waiver === null);
-      const waived = mine.filter((f) => f.waiver !== null);
+      const unwaived = mine.filter((f) => f.waiver === null);
+      const open = unwaived.filter((f) => SEVERITY_RANK[f.severity] >= SEVERITY_RANK[failOn]);
+      const passed = passedLines(
+        unwaived.filter((f) => !open.includes(f)),
+        mine.filter((f) => f.waiver !== null),
+        failOn,
+      );
       if (open.length > 0) failures += 1;
       const count = `${open.length} unwaived ${open.length === 1 ? "finding" : "findings"}`;
       const body = [
@@ -79,11 +99,7 @@ export function junitOutput(projects: readonly CheckedProject[], controls: reado
               `      <failure message="${xml(count)}" type="${xml(control.severity)}">${xml(open.map((f) => `${f.id}: ${findingLine(f)}`).join("\n"))}</failure>`,
             ]
           : []),
-        ...(waived.length > 0
-          ? [
-              `      <system-out>${xml(waived.map((f) => `waived ${f.id} by ${f.waiver!.by}: ${f.waiver!.reason}`).join("\n"))}</system-out>`,
-            ]
-          : []),
+        ...(passed.length > 0 ? [`      <system-out>${xml(passed.join("\n"))}</system-out>`] : []),
       ];
       const name = `${xml(control.id)}`;
       const head = `    <testcase classname="flagtrail.${xml(p.project)}" name="${name}" time="0"`;

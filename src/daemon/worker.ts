@@ -4,7 +4,7 @@
 // its dead pid is noticed) so that a crashed worker does not block forever; on PostgreSQL it is an
 // advisory lock of a session of its own, which dies with a crashed worker's connection.
 import cron from "node-cron";
-import { asDiskFull, LockedError, UsageError } from "../errors.ts";
+import { asDiskFull, LockedError, SettingError } from "../errors.ts";
 import type { Logger } from "../log.ts";
 import { canonicalTimeZone } from "../report/period.ts";
 import {
@@ -42,7 +42,10 @@ export interface WorkerDeps {
 
 export function validateSchedule(expression: string, timezone: string): void {
   if (!cron.validate(expression)) {
-    throw new UsageError(`--cron "${expression}" is not a valid cron expression (5 or 6 fields).`);
+    throw new SettingError(
+      "schedule",
+      `The schedule "${expression}" is not a valid cron expression (5 or 6 fields).`,
+    );
   }
   canonicalTimeZone(timezone); // refuses an unknown zone
 }

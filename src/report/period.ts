@@ -1,8 +1,8 @@
-// The report period: calendar days --from..--to interpreted in --tz, as epoch-ms bounds, plus time
+// The report period: calendar days from..to interpreted in a time zone, as epoch-ms bounds, plus time
 // formatting in that zone. Offsets are looked up per 15-minute bucket (every zone changes offset on
 // such a boundary), so formatting a million rows does not call Intl a million times.
 import { TZDate, tzOffset } from "@date-fns/tz";
-import { UsageError } from "../errors.ts";
+import { SettingError } from "../errors.ts";
 
 interface PeriodDay {
   /** YYYY-MM-DD in the report's zone. */
@@ -26,7 +26,7 @@ export interface Period {
 
 const DAY_PATTERN = /^(\d{4})-(\d{2})-(\d{2})$/;
 
-function parseDay(text: string, option: string): { y: number; m: number; d: number } {
+function parseDay(text: string, setting: "start day" | "end day"): { y: number; m: number; d: number } {
   const match = DAY_PATTERN.exec(text);
   if (match) {
     const [y, m, d] = [Number(match[1]), Number(match[2]), Number(match[3])];
@@ -34,7 +34,10 @@ function parseDay(text: string, option: string): { y: number; m: number; d: numb
     if (probe.getUTCFullYear() === y && probe.getUTCMonth() === m - 1 && probe.getUTCDate() === d)
       return { y, m, d };
   }
-  throw new UsageError(`${option}: expected a calendar day YYYY-MM-DD, got ${JSON.stringify(text)}`);
+  throw new SettingError(
+    setting,
+    `The ${setting} ${JSON.stringify(text)} is not a calendar day (YYYY-MM-DD).`,
+  );
 }
 
 /**
@@ -45,8 +48,9 @@ export function canonicalTimeZone(timeZone: string): string {
   try {
     return new Intl.DateTimeFormat("en-US", { timeZone }).resolvedOptions().timeZone;
   } catch {
-    throw new UsageError(
-      `--tz: unknown time zone ${JSON.stringify(timeZone)} (use an IANA name like Europe/Berlin)`,
+    throw new SettingError(
+      "time zone",
+      `The time zone ${JSON.stringify(timeZone)} is unknown: use an IANA name like Europe/Berlin.`,
     );
   }
 }
@@ -79,9 +83,9 @@ function startOfDay(y: number, m: number, d: number, timeZone: string): number {
 
 export function resolvePeriod(from: string, to: string, zone = "UTC"): Period {
   const timeZone = canonicalTimeZone(zone);
-  const a = parseDay(from, "--from");
-  const b = parseDay(to, "--to");
-  if (from > to) throw new UsageError(`--from ${from} is after --to ${to}`);
+  const a = parseDay(from, "start day");
+  const b = parseDay(to, "end day");
+  if (from > to) throw new SettingError("period", `The start day ${from} is after the end day ${to}.`);
   const days: PeriodDay[] = [];
   const cursor = new Date(Date.UTC(a.y, a.m - 1, a.d));
   const last = Date.UTC(b.y, b.m - 1, b.d);

@@ -149,7 +149,7 @@ async function writeInto(
     const unlock = await lockPublishing(options.outDir);
     try {
       const result = await publish(files, staging, options, args, written, period);
-      return { ...result, unsignedHeads: await unsignedHeads(stores, written, signingKeyOf(options)) };
+      return { ...result, unsignedHeads: await unsignedHeads(stores, written, options.signingKey) };
     } finally {
       unlock();
     }
@@ -192,7 +192,7 @@ async function publish(
   const replaced = await filesToReplace(files, options.force ?? false);
   const manifest = signManifest(
     manifestBody(args, files, written, replaced, options.project),
-    signingKeyOf(options),
+    options.signingKey,
   );
   writeDurable(join(staging, manifestName), serializeManifest(manifest));
   publishReportSet(staging, options.outDir, names, options.publishHook);
@@ -257,10 +257,6 @@ function manifestBody(
   if (others.length === 0) return { format: MANIFEST_FORMAT, ...common, store: single!.store };
   const projects = written.parts.map((p) => ({ project: p.project, ...p.store }));
   return { format: MANIFEST_FORMAT_PROJECTS, ...common, store: { projects } };
-}
-
-function signingKeyOf(options: ReportOptions): string | undefined {
-  return options.signingKey;
 }
 
 /** The projects whose stored chain-head signature is missing or not the key's for the head reported. */

@@ -2,7 +2,7 @@
 // of the compliance report, so a reader can paste them and re-run the query. One codec both ways:
 // an integer literal binds as an integer (epoch-ms bounds compare with INTEGER columns), `NULL` binds
 // SQL NULL, anything else binds as text (JSON lists stay text; the queries read them with json_each).
-import { UsageError } from "../errors.ts";
+import { SettingError } from "../errors.ts";
 
 const PARAM = /^([A-Za-z_][A-Za-z0-9_]*)=(.*)$/s;
 const INTEGER = /^-?\d{1,15}$/;
@@ -11,7 +11,11 @@ export function parseSqlParams(list: readonly string[]): Record<string, unknown>
   const params: Record<string, unknown> = {};
   for (const item of list) {
     const match = PARAM.exec(item);
-    if (!match) throw new UsageError(`--param: expected name=value, got ${JSON.stringify(item)}`);
+    if (!match)
+      throw new SettingError(
+        "query parameter",
+        `A query parameter must be name=value, got ${JSON.stringify(item)}.`,
+      );
     const [, name, value] = match as unknown as [string, string, string];
     params[name] = value === "NULL" ? null : INTEGER.test(value) ? Number(value) : value;
   }

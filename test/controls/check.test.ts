@@ -160,6 +160,35 @@ describe.each(ENGINES)("flagtrail check on %s", (engine) => {
     }
   });
 
+  it("JUnit fails only the test cases --fail-on fails; findings below it are in a passing case's system-out", async () => {
+    const lowOnly = store.config({ controls: CONTROLS.filter((c) => c.id === "tk") }, "low.json");
+    const pass = await check(["--fail-on", "high", "--format", "junit"], { FLAGTRAIL_CONFIG: lowOnly });
+    expect(pass.stderr).toBe("");
+    expect(pass.code).toBe(0);
+    const root = parseXml(pass.stdout);
+    const suite = root.children[0]!;
+    for (const counts of [root.attributes, suite.attributes])
+      expect(counts).toMatchObject({ tests: "1", failures: "0" });
+    const [tk] = suite.children;
+    expect(tk!.children.map((c) => c.name)).toEqual(["system-out"]);
+    const [recordId] = planted.expected.tk!;
+    expect(tk!.children[0]!.text).toMatch(
+      new RegExp(`^open tk:${recordId} \\(low, below high\\): \\S+ \\| ctl_tk_`),
+    );
+
+    // Every control: the high ones fail their case (and the run), medium and low ones pass theirs.
+    const all = await check(["--fail-on", "high", "--format", "junit"]);
+    expect(all.code).toBe(1);
+    const cases = parseXml(all.stdout).children[0]!.children;
+    const failed = cases.filter((c) => c.children.some((child) => child.name === "failure"));
+    expect(failed.map((c) => c.attributes.name).sort()).toEqual(["complete", "ra", "rr", "sa"]);
+    for (const id of ["cw", "tk", "stale"]) {
+      const out = cases.find((c) => c.attributes.name === id)!.children;
+      expect(out.map((c) => c.name)).toEqual(["system-out"]);
+      expect(out[0]!.text).toMatch(/^open \S+ \((low|medium), below high\): /);
+    }
+  });
+
   it("exits 0 when nothing reaches --fail-on, 2 on bad usage or a bad config", async () => {
     const lowOnly = store.config({ controls: CONTROLS.filter((c) => c.id === "tk") }, "low.json");
     const pass = await check(["--fail-on", "medium", "--format", "json"], { FLAGTRAIL_CONFIG: lowOnly });

@@ -1,4 +1,4 @@
-import { appendFileSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
@@ -252,5 +252,48 @@ describe("flagtrail verify (CLI)", () => {
     expect(badRow.stderr).toMatch(
       /broken chain at seq 11 \(id S000000000000000000011\): record_hash [0-9a-f]{12}… differs/,
     );
+  });
+
+  it("with --manifest, checks any store named (--db, --db-file, FLAGTRAIL_DB) and never prints its password", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "flagtrail-verify-named-"));
+    const file = buildScenarioStore(join(dir, "store.db"));
+    const { manifestPath } = await writeReports({ store: file, ...SCENARIO, outDir: join(dir, "reports") });
+    file.close();
+    const elsewhere = join(dir, "elsewhere");
+    mkdirSync(elsewhere);
+    // Nothing listens on port 1: the store cannot be checked, so the run must fail, masked.
+    const url = "postgres://user:S3cretPw@127.0.0.1:1/x";
+    const urlFile = join(dir, "db-url");
+    writeFileSync(urlFile, `${url}\n`);
+    const named = [
+      { args: ["--db-file", urlFile], env: {} },
+      { args: ["--db", url], env: {} },
+      { args: [], env: { FLAGTRAIL_DB: url } },
+    ];
+    for (const { args, env } of named) {
+      const run = await runCliInProcess(["verify", "--manifest", manifestPath, ...args], {
+        env,
+        cwd: elsewhere,
+      });
+      expect(run.stdout + run.stderr).not.toContain("S3cretPw");
+      expect(run.stdout).toBe("");
+      expect(run.stderr).toMatch(
+        /^flagtrail: Cannot reach the PostgreSQL server of postgres:\/\/user:\*\*\*@127\.0\.0\.1:1\/x /,
+      );
+      expect(run.code).toBe(1);
+    }
+    const missingFile = join(dir, "missing.db");
+    writeFileSync(urlFile, missingFile);
+    const missing = await runCliInProcess(["verify", "--manifest", manifestPath, "--db-file", urlFile], {
+      cwd: elsewhere,
+    });
+    expect(missing.stderr).toBe(
+      `flagtrail: No flagtrail database at ${missingFile}. Run \`flagtrail sync\` first.\n`,
+    );
+    expect(missing.code).toBe(1);
+    // No store named and none at ./flagtrail.db: the auditor's case, the files alone are checked.
+    const filesOnly = await runCliInProcess(["verify", "--manifest", manifestPath], { cwd: elsewhere });
+    expect(filesOnly.code).toBe(0);
+    expect(filesOnly.stdout).toMatch(/; store not checked \(no database at \.\/flagtrail\.db\)\n$/);
   });
 });

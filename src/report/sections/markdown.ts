@@ -1,6 +1,7 @@
 // What the compliance Markdown's sections share: the buffered file writer, the context they read
 // from, and the helpers that run a section's query and print it after the section.
 import { closeSync, fchmodSync, fsyncSync, openSync, writeSync } from "node:fs";
+import { formatSqlParams } from "../../sql/params.ts";
 import {
   type ReportParams,
   type ReportQueryName,
@@ -11,7 +12,6 @@ import {
 import { mdText } from "../escape.ts";
 import type { Period } from "../period.ts";
 import type { ServerDays } from "../serverDays.ts";
-import { formatSqlParams } from "../sqlParams.ts";
 import type { ControlsRead } from "./controls.ts";
 import type { EntityFold } from "./entities.ts";
 

@@ -1,0 +1,131 @@
+// The engine refuses a setting by its name (the start day, the time zone, the schedule, a query
+// parameter), never by a command-line flag: the daemon and the demo call it with values no flag gave.
+// Each command puts its own flag first, so the user still reads which flag to fix.
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { validateSchedule } from "../../src/daemon/worker.ts";
+import { SettingError } from "../../src/errors.ts";
+import { resolvePeriod } from "../../src/report/period.ts";
+import { writeReports } from "../../src/report/writeReports.ts";
+import { parseSqlParams } from "../../src/sql/params.ts";
+import { runCliInProcess } from "../helpers/inProcessCli.ts";
+
+/** The error `work` throws (it must throw). */
+function thrown(work: () => unknown): unknown {
+  try {
+    work();
+  } catch (error) {
+    return error;
+  }
+  throw new Error("expected an error");
+}
+
+describe("engine errors name the setting, not a flag", () => {
+  it.each([
+    [
+      "start day",
+      () => resolvePeriod("2024-02-30", "2024-03-01"),
+      'The start day "2024-02-30" is not a calendar day (YYYY-MM-DD).',
+    ],
+    [
+      "end day",
+      () => resolvePeriod("2024-03-01", "24-03-02"),
+      'The end day "24-03-02" is not a calendar day (YYYY-MM-DD).',
+    ],
+    [
+      "period",
+      () => resolvePeriod("2024-03-02", "2024-03-01"),
+      "The start day 2024-03-02 is after the end day 2024-03-01.",
+    ],
+    [
+      "time zone",
+      () => resolvePeriod("2024-03-01", "2024-03-01", "Mars/Olympus"),
+      'The time zone "Mars/Olympus" is unknown: use an IANA name like Europe/Berlin.',
+    ],
+    [
+      "schedule",
+      () => validateSchedule("every night", "UTC"),
+      'The schedule "every night" is not a valid cron expression (5 or 6 fields).',
+    ],
+    [
+      "query parameter",
+      () => parseSqlParams(["no-equals"]),
+      'A query parameter must be name=value, got "no-equals".',
+    ],
+  ])("the %s", (setting, work, message) => {
+    const error = thrown(work);
+    expect(error).toBeInstanceOf(SettingError);
+    expect(error).toMatchObject({ setting, message });
+  });
+
+  it("writeReports, as the daemon and the demo call it, names no flag", async () => {
+    const failed = writeReports({
+      dbPath: ":memory:",
+      from: "2024-03-01",
+      to: "2024-03-01",
+      timeZone: "Mars/Olympus",
+      outDir: "unused",
+    });
+    await expect(failed).rejects.toThrow(/^The time zone "Mars\/Olympus" is unknown/);
+  });
+});
+
+describe("the commands name their flag", () => {
+  const dir = mkdtempSync(join(tmpdir(), "flagtrail-setting-flags-"));
+  const db = join(dir, "none.db");
+  const config = join(dir, "flagtrail.config.json");
+  writeFileSync(
+    config,
+    JSON.stringify({ controls: [{ id: "f", kind: "sync-freshness", severity: "low", maxAgeHours: 24 }] }),
+  );
+  const report = ["report", "--db", db, "--out", join(dir, "reports")];
+
+  const cases: [string[], string][] = [
+    [
+      [...report, "--from", "2024-02-30", "--to", "2024-03-01"],
+      '--from: The start day "2024-02-30" is not a calendar day (YYYY-MM-DD).',
+    ],
+    [
+      [...report, "--from", "2024-03-01", "--to", "2024-02-31"],
+      '--to: The end day "2024-02-31" is not a calendar day (YYYY-MM-DD).',
+    ],
+    [
+      [...report, "--from", "2024-03-02", "--to", "2024-03-01"],
+      "--from/--to: The start day 2024-03-02 is after the end day 2024-03-01.",
+    ],
+    [
+      [...report, "--from", "2024-03-01", "--to", "2024-03-01", "--tz", "Mars/Olympus"],
+      '--tz: The time zone "Mars/Olympus" is unknown: use an IANA name like Europe/Berlin.',
+    ],
+    [
+      ["check", "--db", db, "--config", config, "--from", "2024-03-05", "--to", "2024-03-01"],
+      "--from/--to: The start day 2024-03-05 is after the end day 2024-03-01.",
+    ],
+    [
+      ["export", "--db", db, "--from", "2024-03-01", "--to", "2024-02-30"],
+      '--to: The end day "2024-02-30" is not a calendar day (YYYY-MM-DD).',
+    ],
+    [
+      ["sql", "SELECT 1", "--db", db, "--param", "no-equals"],
+      '--param: A query parameter must be name=value, got "no-equals".',
+    ],
+    [
+      ["daemon", "--db", db, "--cron", "every night", "--api-key", "console-x"],
+      '--cron: The schedule "every night" is not a valid cron expression (5 or 6 fields).',
+    ],
+    [
+      ["daemon", "--db", db, "--tz", "Mars/Olympus", "--api-key", "console-x"],
+      '--tz: The time zone "Mars/Olympus" is unknown: use an IANA name like Europe/Berlin.',
+    ],
+  ];
+  it.each(cases.map(([args, sentence]) => [args[0], sentence, args] as const))(
+    "%s: %s",
+    async (_, sentence, args) => {
+      const run = await runCliInProcess(args);
+      expect(run.stderr).toBe(`flagtrail: ${sentence}\n`);
+      expect(run.code).toBe(2);
+    },
+  );
+});
