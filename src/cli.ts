@@ -14,10 +14,13 @@ export function buildProgram(): Command {
     .configureOutput({
       outputError: (message, write) =>
         write(
-          `flagtrail: ${message
-            .replace(/^error: /, "")
-            .trim()
-            .replace(/\s*\n\s*/g, " ")}; run with --help for usage.\n`,
+          // An "option" holding spaces is a text that starts with "-", such as a query's leading comment.
+          /^error: unknown option '-[^']*\s/.test(message)
+            ? 'flagtrail: an argument that starts with "-" reads as an option; put it after --, as in flagtrail sql -- "-- why … SELECT …".\n'
+            : `flagtrail: ${message
+                .replace(/^error: /, "")
+                .trim()
+                .replace(/\s*\n\s*/g, " ")}; run with --help for usage.\n`,
         ),
     })
     .exitOverride();

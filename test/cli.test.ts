@@ -60,6 +60,12 @@ describe("flagtrail CLI", () => {
     const unknownOption = await runCliInProcess(["status", "--colour"]);
     expect(unknownOption.code).toBe(2);
     expect(unknownOption.stderr).toBe("flagtrail: unknown option '--colour'; run with --help for usage.\n");
+    // A query pasted with its leading comment (docs/sql.md writes them so) is not an option: say how.
+    const comment = await runCliInProcess(["sql", "-- who changed what\nSELECT 1"]);
+    expect(comment.code).toBe(2);
+    expect(comment.stderr).toBe(
+      'flagtrail: an argument that starts with "-" reads as an option; put it after --, as in flagtrail sql -- "-- why … SELECT …".\n',
+    );
   });
 
   it("run in this process, prints and exits as the binary does, and leaves env and stdout as they were", async () => {

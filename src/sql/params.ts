@@ -5,7 +5,15 @@
 import { SettingError } from "../errors.ts";
 
 const PARAM = /^([A-Za-z_][A-Za-z0-9_]*)=(.*)$/s;
-const INTEGER = /^-?\d{1,15}$/;
+const INTEGER = /^-?\d{1,19}$/;
+const INT64 = { min: -(2n ** 63n), max: 2n ** 63n - 1n };
+
+/** A BigInt, which SQLite binds as INTEGER (a JS number binds as REAL: typeof 'real', 5 / 2 = 2.5). */
+function integerOf(value: string): bigint | null {
+  if (!INTEGER.test(value)) return null;
+  const n = BigInt(value);
+  return n >= INT64.min && n <= INT64.max ? n : null;
+}
 
 export function parseSqlParams(list: readonly string[]): Record<string, unknown> {
   const params: Record<string, unknown> = {};
@@ -17,7 +25,7 @@ export function parseSqlParams(list: readonly string[]): Record<string, unknown>
         `A query parameter must be name=value, got ${JSON.stringify(item)}.`,
       );
     const [, name, value] = match as unknown as [string, string, string];
-    params[name] = value === "NULL" ? null : INTEGER.test(value) ? Number(value) : value;
+    params[name] = value === "NULL" ? null : (integerOf(value) ?? value);
   }
   return params;
 }

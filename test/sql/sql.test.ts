@@ -131,7 +131,7 @@ describe("flagtrail sql (CLI)", () => {
     ).toMatch(/^\d{4}-\d{2}-\d{2}$/);
   });
 
-  it("binds named parameters from --param (integers as numbers, NULL, JSON lists as text)", async () => {
+  it("binds named parameters from --param (integers as integers, NULL, JSON lists as text)", async () => {
     const result = await runCliInProcess([
       "sql",
       "SELECT count(*) AS n FROM audit_logs WHERE occurred_at >= @start AND (@types IS NULL OR action_type IN (SELECT value FROM json_each(@types))) AND @nothing IS NULL",
@@ -148,6 +148,17 @@ describe("flagtrail sql (CLI)", () => {
     ]);
     expect(result.stderr).toBe("");
     expect(JSON.parse(result.stdout)).toEqual([{ n: 3 }]);
+    // SQLite binds a JS number as REAL: an integer literal must stay an integer (5 / 2 is 2).
+    const typed = await runCliInProcess([
+      "sql",
+      "SELECT typeof(@n) AS t, @n / 2 AS half, typeof(@big) AS b, typeof(@text) AS x",
+      "--db",
+      dbPath,
+      "--format",
+      "json",
+      ...["--param", "n=5", "--param", "big=9223372036854775807", "--param", "text=9223372036854775808"],
+    ]);
+    expect(JSON.parse(typed.stdout)).toEqual([{ t: "integer", half: 2, b: "integer", x: "text" }]);
     const missing = await runCliInProcess(["sql", "SELECT @start", "--db", dbPath]);
     expect(missing.code).toBe(2);
     expect(missing.stderr).toMatch(/Missing named parameter/);
