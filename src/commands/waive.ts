@@ -14,9 +14,14 @@ import { parseOptions, storeOptionsShape } from "./options.ts";
 const dayText = z
   .string()
   .regex(/^\d{4}-\d{2}-\d{2}$/, { message: "expected a calendar day YYYY-MM-DD" })
-  .refine((d) => new Date(`${d}T00:00:00Z`).toISOString().slice(0, 10) === d, {
-    message: "not a calendar day",
-  });
+  // zod runs this refinement even when the pattern failed: "tomorrow" must not reach toISOString().
+  .refine(
+    (d) => {
+      const day = new Date(`${d}T00:00:00Z`);
+      return !Number.isNaN(day.getTime()) && day.toISOString().slice(0, 10) === d;
+    },
+    { message: "not a calendar day" },
+  );
 
 const waiveOptionsSchema = z.object({
   ...storeOptionsShape,

@@ -210,8 +210,9 @@ export function recordToOcsf(
       : {
           entity_result: {
             ...entity,
+            // A first version (or one whose diff is empty) has no previous version to name: left out.
             data: {
-              previous_version: details.versionChanges[0]?.previous_version ?? null,
+              ...present({ previous_version: details.versionChanges[0]?.previous_version }),
               changes: versionChanges,
             },
           },
