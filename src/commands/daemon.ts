@@ -176,7 +176,7 @@ async function serveProject(
       }
       const delivery =
         controls && summary.outcome === "ok" && !signal.aborted
-          ? await checkAndDeliver({ project: project.name, store }, controls)
+          ? await checkAndDeliver({ project: project.name, store }, controls, signal)
           : undefined;
       if (delivery) fields.controls = delivery;
       const attention = needsAttention(summary.coverageGaps, delivery);

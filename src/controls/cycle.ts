@@ -25,9 +25,9 @@ export function daemonControls(configOption: string | undefined): ControlsConfig
 async function deliverOutbox(
   part: ProjectStore,
   sinks: readonly Sink[],
-  options: { findingsOnly?: boolean } = {},
+  options: { findingsOnly?: boolean; stop?: AbortSignal } = {},
 ) {
-  const sent = await deliverAlerts(part.store, sinks, Date.now());
+  const sent = await deliverAlerts(part.store, sinks, Date.now(), options.stop);
   const siem = sinks.filter(isSiemSink);
   return siem.length === 0 ? sent : { ...sent, sinks: await deliverSinks(part, siem, options) };
 }
@@ -66,10 +66,10 @@ export async function notifyFindings(
   );
 }
 
-/** One check and delivery; the counts go to the cycle's log line (never a secret). */
-export async function checkAndDeliver(part: ProjectStore, config: ControlsConfig) {
+/** One check and delivery, none sent once `stop` aborts; the counts go to the cycle's log line (never a secret). */
+export async function checkAndDeliver(part: ProjectStore, config: ControlsConfig, stop?: AbortSignal) {
   const checked = config.controls.length > 0 ? await checkProject(part, config, null, Date.now()) : null;
-  const sent = await deliverOutbox(part, config.sinks);
+  const sent = await deliverOutbox(part, config.sinks, { stop });
   return {
     findings: checked?.findings.length ?? 0,
     open: checked?.findings.filter((f) => f.waiver === null).length ?? 0,

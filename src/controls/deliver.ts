@@ -48,16 +48,21 @@ interface DeliveryCount {
   failed: number;
 }
 
-/** Delivers every due alert of the store to its sink (alerts of sinks no longer configured wait). */
+/**
+ * Delivers every due alert of the store to its sink (alerts of sinks no longer configured wait). Once
+ * `stop` aborts (the daemon's SIGTERM) no further alert is sent: the rest stay due for the next run.
+ */
 export async function deliverAlerts(
   store: AnyStore,
   sinks: readonly Sink[],
   now: number,
+  stop?: AbortSignal,
 ): Promise<DeliveryCount> {
   // The SIEM sinks' rows are delivered with their records (src/export/sinks/deliver.ts).
   const byName = new Map(sinks.filter((s): s is AlertSink => !isSiemSink(s)).map((s) => [s.name, s]));
   const count: DeliveryCount = { delivered: 0, failed: 0 };
   for (const row of await dueAlertsNow(store, now)) {
+    if (stop?.aborted) break;
     const sink = byName.get(row.sink);
     if (!sink) continue;
     const error = await send(sink, row);

@@ -54,10 +54,15 @@ function findingEvent(sink: SiemSink, project: string, row: OutboxRow): SinkEven
   return { id: findingEventId(project, finding.id), line };
 }
 
-async function deliverFindings(part: ProjectStore, sink: SiemSink, transport: Transport): Promise<number> {
+async function deliverFindings(
+  part: ProjectStore,
+  sink: SiemSink,
+  transport: Transport,
+  stop: AbortSignal | undefined,
+): Promise<number> {
   const rows = (await dueAlertsNow(part.store, Date.now())).filter((r) => r.sink === sink.name);
   let delivered = 0;
-  for (let start = 0; start < rows.length; start += sink.batchSize) {
+  for (let start = 0; start < rows.length && !stop?.aborted; start += sink.batchSize) {
     const batch = rows.slice(start, start + sink.batchSize);
     try {
       await sendWithRetry(
@@ -89,7 +94,7 @@ async function deliverFindings(part: ProjectStore, sink: SiemSink, transport: Tr
 export async function deliverToSink(
   part: ProjectStore,
   sink: SiemSink,
-  options: { findingsOnly?: boolean } = {},
+  options: { findingsOnly?: boolean; stop?: AbortSignal } = {},
 ): Promise<SinkCount> {
   const transport = transportFor(sink);
   const policy = { retries: sink.retries, backoffMs: sink.backoffSeconds * 1000 };
@@ -103,22 +108,25 @@ export async function deliverToSink(
       batchSize: sink.batchSize,
     });
     for await (const batch of batches) {
+      // Stopped (the daemon's SIGTERM): the cursor stays after the last acknowledged batch.
+      if (options.stop?.aborted) return { events, findings: 0 };
       await sendWithRetry(transport, batch.events, policy);
       await advanceCursor(part.store, part.project, sinkCursor(sink), batch.lastSeq);
       events += batch.events.length;
     }
   }
-  return { events, findings: await deliverFindings(part, sink, transport) };
+  return { events, findings: await deliverFindings(part, sink, transport, options.stop) };
 }
 
 /** Every SIEM sink, each on its own: one refusing does not hold the others back. For the cycle's log. */
 export async function deliverSinks(
   part: ProjectStore,
   sinks: readonly SiemSink[],
-  options: { findingsOnly?: boolean } = {},
+  options: { findingsOnly?: boolean; stop?: AbortSignal } = {},
 ): Promise<Record<string, SinkCount | { error: string }>> {
   const result: Record<string, SinkCount | { error: string }> = {};
   for (const sink of sinks) {
+    if (options.stop?.aborted) break;
     try {
       result[sink.name] = await deliverToSink(part, sink, options);
     } catch (error) {
