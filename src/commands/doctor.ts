@@ -11,6 +11,7 @@ import {
   checkNode,
   checkSigningKey,
   checkStore,
+  projectFiles,
 } from "../doctor/checks.ts";
 import { probeKey } from "../doctor/keyProbe.ts";
 import { FlagtrailError } from "../errors.ts";
@@ -71,7 +72,7 @@ export async function runDoctor(raw: Record<string, unknown>, env: Env = process
     ...(await checkStore(db)),
     ...(await keyChecks(options, configFile, env)),
     checkDisk(db),
-    checkModes(db, keyFiles),
+    checkModes(db, [...keyFiles, ...projectFiles(db, configFile)]),
     checkSigningKey(env),
     checkConfig(configFile),
   ];

@@ -15,6 +15,7 @@ import {
   localStoreFile,
   localStoreFiles,
   parseStoreLocation,
+  projectFilePath,
 } from "../storeLocation.ts";
 
 type CheckStatus = "ok" | "warn" | "fail";
@@ -97,6 +98,25 @@ export function checkDisk(dbValue: string): Check {
       "warn",
       `cannot read free space in ${dir} (${(error as NodeJS.ErrnoException).code})`,
     );
+  }
+}
+
+/**
+ * With a projects config, the files beside the store's that hold each project's history (and their -wal,
+ * -shm) and each project's `apiKeyFile`; none when the config does not parse (the config line says why).
+ */
+export function projectFiles(dbValue: string, configFile: string | undefined): string[] {
+  if (configFile === undefined) return [];
+  const store = localStoreFile(parseStoreLocation(dbValue));
+  try {
+    const { projects = {} } = parseConfigFile(readFileSync(configFile, "utf8"), configFile);
+    return Object.entries(projects).flatMap(([name, project]) => {
+      const file = store === null ? null : projectFilePath(store, name);
+      const history = file === null ? [] : [file, `${file}-wal`, `${file}-shm`];
+      return project.apiKeyFile === undefined ? history : [...history, project.apiKeyFile];
+    });
+  } catch {
+    return [];
   }
 }
 
