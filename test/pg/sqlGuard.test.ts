@@ -60,6 +60,9 @@ describe("flagtrail sql on PostgreSQL refuses before running", () => {
       [`SELECT U&"pg\\005fread_file"('/etc/hostname') AS f`, "pg_read_file"],
       ["SELECT count(*) FROM pg_ls_dir('.') AS d", "pg_ls_dir"],
       ["SELECT lo_import('/etc/hostname') AS oid", "lo_import"],
+      ["SELECT current_setting('data_directory') AS d", "current_setting"],
+      ["SELECT setting FROM pg_settings WHERE name = 'data_directory'", "pg_show_all_settings"],
+      ["SELECT query FROM pg_stat_activity", "pg_stat_get_activity"],
       [
         "SELECT 1 AS one WHERE EXISTS (SELECT 1 FROM meta WHERE pg_catalog.pg_read_binary_file('/etc/hostname') IS NULL)",
         "pg_read_binary_file",

@@ -14,6 +14,8 @@ const DENIED = new RegExp(
     // a query given as text: query_to_xml and the like run COPY … TO a file through SPI
     "\\w*_to_xml\\w*|ts_stat|ts_rewrite",
     "set_config|nextval|setval|pg_notify", // settings, sequences, notifications
+    // the server's settings (paths, connection strings) and other sessions (their queries, addresses)
+    "current_setting|pg_show_all_settings|pg_stat_get_activity|pg_stat_get_backend_\\w*",
     // signal backends or the server
     "pg_terminate_backend|pg_cancel_backend|pg_reload_conf|pg_rotate_logfile\\w*|pg_switch_wal",
     "pg_create_\\w*|pg_drop_\\w*|pg_copy_\\w*|pg_replication_\\w*|pg_logical_\\w*", // replication
