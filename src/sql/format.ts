@@ -36,6 +36,9 @@ function jsonText(object: Record<string, unknown>, out: Writable): string {
   return (out as { isTTY?: boolean }).isTTY === true ? terminalSafeJson(json) : json;
 }
 
+/** A PostgreSQL timestamp (node-pg gives a Date) as one text in every format: ISO 8601 in UTC. */
+const dateText = (value: unknown) => (value instanceof Date ? value.toISOString() : value);
+
 function jsonValue(value: unknown): unknown {
   if (Buffer.isBuffer(value)) return value.toString("hex");
   if (typeof value === "bigint") return value.toString();
@@ -95,7 +98,7 @@ export async function writeCsv(
   let count = 0;
   for await (const row of rows) {
     const cells = row.map((v) =>
-      v === null ? "" : neutraliseFormula(Buffer.isBuffer(v) ? v.toString("hex") : v),
+      v === null ? "" : neutraliseFormula(Buffer.isBuffer(v) ? v.toString("hex") : dateText(v)),
     );
     if (!stringifier.write(cells)) await once(stringifier, "drain");
     count += 1;
@@ -108,7 +111,7 @@ export async function writeCsv(
 function cellText(value: unknown): string {
   if (value === null || value === undefined) return "NULL";
   if (Buffer.isBuffer(value)) return `x'${value.toString("hex")}'`;
-  return escapeControls(String(value));
+  return escapeControls(String(dateText(value)));
 }
 
 /**

@@ -117,6 +117,12 @@ describe("flagtrail sql on PostgreSQL refuses before running", () => {
     expect(read.stdout).toBe("value\r\nkept\r\n");
     expect((await sql("--csv", "VALUES (1, 'a')")).stdout).toBe("column1,column2\r\n1,a\r\n");
     expect((await sql("--json", "TABLE meta")).code).toBe(0);
+    // A timestamp reads the same in every format: ISO 8601 in UTC (a table printed Date's toString, CSV
+    // its epoch ms).
+    const at = "SELECT TIMESTAMPTZ '2026-11-27 14:10:41+00' AS at";
+    expect((await sql("--csv", at)).stdout).toBe("at\r\n2026-11-27T14:10:41.000Z\r\n");
+    expect((await sql("--table", at)).stdout).toContain("2026-11-27T14:10:41.000Z");
+    expect(JSON.parse((await sql("--json", at)).stdout)).toEqual([{ at: "2026-11-27T14:10:41.000Z" }]);
   });
 });
 
