@@ -22,6 +22,8 @@ export { DAEMON_LAST_CYCLE_KEY, DAEMON_LEASE } from "../store/syncStore.ts";
 export type Cycle = (signal: AbortSignal) => Promise<CycleOutcome>;
 export interface CycleOutcome {
   ok: boolean;
+  /** Stopped by a signal before it ended (what had not started, a report or the checks, did not run). */
+  interrupted?: boolean;
   fields: Record<string, unknown>;
 }
 
@@ -124,7 +126,9 @@ async function runCycle(
   let outcome: CycleOutcome;
   try {
     const result = await cycle(signal);
-    outcome = { ok: result.ok, fields: { ...result.fields, seconds: (Date.now() - started) / 1000 } };
+    const fields = { ...result.fields, seconds: (Date.now() - started) / 1000 };
+    // A stop during the cycle skips what had not started: never ok, whatever the part that ran says.
+    outcome = signal.aborted ? { ok: false, interrupted: true, fields } : { ok: result.ok, fields };
   } catch (error) {
     // A failed cycle is logged and tried again at the next tick; status shows the last outcome.
     const failure = asDiskFull(error, store.location) ?? error;
@@ -132,6 +136,7 @@ async function runCycle(
     outcome = { ok: false, fields: { error: message, seconds: (Date.now() - started) / 1000 } };
   }
   if (outcome.ok) log.info("cycle.end", outcome.fields);
+  else if (outcome.interrupted) log.warn("cycle.interrupted", outcome.fields);
   else log.error("cycle.failed", outcome.fields);
   try {
     await onOutcome?.(outcome);
