@@ -55,6 +55,8 @@ export async function runWorker(deps: WorkerDeps, options: WorkerOptions, stop: 
   const { log } = deps;
   const lease = new HeldLease(deps.store, options.holder, options.leaseTtlMs, log);
   let current: { promise: Promise<CycleOutcome>; controller: AbortController } | undefined;
+  // Ticks waiting for the lease: the stop awaits them before it releases the lease one may have taken.
+  const holding = new Set<Promise<boolean>>();
 
   const tick = async () => {
     if (stop.aborted) return;
@@ -63,7 +65,11 @@ export async function runWorker(deps: WorkerDeps, options: WorkerOptions, stop: 
       log.warn("tick.skipped", { reason: "the previous cycle is still running" });
       return;
     }
-    if (!(await lease.tryHold("tick"))) return;
+    const hold = lease.tryHold("tick");
+    holding.add(hold);
+    const held = await hold.finally(() => holding.delete(hold));
+    // Stopped while this tick waited for the lease: no cycle starts after the stop.
+    if (!held || stop.aborted) return;
     // Another tick started a cycle while this one waited for the lease: one cycle at a time.
     if (current) {
       log.warn("tick.skipped", { reason: "the previous cycle is still running" });
@@ -92,6 +98,7 @@ export async function runWorker(deps: WorkerDeps, options: WorkerOptions, stop: 
   log.info("daemon.stopping", { cycleRunning: current !== undefined });
   await task.stop();
   await task.destroy();
+  await Promise.all(holding);
   if (current) {
     current.controller.abort();
     await current.promise;
