@@ -5,6 +5,7 @@
 // advisory lock of a session of its own, which dies with a crashed worker's connection.
 import cron from "node-cron";
 import { asDiskFull, LockedError, UsageError } from "../errors.ts";
+import { startHeartbeat } from "../heartbeat.ts";
 import type { Logger } from "../log.ts";
 import { canonicalTimeZone } from "../report/period.ts";
 import {
@@ -159,7 +160,7 @@ async function runCycle(
  * rows), where a renewal would fail as "busy" or turn the read snapshot into a write lock.
  */
 class HeldLease {
-  private heartbeat: NodeJS.Timeout | undefined;
+  private heartbeat: { stop: () => void } | undefined;
   private held = false;
   /** The heartbeat's connection, opened once (a promise, so that two callers cannot open two). */
   private connection: Promise<Store> | undefined;
@@ -192,8 +193,15 @@ class HeldLease {
       if (this.held) return true;
       this.held = true;
       this.log.info("lease.acquired", tookOver ? { tookOverFrom: tookOver.holder } : {});
-      this.heartbeat = setInterval(() => void this.renew(), Math.max(250, Math.floor(this.ttlMs / 3)));
-      this.heartbeat.unref();
+      this.heartbeat = startHeartbeat({
+        renew: () => this.renew(),
+        ttlMs: this.ttlMs,
+        onMissed: (error) => this.log.warn("lease.renew_failed", { error }),
+        onLost: (error) => {
+          this.held = false;
+          this.log.error("lease.lost", { error });
+        },
+      });
       return true;
     } catch (error) {
       // LockedError: another worker holds it. Anything else (SQLITE_BUSY under a long write) is
@@ -206,25 +214,14 @@ class HeldLease {
   }
 
   private async renew(): Promise<void> {
-    try {
-      const store = await this.leaseStore();
-      // Released while the connection was awaited: nothing to renew.
-      if (!this.held) return;
-      await renewLease(store, DAEMON_LEASE, this.holder, this.ttlMs);
-    } catch (error) {
-      if (!(error instanceof LockedError)) {
-        // A transient failure (busy): keep the heartbeat; the lease outlives a few missed beats.
-        this.log.warn("lease.renew_failed", { error });
-        return;
-      }
-      this.held = false;
-      clearInterval(this.heartbeat);
-      this.log.error("lease.lost", { error });
-    }
+    const store = await this.leaseStore();
+    // Released while the connection was awaited: nothing to renew.
+    if (!this.held) return;
+    await renewLease(store, DAEMON_LEASE, this.holder, this.ttlMs);
   }
 
   async release(): Promise<void> {
-    clearInterval(this.heartbeat);
+    this.heartbeat?.stop();
     const pending = this.connection;
     this.connection = undefined;
     const wasHeld = this.held;
