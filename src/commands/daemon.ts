@@ -17,7 +17,7 @@ import {
   runWorker,
   validateSchedule,
 } from "../daemon/worker.ts";
-import { FlagtrailError } from "../errors.ts";
+import { AbortedError, FlagtrailError } from "../errors.ts";
 import { createLogger, type Logger, withFields } from "../log.ts";
 import { DEFAULT_PROJECT } from "../projects.ts";
 import { writeReports } from "../report/writeReports.ts";
@@ -181,7 +181,7 @@ async function serveProject(
       if (delivery) fields.controls = delivery;
       const attention = needsAttention(summary.coverageGaps, delivery);
       if (attention) log.warn("cycle.warning", attention);
-      return { ok: summary.outcome === "ok" || signal.aborted, fields };
+      return { ok: summary.outcome === "ok", fields };
     } finally {
       await client.close();
     }
@@ -192,6 +192,10 @@ async function serveProject(
   try {
     if (options.once) {
       const outcome = await runOnce(deps, { holder, leaseTtlMs: options.leaseTtl }, stop);
+      if (outcome.interrupted)
+        throw new AbortedError(
+          "The cycle was interrupted; everything fetched so far is stored. Run it again to resume.",
+        );
       if (!outcome.ok)
         throw new FlagtrailError(`The cycle failed: ${String(outcome.fields.error ?? "see the log")}`);
     } else {
@@ -220,7 +224,13 @@ async function cycleSyncOptions(store: Store, options: DaemonOptions) {
 
 /** The last cycle's outcome (sync and report), for `flagtrail status`. */
 async function recordLastCycle(store: Store, outcome: CycleOutcome): Promise<void> {
-  const value = JSON.stringify({ at: new Date().toISOString(), ok: outcome.ok, ...outcome.fields });
+  const { ok, interrupted } = outcome;
+  const value = JSON.stringify({
+    at: new Date().toISOString(),
+    ok,
+    ...(interrupted ? { interrupted } : {}),
+    ...outcome.fields,
+  });
   await writeMetaValue(store, DAEMON_LAST_CYCLE_KEY, value);
 }
 

@@ -21,16 +21,16 @@ export function formatStatus(status: StoreStatus): string {
   if (status.daemon.lease) out.push(`Daemon running: ${status.daemon.lease.holder}`);
   const cycle = status.daemon.lastCycle;
   if (cycle) {
-    const { at, ok, error, report } = cycle as {
+    const { at, ok, interrupted, error, report } = cycle as {
       at?: string;
       ok?: boolean;
+      interrupted?: boolean;
       error?: string;
       report?: { from?: string; to?: string };
     };
     const reportText = report ? `, report ${report.from} .. ${report.to}` : "";
-    out.push(
-      `Daemon's last cycle: ${at ?? "?"} ${ok ? "ok" : `failed${error ? `: ${error}` : ""}`}${reportText}`,
-    );
+    const outcome = ok ? "ok" : interrupted ? "interrupted" : `failed${error ? `: ${error}` : ""}`;
+    out.push(`Daemon's last cycle: ${at ?? "?"} ${outcome}${reportText}`);
   }
   out.push(status.checkpoints.length === 0 ? "Checkpoints: none" : "Checkpoints:");
   for (const c of status.checkpoints) {

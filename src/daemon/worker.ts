@@ -5,6 +5,7 @@
 // advisory lock of a session of its own, which dies with a crashed worker's connection.
 import cron from "node-cron";
 import { asDiskFull, LockedError, SettingError } from "../errors.ts";
+import { startHeartbeat } from "../heartbeat.ts";
 import type { Logger } from "../log.ts";
 import { canonicalTimeZone } from "../report/period.ts";
 import {
@@ -22,6 +23,8 @@ export { DAEMON_LAST_CYCLE_KEY, DAEMON_LEASE } from "../store/syncStore.ts";
 export type Cycle = (signal: AbortSignal) => Promise<CycleOutcome>;
 export interface CycleOutcome {
   ok: boolean;
+  /** Stopped by a signal before it ended (what had not started, a report or the checks, did not run). */
+  interrupted?: boolean;
   fields: Record<string, unknown>;
 }
 
@@ -56,6 +59,8 @@ export async function runWorker(deps: WorkerDeps, options: WorkerOptions, stop: 
   const { log } = deps;
   const lease = new HeldLease(deps.store, options.holder, options.leaseTtlMs, log);
   let current: { promise: Promise<CycleOutcome>; controller: AbortController } | undefined;
+  // Ticks waiting for the lease: the stop awaits them before it releases the lease one may have taken.
+  const holding = new Set<Promise<boolean>>();
 
   const tick = async () => {
     if (stop.aborted) return;
@@ -64,7 +69,11 @@ export async function runWorker(deps: WorkerDeps, options: WorkerOptions, stop: 
       log.warn("tick.skipped", { reason: "the previous cycle is still running" });
       return;
     }
-    if (!(await lease.tryHold("tick"))) return;
+    const hold = lease.tryHold("tick");
+    holding.add(hold);
+    const held = await hold.finally(() => holding.delete(hold));
+    // Stopped while this tick waited for the lease: no cycle starts after the stop.
+    if (!held || stop.aborted) return;
     // Another tick started a cycle while this one waited for the lease: one cycle at a time.
     if (current) {
       log.warn("tick.skipped", { reason: "the previous cycle is still running" });
@@ -93,6 +102,7 @@ export async function runWorker(deps: WorkerDeps, options: WorkerOptions, stop: 
   log.info("daemon.stopping", { cycleRunning: current !== undefined });
   await task.stop();
   await task.destroy();
+  await Promise.all(holding);
   if (current) {
     current.controller.abort();
     await current.promise;
@@ -127,7 +137,9 @@ async function runCycle(
   let outcome: CycleOutcome;
   try {
     const result = await cycle(signal);
-    outcome = { ok: result.ok, fields: { ...result.fields, seconds: (Date.now() - started) / 1000 } };
+    const fields = { ...result.fields, seconds: (Date.now() - started) / 1000 };
+    // A stop during the cycle skips what had not started: never ok, whatever the part that ran says.
+    outcome = signal.aborted ? { ok: false, interrupted: true, fields } : { ok: result.ok, fields };
   } catch (error) {
     // A failed cycle is logged and tried again at the next tick; status shows the last outcome.
     const failure = asDiskFull(error, store.location) ?? error;
@@ -135,6 +147,7 @@ async function runCycle(
     outcome = { ok: false, fields: { error: message, seconds: (Date.now() - started) / 1000 } };
   }
   if (outcome.ok) log.info("cycle.end", outcome.fields);
+  else if (outcome.interrupted) log.warn("cycle.interrupted", outcome.fields);
   else log.error("cycle.failed", outcome.fields);
   try {
     await onOutcome?.(outcome);
@@ -150,7 +163,7 @@ async function runCycle(
  * rows), where a renewal would fail as "busy" or turn the read snapshot into a write lock.
  */
 class HeldLease {
-  private heartbeat: NodeJS.Timeout | undefined;
+  private heartbeat: { stop: () => void } | undefined;
   private held = false;
   /** The heartbeat's connection, opened once (a promise, so that two callers cannot open two). */
   private connection: Promise<Store> | undefined;
@@ -183,8 +196,15 @@ class HeldLease {
       if (this.held) return true;
       this.held = true;
       this.log.info("lease.acquired", tookOver ? { tookOverFrom: tookOver.holder } : {});
-      this.heartbeat = setInterval(() => void this.renew(), Math.max(250, Math.floor(this.ttlMs / 3)));
-      this.heartbeat.unref();
+      this.heartbeat = startHeartbeat({
+        renew: () => this.renew(),
+        ttlMs: this.ttlMs,
+        onMissed: (error) => this.log.warn("lease.renew_failed", { error }),
+        onLost: (error) => {
+          this.held = false;
+          this.log.error("lease.lost", { error });
+        },
+      });
       return true;
     } catch (error) {
       // LockedError: another worker holds it. Anything else (SQLITE_BUSY under a long write) is
@@ -197,25 +217,14 @@ class HeldLease {
   }
 
   private async renew(): Promise<void> {
-    try {
-      const store = await this.leaseStore();
-      // Released while the connection was awaited: nothing to renew.
-      if (!this.held) return;
-      await renewLease(store, DAEMON_LEASE, this.holder, this.ttlMs);
-    } catch (error) {
-      if (!(error instanceof LockedError)) {
-        // A transient failure (busy): keep the heartbeat; the lease outlives a few missed beats.
-        this.log.warn("lease.renew_failed", { error });
-        return;
-      }
-      this.held = false;
-      clearInterval(this.heartbeat);
-      this.log.error("lease.lost", { error });
-    }
+    const store = await this.leaseStore();
+    // Released while the connection was awaited: nothing to renew.
+    if (!this.held) return;
+    await renewLease(store, DAEMON_LEASE, this.holder, this.ttlMs);
   }
 
   async release(): Promise<void> {
-    clearInterval(this.heartbeat);
+    this.heartbeat?.stop();
     const pending = this.connection;
     this.connection = undefined;
     const wasHeld = this.held;

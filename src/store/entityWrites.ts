@@ -4,9 +4,10 @@ import type { InvalidItem } from "../api/entities.ts";
 import { itemQuarantineRowOf } from "../records/quarantineRows.ts";
 import { insertQuarantineIn, updateQuarantineDigestIn } from "./digests.ts";
 import { inEntityChain } from "./entityChain.ts";
+import { linkAndDiffConfigIn } from "./entityLinks.ts";
 import { ENTITY_TABLES } from "./entityTables.ts";
 import type { AnyStore } from "./openAny.ts";
-import { columnsOf, inList, inTransaction, queriesOf, type SQL, sql } from "./query.ts";
+import { columnsOf, inList, type Queries, queriesOf, type SQL, sql } from "./query.ts";
 import type { TableSpec } from "./tableKinds.ts";
 
 export interface VersionInput {
@@ -28,6 +29,17 @@ export interface MutatedVersion {
 export interface WriteContext {
   runId: number | null;
   now: number;
+  /** The ok read whose items are written: its fetch row and invalid items go in the same transaction. */
+  read?: EntityFetch & { invalidItems: readonly InvalidItem[]; requestPath: string };
+}
+
+/** An entity read as it ended: its entity_fetches row. */
+export interface EntityFetch {
+  kind: string;
+  key: string;
+  outcome: "ok" | "not_found" | "forbidden";
+  items: number;
+  invalid: number;
 }
 
 /** One row a config read adds: a new version, or a revision of a known one (other content). */
@@ -81,6 +93,8 @@ export function writeConfigVersions(
     const { configVersions, configVersionRevisions } = ENTITY_TABLES;
     await q.insertRows(configVersions.name, columnsOf(configVersions), versionRows);
     await q.insertRows(configVersionRevisions.name, columnsOf(configVersionRevisions), revisionRows);
+    await linkAndDiffConfigIn(q, configKey);
+    await finishReadIn(q, context);
     return { inserted: versionRows.length, mutations };
   });
 }
@@ -122,6 +136,7 @@ function appendSnapshots<T extends SnapshotItem>(
       return [...into.keyOf(item), context.now, raw, hash, link.seq, link.hash, context.runId];
     });
     await q.insertRows(into.table.name, columnsOf(into.table), rows);
+    await finishReadIn(q, context);
     return writes.length;
   });
 }
@@ -158,38 +173,24 @@ export function writeMetricSnapshots(
   });
 }
 
-/** Items of an entity read that failed their schema, quarantined (never dropped); returns the new ones. */
-export function quarantineEntityItems(
-  store: AnyStore,
-  items: readonly InvalidItem[],
-  requestPath: string,
-  context: WriteContext,
-): Promise<number> {
-  return inTransaction(store, async (q) => {
-    if (items.length === 0) return 0;
-    let fresh = 0;
-    for (const item of items) {
-      const row = itemQuarantineRowOf(item, { requestPath, now: context.now, syncRunId: context.runId });
-      if (await insertQuarantineIn(q, row)) fresh += 1;
-    }
-    await updateQuarantineDigestIn(q);
-    return fresh;
-  });
+// A read is marked done (the due lists go by its fetch row) in the transaction of what it returned: a
+// write that fails leaves the entity due, and the next run reads it again. Invalid items are never
+// dropped: each is kept whole in quarantine with its issues.
+async function finishReadIn(q: Queries, { read, now, runId }: WriteContext): Promise<void> {
+  if (read === undefined) return;
+  const where = { requestPath: read.requestPath, now, syncRunId: runId };
+  for (const item of read.invalidItems) await insertQuarantineIn(q, itemQuarantineRowOf(item, where));
+  if (read.invalidItems.length > 0) await updateQuarantineDigestIn(q);
+  await recordEntityFetchIn(q, read, { runId, now });
 }
 
-/** One entity read as it ended, stamped with the newest audit record it has caught up with. */
-export async function recordEntityFetch(
-  store: AnyStore,
-  fetch: {
-    kind: string;
-    key: string;
-    outcome: "ok" | "not_found" | "forbidden";
-    items: number;
-    invalid: number;
-  },
-  context: WriteContext,
-): Promise<void> {
-  await (await queriesOf(store)).run(
+/** An entity read that stores nothing (a 404 or 403), stamped with the newest audit record it caught up with. */
+export async function recordEntityFetch(store: AnyStore, fetch: EntityFetch, context: WriteContext) {
+  await recordEntityFetchIn(await queriesOf(store), fetch, context);
+}
+
+async function recordEntityFetchIn(q: Queries, fetch: EntityFetch, context: WriteContext): Promise<void> {
+  await q.run(
     sql`INSERT INTO entity_fetches (kind, entity_key, outcome, items, invalid, audit_seq, fetched_at, sync_run_id)
         VALUES (${fetch.kind}, ${fetch.key}, ${fetch.outcome}, ${fetch.items}, ${fetch.invalid},
           (SELECT coalesce(max(seq), 0) FROM audit_logs), ${context.now}, ${context.runId})`,

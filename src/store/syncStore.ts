@@ -65,7 +65,6 @@ export {
   storedVersionKeys,
 } from "./entityQueries.ts";
 export {
-  quarantineEntityItems,
   recordEntityFetch,
   writeConfigVersions,
   writeExperimentSnapshots,

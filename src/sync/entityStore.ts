@@ -1,7 +1,8 @@
-// A read's outcome into the store and the pass's summary: the fetch recorded, invalid items kept in
-// quarantine, the items stored by kind (config versions then linked and diffed), a 403 stopping the pass.
+// A read's outcome into the store and the pass's summary: an ok read's items stored by kind (config
+// versions linked and diffed) in one transaction with its fetch row and its invalid items (quarantined,
+// never dropped); a 404 or 403 recorded alone, a 403 stopping the pass.
 import type { EntityKind } from "../api/entities.ts";
-import { linkAndDiffConfig, quarantineEntityItems, recordEntityFetch } from "../store/syncStore.ts";
+import { recordEntityFetch, type WriteContext } from "../store/syncStore.ts";
 import { storeConfigVersions, storeExperimentSnapshots, storeMetricSnapshots } from "./entityChanges.ts";
 import type { DueRead } from "./entityDue.ts";
 import type { Fetched, OkItems } from "./entityReads.ts";
@@ -22,14 +23,10 @@ export class EntityWriter {
   async store(entity: DueRead, fetched: Fetched): Promise<void> {
     const { kind, key } = entity;
     const { result } = fetched;
-    const { store } = this.run;
-    const items = result.status === "ok" ? result.items.length : 0;
-    const invalid = result.status === "ok" ? result.invalid.length : 0;
     this.count(kind);
-    await recordEntityFetch(store, { kind, key, outcome: result.status, items, invalid }, this.context());
-    // Never dropped: an item that fails its schema is kept whole in quarantine with its issues.
-    if (result.status === "ok" && invalid > 0) {
-      await quarantineEntityItems(store, result.invalid, result.requestPath, this.context());
+    if (result.status !== "ok") {
+      const fetch = { kind, key, outcome: result.status, items: 0, invalid: 0 };
+      await recordEntityFetch(this.run.store, fetch, this.context());
     }
     if (result.status === "forbidden") {
       this.summary.forbidden = true;
@@ -43,13 +40,25 @@ export class EntityWriter {
       this.summary.notFound.push(`${kind}:${key}`);
       return;
     }
-    this.summary.invalid += invalid;
+    this.summary.invalid += result.invalid.length;
+    // The read's fetch row and invalid items are written in the transaction of its items: a write that
+    // fails leaves the entity due for the next run.
+    const read = {
+      kind,
+      key,
+      outcome: "ok" as const,
+      items: result.items.length,
+      invalid: result.invalid.length,
+      invalidItems: result.invalid,
+      requestPath: result.requestPath,
+    };
+    const context = { ...this.context(), read };
     if (fetched.kind === "config_versions" && fetched.result.status === "ok")
-      await this.storeVersions(key, fetched.result.items);
+      await this.storeVersions(key, fetched.result.items, context);
     else if (fetched.kind === "layer_experiments" && fetched.result.status === "ok")
-      await this.storeExperiments(key, fetched.result.items);
+      await this.storeExperiments(key, fetched.result.items, context);
     else if (fetched.kind === "event_metrics" && fetched.result.status === "ok")
-      await this.storeMetrics(key, fetched.result.items);
+      await this.storeMetrics(key, fetched.result.items, context);
   }
 
   private count(kind: EntityKind): void {
@@ -58,7 +67,7 @@ export class EntityWriter {
     else this.summary.events += 1;
   }
 
-  private async storeVersions(key: string, items: OkItems<"config_versions">) {
+  private async storeVersions(key: string, items: OkItems<"config_versions">, context: WriteContext) {
     const { store } = this.run;
     const versions = items.map(({ record, raw }) => ({
       configId: record.id,
@@ -68,13 +77,13 @@ export class EntityWriter {
       lastModifierName: record.lastModifierName ?? null,
       raw,
     }));
-    const stored = await storeConfigVersions(store, key, versions, this.context());
+    // Linked and diffed in the same transaction.
+    const stored = await storeConfigVersions(store, key, versions, context);
     this.summary.newVersions += stored.inserted;
     this.summary.mutatedVersions.push(...stored.mutations);
-    await linkAndDiffConfig(store, key);
   }
 
-  private async storeExperiments(layer: string, items: OkItems<"layer_experiments">) {
+  private async storeExperiments(layer: string, items: OkItems<"layer_experiments">, context: WriteContext) {
     const snapshots = items.map(({ record, raw }) => ({
       id: record.id,
       name: record.name,
@@ -85,17 +94,12 @@ export class EntityWriter {
       this.run.store,
       layer,
       snapshots,
-      this.context(),
+      context,
     );
   }
 
-  private async storeMetrics(event: string, items: OkItems<"event_metrics">) {
+  private async storeMetrics(event: string, items: OkItems<"event_metrics">, context: WriteContext) {
     const snapshots = items.map(({ record, raw }) => ({ id: record.id, raw }));
-    this.summary.metricSnapshots += await storeMetricSnapshots(
-      this.run.store,
-      event,
-      snapshots,
-      this.context(),
-    );
+    this.summary.metricSnapshots += await storeMetricSnapshots(this.run.store, event, snapshots, context);
   }
 }

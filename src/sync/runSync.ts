@@ -3,7 +3,8 @@
 // their progress), then checks coverage by count. A run killed at any instant resumes from the stored
 // plan: finished windows and committed pages are not read again.
 import type { ConsoleClient } from "../api/client.ts";
-import { LockedError } from "../errors.ts";
+import type { LockedError } from "../errors.ts";
+import { startHeartbeat } from "../heartbeat.ts";
 import {
   acquireLease,
   backfillRuleDiffs,
@@ -66,20 +67,22 @@ async function startUnderLease(store: Store, o: ResolvedSyncOptions, filterKey: 
   }
 }
 
-/** Keeps the lease alive; losing it stops the run (another process may now write). */
+/**
+ * Keeps the lease alive; losing it (another holder has it, or the TTL passed without a renewal) stops the
+ * run: another process may now write. A renewal that fails transiently (busy) is tried at the next beat.
+ */
 function keepLease(store: Store, o: ResolvedSyncOptions, holder: string, controller: AbortController) {
   const state: { lost?: LockedError } = {};
-  const timer = setInterval(
-    () => {
-      renewLease(store, SYNC_LEASE, holder, o.leaseTtlMs, o.now()).catch((error: unknown) => {
-        state.lost = error instanceof LockedError ? error : new LockedError(describeError(error));
-        controller.abort(state.lost);
-      });
+  const heartbeat = startHeartbeat({
+    renew: () => renewLease(store, SYNC_LEASE, holder, o.leaseTtlMs, o.now()),
+    ttlMs: o.leaseTtlMs,
+    now: o.now,
+    onLost: (error) => {
+      state.lost = error;
+      controller.abort(error);
     },
-    Math.max(250, Math.floor(o.leaseTtlMs / 3)),
-  );
-  timer.unref();
-  return { state, stop: () => clearInterval(timer) };
+  });
+  return { state, stop: heartbeat.stop };
 }
 
 type Parts = {

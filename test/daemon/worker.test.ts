@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { type Cycle, DAEMON_LEASE, runOnce, runWorker } from "../../src/daemon/worker.ts";
 import { LockedError } from "../../src/errors.ts";
 import { createLogger } from "../../src/log.ts";
-import { readLease } from "../../src/store/leases.ts";
+import { acquireLease, readLease, releaseLease } from "../../src/store/leases.ts";
 import { openStore, type Store } from "../../src/store/open.ts";
 
 const opened: Store[] = [];
@@ -93,6 +93,42 @@ describe("daemon worker", () => {
     expect(cyclesA).toBeGreaterThanOrEqual(2);
     expect(cyclesB).toBe(0);
     expect(b.events.filter((e) => e.event === "tick.skipped").length).toBeGreaterThanOrEqual(2);
+  });
+
+  it("a tick that takes the lease as the worker is stopped starts no cycle, and the stop releases the lease", async () => {
+    const store = tempStore();
+    const other = tempStore(store.path);
+    await acquireLease(other, DAEMON_LEASE, "test/other/daemon", 60_000);
+    const stop = new AbortController();
+    const events: string[] = [];
+    let startRefused!: () => void;
+    const refused = new Promise<void>((resolve) => {
+      startRefused = resolve;
+    });
+    const log = createLogger({
+      json: true,
+      write: (line) => {
+        const { event } = JSON.parse(line) as { event: string };
+        events.push(event);
+        if (event === "lease.busy") startRefused();
+        // The stop arrives while a tick holds the lease it has just taken, before the tick goes on.
+        if (event === "lease.acquired") stop.abort();
+      },
+    });
+    let cycles = 0;
+    const done = runWorker(
+      { store, log, cycle: async () => ({ ok: true, fields: { n: ++cycles } }) },
+      { cron: "* * * * * *", timezone: "UTC", holder: "test/1/daemon", leaseTtlMs: 5_000 },
+      stop.signal,
+    );
+    await refused; // the worker's start found the lease held; the next tick takes it
+    await releaseLease(other, DAEMON_LEASE, "test/other/daemon");
+    await done;
+
+    expect(cycles).toBe(0);
+    expect(events).not.toContain("cycle.start");
+    expect(events.at(-1)).toBe("daemon.stop");
+    expect(await readLease(store, DAEMON_LEASE)).toBeUndefined();
   });
 
   it("--once refuses with LockedError while another worker holds the lease, and a failed cycle reports ok=false", async () => {

@@ -80,7 +80,8 @@ describe("flagtrail daemon", () => {
     );
     // SIGTERM, then the running cycle ends (interrupted), then the worker stops.
     const order = firstEvents.map((e) => e.event);
-    expect(order.indexOf("signal")).toBeLessThan(order.lastIndexOf("cycle.end"));
+    expect(order.indexOf("signal")).toBeLessThan(order.lastIndexOf("cycle.interrupted"));
+    expect(order.lastIndexOf("cycle.interrupted")).toBeGreaterThan(order.lastIndexOf("cycle.end"));
     expect(order.at(-1)).toBe("daemon.stop");
     const secondEvents = logEvents(secondResult.stderr);
     expect(secondEvents.filter((e) => e.event === "tick.skipped").length).toBeGreaterThanOrEqual(2);
@@ -151,6 +152,36 @@ describe("flagtrail daemon", () => {
     const status = await runCliInProcess(["status", "--db", db], { env });
     expect(status.stdout).toContain(`Daemon's last cycle:`);
     expect(status.stdout).toContain(`ok, report ${from} .. ${to}`);
+  });
+
+  it("--once stopped by SIGTERM mid-cycle exits 1 and is recorded as interrupted, not ok", async () => {
+    // Every request is held 1 s by the server: once one has arrived, the cycle's sync is waiting on it.
+    const sim = await startSim({ records: 600, days: 100, faults: { latencyMs: 1000 } });
+    const db = tempDbPath();
+    const out = join(dirname(db), "reports");
+    const env = simEnv(sim, db);
+    const once = spawnDaemon(["--once", "--since", daysAgo(105), "--report", "daily", "--out", out], env);
+    await waitUntil(() => requestsServed(sim) > 0, "a request of the cycle held by the server");
+    once.child().kill("SIGTERM");
+    const result = await once.done;
+    expect(result.code).toBe(1);
+    const sentences = result.stderr.split("\n").filter((line) => line !== "" && !line.startsWith("{"));
+    expect(sentences).toEqual([
+      "flagtrail: The cycle was interrupted; everything fetched so far is stored. Run it again to resume.",
+    ]);
+    const events = logEvents(result.stderr).map((e) => e.event);
+    expect(events).toContain("cycle.interrupted");
+    expect(events).not.toContain("cycle.end");
+    // No report was written, and status shows the cycle as interrupted.
+    expect(() => readdirSync(out)).toThrow(/ENOENT/);
+    expect(runs(db).map((r) => r.outcome)).toEqual(["interrupted"]);
+    const last = withDb(
+      db,
+      (d) => d.prepare("SELECT value FROM meta WHERE key = 'daemon.last_cycle'").pluck().get() as string,
+    );
+    expect(JSON.parse(last)).toMatchObject({ ok: false, interrupted: true, outcome: "interrupted" });
+    const status = await runCliInProcess(["status", "--db", db], { env });
+    expect(status.stdout).toMatch(/Daemon's last cycle: \S+ interrupted\n/);
   });
 
   it("--since starts the history: once a checkpoint exists, a cycle continues from it", async () => {

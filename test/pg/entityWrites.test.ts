@@ -17,7 +17,6 @@ import {
   configsDueForVersions,
   layersDueForExperiments,
   openStore,
-  quarantineEntityItems,
   recordEntityFetch,
   type Store,
 } from "../../src/store/syncStore.ts";
@@ -251,13 +250,24 @@ describe("entity history on PostgreSQL and SQLite", () => {
       raw: { id: "again", version: "one" },
       issues: [{ code: "custom", path: ["version"], message: "bad" }],
     };
-    const context = { runId: null, now: T0 + 120_000 };
+    // Invalid items reach the quarantine with the ok read that returned them, in its transaction.
+    const read = { kind: "event_metrics", key: "again", outcome: "ok" as const, items: 1, invalid: 1 };
     for (const store of [lite, postgres]) {
-      expect(await quarantineEntityItems(store, [item], "/x", context)).toBe(1);
-      expect(await quarantineEntityItems(store, [item], "/x", context)).toBe(0);
-      expect(await quarantineEntityItems(store, [{ ...item, raw: { id: "next" } }], "/x", context)).toBe(1);
+      for (const invalidItems of [[item], [item], [{ ...item, raw: { id: "next" } }]]) {
+        const context = {
+          runId: null,
+          now: T0 + 120_000,
+          read: { ...read, invalidItems, requestPath: "/x" },
+        };
+        await storeMetricSnapshots(store, "again", [], context);
+      }
     }
     const tables = await tablesOf();
+    // The item seen twice is kept once (and SQLite's rows are PostgreSQL's, below).
+    const atX = (tables.pg.quarantine as { request_path: string; record_id: string }[]).filter(
+      (row) => row.request_path === "/x",
+    );
+    expect(atX.map((row) => row.record_id)).toEqual(["again", "next"]);
     expect(tables.pg.quarantine).toEqual(tables.lite.quarantine);
     expect(tables.pg.meta).toEqual(tables.lite.meta);
   });

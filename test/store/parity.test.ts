@@ -34,7 +34,6 @@ import {
   linkAndDiffConfig,
   openCoverageDays,
   openStore,
-  quarantineEntityItems,
   readCoverage,
   readPendingCoverageDays,
   recordEntityFetch,
@@ -273,6 +272,16 @@ describe("entity writes on both engines", () => {
   });
   const experiment = (id: string, status: string) => ({ id, name: `exp ${id}`, status, raw: { id, status } });
 
+  const badRead = {
+    kind: "layer_experiments",
+    key: "layer2",
+    outcome: "ok" as const,
+    items: 1,
+    invalid: 1,
+    invalidItems: [{ raw: { id: "bad" }, issues: [] } as never],
+    requestPath: "/layers/x",
+  };
+
   async function write(store: Store) {
     const results = [
       await storeConfigVersions(store, "parity_config", [version(2), version(1)], ctx),
@@ -292,9 +301,9 @@ describe("entity writes on both engines", () => {
         ctx,
       ),
       await storeMetricSnapshots(store, "purchase", [{ id: "m1", raw: { id: "m1" } }], ctx),
-      await quarantineEntityItems(store, [{ raw: { id: "bad" }, issues: [] } as never], "/layers/x", ctx),
-      // The same item again: not new.
-      await quarantineEntityItems(store, [{ raw: { id: "bad" }, issues: [] } as never], "/layers/x", ctx),
+      // An ok read with an invalid item, twice: quarantined once, with its fetch row.
+      await storeExperimentSnapshots(store, "layer2", [], { ...ctx, read: badRead }),
+      await storeExperimentSnapshots(store, "layer2", [], { ...ctx, read: badRead }),
     ];
     await recordEntityFetch(
       store,
@@ -314,8 +323,9 @@ describe("entity writes on both engines", () => {
             FROM config_version_changes ORDER BY id`,
       ),
       fetches: await q.all(
-        sql`SELECT kind, entity_key, outcome, items, invalid, audit_seq FROM entity_fetches`,
+        sql`SELECT kind, entity_key, outcome, items, invalid, audit_seq FROM entity_fetches ORDER BY id`,
       ),
+      quarantined: await q.all(sql`SELECT record_id, request_path FROM quarantine`),
     }));
     return { results, chain, derived };
   }
@@ -328,8 +338,14 @@ describe("entity writes on both engines", () => {
       2,
       1,
       1,
-      1,
       0,
+      0,
+    ]);
+    expect(sqlite.derived.quarantined).toEqual([{ record_id: "bad", request_path: "/layers/x" }]);
+    expect(sqlite.derived.fetches.map((f) => (f as { entity_key: string }).entity_key)).toEqual([
+      "layer2",
+      "layer2",
+      "parity_config",
     ]);
     expect(sqlite.chain.all.map((r) => [r.tbl, r.entity_seq])).toEqual([
       ["config_versions", 1],

@@ -324,6 +324,44 @@ describe("runSync", () => {
     expect(sqliteOf(store).prepare("SELECT count(*) FROM sync_runs").pluck().get()).toBe(0);
   });
 
+  it("goes on when a lease renewal fails once (the database busy), and finishes ok", async () => {
+    const store = openStore(":memory:");
+    const sqlite = sqliteOf(store);
+    // Every renewal of the lease fails while `failing` (a statement refused, as SQLITE_BUSY would be).
+    let failing = false;
+    let failures = 0;
+    sqlite.function("renewal_fails", () => {
+      if (!failing) return 0;
+      failures += 1;
+      return 1;
+    });
+    sqlite.exec(`CREATE TEMP TRIGGER renewal_busy BEFORE UPDATE OF expires_at ON leases WHEN renewal_fails()
+      BEGIN SELECT RAISE(ABORT, 'database is locked'); END`);
+    // The first request waits until a renewal has failed: the run is under way meanwhile.
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const client = new (class extends FakeConsoleClient {
+      override async listAuditLogs(query: AuditLogQuery, signal?: AbortSignal) {
+        if (this.queries.length === 0) await held;
+        return super.listAuditLogs(query, signal);
+      }
+    })(history(30, 3));
+    const run = runSync(store, client, { ...base, leaseTtlMs: 1_000 });
+    failing = true;
+    while (failures === 0) await new Promise((resolve) => setTimeout(resolve, 20));
+    failing = false;
+    release();
+
+    const summary = await run;
+    expect(failures).toBe(1);
+    expect(summary.outcome).toBe("ok");
+    expect(storedIds(store)).toEqual(client.ids().sort());
+    expect(runRows(store).map((r) => r.outcome)).toEqual(["ok"]);
+    expect(sqlite.prepare("SELECT count(*) FROM leases").pluck().get()).toBe(0);
+  });
+
   it("re-reads a day whose server total exceeds the local count, and reports days still short", async () => {
     const store = openStore(":memory:");
     const client = new FakeConsoleClient(history(20, 4));
