@@ -3,6 +3,7 @@
 // outside the store (src/controls/waiverChain.ts): the store only keeps the rows in order.
 import type { AnyStore } from "../openAny.ts";
 import { inTransaction, queriesOf, sql } from "../query.ts";
+import { lockControlWrites } from "./writeLock.ts";
 
 export interface WaiverRow {
   seq: number;
@@ -28,6 +29,7 @@ export async function appendWaiver(
   make: (previous: { seq: number; chain_hash: string } | null) => WaiverRow,
 ): Promise<WaiverRow> {
   return inTransaction(store, async (q) => {
+    await lockControlWrites(q);
     const previous = await q.get<{ seq: number; chain_hash: string }>(
       sql`SELECT seq, chain_hash FROM control_waivers ORDER BY seq DESC LIMIT 1`,
     );
