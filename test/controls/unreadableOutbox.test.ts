@@ -12,6 +12,7 @@ import { type NewFinding, writeCheck } from "../../src/store/controls/findings.t
 import { waitingAlerts } from "../../src/store/controls/outbox.ts";
 import { closeProjectStores, openStoreProjects, type ProjectStore } from "../../src/store/projectStores.ts";
 import { queriesOf, sql } from "../../src/store/query.ts";
+import { runCliInProcess } from "../helpers/inProcessCli.ts";
 import { type NdjsonReceiver, startNdjson } from "../sinks/receivers.ts";
 
 const finding = (n: number): NewFinding => ({
@@ -145,6 +146,15 @@ describe("an unreadable outbox row", () => {
     expect(waiting.map((w) => [w.sink, Number(w.waiting)])).toEqual([["pager", 2]]);
     expect([NOT_JSON, noFinding]).toContain(waiting[0]!.lastError);
     expect(received()).toEqual(["rr:rec1"]);
+    // `status` says so too.
+    const status = await runCliInProcess(["status", "--db", join(dir, "flagtrail.db")]);
+    expect(status.stdout.split("\n").filter((l) => l.startsWith("Alerts:"))).toEqual([
+      `Alerts: 2 undelivered (sink "pager" 2, last error: ${waiting[0]!.lastError})`,
+    ]);
+    const json = await runCliInProcess(["status", "--db", join(dir, "flagtrail.db"), "--json"]);
+    expect(JSON.parse(json.stdout).controls.undelivered).toEqual([
+      { sink: "pager", alerts: 2, lastError: waiting[0]!.lastError },
+    ]);
   });
 
   it("to a SIEM sink: fails alone; the rest of its batch is delivered and the delivery does not throw", async () => {
