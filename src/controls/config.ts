@@ -135,7 +135,10 @@ const sinkSchema = z.discriminatedUnion(
   { error: () => "must be one of webhook, slack, exec, splunk-hec, http, syslog" },
 );
 
-export type Sink = z.infer<typeof sinkSchema>;
+type ParsedSink = z.infer<typeof sinkSchema>;
+/** An exec sink with `hiddenEnv`: the variables its program is run without (secretEnvNames). */
+type ExecSink = Extract<ParsedSink, { kind: "exec" }> & { hiddenEnv: readonly string[] };
+export type Sink = Exclude<ParsedSink, { kind: "exec" }> | ExecSink;
 export type SinkOf<K extends Sink["kind"]> = Extract<Sink, { kind: K }>;
 /** The sinks that receive the records too (a cursor each), not only the findings' alerts. */
 export type SiemSink = Extract<Sink, { kind: (typeof SIEM_KINDS)[number] }>;
@@ -177,11 +180,40 @@ function assertUnique(names: string[], what: string, file: string): void {
   }
 }
 
+/**
+ * The variables the config names as holding a secret, each sink's and each project's API key's: an exec
+ * sink's program is run without them (it needs none, and could log or pass on what it is given).
+ */
+function secretEnvNames(sinks: readonly ParsedSink[], projects: Record<string, { apiKeyEnv?: string }>) {
+  const names = Object.values(projects).map((p) => p.apiKeyEnv);
+  for (const sink of sinks) names.push(...sinkSecretEnv(sink));
+  return names.filter((name): name is string => name !== undefined);
+}
+
+function sinkSecretEnv(sink: ParsedSink): (string | undefined)[] {
+  // Every kind says which of its fields name a secret's variable: a new kind cannot forget to.
+  switch (sink.kind) {
+    case "webhook":
+      return [sink.secretEnv];
+    case "slack":
+      return [sink.urlEnv];
+    case "splunk-hec":
+      return [sink.tokenEnv];
+    case "http":
+      return Object.values(sink.headersEnv);
+    case "exec":
+    case "syslog":
+      return [];
+  }
+}
+
 /** The controls and sinks of a config file's text; every problem is a UsageError naming the control. */
 export function parseControlsConfig(text: string, file: string): ControlsConfig {
   const config = parseConfigFile(text, file);
   const controls = parseList(controlSchema, "controls", config.controls ?? [], file);
-  const sinks = parseList(sinkSchema, "sinks", config.sinks ?? [], file);
+  const parsed = parseList(sinkSchema, "sinks", config.sinks ?? [], file);
+  const hiddenEnv = secretEnvNames(parsed, config.projects ?? {});
+  const sinks = parsed.map((s): Sink => (s.kind === "exec" ? { ...s, hiddenEnv } : s));
   assertUnique(
     controls.map((c) => c.id),
     "controls",

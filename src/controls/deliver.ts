@@ -4,6 +4,7 @@
 // accepted, before the mark), always under the same finding id. An alert carries the finding's waiver as
 // it is when sent (as `check --format json` prints it then), not as it was when the alert was queued.
 
+import { z } from "zod";
 import { dueAlerts, markDelivered, markFailed, type OutboxRow } from "../store/controls/outbox.ts";
 import { readWaivers } from "../store/controls/waivers.ts";
 import type { AnyStore } from "../store/openAny.ts";
@@ -28,19 +29,42 @@ function send(sink: AlertSink, row: OutboxRow): Promise<string | null> {
 }
 
 /**
+ * A due alert; `unreadable` says why its row cannot be sent (its payload not JSON, or not a finding): the
+ * row is then marked failed with that error, alone, on every delivery, and the others go out.
+ */
+export type DueAlert = OutboxRow & { unreadable: string | null };
+
+/** Why an outbox row cannot be read, as its last_error (the finding id, never the payload). */
+export const unreadableRow = (row: OutboxRow, why: string): string =>
+  `the outbox row of finding ${row.finding_id} cannot be read (${why})`;
+
+const alertBodySchema = z.looseObject({ finding: z.looseObject({}) });
+
+function withWaiver(row: OutboxRow, waivers: ReadonlyMap<string, unknown>): DueAlert {
+  let json: unknown;
+  try {
+    json = JSON.parse(row.payload);
+  } catch {
+    return { ...row, unreadable: unreadableRow(row, "its payload is not JSON") };
+  }
+  if (!alertBodySchema.safeParse(json).success)
+    return { ...row, unreadable: unreadableRow(row, "its payload holds no finding") };
+  // The body as parsed, not as the schema rebuilds it: each key keeps its place, and the receiver sees
+  // the body `check --format json` would print.
+  const body = json as { finding: Record<string, unknown> };
+  const finding = { ...body.finding, waiver: waivers.get(row.finding_id) ?? null };
+  return { ...row, payload: JSON.stringify({ ...body, finding }), unreadable: null };
+}
+
+/**
  * The alerts due at `now`, each payload's `waiver` set to the one in force now: a finding waived after its
  * alert was queued goes out with its waiver (a receiver can tell an accepted finding), not with null.
  */
-export async function dueAlertsNow(store: AnyStore, now: number): Promise<OutboxRow[]> {
+export async function dueAlertsNow(store: AnyStore, now: number): Promise<DueAlert[]> {
   const due = await dueAlerts(store, now);
-  if (due.length === 0) return due;
+  if (due.length === 0) return [];
   const waivers = waiversInForce(await readWaivers(store), new Date(now).toISOString().slice(0, 10));
-  return due.map((row) => {
-    const body = JSON.parse(row.payload) as { finding: Record<string, unknown> };
-    // The key keeps its place: the receiver sees the body `check --format json` would print.
-    const finding = { ...body.finding, waiver: waivers.get(row.finding_id) ?? null };
-    return { ...row, payload: JSON.stringify({ ...body, finding }) };
-  });
+  return due.map((row) => withWaiver(row, waivers));
 }
 
 interface DeliveryCount {
@@ -65,7 +89,7 @@ export async function deliverAlerts(
     if (stop?.aborted) break;
     const sink = byName.get(row.sink);
     if (!sink) continue;
-    const error = await send(sink, row);
+    const error = row.unreadable ?? (await send(sink, row));
     if (error === null) {
       await markDelivered(store, row, Date.now());
       count.delivered += 1;

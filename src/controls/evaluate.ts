@@ -2,8 +2,8 @@
 // are in ./inputs.ts; nothing here touches the store.
 import type { ReviewPair } from "../report/reviewPairing.ts";
 import { isSelfApproval } from "../report/reviewPairing.ts";
-import { REVIEW_WINDOW_MS } from "../report/reviews.ts";
-import type { ChangeRow, UnreviewedRow } from "../store/reportQueries.ts";
+import { APPROVING_FLOW, REVIEW_WINDOW_MS } from "../report/reviews.ts";
+import type { ChangeRow, ReportRows, UnreviewedRow } from "../store/reportQueries.ts";
 import type { Control, RecordControl, Severity } from "./config.ts";
 import { localTime } from "./localTime.ts";
 
@@ -25,7 +25,7 @@ export interface ControlInputs {
   start: number;
   end: number;
   /** Experiment state changes and config edits of the period, review records excluded. */
-  changes: readonly ChangeRow[];
+  changes: readonly ReportRows["controlChanges"][];
   /** The report's changes without an approved review before them. */
   unreviewed: readonly UnreviewedRow[];
   /** Approvals paired with their requests, from a review window before the period to after it. */
@@ -68,43 +68,48 @@ function draftOf(row: ChangeRow | UnreviewedRow, message: string, actor?: string
 const HOUR = 3_600_000;
 const DAY = 86_400_000;
 
-/**
- * The approvals of each entity name, in the order of `pairs` (the lookups below keep its order, so
- * they answer exactly as a scan of every pair would). Built once per inputs: a scan per change was
- * quadratic on a large month (issue 23).
- */
-const approvalsByName = new WeakMap<readonly ReviewPair[], Map<string, ReviewPair[]>>();
+type Change = ControlInputs["changes"][number];
 
-function approvalsOf(pairs: readonly ReviewPair[], name: string): readonly ReviewPair[] {
-  let index = approvalsByName.get(pairs);
+/**
+ * The approvals of each flow and entity name, in the order of `pairs` (the lookups below keep its order,
+ * so they answer exactly as a scan of every pair would). Built once per inputs: a scan per change was
+ * quadratic on a large month (issue 23). Per flow as the report pairs them: an experiment's review does
+ * not cover a config of the same name.
+ */
+const approvalsByEntity = new WeakMap<readonly ReviewPair[], Map<string, ReviewPair[]>>();
+
+const entityKey = (flow: string, name: string) => `${flow}\u0000${name}`;
+
+function approvalsOf(pairs: readonly ReviewPair[], change: Change): readonly ReviewPair[] {
+  let index = approvalsByEntity.get(pairs);
   if (!index) {
     index = new Map();
     for (const p of pairs) {
-      const list = index.get(p.accept.name);
+      const key = entityKey(p.accept.entity, p.accept.name);
+      const list = index.get(key);
       if (list) list.push(p);
-      else index.set(p.accept.name, [p]);
+      else index.set(key, [p]);
     }
-    approvalsByName.set(pairs, index);
+    approvalsByEntity.set(pairs, index);
   }
-  return index.get(name) ?? [];
+  const flow = APPROVING_FLOW[change.category];
+  return flow === undefined ? [] : (index.get(entityKey(flow, change.name)) ?? []);
 }
 
-/** The approval of the same entity that follows `at` within `ms`, if any. */
-function approvalAfter(
-  pairs: readonly ReviewPair[],
-  name: string,
-  at: number,
-  ms: number,
-): ReviewPair | null {
+/** The approval of the change's entity that follows it within `ms`, if any. */
+function approvalAfter(pairs: readonly ReviewPair[], change: Change, ms: number): ReviewPair | null {
+  const at = change.occurred_at;
   return (
-    approvalsOf(pairs, name).find((p) => p.accept.occurred_at > at && p.accept.occurred_at <= at + ms) ?? null
+    approvalsOf(pairs, change).find((p) => p.accept.occurred_at > at && p.accept.occurred_at <= at + ms) ??
+    null
   );
 }
 
-/** The latest approval of the same entity at or before `at`, within the review window. */
-function approvalBefore(pairs: readonly ReviewPair[], name: string, at: number): ReviewPair | null {
+/** The latest approval of the change's entity at or before it, within the review window. */
+function approvalBefore(pairs: readonly ReviewPair[], change: Change): ReviewPair | null {
+  const at = change.occurred_at;
   let found: ReviewPair | null = null;
-  for (const p of approvalsOf(pairs, name)) {
+  for (const p of approvalsOf(pairs, change)) {
     const t = p.accept.occurred_at;
     if (t <= at && t >= at - REVIEW_WINDOW_MS) found = p;
   }
@@ -124,7 +129,7 @@ function changeWindow(control: Of<"change-window">, inputs: ControlInputs): Draf
     const where = `${local.weekday} ${local.hhmm} ${control.zone}`;
     if (emergency?.test(change.change_log ?? "")) {
       const within = control.postReviewDays * DAY;
-      if (approvalAfter(inputs.pairs, change.name, change.occurred_at, within)) continue;
+      if (approvalAfter(inputs.pairs, change, within)) continue;
       // The review may still come: a finding only once its time is up.
       if (inputs.now < change.occurred_at + within) continue;
       drafts.push(
@@ -156,7 +161,7 @@ function selfApproved(control: Of<"no-self-approval">, inputs: ControlInputs): D
     .map((p) => draftOf({ ...p.accept, category: "" }, "review approved by the person who requested it"));
   for (const change of inputs.changes) {
     if (!inScope(control, change.name, change.action_type) || !change.updated_by_user_id) continue;
-    const review = approvalBefore(inputs.pairs, change.name, change.occurred_at);
+    const review = approvalBefore(inputs.pairs, change);
     if (review?.accept.updated_by_user_id !== change.updated_by_user_id) continue;
     drafts.push(draftOf(change, "change made by the person who approved its review"));
   }
@@ -168,7 +173,7 @@ function ticketReference(control: Of<"ticket-reference">, inputs: ControlInputs)
   const result: Evaluation = { drafts: [], tickets: [] };
   for (const change of inputs.changes) {
     if (!inScope(control, change.name, change.action_type)) continue;
-    const review = approvalBefore(inputs.pairs, change.name, change.occurred_at);
+    const review = approvalBefore(inputs.pairs, change);
     const texts = [change.change_log, review?.request.change_log, review?.accept.change_log];
     const ticket = texts.map((t) => pattern.exec(t ?? "")?.[0]).find((t) => t !== undefined);
     if (ticket !== undefined) result.tickets.push({ recordId: change.id, ticket });

@@ -4,7 +4,12 @@
 
 import { ACTION_TYPE_CATEGORIES } from "../api/actionCategories.ts";
 import { keysetPages } from "../keyset.ts";
-import { REVIEW_EXEMPT_ACTION_TYPES, REVIEW_FLOWS, REVIEW_WINDOW_MS } from "../report/reviews.ts";
+import {
+  APPROVING_FLOW,
+  REVIEW_EXEMPT_ACTION_TYPES,
+  REVIEW_FLOWS,
+  REVIEW_WINDOW_MS,
+} from "../report/reviews.ts";
 import { readExportBatch, readRecordBatch } from "../store/export/records.ts";
 import type { AnyStore } from "../store/openAny.ts";
 import { recordEventId, recordToOcsf } from "./ocsfRecords.ts";
@@ -40,8 +45,8 @@ export interface EventBatch {
 const APPROVAL_FLOWS = (() => {
   const reviewTypes = new Set<string>(REVIEW_FLOWS.flatMap((f) => [f.create, f.accept, f.reject, f.delete]));
   const exempt = new Set<string>(REVIEW_EXEMPT_ACTION_TYPES);
-  return REVIEW_FLOWS.filter((f) => f.entity === "experiment" || f.entity === "config").map((f) => {
-    const category = f.entity === "experiment" ? "experiment_state_change" : "config_edit";
+  return Object.entries(APPROVING_FLOW).map(([category, entity]) => {
+    const f = REVIEW_FLOWS.find((flow) => flow.entity === entity)!;
     const changeTypes = [...ACTION_TYPE_CATEGORIES]
       .filter(([type, c]) => c === category && !exempt.has(type) && !reviewTypes.has(type))
       .map(([type]) => type);

@@ -50,6 +50,16 @@ export const REVIEW_FLOWS: readonly ReviewFlow[] = [
 ];
 
 /**
+ * The review flow (its `entity`) whose approvals cover a change of each category: the report pairs changes
+ * and approvals per kind of entity, so an experiment's review says nothing of a config of the same name.
+ * The controls and the export's approval lookup both read this.
+ */
+export const APPROVING_FLOW: Readonly<Record<string, string>> = {
+  config_edit: "config",
+  experiment_state_change: "experiment",
+};
+
+/**
  * How long an approval covers later changes of its entity, and how far back a review request is looked
  * for: an approval older than this does not make today's change reviewed. It also bounds how much
  * history the review section reads, whatever the size of the store.

@@ -4,7 +4,9 @@ import { describe, expect, it } from "vitest";
 import { parseControlsConfig } from "../../src/controls/config.ts";
 import { type ControlInputs, evaluate } from "../../src/controls/evaluate.ts";
 import type { ReviewPair } from "../../src/report/reviewPairing.ts";
-import type { ChangeRow, ReviewRecord } from "../../src/store/reportQueries.ts";
+import type { ReviewRecord } from "../../src/store/reportQueries.ts";
+
+type Change = ControlInputs["changes"][number];
 
 const HOUR = 3_600_000;
 const START = Date.UTC(2023, 5, 5); // a Monday
@@ -50,11 +52,12 @@ function record(
   };
 }
 
-function change(name: string, at: number, user: string, log: string): ChangeRow {
+function change(name: string, at: number, user: string, log: string): Change {
   return {
     id: `c-${name}-${at}`,
     occurred_at: at,
     name,
+    category: "config_edit",
     action_type: "config_conditions_update",
     updated_by: user,
     updated_by_user_id: user,
@@ -69,7 +72,7 @@ function pair(name: string, at: number, approver: string, log: string): ReviewPa
   };
 }
 
-function inputsOf(changes: ChangeRow[], pairs: readonly ReviewPair[]): ControlInputs {
+function inputsOf(changes: Change[], pairs: readonly ReviewPair[]): ControlInputs {
   return {
     now: START + 30 * 86_400_000,
     start: START,
@@ -99,7 +102,7 @@ describe("the record controls' approval lookups", () => {
   it("read each approval a bounded number of times, not once per change", () => {
     const entities = 200;
     const pairs: ReviewPair[] = [];
-    const changes: ChangeRow[] = [];
+    const changes: Change[] = [];
     for (let e = 0; e < entities; e += 1) {
       pairs.push(pair(`entity_${e}`, START + 9 * HOUR, "approver", "approved FT-1"));
       changes.push(change(`entity_${e}`, START + 10 * HOUR, "someone", "no ticket"));

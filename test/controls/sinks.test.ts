@@ -284,6 +284,57 @@ describe("exec sink", () => {
     expect((await outbox()).map((r) => Number(r.attempts))).toEqual([2, 2, 2]);
   });
 
+  it("runs the program without flagtrail's secrets or any the config names, ordinary variables kept", async () => {
+    const dump = join(dir, "env.json");
+    const printer = script(`
+      import { writeFileSync } from "node:fs";
+      writeFileSync(process.argv[2], JSON.stringify(process.env));
+    `);
+    const secrets: Record<string, string> = {
+      FLAGTRAIL_API_KEY: "console-secret-api-key",
+      FLAGTRAIL_SIGNING_KEY: "secret-signing-key",
+      FLAGTRAIL_DB: "postgres://flagtrail:db-password@db.example.com/flagtrail",
+      PGPASSWORD: "pg-password",
+      EU_CONSOLE_KEY: "console-secret-eu-key",
+      TEST_HOOK_SECRET: "hook-secret",
+      TEST_CHAT_URL: "https://hooks.slack.com/services/T/B/secret",
+      TEST_HEC_TOKEN: "hec-token",
+      TEST_DD_KEY: "dd-api-key",
+    };
+    const config = {
+      projects: { eu: { apiKeyEnv: "EU_CONSOLE_KEY" } },
+      sinks: [
+        { name: "hook", kind: "webhook", url: "http://127.0.0.1:9/", secretEnv: "TEST_HOOK_SECRET" },
+        { name: "chat", kind: "slack", urlEnv: "TEST_CHAT_URL" },
+        { name: "hec", kind: "splunk-hec", url: "http://127.0.0.1:9/", tokenEnv: "TEST_HEC_TOKEN" },
+        { name: "dd", kind: "http", url: "http://127.0.0.1:9/", headersEnv: { "DD-API-KEY": "TEST_DD_KEY" } },
+        { name: "pager", kind: "exec", command: process.execPath, args: [printer, dump] },
+      ],
+    };
+    const sinks = parseControlsConfig(JSON.stringify(config), "test.json").sinks;
+    const saved = { ...process.env };
+    Object.assign(process.env, secrets, { TEST_ORDINARY: "kept" });
+    try {
+      await plantAlerts(
+        [finding(1)],
+        sinks.filter((s) => s.name === "pager"),
+      );
+      expect(await deliverAlerts(parts[0]!.store, sinks, Date.now())).toEqual({ delivered: 1, failed: 0 });
+    } finally {
+      for (const name of [...Object.keys(secrets), "TEST_ORDINARY"]) delete process.env[name];
+      Object.assign(process.env, saved);
+    }
+    const env = JSON.parse(readFileSync(dump, "utf8")) as Record<string, string>;
+    expect(Object.keys(env).filter((name) => name in secrets)).toEqual([]);
+    const text = JSON.stringify(env);
+    expect(Object.values(secrets).filter((value) => text.includes(value))).toEqual([]);
+    expect(env).toMatchObject({
+      PATH: process.env.PATH,
+      TEST_ORDINARY: "kept",
+      FLAGTRAIL_FINDING_ID: "rr:rec1",
+    });
+  });
+
   it("never runs through a shell: a finding's text and the arguments stay text", async () => {
     const log = join(dir, "received.jsonl");
     const marker = join(dir, "pwned");
@@ -342,6 +393,7 @@ describe("sink config", () => {
       args: [],
       timeoutSeconds: 30,
       backoffSeconds: 60,
+      hiddenEnv: [],
     });
   });
 });

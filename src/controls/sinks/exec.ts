@@ -1,17 +1,32 @@
 // The exec sink: runs the configured program with its arguments (never through a shell: nothing of a
 // finding is ever parsed as a command), the alert's JSON on its stdin and the finding id in
 // FLAGTRAIL_FINDING_ID (the idempotency key of a resend). Delivered when it exits 0; killed after its
-// timeout. Its output is not kept: it could echo what it was given to places we do not control.
+// timeout. Its output is not kept: it could echo what it was given to places we do not control. For the
+// same reason it gets the environment without flagtrail's secrets and those the config names.
 import { spawn } from "node:child_process";
 import type { OutboxRow } from "../../store/controls/outbox.ts";
 import type { SinkOf } from "../config.ts";
+
+/** flagtrail's own secrets: the console API key, the signing key, the store's URL and password. */
+const OWN_SECRET_ENV = ["FLAGTRAIL_API_KEY", "FLAGTRAIL_SIGNING_KEY", "FLAGTRAIL_DB", "PGPASSWORD"];
+
+/** The program's environment: this process's, without the secrets, and the finding id. */
+function execEnv(
+  sink: SinkOf<"exec">,
+  findingId: string,
+  env: NodeJS.ProcessEnv = process.env,
+): NodeJS.ProcessEnv {
+  const hidden = new Set([...OWN_SECRET_ENV, ...sink.hiddenEnv]);
+  const kept = Object.entries(env).filter(([name]) => !hidden.has(name));
+  return { ...Object.fromEntries(kept), FLAGTRAIL_FINDING_ID: findingId };
+}
 
 export function sendExec(sink: SinkOf<"exec">, row: OutboxRow): Promise<string | null> {
   return new Promise((resolve) => {
     const child = spawn(sink.command, sink.args, {
       shell: false,
       stdio: ["pipe", "ignore", "ignore"],
-      env: { ...process.env, FLAGTRAIL_FINDING_ID: row.finding_id },
+      env: execEnv(sink, row.finding_id),
     });
     let timedOut = false;
     const timer = setTimeout(() => {

@@ -4,7 +4,7 @@
 // delivered only after its batch was acknowledged. A crash repeats at most the unacknowledged batch,
 // and every event carries a stable id by which the SIEM can drop that repeat.
 import type { SiemSink } from "../../controls/config.ts";
-import { dueAlertsNow } from "../../controls/deliver.ts";
+import { type DueAlert, dueAlertsNow, unreadableRow } from "../../controls/deliver.ts";
 import { SinkError } from "../../errors.ts";
 import { markDelivered, markFailed, type OutboxRow } from "../../store/controls/outbox.ts";
 import { advanceCursor, readCursor } from "../../store/export/cursors.ts";
@@ -39,19 +39,19 @@ export interface SinkCount {
 /** The cursor a sink keeps per project. */
 const sinkCursor = (sink: SiemSink): string => `sink:${sink.name}`;
 
-/** An outbox row's finding as the sink's event: OCSF Detection Finding, or the finding's own JSON. */
-function findingEvent(sink: SiemSink, project: string, row: OutboxRow): SinkEvent {
+/** An outbox row's finding as the sink's event (OCSF Detection Finding, or its own JSON), or why not. */
+function findingEvent(sink: SiemSink, project: string, row: DueAlert): SinkEvent | string {
+  if (row.unreadable !== null) return row.unreadable;
   const parsed = outboxFindingSchema.safeParse(JSON.parse(row.payload));
-  if (!parsed.success)
-    throw new SinkError(
-      sink.name,
-      `the outbox holds a finding it cannot read (${row.finding_id})`,
-      false,
-      "clause",
-    );
+  if (!parsed.success) return unreadableRow(row, "its finding is not one flagtrail wrote");
   const { finding } = parsed.data;
   const line = JSON.stringify(sink.format === "ocsf" ? findingToOcsf(finding) : finding);
   return { id: findingEventId(project, finding.id), line };
+}
+
+async function markRowFailed(part: ProjectStore, sink: SiemSink, row: OutboxRow, reason: string) {
+  const wait = Math.min(MAX_BACKOFF_MS, sink.backoffSeconds * 1000 * 2 ** row.attempts);
+  await markFailed(part.store, row, Date.now() + wait, reason);
 }
 
 async function deliverFindings(
@@ -60,27 +60,31 @@ async function deliverFindings(
   transport: Transport,
   stop: AbortSignal | undefined,
 ): Promise<number> {
-  const rows = (await dueAlertsNow(part.store, Date.now())).filter((r) => r.sink === sink.name);
+  const rows: { row: OutboxRow; event: SinkEvent }[] = [];
+  for (const row of await dueAlertsNow(part.store, Date.now())) {
+    if (row.sink !== sink.name) continue;
+    const event = findingEvent(sink, part.project, row);
+    // A row that cannot be read fails alone (its error kept, tried again later): the others still go.
+    if (typeof event === "string") await markRowFailed(part, sink, row, event);
+    else rows.push({ row, event });
+  }
   let delivered = 0;
   for (let start = 0; start < rows.length && !stop?.aborted; start += sink.batchSize) {
     const batch = rows.slice(start, start + sink.batchSize);
     try {
       await sendWithRetry(
         transport,
-        batch.map((row) => findingEvent(sink, part.project, row)),
+        batch.map((b) => b.event),
         { retries: sink.retries, backoffMs: sink.backoffSeconds * 1000 },
       );
     } catch (error) {
       // The row names its sink: it keeps the reason alone.
       const reason =
         error instanceof SinkError ? error.reason : error instanceof Error ? error.message : String(error);
-      for (const row of batch) {
-        const wait = Math.min(MAX_BACKOFF_MS, sink.backoffSeconds * 1000 * 2 ** row.attempts);
-        await markFailed(part.store, row, Date.now() + wait, reason);
-      }
+      for (const { row } of batch) await markRowFailed(part, sink, row, reason);
       throw error;
     }
-    for (const row of batch) await markDelivered(part.store, row, Date.now());
+    for (const { row } of batch) await markDelivered(part.store, row, Date.now());
     delivered += batch.length;
   }
   return delivered;

@@ -3,6 +3,7 @@
 // two cannot lose an alert or send one for a finding never stored.
 import type { AnyStore } from "../openAny.ts";
 import { inTransaction, type Queries, queriesOf, sql } from "../query.ts";
+import { lockControlWrites } from "./writeLock.ts";
 
 export interface FindingRow {
   id: string;
@@ -114,6 +115,8 @@ async function upsertTickets(q: Queries, tickets: CheckWrite["tickets"]): Promis
  */
 export async function writeCheck(store: AnyStore, write: CheckWrite): Promise<Map<string, number>> {
   return inTransaction(store, async (q) => {
+    // Before reading which findings are known: another check's new ones are committed by then.
+    await lockControlWrites(q);
     const firstSeen = new Map<string, number>();
     for (const chunk of chunks(write.findings, ID_CHUNK)) {
       // Known findings: last seen moved and first seen read in one statement; the ids bound as one JSON

@@ -4,6 +4,7 @@
 import { readMetaValue, writeMetaValueQuery } from "../metaValues.ts";
 import type { AnyStore } from "../openAny.ts";
 import { inTransaction, queriesOf, sql } from "../query.ts";
+import { lockControlWrites } from "./writeLock.ts";
 
 /** meta's record of the register's last row, `{"seq":…,"hash":…}` (its chain hash): a removed tail shows. */
 export const WAIVER_CHAIN_HEAD_KEY = "waiver_chain:head";
@@ -37,6 +38,7 @@ export async function appendWaiver(
   make: (previous: { seq: number; chain_hash: string } | null) => WaiverRow,
 ): Promise<WaiverRow> {
   return inTransaction(store, async (q) => {
+    await lockControlWrites(q);
     const previous = await q.get<{ seq: number; chain_hash: string }>(
       sql`SELECT seq, chain_hash FROM control_waivers ORDER BY seq DESC LIMIT 1`,
     );

@@ -97,7 +97,7 @@ export interface MutationCount {
 }
 
 export interface ReportRows extends EntityReportRows {
-  controlChanges: ChangeRow;
+  controlChanges: ChangeRow & { category: string };
   controlWaivers: WaiverRow;
   controlLastSync: { at: number | null };
   experimentStateChangesCsv: CsvRow;
