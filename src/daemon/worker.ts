@@ -44,7 +44,9 @@ export interface WorkerDeps {
 }
 
 export function validateSchedule(expression: string, timezone: string): void {
-  if (!cron.validate(expression)) {
+  // node-cron accepts 7 and more fields (a Quartz habit) and reads them as something else.
+  const fields = expression.trim().split(/\s+/).length;
+  if (fields < 5 || fields > 6 || !cron.validate(expression)) {
     throw new SettingError(
       "schedule",
       `The schedule "${expression}" is not a valid cron expression (5 or 6 fields).`,

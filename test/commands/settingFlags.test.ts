@@ -50,6 +50,11 @@ describe("engine errors name the setting, not a flag", () => {
       'The schedule "every night" is not a valid cron expression (5 or 6 fields).',
     ],
     [
+      "schedule",
+      () => validateSchedule("0 2 * * * * *", "UTC"),
+      'The schedule "0 2 * * * * *" is not a valid cron expression (5 or 6 fields).',
+    ],
+    [
       "query parameter",
       () => parseSqlParams(["no-equals"]),
       'A query parameter must be name=value, got "no-equals".',
