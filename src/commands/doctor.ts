@@ -10,6 +10,7 @@ import {
   checkModes,
   checkNode,
   checkSigningKey,
+  checkSinkSecrets,
   checkStore,
   projectFiles,
 } from "../doctor/checks.ts";
@@ -75,6 +76,7 @@ export async function runDoctor(raw: Record<string, unknown>, env: Env = process
     checkModes(db, [...keyFiles, ...projectFiles(db, configFile)]),
     checkSigningKey(env),
     checkConfig(configFile),
+    checkSinkSecrets(configFile, env),
   ];
 }
 

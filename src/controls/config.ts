@@ -190,7 +190,7 @@ function secretEnvNames(sinks: readonly ParsedSink[], projects: Record<string, {
   return names.filter((name): name is string => name !== undefined);
 }
 
-function sinkSecretEnv(sink: ParsedSink): (string | undefined)[] {
+export function sinkSecretEnv(sink: ParsedSink): (string | undefined)[] {
   // Every kind says which of its fields name a secret's variable: a new kind cannot forget to.
   switch (sink.kind) {
     case "webhook":

@@ -5,6 +5,7 @@ import { existsSync, readFileSync, statfsSync, statSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, resolve } from "node:path";
 import type { Env } from "../config.ts";
+import { parseControlsConfig, sinkSecretEnv } from "../controls/config.ts";
 import { FlagtrailError } from "../errors.ts";
 import { DEFAULT_PROJECT, parseConfigFile } from "../projects.ts";
 import { signingKeyFromEnv } from "../signingKey.ts";
@@ -159,5 +160,42 @@ export function checkConfig(file: string | undefined): Check {
         ? error.message
         : `cannot read ${file} (${(error as NodeJS.ErrnoException).code})`;
     return check("config", "fail", message);
+  }
+}
+
+/**
+ * Every sink's secret can be read: an unset variable or unreadable file fails each alert or batch it
+ * should carry, found out only when a finding comes.
+ */
+export function checkSinkSecrets(file: string | undefined, env: Env): Check {
+  let sinks: ReturnType<typeof parseControlsConfig>["sinks"];
+  try {
+    sinks = file === undefined ? [] : parseControlsConfig(readFileSync(file, "utf8"), file).sinks;
+  } catch (error) {
+    // Its controls or sinks cannot be read: check and the daemon would stop on it too.
+    return check("sink secrets", "fail", error instanceof FlagtrailError ? error.message : String(error));
+  }
+  const missing: string[] = [];
+  for (const sink of sinks) {
+    for (const name of sinkSecretEnv(sink))
+      if (name !== undefined && !env[name]) missing.push(`${sink.name} (${name})`);
+    const secretFile = "secretFile" in sink ? sink.secretFile : undefined;
+    if (secretFile !== undefined && !readable(secretFile)) missing.push(`${sink.name} (its secretFile)`);
+  }
+  if (sinks.length === 0) return check("sink secrets", "ok", "no sinks configured");
+  return missing.length === 0
+    ? check("sink secrets", "ok", `every secret of ${sinks.length} sink(s) is set`)
+    : check(
+        "sink secrets",
+        "warn",
+        `not set or unreadable, so their alerts cannot be sent: ${missing.join(", ")}`,
+      );
+}
+
+function readable(path: string): boolean {
+  try {
+    return readFileSync(path, "utf8").trim() !== "";
+  } catch {
+    return false;
   }
 }

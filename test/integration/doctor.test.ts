@@ -93,6 +93,7 @@ describe("flagtrail doctor", () => {
       "file modes",
       "signing key",
       "config",
+      "sink secrets",
     ]);
     for (const name of ["node", "store", "migrations", "key", "clock", "file modes", "signing key", "config"])
       expect(checks.get(name)?.status, name).toBe("ok");
@@ -130,6 +131,35 @@ describe("flagtrail doctor", () => {
     expect(checks.get("config")).toEqual({
       status: "ok",
       detail: "./flagtrail.config.json: 1 project(s): default",
+    });
+  });
+
+  it("a sink whose secret is not set is a warning naming the sink and the variable, never a value", async () => {
+    const dir = workDir();
+    const sinks = [
+      { name: "hook", kind: "webhook", url: "https://example.com/h", secretEnv: "HOOK_SECRET" },
+      { name: "chat", kind: "slack", urlEnv: "SLACK_URL" },
+      { name: "pager", kind: "exec", command: "true" },
+    ];
+    writeFileSync(join(dir, "flagtrail.config.json"), JSON.stringify({ sinks }));
+    const env = {
+      FLAGTRAIL_API_KEY: SIM_KEY,
+      FLAGTRAIL_DB: join(dir, "audit.db"),
+      SLACK_URL: "https://hooks.example/s3cret",
+    };
+    const result = await runCliInProcess(["doctor", "--base-url", simUrl], { cwd: dir, env });
+    expect(lines(result.stdout).get("sink secrets")).toEqual({
+      status: "warn",
+      detail: "not set or unreadable, so their alerts cannot be sent: hook (HOOK_SECRET)",
+    });
+    expect(result.stdout).not.toContain("s3cret");
+    const set = await runCliInProcess(["doctor", "--base-url", simUrl], {
+      cwd: dir,
+      env: { ...env, HOOK_SECRET: "x" },
+    });
+    expect(lines(set.stdout).get("sink secrets")).toEqual({
+      status: "ok",
+      detail: "every secret of 3 sink(s) is set",
     });
   });
 
