@@ -5,7 +5,7 @@ import { z } from "zod";
 export const DEFAULT_BASE_URL = "https://statsigapi.net";
 export const DEFAULT_AUTH_HEADER = "STATSIG-API-KEY";
 /** An HTTP header name (RFC 9110 token): what an auth header may be called. */
-export const HTTP_HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+const HTTP_HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 
 /** A console API base URL: http(s) only, without a trailing slash. */
 export const baseUrlSchema = z

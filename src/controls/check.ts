@@ -8,27 +8,10 @@ import { maxSeq } from "../store/export/records.ts";
 import { closeProjectStores, openStoreProjects, type ProjectStore } from "../store/projectStores.ts";
 import type { Control, ControlKind, Severity, Sink } from "./config.ts";
 import { type ControlInputs, evaluate } from "./evaluate.ts";
+import type { Finding } from "./finding.ts";
 import { readInputs } from "./inputs.ts";
 import { isoWithOffset } from "./isoTime.ts";
-import { type WaiverView, waiversInForce } from "./waivers.ts";
-
-/** A finding as `check --format json` prints it and a sink receives it. */
-export interface Finding {
-  id: string;
-  control: string;
-  kind: ControlKind;
-  severity: Severity;
-  project: string;
-  recordId: string | null;
-  entity: string | null;
-  actionType: string | null;
-  /** ISO 8601 with offset, or null for a finding about the evidence. */
-  occurredAt: string | null;
-  actor: string | null;
-  message: string;
-  firstSeenAt: string;
-  waiver: WaiverView | null;
-}
+import { waiversInForce } from "./waivers.ts";
 
 export interface CheckedProject {
   project: string;

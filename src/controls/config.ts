@@ -55,6 +55,18 @@ const hoursSchema = z
   .regex(/^([01]\d|2[0-4]):[0-5]\d-([01]\d|2[0-4]):[0-5]\d$/, { message: 'hours are "HH:MM-HH:MM"' })
   .refine((h) => h.slice(0, 5) < h.slice(6), { message: "hours must end after they start" });
 
+/** Every kind of control, in the order the docs list them. */
+export const CONTROL_KINDS = [
+  "review-required",
+  "no-self-approval",
+  "change-window",
+  "ticket-reference",
+  "restricted-actor",
+  "sync-freshness",
+  "completeness",
+  "integrity",
+] as const;
+
 const controlSchema = z.discriminatedUnion(
   "kind",
   [
@@ -81,15 +93,19 @@ const controlSchema = z.discriminatedUnion(
     z.strictObject({ ...base, kind: z.literal("completeness") }),
     z.strictObject({ ...base, kind: z.literal("integrity") }),
   ],
-  {
-    error: () =>
-      "must be one of review-required, no-self-approval, change-window, ticket-reference, " +
-      "restricted-actor, sync-freshness, completeness, integrity",
-  },
+  { error: () => `must be one of ${CONTROL_KINDS.join(", ")}` },
 );
 
 export type Control = z.infer<typeof controlSchema>;
 export type ControlKind = Control["kind"];
+// The list and the union name the same kinds: a kind added to one only does not compile.
+const sameKinds: [ControlKind, (typeof CONTROL_KINDS)[number]] extends [
+  (typeof CONTROL_KINDS)[number],
+  ControlKind,
+]
+  ? true
+  : never = true;
+void sameKinds;
 export type RecordControl = Extract<Control, { actionTypes?: unknown }>;
 
 const envName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, { message: "not an environment variable name" });

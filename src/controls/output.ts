@@ -2,9 +2,10 @@
 // per control and project, one <failure> listing its unwaived findings at or above the failing severity;
 // those below it and the waived ones in its system-out).
 
-import type { CheckedProject, Finding } from "./check.ts";
+import type { CheckedProject } from "./check.ts";
 import type { Control, Severity } from "./config.ts";
 import { SEVERITY_RANK } from "./evaluate.ts";
+import type { Finding } from "./finding.ts";
 import { isoWithOffset } from "./isoTime.ts";
 
 export const CHECK_FORMATS = ["table", "json", "junit"] as const;

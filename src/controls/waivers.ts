@@ -2,16 +2,8 @@
 // reason, name or date breaks the chain `verify` walks); the state of a finding is its latest row.
 import { CHAIN_GENESIS, chainLink, recordHash } from "../hash.ts";
 import type { WaiverRow } from "../store/controls/waivers.ts";
+import type { WaiverView } from "./finding.ts";
 import { isoWithOffset } from "./isoTime.ts";
-
-export interface WaiverView {
-  by: string;
-  reason: string;
-  /** When it was given, ISO 8601 as check's other times (`…T03:04:05.000+00:00`). */
-  at: string;
-  /** Last day it holds (YYYY-MM-DD, UTC), or null: until withdrawn. */
-  expires: string | null;
-}
 
 /** What a row's hash covers: every field but the hashes themselves. */
 function waiverHash(row: Omit<WaiverRow, "hash" | "chain_hash">): string {

@@ -1,7 +1,7 @@
 // Each control finding, as `check` keeps it, as one OCSF Detection Finding (class 2004); the parts both
 // event classes share are in ./ocsf.ts.
 import { z } from "zod";
-import { SEVERITIES } from "../controls/config.ts";
+import type { Finding } from "../controls/finding.ts";
 import { mappingOf } from "./activities.ts";
 import { metadataSchema, OCSF_VERSION, PRODUCT, present, SEVERITY_IDS, SEVERITY_NAMES } from "./ocsf.ts";
 
@@ -11,29 +11,6 @@ const DETECTION_FINDING = { class_uid: 2004, category_uid: 2 } as const;
 export function findingEventId(project: string, findingId: string): string {
   return `${project}:finding:${findingId}`;
 }
-
-/** A finding as `check --format json` prints it and the outbox holds it (src/controls/check.ts Finding). */
-const findingInputSchema = z.object({
-  id: z.string().min(1),
-  control: z.string(),
-  kind: z.string(),
-  severity: z.enum(SEVERITIES),
-  project: z.string(),
-  recordId: z.string().nullable(),
-  entity: z.string().nullable(),
-  actionType: z.string().nullable(),
-  occurredAt: z.string().nullable(),
-  actor: z.string().nullable(),
-  message: z.string(),
-  firstSeenAt: z.string(),
-  waiver: z
-    .object({ by: z.string(), reason: z.string(), at: z.string(), expires: z.string().nullable() })
-    .nullable(),
-});
-export type FindingInput = z.infer<typeof findingInputSchema>;
-
-/** An outbox row's payload: `{"event":"finding","finding":{…}}`. */
-export const outboxFindingSchema = z.object({ event: z.literal("finding"), finding: findingInputSchema });
 
 /** A Detection Finding event (2004) as flagtrail writes it. */
 export const detectionFindingSchema = z.object({
@@ -67,7 +44,7 @@ export const detectionFindingSchema = z.object({
 export type DetectionFindingEvent = z.infer<typeof detectionFindingSchema>;
 
 /** One control finding as an OCSF Detection Finding (waived: status Suppressed). */
-export function findingToOcsf(finding: FindingInput): DetectionFindingEvent {
+export function findingToOcsf(finding: Finding): DetectionFindingEvent {
   const severityId = SEVERITY_IDS[finding.severity];
   const firstSeen = Date.parse(finding.firstSeenAt);
   const entityType = finding.actionType === null ? undefined : mappingOf(finding.actionType)[1];

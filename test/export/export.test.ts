@@ -8,15 +8,11 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { action } from "../../src/commands/export.ts";
 import { checkProject } from "../../src/controls/check.ts";
 import { parseControlsConfig } from "../../src/controls/config.ts";
+import { outboxFindingSchema } from "../../src/controls/finding.ts";
 import { UsageError } from "../../src/errors.ts";
 import { ACTION_TYPE_MAPPING } from "../../src/export/activities.ts";
 import { OCSF_VERSION, PRODUCT } from "../../src/export/ocsf.ts";
-import {
-  detectionFindingSchema,
-  findingEventId,
-  findingToOcsf,
-  outboxFindingSchema,
-} from "../../src/export/ocsfFindings.ts";
+import { detectionFindingSchema, findingEventId, findingToOcsf } from "../../src/export/ocsfFindings.ts";
 import { entityManagementSchema } from "../../src/export/ocsfRecords.ts";
 import { fileSink } from "../../src/export/output.ts";
 import { type ExportRequest, runExport } from "../../src/export/run.ts";

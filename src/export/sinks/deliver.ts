@@ -5,12 +5,13 @@
 // and every event carries a stable id by which the SIEM can drop that repeat.
 import type { SiemSink } from "../../controls/config.ts";
 import { type DueAlert, dueAlertsNow, unreadableRow } from "../../controls/deliver.ts";
+import { outboxFindingSchema } from "../../controls/finding.ts";
 import { SinkError } from "../../errors.ts";
 import { markDelivered, markFailed, type OutboxRow } from "../../store/controls/outbox.ts";
 import { advanceCursor, readCursor } from "../../store/export/cursors.ts";
 import type { ProjectStore } from "../../store/projectStores.ts";
 import { eventBatches } from "../events.ts";
-import { findingEventId, findingToOcsf, outboxFindingSchema } from "../ocsfFindings.ts";
+import { findingEventId, findingToOcsf } from "../ocsfFindings.ts";
 import { hecTransport } from "./hec.ts";
 import { httpTransport } from "./http.ts";
 import { syslogTransport } from "./syslog.ts";

@@ -4,8 +4,9 @@
 // The ticket keys the ticket-reference controls find become a column of the change CSVs.
 import { evaluateControls } from "../../controls/check.ts";
 import type { Control } from "../../controls/config.ts";
+import type { WaiverView } from "../../controls/finding.ts";
 import { readSnapshotInputs } from "../../controls/inputs.ts";
-import { type WaiverView, waiversInForce } from "../../controls/waivers.ts";
+import { waiversInForce } from "../../controls/waivers.ts";
 import type { NewFinding } from "../../store/controls/findings.ts";
 import type { ReportSnapshot } from "../../store/reportQueries.ts";
 import type { CsvColumn } from "../csv.ts";
