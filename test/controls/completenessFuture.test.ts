@@ -1,27 +1,19 @@
 // A completeness check of a period that runs into the future (trial h47 #5): days not over yet are left
 // to the next sync (docs/controls.md), today and every later day alike, not kept as permanent gaps.
-import { writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningSimulator } from "../../src/simulator/index.ts";
 import { runCliInProcess } from "../helpers/inProcessCli.ts";
-import { daysAgo, simEnv, startTestSimulator, tempDbPath } from "../helpers/simSync.ts";
+import { daysAgo, syncedWithControls } from "../helpers/simSync.ts";
 
 describe("completeness over a period reaching into the future", () => {
   let sim: RunningSimulator;
   let env: Record<string, string>;
 
   beforeAll(async () => {
-    sim = await startTestSimulator({ records: 200, days: 20, timeZone: "UTC" });
-    const db = tempDbPath();
-    const config = join(dirname(db), "complete.json");
-    writeFileSync(
-      config,
-      JSON.stringify({ controls: [{ id: "complete", kind: "completeness", severity: "high" }] }),
-    );
-    env = simEnv(sim, db, { FLAGTRAIL_CONFIG: config });
-    const sync = await runCliInProcess(["sync", "--since", daysAgo(20), "--quiet", "--no-entities"], { env });
-    expect(sync.code, sync.stderr).toBe(0);
+    ({ sim, env } = await syncedWithControls(
+      [{ id: "complete", kind: "completeness", severity: "high" }],
+      20,
+    ));
   });
 
   afterAll(async () => {

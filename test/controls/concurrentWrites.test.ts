@@ -6,29 +6,19 @@
 import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
 import { brokenWaiver, nextWaiverRow } from "../../src/controls/waivers.ts";
-import { type NewFinding, writeCheck } from "../../src/store/controls/findings.ts";
+import { writeCheck } from "../../src/store/controls/findings.ts";
 import { appendWaiver, readWaivers } from "../../src/store/controls/waivers.ts";
 import { type AnyStore, openAnyStore } from "../../src/store/openAny.ts";
 import { queryOnce } from "../pg/cluster.ts";
 import { type TestStore, testStore } from "./engines.ts";
+import { reviewFinding } from "./findingRows.ts";
 
 const opened: AnyStore[] = [];
 afterAll(async () => {
   for (const s of opened) await s.close();
 });
 
-const finding = (id: string): NewFinding => ({
-  id: `rr:${id}`,
-  control_id: "rr",
-  kind: "review-required",
-  severity: "high",
-  record_id: id,
-  entity: "gate",
-  action_type: "gate_update",
-  occurred_at: 1_700_000_000_000,
-  actor: "Alice",
-  message: "change without an approved review before it",
-});
+const finding = reviewFinding;
 
 /** Two stores on one fresh PostgreSQL database, as two processes would open it. */
 async function twoStores(): Promise<{ t: TestStore; stores: [AnyStore, AnyStore] }> {

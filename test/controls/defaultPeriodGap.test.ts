@@ -4,12 +4,10 @@
 // nothing, and the one after starts where that one ended. A change made after the first check and
 // synced before the next ones is never checked by the default period, the cron use of
 // docs/controls.md (`sync && check --notify`): it never becomes a finding or an alert.
-import { writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningSimulator } from "../../src/simulator/index.ts";
 import { runCliInProcess } from "../helpers/inProcessCli.ts";
-import { daysAgo, simEnv, startTestSimulator, tempDbPath } from "../helpers/simSync.ts";
+import { daysAgo, syncedWithControls } from "../helpers/simSync.ts";
 
 interface JsonFinding {
   recordId: string | null;
@@ -20,18 +18,11 @@ describe("check without dates after a check whose --to is today", () => {
   let env: Record<string, string>;
 
   beforeAll(async () => {
-    sim = await startTestSimulator({ records: 200, days: 20, timeZone: "UTC" });
-    const db = tempDbPath();
-    const config = join(dirname(db), "flagtrail.config.json");
     // Every actor is restricted: each change of the period is a finding.
     const actors = ["CONSOLE API", "H40 Tester"];
-    writeFileSync(
-      config,
-      JSON.stringify({ controls: [{ id: "all", kind: "restricted-actor", severity: "high", actors }] }),
-    );
-    env = simEnv(sim, db, { FLAGTRAIL_CONFIG: config });
-    const sync = await runCliInProcess(["sync", "--since", daysAgo(10), "--quiet", "--no-entities"], { env });
-    expect(sync.code).toBe(0);
+    ({ sim, env } = await syncedWithControls([
+      { id: "all", kind: "restricted-actor", severity: "high", actors },
+    ]));
   });
 
   afterAll(async () => {
@@ -72,17 +63,10 @@ describe("check without dates after a late sync", () => {
   let env: Record<string, string>;
 
   beforeAll(async () => {
-    sim = await startTestSimulator({ records: 200, days: 20, timeZone: "UTC" });
-    const db = tempDbPath();
-    const config = join(dirname(db), "flagtrail.config.json");
     const actors = ["Late Tester"];
-    writeFileSync(
-      config,
-      JSON.stringify({ controls: [{ id: "late", kind: "restricted-actor", severity: "high", actors }] }),
-    );
-    env = simEnv(sim, db, { FLAGTRAIL_CONFIG: config });
-    const sync = await runCliInProcess(["sync", "--since", daysAgo(10), "--quiet", "--no-entities"], { env });
-    expect(sync.code).toBe(0);
+    ({ sim, env } = await syncedWithControls([
+      { id: "late", kind: "restricted-actor", severity: "high", actors },
+    ]));
   });
 
   afterAll(async () => {

@@ -2,29 +2,19 @@
 // transaction (a failure leaves neither), re-writing never duplicates, waiver rows chain and an edit shows.
 import { afterAll, describe, expect, it } from "vitest";
 import { brokenWaiver, nextWaiverRow } from "../../src/controls/waivers.ts";
-import { type NewFinding, writeCheck } from "../../src/store/controls/findings.ts";
+import { writeCheck } from "../../src/store/controls/findings.ts";
 import { dueAlerts, markDelivered } from "../../src/store/controls/outbox.ts";
 import { appendWaiver, readWaivers } from "../../src/store/controls/waivers.ts";
 import { type AnyStore, openAnyStore } from "../../src/store/openAny.ts";
 import { ENGINES, testStore } from "./engines.ts";
+import { reviewFinding } from "./findingRows.ts";
 
 const opened: AnyStore[] = [];
 afterAll(async () => {
   for (const s of opened) await s.close();
 });
 
-const finding = (id: string): NewFinding => ({
-  id: `rr:${id}`,
-  control_id: "rr",
-  kind: "review-required",
-  severity: "high",
-  record_id: id,
-  entity: "gate",
-  action_type: "gate_update",
-  occurred_at: 1_700_000_000_000,
-  actor: "Alice",
-  message: "change without an approved review before it",
-});
+const finding = reviewFinding;
 
 describe.each(ENGINES)("controls store on %s", (engine) => {
   it("writes a finding and its alerts together, or neither; never twice", async () => {

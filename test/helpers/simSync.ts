@@ -1,8 +1,8 @@
 // Shared pieces of the sync/status integration tests: a simulator on 127.0.0.1, the CLI environment
 // pointing at it (fast retries, a rate budget that never waits), and readers of the resulting store.
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import Database from "better-sqlite3";
 import { afterEach } from "vitest";
 import { createConsoleClient } from "../../src/api/consoleClient.ts";
@@ -26,6 +26,24 @@ export async function syncedTestStore(): Promise<{ sim: RunningSimulator; db: st
   const sync = await runCliInProcess(["sync", "--since", daysAgo(10), "--quiet"], { env: simEnv(sim, db) });
   if (sync.code !== 0) throw new Error(`the fixture's sync failed: ${sync.stderr}`);
   return { sim, db };
+}
+
+/**
+ * A simulator and a store synced from it (the last `days` days, no entities), with a config file of
+ * `controls` beside it: `env` runs check against them.
+ */
+export async function syncedWithControls(
+  controls: readonly unknown[],
+  days = 10,
+): Promise<{ sim: RunningSimulator; env: Record<string, string> }> {
+  const sim = await startTestSimulator({ records: 200, days: 20, timeZone: "UTC" });
+  const db = tempDbPath();
+  const config = join(dirname(db), "flagtrail.config.json");
+  writeFileSync(config, JSON.stringify({ controls }));
+  const env = simEnv(sim, db, { FLAGTRAIL_CONFIG: config });
+  const sync = await runCliInProcess(["sync", "--since", daysAgo(days), "--quiet", "--no-entities"], { env });
+  if (sync.code !== 0) throw new Error(`the fixture's sync failed: ${sync.stderr}`);
+  return { sim, env };
 }
 
 /** Environment for `runCli` against `sim`, writing to `db`. */
