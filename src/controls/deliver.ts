@@ -9,6 +9,7 @@ import { dueAlerts, markDelivered, markFailed, type OutboxRow } from "../store/c
 import { readWaivers } from "../store/controls/waivers.ts";
 import type { AnyStore } from "../store/openAny.ts";
 import { type AlertSink, isSiemSink, type Sink } from "./config.ts";
+import { SinkBusyError, underSinkLease } from "./sinkLease.ts";
 import { sendExec } from "./sinks/exec.ts";
 import type { SendFailure } from "./sinks/failure.ts";
 import { sendSlack } from "./sinks/slack.ts";
@@ -71,6 +72,8 @@ export async function dueAlertsNow(store: AnyStore, now: number): Promise<DueAle
 interface DeliveryCount {
   delivered: number;
   failed: number;
+  /** Sinks skipped because another run is delivering to them (only when there are some). */
+  busy?: string[];
 }
 
 /**
@@ -86,11 +89,11 @@ async function deliverToAlertSink(
   sink: AlertSink,
   rows: readonly DueAlert[],
   count: DeliveryCount,
-  stop: AbortSignal | undefined,
+  stop: AbortSignal,
 ): Promise<void> {
   let down: SendFailure | null = null;
   for (const row of rows) {
-    if (stop?.aborted) break;
+    if (stop.aborted) break;
     const failure: SendFailure | null =
       row.unreadable !== null
         ? { reason: row.unreadable, sinkDown: false }
@@ -108,9 +111,10 @@ async function deliverToAlertSink(
 }
 
 /**
- * Delivers every due alert of the store to its sink, sink by sink (alerts of sinks no longer configured
- * wait); a sink that is down holds no other back. Once `stop` aborts (the daemon's SIGTERM) no further
- * alert is sent: the rest stay due for the next run.
+ * Delivers every due alert of the store to its sink, sink by sink, each under its delivery lease
+ * (./sinkLease.ts; alerts of sinks no longer configured wait); a sink that is down, or being delivered by
+ * another run (named in `busy`), holds no other back. Once `stop` aborts (the daemon's SIGTERM) no
+ * further alert is sent: the rest stay due for the next run.
  */
 export async function deliverAlerts(
   store: AnyStore,
@@ -121,11 +125,20 @@ export async function deliverAlerts(
   // The SIEM sinks' rows are delivered with their records (src/export/sinks/deliver.ts).
   const alertSinks = sinks.filter((s): s is AlertSink => !isSiemSink(s));
   const count: DeliveryCount = { delivered: 0, failed: 0 };
-  const due = await dueAlertsNow(store, now);
+  const waiting = new Set((await dueAlerts(store, now)).map((row) => row.sink));
   for (const sink of alertSinks) {
     if (stop?.aborted) break;
-    const rows = due.filter((row) => row.sink === sink.name);
-    if (rows.length > 0) await deliverToAlertSink(store, sink, rows, count, stop);
+    if (!waiting.has(sink.name)) continue;
+    try {
+      await underSinkLease(store, sink.name, stop, async (signal) => {
+        // Read again under the lease: a run that held it until now has delivered some of them.
+        const rows = (await dueAlertsNow(store, now)).filter((row) => row.sink === sink.name);
+        await deliverToAlertSink(store, sink, rows, count, signal);
+      });
+    } catch (error) {
+      if (!(error instanceof SinkBusyError)) throw error;
+      count.busy = [...(count.busy ?? []), sink.name];
+    }
   }
   return count;
 }
