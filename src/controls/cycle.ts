@@ -53,9 +53,11 @@ export async function notifyFindings(
   const busy = new Set<string>();
   const waiting = new Map<string, { count: number; error: string | null }>();
   for (const part of parts) {
-    for (const name of busySinks(await deliverOutbox(part, sinks, { findingsOnly: true }))) busy.add(name);
+    const skipped = busySinks(await deliverOutbox(part, sinks, { findingsOnly: true }));
+    for (const name of skipped) busy.add(name);
     for (const row of await waitingAlerts(part.store)) {
-      if (!configured.has(row.sink) || busy.has(row.sink)) continue;
+      // Per project: the lease is the project's, another run may hold it in one project only.
+      if (!configured.has(row.sink) || skipped.includes(row.sink)) continue;
       const seen = waiting.get(row.sink);
       waiting.set(row.sink, { count: (seen?.count ?? 0) + row.waiting, error: seen?.error ?? row.lastError });
     }
