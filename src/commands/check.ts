@@ -7,7 +7,13 @@ import { type CheckedProject, checkStore } from "../controls/check.ts";
 import { type ControlsConfig, parseControlsConfig, SEVERITIES } from "../controls/config.ts";
 import { SEVERITY_RANK } from "../controls/evaluate.ts";
 import { CHECK_FORMATS, jsonOutput, junitOutput, tableOutput } from "../controls/output.ts";
-import { FindingsError, type FlagtrailError, UndeliveredAlertsError, UsageError } from "../errors.ts";
+import {
+  FindingsError,
+  type FlagtrailError,
+  sinkLabel,
+  UndeliveredAlertsError,
+  UsageError,
+} from "../errors.ts";
 import { configFileOf, projectNameSchema, readConfigText } from "../projects.ts";
 import { resolvePeriod } from "../report/period.ts";
 import { namingFlags, PERIOD_FLAGS, parseOptions, storeOptionsShape } from "./options.ts";
@@ -84,7 +90,13 @@ export async function action(raw: Record<string, unknown>): Promise<void> {
     afterCheck: options.notify
       ? async (parts) => {
           const { notifyFindings } = await import("../controls/cycle.ts");
-          notified.undelivered = await notifyFindings(parts, config.sinks);
+          const { undelivered, busy } = await notifyFindings(parts, config.sinks);
+          notified.undelivered = undelivered;
+          // Not a failure: the other run (the daemon, another cron job) is sending those alerts now.
+          for (const sink of busy)
+            process.stderr.write(
+              `Note: ${sinkLabel(sink)} is being delivered by another run; this run left it alone.\n`,
+            );
         }
       : undefined,
   });

@@ -4,7 +4,7 @@
 import { statSync } from "node:fs";
 import { z } from "zod";
 import { resolveDbPath } from "../config.ts";
-import { UsageError } from "../errors.ts";
+import { sinkLabel, UsageError } from "../errors.ts";
 import { EXPORT_FORMATS } from "../export/events.ts";
 import { fileSink, isSpecialFile, type LineSink, streamSink } from "../export/output.ts";
 import { type ExportResult, runExport } from "../export/run.ts";
@@ -97,7 +97,13 @@ async function sendToNamedSink(options: ExportOptions, name: string): Promise<vo
     mustExist: true,
   });
   try {
-    process.stdout.write(await sendToSink(parts, sink));
+    const { summary, busy } = await sendToSink(parts, sink);
+    process.stdout.write(summary);
+    // Not a failure: the other run (the daemon, another cron job) is sending what this one would.
+    if (busy.length > 0)
+      process.stderr.write(
+        `Note: ${sinkLabel(sink.name)} is being delivered by another run (project ${busy.join(", ")}); this run left it alone.\n`,
+      );
   } finally {
     await closeProjectStores(parts);
   }

@@ -32,26 +32,40 @@ async function deliverOutbox(
   return siem.length === 0 ? sent : { ...sent, sinks: await deliverSinks(part, siem, options) };
 }
 
+/** The sinks a delivery skipped because another run was delivering to them. */
+function busySinks(sent: Awaited<ReturnType<typeof deliverOutbox>>): string[] {
+  const siem = "sinks" in sent ? Object.entries(sent.sinks) : [];
+  return [...(sent.busy ?? []), ...siem.filter(([, r]) => "skipped" in r).map(([name]) => name)];
+}
+
 /**
  * `check --notify`: every project's outbox delivered, the findings only (the SIEM sinks' records go with
  * the daemon or `export --sink`); then what still waits for a sink of the config (a refusal now or one
- * whose retry is not due yet), as one sentence without its full stop, or null when nothing does. Alerts of a sink no longer in
- * the config wait unsaid: they would be said on every run.
+ * whose retry is not due yet), as one sentence without its full stop, or null when nothing does. Alerts of
+ * a sink no longer in the config wait unsaid: they would be said on every run. A sink another run was
+ * delivering to is left out of it (that run sends them, and says so if it cannot) and named in `busy`.
  */
 export async function notifyFindings(
   parts: readonly ProjectStore[],
   sinks: readonly Sink[],
-): Promise<string | null> {
+): Promise<{ undelivered: string | null; busy: string[] }> {
   const configured = new Set(sinks.map((s) => s.name));
+  const busy = new Set<string>();
   const waiting = new Map<string, { count: number; error: string | null }>();
   for (const part of parts) {
-    await deliverOutbox(part, sinks, { findingsOnly: true });
+    const skipped = busySinks(await deliverOutbox(part, sinks, { findingsOnly: true }));
+    for (const name of skipped) busy.add(name);
     for (const row of await waitingAlerts(part.store)) {
-      if (!configured.has(row.sink)) continue;
+      // Per project: the lease is the project's, another run may hold it in one project only.
+      if (!configured.has(row.sink) || skipped.includes(row.sink)) continue;
       const seen = waiting.get(row.sink);
       waiting.set(row.sink, { count: (seen?.count ?? 0) + row.waiting, error: seen?.error ?? row.lastError });
     }
   }
+  return { undelivered: waitingSentence(waiting), busy: [...busy] };
+}
+
+function waitingSentence(waiting: ReadonlyMap<string, { count: number; error: string | null }>) {
   if (waiting.size === 0) return null;
   const each = [...waiting].map(([sink, w]) => {
     // The row keeps the reason without the sink's name (SinkError.reason): named once, here.

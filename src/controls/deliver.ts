@@ -9,7 +9,9 @@ import { dueAlerts, markDelivered, markFailed, type OutboxRow } from "../store/c
 import { readWaivers } from "../store/controls/waivers.ts";
 import type { AnyStore } from "../store/openAny.ts";
 import { type AlertSink, isSiemSink, type Sink } from "./config.ts";
+import { SinkBusyError, underSinkLease } from "./sinkLease.ts";
 import { sendExec } from "./sinks/exec.ts";
+import type { SendFailure } from "./sinks/failure.ts";
 import { sendSlack } from "./sinks/slack.ts";
 import { sendWebhook } from "./sinks/webhook.ts";
 import { waiversInForce } from "./waivers.ts";
@@ -17,7 +19,7 @@ import { waiversInForce } from "./waivers.ts";
 const MAX_BACKOFF_MS = 3_600_000;
 
 /** Sends one alert: null when the sink accepted it, else why not (never a secret). */
-function send(sink: AlertSink, row: OutboxRow): Promise<string | null> {
+function send(sink: AlertSink, row: OutboxRow): Promise<SendFailure | null> {
   switch (sink.kind) {
     case "webhook":
       return sendWebhook(sink, row);
@@ -70,11 +72,49 @@ export async function dueAlertsNow(store: AnyStore, now: number): Promise<DueAle
 interface DeliveryCount {
   delivered: number;
   failed: number;
+  /** Sinks skipped because another run is delivering to them (only when there are some). */
+  busy?: string[];
 }
 
 /**
- * Delivers every due alert of the store to its sink (alerts of sinks no longer configured wait). Once
- * `stop` aborts (the daemon's SIGTERM) no further alert is sent: the rest stay due for the next run.
+ * Sends one sink's due alerts in order. After a failure about the sink itself (./sinks/failure.ts: a
+ * timeout, a refused connection, a 5xx) nothing more is sent to it this run: a receiver that hangs would
+ * cost a full timeout per alert, one after the other, and one that refuses would get a request per alert.
+ * The rest are marked failed with that same error and their usual backoff rather than left due: the sink
+ * then backs off as a whole (the next run does not probe it again at once with the next untried alert),
+ * and `status` and `--notify` give every waiting alert the reason it waits, not null for "not tried".
+ */
+async function deliverToAlertSink(
+  store: AnyStore,
+  sink: AlertSink,
+  rows: readonly DueAlert[],
+  count: DeliveryCount,
+  stop: AbortSignal,
+): Promise<void> {
+  let down: SendFailure | null = null;
+  for (const row of rows) {
+    if (stop.aborted) break;
+    const failure: SendFailure | null =
+      row.unreadable !== null
+        ? { reason: row.unreadable, sinkDown: false }
+        : (down ?? (await send(sink, row)));
+    if (failure === null) {
+      await markDelivered(store, row, Date.now());
+      count.delivered += 1;
+      continue;
+    }
+    if (failure.sinkDown) down = failure;
+    const delay = Math.min(MAX_BACKOFF_MS, sink.backoffSeconds * 1000 * 2 ** row.attempts);
+    await markFailed(store, row, Date.now() + delay, failure.reason);
+    count.failed += 1;
+  }
+}
+
+/**
+ * Delivers every due alert of the store to its sink, sink by sink, each under its delivery lease
+ * (./sinkLease.ts; alerts of sinks no longer configured wait); a sink that is down, or being delivered by
+ * another run (named in `busy`), holds no other back. Once `stop` aborts (the daemon's SIGTERM) no
+ * further alert is sent: the rest stay due for the next run.
  */
 export async function deliverAlerts(
   store: AnyStore,
@@ -83,20 +123,21 @@ export async function deliverAlerts(
   stop?: AbortSignal,
 ): Promise<DeliveryCount> {
   // The SIEM sinks' rows are delivered with their records (src/export/sinks/deliver.ts).
-  const byName = new Map(sinks.filter((s): s is AlertSink => !isSiemSink(s)).map((s) => [s.name, s]));
+  const alertSinks = sinks.filter((s): s is AlertSink => !isSiemSink(s));
   const count: DeliveryCount = { delivered: 0, failed: 0 };
-  for (const row of await dueAlertsNow(store, now)) {
+  const waiting = new Set((await dueAlerts(store, now)).map((row) => row.sink));
+  for (const sink of alertSinks) {
     if (stop?.aborted) break;
-    const sink = byName.get(row.sink);
-    if (!sink) continue;
-    const error = row.unreadable ?? (await send(sink, row));
-    if (error === null) {
-      await markDelivered(store, row, Date.now());
-      count.delivered += 1;
-    } else {
-      const delay = Math.min(MAX_BACKOFF_MS, sink.backoffSeconds * 1000 * 2 ** row.attempts);
-      await markFailed(store, row, Date.now() + delay, error);
-      count.failed += 1;
+    if (!waiting.has(sink.name)) continue;
+    try {
+      await underSinkLease(store, sink.name, stop, async (signal) => {
+        // Read again under the lease: a run that held it until now has delivered some of them.
+        const rows = (await dueAlertsNow(store, now)).filter((row) => row.sink === sink.name);
+        await deliverToAlertSink(store, sink, rows, count, signal);
+      });
+    } catch (error) {
+      if (!(error instanceof SinkBusyError)) throw error;
+      count.busy = [...(count.busy ?? []), sink.name];
     }
   }
   return count;

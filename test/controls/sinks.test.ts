@@ -127,20 +127,22 @@ describe("slack sink", () => {
     status = 500;
     expect(await deliverAlerts(parts[0]!.store, sinks, Date.now())).toEqual({ delivered: 0, failed: 2 });
     const failed = await outbox();
-    expect(failed.map((r) => [r.delivered_at, r.last_error])).toEqual([
-      [null, "HTTP 500"],
-      [null, "HTTP 500"],
+    // A 500 is the receiver's as a whole: the second alert is not sent this run, it waits with that error.
+    expect(received).toHaveLength(1);
+    expect(failed.map((r) => [r.delivered_at, r.last_error, Number(r.attempts)])).toEqual([
+      [null, "HTTP 500", 1],
+      [null, "HTTP 500", 1],
     ]);
     status = 200;
     expect(await deliverAlerts(parts[0]!.store, sinks, Date.now())).toEqual({ delivered: 2, failed: 0 });
     expect(await deliverAlerts(parts[0]!.store, sinks, Date.now())).toEqual({ delivered: 0, failed: 0 });
-    expect(received).toHaveLength(4);
-    expect(received[2]!.text).toBe(
+    expect(received).toHaveLength(3);
+    expect(received[1]!.text).toBe(
       "[high] rr (review-required), project default: change without an approved review before it\n" +
         "gate_update of checkout_gate_1 by Dana &lt;Lee&gt; &amp; co at 2026-11-20T03:04:05.000+00:00\n" +
         "finding rr:rec1",
     );
-    expect(received[3]!.text).toContain("finding rr:rec2");
+    expect(received[2]!.text).toContain("finding rr:rec2");
     // The URL is the secret: in no error, no row.
     expect(JSON.stringify(await outbox())).not.toContain("XXXXsecret");
   });
@@ -284,6 +286,37 @@ describe("exec sink", () => {
     expect((await outbox()).map((r) => Number(r.attempts))).toEqual([2, 2, 2]);
   });
 
+  it("a non-zero exit fails that alert alone; a timeout stops the sink for the run, the rest marked with it", async () => {
+    const log = join(dir, "received.jsonl");
+    const started = join(dir, "started.log");
+    const sinks = sinksOf([
+      { name: "exit3", kind: "exec", command: process.execPath, args: [recorder(), log, "3"] },
+      {
+        name: "slow",
+        kind: "exec",
+        // sh starts in a few ms (node would need longer than the timeout on a loaded machine); `exec`
+        // makes the killed process the sleeper itself, so that none is left behind.
+        command: "/bin/sh",
+        args: ["-c", 'echo started >> "$0"; exec sleep 60', started],
+        timeoutSeconds: 1,
+      },
+    ]);
+    await plantAlerts([finding(1), finding(2), finding(3)], sinks);
+    expect(await deliverAlerts(parts[0]!.store, sinks, Date.now())).toEqual({ delivered: 0, failed: 6 });
+    // Each alert's own verdict: all three run.
+    expect(lines(log).map((l) => l.id)).toEqual(["rr:rec1", "rr:rec2", "rr:rec3"]);
+    // One timeout, then nothing more to that program this run.
+    expect(readFileSync(started, "utf8")).toBe("started\n");
+    expect((await outbox()).map((r) => [r.sink, r.last_error, Number(r.attempts), r.delivered_at])).toEqual([
+      ["exit3", "exit 3", 1, null],
+      ["slow", "timed out after 1 s", 1, null],
+      ["exit3", "exit 3", 1, null],
+      ["slow", "timed out after 1 s", 1, null],
+      ["exit3", "exit 3", 1, null],
+      ["slow", "timed out after 1 s", 1, null],
+    ]);
+  });
+
   it("runs the program without flagtrail's secrets or any the config names, ordinary variables kept", async () => {
     const dump = join(dir, "env.json");
     const printer = script(`
@@ -407,7 +440,8 @@ describe("check --notify's sentence about what waits", () => {
     ]);
     await plantAlerts([finding(1)], sinks);
     const { notifyFindings } = await import("../../src/controls/cycle.ts");
-    const sentence = await notifyFindings(parts, sinks);
+    const { undelivered: sentence, busy } = await notifyFindings(parts, sinks);
+    expect(busy).toEqual([]);
     // The rows name their sink in a column of their own: the error is the reason alone.
     expect((await outbox()).map((r) => [r.sink, r.last_error])).toEqual([
       ["chat", "the environment variable TEST_SLACK_URL_UNSET is not set"],

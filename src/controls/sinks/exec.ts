@@ -6,6 +6,7 @@
 import { spawn } from "node:child_process";
 import type { OutboxRow } from "../../store/controls/outbox.ts";
 import type { SinkOf } from "../config.ts";
+import type { SendFailure } from "./failure.ts";
 
 /** flagtrail's own secrets: the console API key, the signing key, the store's URL and password. */
 const OWN_SECRET_ENV = ["FLAGTRAIL_API_KEY", "FLAGTRAIL_SIGNING_KEY", "FLAGTRAIL_DB", "PGPASSWORD"];
@@ -21,7 +22,11 @@ function execEnv(
   return { ...Object.fromEntries(kept), FLAGTRAIL_FINDING_ID: findingId };
 }
 
-export function sendExec(sink: SinkOf<"exec">, row: OutboxRow): Promise<string | null> {
+/**
+ * Runs the program for one alert. A program that cannot be started or does not finish in time fails the
+ * same way for every alert (sinkDown); its exit status is its verdict on this alert alone.
+ */
+export function sendExec(sink: SinkOf<"exec">, row: OutboxRow): Promise<SendFailure | null> {
   return new Promise((resolve) => {
     const child = spawn(sink.command, sink.args, {
       shell: false,
@@ -35,13 +40,13 @@ export function sendExec(sink: SinkOf<"exec">, row: OutboxRow): Promise<string |
     }, sink.timeoutSeconds * 1000);
     child.on("error", (error: NodeJS.ErrnoException) => {
       clearTimeout(timer);
-      resolve(`cannot run ${sink.command}: ${error.code ?? error.name}`);
+      resolve({ reason: `cannot run ${sink.command}: ${error.code ?? error.name}`, sinkDown: true });
     });
     child.on("close", (code, signal) => {
       clearTimeout(timer);
-      if (timedOut) resolve(`timed out after ${sink.timeoutSeconds} s`);
+      if (timedOut) resolve({ reason: `timed out after ${sink.timeoutSeconds} s`, sinkDown: true });
       else if (code === 0) resolve(null);
-      else resolve(code === null ? `killed by ${signal}` : `exit ${code}`);
+      else resolve({ reason: code === null ? `killed by ${signal}` : `exit ${code}`, sinkDown: false });
     });
     // A program that exits without reading its stdin closes the pipe: not an error of ours.
     child.stdin.on("error", () => {});

@@ -2,6 +2,7 @@
 // holding it can post to the channel) comes from the environment variable the config names.
 import type { OutboxRow } from "../../store/controls/outbox.ts";
 import type { SinkOf } from "../config.ts";
+import type { SendFailure } from "./failure.ts";
 import { postJson } from "./http.ts";
 
 interface AlertFinding {
@@ -38,9 +39,10 @@ export function slackMessage(payload: string): string {
   return slackText(lines.join("\n"));
 }
 
-export function sendSlack(sink: SinkOf<"slack">, row: OutboxRow): Promise<string | null> {
+export function sendSlack(sink: SinkOf<"slack">, row: OutboxRow): Promise<SendFailure | null> {
   const url = process.env[sink.urlEnv];
   // The outbox row names its sink: the reason alone.
-  if (!url) return Promise.resolve(`the environment variable ${sink.urlEnv} is not set`);
+  if (!url)
+    return Promise.resolve({ reason: `the environment variable ${sink.urlEnv} is not set`, sinkDown: true });
   return postJson(url, JSON.stringify({ text: slackMessage(row.payload) }));
 }

@@ -6,6 +6,7 @@ import { readFileSync } from "node:fs";
 import { SinkError } from "../../errors.ts";
 import type { OutboxRow } from "../../store/controls/outbox.ts";
 import type { SinkOf } from "../config.ts";
+import type { SendFailure } from "./failure.ts";
 import { postJson } from "./http.ts";
 
 function secretOf(sink: SinkOf<"webhook">): string {
@@ -34,7 +35,7 @@ function signature(secret: string, timestamp: string, body: string): string {
   return `sha256=${createHmac("sha256", secret).update(`${timestamp}.${body}`).digest("hex")}`;
 }
 
-export function sendWebhook(sink: SinkOf<"webhook">, row: OutboxRow): Promise<string | null> {
+export function sendWebhook(sink: SinkOf<"webhook">, row: OutboxRow): Promise<SendFailure | null> {
   const timestamp = String(Math.floor(Date.now() / 1000));
   return postJson(sink.url, row.payload, () => ({
     "Flagtrail-Timestamp": timestamp,

@@ -6,6 +6,7 @@
 import type { SiemSink } from "../../controls/config.ts";
 import { type DueAlert, dueAlertsNow, unreadableRow } from "../../controls/deliver.ts";
 import { outboxFindingSchema } from "../../controls/finding.ts";
+import { SinkBusyError, underSinkLease } from "../../controls/sinkLease.ts";
 import { SinkError } from "../../errors.ts";
 import { markDelivered, markFailed, type OutboxRow } from "../../store/controls/outbox.ts";
 import { advanceCursor, readCursor } from "../../store/export/cursors.ts";
@@ -59,7 +60,7 @@ async function deliverFindings(
   part: ProjectStore,
   sink: SiemSink,
   transport: Transport,
-  stop: AbortSignal | undefined,
+  stop: AbortSignal,
 ): Promise<number> {
   const rows: { row: OutboxRow; event: SinkEvent }[] = [];
   for (const row of await dueAlertsNow(part.store, Date.now())) {
@@ -70,7 +71,7 @@ async function deliverFindings(
     else rows.push({ row, event });
   }
   let delivered = 0;
-  for (let start = 0; start < rows.length && !stop?.aborted; start += sink.batchSize) {
+  for (let start = 0; start < rows.length && !stop.aborted; start += sink.batchSize) {
     const batch = rows.slice(start, start + sink.batchSize);
     try {
       await sendWithRetry(
@@ -93,18 +94,31 @@ async function deliverFindings(
 
 /**
  * Sends the sink what it has not acknowledged yet: the project's records after its cursor (unless
- * `findingsOnly`), then its findings due in the outbox. Throws a SinkError naming the sink when the
- * receiver refuses (what it acknowledged before stays acknowledged).
+ * `findingsOnly`), then its findings due in the outbox, under the sink's delivery lease (read after it
+ * is taken: a run that held it until now has moved the cursor). Throws a SinkError naming the sink when
+ * the receiver refuses (what it acknowledged before stays acknowledged), SinkBusyError (nothing sent)
+ * when another run is delivering to it.
  */
-export async function deliverToSink(
+export function deliverToSink(
   part: ProjectStore,
   sink: SiemSink,
   options: { findingsOnly?: boolean; stop?: AbortSignal } = {},
 ): Promise<SinkCount> {
+  return underSinkLease(part.store, sink.name, options.stop, (stop) =>
+    deliverUnderLease(part, sink, options.findingsOnly ?? false, stop),
+  );
+}
+
+async function deliverUnderLease(
+  part: ProjectStore,
+  sink: SiemSink,
+  findingsOnly: boolean,
+  stop: AbortSignal,
+): Promise<SinkCount> {
   const transport = transportFor(sink);
   const policy = { retries: sink.retries, backoffMs: sink.backoffSeconds * 1000 };
   let events = 0;
-  if (!options.findingsOnly) {
+  if (!findingsOnly) {
     const afterSeq = await readCursor(part.store, part.project, sinkCursor(sink));
     const batches = eventBatches(part.store, {
       project: part.project,
@@ -113,30 +127,34 @@ export async function deliverToSink(
       batchSize: sink.batchSize,
     });
     for await (const batch of batches) {
-      // Stopped (the daemon's SIGTERM): the cursor stays after the last acknowledged batch.
-      if (options.stop?.aborted) return { events, findings: 0 };
+      // Stopped (the daemon's SIGTERM, the lease lost): the cursor stays after the last acknowledged batch.
+      if (stop.aborted) return { events, findings: 0 };
       await sendWithRetry(transport, batch.events, policy);
       await advanceCursor(part.store, part.project, sinkCursor(sink), batch.lastSeq);
       events += batch.events.length;
     }
   }
-  return { events, findings: await deliverFindings(part, sink, transport, options.stop) };
+  return { events, findings: await deliverFindings(part, sink, transport, stop) };
 }
 
-/** Every SIEM sink, each on its own: one refusing does not hold the others back. For the cycle's log. */
+/**
+ * Every SIEM sink, each on its own: one refusing (`error`), or being delivered by another run (`skipped`),
+ * does not hold the others back. For the cycle's log.
+ */
 export async function deliverSinks(
   part: ProjectStore,
   sinks: readonly SiemSink[],
   options: { findingsOnly?: boolean; stop?: AbortSignal } = {},
-): Promise<Record<string, SinkCount | { error: string }>> {
-  const result: Record<string, SinkCount | { error: string }> = {};
+): Promise<Record<string, SinkCount | { error: string } | { skipped: string }>> {
+  const result: Record<string, SinkCount | { error: string } | { skipped: string }> = {};
   for (const sink of sinks) {
     if (options.stop?.aborted) break;
     try {
       result[sink.name] = await deliverToSink(part, sink, options);
     } catch (error) {
-      if (!(error instanceof SinkError)) throw error;
-      result[sink.name] = { error: error.message };
+      if (error instanceof SinkBusyError) result[sink.name] = { skipped: error.message };
+      else if (error instanceof SinkError) result[sink.name] = { error: error.message };
+      else throw error;
     }
   }
   return result;

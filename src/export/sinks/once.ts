@@ -1,6 +1,7 @@
 // `flagtrail export --sink NAME`: one delivery to one SIEM sink of the config, for every project of the
 // store (or one), as the daemon does after each cycle; for cron or a first backfill.
 import { isSiemSink, parseControlsConfig, type SiemSink } from "../../controls/config.ts";
+import { SinkBusyError } from "../../controls/sinkLease.ts";
 import { sinkLabel, UsageError } from "../../errors.ts";
 import { configFileOf, readConfigText } from "../../projects.ts";
 import type { ProjectStore } from "../../store/projectStores.ts";
@@ -22,17 +23,31 @@ export function namedSink(configOption: string | undefined, name: string): SiemS
   return sink;
 }
 
-/** Delivers what the sink has not acknowledged yet, project by project; the summary sentence. */
-export async function sendToSink(parts: readonly ProjectStore[], sink: SiemSink): Promise<string> {
+/**
+ * Delivers what the sink has not acknowledged yet, project by project: the summary sentence, and the
+ * projects skipped because another run is delivering to the sink there (it sends what this one would).
+ */
+export async function sendToSink(
+  parts: readonly ProjectStore[],
+  sink: SiemSink,
+): Promise<{ summary: string; busy: string[] }> {
   const done: string[] = [];
+  const busy: string[] = [];
   let events = 0;
   let findings = 0;
   for (const part of parts) {
-    const count = await deliverToSink(part, sink);
-    events += count.events;
-    findings += count.findings;
-    done.push(`${part.project} ${count.events}`);
+    try {
+      const count = await deliverToSink(part, sink);
+      events += count.events;
+      findings += count.findings;
+      done.push(`${part.project} ${count.events}`);
+    } catch (error) {
+      if (!(error instanceof SinkBusyError)) throw error;
+      busy.push(part.project);
+      done.push(`${part.project} skipped`);
+    }
   }
   const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
-  return `Sent ${plural(events, "event")} and ${plural(findings, "finding")} to ${sinkLabel(sink.name)} (${done.join("; ")}).\n`;
+  const summary = `Sent ${plural(events, "event")} and ${plural(findings, "finding")} to ${sinkLabel(sink.name)} (${done.join("; ")}).\n`;
+  return { summary, busy };
 }

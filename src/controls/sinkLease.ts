@@ -1,0 +1,60 @@
+// One delivery per sink at a time: a run delivering to a sink (its alerts, or a SIEM sink's records and
+// findings) holds the store's lease `deliver:<sink>` meanwhile (src/store/leases.ts). Two runs at once (a
+// cron `check --notify` beside the daemon, two `export --sink`) each read the same due rows and cursor,
+// and a Slack or exec sink has no idempotency key to drop the second copy. A run that finds the lease
+// held skips that sink, it does not wait: what is due stays due, and the holder is sending it now.
+// A crashed holder frees it as every lease is freed: on SQLite by its expiry or its pid gone from this
+// host, on PostgreSQL with its session's advisory lock.
+import { randomUUID } from "node:crypto";
+import { LockedError, sinkLabel } from "../errors.ts";
+import { startHeartbeat } from "../heartbeat.ts";
+import { leaseHolder } from "../holders.ts";
+import { acquireLease, releaseLease, renewLease } from "../store/leases.ts";
+import type { AnyStore } from "../store/openAny.ts";
+
+/** Renewed every third of it while the delivery runs; a holder killed on another host blocks this long. */
+const DELIVERY_LEASE_TTL_MS = 60_000;
+
+/** Another run holds the sink's delivery lease: this run skipped the sink. */
+export class SinkBusyError extends LockedError {
+  constructor(
+    readonly sink: string,
+    options?: ErrorOptions,
+  ) {
+    super(`${sinkLabel(sink)} is being delivered by another run`, options);
+  }
+}
+
+/**
+ * Runs `deliver` holding lease `deliver:<sink>` of `store`; throws SinkBusyError (nothing sent) when another
+ * run holds it. `deliver`'s signal aborts when `stop` does or when the lease is lost (not renewed within
+ * its TTL, taken over): it then sends nothing more.
+ */
+export async function underSinkLease<T>(
+  store: AnyStore,
+  sink: string,
+  stop: AbortSignal | undefined,
+  deliver: (signal: AbortSignal) => Promise<T>,
+): Promise<T> {
+  const name = `deliver:${sink}`;
+  // Unique per run, also within one process (a test's two handles, a daemon's projects).
+  const holder = `${leaseHolder("deliver")}/${randomUUID()}`;
+  try {
+    await acquireLease(store, name, holder, DELIVERY_LEASE_TTL_MS);
+  } catch (error) {
+    if (error instanceof LockedError) throw new SinkBusyError(sink, { cause: error });
+    throw error;
+  }
+  const lost = new AbortController();
+  const heartbeat = startHeartbeat({
+    renew: () => renewLease(store, name, holder, DELIVERY_LEASE_TTL_MS),
+    ttlMs: DELIVERY_LEASE_TTL_MS,
+    onLost: (error) => lost.abort(error),
+  });
+  try {
+    return await deliver(stop ? AbortSignal.any([stop, lost.signal]) : lost.signal);
+  } finally {
+    heartbeat.stop();
+    await releaseLease(store, name, holder);
+  }
+}

@@ -1,0 +1,227 @@
+// One delivery per sink at a time (src/controls/sinkLease.ts), on both engines, in this process with two
+// handles on one store as two runs would have: while the first delivery holds a request open at a real
+// receiver on 127.0.0.1, the second skips the sink (busy, nothing sent), and every alert or finding
+// arrives exactly once. A holder that died does not keep the sink.
+import { spawnSync } from "node:child_process";
+import { createServer, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { hostname } from "node:os";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { parseControlsConfig, type SiemSink, type Sink } from "../../src/controls/config.ts";
+import { deliverAlerts } from "../../src/controls/deliver.ts";
+import { SinkBusyError } from "../../src/controls/sinkLease.ts";
+import { deliverToSink } from "../../src/export/sinks/deliver.ts";
+import { type NewFinding, writeCheck } from "../../src/store/controls/findings.ts";
+import { closeProjectStores, openStoreProjects, type ProjectStore } from "../../src/store/projectStores.ts";
+import { waitUntil } from "../helpers/daemonProcess.ts";
+import { ENGINES, type TestStore, testStore } from "./engines.ts";
+
+const ALERTS = 4;
+
+interface GateReceiver {
+  url: string;
+  /** Every request's Idempotency-Key (alerts) or NDJSON lines (a SIEM batch), in arrival order. */
+  requests: { key: string; lines: string[] }[];
+  /** Answers the requests held so far and every later one at once (204). */
+  open(): void;
+  close(): Promise<void>;
+}
+
+/** A receiver that holds every request unanswered until open(): a delivery stays under way meanwhile. */
+async function startGate(): Promise<GateReceiver> {
+  const held: ServerResponse[] = [];
+  let opened = false;
+  const requests: GateReceiver["requests"] = [];
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (c: Buffer) => chunks.push(c));
+    req.on("end", () => {
+      const lines = Buffer.concat(chunks).toString("utf8").trim().split("\n");
+      requests.push({ key: String(req.headers["idempotency-key"] ?? ""), lines });
+      if (opened) res.writeHead(204).end();
+      else held.push(res);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/in`,
+    requests,
+    open() {
+      opened = true;
+      for (const res of held.splice(0)) res.writeHead(204).end();
+    },
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+const finding = (n: number): NewFinding => ({
+  id: `rr:rec${n}`,
+  control_id: "rr",
+  kind: "review-required",
+  severity: "high",
+  record_id: `rec${n}`,
+  entity: `gate_${n}`,
+  action_type: "gate_update",
+  occurred_at: Date.parse("2026-11-20T03:04:05Z"),
+  actor: "Dana Lee",
+  message: "change without an approved review before it",
+});
+
+const payloadOf = (f: NewFinding) =>
+  JSON.stringify({
+    event: "finding",
+    finding: {
+      id: f.id,
+      control: f.control_id,
+      kind: f.kind,
+      severity: f.severity,
+      project: "default",
+      recordId: f.record_id,
+      entity: f.entity,
+      actionType: f.action_type,
+      occurredAt: "2026-11-20T03:04:05.000+00:00",
+      actor: f.actor,
+      message: f.message,
+      firstSeenAt: "2026-11-20T03:05:00.000+00:00",
+      waiver: null,
+    },
+  });
+
+const IDS = Array.from({ length: ALERTS }, (_, i) => `rr:rec${i + 1}`);
+
+describe.each(ENGINES)("delivery lease on %s", (engine) => {
+  let store: TestStore;
+  let first: ProjectStore[];
+  let second: ProjectStore[];
+  let receiver: GateReceiver;
+
+  beforeEach(async () => {
+    store = await testStore(engine);
+    first = await openStoreProjects(store.db);
+    second = await openStoreProjects(store.db);
+    receiver = await startGate();
+    process.env.LEASE_TEST_SECRET = "whsec-lease-test";
+  });
+
+  afterEach(async () => {
+    delete process.env.LEASE_TEST_SECRET;
+    await closeProjectStores(first);
+    await closeProjectStores(second);
+    await receiver.close();
+  });
+
+  const sinksOf = (sinks: unknown[]): Sink[] =>
+    parseControlsConfig(JSON.stringify({ sinks }), "test.json").sinks;
+
+  async function plant(sinks: readonly Sink[]) {
+    await writeCheck(first[0]!.store, {
+      checkedAt: Date.now(),
+      periodStart: 0,
+      periodEnd: Date.now(),
+      lastSeq: 0,
+      periodGiven: false,
+      findings: IDS.map((_, i) => finding(i + 1)),
+      tickets: [],
+      alertsFor: (f) => sinks.map((s) => ({ sink: s.name, payload: payloadOf(f) })),
+    });
+  }
+
+  const deliverLeases = () =>
+    store.query<{ name: string }>("SELECT name FROM leases WHERE name LIKE 'deliver:%'");
+
+  it("two alert deliveries at once: the second skips the sink, each alert arrives once", async () => {
+    const sinks = sinksOf([
+      { name: "hook", kind: "webhook", url: receiver.url, secretEnv: "LEASE_TEST_SECRET", backoffSeconds: 0 },
+    ]);
+    await plant(sinks);
+    const running = deliverAlerts(first[0]!.store, sinks, Date.now());
+    await waitUntil(() => receiver.requests.length === 1, "the first delivery's first request");
+    // The first run is under way (its request held): the second finds the lease held and sends nothing.
+    expect(await deliverAlerts(second[0]!.store, sinks, Date.now())).toEqual({
+      delivered: 0,
+      failed: 0,
+      busy: ["hook"],
+    });
+    expect(receiver.requests).toHaveLength(1);
+    receiver.open();
+    expect(await running).toEqual({ delivered: ALERTS, failed: 0 });
+    expect(receiver.requests.map((r) => r.key).sort()).toEqual(IDS);
+    // Given back: a later run takes it, and finds nothing due.
+    expect(await deliverLeases()).toEqual([]);
+    expect(await deliverAlerts(second[0]!.store, sinks, Date.now())).toEqual({ delivered: 0, failed: 0 });
+    expect(receiver.requests).toHaveLength(ALERTS);
+  });
+
+  it("two SIEM deliveries at once: the second is refused as busy, each finding's event arrives once", async () => {
+    const [sink] = sinksOf([
+      { name: "siem", kind: "http", url: receiver.url, format: "raw", batchSize: 1, retries: 0 },
+    ]) as SiemSink[];
+    await plant([sink!]);
+    const running = deliverToSink(first[0]!, sink!, { findingsOnly: true });
+    await waitUntil(() => receiver.requests.length === 1, "the first delivery's first batch");
+    const busy = await deliverToSink(second[0]!, sink!, { findingsOnly: true }).catch((e: unknown) => e);
+    expect(busy).toBeInstanceOf(SinkBusyError);
+    expect((busy as Error).message).toBe('sink "siem" is being delivered by another run');
+    expect(receiver.requests).toHaveLength(1);
+    receiver.open();
+    expect(await running).toEqual({ events: 0, findings: ALERTS });
+    const ids = receiver.requests.flatMap((r) => r.lines.map((l) => (JSON.parse(l) as { id: string }).id));
+    expect(ids.sort()).toEqual(IDS);
+    expect(await deliverLeases()).toEqual([]);
+  });
+
+  it("a lease left by a holder that died does not keep the sink", async () => {
+    const sinks = sinksOf([
+      { name: "hook", kind: "webhook", url: receiver.url, secretEnv: "LEASE_TEST_SECRET", backoffSeconds: 0 },
+    ]);
+    await plant(sinks);
+    receiver.open();
+    // A process of this host that has exited, its lease good for another hour (on PostgreSQL no session
+    // holds its lock: the lock decides there).
+    const dead = spawnSync(process.execPath, ["-e", ""]).pid;
+    const now = Date.now();
+    await store.query(
+      "INSERT INTO leases (name, holder, pid, acquired_at, expires_at) VALUES (?, ?, ?, ?, ?)",
+      ["deliver:hook", `${hostname()}/${dead}/deliver/crashed`, dead, now, now + 3_600_000],
+    );
+    expect(await deliverAlerts(second[0]!.store, sinks, Date.now())).toEqual({
+      delivered: ALERTS,
+      failed: 0,
+    });
+    expect(receiver.requests.map((r) => r.key).sort()).toEqual(IDS);
+  });
+
+  it.runIf(engine === "sqlite")(
+    "SQLite: a live-looking lease of another host holds the sink until it expires",
+    async () => {
+      const sinks = sinksOf([
+        {
+          name: "hook",
+          kind: "webhook",
+          url: receiver.url,
+          secretEnv: "LEASE_TEST_SECRET",
+          backoffSeconds: 0,
+        },
+      ]);
+      await plant(sinks);
+      receiver.open();
+      const now = Date.now();
+      const lease = ["deliver:hook", "elsewhere.example/4242/deliver/x", 4242, now];
+      await store.query(
+        "INSERT INTO leases (name, holder, pid, acquired_at, expires_at) VALUES (?, ?, ?, ?, ?)",
+        [...lease, now + 3_600_000],
+      );
+      expect(await deliverAlerts(second[0]!.store, sinks, Date.now())).toMatchObject({ busy: ["hook"] });
+      expect(receiver.requests).toHaveLength(0);
+      await store.query("UPDATE leases SET expires_at = ? WHERE name = 'deliver:hook'", [now - 1]);
+      expect(await deliverAlerts(second[0]!.store, sinks, Date.now())).toEqual({
+        delivered: ALERTS,
+        failed: 0,
+      });
+    },
+  );
+});
