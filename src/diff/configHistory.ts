@@ -71,14 +71,16 @@ export function configHistoryRows(
     version,
   }));
   const changes: VersionChangeRow[] = [];
-  let previous: VersionRow | null = null;
+  // Each version parsed once: it is the next one's previous.
+  let previous: { version: number; value: unknown } | null = null;
   for (const v of versions) {
+    const value: unknown = JSON.parse(v.raw);
     if (previous !== null) {
-      for (const c of diffConfigVersions(JSON.parse(previous.raw), JSON.parse(v.raw))) {
+      for (const c of diffConfigVersions(previous.value, value)) {
         changes.push({ configKey, version: v.version, previousVersion: previous.version, ...c });
       }
     }
-    previous = v;
+    previous = { version: v.version, value };
   }
   return { links, changes };
 }

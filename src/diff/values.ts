@@ -29,9 +29,12 @@ export function sameValue(a: unknown, b: unknown): boolean {
   if (a === b) return true;
   const ta = typeof a;
   if ((ta === "string" || ta === "boolean") && typeof b === ta) return false;
+  // Two different numbers write different JSON, unless neither is finite (JSON writes both as null).
+  if (ta === "number" && typeof b === "number") return !Number.isFinite(a) && !Number.isFinite(b);
   if (ta !== typeof b || ta !== "object" || a === null || b === null) return slowSame(a, b);
   if (Array.isArray(a)) {
-    if (!Array.isArray(b) || a.length !== b.length) return slowSame(a, b);
+    if (Array.isArray(b) && a.length !== b.length) return false;
+    if (!Array.isArray(b)) return slowSame(a, b);
     for (let i = 0; i < a.length; i += 1) if (!sameValue(a[i], b[i])) return false;
     return true;
   }

@@ -54,6 +54,11 @@ describe("sameValue", () => {
       [[1, 2], { 0: 1, 1: 2 }],
       ["a", "b"],
       [true, 1],
+      [1, 2],
+      [Number.NaN, 3],
+      [Number.NEGATIVE_INFINITY, Number.POSITIVE_INFINITY],
+      [[1], [1, 2]],
+      [[1, undefined], [1]],
     ];
     for (const [a, b] of cases) {
       expect(sameValue(a, b), `${canonicalJson(a)} vs ${canonicalJson(b)}`).toBe(byText(a, b));
