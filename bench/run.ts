@@ -25,7 +25,7 @@ const BENCHES: Record<string, BenchModule> = {
   entities: {
     file: "entityWrites.ts",
     exportName: "benchEntityWrites",
-    what: "config versions stored per second by the entity pass's writer (200 configs × 100 versions) vs. a bare INSERT of the same rows",
+    what: "config versions stored per second by the entity pass's writer, edit links and version diffs included (200 configs × 100 versions) vs. a bare INSERT of the same rows",
   },
   simulator: {
     file: "simulator.ts",

@@ -15,7 +15,7 @@ const waiverViewSchema = z.object({
 });
 export type WaiverView = z.infer<typeof waiverViewSchema>;
 
-const findingSchema = z.object({
+export const findingSchema = z.object({
   id: z.string().min(1),
   control: z.string(),
   kind: z.enum(CONTROL_KINDS),

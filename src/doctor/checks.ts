@@ -179,8 +179,8 @@ export function checkSinkSecrets(file: string | undefined, env: Env): Check {
   for (const sink of sinks) {
     for (const name of sinkSecretEnv(sink))
       if (name !== undefined && !env[name]) missing.push(`${sink.name} (${name})`);
-    const secretFile = "secretFile" in sink ? sink.secretFile : undefined;
-    if (secretFile !== undefined && !readable(secretFile)) missing.push(`${sink.name} (its secretFile)`);
+    const file = "secretFile" in sink ? sink.secretFile : "tokenFile" in sink ? sink.tokenFile : undefined;
+    if (file !== undefined && !readable(file)) missing.push(`${sink.name} (its secret's file)`);
   }
   if (sinks.length === 0) return check("sink secrets", "ok", "no sinks configured");
   return missing.length === 0

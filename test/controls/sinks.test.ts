@@ -156,22 +156,18 @@ describe("slack sink", () => {
   });
 
   it("an evidence finding (no entity, actor or time) is one line and its id", () => {
-    const text = slackMessage(
-      JSON.stringify({
-        finding: {
-          id: "complete:day-2026-11-20",
-          control: "complete",
-          kind: "completeness",
-          severity: "high",
-          project: "eu",
-          entity: null,
-          actionType: null,
-          occurredAt: null,
-          actor: null,
-          message: "server day 2026-11-20 is not reconciled",
-        },
-      }),
-    );
+    const text = slackMessage({
+      id: "complete:day-2026-11-20",
+      control: "complete",
+      kind: "completeness",
+      severity: "high",
+      project: "eu",
+      entity: null,
+      actionType: null,
+      occurredAt: null,
+      actor: null,
+      message: "server day 2026-11-20 is not reconciled",
+    });
     expect(text).toBe(
       "[high] complete (completeness), project eu: server day 2026-11-20 is not reconciled\nfinding complete:day-2026-11-20",
     );
@@ -251,7 +247,9 @@ describe("exec sink", () => {
     expect(lines(log)[0]!.input).toBe(
       payloadOf(finding(1)).replace('"waiver":null', `"waiver":${JSON.stringify(waiver)}`),
     );
-    expect(slackMessage(lines(log)[0]!.input).split("\n")).toContain("waived by Dana Lee: hotfix INC-42");
+    expect(slackMessage(JSON.parse(lines(log)[0]!.input).finding).split("\n")).toContain(
+      "waived by Dana Lee: hotfix INC-42",
+    );
   });
 
   it("a non-zero exit, a timeout or a missing program is a failed delivery, tried again later", async () => {

@@ -1,23 +1,29 @@
 // The Slack sink: one short message per finding to an incoming webhook, whose URL (a secret: anyone
 // holding it can post to the channel) comes from the environment variable the config names.
+import { z } from "zod";
 import type { OutboxRow } from "../../store/controls/outbox.ts";
 import type { SinkOf } from "../config.ts";
+import { findingSchema } from "../finding.ts";
 import type { SendFailure } from "./failure.ts";
 import { postJson } from "./http.ts";
 
-interface AlertFinding {
-  id: string;
-  control: string;
-  kind: string;
-  severity: string;
-  project: string;
-  entity: string | null;
-  actionType: string | null;
-  occurredAt: string | null;
-  actor: string | null;
-  message: string;
-  waiver?: { by: string; reason: string } | null;
-}
+/** What a Slack message shows of a finding (the rest of it, such as its record id, stays in the outbox). */
+const alertFindingSchema = findingSchema
+  .pick({
+    id: true,
+    control: true,
+    kind: true,
+    severity: true,
+    project: true,
+    entity: true,
+    actionType: true,
+    occurredAt: true,
+    actor: true,
+    message: true,
+  })
+  .extend({ waiver: findingSchema.shape.waiver.optional() });
+type AlertFinding = z.infer<typeof alertFindingSchema>;
+const alertBodySchema = z.object({ finding: alertFindingSchema });
 
 /** Slack reads `&`, `<` and `>` as markup (links, mentions): a name holding them is shown as written. */
 function slackText(text: string): string {
@@ -25,8 +31,7 @@ function slackText(text: string): string {
 }
 
 /** `[high] cc81-review (review-required), project default: <message>`, what, who, when on a second line, the waiver if any. */
-export function slackMessage(payload: string): string {
-  const { finding: f } = JSON.parse(payload) as { finding: AlertFinding };
+export function slackMessage(f: AlertFinding): string {
   const head = `[${f.severity}] ${f.control} (${f.kind}), project ${f.project}: ${f.message}`;
   const what = [
     f.actionType && f.entity ? `${f.actionType} of ${f.entity}` : (f.entity ?? f.actionType),
@@ -44,5 +49,9 @@ export function sendSlack(sink: SinkOf<"slack">, row: OutboxRow): Promise<SendFa
   // The outbox row names its sink: the reason alone.
   if (!url)
     return Promise.resolve({ reason: `the environment variable ${sink.urlEnv} is not set`, sinkDown: true });
-  return postJson(url, JSON.stringify({ text: slackMessage(row.payload) }));
+  // The outbox held it as check wrote it (unreadable rows are set aside before): a mismatch fails it alone.
+  const body = alertBodySchema.safeParse(JSON.parse(row.payload));
+  if (!body.success)
+    return Promise.resolve({ reason: "its finding is not one flagtrail wrote", sinkDown: false });
+  return postJson(url, JSON.stringify({ text: slackMessage(body.data.finding) }));
 }

@@ -2,20 +2,15 @@
 // /services/collector/event. With indexer acknowledgement (useAck) the answer carries an ackId, and the
 // batch counts as delivered only once /services/collector/ack says that id is indexed; the channel is a
 // UUID derived from the sink's name, so it stays the same across runs.
+
 import { createHash } from "node:crypto";
 import { hostname } from "node:os";
 import { setTimeout as delay } from "node:timers/promises";
 import { gzipSync } from "node:zlib";
 import type { SiemSink } from "../../controls/config.ts";
+import { sinkSecret } from "../../controls/sinks/secret.ts";
 import { SinkError } from "../../errors.ts";
-import {
-  httpFailure,
-  networkFailure,
-  type SinkEvent,
-  sinkSecret,
-  type Transport,
-  timeOf,
-} from "./transport.ts";
+import { httpFailure, networkFailure, type SinkEvent, type Transport, timeOf } from "./transport.ts";
 
 type HecSink = Extract<SiemSink, { kind: "splunk-hec" }>;
 

@@ -1,9 +1,11 @@
 // Batches to any HTTP intake (Elastic, Vector, Logstash, Fluent Bit; Datadog's logs intake with `array`):
 // one POST per batch, one event per NDJSON line or one JSON array, gzipped when the sink says `compress`. Headers (an API key) come
 // from environment variables; a 2xx is the acknowledgement.
+
 import { gzipSync } from "node:zlib";
 import type { SiemSink } from "../../controls/config.ts";
-import { httpFailure, networkFailure, sinkSecret, type Transport } from "./transport.ts";
+import { sinkSecret } from "../../controls/sinks/secret.ts";
+import { httpFailure, networkFailure, type Transport } from "./transport.ts";
 
 type HttpSink = Extract<SiemSink, { kind: "http" }>;
 

@@ -1,7 +1,6 @@
 // What every SIEM transport does: take one batch of events and say whether the receiver acknowledged
 // it. A failure is typed: retryable (network, 5xx, back-pressure: tried again with backoff, and on the
 // next run) or not (a refused token: one sentence naming the sink, never the secret).
-import { readFileSync } from "node:fs";
 import { setTimeout as delay } from "node:timers/promises";
 import { SinkError } from "../../errors.ts";
 
@@ -14,25 +13,6 @@ export interface SinkEvent {
 export interface Transport {
   /** Resolves once the receiver has acknowledged every event of the batch; throws a SinkError. */
   send(events: readonly SinkEvent[]): Promise<void>;
-}
-
-/** A secret from an environment variable or a file; the error says where, never what. */
-export function sinkSecret(
-  name: string,
-  from: { env?: string | undefined; file?: string | undefined },
-): string {
-  if (from.env !== undefined) {
-    const value = process.env[from.env];
-    if (!value) throw new SinkError(name, `the environment variable ${from.env} is not set`, false, "clause");
-    return value;
-  }
-  try {
-    const value = readFileSync(from.file ?? "", "utf8").trim();
-    if (value) return value;
-  } catch {
-    // Said below without the error's text, which could quote the file.
-  }
-  throw new SinkError(name, "cannot read a secret from its file", false, "clause");
 }
 
 /** A failed request's HTTP status as a SinkError: 401/403 a refused secret, 5xx/408/429 retryable. */
