@@ -55,6 +55,9 @@ function storeText(check: StoreCheck): string[] {
       : check.entities.head
         ? `entity chain of ${check.entities.rows} rows intact (config versions, revisions, experiment and metric snapshots; head ${check.entities.head.hash.slice(0, 12)}…)`
         : "no entity history",
+    check.waivers === 0
+      ? "no waivers"
+      : `waiver register of ${check.waivers} rows intact (each re-hashed and linked, its last the head meta records)`,
     "not checkable: first_seen_at, sync_run_id (and the times entity rows were read)",
   ];
 }
