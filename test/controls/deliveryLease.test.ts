@@ -15,6 +15,7 @@ import { type NewFinding, writeCheck } from "../../src/store/controls/findings.t
 import { closeProjectStores, openStoreProjects, type ProjectStore } from "../../src/store/projectStores.ts";
 import { waitUntil } from "../helpers/daemonProcess.ts";
 import { ENGINES, type TestStore, testStore } from "./engines.ts";
+import { alertFinding, alertPayload } from "./findingRows.ts";
 
 const ALERTS = 4;
 
@@ -58,38 +59,9 @@ async function startGate(): Promise<GateReceiver> {
   };
 }
 
-const finding = (n: number): NewFinding => ({
-  id: `rr:rec${n}`,
-  control_id: "rr",
-  kind: "review-required",
-  severity: "high",
-  record_id: `rec${n}`,
-  entity: `gate_${n}`,
-  action_type: "gate_update",
-  occurred_at: Date.parse("2026-11-20T03:04:05Z"),
-  actor: "Dana Lee",
-  message: "change without an approved review before it",
-});
+const finding = (n: number): NewFinding => alertFinding(n, { entity: `gate_${n}` });
 
-const payloadOf = (f: NewFinding) =>
-  JSON.stringify({
-    event: "finding",
-    finding: {
-      id: f.id,
-      control: f.control_id,
-      kind: f.kind,
-      severity: f.severity,
-      project: "default",
-      recordId: f.record_id,
-      entity: f.entity,
-      actionType: f.action_type,
-      occurredAt: "2026-11-20T03:04:05.000+00:00",
-      actor: f.actor,
-      message: f.message,
-      firstSeenAt: "2026-11-20T03:05:00.000+00:00",
-      waiver: null,
-    },
-  });
+const payloadOf = (f: NewFinding) => alertPayload(f);
 
 const IDS = Array.from({ length: ALERTS }, (_, i) => `rr:rec${i + 1}`);
 

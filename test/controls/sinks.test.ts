@@ -17,39 +17,12 @@ import { type NewFinding, writeCheck } from "../../src/store/controls/findings.t
 import { appendWaiver } from "../../src/store/controls/waivers.ts";
 import { closeProjectStores, openStoreProjects, type ProjectStore } from "../../src/store/projectStores.ts";
 import { freePort } from "../helpers/ports.ts";
+import { alertFinding, alertPayload } from "./findingRows.ts";
 
-const finding = (n: number, entity = `checkout_gate_${n}`): NewFinding => ({
-  id: `rr:rec${n}`,
-  control_id: "rr",
-  kind: "review-required",
-  severity: "high",
-  record_id: `rec${n}`,
-  entity,
-  action_type: "gate_update",
-  occurred_at: Date.parse("2026-11-20T03:04:05Z"),
-  actor: "Dana <Lee> & co",
-  message: "change without an approved review before it",
-});
+const finding = (n: number, entity = `checkout_gate_${n}`): NewFinding =>
+  alertFinding(n, { entity, actor: "Dana <Lee> & co" });
 
-const payloadOf = (f: NewFinding) =>
-  JSON.stringify({
-    event: "finding",
-    finding: {
-      id: f.id,
-      control: f.control_id,
-      kind: f.kind,
-      severity: f.severity,
-      project: "default",
-      recordId: f.record_id,
-      entity: f.entity,
-      actionType: f.action_type,
-      occurredAt: "2026-11-20T03:04:05.000+00:00",
-      actor: f.actor,
-      message: f.message,
-      firstSeenAt: "2026-11-20T03:05:00.000+00:00",
-      waiver: null,
-    },
-  });
+const payloadOf = (f: NewFinding) => alertPayload(f);
 
 function sinksOf(sinks: unknown[]): Sink[] {
   return parseControlsConfig(JSON.stringify({ sinks }), "test.json").sinks;

@@ -14,40 +14,11 @@ import { closeProjectStores, openStoreProjects, type ProjectStore } from "../../
 import { queriesOf, sql } from "../../src/store/query.ts";
 import { runCliInProcess } from "../helpers/inProcessCli.ts";
 import { type NdjsonReceiver, startNdjson } from "../sinks/receivers.ts";
+import { alertFinding, alertPayload } from "./findingRows.ts";
 
-const finding = (n: number): NewFinding => ({
-  id: `rr:rec${n}`,
-  control_id: "rr",
-  kind: "review-required",
-  severity: "high",
-  record_id: `rec${n}`,
-  entity: `checkout_gate_${n}`,
-  action_type: "gate_update",
-  occurred_at: Date.parse("2026-11-20T03:04:05Z"),
-  actor: "Dana Lee",
-  message: "change without an approved review before it",
-});
+const finding = (n: number): NewFinding => alertFinding(n);
 
-/** The body `check` queues: the finding as `check --format json` prints it. */
-const payloadOf = (f: NewFinding) =>
-  JSON.stringify({
-    event: "finding",
-    finding: {
-      id: f.id,
-      control: f.control_id,
-      kind: f.kind,
-      severity: f.severity,
-      project: "default",
-      recordId: f.record_id,
-      entity: f.entity,
-      actionType: f.action_type,
-      occurredAt: "2026-11-20T03:04:05.000+00:00",
-      actor: f.actor,
-      message: f.message,
-      firstSeenAt: "2026-11-21T00:00:00.000+00:00",
-      waiver: null,
-    },
-  });
+const payloadOf = (f: NewFinding) => alertPayload(f, "2026-11-21T00:00:00.000+00:00");
 
 let parts: ProjectStore[];
 let dir: string;
