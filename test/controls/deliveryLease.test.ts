@@ -2,9 +2,8 @@
 // handles on one store as two runs would have: while the first delivery holds a request open at a real
 // receiver on 127.0.0.1, the second skips the sink (busy, nothing sent), and every alert or finding
 // arrives exactly once. A holder that died does not keep the sink.
+
 import { spawnSync } from "node:child_process";
-import { createServer, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
 import { hostname } from "node:os";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { parseControlsConfig, type SiemSink, type Sink } from "../../src/controls/config.ts";
@@ -13,51 +12,14 @@ import { SinkBusyError } from "../../src/controls/sinkLease.ts";
 import { deliverToSink } from "../../src/export/sinks/deliver.ts";
 import { type NewFinding, writeCheck } from "../../src/store/controls/findings.ts";
 import { closeProjectStores, openStoreProjects, type ProjectStore } from "../../src/store/projectStores.ts";
+import { type Receiver, startReceiver } from "../helpers/alertReceiver.ts";
 import { waitUntil } from "../helpers/daemonProcess.ts";
 import { ENGINES, type TestStore, testStore } from "./engines.ts";
 import { alertFinding, alertPayload } from "./findingRows.ts";
 
 const ALERTS = 4;
 
-interface GateReceiver {
-  url: string;
-  /** Every request's Idempotency-Key (alerts) or NDJSON lines (a SIEM batch), in arrival order. */
-  requests: { key: string; lines: string[] }[];
-  /** Answers the requests held so far and every later one at once (204). */
-  open(): void;
-  close(): Promise<void>;
-}
-
-/** A receiver that holds every request unanswered until open(): a delivery stays under way meanwhile. */
-async function startGate(): Promise<GateReceiver> {
-  const held: ServerResponse[] = [];
-  let opened = false;
-  const requests: GateReceiver["requests"] = [];
-  const server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on("data", (c: Buffer) => chunks.push(c));
-    req.on("end", () => {
-      const lines = Buffer.concat(chunks).toString("utf8").trim().split("\n");
-      requests.push({ key: String(req.headers["idempotency-key"] ?? ""), lines });
-      if (opened) res.writeHead(204).end();
-      else held.push(res);
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/in`,
-    requests,
-    open() {
-      opened = true;
-      for (const res of held.splice(0)) res.writeHead(204).end();
-    },
-    close: () =>
-      new Promise((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
-}
+const startGate = () => startReceiver("gate");
 
 const finding = (n: number): NewFinding => alertFinding(n, { entity: `gate_${n}` });
 
@@ -69,7 +31,7 @@ describe.each(ENGINES)("delivery lease on %s", (engine) => {
   let store: TestStore;
   let first: ProjectStore[];
   let second: ProjectStore[];
-  let receiver: GateReceiver;
+  let receiver: Receiver;
 
   beforeEach(async () => {
     store = await testStore(engine);

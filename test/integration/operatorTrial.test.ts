@@ -7,12 +7,11 @@
 // is bad usage. One simulator and one synced SQLite store serve the file; each test works on its own
 // copy of the store. Every wait is on a condition (a request arrived, a process ended), never a clock.
 import { chmodSync, writeFileSync } from "node:fs";
-import { createServer, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
 import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningSimulator } from "../../src/simulator/index.ts";
 import { API } from "../controls/plant.ts";
+import { startReceiver } from "../helpers/alertReceiver.ts";
 import { spawnDaemon, waitUntil } from "../helpers/daemonProcess.ts";
 import { runCliInProcess } from "../helpers/inProcessCli.ts";
 import { runCli } from "../helpers/runCli.ts";
@@ -27,53 +26,6 @@ import {
 
 const SECRET = "whsec-trial-h47";
 const PLANTED = 6;
-
-type Mode = "ok" | "hang" | "refuse" | "gate";
-
-interface Receiver {
-  url: string;
-  /** Every request in arrival order: its Idempotency-Key (alerts) and body lines (SIEM batches). */
-  requests: { at: number; key: string; lines: string[] }[];
-  /** A "gate" receiver holds every request unanswered until this; then answers them all, and later ones. */
-  open(): void;
-  close(): Promise<void>;
-}
-
-/**
- * An HTTP receiver: "ok" answers 204, "refuse" 503, "hang" never answers (the sink's own timeout ends
- * each request), "gate" holds requests until open().
- */
-async function startReceiver(mode: Mode): Promise<Receiver> {
-  const requests: Receiver["requests"] = [];
-  const held: ServerResponse[] = [];
-  let opened = mode !== "gate";
-  const server: Server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on("data", (c: Buffer) => chunks.push(c));
-    req.on("end", () => {
-      const lines = Buffer.concat(chunks).toString("utf8").trim().split("\n");
-      requests.push({ at: Date.now(), key: String(req.headers["idempotency-key"] ?? ""), lines });
-      if (mode === "hang") return;
-      if (mode === "refuse") res.writeHead(503).end();
-      else if (opened) res.writeHead(204).end();
-      else held.push(res);
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`,
-    requests,
-    open() {
-      opened = true;
-      for (const res of held.splice(0)) res.writeHead(204).end();
-    },
-    close: () =>
-      new Promise((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
-}
 
 function writeConfig(db: string, name: string, body: unknown): string {
   const path = join(dirname(db), name);
