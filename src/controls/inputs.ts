@@ -62,17 +62,11 @@ export async function readSnapshotInputs(
       if (paired) pairs.push(paired);
     }
   }
-  const completeness = await readCompleteness({ snapshot, params, serverDays });
+  const completeness = await readCompleteness({ snapshot, params, serverDays, now });
   // A day not over (when the sync checked it, or now: today and any later day of a period that runs into
-  // the future) is checked again by the next sync: not a gap yet. Today is the server's, in the offset of
-  // the period's last day.
-  const open = new Set(completeness.open);
-  const today =
-    serverDays && new Date(now + serverDays.last.offsetMinutes * 60_000).toISOString().slice(0, 10);
-  const gapDays =
-    serverDays === null || !today
-      ? null
-      : unreconciledDays(completeness).filter((d) => !open.has(d) && d < today);
+  // the future) is checked again by the next sync: not a gap yet.
+  const notYet = new Set([...completeness.open, ...completeness.notOver]);
+  const gapDays = serverDays === null ? null : unreconciledDays(completeness).filter((d) => !notYet.has(d));
   const changes = [];
   for await (const batch of snapshot.batches("controlChanges", params))
     for (const change of batch) if (!REVIEW_ACTION_TYPES.has(change.action_type)) changes.push(change);

@@ -41,7 +41,7 @@ export async function readSummary(
     records: byType.reduce((sum, r) => sum + r.records, 0),
     entities: (await run(ctx, "entityCount"))[0]?.records ?? 0,
     people: byPerson.length,
-    completeness: await readCompleteness(ctx),
+    completeness: await readCompleteness({ ...ctx, now: Date.parse(ctx.generatedAt) }),
     reviews: await readReviewFindings(ctx),
     mutations: (await run(ctx, "mutationCount"))[0] ?? { records: 0, revisions: 0 },
     byType,

@@ -22,8 +22,10 @@ export interface Completeness {
   matching: string[];
   /** Coverage rows whose local count differs from the server's total. */
   gaps: CoverageRow[];
-  /** Days with no coverage data at all. */
+  /** Days with no coverage data at all, over before the report or check was made. */
   uncovered: string[];
+  /** Days with no coverage data that had not begun or ended then (today, a future day): the next syncs count them. */
+  notOver: string[];
   /** Days not over yet when checked (their total may still grow). */
   open: string[];
   /** Stored records without an instant. */
@@ -47,7 +49,7 @@ function dayRange(from: string, to: string): string[] {
 
 /** Also read by `flagtrail check`'s completeness control: one decision of what a gap day is. */
 export async function readCompleteness(
-  ctx: Pick<ComplianceContext, "snapshot" | "params" | "serverDays">,
+  ctx: Pick<ComplianceContext, "snapshot" | "params" | "serverDays"> & { now: number },
 ): Promise<Completeness> {
   const unplaced = (await run(ctx, "unplaced"))[0]?.records ?? 0;
   const entityBacklog = await run(ctx, "entityBacklog");
@@ -59,6 +61,7 @@ export async function readCompleteness(
       matching: [],
       gaps: [],
       uncovered: [],
+      notOver: [],
       open: [],
       unplaced,
       quarantined: { records: 0, maybe: 0 },
@@ -70,12 +73,15 @@ export async function readCompleteness(
   for (const row of rows) byDay.set(row.day, [...(byDay.get(row.day) ?? []), row]);
   const days = dayRange(serverDays.first.day, serverDays.last.day);
   const covered = days.filter((d) => byDay.has(d));
+  // The server's day at `now`, in the offset of the period's last day: it and later days are not over.
+  const today = new Date(ctx.now + serverDays.last.offsetMinutes * 60_000).toISOString().slice(0, 10);
   return {
     days,
     covered,
     matching: covered.filter((d) => byDay.get(d)!.every((r) => r.local_count === r.server_total)),
     gaps: rows.filter((r) => r.local_count !== r.server_total),
-    uncovered: days.filter((d) => !byDay.has(d)),
+    uncovered: days.filter((d) => !byDay.has(d) && d < today),
+    notOver: days.filter((d) => !byDay.has(d) && d >= today),
     open: [...new Set(rows.filter((r) => r.day_closed === 0).map((r) => r.day))],
     unplaced,
     quarantined,
@@ -85,7 +91,7 @@ export async function readCompleteness(
 
 /** Server days that are not reconciled: a gap, no coverage data, or not over when checked. */
 export function unreconciledDays(c: Completeness): string[] {
-  const bad = new Set([...c.gaps.map((g) => g.day), ...c.uncovered, ...c.open]);
+  const bad = new Set([...c.gaps.map((g) => g.day), ...c.uncovered, ...c.notOver, ...c.open]);
   return c.days.filter((d) => bad.has(d));
 }
 
@@ -102,7 +108,13 @@ export function completenessVerdict(c: Completeness): string {
     return `**Complete**: all ${c.days.length} server days reconciled.${quarantineNote(c)}`;
   const gapDays = new Set(c.gaps.map((g) => g.day));
   const why = (d: string) =>
-    gapDays.has(d) ? "gap" : c.uncovered.includes(d) ? "no coverage data" : "not over when checked";
+    gapDays.has(d)
+      ? "gap"
+      : c.uncovered.includes(d)
+        ? "no coverage data"
+        : c.notOver.includes(d)
+          ? "not over yet"
+          : "not over when checked";
   return (
     `**Not complete**: ${bad.length} of ${c.days.length} server days not reconciled: ` +
     `${bad.map((d) => `${d} (${why(d)})`).join(", ")}.${quarantineNote(c)}`
@@ -235,6 +247,12 @@ export function writeCompleteness(out: MarkdownOut, ctx: ComplianceContext, c: C
   out.line();
   if (c.open.length > 0) {
     out.line(`Server days not yet over when checked (their total may still grow): ${c.open.join(", ")}.`);
+    out.line();
+  }
+  if (c.notOver.length > 0) {
+    out.line(
+      `Server days not over when this report was made (no sync has counted them yet): ${c.notOver.join(", ")}.`,
+    );
     out.line();
   }
   writeQuarantined(out, c);
