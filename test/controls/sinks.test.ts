@@ -6,7 +6,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { Sink } from "../../src/controls/config.ts";
 import { parseControlsConfig } from "../../src/controls/config.ts";
 import { deliverAlerts } from "../../src/controls/deliver.ts";
@@ -286,6 +286,33 @@ describe("exec sink", () => {
       ["exit3", "exit 3", 1, null],
       ["slow", "timed out after 1 s", 1, null],
     ]);
+  });
+
+  it("a timeout kills what the program started too, not the program alone", async () => {
+    const pidFile = join(dir, "grandchild.pid");
+    const sinks = sinksOf([
+      {
+        name: "script",
+        kind: "exec",
+        command: "/bin/sh",
+        // A script that starts a long child and waits for it, as a pager script waits for its curl.
+        args: ["-c", 'sleep 60 & echo $! > "$0"; wait', pidFile],
+        timeoutSeconds: 1,
+      },
+    ]);
+    await plantAlerts([finding(1)], sinks);
+    expect(await deliverAlerts(parts[0]!.store, sinks, Date.now())).toEqual({ delivered: 0, failed: 1 });
+    const pid = Number(readFileSync(pidFile, "utf8"));
+    const alive = () => {
+      try {
+        process.kill(pid, 0);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    await vi.waitUntil(() => !alive(), { timeout: 30_000, interval: 20 });
+    expect(alive()).toBe(false);
   });
 
   it("runs the program without flagtrail's secrets or any the config names, ordinary variables kept", async () => {

@@ -32,18 +32,35 @@ export function sendExec(sink: SinkOf<"exec">, row: OutboxRow): Promise<SendFail
       shell: false,
       stdio: ["pipe", "ignore", "ignore"],
       env: execEnv(sink, row.finding_id),
+      // A process group of its own (POSIX): a timeout kills what the program started too (a script's
+      // `curl`, a `sleep`), not the program alone.
+      detached: process.platform !== "win32",
     });
+    const killAll = () => {
+      try {
+        if (child.pid !== undefined && process.platform !== "win32") process.kill(-child.pid, "SIGKILL");
+        else child.kill("SIGKILL");
+      } catch {
+        // Already gone.
+      }
+    };
+    // Out of the terminal's group, it would outlive a flagtrail stopped by Ctrl-C: it goes with it.
+    process.once("exit", killAll);
     let timedOut = false;
     const timer = setTimeout(() => {
       timedOut = true;
-      child.kill("SIGKILL");
+      killAll();
     }, sink.timeoutSeconds * 1000);
-    child.on("error", (error: NodeJS.ErrnoException) => {
+    const settle = () => {
       clearTimeout(timer);
+      process.off("exit", killAll);
+    };
+    child.on("error", (error: NodeJS.ErrnoException) => {
+      settle();
       resolve({ reason: `cannot run ${sink.command}: ${error.code ?? error.name}`, sinkDown: true });
     });
     child.on("close", (code, signal) => {
-      clearTimeout(timer);
+      settle();
       if (timedOut) resolve({ reason: `timed out after ${sink.timeoutSeconds} s`, sinkDown: true });
       else if (code === 0) resolve(null);
       else resolve({ reason: code === null ? `killed by ${signal}` : `exit ${code}`, sinkDown: false });
