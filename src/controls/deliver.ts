@@ -11,7 +11,7 @@ import type { AnyStore } from "../store/openAny.ts";
 import { type AlertSink, isSiemSink, type Sink } from "./config.ts";
 import { SinkBusyError, underSinkLease } from "./sinkLease.ts";
 import { sendExec } from "./sinks/exec.ts";
-import type { SendFailure } from "./sinks/failure.ts";
+import { type SendFailure, unreadableRow } from "./sinks/failure.ts";
 import { sendSlack } from "./sinks/slack.ts";
 import { sendWebhook } from "./sinks/webhook.ts";
 import { waiversInForce } from "./waivers.ts";
@@ -35,10 +35,6 @@ function send(sink: AlertSink, row: OutboxRow): Promise<SendFailure | null> {
  * row is then marked failed with that error, alone, on every delivery, and the others go out.
  */
 export type DueAlert = OutboxRow & { unreadable: string | null };
-
-/** Why an outbox row cannot be read, as its last_error (the finding id, never the payload). */
-export const unreadableRow = (row: OutboxRow, why: string): string =>
-  `the outbox row of finding ${row.finding_id} cannot be read (${why})`;
 
 const alertBodySchema = z.looseObject({ finding: z.looseObject({}) });
 

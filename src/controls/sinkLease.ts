@@ -42,7 +42,9 @@ export async function underSinkLease<T>(
   try {
     await acquireLease(store, name, holder, DELIVERY_LEASE_TTL_MS);
   } catch (error) {
-    if (error instanceof LockedError) throw new SinkBusyError(sink, { cause: error });
+    // Held by another run: skipped. A database too busy to take it is a failure, not a delivery under way.
+    const busyDatabase = (error as { cause?: { code?: unknown } }).cause?.code === "SQLITE_BUSY";
+    if (error instanceof LockedError && !busyDatabase) throw new SinkBusyError(sink, { cause: error });
     throw error;
   }
   const lost = new AbortController();

@@ -3,12 +3,12 @@
 // row is the head meta recorded, so rows removed from the end (a withdrawal deleted) show too.
 import { brokenWaiver } from "../controls/waivers.ts";
 import { IntegrityError } from "../errors.ts";
-import { readWaiverHead, readWaivers, WAIVER_CHAIN_HEAD_KEY } from "../store/controls/waivers.ts";
+import { readWaiverRegister, WAIVER_CHAIN_HEAD_KEY } from "../store/controls/waivers.ts";
 import type { AnyStore } from "../store/openAny.ts";
 
 /** The number of waiver rows checked; an IntegrityError naming the first that does not match. */
 export async function checkWaivers(store: AnyStore): Promise<number> {
-  const rows = await readWaivers(store);
+  const { rows, head } = await readWaiverRegister(store);
   const broken = brokenWaiver(rows);
   if (broken) {
     throw new IntegrityError(
@@ -16,7 +16,7 @@ export async function checkWaivers(store: AnyStore): Promise<number> {
     );
   }
   const last = rows.at(-1);
-  const recorded = headOf(await readWaiverHead(store));
+  const recorded = headOf(head);
   if ((recorded?.seq ?? 0) !== (last?.seq ?? 0) || (recorded?.hash ?? null) !== (last?.chain_hash ?? null)) {
     throw new IntegrityError(
       `the waiver register's head recorded in meta (${WAIVER_CHAIN_HEAD_KEY}) is not its last row ` +

@@ -12,3 +12,7 @@ export interface SendFailure {
 /** Whether an HTTP status refuses the receiver as a whole: 5xx, 408, 429, and 401/403 (its credentials). */
 export const statusIsSinkWide = (status: number): boolean =>
   status >= 500 || status === 408 || status === 429 || status === 401 || status === 403;
+
+/** Why an outbox row cannot be read, as its last_error (the finding id, never the payload). */
+export const unreadableRow = (row: { finding_id: string }, why: string): string =>
+  `the outbox row of finding ${row.finding_id} cannot be read (${why})`;

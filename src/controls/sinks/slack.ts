@@ -4,7 +4,7 @@ import { z } from "zod";
 import type { OutboxRow } from "../../store/controls/outbox.ts";
 import type { SinkOf } from "../config.ts";
 import { findingSchema } from "../finding.ts";
-import type { SendFailure } from "./failure.ts";
+import { type SendFailure, unreadableRow } from "./failure.ts";
 import { postJson } from "./http.ts";
 
 /** What a Slack message shows of a finding (the rest of it, such as its record id, stays in the outbox). */
@@ -52,6 +52,9 @@ export function sendSlack(sink: SinkOf<"slack">, row: OutboxRow): Promise<SendFa
   // The outbox held it as check wrote it (unreadable rows are set aside before): a mismatch fails it alone.
   const body = alertBodySchema.safeParse(JSON.parse(row.payload));
   if (!body.success)
-    return Promise.resolve({ reason: "its finding is not one flagtrail wrote", sinkDown: false });
+    return Promise.resolve({
+      reason: unreadableRow(row, "its finding is not one flagtrail wrote"),
+      sinkDown: false,
+    });
   return postJson(url, JSON.stringify({ text: slackMessage(body.data.finding) }));
 }

@@ -4,9 +4,10 @@
 // delivered only after its batch was acknowledged. A crash repeats at most the unacknowledged batch,
 // and every event carries a stable id by which the SIEM can drop that repeat.
 import type { SiemSink } from "../../controls/config.ts";
-import { type DueAlert, dueAlertsNow, unreadableRow } from "../../controls/deliver.ts";
+import { type DueAlert, dueAlertsNow } from "../../controls/deliver.ts";
 import { outboxFindingSchema } from "../../controls/finding.ts";
 import { SinkBusyError, underSinkLease } from "../../controls/sinkLease.ts";
+import { unreadableRow } from "../../controls/sinks/failure.ts";
 import { SinkError } from "../../errors.ts";
 import { markDelivered, markFailed, type OutboxRow } from "../../store/controls/outbox.ts";
 import { advanceCursor, readCursor } from "../../store/export/cursors.ts";

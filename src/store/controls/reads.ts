@@ -24,7 +24,9 @@ export async function lastDefaultCheck(store: AnyStore): Promise<LastCheck | nul
 export async function earliestStoredAfter(store: AnyStore, afterSeq: number): Promise<number | null> {
   const q = await queriesOf(store);
   const row = await q.get<{ at: number | null }>(
-    sql`SELECT min(occurred_at) AS at FROM audit_logs WHERE seq > ${afterSeq}`,
+    // `+ 0`: min() over a plain column would walk the whole occurred_at index on SQLite; this reads the
+    // records after the seq alone (SQLite: a rowid range; PostgreSQL: the seq index).
+    sql`SELECT min(occurred_at + 0) AS at FROM audit_logs WHERE seq > ${afterSeq}`,
   );
   return row?.at ?? null;
 }

@@ -1,9 +1,9 @@
 // Waivers, append-only: each row carries its own hash and a chain hash linking it to the row before, as
 // the audit records do; `verify` re-walks them (src/verify/waivers.ts). What goes into a hash is decided
 // outside the store (src/controls/waiverChain.ts): the store only keeps the rows in order.
-import { readMetaValue, writeMetaValueQuery } from "../metaValues.ts";
+import { readMetaValue, readMetaValueIn, writeMetaValueQuery } from "../metaValues.ts";
 import type { AnyStore } from "../openAny.ts";
-import { inTransaction, queriesOf, sql } from "../query.ts";
+import { inReadSnapshot, inTransaction, queriesOf, sql } from "../query.ts";
 import { lockControlWrites } from "./writeLock.ts";
 
 /** meta's record of the register's last row, `{"seq":…,"hash":…}` (its chain hash): a removed tail shows. */
@@ -30,6 +30,19 @@ export async function readWaivers(store: AnyStore): Promise<WaiverRow[]> {
 /** The head meta records for the register (JSON text), or undefined before the first waiver. */
 export async function readWaiverHead(store: AnyStore): Promise<string | undefined> {
   return readMetaValue(store, WAIVER_CHAIN_HEAD_KEY);
+}
+
+/**
+ * The rows and the head together, from one snapshot: a waiver committed meanwhile (its row and the head
+ * in one transaction) is seen whole or not at all, so verify never takes it for a removed tail.
+ */
+export function readWaiverRegister(
+  store: AnyStore,
+): Promise<{ rows: WaiverRow[]; head: string | undefined }> {
+  return inReadSnapshot(store, async (q) => ({
+    rows: await q.all<WaiverRow>(sql`SELECT * FROM control_waivers ORDER BY seq`),
+    head: await readMetaValueIn(q, WAIVER_CHAIN_HEAD_KEY),
+  }));
 }
 
 /** Appends the row `make` builds after the last one (null for the first), and the head, in one transaction. */
