@@ -133,6 +133,8 @@ export class SinkError extends FlagtrailError {
     readonly retryable: boolean,
     /** How the sentence reads: `sink "x" could not …` (a verb phrase) or `sink "x": the …` (a clause). */
     form: "verb" | "clause" = "verb",
+    /** The receiver refused the request as too large (HTTP 413): a smaller batch may go. */
+    readonly tooLarge = false,
   ) {
     super(`${sinkLabel(sink)}${form === "verb" ? " " : ": "}${reason}.`);
   }

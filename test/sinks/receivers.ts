@@ -149,6 +149,8 @@ export async function startHec(token: string): Promise<HecReceiver> {
 export interface NdjsonReceiver {
   url: string;
   up: boolean;
+  /** More events than this in one request: 413 (Payload Too Large). */
+  maxLines?: number;
   requests: {
     headers: IncomingMessage["headers"];
     gzipped: boolean;
@@ -164,7 +166,12 @@ export async function startNdjson(): Promise<NdjsonReceiver> {
   const receiver = { up: true, requests: [] } as unknown as NdjsonReceiver;
   const server = createServer((req, res) => {
     bodyOf(req).then(({ text, gzipped }) => {
-      const status = receiver.up ? 202 : 503;
+      const lines = text.split("\n").filter(Boolean).length;
+      const status = !receiver.up
+        ? 503
+        : receiver.maxLines !== undefined && lines > receiver.maxLines
+          ? 413
+          : 202;
       receiver.requests.push({
         headers: req.headers,
         gzipped,

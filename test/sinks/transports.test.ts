@@ -147,6 +147,30 @@ describe("http (NDJSON)", () => {
     expect(request!.lines.map((l) => JSON.parse(l))).toEqual(events(4).map((e) => JSON.parse(e.line)));
   });
 
+  it("a batch refused as too large (413) goes in halves, in order; an event too large alone fails", async () => {
+    const sink = sinkOf({ kind: "http", url: intake.url });
+    intake.maxLines = 3;
+    const before = intake.requests.length;
+    try {
+      await sendWithRetry(httpTransport(sink), events(10), { retries: 0, backoffMs: 0 });
+      const taken = intake.requests.slice(before).filter((r) => r.status === 202);
+      expect(taken.flatMap((r) => r.lines).map((l) => JSON.parse(l))).toEqual(
+        events(10).map((e) => JSON.parse(e.line)),
+      );
+      expect(Math.max(...taken.map((r) => r.lines.length))).toBeLessThanOrEqual(3);
+      intake.maxLines = 0;
+      const error = await failureOf(
+        sendWithRetry(httpTransport(sink), events(2), { retries: 0, backoffMs: 0 }),
+      );
+      expect(error).toMatchObject({
+        retryable: false,
+        message: 'sink "siem" did not take the events (HTTP 413).',
+      });
+    } finally {
+      delete intake.maxLines;
+    }
+  });
+
   it("sends a batch as one JSON array when the sink says array (Datadog's logs intake)", async () => {
     const sink = sinkOf({ kind: "http", url: intake.url, array: true });
     await httpTransport(sink).send(events(3));

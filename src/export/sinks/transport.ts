@@ -21,7 +21,7 @@ export function httpFailure(name: string, status: number, detail: string): SinkE
   if (status === 401 || status === 403)
     return new SinkError(name, `refused its credentials (${what})`, false);
   const retryable = status >= 500 || status === 408 || status === 429;
-  return new SinkError(name, `did not take the events (${what})`, retryable);
+  return new SinkError(name, `did not take the events (${what})`, retryable, "verb", status === 413);
 }
 
 /** A network error (refused, reset, timed out) as a retryable SinkError. */
@@ -32,7 +32,11 @@ export function networkFailure(name: string, error: unknown): SinkError {
   return new SinkError(name, `could not be reached (${what})`, true);
 }
 
-/** Sends a batch, trying a retryable failure again `retries` times, `backoffMs` doubling each time. */
+/**
+ * Sends a batch, trying a retryable failure again `retries` times, `backoffMs` doubling each time. A batch
+ * the receiver refuses as too large (HTTP 413: Splunk HEC's 1 MB, a proxy's limit) goes in halves, in
+ * order, down to one event; only an event too large alone still fails.
+ */
 export async function sendWithRetry(
   transport: Transport,
   events: readonly SinkEvent[],
@@ -43,6 +47,12 @@ export async function sendWithRetry(
       await transport.send(events);
       return;
     } catch (error) {
+      if (error instanceof SinkError && error.tooLarge && events.length > 1) {
+        const half = Math.ceil(events.length / 2);
+        await sendWithRetry(transport, events.slice(0, half), policy);
+        await sendWithRetry(transport, events.slice(half), policy);
+        return;
+      }
       if (!(error instanceof SinkError) || !error.retryable || attempt >= policy.retries) throw error;
       await delay(Math.min(60_000, policy.backoffMs * 2 ** attempt));
     }
