@@ -53,7 +53,8 @@ const zoneSchema = z.string().refine(
 const hoursSchema = z
   .string()
   .regex(/^([01]\d|2[0-4]):[0-5]\d-([01]\d|2[0-4]):[0-5]\d$/, { message: 'hours are "HH:MM-HH:MM"' })
-  .refine((h) => h.slice(0, 5) < h.slice(6), { message: "hours must end after they start" });
+  // "22:00-06:00" runs past midnight into the next day; a window must not start and end at the same time.
+  .refine((h) => h.slice(0, 5) !== h.slice(6), { message: "hours must not start and end at the same time" });
 
 /** Every kind of control, in the order the docs list them. */
 export const CONTROL_KINDS = [

@@ -4,7 +4,7 @@ import type { ReviewPair } from "../report/reviewPairing.ts";
 import { isSelfApproval } from "../report/reviewPairing.ts";
 import { APPROVING_FLOW, REVIEW_WINDOW_MS } from "../report/reviews.ts";
 import type { ChangeRow, ReportRows, UnreviewedRow } from "../store/reportQueries.ts";
-import type { Control, RecordControl, Severity } from "./config.ts";
+import { type Control, type RecordControl, type Severity, WEEKDAYS } from "./config.ts";
 import { localTime } from "./localTime.ts";
 
 /** A finding before it is stored: the control's judgment on one record, or on the evidence. */
@@ -118,6 +118,25 @@ function approvalBefore(pairs: readonly ReviewPair[], change: Change): ReviewPai
 
 type Of<K extends Control["kind"]> = Extract<Control, { kind: K }>;
 
+type Weekday = (typeof WEEKDAYS)[number];
+
+/**
+ * Whether a local time falls in the window: on one of `days` from `from` to `to`, or for a window past
+ * midnight ("22:00-06:00"), from `from` on one of `days` to `to` on the day after.
+ */
+function insideWindow(
+  days: readonly Weekday[],
+  from: string,
+  to: string,
+  local: { weekday: Weekday; hhmm: string },
+): boolean {
+  if (from < to) return days.includes(local.weekday) && local.hhmm >= from && local.hhmm < to;
+  const dayBefore = WEEKDAYS[(WEEKDAYS.indexOf(local.weekday) + 6) % 7]!;
+  return (
+    (days.includes(local.weekday) && local.hhmm >= from) || (days.includes(dayBefore) && local.hhmm < to)
+  );
+}
+
 function changeWindow(control: Of<"change-window">, inputs: ControlInputs): Draft[] {
   const [from, to] = [control.hours.slice(0, 5), control.hours.slice(6)];
   const emergency = control.emergencyPattern ? new RegExp(control.emergencyPattern) : null;
@@ -125,7 +144,7 @@ function changeWindow(control: Of<"change-window">, inputs: ControlInputs): Draf
   for (const change of inputs.changes) {
     if (!inScope(control, change.name, change.action_type)) continue;
     const local = localTime(change.occurred_at, control.zone);
-    if (control.days.includes(local.weekday) && local.hhmm >= from && local.hhmm < to) continue;
+    if (insideWindow(control.days, from, to, local)) continue;
     const where = `${local.weekday} ${local.hhmm} ${control.zone}`;
     if (emergency?.test(change.change_log ?? "")) {
       const within = control.postReviewDays * DAY;

@@ -50,9 +50,9 @@ describe("controls in the config file", () => {
     );
     expect(
       failure({
-        controls: [{ ...base, kind: "change-window", days: ["mon"], hours: "18:00-08:00", zone: "UTC" }],
+        controls: [{ ...base, kind: "change-window", days: ["mon"], hours: "08:00-08:00", zone: "UTC" }],
       }),
-    ).toBe(`${FILE}: control "cc81": hours: hours must end after they start.`);
+    ).toBe(`${FILE}: control "cc81": hours: hours must not start and end at the same time.`);
     expect(failure({ controls: [{ ...base, kind: "review-required", severity: "critical" }] })).toMatch(
       /^flagtrail.config.json: control "cc81": severity: /,
     );

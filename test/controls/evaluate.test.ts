@@ -137,6 +137,33 @@ describe("the record controls' approval lookups", () => {
   });
 });
 
+describe("a change window past midnight", () => {
+  it("runs from its start on one of its days to its end on the day after", () => {
+    const [night] = parseControlsConfig(
+      JSON.stringify({
+        controls: [
+          {
+            id: "night",
+            kind: "change-window",
+            severity: "low",
+            days: ["fri"],
+            hours: "22:00-06:00",
+            zone: "UTC",
+          },
+        ],
+      }),
+      "test",
+    ).controls;
+    const friday = START + 4 * 86_400_000; // START is a Monday
+    const at = (hours: number) => change("gate", friday + hours * HOUR, "ops", "edit");
+    const changes = [at(23), at(24 + 5), at(24 + 7), at(21), at(3), at(3 * 24 + 2)];
+    const drafts = evaluate(night!, inputsOf(changes, [])).drafts.map((d) => d.key);
+    // Inside: Friday 23:00 and Saturday 05:00. Outside: Saturday 07:00, Friday 21:00, Friday 03:00 (the
+    // window of Thursday night, not one of its days), Monday 02:00.
+    expect(drafts).toEqual([changes[2]!.id, changes[3]!.id, changes[4]!.id, changes[5]!.id]);
+  });
+});
+
 describe("the completeness control", () => {
   const [complete] = parseControlsConfig(
     JSON.stringify({ controls: [{ id: "c", kind: "completeness", severity: "high" }] }),
