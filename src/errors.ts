@@ -52,6 +52,9 @@ export class AuthError extends ApiError {}
 /** Another process holds the database (a sync or a daemon lease). */
 export class LockedError extends FlagtrailError {}
 
+/** The database stayed write-locked past the busy timeout: in use, not held by another holder of a lease. */
+export class DatabaseBusyError extends LockedError {}
+
 /** The store or a report does not match its recorded hashes. */
 export class IntegrityError extends FlagtrailError {}
 

@@ -3,7 +3,6 @@
 
 import { join } from "node:path";
 import { z } from "zod";
-import type { RetryEvent } from "../api/clientOptions.ts";
 import { resolveClientTuning, resolveDbPath } from "../config.ts";
 import type { Control, ControlsConfig } from "../controls/config.ts";
 import { checkAndDeliver, daemonControls } from "../controls/cycle.ts";
@@ -27,14 +26,14 @@ import { leaseHolder, readCheckpoint, type Store, writeMetaValue } from "../stor
 import { createSyncClient } from "../sync/client.ts";
 import { resolveSyncOptions } from "../sync/options.ts";
 import { filterKeyFor } from "../sync/plan.ts";
-import { runSync, type SyncEvent } from "../sync/runSync.ts";
+import { runSync } from "../sync/runSync.ts";
 import { checkActionTypes } from "./actionTypes.ts";
 import { keepHeapSmall } from "./heap.ts";
 import { namingFlags, parseOptions } from "./options.ts";
 import { forEachProject, resolveSyncTargets, type SyncTarget, throwIfFailed } from "./project.ts";
 import { reportFormatsOption } from "./report.ts";
 import { runSyncOptionsFrom, syncOptionsShape } from "./sync.ts";
-import { LOG_PROGRESS_SECONDS } from "./syncProgress.ts";
+import { syncEventLog } from "./syncLog.ts";
 
 const daemonOptionsSchema = z.object({
   ...syncOptionsShape,
@@ -257,52 +256,4 @@ async function writePeriodReport(
     signingKey: signingKeyFromEnv(),
   });
   return { from: period.from, to: period.to, manifest: result.manifestPath, records: result.counts.records };
-}
-
-/**
- * A cycle's sync as log events: every window and entity pass, every retry (a 429 as `sync.throttled`),
- * and the progress of the phase under way, at most every FLAGTRAIL_PROGRESS_SECONDS between steps, so
- * a long backfill's log shows where it is and when.
- */
-export function syncEventLog(log: Logger, intervalMs = LOG_PROGRESS_SECONDS * 1000) {
-  let lastLoggedAt = 0;
-  let lastStep = "";
-  const onEvent = (event: SyncEvent) => {
-    switch (event.type) {
-      case "warning":
-        return log.warn("sync.warning", { message: event.message });
-      case "notice":
-        return log.info("sync.notice", { message: event.message });
-      case "window":
-        return log.info("sync.window", {
-          startDate: event.startDate,
-          endDate: event.endDate,
-          done: event.done,
-          total: event.total,
-        });
-      case "entities":
-        return log.info("sync.entities", { pass: event.pass, read: event.read });
-      case "progress": {
-        const step = `${event.phase} ${event.done}/${event.total}`;
-        const now = Date.now();
-        // A new step is always logged; the same step again (a page stored) only after the interval.
-        if (step === lastStep && now - lastLoggedAt < intervalMs) return;
-        lastStep = step;
-        lastLoggedAt = now;
-        const { type: _type, ...fields } = event;
-        return log.info("sync.progress", fields);
-      }
-    }
-  };
-  const onRetry = (event: RetryEvent) => {
-    const fields = {
-      request: `GET ${event.requestPath}`,
-      reason: event.reason,
-      attempt: event.attempt + 1,
-      delayMs: event.delayMs,
-    };
-    if (event.status === 429) log.warn("sync.throttled", fields);
-    else log.warn("sync.retry", fields);
-  };
-  return { onEvent, onRetry };
 }

@@ -6,7 +6,7 @@
 // A crashed holder frees it as every lease is freed: on SQLite by its expiry or its pid gone from this
 // host, on PostgreSQL with its session's advisory lock.
 import { randomUUID } from "node:crypto";
-import { LockedError, sinkLabel } from "../errors.ts";
+import { DatabaseBusyError, LockedError, sinkLabel } from "../errors.ts";
 import { startHeartbeat } from "../heartbeat.ts";
 import { leaseHolder } from "../holders.ts";
 import { acquireLease, releaseLease, renewLease } from "../store/leases.ts";
@@ -43,8 +43,8 @@ export async function underSinkLease<T>(
     await acquireLease(store, name, holder, DELIVERY_LEASE_TTL_MS);
   } catch (error) {
     // Held by another run: skipped. A database too busy to take it is a failure, not a delivery under way.
-    const busyDatabase = (error as { cause?: { code?: unknown } }).cause?.code === "SQLITE_BUSY";
-    if (error instanceof LockedError && !busyDatabase) throw new SinkBusyError(sink, { cause: error });
+    if (error instanceof LockedError && !(error instanceof DatabaseBusyError))
+      throw new SinkBusyError(sink, { cause: error });
     throw error;
   }
   const lost = new AbortController();

@@ -124,8 +124,8 @@ function lastChange(stagingDir: string): number {
 
 /**
  * This process's staging directories, removed by one 'exit' listener (one for all: concurrent reports in
- * one process would pass the listener limit). The CLI ends a run stopped by SIGINT/SIGTERM with
- * process.exit, which runs 'exit' listeners but no finally block.
+ * one process would pass the listener limit). The CLI ends a run stopped by SIGINT/SIGTERM at once,
+ * which runs 'exit' listeners but no finally block.
  */
 const stagingHere = new Set<string>();
 

@@ -152,7 +152,7 @@ export async function lockPublishing(outDir: string, options: PublishLockOptions
   for (;;) {
     const holder = tryCreate(path);
     if (holder !== null) {
-      // A run stopped by SIGINT/SIGTERM exits (process.exit) without its finally blocks.
+      // A run stopped by SIGINT/SIGTERM ends at once (the CLI's signal handler), without its finally blocks.
       if (heldHere.size === 0) process.on("exit", releaseAll);
       heldHere.set(path, holder);
       return () => release(path, holder);

@@ -1,7 +1,7 @@
 // Leases keep one sync (and one daemon) per database. SQLite: the row, in IMMEDIATE transactions (never two
 // winners), taken once expired or its process is gone from this host. PostgreSQL, across machines: advisory
 // lock on its own session (pg/leaseLocks.ts), gone with a dead holder's; the row tells `status` who holds it.
-import { LockedError } from "../errors.ts";
+import { DatabaseBusyError, LockedError } from "../errors.ts";
 import { holderGone } from "../holders.ts";
 import { type AnyStore, pgSide } from "./openAny.ts";
 import { inTransaction, type Queries, queriesOf, type SQL, sql } from "./query.ts";
@@ -84,7 +84,7 @@ export async function acquireLease(
   } catch (error) {
     // Another process kept the write lock past the busy timeout: the database is in use, not broken.
     if ((error as { code?: unknown }).code === "SQLITE_BUSY") {
-      throw new LockedError(
+      throw new DatabaseBusyError(
         `The database is busy: another process kept it locked for too long while taking the ${name} lease. Try again.`,
         { cause: error },
       );
