@@ -15,7 +15,14 @@ export class UsageError extends FlagtrailError {
 }
 
 /** The settings an engine names when it refuses one; each command knows the flag that gives which. */
-export type Setting = "start day" | "end day" | "period" | "time zone" | "schedule" | "query parameter";
+export type Setting =
+  | "start day"
+  | "end day"
+  | "period"
+  | "time zone"
+  | "schedule"
+  | "query parameter"
+  | "demo world";
 
 /**
  * A setting's value is refused. The message names the setting, never a command-line flag: the daemon and
