@@ -5,12 +5,14 @@
 
 import { spawnSync } from "node:child_process";
 import { hostname } from "node:os";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { parseControlsConfig, type SiemSink, type Sink } from "../../src/controls/config.ts";
 import { deliverAlerts } from "../../src/controls/deliver.ts";
-import { SinkBusyError } from "../../src/controls/sinkLease.ts";
+import { SinkBusyError, takeSinkLease } from "../../src/controls/sinkLease.ts";
 import { deliverToSink } from "../../src/export/sinks/deliver.ts";
+import { sqliteOf } from "../../src/store/connection.ts";
 import { type NewFinding, writeCheck } from "../../src/store/controls/findings.ts";
+import type { Store } from "../../src/store/open.ts";
 import { closeProjectStores, openStoreProjects, type ProjectStore } from "../../src/store/projectStores.ts";
 import { type Receiver, startReceiver } from "../helpers/alertReceiver.ts";
 import { waitUntil } from "../helpers/daemonProcess.ts";
@@ -107,6 +109,76 @@ describe.each(ENGINES)("delivery lease on %s", (engine) => {
     expect(ids.sort()).toEqual(IDS);
     expect(await deliverLeases()).toEqual([]);
   });
+
+  const twoHooks = (other: Receiver) =>
+    sinksOf(
+      [receiver, other].map((r, i) => ({
+        name: `hook${i + 1}`,
+        kind: "webhook",
+        url: r.url,
+        secretEnv: "LEASE_TEST_SECRET",
+        backoffSeconds: 0,
+      })),
+    );
+
+  it("two sinks, one held by another run: the other's alerts go, each once; the held one's wait for it", async () => {
+    const other = await startReceiver("ok");
+    try {
+      const sinks = twoHooks(other);
+      await plant(sinks);
+      receiver.open();
+      const held = await takeSinkLease(second[0]!.store, "hook1", undefined);
+      try {
+        expect(await deliverAlerts(first[0]!.store, sinks, Date.now())).toEqual({
+          delivered: ALERTS,
+          failed: 0,
+          busy: ["hook1"],
+        });
+      } finally {
+        await held.release();
+      }
+      expect(receiver.requests).toHaveLength(0);
+      expect(other.requests.map((r) => r.key).sort()).toEqual(IDS);
+      expect(await deliverLeases()).toEqual([]);
+      expect(await deliverAlerts(first[0]!.store, sinks, Date.now())).toEqual({
+        delivered: ALERTS,
+        failed: 0,
+      });
+      expect(receiver.requests.map((r) => r.key).sort()).toEqual(IDS);
+      expect(other.requests).toHaveLength(ALERTS);
+    } finally {
+      await other.close();
+    }
+  });
+
+  it.runIf(engine === "sqlite")(
+    "SQLite: one delivery run reads the due alerts and the waivers once, not once per sink",
+    async () => {
+      const other = await startReceiver("ok");
+      const sqlite = sqliteOf(first[0]!.store as Store);
+      const statement = Object.getPrototypeOf(sqlite.prepare("SELECT 1")) as { all: () => unknown[] };
+      const all = vi.spyOn(statement, "all");
+      try {
+        const sinks = twoHooks(other);
+        await plant(sinks);
+        receiver.open();
+        all.mockClear();
+        expect(await deliverAlerts(first[0]!.store, sinks, Date.now())).toEqual({
+          delivered: 2 * ALERTS,
+          failed: 0,
+        });
+        const read = (all.mock.contexts as { source: string }[]).map((c) => c.source.replace(/\s+/g, " "));
+        const count = (pattern: RegExp) => read.filter((text) => pattern.test(text)).length;
+        expect(count(/^ ?SELECT \* FROM control_outbox WHERE delivered_at IS NULL/)).toBe(1);
+        expect(count(/FROM control_waivers/)).toBe(1);
+        expect(receiver.requests.map((r) => r.key).sort()).toEqual(IDS);
+        expect(other.requests.map((r) => r.key).sort()).toEqual(IDS);
+      } finally {
+        all.mockRestore();
+        await other.close();
+      }
+    },
+  );
 
   it("a lease left by a holder that died does not keep the sink", async () => {
     const sinks = sinksOf([
