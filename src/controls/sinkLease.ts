@@ -15,6 +15,9 @@ import type { AnyStore } from "../store/openAny.ts";
 /** Renewed every third of it while the delivery runs; a holder killed on another host blocks this long. */
 const DELIVERY_LEASE_TTL_MS = 60_000;
 
+/** A sink's delivery lease is `deliver:<sink>` (status lists them by it). */
+export const DELIVERY_LEASE_PREFIX = "deliver:";
+
 /** Another run holds the sink's delivery lease: this run skipped the sink. */
 export class SinkBusyError extends LockedError {
   constructor(
@@ -43,7 +46,7 @@ export async function takeSinkLease(
   sink: string,
   stop: AbortSignal | undefined,
 ): Promise<HeldSinkLease> {
-  const name = `deliver:${sink}`;
+  const name = `${DELIVERY_LEASE_PREFIX}${sink}`;
   // Unique per run, also within one process (a test's two handles, a daemon's projects).
   const holder = `${leaseHolder("deliver")}/${randomUUID()}`;
   try {

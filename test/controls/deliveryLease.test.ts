@@ -16,6 +16,7 @@ import type { Store } from "../../src/store/open.ts";
 import { closeProjectStores, openStoreProjects, type ProjectStore } from "../../src/store/projectStores.ts";
 import { type Receiver, startReceiver } from "../helpers/alertReceiver.ts";
 import { waitUntil } from "../helpers/daemonProcess.ts";
+import { runCliInProcess } from "../helpers/inProcessCli.ts";
 import { ENGINES, type TestStore, testStore } from "./engines.ts";
 import { alertFinding, alertPayload } from "./findingRows.ts";
 
@@ -179,6 +180,59 @@ describe.each(ENGINES)("delivery lease on %s", (engine) => {
       }
     },
   );
+
+  it("status lists each delivery lease: a run delivering now (who, until when), one left by a killed run", async () => {
+    const held = await takeSinkLease(second[0]!.store, "hook1", undefined);
+    try {
+      // A process of this host that has exited, its lease good for another hour.
+      const dead = spawnSync(process.execPath, ["-e", ""]).pid;
+      const at = Date.UTC(2026, 10, 27, 9, 0, 0);
+      const crashed = `${hostname()}/${dead}/deliver/crashed`;
+      await store.query(
+        "INSERT INTO leases (name, holder, pid, acquired_at, expires_at) VALUES (?, ?, ?, ?, ?)",
+        ["deliver:hook2", crashed, dead, at, Date.now() + 3_600_000],
+      );
+      const [live] = await store.query<{ holder: string; acquired_at: number; expires_at: number }>(
+        "SELECT holder, acquired_at, expires_at FROM leases WHERE name = 'deliver:hook1'",
+      );
+      const iso = (ms: number) => new Date(Number(ms)).toISOString();
+      const [stale] = await store.query<{ expires_at: number }>(
+        "SELECT expires_at FROM leases WHERE name = 'deliver:hook2'",
+      );
+      const text = await runCliInProcess(["status", "--db", store.db]);
+      expect(text.code).toBe(0);
+      const lines = text.stdout.split("\n").filter((line) => line.includes("sink "));
+      expect(lines).toEqual([
+        `Delivery to sink "hook1" running since ${iso(live!.acquired_at)}: ${live!.holder}, pid ${process.pid} ` +
+          `(lease renewed until ${iso(live!.expires_at)}); other runs skip the sink meanwhile`,
+        `Delivery lease of sink "hook2" left by ${crashed}, pid ${dead} (since ${iso(at)}, until ` +
+          `${iso(stale!.expires_at)}): its holder is gone, the next delivery to the sink takes it over`,
+      ]);
+      const json = await runCliInProcess(["status", "--json", "--db", store.db]);
+      expect(JSON.parse(json.stdout).deliveries).toEqual([
+        {
+          sink: "hook1",
+          holder: live!.holder,
+          pid: process.pid,
+          since: iso(live!.acquired_at),
+          expiresAt: iso(live!.expires_at),
+          live: true,
+        },
+        {
+          sink: "hook2",
+          holder: crashed,
+          pid: dead,
+          since: iso(at),
+          expiresAt: iso(stale!.expires_at),
+          live: false,
+        },
+      ]);
+    } finally {
+      await held.release();
+    }
+    const after = await runCliInProcess(["status", "--json", "--db", store.db]);
+    expect(JSON.parse(after.stdout).deliveries.map((d: { sink: string }) => d.sink)).toEqual(["hook2"]);
+  });
 
   it("a lease left by a holder that died does not keep the sink", async () => {
     const sinks = sinksOf([
