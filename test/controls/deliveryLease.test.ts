@@ -5,10 +5,12 @@
 
 import { spawnSync } from "node:child_process";
 import { hostname } from "node:os";
+import Database from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { parseControlsConfig, type SiemSink, type Sink } from "../../src/controls/config.ts";
 import { deliverAlerts } from "../../src/controls/deliver.ts";
 import { SinkBusyError, takeSinkLease } from "../../src/controls/sinkLease.ts";
+import { DatabaseBusyError } from "../../src/errors.ts";
 import { deliverToSink } from "../../src/export/sinks/deliver.ts";
 import { sqliteOf } from "../../src/store/connection.ts";
 import { type NewFinding, writeCheck } from "../../src/store/controls/findings.ts";
@@ -233,6 +235,53 @@ describe.each(ENGINES)("delivery lease on %s", (engine) => {
     const after = await runCliInProcess(["status", "--json", "--db", store.db]);
     expect(JSON.parse(after.stdout).deliveries.map((d: { sink: string }) => d.sink)).toEqual(["hook2"]);
   });
+
+  it.runIf(engine === "sqlite")(
+    "SQLite: a database too busy to take the delivery lease is a failure, not a delivery by another run",
+    async () => {
+      const sinks = sinksOf([
+        {
+          name: "hook",
+          kind: "webhook",
+          url: receiver.url,
+          secretEnv: "LEASE_TEST_SECRET",
+          backoffSeconds: 0,
+        },
+        { name: "siem", kind: "http", url: receiver.url, format: "raw", batchSize: 1, retries: 0 },
+      ]);
+      await plant(sinks);
+      receiver.open();
+      // Another process keeps the write lock; this handle gives up after 100 ms instead of 5 s.
+      const sqlite = sqliteOf(second[0]!.store as Store);
+      sqlite.pragma("busy_timeout = 100");
+      const locker = new Database(store.db);
+      locker.exec("BEGIN IMMEDIATE");
+      const busy = (lease: string) =>
+        `The database is busy: another process kept it locked for too long while taking the ${lease} lease. Try again.`;
+      try {
+        const alerts = await deliverAlerts(second[0]!.store, sinks, Date.now()).catch((e: unknown) => e);
+        expect(alerts).toBeInstanceOf(DatabaseBusyError);
+        expect(alerts).not.toBeInstanceOf(SinkBusyError);
+        expect((alerts as Error).message).toBe(busy("deliver:hook"));
+        const siem = sinks[1] as SiemSink;
+        const events = await deliverToSink(second[0]!, siem, { findingsOnly: true }).catch((e: unknown) => e);
+        expect(events).toBeInstanceOf(DatabaseBusyError);
+        expect(events).not.toBeInstanceOf(SinkBusyError);
+        expect((events as Error).message).toBe(busy("deliver:siem"));
+        expect(receiver.requests).toHaveLength(0);
+      } finally {
+        locker.exec("ROLLBACK");
+        locker.close();
+        sqlite.pragma("busy_timeout = 5000");
+      }
+      // The lock gone, the same run's next try delivers everything.
+      expect(await deliverAlerts(second[0]!.store, sinks, Date.now())).toEqual({
+        delivered: ALERTS,
+        failed: 0,
+      });
+      expect(receiver.requests.map((r) => r.key).sort()).toEqual(IDS);
+    },
+  );
 
   it("a lease left by a holder that died does not keep the sink", async () => {
     const sinks = sinksOf([
