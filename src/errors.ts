@@ -15,7 +15,14 @@ export class UsageError extends FlagtrailError {
 }
 
 /** The settings an engine names when it refuses one; each command knows the flag that gives which. */
-export type Setting = "start day" | "end day" | "period" | "time zone" | "schedule" | "query parameter";
+export type Setting =
+  | "start day"
+  | "end day"
+  | "period"
+  | "time zone"
+  | "schedule"
+  | "query parameter"
+  | "demo world";
 
 /**
  * A setting's value is refused. The message names the setting, never a command-line flag: the daemon and
@@ -122,6 +129,18 @@ export class UndeliveredAlertsError extends FlagtrailError {}
 
 /** `sink "splunk"`: how every message names a sink. */
 export const sinkLabel = (name: string): string => `sink ${JSON.stringify(name)}`;
+
+/**
+ * An outbox row's last_error as the reason alone. Rows that failed before the reason was kept apart
+ * (SinkError.reason) hold the whole sentence, `sink "x" could not …`, `sink "x": the …` or `sink x: the …`;
+ * until retried they would name the sink twice where it is named already, so their prefix is read away.
+ */
+export function storedReason(sink: string, lastError: string): string {
+  for (const prefix of [`${sinkLabel(sink)} `, `${sinkLabel(sink)}: `, `sink ${sink}: `]) {
+    if (lastError.startsWith(prefix)) return lastError.slice(prefix.length).replace(/\.$/, "");
+  }
+  return lastError;
+}
 
 /**
  * A sink refused or could not take events or an alert; the sentence names the sink, never its secret.

@@ -5,7 +5,7 @@ import type { z } from "zod";
 import { ApiError } from "../errors.ts";
 import type { ConsoleApiClient, ListPage } from "./consoleClient.ts";
 import { configVersionSchema, experimentRecordSchema, metricRecordSchema } from "./entitySchemas.ts";
-import { readListPages } from "./pager.ts";
+import { readListPages } from "./listPages.ts";
 
 /** Items per request; the service documents no maximum and reports the size it used. */
 const ENTITY_PAGE_SIZE = 100;

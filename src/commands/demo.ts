@@ -4,7 +4,8 @@ import { z } from "zod";
 import type { DemoControls } from "../demo/controls.ts";
 import { DEMO_DEFAULTS } from "../demo/defaults.ts";
 import { currentInvocation, demoCommands } from "../demo/hints.ts";
-import { runDemo } from "../demo/runDemo.ts";
+import { DemoWorldError, runDemo } from "../demo/runDemo.ts";
+import { UsageError } from "../errors.ts";
 import type { Period } from "../report/period.ts";
 import { parseOptions } from "./options.ts";
 import { formatSummary } from "./sync.ts";
@@ -35,6 +36,8 @@ export async function action(raw: Record<string, unknown>): Promise<void> {
     records: options.records,
     days: options.days,
     onProgress: out,
+  }).catch((error: unknown) => {
+    throw withWorldFlags(error);
   });
   out(formatSummary(result.sync).trimEnd());
   out(
@@ -107,4 +110,15 @@ function controlLines(controls: DemoControls, check: string, configPath: string,
  */
 function shellWord(word: string): string {
   return /^[\w./:@%+=,-]+$/.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`;
+}
+
+/** The engine names the demo world's settings; here they are the flags that give them, with their values. */
+function withWorldFlags(error: unknown): unknown {
+  if (!(error instanceof DemoWorldError)) return error;
+  const { seed, records, days } = error.world;
+  return new UsageError(
+    `${error.location} holds the demo world --seed ${seed} --records ${records} --days ${days}; ` +
+      "pass the same values, or another --db for a new world.",
+    { cause: error },
+  );
 }

@@ -1,4 +1,5 @@
 // `flagtrail status`'s text: the StoreStatus of storeStatus.ts, as lines for a terminal.
+import { sinkLabel } from "../errors.ts";
 import { entityBacklogPhrases } from "../report/entityBacklogText.ts";
 import type { StoreStatus } from "./storeStatus.ts";
 
@@ -19,6 +20,7 @@ export function formatStatus(status: StoreStatus): string {
     out.push(`Sync running since ${l.since}: ${l.holder}, pid ${l.pid} (lease renewed until ${l.expiresAt})`);
   }
   if (status.daemon.lease) out.push(`Daemon running: ${status.daemon.lease.holder}`);
+  out.push(...status.deliveries.map(deliveryLine));
   const cycle = status.daemon.lastCycle;
   if (cycle) {
     const { at, ok, interrupted, error, report } = cycle as {
@@ -76,6 +78,14 @@ export function formatStatus(status: StoreStatus): string {
   for (const m of status.mutated.recent.slice(0, 10)) out.push(`  ${m.id}: ${m.revisions} revision(s)`);
   out.push(...entityHistoryLines(status.entityHistory));
   return `${out.join("\n")}\n`;
+}
+
+/** A sink's delivery lease: who holds it and until when, or that its holder died and the next run takes it. */
+function deliveryLine(d: StoreStatus["deliveries"][number]): string {
+  const sink = sinkLabel(d.sink);
+  return d.live
+    ? `Delivery to ${sink} running since ${d.since}: ${d.holder}, pid ${d.pid} (lease renewed until ${d.expiresAt}); other runs skip the sink meanwhile`
+    : `Delivery lease of ${sink} left by ${d.holder}, pid ${d.pid} (since ${d.since}, until ${d.expiresAt}): its holder is gone, the next delivery to the sink takes it over`;
 }
 
 /** How much of the entity history is read, so that a partial one is not taken for a complete one. */

@@ -1,7 +1,9 @@
 // `flagtrail status`'s object: the rows src/store/status.ts reads, as the status printed (as JSON, or as
 // text by statusText.ts): times as ISO text, only live leases, each quarantined record's first issue.
 import { z } from "zod";
+import { DELIVERY_LEASE_PREFIX } from "../controls/sinkLease.ts";
 import type { EntityBacklogRow } from "../store/entityBacklog.ts";
+import { DAEMON_LEASE } from "../store/leases.ts";
 import type { AnyStore } from "../store/openAny.ts";
 import { type DayRow, readStatusRows, type StatusRows } from "../store/status.ts";
 import type { RunCounters } from "../store/syncRuns.ts";
@@ -27,6 +29,18 @@ export interface StoreStatus {
     lease: { holder: string; pid: number; expiresAt: string } | null;
     lastCycle: Record<string, unknown> | null;
   };
+  /**
+   * Each sink's delivery lease (`deliver:<sink>`): held while a run delivers to it, when another run then
+   * skips the sink; `live` false when its holder is gone (killed), the next delivery then takes it over.
+   */
+  deliveries: {
+    sink: string;
+    holder: string;
+    pid: number;
+    since: string;
+    expiresAt: string;
+    live: boolean;
+  }[];
   runs: (RunCounters & {
     id: number;
     startedAt: string;
@@ -71,8 +85,10 @@ function firstIssue(issuesJson: string): string {
 
 function statusOf(database: string, rows: StatusRows): StoreStatus {
   const { records, head, runs, coverageCounts, openDays, gaps } = rows;
-  const lease = rows.lease?.live ? rows.lease.lease : undefined; // a holder that died (kill -9) is not "running"
-  const daemonLease = rows.daemonLease?.live ? rows.daemonLease.lease : undefined;
+  // A holder that died (kill -9) is not "running".
+  const liveLease = (name: string) => rows.leases.find((l) => l.lease.name === name && l.live)?.lease;
+  const lease = liveLease("sync");
+  const daemonLease = liveLease(DAEMON_LEASE);
   return {
     database,
     records: {
@@ -111,6 +127,16 @@ function statusOf(database: string, rows: StatusRows): StoreStatus {
         : null,
       lastCycle: parseLastCycle(rows.lastCycle),
     },
+    deliveries: rows.leases
+      .filter((l) => l.lease.name.startsWith(DELIVERY_LEASE_PREFIX))
+      .map(({ lease: l, live }) => ({
+        sink: l.name.slice(DELIVERY_LEASE_PREFIX.length),
+        holder: l.holder,
+        pid: l.pid,
+        since: iso(l.acquiredAt) ?? "",
+        expiresAt: iso(l.expiresAt) ?? "",
+        live,
+      })),
     runs: runs.map((r) => ({
       id: r.id,
       startedAt: iso(r.started_at) ?? "",

@@ -4,7 +4,7 @@
 import { type NewFinding, writeCheck } from "../store/controls/findings.ts";
 import { earliestStoredAfter, lastDefaultCheck } from "../store/controls/reads.ts";
 import { readWaivers } from "../store/controls/waivers.ts";
-import { maxSeq } from "../store/export/records.ts";
+import { maxSeq } from "../store/metaStore.ts";
 import { closeProjectStores, openStoreProjects, type ProjectStore } from "../store/projectStores.ts";
 import type { Control, ControlKind, Severity, Sink } from "./config.ts";
 import { type ControlInputs, evaluate } from "./evaluate.ts";

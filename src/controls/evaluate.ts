@@ -5,6 +5,7 @@ import { isSelfApproval } from "../report/reviewPairing.ts";
 import { APPROVING_FLOW, REVIEW_WINDOW_MS } from "../report/reviews.ts";
 import type { ChangeRow, ReportRows, UnreviewedRow } from "../store/reportQueries.ts";
 import { type Control, type RecordControl, type Severity, WEEKDAYS } from "./config.ts";
+import { isoWithOffset } from "./isoTime.ts";
 import { localTime } from "./localTime.ts";
 
 /** A finding before it is stored: the control's judgment on one record, or on the evidence. */
@@ -238,12 +239,13 @@ export function evaluate(control: Control, inputs: ControlInputs): Evaluation {
     case "sync-freshness": {
       const at = inputs.lastSyncAt;
       if (at !== null && inputs.now - at <= control.maxAgeHours * HOUR) return { drafts: [], tickets: [] };
-      const since = at === null ? "never" : new Date(at).toISOString();
-      const message =
-        at === null
-          ? "no sync has ever succeeded"
-          : `the last successful sync finished ${since}, more than ${control.maxAgeHours} hours ago`;
-      return { drafts: [evidenceDraft(`sync-${since}`, message)], tickets: [] };
+      if (at === null)
+        return { drafts: [evidenceDraft("sync-never", "no sync has ever succeeded")], tickets: [] };
+      // The key is part of the finding id: the last sync's instant as first written (UTC, `Z`), so the same
+      // stale sync stays one finding, alerted once, whatever the message says. The message gives the time
+      // as check's output gives every time (isoTime.ts).
+      const message = `the last successful sync finished ${isoWithOffset(at)}, more than ${control.maxAgeHours} hours ago`;
+      return { drafts: [evidenceDraft(`sync-${new Date(at).toISOString()}`, message)], tickets: [] };
     }
     case "completeness":
       // Fail closed, as the report says "Not checked": an empty store proves nothing complete.

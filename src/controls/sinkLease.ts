@@ -15,6 +15,9 @@ import type { AnyStore } from "../store/openAny.ts";
 /** Renewed every third of it while the delivery runs; a holder killed on another host blocks this long. */
 const DELIVERY_LEASE_TTL_MS = 60_000;
 
+/** A sink's delivery lease is `deliver:<sink>` (status lists them by it). */
+export const DELIVERY_LEASE_PREFIX = "deliver:";
+
 /** Another run holds the sink's delivery lease: this run skipped the sink. */
 export class SinkBusyError extends LockedError {
   constructor(
@@ -25,18 +28,25 @@ export class SinkBusyError extends LockedError {
   }
 }
 
+/** A sink's delivery lease held by this run: `signal` aborts once it is lost (or `stop` aborts). */
+export interface HeldSinkLease {
+  sink: string;
+  signal: AbortSignal;
+  /** Gives the lease back; once is enough, a second call does nothing. */
+  release: () => Promise<void>;
+}
+
 /**
- * Runs `deliver` holding lease `deliver:<sink>` of `store`; throws SinkBusyError (nothing sent) when another
- * run holds it. `deliver`'s signal aborts when `stop` does or when the lease is lost (not renewed within
- * its TTL, taken over): it then sends nothing more.
+ * Takes lease `deliver:<sink>` of `store` and keeps it renewed until released; throws SinkBusyError
+ * (nothing to send then) when another run holds it. The signal aborts when `stop` does or when the lease
+ * is lost (not renewed within its TTL, taken over): the holder then sends nothing more.
  */
-export async function underSinkLease<T>(
+export async function takeSinkLease(
   store: AnyStore,
   sink: string,
   stop: AbortSignal | undefined,
-  deliver: (signal: AbortSignal) => Promise<T>,
-): Promise<T> {
-  const name = `deliver:${sink}`;
+): Promise<HeldSinkLease> {
+  const name = `${DELIVERY_LEASE_PREFIX}${sink}`;
   // Unique per run, also within one process (a test's two handles, a daemon's projects).
   const holder = `${leaseHolder("deliver")}/${randomUUID()}`;
   try {
@@ -53,10 +63,30 @@ export async function underSinkLease<T>(
     ttlMs: DELIVERY_LEASE_TTL_MS,
     onLost: (error) => lost.abort(error),
   });
+  let released = false;
+  return {
+    sink,
+    signal: stop ? AbortSignal.any([stop, lost.signal]) : lost.signal,
+    release: async () => {
+      if (released) return;
+      released = true;
+      heartbeat.stop();
+      await releaseLease(store, name, holder);
+    },
+  };
+}
+
+/** Runs `deliver` holding the sink's delivery lease (takeSinkLease), given back when it ends. */
+export async function underSinkLease<T>(
+  store: AnyStore,
+  sink: string,
+  stop: AbortSignal | undefined,
+  deliver: (signal: AbortSignal) => Promise<T>,
+): Promise<T> {
+  const lease = await takeSinkLease(store, sink, stop);
   try {
-    return await deliver(stop ? AbortSignal.any([stop, lost.signal]) : lost.signal);
+    return await deliver(lease.signal);
   } finally {
-    heartbeat.stop();
-    await releaseLease(store, name, holder);
+    await lease.release();
   }
 }

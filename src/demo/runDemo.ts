@@ -15,7 +15,7 @@ import { createHash } from "node:crypto";
 import { z } from "zod";
 import { DEFAULT_AUTH_HEADER } from "../api/connection.ts";
 import { lastCompleteMonth } from "../daemon/periods.ts";
-import { FlagtrailError, UsageError } from "../errors.ts";
+import { FlagtrailError, SettingError } from "../errors.ts";
 import { type ReportResult, writeReports } from "../report/writeReports.ts";
 import { signingKeyFromEnv } from "../signingKey.ts";
 import type { AppendInput } from "../simulator/index.ts";
@@ -157,9 +157,29 @@ const demoWorldSchema = z.object({
 });
 type DemoWorld = z.infer<typeof demoWorldSchema>;
 
+/** The demo world a store was made with, as its size is asked for. */
+export type WorldSize = Pick<DemoWorld, "seed" | "records" | "days">;
+
 /**
- * The world this database was filled from. A re-run with other --seed/--records/--days would serve
- * the same ids with other content, so it is refused rather than mixed into the store.
+ * The store holds another demo world than the one asked for. Names the settings, not the flags (the
+ * demo command words it with its flags); carries the stored world's values to pass instead.
+ */
+export class DemoWorldError extends SettingError {
+  constructor(
+    readonly location: string,
+    readonly world: WorldSize,
+  ) {
+    super(
+      "demo world",
+      `${location} holds the demo world of seed ${world.seed}, ${world.records} records and ${world.days} days; ` +
+        "run the demo with the same seed, records and days, or on another store for a new world.",
+    );
+  }
+}
+
+/**
+ * The world this database was filled from. A re-run with another seed, size or span would serve the
+ * same ids with other content, so it is refused rather than mixed into the store.
  */
 async function readOrCreateWorld(store: Store, options: DemoOptions, now: number): Promise<DemoWorld> {
   const stored = await readMetaValue(store, WORLD_KEY);
@@ -169,10 +189,7 @@ async function readOrCreateWorld(store: Store, options: DemoOptions, now: number
       throw new FlagtrailError(`${store.location} holds an unreadable demo world (${WORLD_KEY}).`);
     const world = parsed.data;
     if (world.seed !== options.seed || world.records !== options.records || world.days !== options.days) {
-      throw new UsageError(
-        `${store.location} holds the demo world --seed ${world.seed} --records ${world.records} --days ${world.days}; ` +
-          "pass the same values, or another --db for a new world.",
-      );
+      throw new DemoWorldError(store.location, world);
     }
     return world;
   }

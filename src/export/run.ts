@@ -8,7 +8,7 @@ import { keysetPages } from "../keyset.ts";
 import { readWaivers } from "../store/controls/waivers.ts";
 import { advanceCursor, readCursor } from "../store/export/cursors.ts";
 import { readFindingsPage } from "../store/export/findings.ts";
-import { maxSeq } from "../store/export/records.ts";
+import { maxSeq } from "../store/metaStore.ts";
 import type { ProjectStore } from "../store/projectStores.ts";
 import { type ExportFormat, eventBatches } from "./events.ts";
 import { findingToOcsf } from "./ocsfFindings.ts";

@@ -1,4 +1,4 @@
-// Coverage rows per filter set and server day, and the days a finished plan still owes a check.
+// Coverage rows per filter set and server day, the days a finished plan owes a check; the newest record.
 import { z } from "zod";
 import { deleteMetaValueQuery, readMetaValueIn, writeMetaValueQuery } from "./metaValues.ts";
 import type { AnyStore } from "./openAny.ts";
@@ -52,6 +52,13 @@ export async function newestRecordTimeTexts(store: AnyStore) {
     sql`SELECT date_text AS "dateText", time_text AS "timeText" FROM audit_logs
         WHERE occurred_at IS NOT NULL ORDER BY occurred_at DESC LIMIT 1`,
   );
+}
+
+/** The newest seq of the store (0 when empty): where an export that starts now ends, what a check has seen. */
+export async function maxSeq(store: AnyStore): Promise<number> {
+  const q = await queriesOf(store);
+  const row = await q.get<{ seq: number | null }>(sql`SELECT max(seq) AS seq FROM audit_logs`);
+  return row?.seq ?? 0;
 }
 
 // Days a finished plan owes a coverage check, emptied as rows are written (a killed run leaves the rest).

@@ -18,11 +18,11 @@ function isStale(lease: Lease, now: number = Date.now()): boolean {
   return lease.expiresAt <= now || holderGone(lease.holder, lease.pid);
 }
 
+const leaseRows = (tail: SQL): SQL =>
+  sql`SELECT name, holder, pid, acquired_at AS "acquiredAt", expires_at AS "expiresAt" FROM leases ${tail}`;
+
 async function readRow(q: Queries, name: string): Promise<Lease | undefined> {
-  return q.get<Lease>(
-    sql`SELECT name, holder, pid, acquired_at AS "acquiredAt", expires_at AS "expiresAt" FROM leases
-      WHERE name = ${name}`,
-  );
+  return q.get<Lease>(leaseRows(sql`WHERE name = ${name}`));
 }
 
 const upsertLease = (l: Lease): SQL =>
@@ -132,12 +132,15 @@ export async function readLease(store: AnyStore, name: string): Promise<Lease | 
 }
 
 /** A lease and whether its holder is alive (for status): by pid and expiry on SQLite, by its lock on PostgreSQL. */
-export async function readLiveLease(store: AnyStore, name: string) {
-  const lease = await readLease(store, name);
-  if (!lease) return undefined;
-  const live =
-    store.engine === "sqlite" ? !isStale(lease) : await (await pgSide()).leaseLockLive(store, name);
-  return { lease, live };
+const liveOf = async (store: AnyStore, lease: Lease) => ({
+  lease,
+  live: store.engine === "sqlite" ? !isStale(lease) : await (await pgSide()).leaseLockLive(store, lease.name),
+});
+
+/** Every lease (sync, daemon, each sink's `deliver:<sink>`), in name order, with whether its holder is alive. */
+export async function readLiveLeases(store: AnyStore) {
+  const rows = await (await queriesOf(store)).all<Lease>(leaseRows(sql`ORDER BY name COLLATE "binary"`));
+  return Promise.all(rows.map((lease) => liveOf(store, lease)));
 }
 
 /** The lease a `flagtrail daemon` holds for its whole life (one worker per database). */

@@ -1,7 +1,7 @@
 // The rows behind `flagtrail status` (src/commands/storeStatus.ts makes the status of them).
 import { listCheckpointsIn } from "./checkpoints.ts";
 import { ENTITY_BACKLOG_SQL, type EntityBacklogRow } from "./entityBacklog.ts";
-import { DAEMON_LAST_CYCLE_KEY, DAEMON_LEASE, readLiveLease } from "./leases.ts";
+import { DAEMON_LAST_CYCLE_KEY, readLiveLeases } from "./leases.ts";
 import { readMetaValue } from "./metaValues.ts";
 import type { AnyStore } from "./openAny.ts";
 import { type Queries, queriesOf, type SQL, sql } from "./query.ts";
@@ -92,9 +92,8 @@ export async function readStatusRows(store: AnyStore) {
     entityBacklog: await q.all<EntityBacklogRow>(sql.raw(ENTITY_BACKLOG_SQL)),
     checkpoints: await listCheckpointsIn(q),
     plans: await plansOf(store, q),
-    /** Each lease, with whether its holder is alive (the engine knows how to tell). */
-    lease: await readLiveLease(store, "sync"),
-    daemonLease: await readLiveLease(store, DAEMON_LEASE),
+    /** Every lease (sync, daemon, deliveries), with whether its holder is alive (the engine knows how to tell). */
+    leases: await readLiveLeases(store),
     lastCycle: await readMetaValue(store, DAEMON_LAST_CYCLE_KEY),
   };
 }

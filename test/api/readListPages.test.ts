@@ -2,7 +2,8 @@
 // size the server reports wins, and a server paging past its own total is stopped.
 import { describe, expect, it } from "vitest";
 import type { ListPage } from "../../src/api/consoleClient.ts";
-import { RunawayPagingError, readListPages } from "../../src/api/pager.ts";
+import { readListPages } from "../../src/api/listPages.ts";
+import { RunawayPagingError } from "../../src/api/runawayGuard.ts";
 
 function page(n: number, items: unknown[], perPage: number, total: number): ListPage {
   return {

@@ -6,10 +6,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { validateSchedule } from "../../src/daemon/worker.ts";
+import { DemoWorldError, runDemo } from "../../src/demo/runDemo.ts";
 import { SettingError } from "../../src/errors.ts";
 import { resolvePeriod } from "../../src/report/period.ts";
 import { writeReports } from "../../src/report/writeReports.ts";
 import { parseSqlParams } from "../../src/sql/params.ts";
+import { openStore, writeMetaValue } from "../../src/store/syncStore.ts";
 import { runCliInProcess } from "../helpers/inProcessCli.ts";
 
 /** The error `work` throws (it must throw). */
@@ -20,6 +22,22 @@ function thrown(work: () => unknown): unknown {
     return error;
   }
   throw new Error("expected an error");
+}
+
+/** A demo store made with seed 7, 500 records over 120 days: its world in meta, nothing synced yet. */
+async function plantedDemoWorld(): Promise<string> {
+  const path = join(mkdtempSync(join(tmpdir(), "flagtrail-demo-world-")), "demo.db");
+  const store = await openStore(path);
+  try {
+    await writeMetaValue(
+      store,
+      "demo.world",
+      JSON.stringify({ anchor: 0, seed: 7, records: 500, days: 120 }),
+    );
+  } finally {
+    await store.close();
+  }
+  return path;
 }
 
 describe("engine errors name the setting, not a flag", () => {
@@ -63,6 +81,28 @@ describe("engine errors name the setting, not a flag", () => {
     const error = thrown(work);
     expect(error).toBeInstanceOf(SettingError);
     expect(error).toMatchObject({ setting, message });
+  });
+
+  it("the demo world: runDemo on a store made with another seed names the settings and gives the values", async () => {
+    const db = await plantedDemoWorld();
+    const failed = await runDemo({
+      dbPath: db,
+      outDir: join(db, "..", "r"),
+      seed: 8,
+      records: 500,
+      days: 120,
+    })
+      .then(() => undefined)
+      .catch((error: unknown) => error);
+    expect(failed).toBeInstanceOf(DemoWorldError);
+    expect(failed).toMatchObject({
+      setting: "demo world",
+      world: { seed: 7, records: 500, days: 120 },
+      message:
+        `${db} holds the demo world of seed 7, 500 records and 120 days; ` +
+        "run the demo with the same seed, records and days, or on another store for a new world.",
+    });
+    expect((failed as Error).message).not.toMatch(/--/);
   });
 
   it("writeReports, as the daemon and the demo call it, names no flag", async () => {
@@ -125,6 +165,17 @@ describe("the commands name their flag", () => {
       '--tz: The time zone "Mars/Olympus" is unknown: use an IANA name like Europe/Berlin.',
     ],
   ];
+  it("demo: a store of another world names the flags and the values to pass", async () => {
+    const demoDb = await plantedDemoWorld();
+    const run = await runCliInProcess(["demo", "--db", demoDb, "--out", join(dir, "demo"), "--seed", "8"]);
+    expect(run.stderr).toBe(
+      `flagtrail: ${demoDb} holds the demo world --seed 7 --records 500 --days 120; ` +
+        "pass the same values, or another --db for a new world.\n",
+    );
+    expect(run.code).toBe(2);
+    expect(run.stdout).toBe("");
+  });
+
   it.each(cases.map(([args, sentence]) => [args[0], sentence, args] as const))(
     "%s: %s",
     async (_, sentence, args) => {

@@ -5,15 +5,20 @@
 
 import { spawnSync } from "node:child_process";
 import { hostname } from "node:os";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import Database from "better-sqlite3";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { parseControlsConfig, type SiemSink, type Sink } from "../../src/controls/config.ts";
 import { deliverAlerts } from "../../src/controls/deliver.ts";
-import { SinkBusyError } from "../../src/controls/sinkLease.ts";
+import { SinkBusyError, takeSinkLease } from "../../src/controls/sinkLease.ts";
+import { DatabaseBusyError } from "../../src/errors.ts";
 import { deliverToSink } from "../../src/export/sinks/deliver.ts";
+import { sqliteOf } from "../../src/store/connection.ts";
 import { type NewFinding, writeCheck } from "../../src/store/controls/findings.ts";
+import type { Store } from "../../src/store/open.ts";
 import { closeProjectStores, openStoreProjects, type ProjectStore } from "../../src/store/projectStores.ts";
 import { type Receiver, startReceiver } from "../helpers/alertReceiver.ts";
 import { waitUntil } from "../helpers/daemonProcess.ts";
+import { runCliInProcess } from "../helpers/inProcessCli.ts";
 import { ENGINES, type TestStore, testStore } from "./engines.ts";
 import { alertFinding, alertPayload } from "./findingRows.ts";
 
@@ -107,6 +112,176 @@ describe.each(ENGINES)("delivery lease on %s", (engine) => {
     expect(ids.sort()).toEqual(IDS);
     expect(await deliverLeases()).toEqual([]);
   });
+
+  const twoHooks = (other: Receiver) =>
+    sinksOf(
+      [receiver, other].map((r, i) => ({
+        name: `hook${i + 1}`,
+        kind: "webhook",
+        url: r.url,
+        secretEnv: "LEASE_TEST_SECRET",
+        backoffSeconds: 0,
+      })),
+    );
+
+  it("two sinks, one held by another run: the other's alerts go, each once; the held one's wait for it", async () => {
+    const other = await startReceiver("ok");
+    try {
+      const sinks = twoHooks(other);
+      await plant(sinks);
+      receiver.open();
+      const held = await takeSinkLease(second[0]!.store, "hook1", undefined);
+      try {
+        expect(await deliverAlerts(first[0]!.store, sinks, Date.now())).toEqual({
+          delivered: ALERTS,
+          failed: 0,
+          busy: ["hook1"],
+        });
+      } finally {
+        await held.release();
+      }
+      expect(receiver.requests).toHaveLength(0);
+      expect(other.requests.map((r) => r.key).sort()).toEqual(IDS);
+      expect(await deliverLeases()).toEqual([]);
+      expect(await deliverAlerts(first[0]!.store, sinks, Date.now())).toEqual({
+        delivered: ALERTS,
+        failed: 0,
+      });
+      expect(receiver.requests.map((r) => r.key).sort()).toEqual(IDS);
+      expect(other.requests).toHaveLength(ALERTS);
+    } finally {
+      await other.close();
+    }
+  });
+
+  it.runIf(engine === "sqlite")(
+    "SQLite: one delivery run reads the due alerts and the waivers once, not once per sink",
+    async () => {
+      const other = await startReceiver("ok");
+      const sqlite = sqliteOf(first[0]!.store as Store);
+      const statement = Object.getPrototypeOf(sqlite.prepare("SELECT 1")) as { all: () => unknown[] };
+      const all = vi.spyOn(statement, "all");
+      try {
+        const sinks = twoHooks(other);
+        await plant(sinks);
+        receiver.open();
+        all.mockClear();
+        expect(await deliverAlerts(first[0]!.store, sinks, Date.now())).toEqual({
+          delivered: 2 * ALERTS,
+          failed: 0,
+        });
+        const read = (all.mock.contexts as { source: string }[]).map((c) => c.source.replace(/\s+/g, " "));
+        const count = (pattern: RegExp) => read.filter((text) => pattern.test(text)).length;
+        expect(count(/^ ?SELECT \* FROM control_outbox WHERE delivered_at IS NULL/)).toBe(1);
+        expect(count(/FROM control_waivers/)).toBe(1);
+        expect(receiver.requests.map((r) => r.key).sort()).toEqual(IDS);
+        expect(other.requests.map((r) => r.key).sort()).toEqual(IDS);
+      } finally {
+        all.mockRestore();
+        await other.close();
+      }
+    },
+  );
+
+  it("status lists each delivery lease: a run delivering now (who, until when), one left by a killed run", async () => {
+    const held = await takeSinkLease(second[0]!.store, "hook1", undefined);
+    try {
+      // A process of this host that has exited, its lease good for another hour.
+      const dead = spawnSync(process.execPath, ["-e", ""]).pid;
+      const at = Date.UTC(2026, 10, 27, 9, 0, 0);
+      const crashed = `${hostname()}/${dead}/deliver/crashed`;
+      await store.query(
+        "INSERT INTO leases (name, holder, pid, acquired_at, expires_at) VALUES (?, ?, ?, ?, ?)",
+        ["deliver:hook2", crashed, dead, at, Date.now() + 3_600_000],
+      );
+      const [live] = await store.query<{ holder: string; acquired_at: number; expires_at: number }>(
+        "SELECT holder, acquired_at, expires_at FROM leases WHERE name = 'deliver:hook1'",
+      );
+      const iso = (ms: number) => new Date(Number(ms)).toISOString();
+      const [stale] = await store.query<{ expires_at: number }>(
+        "SELECT expires_at FROM leases WHERE name = 'deliver:hook2'",
+      );
+      const text = await runCliInProcess(["status", "--db", store.db]);
+      expect(text.code).toBe(0);
+      const lines = text.stdout.split("\n").filter((line) => line.includes("sink "));
+      expect(lines).toEqual([
+        `Delivery to sink "hook1" running since ${iso(live!.acquired_at)}: ${live!.holder}, pid ${process.pid} ` +
+          `(lease renewed until ${iso(live!.expires_at)}); other runs skip the sink meanwhile`,
+        `Delivery lease of sink "hook2" left by ${crashed}, pid ${dead} (since ${iso(at)}, until ` +
+          `${iso(stale!.expires_at)}): its holder is gone, the next delivery to the sink takes it over`,
+      ]);
+      const json = await runCliInProcess(["status", "--json", "--db", store.db]);
+      expect(JSON.parse(json.stdout).deliveries).toEqual([
+        {
+          sink: "hook1",
+          holder: live!.holder,
+          pid: process.pid,
+          since: iso(live!.acquired_at),
+          expiresAt: iso(live!.expires_at),
+          live: true,
+        },
+        {
+          sink: "hook2",
+          holder: crashed,
+          pid: dead,
+          since: iso(at),
+          expiresAt: iso(stale!.expires_at),
+          live: false,
+        },
+      ]);
+    } finally {
+      await held.release();
+    }
+    const after = await runCliInProcess(["status", "--json", "--db", store.db]);
+    expect(JSON.parse(after.stdout).deliveries.map((d: { sink: string }) => d.sink)).toEqual(["hook2"]);
+  });
+
+  it.runIf(engine === "sqlite")(
+    "SQLite: a database too busy to take the delivery lease is a failure, not a delivery by another run",
+    async () => {
+      const sinks = sinksOf([
+        {
+          name: "hook",
+          kind: "webhook",
+          url: receiver.url,
+          secretEnv: "LEASE_TEST_SECRET",
+          backoffSeconds: 0,
+        },
+        { name: "siem", kind: "http", url: receiver.url, format: "raw", batchSize: 1, retries: 0 },
+      ]);
+      await plant(sinks);
+      receiver.open();
+      // Another process keeps the write lock; this handle gives up after 100 ms instead of 5 s.
+      const sqlite = sqliteOf(second[0]!.store as Store);
+      sqlite.pragma("busy_timeout = 100");
+      const locker = new Database(store.db);
+      locker.exec("BEGIN IMMEDIATE");
+      const busy = (lease: string) =>
+        `The database is busy: another process kept it locked for too long while taking the ${lease} lease. Try again.`;
+      try {
+        const alerts = await deliverAlerts(second[0]!.store, sinks, Date.now()).catch((e: unknown) => e);
+        expect(alerts).toBeInstanceOf(DatabaseBusyError);
+        expect(alerts).not.toBeInstanceOf(SinkBusyError);
+        expect((alerts as Error).message).toBe(busy("deliver:hook"));
+        const siem = sinks[1] as SiemSink;
+        const events = await deliverToSink(second[0]!, siem, { findingsOnly: true }).catch((e: unknown) => e);
+        expect(events).toBeInstanceOf(DatabaseBusyError);
+        expect(events).not.toBeInstanceOf(SinkBusyError);
+        expect((events as Error).message).toBe(busy("deliver:siem"));
+        expect(receiver.requests).toHaveLength(0);
+      } finally {
+        locker.exec("ROLLBACK");
+        locker.close();
+        sqlite.pragma("busy_timeout = 5000");
+      }
+      // The lock gone, the same run's next try delivers everything.
+      expect(await deliverAlerts(second[0]!.store, sinks, Date.now())).toEqual({
+        delivered: ALERTS,
+        failed: 0,
+      });
+      expect(receiver.requests.map((r) => r.key).sort()).toEqual(IDS);
+    },
+  );
 
   it("a lease left by a holder that died does not keep the sink", async () => {
     const sinks = sinksOf([

@@ -453,6 +453,47 @@ describe("check --notify's sentence about what waits", () => {
     );
   });
 
+  it("an older row's error, the whole sentence naming its sink, is read as its reason (status and the sentence)", async () => {
+    const sinks = sinksOf([
+      { name: "chat", kind: "slack", urlEnv: "TEST_SLACK_URL_UNSET" },
+      { name: "hook", kind: "webhook", url: "http://127.0.0.1:9/x", secretEnv: "TEST_HOOK_SECRET_UNSET" },
+      { name: "siem", kind: "http", url: "http://127.0.0.1:9/in", retries: 0 },
+    ]);
+    await plantAlerts([finding(1)], sinks);
+    // As flagtrail kept them before the reason was stored apart, not due yet (no delivery rewrites them).
+    const legacy: [string, string][] = [
+      ["chat", "sink chat: the environment variable TEST_SLACK_URL_UNSET is not set"],
+      ["hook", 'sink "hook": cannot read a secret from its secretFile.'],
+      ["siem", 'sink "siem" could not be reached (ECONNREFUSED).'],
+    ];
+    const { queriesOf, sql } = await import("../../src/store/query.ts");
+    const q = await queriesOf(parts[0]!.store);
+    for (const [sink, error] of legacy) {
+      await q.run(sql`UPDATE control_outbox SET attempts = 1, last_error = ${error},
+        next_attempt_at = ${Date.now() + 3_600_000} WHERE sink = ${sink}`);
+    }
+    const { controlsStatusText, readControlsStatus } = await import("../../src/controls/status.ts");
+    const status = await readControlsStatus(parts[0]!.store);
+    expect(status.undelivered).toEqual([
+      { sink: "chat", alerts: 1, lastError: "the environment variable TEST_SLACK_URL_UNSET is not set" },
+      { sink: "hook", alerts: 1, lastError: "cannot read a secret from its secretFile" },
+      { sink: "siem", alerts: 1, lastError: "could not be reached (ECONNREFUSED)" },
+    ]);
+    expect(controlsStatusText(status).split("\n")[1]).toBe(
+      'Alerts: 3 undelivered (sink "chat" 1, last error: the environment variable TEST_SLACK_URL_UNSET is not set; ' +
+        'sink "hook" 1, last error: cannot read a secret from its secretFile; ' +
+        'sink "siem" 1, last error: could not be reached (ECONNREFUSED))',
+    );
+    const { notifyFindings } = await import("../../src/controls/cycle.ts");
+    expect((await notifyFindings(parts, sinks)).undelivered).toBe(
+      '3 alerts wait undelivered in the outbox: 1 for sink "chat" (the environment variable ' +
+        'TEST_SLACK_URL_UNSET is not set), 1 for sink "hook" (cannot read a secret from its secretFile), ' +
+        '1 for sink "siem" (could not be reached (ECONNREFUSED)); the next delivery tries again',
+    );
+    // Read as it is, the row itself unchanged.
+    expect((await outbox()).map((r) => [r.sink, r.last_error])).toEqual(legacy);
+  });
+
   it("a SinkError keeps its reason apart from the sentence that names the sink", () => {
     const verb = new SinkError("siem", "could not be reached (ECONNREFUSED)", true);
     expect([verb.message, verb.reason, verb.sink]).toEqual([

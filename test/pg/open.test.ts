@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { ACTION_TYPE_CATEGORIES } from "../../src/api/actionCategories.ts";
 import { FlagtrailError, LockedError } from "../../src/errors.ts";
 import { sqliteOf } from "../../src/store/connection.ts";
-import { acquireLease, readLiveLease, releaseLease, renewLease } from "../../src/store/leases.ts";
+import { acquireLease, readLiveLeases, releaseLease, renewLease } from "../../src/store/leases.ts";
 import { writeMetaValue as writePgMetaValue } from "../../src/store/metaValues.ts";
 import { openStore } from "../../src/store/open.ts";
 import { openPgStore, type PgOpenOptions, type PgStore, poolUrl } from "../../src/store/pg/open.ts";
@@ -14,6 +14,10 @@ import { pgDrizzleOf } from "../helpers/storeFixtures.ts";
 import { freshDatabase, queryOnce, urlFor } from "./cluster.ts";
 
 const open: PgStore[] = [];
+
+/** One lease as status reads it (readLiveLeases), or undefined. */
+const readLiveLease = async (store: Parameters<typeof readLiveLeases>[0], name: string) =>
+  (await readLiveLeases(store)).find((l) => l.lease.name === name);
 async function openTracked(url: string, options: PgOpenOptions = {}): Promise<PgStore> {
   const store = await openPgStore(url, options);
   open.push(store);

@@ -19,7 +19,7 @@ import {
 import { type RunningSimulator, startSimulator } from "../../src/simulator/index.ts";
 import { readChainSnapshot } from "../../src/store/chainRead.ts";
 import { type EntityChainRow, readEntityChain } from "../../src/store/entityChain.ts";
-import { readLease, readLiveLease } from "../../src/store/leases.ts";
+import { readLease, readLiveLeases } from "../../src/store/leases.ts";
 import { inTransaction, queriesOf, sql } from "../../src/store/query.ts";
 import {
   QUERIES,
@@ -55,6 +55,10 @@ import { freshDatabase } from "../pg/cluster.ts";
 // One request at a time: pages fetched concurrently commit in arrival order, and the chain follows it.
 // A fixed clock: the history, the sync's "today" and the report's month do not move with the calendar.
 const NOW = Date.UTC(2026, 10, 20, 12, 0, 0);
+
+/** One lease as status reads it (readLiveLeases), or undefined. */
+const readLiveLease = async (store: Parameters<typeof readLiveLeases>[0], name: string) =>
+  (await readLiveLeases(store)).find((l) => l.lease.name === name);
 const ENGINES = ["sqlite", "postgres"] as const;
 type Engine = (typeof ENGINES)[number];
 

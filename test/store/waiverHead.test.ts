@@ -4,9 +4,15 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { nextWaiverRow } from "../../src/controls/waivers.ts";
-import { readWaiverHead, type WaiverRow } from "../../src/store/controls/waivers.ts";
+import { sqliteOf } from "../../src/store/connection.ts";
+import {
+  appendWaiver,
+  readWaiverHead,
+  WAIVER_CHAIN_HEAD_KEY,
+  type WaiverRow,
+} from "../../src/store/controls/waivers.ts";
 import { openStore } from "../../src/store/open.ts";
 import { checkWaivers } from "../../src/verify/waivers.ts";
 import { storeMigratedTo } from "../helpers/migrations.ts";
@@ -57,5 +63,57 @@ describe("the waiver register's head", () => {
     } finally {
       tampered.close();
     }
+  });
+
+  it("verify reads the rows and the head from one snapshot: a waive committed between the two reads is not a removed tail", async () => {
+    const path = join(mkdtempSync(join(tmpdir(), "flagtrail-waiver-snapshot-")), "s.db");
+    const entry = (previous: { seq: number; chain_hash: string } | null, n: number) =>
+      nextWaiverRow(previous, {
+        finding_id: `sa:rec${n}`,
+        action: "waive",
+        reason: "accepted",
+        by_name: "Dana Lee",
+        expires: null,
+        created_at: 1_700_000_000_000 + n,
+      });
+    const store = openStore(path);
+    const first = await appendWaiver(store, (previous) => entry(previous, 1));
+    // The hook: once verify has read the rows and asks meta for the head, another process commits a
+    // waive (its row and the head, as appendWaiver does) before the head is read.
+    const other = new Database(path);
+    const second = entry(first, 2);
+    const commitWaive = other.transaction(() => {
+      other
+        .prepare(
+          `INSERT INTO control_waivers (seq, finding_id, action, reason, by_name, expires, created_at, hash, chain_hash)
+           VALUES (@seq, @finding_id, @action, @reason, @by_name, @expires, @created_at, @hash, @chain_hash)`,
+        )
+        .run(second);
+      other
+        .prepare("UPDATE meta SET value = ? WHERE key = ?")
+        .run(JSON.stringify({ seq: second.seq, hash: second.chain_hash }), WAIVER_CHAIN_HEAD_KEY);
+    });
+    const statement = Object.getPrototypeOf(sqliteOf(store).prepare("SELECT 1")) as {
+      get: (...args: unknown[]) => unknown;
+    };
+    const original = statement.get;
+    let committed = false;
+    const get = vi.spyOn(statement, "get").mockImplementation(function (this: { source: string }, ...args) {
+      if (!committed && this.source.includes("FROM meta WHERE key") && args[0] === WAIVER_CHAIN_HEAD_KEY) {
+        committed = true;
+        commitWaive();
+      }
+      return original.apply(this, args);
+    });
+    try {
+      // As of the snapshot: one row, its head; the waive committed meanwhile is not seen at all.
+      expect(await checkWaivers(store)).toBe(1);
+      expect(committed).toBe(true);
+    } finally {
+      get.mockRestore();
+      other.close();
+    }
+    expect(await checkWaivers(store)).toBe(2);
+    store.close();
   });
 });

@@ -1,5 +1,6 @@
 // The outbox: alerts of new findings still to deliver, one row per sink. A row is marked delivered only
 // after the sink accepted it; a failure moves its next attempt later. Never holds a secret.
+import { storedReason } from "../../errors.ts";
 import type { AnyStore } from "../openAny.ts";
 import { queriesOf, sql } from "../query.ts";
 
@@ -25,6 +26,15 @@ export async function dueAlerts(store: AnyStore, now: number): Promise<OutboxRow
     ORDER BY created_at, finding_id COLLATE "binary", sink COLLATE "binary"`);
 }
 
+/** The sinks with an alert due at `now`, in byte order: which delivery leases a run needs. */
+export async function dueSinks(store: AnyStore, now: number): Promise<string[]> {
+  const q = await queriesOf(store);
+  const rows = await q.all<{ sink: string }>(sql`
+    SELECT sink FROM control_outbox WHERE delivered_at IS NULL AND next_attempt_at <= ${now}
+    GROUP BY sink ORDER BY sink COLLATE "binary"`);
+  return rows.map((r) => r.sink);
+}
+
 export async function markDelivered(store: AnyStore, row: OutboxRow, at: number): Promise<void> {
   const q = await queriesOf(store);
   await q.run(sql`
@@ -45,15 +55,22 @@ export async function markFailed(
     WHERE finding_id = ${row.finding_id} AND sink = ${row.sink}`);
 }
 
-/** Per sink, the alerts not delivered yet and the latest error among them (null: not tried yet). */
+/**
+ * Per sink, the alerts not delivered yet and the latest error among them (null: not tried yet), as the
+ * reason alone (an older row's sentence read as its reason: storedReason).
+ */
 export async function waitingAlerts(
   store: AnyStore,
 ): Promise<{ sink: string; waiting: number; lastError: string | null }[]> {
   const q = await queriesOf(store);
-  return q.all<{ sink: string; waiting: number; lastError: string | null }>(sql`
+  const rows = await q.all<{ sink: string; waiting: number; lastError: string | null }>(sql`
     SELECT o.sink, count(*) AS waiting,
       (SELECT l.last_error FROM control_outbox l WHERE l.sink = o.sink AND l.delivered_at IS NULL
        ORDER BY l.next_attempt_at DESC, l.finding_id COLLATE "binary" LIMIT 1) AS "lastError"
     FROM control_outbox o WHERE o.delivered_at IS NULL
     GROUP BY o.sink ORDER BY o.sink COLLATE "binary"`);
+  return rows.map((r) => ({
+    ...r,
+    lastError: r.lastError === null ? null : storedReason(r.sink, r.lastError),
+  }));
 }

@@ -59,13 +59,6 @@ export interface RecordRange {
   limit: number;
 }
 
-/** The newest seq of the store (0 when empty): where an export that starts now ends. */
-export async function maxSeq(store: AnyStore): Promise<number> {
-  const q = await queriesOf(store);
-  const row = await q.get<{ seq: number | null }>(sql`SELECT max(seq) AS seq FROM audit_logs`);
-  return row?.seq ?? 0;
-}
-
 /** The range's bounds on `a` but its limit, for the records and for their details alike. */
 function inRange(range: RecordRange, toSeq = range.toSeq): SQL {
   return sql`a.seq > ${range.afterSeq}
