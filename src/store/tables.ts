@@ -26,6 +26,14 @@ const computedOnSqlite = (column: Column, expression: SQL) =>
   perEngine({ sqlite: column.generatedAs(expression), pg: column });
 const fromRawOnSqlite = (column: Column, path: string) => computedOnSqlite(column, fromRaw(path));
 
+const month = (d: string) => `instr('JanFebMarAprMayJunJulAugSepOctNovDec', substr(${d}, 5, 3))`;
+/** YYYY-MM-DD of a toDateString() text (`Mon Sep 26 2022`), else NULL: SQLite's server_day (0015). */
+export const serverDayOfDateSql = (d: string) =>
+  `CASE WHEN ${d} GLOB '[A-Z][a-z][a-z] [A-Z][a-z][a-z] [0-3][0-9] [1-9][0-9][0-9][0-9]' AND ${month(d)} % 3 = 1
+    THEN substr(${d}, 12, 4) || printf('-%02d-', ${month(d)} / 3 + 1) || substr(${d}, 9, 2) END`;
+/** Or the writer's day where it is not that: `server_day_override` ('' for none; writes.ts compares). */
+const SERVER_DAY = sql.raw(`nullif(coalesce(server_day_override, ${serverDayOfDateSql("date_text")}), '')`);
+
 export const TABLES = {
   /** One row per record, first version as received, never updated. */
   auditLogs: table(
@@ -36,11 +44,11 @@ export const TABLES = {
       actionType: fromRawOnSqlite(text().notNull(), "actionType"),
       changeLog: fromRawOnSqlite(text(), "changeLog"),
       updatedBy: fromRawOnSqlite(text(), "updatedBy"),
-      // Stored on SQLite too: the report reads both per record (from raw_data: +7 % CPU, 300k-record month).
-      updatedByUserId: text(),
-      modifierEmail: text(),
+      updatedByUserId: fromRawOnSqlite(text(), "updatedByUserID"),
+      // A string as sent; an object as its JSON text (SQLite's: the record's own text without blanks).
+      modifierEmail: fromRawOnSqlite(text(), "modifierEmail"),
       occurredAt: epochMs(),
-      serverDay: text(),
+      serverDay: computedOnSqlite(text(), SERVER_DAY),
       dateText: fromRawOnSqlite(text().notNull(), "date"),
       timeText: fromRawOnSqlite(text().notNull(), "time"),
       tags: fromRawOnSqlite(text(), "tags"),
@@ -60,6 +68,7 @@ export const TABLES = {
       rawData: perEngine({ sqlite: text().notNull() }),
       recordHashBytes: perEngine({ sqlite: blob().notNull() }),
       chainHashBytes: perEngine({ sqlite: blob().notNull() }),
+      serverDayOverride: perEngine({ sqlite: text() }),
     },
     // Each index and the queries that need it (an index on a virtual column holds its values itself).
     (on) => [

@@ -16,6 +16,7 @@ import type { Dialect } from "./dialect.ts";
 import type { Store } from "./open.ts";
 import { type SQL, sql, sqliteQueriesOn } from "./query.ts";
 import type { BatchWriter } from "./syncBatch.ts";
+import { serverDayOfDateSql } from "./tables.ts";
 
 export type ChainHead = { seq: number; hash: string };
 
@@ -57,12 +58,16 @@ function statementsOf(sqlite: Database.Database) {
     selectHead: sqlite.prepare<[], { seq: number; chain_hash: string }>(
       "SELECT seq, chain_hash FROM audit_logs ORDER BY seq DESC LIMIT 1",
     ),
-    // The columns that repeat the record's fields are generated from raw_data.
+    // The columns that repeat the record's fields are generated from raw_data (server_day: tables.ts).
     insertRecord: sqlite.prepare(
-      `INSERT INTO audit_logs (raw_data, updated_by_user_id, modifier_email, occurred_at, server_day,
-         record_hash_bytes, seq, chain_hash_bytes, first_seen_at, sync_run_id)
-       VALUES (?, ?, ?, ?, ?, unhex(?), ?, unhex(?), ?, ?)
-       ON CONFLICT (id) DO NOTHING`,
+      `INSERT INTO audit_logs (raw_data, occurred_at, server_day_override, record_hash_bytes, seq,
+         chain_hash_bytes, first_seen_at, sync_run_id)
+       SELECT r.raw, r.occurred_at,
+         CASE WHEN r.day IS ${serverDayOfDateSql("r.date")} THEN NULL ELSE coalesce(r.day, '') END,
+         unhex(r.hash), r.seq, unhex(r.chain), r.seen, r.run
+       FROM (SELECT ? AS raw, ? AS occurred_at, ? AS day, ? AS date, ? AS hash, ? AS seq, ? AS chain,
+         ? AS seen, ? AS run) r
+       WHERE true ON CONFLICT (id) DO NOTHING`,
     ),
     insertQuarantine: sqlite.prepare<[QuarantineInsert]>(
       `INSERT OR IGNORE INTO quarantine (record_id, raw, raw_hash, issues, request_path, received_at,
@@ -82,16 +87,8 @@ function readChainHead(st: Statements): ChainHead {
 /** By position, in the INSERT's column order: named parameters cost ~5.5 µs a row against ~3 µs. */
 function insertRecord(st: Statements, c: RecordColumns): number {
   return st.insertRecord.run(
-    c.raw,
-    c.updatedByUserId,
-    c.modifierEmail,
-    c.occurredAt,
-    c.serverDay,
-    c.recordHash,
-    c.seq,
-    c.chainHash,
-    c.firstSeenAt,
-    c.syncRunId,
+    [c.raw, c.occurredAt, c.serverDay, c.dateText, c.recordHash],
+    [c.seq, c.chainHash, c.firstSeenAt, c.syncRunId],
   ).changes;
 }
 

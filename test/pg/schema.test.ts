@@ -93,7 +93,7 @@ describe("the PostgreSQL schema against the SQLite schema", () => {
       const columns = all.filter((c) => !SQLITE_STORAGE_COLUMNS.has(c.name));
       expect({ table, columns: postgres.tables[table] }).toEqual({ table, columns });
     }
-    expect(sqlite.tables.audit_logs?.slice(-3).map((c) => c.name)).toEqual([...SQLITE_STORAGE_COLUMNS]);
+    expect(sqlite.tables.audit_logs?.slice(-4).map((c) => c.name)).toEqual([...SQLITE_STORAGE_COLUMNS]);
   });
 
   it("has the tables and columns src/store/tables.ts describes, in its order, with its nullability", () => {
