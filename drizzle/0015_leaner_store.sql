@@ -82,3 +82,60 @@ CREATE TRIGGER `audit_logs_fts_after_update` AFTER UPDATE ON `audit_logs` BEGIN
   INSERT INTO audit_logs_fts (rowid, name, change_log, updated_by)
   VALUES (new.seq, new.name, new.change_log, new.updated_by);
 END;
+--> statement-breakpoint
+-- rule_changes kept whole rules twice: an added rule's new_value and a removed rule's old_value are the
+-- JSON of changes.rules.new[new_position - 1] / .old[old_position - 1] of the record's raw text (~23 bytes a
+-- record). Its rows move to rule_change_rows, where such a value is NULL when SQL reads the same text from
+-- the record (the record's own JSON without blanks; kept otherwise, e.g. a number written 1.0), and
+-- rule_changes becomes a view giving every column back as stored before, same ids and order. Writes go
+-- through it: its INSTEAD OF triggers insert and delete rule_change_rows' rows.
+CREATE TABLE `rule_change_rows` (
+	`id` integer PRIMARY KEY AUTOINCREMENT NOT NULL,
+	`audit_log_id` text NOT NULL,
+	`rule_id` text NOT NULL,
+	`rule_name` text,
+	`change` text NOT NULL,
+	`field` text,
+	`old_value` text,
+	`new_value` text,
+	`old_position` integer,
+	`new_position` integer,
+	FOREIGN KEY (`audit_log_id`) REFERENCES `audit_logs`(`id`) ON UPDATE no action ON DELETE no action
+);--> statement-breakpoint
+INSERT INTO `rule_change_rows` (id, audit_log_id, rule_id, rule_name, change, field, old_value, new_value,
+  old_position, new_position)
+  SELECT r.id, r.audit_log_id, r.rule_id, r.rule_name, r.change, r.field,
+    CASE WHEN r.change = 'removed' AND r.old_value = json_extract(a.raw_data,
+      '$.changes.rules.old[' || CAST(r.old_position - 1 AS INTEGER) || ']') THEN NULL ELSE r.old_value END,
+    CASE WHEN r.change = 'added' AND r.new_value = json_extract(a.raw_data,
+      '$.changes.rules.new[' || CAST(r.new_position - 1 AS INTEGER) || ']') THEN NULL ELSE r.new_value END,
+    r.old_position, r.new_position
+  FROM `rule_changes` r LEFT JOIN `audit_logs` a ON a.id = r.audit_log_id ORDER BY r.id;--> statement-breakpoint
+DROP TABLE `rule_changes`;--> statement-breakpoint
+CREATE INDEX `rule_changes_audit_log_id_idx` ON `rule_change_rows` (`audit_log_id`);--> statement-breakpoint
+CREATE VIEW `rule_changes` AS
+SELECT r.id, r.audit_log_id, r.rule_id, r.rule_name, r.change, r.field,
+       CASE WHEN r.old_value IS NULL AND r.change = 'removed' THEN (SELECT json_extract(a.raw_data,
+         '$.changes.rules.old[' || CAST(r.old_position - 1 AS INTEGER) || ']') FROM audit_logs a
+         WHERE a.id = r.audit_log_id) ELSE r.old_value END AS old_value,
+       CASE WHEN r.new_value IS NULL AND r.change = 'added' THEN (SELECT json_extract(a.raw_data,
+         '$.changes.rules.new[' || CAST(r.new_position - 1 AS INTEGER) || ']') FROM audit_logs a
+         WHERE a.id = r.audit_log_id) ELSE r.new_value END AS new_value,
+       r.old_position, r.new_position
+FROM rule_change_rows r;--> statement-breakpoint
+CREATE TRIGGER `rule_changes_instead_of_insert` INSTEAD OF INSERT ON `rule_changes` BEGIN
+  INSERT INTO rule_change_rows (id, audit_log_id, rule_id, rule_name, change, field, old_value, new_value,
+    old_position, new_position)
+  VALUES (new.id, new.audit_log_id, new.rule_id, new.rule_name, new.change, new.field,
+    CASE WHEN new.change = 'removed' AND new.old_value = (SELECT json_extract(a.raw_data,
+      '$.changes.rules.old[' || CAST(new.old_position - 1 AS INTEGER) || ']') FROM audit_logs a
+      WHERE a.id = new.audit_log_id) THEN NULL ELSE new.old_value END,
+    CASE WHEN new.change = 'added' AND new.new_value = (SELECT json_extract(a.raw_data,
+      '$.changes.rules.new[' || CAST(new.new_position - 1 AS INTEGER) || ']') FROM audit_logs a
+      WHERE a.id = new.audit_log_id) THEN NULL ELSE new.new_value END,
+    new.old_position, new.new_position);
+END;
+--> statement-breakpoint
+CREATE TRIGGER `rule_changes_instead_of_delete` INSTEAD OF DELETE ON `rule_changes` BEGIN
+  DELETE FROM rule_change_rows WHERE id = old.id;
+END;

@@ -87,8 +87,7 @@ async function* recordsOf(q: Queries): AsyncGenerator<ChainRecord> {
   const pages = pagesOf<Omit<ChainRecord, "ruleChanges">>(
     q,
     (after, limit) =>
-      sql`SELECT seq, id, ${copies} raw, record_hash, chain_hash,
-                 occurred_at, server_day, s.summary, s.diff_version
+      sql`SELECT seq, id, ${copies} raw, record_hash, chain_hash, occurred_at, server_day, s.summary, s.diff_version
           FROM audit_logs a LEFT JOIN rule_diff_summaries s ON s.audit_log_id = a.id
           WHERE seq > ${after} ORDER BY seq LIMIT ${limit}`,
     "seq",

@@ -25,7 +25,6 @@ const fromRaw = (path: string) => sql.raw(`json_extract(raw_data, '$.${path}')`)
 const computedOnSqlite = (column: Column, expression: SQL) =>
   perEngine({ sqlite: column.generatedAs(expression), pg: column });
 const fromRawOnSqlite = (column: Column, path: string) => computedOnSqlite(column, fromRaw(path));
-
 const month = (d: string) => `instr('JanFebMarAprMayJunJulAugSepOctNovDec', substr(${d}, 5, 3))`;
 /** YYYY-MM-DD of a toDateString() text (`Mon Sep 26 2022`), else NULL: SQLite's server_day (0015). */
 export const serverDayOfDateSql = (d: string) =>
@@ -204,7 +203,7 @@ export const TABLES = {
     expiresAt: epochMs().notNull(),
   }),
 
-  /** One row per changed rule field, derived from changes.rules.old → new. */
+  /** One row per changed rule field, derived from changes.rules.old → new (SQLite: a view, 0015). */
   ruleChanges: table(
     "rule_changes",
     {

@@ -62,12 +62,9 @@ function statementsOf(sqlite: Database.Database) {
     insertRecord: sqlite.prepare(
       `INSERT INTO audit_logs (raw_data, occurred_at, server_day_override, record_hash_bytes, seq,
          chain_hash_bytes, first_seen_at, sync_run_id)
-       SELECT r.raw, r.occurred_at,
-         CASE WHEN r.day IS ${serverDayOfDateSql("r.date")} THEN NULL ELSE coalesce(r.day, '') END,
-         unhex(r.hash), r.seq, unhex(r.chain), r.seen, r.run
-       FROM (SELECT ? AS raw, ? AS occurred_at, ? AS day, ? AS date, ? AS hash, ? AS seq, ? AS chain,
-         ? AS seen, ? AS run) r
-       WHERE true ON CONFLICT (id) DO NOTHING`,
+       VALUES (?, ?, (SELECT CASE WHEN ? IS ${serverDayOfDateSql("d")} THEN NULL ELSE coalesce(?, '') END
+         FROM (SELECT ? AS d)), unhex(?), ?, unhex(?), ?, ?)
+       ON CONFLICT (id) DO NOTHING`,
     ),
     insertQuarantine: sqlite.prepare<[QuarantineInsert]>(
       `INSERT OR IGNORE INTO quarantine (record_id, raw, raw_hash, issues, request_path, received_at,
@@ -87,7 +84,7 @@ function readChainHead(st: Statements): ChainHead {
 /** By position, in the INSERT's column order: named parameters cost ~5.5 µs a row against ~3 µs. */
 function insertRecord(st: Statements, c: RecordColumns): number {
   return st.insertRecord.run(
-    [c.raw, c.occurredAt, c.serverDay, c.dateText, c.recordHash],
+    [c.raw, c.occurredAt, c.serverDay, c.serverDay, c.dateText, c.recordHash],
     [c.seq, c.chainHash, c.firstSeenAt, c.syncRunId],
   ).changes;
 }

@@ -137,8 +137,11 @@ describe("audit_logs", () => {
       const sqlite = sqliteOf(store);
       expect(await beginBulkLoad(store)).toBe(true);
       const writer = createRecordWriter(store);
-      const record = makeRecord(AT);
+      const record = makeRecord(AT, { changes: { rules: { old: [], new: [{ id: "r" }] } } });
       expect((await writer.writePage([record], { syncRunId: null, now: 1 })).inserted).toBe(1);
+      // Written through the rule_changes view, whose triggers a load keeps (its rows' index is set aside).
+      expect(indexesOf(sqlite)).not.toHaveProperty("rule_changes_audit_log_id_idx");
+      expect(sqlite.prepare("SELECT new_value FROM rule_changes").pluck().all()).toEqual(['{"id":"r"}']);
       expect(await writer.writePage([record], { syncRunId: null, now: 1 })).toMatchObject({
         inserted: 0,
         duplicates: 1,
@@ -158,6 +161,7 @@ describe("audit_logs", () => {
         "audit_logs_occurred_at_idx",
         "audit_logs_server_day_idx",
       ]);
+      expect(indexesOf(sqlite)).toMatchObject({ rule_changes_audit_log_id_idx: ["audit_log_id"] });
       const found = sqlite
         .prepare("SELECT count(*) FROM audit_logs_fts WHERE audit_logs_fts MATCH 'updated'")
         .pluck()
@@ -276,7 +280,8 @@ describe("migration 0011", () => {
 function indexesOf(sqlite: Database.Database): Record<string, string[]> {
   const names = sqlite
     .prepare(
-      `SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name IN ('audit_logs', 'rule_changes')
+      `SELECT name FROM sqlite_master WHERE type = 'index'
+         AND tbl_name IN ('audit_logs', 'rule_changes', 'rule_change_rows')
          AND sql IS NOT NULL ORDER BY name`,
     )
     .pluck()
@@ -417,6 +422,8 @@ describe("migration 0012", () => {
         "audit_logs_fts_after_delete",
         "audit_logs_fts_after_insert",
         "audit_logs_fts_after_update",
+        "rule_changes_instead_of_delete",
+        "rule_changes_instead_of_insert",
       ]);
     } finally {
       store.close();
@@ -428,12 +435,19 @@ describe("migration 0015", () => {
   it("reads updated_by_user_id, modifier_email and server_day from the record in place: every row, search and chain as before", async () => {
     const path = join(mkdtempSync(join(tmpdir(), "flagtrail-0015-")), "store.db");
     const rules = (percentagePass: number) => [{ id: "rule1", name: "Beta", percentagePass }];
+    // A rule edit with a rule removed and one added: rule_changes kept both whole.
+    const gone = { id: "gone", name: 'Old "ünï" ✓', conditionJSON: [{ type: "x", value: [1, 2.5, null] }] };
+    const fresh = { id: "fresh", name: "New", returnValueJSON: '{"a":1e21}', percentagePass: 0.5 };
+    const edit = { old: [...rules(10), gone], new: [fresh, ...rules(20)] };
     const records = [
       ...trickyRecords(),
-      makeRecord(AT + 9000, { changes: { rules: { old: rules(10), new: rules(20) } } }),
+      makeRecord(AT + 9000, { changes: { rules: edit } }),
       ...Array.from({ length: 20 }, (_, i) => makeRecord(AT + 10_000 * (i + 1))),
     ];
     const old = storeAt0011(path, records, 14);
+    const ruleChanges = "SELECT * FROM rule_changes ORDER BY id";
+    const beforeRuleChanges = old.prepare(ruleChanges).all() as { change: string }[];
+    expect(beforeRuleChanges.map((r) => r.change).sort()).toEqual(["added", "modified", "removed"]);
     // A day stored apart from what the date text says (as a fixture or an older writer may have): kept.
     old.prepare("UPDATE audit_logs SET server_day = '2001-02-03' WHERE seq = 10").run();
     const before = documentedRows(old);
@@ -446,6 +460,14 @@ describe("migration 0015", () => {
     try {
       const sqlite = sqliteOf(store);
       expect(documentedRows(sqlite)).toEqual(before);
+      expect(sqlite.prepare(ruleChanges).all()).toEqual(beforeRuleChanges);
+      // The two whole rules are read from the record, not kept.
+      expect(
+        sqlite
+          .prepare("SELECT change FROM rule_change_rows WHERE old_value IS NULL AND new_value IS NULL")
+          .pluck()
+          .all(),
+      ).toEqual(["added", "removed"]);
       expect(sqlite.prepare(search).pluck().all()).toEqual(beforeSearch);
       sqlite.prepare("INSERT INTO audit_logs_fts (audit_logs_fts, rank) VALUES ('integrity-check', 1)").run();
       expect(sqlite.pragma("foreign_key_check")).toEqual([]);
@@ -458,8 +480,40 @@ describe("migration 0015", () => {
       sqlite.prepare("UPDATE audit_logs SET server_day_override = NULL WHERE seq = 10").run();
       const check = await verifyStore(store);
       expect(check).toMatchObject({ records: records.length, ruleDiffs: 1 });
-      await createRecordWriter(store).writePage([makeRecord(AT + 999_999)], { syncRunId: null, now: 1 });
-      expect((await verifyStore(store)).records).toBe(records.length + 1);
+      // New rule diffs go through the view; verify recomputes them and compares every value.
+      const next = makeRecord(AT + 999_999, { changes: { rules: { old: edit.new, new: edit.old } } });
+      await createRecordWriter(store).writePage([next], { syncRunId: null, now: 1 });
+      expect(await verifyStore(store)).toMatchObject({ records: records.length + 1, ruleDiffs: 2 });
+    } finally {
+      store.close();
+    }
+  });
+
+  it("keeps a whole rule whose text SQL does not read back the same, and deletes through the view", async () => {
+    const store = openStore(":memory:");
+    try {
+      const sqlite = sqliteOf(store);
+      const record = makeRecord(AT, {
+        changes: { rules: { old: [], new: [{ id: "r", percentagePass: 1 }] } },
+      });
+      await createRecordWriter(store).writePage([record], { syncRunId: null, now: 1 });
+      const insert = sqlite.prepare(
+        `INSERT INTO rule_changes (audit_log_id, rule_id, change, new_value, new_position)
+         VALUES (?, 'r', 'added', ?, 1)`,
+      );
+      // As another JSON writer may have sent it: the same rule, another text.
+      insert.run(record.id, '{"id":"r","percentagePass":1.0}');
+      const rows = "SELECT id, new_value FROM rule_changes WHERE audit_log_id = ? ORDER BY id";
+      expect(sqlite.prepare(rows).raw().all(record.id)).toEqual([
+        [1, '{"id":"r","percentagePass":1}'],
+        [2, '{"id":"r","percentagePass":1.0}'],
+      ]);
+      expect(sqlite.prepare("SELECT new_value FROM rule_change_rows ORDER BY id").pluck().all()).toEqual([
+        null,
+        '{"id":"r","percentagePass":1.0}',
+      ]);
+      sqlite.prepare("DELETE FROM rule_changes WHERE id = 1").run();
+      expect(sqlite.prepare(rows).raw().all(record.id)).toEqual([[2, '{"id":"r","percentagePass":1.0}']]);
     } finally {
       store.close();
     }
