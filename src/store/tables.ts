@@ -226,7 +226,8 @@ export const TABLES = {
     ],
   ),
 
-  /** The one-line human summary of a record's rule diff; its presence marks the record as diffed. */
+  /** The one-line human summary of a record's rule diff; its presence marks the record as diffed. SQLite:
+   * WITHOUT ROWID (0015), the key's b-tree is the table. */
   ruleDiffSummaries: table("rule_diff_summaries", {
     auditLogId: text().primaryKey().references("auditLogs", "id"),
     summary: text().notNull(),

@@ -448,6 +448,9 @@ describe("migration 0015", () => {
     const ruleChanges = "SELECT * FROM rule_changes ORDER BY id";
     const beforeRuleChanges = old.prepare(ruleChanges).all() as { change: string }[];
     expect(beforeRuleChanges.map((r) => r.change).sort()).toEqual(["added", "modified", "removed"]);
+    const summaries = "SELECT * FROM rule_diff_summaries ORDER BY audit_log_id";
+    const beforeSummaries = old.prepare(summaries).all();
+    expect(beforeSummaries).toHaveLength(1);
     // A day stored apart from what the date text says (as a fixture or an older writer may have): kept.
     old.prepare("UPDATE audit_logs SET server_day = '2001-02-03' WHERE seq = 10").run();
     const before = documentedRows(old);
@@ -461,6 +464,11 @@ describe("migration 0015", () => {
       const sqlite = sqliteOf(store);
       expect(documentedRows(sqlite)).toEqual(before);
       expect(sqlite.prepare(ruleChanges).all()).toEqual(beforeRuleChanges);
+      expect(sqlite.prepare(summaries).all()).toEqual(beforeSummaries);
+      // No second copy of the summaries' key: the table is its b-tree.
+      expect(
+        sqlite.prepare("SELECT sql FROM sqlite_master WHERE name = 'rule_diff_summaries'").pluck().get(),
+      ).toMatch(/WITHOUT ROWID$/);
       // The two whole rules are read from the record, not kept.
       expect(
         sqlite
