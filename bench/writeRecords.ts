@@ -83,18 +83,7 @@ function rowsOf(records: readonly unknown[]): Row[] {
     const time = parseAuditTime(String(r.date), String(r.time));
     const hash = recordHash(raw);
     head = chainLink(head, hash);
-    return [
-      JSON.stringify(raw),
-      r.updatedByUserID ?? null,
-      typeof r.modifierEmail === "string" ? r.modifierEmail : null,
-      time?.occurredAt ?? null,
-      time?.serverDay ?? null,
-      hash,
-      index + 1,
-      head,
-      0,
-      null,
-    ];
+    return [JSON.stringify(raw), time?.occurredAt ?? null, hash, index + 1, head, 0, null];
   });
 }
 
@@ -103,9 +92,10 @@ export function measureBareInsert(records: readonly unknown[]): number {
   const temp = tempStore("bare");
   try {
     const insert = sqliteOf(temp.store).prepare(
-      `INSERT INTO audit_logs (raw_data, updated_by_user_id, modifier_email, occurred_at, server_day, record_hash_bytes, seq, chain_hash_bytes,
-         first_seen_at, sync_run_id)
-       VALUES (?, ?, ?, ?, ?, unhex(?), ?, unhex(?), ?, ?)`,
+      // The simulator's dates are toDateString's, whose day SQL reads itself: no server_day_override.
+      `INSERT INTO audit_logs (raw_data, occurred_at, record_hash_bytes, seq, chain_hash_bytes, first_seen_at,
+         sync_run_id)
+       VALUES (?, ?, unhex(?), ?, unhex(?), ?, ?)`,
     );
     const insertPage = sqliteOf(temp.store).transaction((rows: Row[]) => {
       for (const row of rows) insert.run(row);

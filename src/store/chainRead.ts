@@ -32,6 +32,8 @@ export interface CopiedColumns {
   action_type: string;
   change_log: string | null;
   updated_by: string | null;
+  updated_by_user_id: string | null;
+  modifier_email: string | null;
   date_text: string;
   time_text: string;
   tags: string | null;
@@ -41,8 +43,6 @@ export interface CopiedColumns {
 export interface ChainRecord extends Partial<CopiedColumns> {
   seq: number;
   id: string;
-  updated_by_user_id: string | null;
-  modifier_email: string | null;
   raw: string;
   record_hash: string;
   chain_hash: string;
@@ -82,13 +82,12 @@ async function metaOf(q: Queries) {
 async function* recordsOf(q: Queries): AsyncGenerator<ChainRecord> {
   const copies =
     q.dialect === "postgres"
-      ? sql`name, action_type, change_log, updated_by, date_text, time_text, tags,`
+      ? sql`name, action_type, change_log, updated_by, updated_by_user_id, modifier_email, date_text, time_text, tags,`
       : sql``;
   const pages = pagesOf<Omit<ChainRecord, "ruleChanges">>(
     q,
     (after, limit) =>
-      sql`SELECT seq, id, ${copies} updated_by_user_id, modifier_email, raw, record_hash, chain_hash,
-                 occurred_at, server_day, s.summary, s.diff_version
+      sql`SELECT seq, id, ${copies} raw, record_hash, chain_hash, occurred_at, server_day, s.summary, s.diff_version
           FROM audit_logs a LEFT JOIN rule_diff_summaries s ON s.audit_log_id = a.id
           WHERE seq > ${after} ORDER BY seq LIMIT ${limit}`,
     "seq",

@@ -25,6 +25,13 @@ const fromRaw = (path: string) => sql.raw(`json_extract(raw_data, '$.${path}')`)
 const computedOnSqlite = (column: Column, expression: SQL) =>
   perEngine({ sqlite: column.generatedAs(expression), pg: column });
 const fromRawOnSqlite = (column: Column, path: string) => computedOnSqlite(column, fromRaw(path));
+const month = (d: string) => `instr('JanFebMarAprMayJunJulAugSepOctNovDec', substr(${d}, 5, 3))`;
+/** YYYY-MM-DD of a toDateString() text (`Mon Sep 26 2022`), else NULL: SQLite's server_day (0015). */
+export const serverDayOfDateSql = (d: string) =>
+  `CASE WHEN ${d} GLOB '[A-Z][a-z][a-z] [A-Z][a-z][a-z] [0-3][0-9] [1-9][0-9][0-9][0-9]' AND ${month(d)} % 3 = 1
+    THEN substr(${d}, 12, 4) || printf('-%02d-', ${month(d)} / 3 + 1) || substr(${d}, 9, 2) END`;
+/** Or the writer's day where it is not that: `server_day_override` ('' for none; writes.ts compares). */
+const SERVER_DAY = sql.raw(`nullif(coalesce(server_day_override, ${serverDayOfDateSql("date_text")}), '')`);
 
 export const TABLES = {
   /** One row per record, first version as received, never updated. */
@@ -36,11 +43,11 @@ export const TABLES = {
       actionType: fromRawOnSqlite(text().notNull(), "actionType"),
       changeLog: fromRawOnSqlite(text(), "changeLog"),
       updatedBy: fromRawOnSqlite(text(), "updatedBy"),
-      // Stored on SQLite too: the report reads both per record (from raw_data: +7 % CPU, 300k-record month).
-      updatedByUserId: text(),
-      modifierEmail: text(),
+      updatedByUserId: fromRawOnSqlite(text(), "updatedByUserID"),
+      // A string as sent; an object as its JSON text (SQLite's: the record's own text without blanks).
+      modifierEmail: fromRawOnSqlite(text(), "modifierEmail"),
       occurredAt: epochMs(),
-      serverDay: text(),
+      serverDay: computedOnSqlite(text(), SERVER_DAY),
       dateText: fromRawOnSqlite(text().notNull(), "date"),
       timeText: fromRawOnSqlite(text().notNull(), "time"),
       tags: fromRawOnSqlite(text(), "tags"),
@@ -60,6 +67,7 @@ export const TABLES = {
       rawData: perEngine({ sqlite: text().notNull() }),
       recordHashBytes: perEngine({ sqlite: blob().notNull() }),
       chainHashBytes: perEngine({ sqlite: blob().notNull() }),
+      serverDayOverride: perEngine({ sqlite: text() }),
     },
     // Each index and the queries that need it (an index on a virtual column holds its values itself).
     (on) => [
@@ -195,7 +203,7 @@ export const TABLES = {
     expiresAt: epochMs().notNull(),
   }),
 
-  /** One row per changed rule field, derived from changes.rules.old → new. */
+  /** One row per changed rule field, derived from changes.rules.old → new (SQLite: a view, 0015). */
   ruleChanges: table(
     "rule_changes",
     {
@@ -218,7 +226,8 @@ export const TABLES = {
     ],
   ),
 
-  /** The one-line human summary of a record's rule diff; its presence marks the record as diffed. */
+  /** The one-line human summary of a record's rule diff; its presence marks the record as diffed. SQLite:
+   * WITHOUT ROWID (0015), the key's b-tree is the table. */
   ruleDiffSummaries: table("rule_diff_summaries", {
     auditLogId: text().primaryKey().references("auditLogs", "id"),
     summary: text().notNull(),

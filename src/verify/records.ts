@@ -40,6 +40,16 @@ function canonicalText(text: string | null): string | null {
   }
 }
 
+/** An e-mail object is compared as JSON: its text may be written with other blanks or key order. */
+function emailMismatch(stored: string | null, email: unknown): boolean {
+  const expected =
+    email === undefined || email === null ? null : typeof email === "string" ? email : canonicalJson(email);
+  return (
+    (stored !== null && typeof email === "object" && email !== null ? canonicalText(stored) : stored) !==
+    expected
+  );
+}
+
 /** The first column whose value is not what the writer derives from the raw record, if any. */
 function columnMismatch(row: ChainRecord, raw: Record<string, unknown>): string | null {
   const text = (value: unknown) => (typeof value === "string" ? value : null);
@@ -57,14 +67,8 @@ function columnMismatch(row: ChainRecord, raw: Record<string, unknown>): string 
   for (const [column, stored, expected] of direct) {
     if (stored !== undefined && stored !== expected) return column;
   }
-  const email = raw.modifierEmail;
-  const expectedEmail =
-    email === undefined || email === null ? null : typeof email === "string" ? email : canonicalJson(email);
-  const storedEmail =
-    row.modifier_email !== null && typeof email === "object" && email !== null
-      ? canonicalText(row.modifier_email)
-      : row.modifier_email;
-  if (storedEmail !== expectedEmail) return "modifier_email";
+  if (row.modifier_email !== undefined && emailMismatch(row.modifier_email, raw.modifierEmail))
+    return "modifier_email";
   if (row.tags !== undefined) {
     const expectedTags = raw.tags === undefined || raw.tags === null ? null : canonicalJson(raw.tags);
     if (canonicalText(row.tags) !== expectedTags) return "tags";

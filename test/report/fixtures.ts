@@ -49,10 +49,6 @@ export function makeRecord(
   } as RawRecord;
 }
 
-function str(value: unknown): string | null {
-  return typeof value === "string" ? value : null;
-}
-
 /** Inserts records after the current chain head; returns the seq of each. */
 export function insertRecords(store: Store, records: readonly RawRecord[], firstSeenAt = 0): number[] {
   const head = sqliteOf(store)
@@ -61,9 +57,10 @@ export function insertRecords(store: Store, records: readonly RawRecord[], first
   let seq = head?.seq ?? 0;
   let chain = head?.hash ?? CHAIN_GENESIS;
   const insert = sqliteOf(store).prepare(
-    `INSERT INTO audit_logs (raw_data, updated_by_user_id, modifier_email, occurred_at, server_day, record_hash_bytes, seq, chain_hash_bytes,
+    // This fixture's day (the UTC day) is kept as it is, whatever the date text says.
+    `INSERT INTO audit_logs (raw_data, occurred_at, server_day_override, record_hash_bytes, seq, chain_hash_bytes,
        first_seen_at)
-     VALUES (?, ?, ?, ?, ?, unhex(?), ?, unhex(?), ?)`,
+     VALUES (?, ?, coalesce(?, ''), unhex(?), ?, unhex(?), ?)`,
   );
   const seqs: number[] = [];
   sqliteOf(store).transaction(() => {
@@ -77,8 +74,6 @@ export function insertRecords(store: Store, records: readonly RawRecord[], first
       chain = chainLink(chain, hash);
       insert.run(
         JSON.stringify(record),
-        str(record.updatedByUserID),
-        str(record.modifierEmail),
         Number.isNaN(occurredAt) ? null : occurredAt,
         Number.isNaN(occurredAt) ? null : day,
         hash,

@@ -28,12 +28,15 @@ const FROM_RAW = [
   "changes",
   "date_text",
   "id",
+  "modifier_email",
   "name",
   "raw",
   "record_hash",
+  "server_day",
   "tags",
   "time_text",
   "updated_by",
+  "updated_by_user_id",
 ];
 
 /** Records with what a copy could get wrong: an object e-mail, unicode, escapes, nulls, numbers. */
@@ -49,6 +52,12 @@ function trickyRecords() {
       ...makeRecord(AT + 2000, { actionType: "config_rules_update", tags: [] }),
       extra: { big: 1e21, small: 5e-7, negative: -0.5, lone: "\ud800", line: "\u2028" },
     },
+    // Dates whose server day SQL does not read from the text the writer's way (migration 0015).
+    makeRecord(AT + 3000, { date: "Sunday, March 10, 2024", modifierEmail: "" }),
+    makeRecord(AT + 4000, { date: "Sun  Mar 10 2024" }),
+    makeRecord(AT + 5000, { date: "Mon Mar 10 2024" }),
+    makeRecord(AT + 6000, { date: "Thu Feb 30 2024", time: "no time" }),
+    { ...makeRecord(AT + 7000), updatedByUserID: null, modifierEmail: null, updatedBy: null },
   ];
 }
 
@@ -74,7 +83,7 @@ describe("audit_logs", () => {
       await createRecordWriter(store).writePage(records, { syncRunId: null, now: 1 });
       const prepared = prepareRecords(records);
       const rows = documentedRows(sqliteOf(store)) as Record<string, unknown>[];
-      expect(rows).toHaveLength(3);
+      expect(rows).toHaveLength(records.length);
       for (const [i, p] of prepared.entries()) {
         if (!p.valid) throw new Error("a test record failed validation");
         const c = p.columns;
@@ -86,6 +95,8 @@ describe("audit_logs", () => {
           updated_by: c.updatedBy,
           updated_by_user_id: c.updatedByUserId,
           modifier_email: c.modifierEmail,
+          occurred_at: c.occurredAt,
+          server_day: c.serverDay,
           date_text: c.dateText,
           time_text: c.timeText,
           tags: c.tags,
@@ -98,16 +109,23 @@ describe("audit_logs", () => {
         modifier_email: '{"primary":"a@x.io","n":1}',
         tags: '["prod","ünï \\"q\\""]',
       });
+      // The writer's server day where SQL's reading differs; '' where there is none.
+      expect(rows.slice(3).map((r) => r.server_day)).toEqual([
+        "2024-03-10",
+        "2024-03-10",
+        null,
+        null,
+        "2024-03-10",
+      ]);
+      expect(
+        sqliteOf(store).prepare("SELECT server_day_override FROM audit_logs ORDER BY seq").pluck().all(),
+      ).toEqual([null, null, null, "2024-03-10", "2024-03-10", "", "", null]);
       expect(
         sqliteOf(store)
-          .prepare("SELECT typeof(raw_data), length(record_hash_bytes) FROM audit_logs")
+          .prepare("SELECT DISTINCT typeof(raw_data), length(record_hash_bytes) FROM audit_logs")
           .raw()
           .all(),
-      ).toEqual([
-        ["text", 32],
-        ["text", 32],
-        ["text", 32],
-      ]);
+      ).toEqual([["text", 32]]);
     } finally {
       store.close();
     }
@@ -119,8 +137,11 @@ describe("audit_logs", () => {
       const sqlite = sqliteOf(store);
       expect(await beginBulkLoad(store)).toBe(true);
       const writer = createRecordWriter(store);
-      const record = makeRecord(AT);
+      const record = makeRecord(AT, { changes: { rules: { old: [], new: [{ id: "r" }] } } });
       expect((await writer.writePage([record], { syncRunId: null, now: 1 })).inserted).toBe(1);
+      // Written through the rule_changes view, whose triggers a load keeps (its rows' index is set aside).
+      expect(indexesOf(sqlite)).not.toHaveProperty("rule_changes_audit_log_id_idx");
+      expect(sqlite.prepare("SELECT new_value FROM rule_changes").pluck().all()).toEqual(['{"id":"r"}']);
       expect(await writer.writePage([record], { syncRunId: null, now: 1 })).toMatchObject({
         inserted: 0,
         duplicates: 1,
@@ -140,6 +161,7 @@ describe("audit_logs", () => {
         "audit_logs_occurred_at_idx",
         "audit_logs_server_day_idx",
       ]);
+      expect(indexesOf(sqlite)).toMatchObject({ rule_changes_audit_log_id_idx: ["audit_log_id"] });
       const found = sqlite
         .prepare("SELECT count(*) FROM audit_logs_fts WHERE audit_logs_fts MATCH 'updated'")
         .pluck()
@@ -198,7 +220,9 @@ function storeBefore0011(path: string, records: readonly unknown[]): void {
         [i + 1, chain, 7, null],
       );
       // A row referencing it: the foreign key must hold again after the table is made anew.
-      sqlite.prepare("INSERT INTO listed_days (audit_log_id, day) VALUES (?, ?)").run(c.id, c.serverDay);
+      sqlite
+        .prepare("INSERT INTO listed_days (audit_log_id, day) VALUES (?, ?)")
+        .run(c.id, c.serverDay ?? "2024-03-10");
     }
     const meta = sqlite.prepare("INSERT INTO meta (key, value) VALUES (?, ?)");
     meta.run("chain_head_seq", String(records.length));
@@ -256,7 +280,8 @@ describe("migration 0011", () => {
 function indexesOf(sqlite: Database.Database): Record<string, string[]> {
   const names = sqlite
     .prepare(
-      `SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name IN ('audit_logs', 'rule_changes')
+      `SELECT name FROM sqlite_master WHERE type = 'index'
+         AND tbl_name IN ('audit_logs', 'rule_changes', 'rule_change_rows')
          AND sql IS NOT NULL ORDER BY name`,
     )
     .pluck()
@@ -278,9 +303,9 @@ const INDEXES_0012 = {
   rule_changes_audit_log_id_idx: ["audit_log_id"],
 };
 
-/** A store file at migration 0011 holding `records` (as its writer stores them) and a rule change of the first. */
-function storeAt0011(path: string, records: readonly unknown[]): Database.Database {
-  const sqlite = storeMigratedTo(path, 11);
+/** A store file at migration `last` (0011 to 0014) holding `records` as their writer stored them, rule diffs too. */
+function storeAt0011(path: string, records: readonly unknown[], last = 11): Database.Database {
+  const sqlite = storeMigratedTo(path, last);
   const insert = sqlite.prepare(
     `INSERT INTO audit_logs (raw_data, updated_by_user_id, modifier_email, occurred_at, server_day,
        record_hash_bytes, seq, chain_hash_bytes, first_seen_at, sync_run_id)
@@ -397,7 +422,106 @@ describe("migration 0012", () => {
         "audit_logs_fts_after_delete",
         "audit_logs_fts_after_insert",
         "audit_logs_fts_after_update",
+        "rule_changes_instead_of_delete",
+        "rule_changes_instead_of_insert",
       ]);
+    } finally {
+      store.close();
+    }
+  });
+});
+
+describe("migration 0015", () => {
+  it("reads updated_by_user_id, modifier_email and server_day from the record in place: every row, search and chain as before", async () => {
+    const path = join(mkdtempSync(join(tmpdir(), "flagtrail-0015-")), "store.db");
+    const rules = (percentagePass: number) => [{ id: "rule1", name: "Beta", percentagePass }];
+    // A rule edit with a rule removed and one added: rule_changes kept both whole.
+    const gone = { id: "gone", name: 'Old "ünï" ✓', conditionJSON: [{ type: "x", value: [1, 2.5, null] }] };
+    const fresh = { id: "fresh", name: "New", returnValueJSON: '{"a":1e21}', percentagePass: 0.5 };
+    const edit = { old: [...rules(10), gone], new: [fresh, ...rules(20)] };
+    const records = [
+      ...trickyRecords(),
+      makeRecord(AT + 9000, { changes: { rules: edit } }),
+      ...Array.from({ length: 20 }, (_, i) => makeRecord(AT + 10_000 * (i + 1))),
+    ];
+    const old = storeAt0011(path, records, 14);
+    const ruleChanges = "SELECT * FROM rule_changes ORDER BY id";
+    const beforeRuleChanges = old.prepare(ruleChanges).all() as { change: string }[];
+    expect(beforeRuleChanges.map((r) => r.change).sort()).toEqual(["added", "modified", "removed"]);
+    const summaries = "SELECT * FROM rule_diff_summaries ORDER BY audit_log_id";
+    const beforeSummaries = old.prepare(summaries).all();
+    expect(beforeSummaries).toHaveLength(1);
+    // A day stored apart from what the date text says (as a fixture or an older writer may have): kept.
+    old.prepare("UPDATE audit_logs SET server_day = '2001-02-03' WHERE seq = 10").run();
+    const before = documentedRows(old);
+    const search = "SELECT rowid FROM audit_logs_fts WHERE audit_logs_fts MATCH 'newline OR updated'";
+    const beforeSearch = old.prepare(search).pluck().all();
+    old.close();
+    expect(before.map((r) => (r as { server_day: unknown }).server_day)).toContain("2001-02-03");
+
+    const store = openStore(path);
+    try {
+      const sqlite = sqliteOf(store);
+      expect(documentedRows(sqlite)).toEqual(before);
+      expect(sqlite.prepare(ruleChanges).all()).toEqual(beforeRuleChanges);
+      expect(sqlite.prepare(summaries).all()).toEqual(beforeSummaries);
+      // No second copy of the summaries' key: the table is its b-tree.
+      expect(
+        sqlite.prepare("SELECT sql FROM sqlite_master WHERE name = 'rule_diff_summaries'").pluck().get(),
+      ).toMatch(/WITHOUT ROWID$/);
+      // The two whole rules are read from the record, not kept.
+      expect(
+        sqlite
+          .prepare("SELECT change FROM rule_change_rows WHERE old_value IS NULL AND new_value IS NULL")
+          .pluck()
+          .all(),
+      ).toEqual(["added", "removed"]);
+      expect(sqlite.prepare(search).pluck().all()).toEqual(beforeSearch);
+      sqlite.prepare("INSERT INTO audit_logs_fts (audit_logs_fts, rank) VALUES ('integrity-check', 1)").run();
+      expect(sqlite.pragma("foreign_key_check")).toEqual([]);
+      expect(indexesOf(sqlite)).toEqual(INDEXES_0012);
+      // Only the rows whose day SQL does not read from the date text keep one.
+      expect(
+        sqlite.prepare("SELECT seq FROM audit_logs WHERE server_day_override IS NOT NULL").pluck().all(),
+      ).toEqual([4, 5, 6, 7, 10]);
+      await expect(verifyStore(store)).rejects.toThrow(/seq 10 .*column server_day differs/);
+      sqlite.prepare("UPDATE audit_logs SET server_day_override = NULL WHERE seq = 10").run();
+      const check = await verifyStore(store);
+      expect(check).toMatchObject({ records: records.length, ruleDiffs: 1 });
+      // New rule diffs go through the view; verify recomputes them and compares every value.
+      const next = makeRecord(AT + 999_999, { changes: { rules: { old: edit.new, new: edit.old } } });
+      await createRecordWriter(store).writePage([next], { syncRunId: null, now: 1 });
+      expect(await verifyStore(store)).toMatchObject({ records: records.length + 1, ruleDiffs: 2 });
+    } finally {
+      store.close();
+    }
+  });
+
+  it("keeps a whole rule whose text SQL does not read back the same, and deletes through the view", async () => {
+    const store = openStore(":memory:");
+    try {
+      const sqlite = sqliteOf(store);
+      const record = makeRecord(AT, {
+        changes: { rules: { old: [], new: [{ id: "r", percentagePass: 1 }] } },
+      });
+      await createRecordWriter(store).writePage([record], { syncRunId: null, now: 1 });
+      const insert = sqlite.prepare(
+        `INSERT INTO rule_changes (audit_log_id, rule_id, change, new_value, new_position)
+         VALUES (?, 'r', 'added', ?, 1)`,
+      );
+      // As another JSON writer may have sent it: the same rule, another text.
+      insert.run(record.id, '{"id":"r","percentagePass":1.0}');
+      const rows = "SELECT id, new_value FROM rule_changes WHERE audit_log_id = ? ORDER BY id";
+      expect(sqlite.prepare(rows).raw().all(record.id)).toEqual([
+        [1, '{"id":"r","percentagePass":1}'],
+        [2, '{"id":"r","percentagePass":1.0}'],
+      ]);
+      expect(sqlite.prepare("SELECT new_value FROM rule_change_rows ORDER BY id").pluck().all()).toEqual([
+        null,
+        '{"id":"r","percentagePass":1.0}',
+      ]);
+      sqlite.prepare("DELETE FROM rule_changes WHERE id = 1").run();
+      expect(sqlite.prepare(rows).raw().all(record.id)).toEqual([[2, '{"id":"r","percentagePass":1.0}']]);
     } finally {
       store.close();
     }

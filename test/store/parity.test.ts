@@ -230,7 +230,17 @@ describe("the chain read (verify's) on both engines", () => {
     expect(sqlite!.lastHash).toBe(sqlite!.records.at(-1)!.chain_hash);
     // PostgreSQL stores the columns copied out of the raw record, and verify compares them with it; on
     // SQLite the engine computes them from the raw record, so the read leaves them out.
-    const copied = ["name", "action_type", "change_log", "updated_by", "date_text", "time_text", "tags"];
+    const copied = [
+      "name",
+      "action_type",
+      "change_log",
+      "updated_by",
+      "updated_by_user_id",
+      "modifier_email",
+      "date_text",
+      "time_text",
+      "tags",
+    ];
     expect(sqlite!.records.filter((r) => copied.some((k) => k in r))).toEqual([]);
     const copiesOf = (raw: string) => {
       const r = JSON.parse(raw) as Record<string, unknown>;
@@ -240,6 +250,8 @@ describe("the chain read (verify's) on both engines", () => {
         action_type: r.actionType,
         change_log: text(r.changeLog),
         updated_by: text(r.updatedBy),
+        updated_by_user_id: text(r.updatedByUserID),
+        modifier_email: text(r.modifierEmail),
         date_text: r.date,
         time_text: r.time,
         tags: r.tags === undefined ? null : JSON.stringify(r.tags),
