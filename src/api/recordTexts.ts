@@ -81,13 +81,10 @@ class Scanner {
     return end;
   }
 
-  /**
-   * Where the elements of the top-level object's last `data` array are (JSON.parse keeps the last): each
-   * element's start and end, flat.
-   */
-  dataSpans(): number[] | null {
+  /** The texts of the elements of the top-level object's last `data` array (JSON.parse keeps the last). */
+  dataTexts(): string[] | null {
     const text = this.text;
-    let spans: number[] | null = null;
+    let texts: string[] | null = null;
     let depth = 0;
     /** The depth just inside the `data` array being read (0: none). */
     let inData = 0;
@@ -104,8 +101,8 @@ class Scanner {
           const isData = depth === 1 && end - at === DATA_KEY.length && text.startsWith(DATA_KEY, at);
           at = end + 1;
           if (isData) {
-            spans = text.charCodeAt(at) === 0x5b ? [] : null;
-            inData = spans === null ? 0 : 2;
+            texts = text.charCodeAt(at) === 0x5b ? [] : null;
+            inData = texts === null ? 0 : 2;
             elementStart = at + 1;
           }
           continue;
@@ -121,7 +118,7 @@ class Scanner {
       if (code === 0x7d || code === 0x5d) {
         if (depth === inData) {
           // The end of `data`: its last element, unless it is empty.
-          if (at > elementStart) spans?.push(elementStart, at);
+          if (at > elementStart) texts?.push(text.slice(elementStart, at));
           inData = 0;
         }
         depth -= 1;
@@ -130,7 +127,7 @@ class Scanner {
       }
       if (code === COMMA) {
         if (depth === inData) {
-          spans?.push(elementStart, at);
+          texts?.push(text.slice(elementStart, at));
           elementStart = at + 1;
         }
         at += 1;
@@ -143,7 +140,7 @@ class Scanner {
       // Whitespace: not what JSON.stringify writes.
       else throw new NotCompact();
     }
-    return spans;
+    return texts;
   }
 }
 
@@ -152,18 +149,9 @@ class Scanner {
  * writes it, when there are `count`; null when the body is not in that form.
  */
 export function recordTextsOf(body: string, count: number): string[] | null {
-  const spans = recordSpansOf(body, count);
-  if (spans === null) return null;
-  const texts = new Array<string>(count);
-  for (let i = 0; i < count; i += 1) texts[i] = body.slice(spans[2 * i], spans[2 * i + 1]);
-  return texts;
-}
-
-/** recordTextsOf's texts as places in `body`: each one's start and end, flat (2 numbers a record). */
-export function recordSpansOf(body: string, count: number): number[] | null {
   try {
-    const spans = new Scanner(body).dataSpans();
-    return spans !== null && spans.length === 2 * count ? spans : null;
+    const texts = new Scanner(body).dataTexts();
+    return texts !== null && texts.length === count ? texts : null;
   } catch (error) {
     if (error instanceof NotCompact) return null;
     throw error;

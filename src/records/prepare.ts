@@ -72,40 +72,31 @@ export function prepareRecords(
   body?: string,
 ): PreparedRecord[] {
   const texts = body === undefined ? null : recordTextsOf(body, records.length);
-  return records.map((raw, i) => prepareRecord(raw, texts?.[i], parseTime));
-}
-
-/**
- * One record; `cut`, its text cut from the response, becomes its raw JSON (the very string) when it
- * stands for the record (sameLengthAsJson).
- */
-export function prepareRecord(
-  raw: unknown,
-  cut: string | undefined,
-  parseTime: TimeParser = parseAuditTime,
-): PreparedRecord {
-  // Stored as received (key order included); hashed in canonical form, so key order never makes a revision.
-  const canonical = canonicalJson(raw ?? null);
-  const hash = sha256Hex(canonical);
-  const rawJson = sameLengthAsJson(cut, canonical) ? cut : JSON.stringify(raw ?? null);
-  const parsed = parseAuditLogRecord(raw);
-  if (!parsed.success) {
-    return {
-      valid: false,
-      id: recordIdOf(raw),
-      rawJson,
-      hash,
-      issues: issuesJson(parsed.error.issues),
-      day: serverDayOfDateText(rawDateOf(raw)),
-    };
-  }
-  const record = parsed.data;
-  const time = parseTime(record.date, record.time);
-  // Most records have `changes: {}`; only rule edits carry changes.rules to diff.
-  const diff = record.changes && "rules" in record.changes ? diffRecordChanges(record.changes) : null;
-  const timeWarning =
-    time === null
-      ? `record ${record.id}: could not parse date/time ${JSON.stringify(record.date)} ${JSON.stringify(record.time)}; stored with occurred_at NULL`
-      : null;
-  return { valid: true, columns: columnsOf(record, rawJson, hash, time), diff, timeWarning };
+  return records.map((raw, i): PreparedRecord => {
+    // Stored as received (key order included); hashed in canonical form, so key order never makes a revision.
+    const canonical = canonicalJson(raw ?? null);
+    const hash = sha256Hex(canonical);
+    const cut = texts?.[i];
+    const rawJson = sameLengthAsJson(cut, canonical) ? cut : JSON.stringify(raw ?? null);
+    const parsed = parseAuditLogRecord(raw);
+    if (!parsed.success) {
+      return {
+        valid: false,
+        id: recordIdOf(raw),
+        rawJson,
+        hash,
+        issues: issuesJson(parsed.error.issues),
+        day: serverDayOfDateText(rawDateOf(raw)),
+      };
+    }
+    const record = parsed.data;
+    const time = parseTime(record.date, record.time);
+    // Most records have `changes: {}`; only rule edits carry changes.rules to diff.
+    const diff = record.changes && "rules" in record.changes ? diffRecordChanges(record.changes) : null;
+    const timeWarning =
+      time === null
+        ? `record ${record.id}: could not parse date/time ${JSON.stringify(record.date)} ${JSON.stringify(record.time)}; stored with occurred_at NULL`
+        : null;
+    return { valid: true, columns: columnsOf(record, rawJson, hash, time), diff, timeWarning };
+  });
 }

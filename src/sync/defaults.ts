@@ -24,6 +24,4 @@ export const SYNC_DEFAULTS = {
   batchRecords: 2_000,
   /** …or the pages fetched in this many milliseconds, whichever comes first. */
   batchMs: 2_000,
-  /** Pages of at least this many records are prepared on a worker thread (src/records/preparer.ts). */
-  workerMinRecords: 500,
 } as const;

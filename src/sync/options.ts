@@ -63,7 +63,6 @@ const syncOptionsSchema = z.object({
   leaseTtlMs: int("The lease time", 1000).default(SYNC_DEFAULTS.leaseTtlMs),
   batchRecords: int("The batch size", 1).default(SYNC_DEFAULTS.batchRecords),
   batchMs: int("The batch time", 0).default(SYNC_DEFAULTS.batchMs),
-  workerMinRecords: int("The worker's smallest page", 1).default(SYNC_DEFAULTS.workerMinRecords),
   /** Signs the chain head in the store (HMAC); the caller reads it (the engine reads no environment). Never stored or logged. */
   signingKey: z.string().min(1).optional(),
   /** Lease holder id; defaults to this host/pid. */

@@ -2,8 +2,7 @@
 // share (at most `concurrency` pages requested or waiting), the run's counters and events, and the batch
 // writer every fetched page goes through. One object passed explicitly instead of closures over shared variables.
 import type { ClientStats, ConsoleClient } from "../api/client.ts";
-import type { PreparedRecord } from "../records/pageTally.ts";
-import { createPreparer, type Preparer } from "../records/preparer.ts";
+import { prepareRecords } from "../records/prepare.ts";
 import {
   type BatchPage,
   commitSyncBatch,
@@ -24,9 +23,6 @@ export type FetchedPage = Omit<BatchPage, "prepared"> & {
   body?: string | undefined;
 };
 
-/** A queued page whose records are being prepared (on the preparer's worker thread when large). */
-type QueuedPage = Omit<BatchPage, "prepared"> & { prepared: Promise<PreparedRecord[]> };
-
 export class SyncRun {
   /** Pages in flight or waiting their turn, across all of the run's reads (bounds memory too). */
   readonly pageBudget: Slots;
@@ -38,9 +34,7 @@ export class SyncRun {
   readonly openDays: string[] = [];
   coverageRequests = 0;
   private readonly statsAtStart: ClientStats;
-  private pending: QueuedPage[] = [];
-  /** Validation, hashing and rule diffs of each page, off the main thread when the page is large. */
-  private readonly preparer: Preparer;
+  private pending: BatchPage[] = [];
   private pendingRecords = 0;
   private pendingSince = 0;
   /** Records in batches handed to a commit that has not finished yet. */
@@ -67,7 +61,6 @@ export class SyncRun {
     readonly signal: AbortSignal,
   ) {
     this.pageBudget = new Slots(options.concurrency);
-    this.preparer = createPreparer({ parseTime: options.parseTime, minRecords: options.workerMinRecords });
     this.statsAtStart = client.stats();
     this.overlapCommits = store.engine === "postgres";
   }
@@ -114,13 +107,10 @@ export class SyncRun {
   async write(page: FetchedPage): Promise<void> {
     this.throwIfFailed();
     if (this.pending.length === 0) this.pendingSince = this.now();
-    // Validation, hashing and rule diffs as each page arrives, beside network waits and writes; the
-    // batch's transaction then only writes. The parsed records are dropped here: the batch keeps strings.
+    // Validation, hashing and rule diffs as each page arrives, between network waits; the batch's
+    // transaction then only writes. The parsed records are dropped here: the batch keeps strings.
     const { records, body, ...rest } = page;
-    const prepared = this.preparer.prepare(records, body);
-    // Awaited by the batch's commit, which reports a failure; handled until then.
-    prepared.catch(() => undefined);
-    this.pending.push({ ...rest, prepared });
+    this.pending.push({ ...rest, prepared: prepareRecords(records, this.options.parseTime, body) });
     this.pendingRecords += records.length;
     const { batchRecords, batchMs } = this.options;
     if (this.pendingRecords < batchRecords && this.now() - this.pendingSince < batchMs) return;
@@ -128,11 +118,6 @@ export class SyncRun {
     const committed = this.commitPending();
     await (this.overlapCommits ? previous : committed);
     this.throwIfFailed();
-  }
-
-  /** Stops the preparer's worker thread (pages still queued are prepared in-thread). */
-  close(): Promise<void> {
-    return this.preparer.close();
   }
 
   /** Commits every queued page and waits for every commit; rethrows a commit's failure. */
@@ -171,9 +156,7 @@ export class SyncRun {
     return done;
   }
 
-  private async commit(queued: QueuedPage[]): Promise<void> {
-    const pages: BatchPage[] = [];
-    for (const { prepared, ...page } of queued) pages.push({ ...page, prepared: await prepared });
+  private async commit(pages: BatchPage[]): Promise<void> {
     this.refreshClientStats();
     const result = await commitSyncBatch(this.store, {
       plan: this.plan,

@@ -166,7 +166,6 @@ export async function runSync(
     throw failure;
   } finally {
     lease.stop();
-    await run.close();
     signal?.removeEventListener("abort", onAbort);
     await releaseLease(store, SYNC_LEASE, holder);
   }
