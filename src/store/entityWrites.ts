@@ -93,7 +93,8 @@ export function writeConfigVersions(
     const { configVersions, configVersionRevisions } = ENTITY_TABLES;
     await q.insertRows(configVersions.name, columnsOf(configVersions), versionRows);
     await q.insertRows(configVersionRevisions.name, columnsOf(configVersionRevisions), revisionRows);
-    await linkAndDiffConfigIn(q, configKey);
+    // Writes go oldest first: the first new version is the lowest, where the diffs change.
+    await linkAndDiffConfigIn(q, configKey, writes.find((w) => w.kind === "version")?.input.version ?? null);
     await finishReadIn(q, context);
     return { inserted: versionRows.length, mutations };
   });
