@@ -85,7 +85,17 @@ export function versionChangeRows(
     const value: unknown = JSON.parse(v.raw);
     if (previous !== null) {
       for (const c of diffConfigVersions(previous.value, value)) {
-        changes.push({ configKey, version: v.version, previousVersion: previous.version, ...c });
+        const { field, path, change, oldValue, newValue } = c;
+        changes.push({
+          configKey,
+          version: v.version,
+          previousVersion: previous.version,
+          field,
+          path,
+          change,
+          oldValue,
+          newValue,
+        });
       }
     }
     previous = { version: v.version, value };

@@ -1,7 +1,6 @@
 // Value helpers shared by the rule diff: deep equality, JSON paths, readable short renderings.
 import { createRequire } from "node:module";
 import type { diffWordsWithSpace } from "diff";
-import microdiff from "microdiff";
 import { canonicalJson } from "../hash.ts";
 
 /**
@@ -76,15 +75,15 @@ const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
 
 /** `$`-less path suffix: `.color`, `[0]`, `["two words"]`. */
 export function pathSuffix(path: readonly (string | number)[]): string {
-  return path
-    .map((part) =>
-      typeof part === "number"
-        ? `[${part}]`
-        : IDENTIFIER.test(part)
-          ? `.${part}`
-          : `[${JSON.stringify(part)}]`,
-    )
-    .join("");
+  return path.map(pathPart).join("");
+}
+
+function pathPart(part: string | number): string {
+  return typeof part === "number"
+    ? `[${part}]`
+    : IDENTIFIER.test(part)
+      ? `.${part}`
+      : `[${JSON.stringify(part)}]`;
 }
 
 const SHORT_LIMIT = 60;
@@ -146,13 +145,78 @@ function isContainer(value: unknown): value is Record<string, unknown> | unknown
 export function pathChanges(oldValue: unknown, newValue: unknown): PathChange[] {
   if (sameValue(oldValue, newValue)) return [];
   if (isContainer(oldValue) && isContainer(newValue) && Array.isArray(oldValue) === Array.isArray(newValue)) {
-    return microdiff(oldValue, newValue).map((difference) => ({
-      path: pathSuffix(difference.path),
-      oldValue: difference.type === "CREATE" ? undefined : difference.oldValue,
-      newValue: difference.type === "REMOVE" ? undefined : difference.value,
-    }));
+    const changes: PathChange[] = [];
+    walk(oldValue as Container, newValue as Container, "", [], changes);
+    return changes;
   }
   return [{ path: "", oldValue, newValue }];
+}
+
+/** What microdiff compares by value rather than by its keys (its `richTypes`, looked up the same way). */
+const RICH_TYPES: Record<string, boolean> = { Date: true, RegExp: true, String: true, Number: true };
+
+type Container = Record<string, unknown>;
+
+// microdiff's equality for two objects it does not enter: by string when the old one is not a number.
+function looselyEqual(a: unknown, b: unknown): boolean {
+  // biome-ignore lint/style/useTemplate: `+ ""` tries valueOf first, as microdiff does; a template does not.
+  if (Number.isNaN(+(a as number))) return (a as string) + "" === (b as string) + "";
+  return +(a as number) === +(b as number);
+}
+
+/**
+ * microdiff 1.5's walk, change for change and in its order (its quirks kept: `in` sees inherited keys,
+ * rich and boxed values compare by value, a value already on the path is not entered), with each
+ * path written as text on the way down instead of arrays unshifted on the way up and the changes
+ * mapped afterwards: this runs for every changed field of every rule of every config version.
+ */
+function walk(
+  before: Container,
+  after: Container,
+  prefix: string,
+  stack: unknown[],
+  out: PathChange[],
+): void {
+  const beforeIsArray = Array.isArray(before);
+  for (const key in before) {
+    const oldValue = before[key];
+    const path = prefix + pathPart(beforeIsArray ? +key : key);
+    if (!(key in after)) {
+      out.push({ path, oldValue, newValue: undefined });
+      continue;
+    }
+    const newValue = after[key];
+    const compatible =
+      typeof oldValue === "object" &&
+      typeof newValue === "object" &&
+      Array.isArray(oldValue) === Array.isArray(newValue);
+    if (
+      oldValue &&
+      newValue &&
+      compatible &&
+      !RICH_TYPES[Object.getPrototypeOf(oldValue)?.constructor?.name] &&
+      !stack.includes(oldValue)
+    ) {
+      stack.push(oldValue);
+      walk(oldValue as Container, newValue as Container, path, stack, out);
+      stack.pop();
+    } else if (
+      oldValue !== newValue &&
+      !(Number.isNaN(oldValue) && Number.isNaN(newValue)) &&
+      !(compatible && looselyEqual(oldValue, newValue))
+    ) {
+      out.push({ path, oldValue, newValue });
+    }
+  }
+  const afterIsArray = Array.isArray(after);
+  for (const key in after) {
+    if (!(key in before))
+      out.push({
+        path: prefix + pathPart(afterIsArray ? +key : key),
+        oldValue: undefined,
+        newValue: after[key],
+      });
+  }
 }
 
 /** `a → b`, `+b` (created) or `-a` (removed); two long texts as a text diff, so the change shows. */
