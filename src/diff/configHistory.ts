@@ -8,6 +8,7 @@
 // lists them, oldest first; what is left over on either side stays unlinked (and shows in the
 // reconciliation section).
 import { diffConfigVersions } from "./configVersions.ts";
+import { parsedLike } from "./values.ts";
 
 export interface EditRow {
   id: string;
@@ -72,17 +73,20 @@ export function editLinkRows(
 /**
  * The version diffs of a run of consecutive versions (in version order): each version after the first
  * against the one before it. A version's rows depend on it and its predecessor alone, so the first of
- * the run is read only as the second's previous.
+ * the run is read only as the second's previous. `received`: versions as the read received them, by
+ * number; each one that is what parsing its stored text would give is diffed as it is, unparsed.
  */
 export function versionChangeRows(
   configKey: string,
   versions: readonly { version: number; raw: string }[],
+  received?: ReadonlyMap<number, unknown>,
 ): VersionChangeRow[] {
   const changes: VersionChangeRow[] = [];
   // Each version parsed once: it is the next one's previous.
   let previous: { version: number; value: unknown } | null = null;
   for (const v of versions) {
-    const value: unknown = JSON.parse(v.raw);
+    const given = received?.get(v.version);
+    const value: unknown = given !== undefined && parsedLike(given) ? given : JSON.parse(v.raw);
     if (previous !== null) {
       for (const c of diffConfigVersions(previous.value, value)) {
         const { field, path, change, oldValue, newValue } = c;

@@ -66,6 +66,27 @@ function slowSame(a: unknown, b: unknown): boolean {
   return canonicalJson(a) === canonicalJson(b);
 }
 
+/**
+ * Whether `value` is what JSON.parse gives of its own JSON text (JSON.stringify's): plain objects with
+ * own keys and dense plain arrays of strings, finite numbers other than -0, booleans and null. Such a
+ * value diffs exactly as its stored text parsed does, so the diff can skip parsing it again.
+ */
+export function parsedLike(value: unknown): boolean {
+  if (value === null || typeof value === "string" || typeof value === "boolean") return true;
+  if (typeof value === "number") return Number.isFinite(value) && !Object.is(value, -0);
+  if (typeof value !== "object") return false;
+  if (Array.isArray(value)) {
+    if (Object.getPrototypeOf(value) !== Array.prototype || Object.keys(value).length !== value.length)
+      return false;
+    for (const item of value) if (!parsedLike(item)) return false;
+    return true;
+  }
+  if (Object.getPrototypeOf(value) !== Object.prototype) return false;
+  const record = value as Record<string, unknown>;
+  for (const key in record) if (!Object.hasOwn(record, key) || !parsedLike(record[key])) return false;
+  return true;
+}
+
 /** What a rule_changes row stores: JSON text, so that 10 and "10" stay different; NULL for absent. */
 export function encodeValue(value: unknown): string | null {
   return value === undefined ? null : JSON.stringify(value);

@@ -21,11 +21,10 @@ function insertObjects(q: Queries, table: TableSpec, rows: readonly object[]): P
 }
 
 /**
- * The same in the caller's transaction: a read of the config's versions links them in its own. `from`:
- * the lowest version the read added (null: none, only the links); left out, the whole history (versions
- * are 32-bit integers on PostgreSQL).
+ * The same in the caller's transaction: a read of the config's versions links them in its own. `added`:
+ * the versions the read added, by number, as received (none: only the links); left out, every version.
  */
-export async function linkAndDiffConfigIn(q: Queries, key: string, from: number | null = -(2 ** 31)) {
+export async function linkAndDiffConfigIn(q: Queries, key: string, added?: ReadonlyMap<number, unknown>) {
   // The server lists newest first and the sync stores in that order, so within a second the record
   // stored last is the oldest: seq descending within the second is the listing's order, oldest first.
   const edits = await q.all<EditRow>(
@@ -39,7 +38,9 @@ export async function linkAndDiffConfigIn(q: Queries, key: string, from: number 
   );
   await q.run(sql`DELETE FROM config_edit_links WHERE config_key = ${key}`);
   await insertObjects(q, ENTITY_TABLES.configEditLinks, editLinkRows(key, edits, versions));
-  if (from === null) return;
+  if (added?.size === 0) return;
+  // Versions are 32-bit integers on PostgreSQL: every one is at least -2^31.
+  const from = added === undefined ? -(2 ** 31) : Math.min(...added.keys());
   await q.run(sql`DELETE FROM config_version_changes WHERE config_key = ${key} AND version >= ${from}`);
   // Read with the version before `from`: the first one diffed is diffed against it.
   const raws = await q.all<{ version: number; raw: string }>(
@@ -47,5 +48,5 @@ export async function linkAndDiffConfigIn(q: Queries, key: string, from: number 
           (SELECT max(version) FROM config_versions WHERE config_key = ${key} AND version < ${from}), ${from})
         ORDER BY version`,
   );
-  await insertObjects(q, ENTITY_TABLES.configVersionChanges, versionChangeRows(key, raws));
+  await insertObjects(q, ENTITY_TABLES.configVersionChanges, versionChangeRows(key, raws, added));
 }

@@ -1,6 +1,6 @@
 import microdiff from "microdiff";
 import { describe, expect, it } from "vitest";
-import { pathChanges, pathSuffix, sameValue } from "../../src/diff/values.ts";
+import { parsedLike, pathChanges, pathSuffix, sameValue } from "../../src/diff/values.ts";
 import { canonicalJson } from "../../src/hash.ts";
 import { buildSimulator } from "../../src/simulator/index.ts";
 
@@ -136,5 +136,32 @@ describe("pathChanges", () => {
     expect(mismatches.slice(0, 3)).toEqual([]);
     // Undefined sides (added, removed) survive JSON.stringify as absent keys: compared as values too.
     for (const [a, b] of pairs.slice(0, 200)) expect(pathChanges(a, b)).toEqual(viaMicrodiff(a, b));
+  });
+});
+
+describe("parsedLike", () => {
+  it("holds for what JSON.parse gives and for nothing its text would give back otherwise", () => {
+    const parsed = JSON.parse('{"a":[1,"x",true,null,{"b":-1.5,"__proto__":{}}],"toJSON":1,"":{}}');
+    expect([parsed, [], {}, "s", 0, null].map(parsedLike)).toEqual([true, true, true, true, true, true]);
+    const notParsed: unknown[] = [
+      { a: undefined },
+      [undefined],
+      -0,
+      Number.NaN,
+      Number.POSITIVE_INFINITY,
+      new Date(0),
+      // biome-ignore lint/suspicious/noSparseArray: a hole, which JSON writes as null
+      [1, , 3],
+      Object.assign([1], { extra: 2 }),
+      Object.create({ inherited: 1 }),
+      { f: () => 1 },
+      { toJSON: () => "x" },
+      Object.create(null),
+      1n,
+      [{ deep: [{ deeper: undefined }] }],
+    ];
+    expect(notParsed.map((value, index) => [index, parsedLike(value)])).toEqual(
+      notParsed.map((_, index) => [index, false]),
+    );
   });
 });
