@@ -40,7 +40,7 @@ export async function linkAndDiffConfigIn(q: Queries, key: string, added?: Reado
   await insertObjects(q, ENTITY_TABLES.configEditLinks, editLinkRows(key, edits, versions));
   if (added?.size === 0) return;
   // Versions are 32-bit integers on PostgreSQL: every one is at least -2^31.
-  const from = added === undefined ? -(2 ** 31) : Math.min(...added.keys());
+  const from = added === undefined ? -(2 ** 31) : [...added.keys()].reduce((a, b) => Math.min(a, b));
   await q.run(sql`DELETE FROM config_version_changes WHERE config_key = ${key} AND version >= ${from}`);
   // Read with the version before `from`: the first one diffed is diffed against it.
   const raws = await q.all<{ version: number; raw: string }>(
