@@ -8,6 +8,7 @@
 // lists them, oldest first; what is left over on either side stays unlinked (and shows in the
 // reconciliation section).
 import { diffConfigVersions } from "./configVersions.ts";
+import { parsedLike } from "./values.ts";
 
 export interface EditRow {
   id: string;
@@ -15,11 +16,11 @@ export interface EditRow {
   updated_by_user_id: string | null;
 }
 
-export interface VersionRow {
+/** What linking reads of a version. */
+export interface LinkVersionRow {
   version: number;
   last_modified_time: number;
   last_modifier_id: string | null;
-  raw: string;
 }
 
 const groupKey = (second: number, modifier: string | null) => `${second}\u0000${modifier ?? ""}`;
@@ -27,7 +28,7 @@ const groupKey = (second: number, modifier: string | null) => `${second}\u0000${
 /** Pairs records with versions by (second, modifier); returns [audit_log_id, version] pairs. */
 export function pairEditsWithVersions(
   edits: readonly EditRow[],
-  versions: readonly VersionRow[],
+  versions: readonly LinkVersionRow[],
 ): [string, number][] {
   const byGroup = new Map<string, number[]>();
   for (const v of [...versions].sort((a, b) => a.version - b.version)) {
@@ -56,31 +57,52 @@ interface VersionChangeRow {
   newValue: string | null;
 }
 
-/**
- * The derived rows of one config's history from its edits (in the listing's order, oldest first) and
- * its versions (in version order)
- */
-export function configHistoryRows(
+/** The edit links of one config's history from its edits (in the listing's order, oldest first) and its versions. */
+export function editLinkRows(
   configKey: string,
   edits: readonly EditRow[],
-  versions: readonly VersionRow[],
-): { links: { auditLogId: string; configKey: string; version: number }[]; changes: VersionChangeRow[] } {
-  const links = pairEditsWithVersions(edits, versions).map(([auditLogId, version]) => ({
+  versions: readonly LinkVersionRow[],
+): { auditLogId: string; configKey: string; version: number }[] {
+  return pairEditsWithVersions(edits, versions).map(([auditLogId, version]) => ({
     auditLogId,
     configKey,
     version,
   }));
+}
+
+/**
+ * The version diffs of a run of consecutive versions (in version order): each version after the first
+ * against the one before it. A version's rows depend on it and its predecessor alone, so the first of
+ * the run is read only as the second's previous. `received`: versions as the read received them, by
+ * number; each one that is what parsing its stored text would give is diffed as it is, unparsed.
+ */
+export function versionChangeRows(
+  configKey: string,
+  versions: readonly { version: number; raw: string }[],
+  received?: ReadonlyMap<number, unknown>,
+): VersionChangeRow[] {
   const changes: VersionChangeRow[] = [];
   // Each version parsed once: it is the next one's previous.
   let previous: { version: number; value: unknown } | null = null;
   for (const v of versions) {
-    const value: unknown = JSON.parse(v.raw);
+    const given = received?.get(v.version);
+    const value: unknown = given !== undefined && parsedLike(given) ? given : JSON.parse(v.raw);
     if (previous !== null) {
       for (const c of diffConfigVersions(previous.value, value)) {
-        changes.push({ configKey, version: v.version, previousVersion: previous.version, ...c });
+        const { field, path, change, oldValue, newValue } = c;
+        changes.push({
+          configKey,
+          version: v.version,
+          previousVersion: previous.version,
+          field,
+          path,
+          change,
+          oldValue,
+          newValue,
+        });
       }
     }
     previous = { version: v.version, value };
   }
-  return { links, changes };
+  return changes;
 }

@@ -52,7 +52,8 @@ export function diffConfigVersions(previous: unknown, next: unknown): VersionFie
         });
       }
     } else if (field === "rules") {
-      for (const c of diffRuleSets({ old: before[field] ?? [], new: after[field] ?? [] }).changes) {
+      const rules = { old: before[field] ?? [], new: after[field] ?? [] };
+      for (const c of diffRuleSets(rules, false).changes) {
         changes.push({
           field,
           path: `rule ${c.ruleId}${c.field === null ? "" : ` ${c.field}`}`,

@@ -18,7 +18,7 @@ const KNOWN_FIELDS = new Set([
 const KNOWN_CONDITION_FIELDS = ["conditionType", "operator", "value", "extraConfig"] as const;
 
 /** A rule without the expected shape: every top-level field diffed by path. */
-export function genericFields(before: unknown, after: unknown): FieldDiff[] {
+export function genericFields(before: unknown, after: unknown, summarise: boolean): FieldDiff[] {
   const isObject = (v: unknown): v is Record<string, unknown> =>
     v !== null && typeof v === "object" && !Array.isArray(v);
   if (!isObject(before) || !isObject(after)) {
@@ -28,17 +28,17 @@ export function genericFields(before: unknown, after: unknown): FieldDiff[] {
       : [{ rows: cs.map((c) => ({ field: `$${c.path}`, ...c })), phrase: `rule value: ${arrow(cs[0]!)}` }];
   }
   const keys = [...new Set([...Object.keys(before), ...Object.keys(after)])].sort();
-  return keys.flatMap((key) => pathField(key, before[key], after[key]));
+  return keys.flatMap((key) => pathField(key, before[key], after[key], summarise));
 }
 
-/** A field diffed by JSON path: one row per changed path, one phrase. */
-function pathField(field: string, before: unknown, after: unknown): FieldDiff[] {
+/** A field diffed by JSON path: one row per changed path, one phrase (when `summarise`). */
+function pathField(field: string, before: unknown, after: unknown, summarise: boolean): FieldDiff[] {
   const cs = pathChanges(before, after);
   if (cs.length === 0) return [];
   return [
     {
       rows: cs.map((c) => ({ field: field + c.path, oldValue: c.oldValue, newValue: c.newValue })),
-      phrase: `${field}: ${cs.map((c) => `${c.path || "$"} ${arrow(c)}`).join(", ")}`,
+      phrase: summarise ? `${field}: ${cs.map((c) => `${c.path || "$"} ${arrow(c)}`).join(", ")}` : "",
     },
   ];
 }
@@ -57,25 +57,38 @@ interface FieldChange {
   newValue: unknown;
 }
 
-/** One changed field of a rule: its rule_changes rows and its phrase of the summary, decided together. */
+/**
+ * One changed field of a rule: its rule_changes rows and its phrase of the summary, decided together.
+ * Without `summarise` (a config version's diff keeps the rows alone) the cheap phrases stay empty.
+ */
 interface FieldDiff {
   rows: FieldChange[];
   phrase: string;
 }
 
+interface Sides {
+  before: AuditRule;
+  after: AuditRule;
+  summarise: boolean;
+}
+
+// Module-level, not a closure per rule: the diff runs for every rule of every edit.
+function plainField(out: FieldDiff[], field: keyof AuditRule, sides: Sides, phrase: Phrase): void {
+  const oldValue = sides.before[field];
+  const newValue = sides.after[field];
+  if (sameValue(oldValue, newValue)) return;
+  out.push({
+    rows: [{ field, oldValue, newValue }],
+    phrase: sides.summarise ? phrase(oldValue, newValue) : "",
+  });
+}
+
 /** Every changed field of a rule, in summary order. */
-export function diffRuleFields(before: AuditRule, after: AuditRule): FieldDiff[] {
+export function diffRuleFields(before: AuditRule, after: AuditRule, summarise: boolean): FieldDiff[] {
   const out: FieldDiff[] = [];
-  const plain = (field: keyof AuditRule, phrase: (b: unknown, a: unknown) => string) => {
-    if (!sameValue(before[field], after[field])) {
-      out.push({
-        rows: [{ field, oldValue: before[field], newValue: after[field] }],
-        phrase: phrase(before[field], after[field]),
-      });
-    }
-  };
-  plain("groupName", (b, a) => `name ${arrow({ oldValue: b, newValue: a })}`);
-  plain("percentagePass", (b, a) => `pass ${percent(b)} → ${percent(a)}`);
+  const sides = { before, after, summarise };
+  plainField(out, "groupName", sides, namePhrase);
+  plainField(out, "percentagePass", sides, passPhrase);
   for (const pair of pairConditions(before.conditionJSON ?? [], after.conditionJSON ?? [])) {
     if (pair.kind === "added") {
       out.push({
@@ -95,11 +108,12 @@ export function diffRuleFields(before: AuditRule, after: AuditRule): FieldDiff[]
   }
   const returnValue = diffReturnValue(before.returnValueJSON, after.returnValueJSON);
   if (returnValue) out.push(returnValue);
-  plain("environment", (b, a) => `environment ${arrow({ oldValue: b, newValue: a })}`);
-  plain("enabledEnvironments", (b, a) => describeEnvironments(b, a));
-  plain("salt", () => "salt changed");
-  out.push(...pathField("rollouts", before.rollouts, after.rollouts));
-  for (const key of unknownKeys(before, after)) out.push(...pathField(key, before[key], after[key]));
+  plainField(out, "environment", sides, environmentPhrase);
+  plainField(out, "enabledEnvironments", sides, describeEnvironments);
+  plainField(out, "salt", sides, saltPhrase);
+  out.push(...pathField("rollouts", before.rollouts, after.rollouts, summarise));
+  for (const key of unknownKeys(before, after))
+    out.push(...pathField(key, before[key], after[key], summarise));
   return out;
 }
 
@@ -200,6 +214,7 @@ function pairConditions(
   before: readonly AuditCondition[],
   after: readonly AuditCondition[],
 ): ConditionPair[] {
+  if (before.length === 0 && after.length === 0) return [];
   const oldFree = new Set(before.map((_, i) => i));
   const newFree = new Set(after.map((_, i) => i));
   const changed: ConditionPair[] = [];
@@ -266,6 +281,12 @@ function describeCondition(condition: AuditCondition): string {
   }
   return bits.join(" ");
 }
+
+type Phrase = (before: unknown, after: unknown) => string;
+const namePhrase: Phrase = (b, a) => `name ${arrow({ oldValue: b, newValue: a })}`;
+const passPhrase: Phrase = (b, a) => `pass ${percent(b)} → ${percent(a)}`;
+const environmentPhrase: Phrase = (b, a) => `environment ${arrow({ oldValue: b, newValue: a })}`;
+const saltPhrase: Phrase = () => "salt changed";
 
 function percent(value: unknown): string {
   return typeof value === "number" ? `${value}%` : shortValue(value);

@@ -45,8 +45,11 @@ export function diffRecordChanges(changes: unknown): RuleDiff | null {
   return diffRuleSets(rules);
 }
 
-/** Diffs `{ old, new }`. A shape that is not two lists is diffed as one opaque value. */
-export function diffRuleSets(rules: unknown): RuleDiff {
+/**
+ * Diffs `{ old, new }`. A shape that is not two lists is diffed as one opaque value. `summarise` false:
+ * the rows alone, the summary left empty (a config version's diff stores no summary).
+ */
+export function diffRuleSets(rules: unknown, summarise = true): RuleDiff {
   const sides =
     rules !== null && typeof rules === "object" ? (rules as { old?: unknown; new?: unknown }) : {};
   const old = sides.old ?? [];
@@ -68,7 +71,7 @@ export function diffRuleSets(rules: unknown): RuleDiff {
       summary: "rules changed in a shape that is not a list of rules (see rule_changes field 'rules')",
     };
   }
-  return diffItems(toItems(old), toItems(next));
+  return diffItems(toItems(old), toItems(next), summarise);
 }
 
 /** Read from the raw rule: a valid rule gives the same answer, and unchanged rules stay unvalidated. */
@@ -84,7 +87,7 @@ function label(item: Item): string {
   return `rule ${JSON.stringify(itemName(item))}${item.duplicate ? ` (duplicate id ${item.id ?? "none"})` : ""}`;
 }
 
-function diffItems(oldItems: readonly Item[], newItems: readonly Item[]): RuleDiff {
+function diffItems(oldItems: readonly Item[], newItems: readonly Item[], summarise: boolean): RuleDiff {
   assignKeys(oldItems, newItems);
   const keyed = { old: oldItems, new: newItems };
   const oldByKey = new Map(keyed.old.map((k) => [k.key, k]));
@@ -115,7 +118,8 @@ function diffItems(oldItems: readonly Item[], newItems: readonly Item[]): RuleDi
         oldPosition: null,
         newPosition: next.position,
       });
-      phrases.push(`${label(next)} added at ${next.position}${next.rule ? describeRule(next.rule) : ""}`);
+      if (summarise)
+        phrases.push(`${label(next)} added at ${next.position}${next.rule ? describeRule(next.rule) : ""}`);
       continue;
     }
     const parts: string[] = [];
@@ -130,10 +134,12 @@ function diffItems(oldItems: readonly Item[], newItems: readonly Item[]): RuleDi
         oldPosition: before.position,
         newPosition: next.position,
       });
-      parts.push(`moved ${before.position} → ${next.position}`);
+      if (summarise) parts.push(`moved ${before.position} → ${next.position}`);
     }
     const fields =
-      before.rule && next.rule ? diffRuleFields(before.rule, next.rule) : genericFields(before.raw, next.raw);
+      before.rule && next.rule
+        ? diffRuleFields(before.rule, next.rule, summarise)
+        : genericFields(before.raw, next.raw, summarise);
     // One walk: each field's rows and its phrase come from the same decision.
     for (const field of fields) {
       for (const row of field.rows) {
@@ -148,7 +154,7 @@ function diffItems(oldItems: readonly Item[], newItems: readonly Item[]): RuleDi
           newPosition: next.position,
         });
       }
-      parts.push(field.phrase);
+      if (summarise) parts.push(field.phrase);
     }
     if (parts.length > 0) phrases.push(`${label(next)}: ${parts.join("; ")}`);
   }
@@ -164,9 +170,10 @@ function diffItems(oldItems: readonly Item[], newItems: readonly Item[]): RuleDi
       oldPosition: before.position,
       newPosition: null,
     });
-    phrases.push(`${label(before)} removed (was ${before.position})`);
+    if (summarise) phrases.push(`${label(before)} removed (was ${before.position})`);
   }
 
+  if (!summarise) return { changes, summary: "" };
   return { changes, summary: phrases.length > 0 ? phrases.join("; ") : "rules unchanged" };
 }
 

@@ -1,48 +1,52 @@
-// Derived rows of one config's history (src/diff/configHistory.ts derives them), recomputed after each
-// read of its versions: replaced whole for the config, never chained (like rule_changes).
+// Derived rows of one config's history (src/diff/configHistory.ts derives them), after each read of its
+// versions: the links replaced whole for the config, the diffs from the first version the read added on
+// (those of earlier versions cannot change); never chained (like rule_changes).
 import { VERSIONED_CONFIG_EDITS } from "../api/entityActions.ts";
-import { configHistoryRows, type EditRow, type VersionRow } from "../diff/configHistory.ts";
+import { type EditRow, editLinkRows, type LinkVersionRow, versionChangeRows } from "../diff/configHistory.ts";
+import { ENTITY_TABLES } from "./entityTables.ts";
 import type { AnyStore } from "./openAny.ts";
-import { inList, inTransaction, type Queries, sql } from "./query.ts";
+import { columnsOf, inList, inTransaction, type Queries, sql } from "./query.ts";
+import type { TableSpec } from "./tableKinds.ts";
 
-/** Replaces the derived rows of one config's history (links and version changes) in one transaction. */
+/** Replaces the derived rows of one config's whole history (links and version changes) in one transaction. */
 export function linkAndDiffConfig(store: AnyStore, configKey: string): Promise<void> {
   return inTransaction(store, (q) => linkAndDiffConfigIn(q, configKey));
 }
 
-/** The same in the caller's transaction: a read of the config's versions links them in its own. */
-export async function linkAndDiffConfigIn(q: Queries, configKey: string): Promise<void> {
+// Rows whose properties are the table's column keys, inserted in table order.
+function insertObjects(q: Queries, table: TableSpec, rows: readonly object[]): Promise<number> {
+  const keys = Object.keys(table.columns).filter((key) => key !== "id");
+  const values = rows.map((row) => keys.map((key) => (row as Record<string, unknown>)[key]));
+  return q.insertRows(table.name, columnsOf(table), values);
+}
+
+/**
+ * The same in the caller's transaction: a read of the config's versions links them in its own. `added`:
+ * the versions the read added, by number, as received (none: only the links); left out, every version.
+ */
+export async function linkAndDiffConfigIn(q: Queries, key: string, added?: ReadonlyMap<number, unknown>) {
   // The server lists newest first and the sync stores in that order, so within a second the record
   // stored last is the oldest: seq descending within the second is the listing's order, oldest first.
   const edits = await q.all<EditRow>(
     sql`SELECT id, occurred_at, updated_by_user_id FROM audit_logs
-        WHERE name = ${configKey} AND action_type IN ${inList([...VERSIONED_CONFIG_EDITS])}
+        WHERE name = ${key} AND action_type IN ${inList([...VERSIONED_CONFIG_EDITS])}
         ORDER BY occurred_at / 1000, seq DESC`,
   );
-  const versions = await q.all<VersionRow>(
-    sql`SELECT version, last_modified_time, last_modifier_id, raw FROM config_versions
-        WHERE config_key = ${configKey} ORDER BY version`,
+  const versions = await q.all<LinkVersionRow>(
+    sql`SELECT version, last_modified_time, last_modifier_id FROM config_versions
+        WHERE config_key = ${key} ORDER BY version`,
   );
-  const { links, changes } = configHistoryRows(configKey, edits, versions);
-  await q.run(sql`DELETE FROM config_edit_links WHERE config_key = ${configKey}`);
-  await q.run(sql`DELETE FROM config_version_changes WHERE config_key = ${configKey}`);
-  await q.insertRows(
-    "config_edit_links",
-    ["audit_log_id", "config_key", "version"],
-    links.map((l) => [l.auditLogId, l.configKey, l.version]),
+  await q.run(sql`DELETE FROM config_edit_links WHERE config_key = ${key}`);
+  await insertObjects(q, ENTITY_TABLES.configEditLinks, editLinkRows(key, edits, versions));
+  if (added?.size === 0) return;
+  // Versions are 32-bit integers on PostgreSQL: every one is at least -2^31.
+  const from = added === undefined ? -(2 ** 31) : [...added.keys()].reduce((a, b) => Math.min(a, b));
+  await q.run(sql`DELETE FROM config_version_changes WHERE config_key = ${key} AND version >= ${from}`);
+  // Read with the version before `from`: the first one diffed is diffed against it.
+  const raws = await q.all<{ version: number; raw: string }>(
+    sql`SELECT version, raw FROM config_versions WHERE config_key = ${key} AND version >= coalesce(
+          (SELECT max(version) FROM config_versions WHERE config_key = ${key} AND version < ${from}), ${from})
+        ORDER BY version`,
   );
-  await q.insertRows(
-    "config_version_changes",
-    ["config_key", "version", "previous_version", "field", "path", "change", "old_value", "new_value"],
-    changes.map((c) => [
-      c.configKey,
-      c.version,
-      c.previousVersion,
-      c.field,
-      c.path,
-      c.change,
-      c.oldValue,
-      c.newValue,
-    ]),
-  );
+  await insertObjects(q, ENTITY_TABLES.configVersionChanges, versionChangeRows(key, raws, added));
 }

@@ -80,10 +80,12 @@ export function writeConfigVersions(
     const { writes, mutations } = plan(configKey, versions, stored);
     const versionRows: unknown[][] = [];
     const revisionRows: unknown[][] = [];
+    const added = new Map<number, unknown>(); // linked and diffed from the lowest on
     for (const { kind, input: v, raw, hash } of writes) {
       const link = chain.next(hash);
       const chained = [raw, hash, link.seq, link.hash, context.now, context.runId];
       if (kind === "version") {
+        added.set(v.version, v.raw);
         const modified = [v.lastModifiedTime, v.lastModifierId, v.lastModifierName];
         versionRows.push([configKey, v.configId, v.version, ...modified, ...chained]);
       } else {
@@ -93,7 +95,7 @@ export function writeConfigVersions(
     const { configVersions, configVersionRevisions } = ENTITY_TABLES;
     await q.insertRows(configVersions.name, columnsOf(configVersions), versionRows);
     await q.insertRows(configVersionRevisions.name, columnsOf(configVersionRevisions), revisionRows);
-    await linkAndDiffConfigIn(q, configKey);
+    await linkAndDiffConfigIn(q, configKey, added);
     await finishReadIn(q, context);
     return { inserted: versionRows.length, mutations };
   });
