@@ -23,6 +23,13 @@ export interface LinkVersionRow {
   last_modifier_id: string | null;
 }
 
+/**
+ * What versionChangeRows derives, numbered: bump it when its rows change. A read diffs only the versions
+ * it adds, so the next sync derives every stored config's rows again once (store: rediffConfigsBehind).
+ * A store without the number has version 1's rows.
+ */
+export const CONFIG_DIFF_VERSION = 1;
+
 const groupKey = (second: number, modifier: string | null) => `${second}\u0000${modifier ?? ""}`;
 
 /** Pairs records with versions by (second, modifier); returns [audit_log_id, version] pairs. */

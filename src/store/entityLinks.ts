@@ -2,15 +2,35 @@
 // versions: the links replaced whole for the config, the diffs from the first version the read added on
 // (those of earlier versions cannot change); never chained (like rule_changes).
 import { VERSIONED_CONFIG_EDITS } from "../api/entityActions.ts";
-import { type EditRow, editLinkRows, type LinkVersionRow, versionChangeRows } from "../diff/configHistory.ts";
+import {
+  CONFIG_DIFF_VERSION,
+  type EditRow,
+  editLinkRows,
+  type LinkVersionRow,
+  versionChangeRows,
+} from "../diff/configHistory.ts";
 import { ENTITY_TABLES } from "./entityTables.ts";
+import { readMetaValue, writeMetaValue } from "./metaValues.ts";
 import type { AnyStore } from "./openAny.ts";
-import { columnsOf, inList, inTransaction, type Queries, sql } from "./query.ts";
+import { columnsOf, inList, inTransaction, type Queries, queriesOf, sql } from "./query.ts";
 import type { TableSpec } from "./tableKinds.ts";
 
 /** Replaces the derived rows of one config's whole history (links and version changes) in one transaction. */
 export function linkAndDiffConfig(store: AnyStore, configKey: string): Promise<void> {
   return inTransaction(store, (q) => linkAndDiffConfigIn(q, configKey));
+}
+
+const DIFF_VERSION_KEY = "config_diff_version";
+
+/** Once per CONFIG_DIFF_VERSION: every config's rows derived again whole (reads keep earlier versions' rows). */
+export async function rediffConfigsBehind(store: AnyStore): Promise<number> {
+  if (Number((await readMetaValue(store, DIFF_VERSION_KEY)) ?? 1) >= CONFIG_DIFF_VERSION) return 0;
+  const keys = await (await queriesOf(store)).all<{ key: string }>(
+    sql`SELECT DISTINCT config_key AS key FROM config_versions ORDER BY 1`,
+  );
+  for (const { key } of keys) await linkAndDiffConfig(store, key);
+  await writeMetaValue(store, DIFF_VERSION_KEY, String(CONFIG_DIFF_VERSION));
+  return keys.length;
 }
 
 // Rows whose properties are the table's column keys, inserted in table order.

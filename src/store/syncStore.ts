@@ -57,7 +57,7 @@ export {
   readPendingCoverageDays,
 } from "./coverageState.ts";
 export { saveEntityBacklog } from "./entityBacklog.ts";
-export { linkAndDiffConfig } from "./entityLinks.ts";
+export { linkAndDiffConfig, rediffConfigsBehind } from "./entityLinks.ts";
 export {
   configsDueForVersions,
   layersDueForExperiments,

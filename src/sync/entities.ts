@@ -12,7 +12,7 @@
 // entityReads (one read), entityStore (its outcome stored), entityPass (reads in flight, writes in order).
 import type { ConsoleClient } from "../api/client.ts";
 import type { ConsoleApiClient } from "../api/consoleClient.ts";
-import { saveEntityBacklog } from "../store/syncStore.ts";
+import { rediffConfigsBehind, saveEntityBacklog } from "../store/syncStore.ts";
 import { budgetOf } from "./entityBudget.ts";
 import { dueKey, dueReads, KINDS } from "./entityDue.ts";
 import { EntityPass } from "./entityPass.ts";
@@ -28,6 +28,7 @@ export async function syncEntities(run: SyncRun): Promise<EntitySummary | null> 
   const { client, options } = run;
   if (!options.entities || !hasListPage(client) || run.signal.aborted) return null;
   run.refreshClientStats();
+  await rediffConfigsBehind(run.store);
   const pass = new EntityPass(run, client, budgetOf(run, run.counters.requests));
   const requestsBefore = client.stats().requests;
   const due = await dueReads(run);

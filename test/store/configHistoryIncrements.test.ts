@@ -9,8 +9,15 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { VERSIONED_CONFIG_EDITS } from "../../src/api/entityActions.ts";
+import { CONFIG_DIFF_VERSION } from "../../src/diff/configHistory.ts";
 import { queriesOf, sql } from "../../src/store/query.ts";
-import { linkAndDiffConfig, openStore, type Store, type VersionInput } from "../../src/store/syncStore.ts";
+import {
+  linkAndDiffConfig,
+  openStore,
+  rediffConfigsBehind,
+  type Store,
+  type VersionInput,
+} from "../../src/store/syncStore.ts";
 import { storeConfigVersions } from "../../src/sync/entityChanges.ts";
 import { freshDatabase } from "../pg/cluster.ts";
 import { copyStore } from "../pg/copyStore.ts";
@@ -172,5 +179,33 @@ describe.each(ENGINES)("a config's history read in increments (%s)", (engine) =>
       ctx,
     );
     expect(final).toEqual(await derived(whole));
+  });
+});
+
+describe("a store whose version diffs an older CONFIG_DIFF_VERSION derived", () => {
+  it("derives every config's rows again whole, once, and records the number", async () => {
+    const store = await storeWithEdits("sqlite", LAST);
+    await storeConfigVersions(
+      store,
+      KEY,
+      range(1, LAST).map((n) => version(n)),
+      ctx,
+    );
+    const expected = await derived(store);
+    const q = await queriesOf(store);
+    // Rows a read would keep but an older diff derived differently: gone, and one altered.
+    await q.run(sql`DELETE FROM config_version_changes WHERE config_key = ${KEY} AND version < 10`);
+    await q.run(sql`UPDATE config_version_changes SET new_value = 'stale' WHERE config_key = ${KEY}`);
+    // Absent, the number is 1 (the rows this code derives): nothing to do.
+    expect(await rediffConfigsBehind(store)).toBe(0);
+    expect(await derived(store)).not.toEqual(expected);
+    await q.run(sql`INSERT INTO meta (key, value, updated_at) VALUES ('config_diff_version', '0', 0)`);
+    expect(await rediffConfigsBehind(store)).toBe(1);
+    expect(await derived(store)).toEqual(expected);
+    const meta = await q.get<{ value: string }>(
+      sql`SELECT value FROM meta WHERE key = 'config_diff_version'`,
+    );
+    expect(meta?.value).toBe(String(CONFIG_DIFF_VERSION));
+    expect(await rediffConfigsBehind(store)).toBe(0);
   });
 });
