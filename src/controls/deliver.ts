@@ -9,7 +9,7 @@ import { dueAlerts, dueSinks, markDelivered, markFailed, type OutboxRow } from "
 import { readWaivers } from "../store/controls/waivers.ts";
 import type { AnyStore } from "../store/openAny.ts";
 import { type AlertSink, isSiemSink, type Sink } from "./config.ts";
-import { takeSinkLeases } from "./sinkLease.ts";
+import { type HeldSinkLease, SinkBusyError, takeSinkLease } from "./sinkLease.ts";
 import { sendExec } from "./sinks/exec.ts";
 import { type SendFailure, unreadableRow } from "./sinks/failure.ts";
 import { sendSlack } from "./sinks/slack.ts";
@@ -124,9 +124,17 @@ export async function deliverAlerts(
   const due = new Set(await dueSinks(store, now));
   const alertSinks = sinks.filter((s): s is AlertSink => !isSiemSink(s) && due.has(s.name));
   const count: DeliveryCount = { delivered: 0, failed: 0 };
-  const { held, busy } = await takeSinkLeases(store, alertSinks, stop);
-  if (busy.length > 0) count.busy = busy.map((error) => error.sink);
+  const held: { sink: AlertSink; lease: HeldSinkLease }[] = [];
   try {
+    for (const sink of alertSinks) {
+      if (stop?.aborted) break;
+      try {
+        held.push({ sink, lease: await takeSinkLease(store, sink.name, stop) });
+      } catch (error) {
+        if (!(error instanceof SinkBusyError)) throw error;
+        count.busy = [...(count.busy ?? []), sink.name];
+      }
+    }
     if (held.length === 0) return count;
     const rows = await dueAlertsNow(store, now);
     for (const { sink, lease } of held) {

@@ -90,32 +90,3 @@ export async function underSinkLease<T>(
     await lease.release();
   }
 }
-
-/**
- * Takes the delivery lease of each sink, in order, for a run that reads once and then delivers sink by
- * sink: `held` (each to be released once its sink is done) and `busy`, the sinks another run holds
- * (skipped). None more is taken once `stop` aborts; a failure other than busy gives back those taken.
- */
-export async function takeSinkLeases<S extends { name: string }>(
-  store: AnyStore,
-  sinks: readonly S[],
-  stop: AbortSignal | undefined,
-): Promise<{ held: { sink: S; lease: HeldSinkLease }[]; busy: SinkBusyError[] }> {
-  const held: { sink: S; lease: HeldSinkLease }[] = [];
-  const busy: SinkBusyError[] = [];
-  try {
-    for (const sink of sinks) {
-      if (stop?.aborted) break;
-      try {
-        held.push({ sink, lease: await takeSinkLease(store, sink.name, stop) });
-      } catch (error) {
-        if (!(error instanceof SinkBusyError)) throw error;
-        busy.push(error);
-      }
-    }
-  } catch (error) {
-    for (const { lease } of held) await lease.release();
-    throw error;
-  }
-  return { held, busy };
-}

@@ -11,16 +11,12 @@ import { parseControlsConfig, type SiemSink, type Sink } from "../../src/control
 import { deliverAlerts } from "../../src/controls/deliver.ts";
 import { SinkBusyError, takeSinkLease } from "../../src/controls/sinkLease.ts";
 import { DatabaseBusyError } from "../../src/errors.ts";
-import { deliverSinks, deliverToSink } from "../../src/export/sinks/deliver.ts";
-import { prepareRecords } from "../../src/records/prepare.ts";
+import { deliverToSink } from "../../src/export/sinks/deliver.ts";
 import { sqliteOf } from "../../src/store/connection.ts";
 import { type NewFinding, writeCheck } from "../../src/store/controls/findings.ts";
-import { readCursor } from "../../src/store/export/cursors.ts";
 import type { Store } from "../../src/store/open.ts";
 import { closeProjectStores, openStoreProjects, type ProjectStore } from "../../src/store/projectStores.ts";
-import { commitSyncBatch, startRun } from "../../src/store/syncStore.ts";
 import { type Receiver, startReceiver } from "../helpers/alertReceiver.ts";
-import { makeRecord } from "../helpers/auditRecords.ts";
 import { waitUntil } from "../helpers/daemonProcess.ts";
 import { runCliInProcess } from "../helpers/inProcessCli.ts";
 import { ENGINES, type TestStore, testStore } from "./engines.ts";
@@ -182,119 +178,6 @@ describe.each(ENGINES)("delivery lease on %s", (engine) => {
         expect(other.requests.map((r) => r.key).sort()).toEqual(IDS);
       } finally {
         all.mockRestore();
-        await other.close();
-      }
-    },
-  );
-
-  const RECORDS = 3;
-
-  /** Stores RECORDS audit records as a sync would; returns their ids in seq order. */
-  async function plantRecords(): Promise<string[]> {
-    const at = Date.UTC(2026, 10, 20, 12, 0, 0);
-    const records = Array.from({ length: RECORDS }, (_, i) => makeRecord(at + i * 1000));
-    const target = first[0]!.store;
-    const runId = await startRun(target, { filterKey: "all", params: {}, now: at });
-    const counters = {
-      ...{ fetched: 0, inserted: 0, duplicates: 0, mutations: 0, quarantined: 0 },
-      ...{ warnings: 0, requests: 0, throttled: 0, retries: 0 },
-    };
-    const day = { from: "2026-11-20", to: "2026-11-20" };
-    const page = { prepared: prepareRecords(records), requestPath: "/console/v1/audit_logs", dayRange: day };
-    await commitSyncBatch(target, { plan: null, runId, pages: [page], counters, now: at });
-    return records.map((r) => r.id);
-  }
-
-  const twoSiems = (other: Receiver) =>
-    sinksOf(
-      [receiver, other].map((r, i) => ({
-        name: `siem${i + 1}`,
-        kind: "http",
-        url: r.url,
-        format: "raw",
-        batchSize: 2,
-        retries: 0,
-      })),
-    ) as SiemSink[];
-
-  /** The ids of the events a receiver got, in arrival order (records' and findings' raw JSON). */
-  const idsAt = (r: Receiver) =>
-    r.requests.flatMap((q) => q.lines.map((l) => (JSON.parse(l) as { id: string }).id));
-
-  const cursorOf = (sink: string) => readCursor(first[0]!.store, first[0]!.project, `sink:${sink}`);
-
-  it("two SIEM sinks, one held by another run: the other gets its records and findings once; the held one's cursor and rows wait for it", async () => {
-    const other = await startReceiver("ok");
-    try {
-      const sinks = twoSiems(other);
-      const records = await plantRecords();
-      await plant(sinks);
-      receiver.open();
-      const held = await takeSinkLease(second[0]!.store, "siem1", undefined);
-      let sent: Awaited<ReturnType<typeof deliverSinks>>;
-      try {
-        sent = await deliverSinks(first[0]!, sinks);
-      } finally {
-        await held.release();
-      }
-      expect(sent).toEqual({
-        siem1: { skipped: 'sink "siem1" is being delivered by another run' },
-        siem2: { events: RECORDS, findings: ALERTS },
-      });
-      expect(Object.keys(sent)).toEqual(["siem1", "siem2"]);
-      expect(receiver.requests).toHaveLength(0);
-      expect(idsAt(other)).toEqual([...records, ...IDS]);
-      expect(await cursorOf("siem1")).toBe(0);
-      expect(await cursorOf("siem2")).toBe(RECORDS);
-      expect(await deliverLeases()).toEqual([]);
-      // The lease given back: the next run sends siem1 everything from its own cursor, siem2 nothing again.
-      expect(await deliverSinks(first[0]!, sinks)).toEqual({
-        siem1: { events: RECORDS, findings: ALERTS },
-        siem2: { events: 0, findings: 0 },
-      });
-      expect(idsAt(receiver)).toEqual([...records, ...IDS]);
-      expect(idsAt(other)).toHaveLength(RECORDS + ALERTS);
-      expect(await cursorOf("siem1")).toBe(RECORDS);
-      expect(await deliverLeases()).toEqual([]);
-    } finally {
-      await other.close();
-    }
-  });
-
-  it.runIf(engine === "sqlite")(
-    "SQLite: one SIEM delivery run reads the due findings and the waivers once, each sink's cursor under its lease",
-    async () => {
-      const other = await startReceiver("ok");
-      const sqlite = sqliteOf(first[0]!.store as Store);
-      const statement = Object.getPrototypeOf(sqlite.prepare("SELECT 1")) as {
-        all: () => unknown[];
-        get: () => unknown;
-      };
-      const all = vi.spyOn(statement, "all");
-      const get = vi.spyOn(statement, "get");
-      try {
-        const sinks = twoSiems(other);
-        const records = await plantRecords();
-        await plant(sinks);
-        receiver.open();
-        all.mockClear();
-        get.mockClear();
-        expect(await deliverSinks(first[0]!, sinks)).toEqual({
-          siem1: { events: RECORDS, findings: ALERTS },
-          siem2: { events: RECORDS, findings: ALERTS },
-        });
-        const read = [...all.mock.contexts, ...get.mock.contexts].map((c) =>
-          (c as unknown as { source: string }).source.replace(/\s+/g, " "),
-        );
-        const count = (pattern: RegExp) => read.filter((text) => pattern.test(text)).length;
-        expect(count(/^ ?SELECT \* FROM control_outbox WHERE delivered_at IS NULL/)).toBe(1);
-        expect(count(/FROM control_waivers/)).toBe(1);
-        expect(count(/^ ?SELECT seq FROM export_cursors/)).toBe(2);
-        expect(idsAt(receiver)).toEqual([...records, ...IDS]);
-        expect(idsAt(other)).toEqual([...records, ...IDS]);
-      } finally {
-        all.mockRestore();
-        get.mockRestore();
         await other.close();
       }
     },

@@ -6,7 +6,7 @@
 import type { SiemSink } from "../../controls/config.ts";
 import { type DueAlert, dueAlertsNow } from "../../controls/deliver.ts";
 import { outboxFindingSchema } from "../../controls/finding.ts";
-import { takeSinkLeases, underSinkLease } from "../../controls/sinkLease.ts";
+import { SinkBusyError, underSinkLease } from "../../controls/sinkLease.ts";
 import { unreadableRow } from "../../controls/sinks/failure.ts";
 import { SinkError } from "../../errors.ts";
 import { markDelivered, markFailed, type OutboxRow } from "../../store/controls/outbox.ts";
@@ -57,22 +57,15 @@ async function markRowFailed(part: ProjectStore, sink: SiemSink, row: OutboxRow,
   await markFailed(part.store, row, Date.now() + wait, reason);
 }
 
-/** The sink's due outbox rows, asked for under its lease: read for it alone, or taken from the run's one read. */
-type DueFindings = (sink: SiemSink) => Promise<DueAlert[]>;
-
-/** The outbox's due rows of `sink`, read now: one sink's delivery (deliverToSink). */
-const readDueFindings: (part: ProjectStore) => DueFindings = (part) => async (sink) =>
-  (await dueAlertsNow(part.store, Date.now())).filter((row) => row.sink === sink.name);
-
 async function deliverFindings(
   part: ProjectStore,
   sink: SiemSink,
   transport: Transport,
-  due: DueFindings,
   stop: AbortSignal,
 ): Promise<number> {
   const rows: { row: OutboxRow; event: SinkEvent }[] = [];
-  for (const row of await due(sink)) {
+  for (const row of await dueAlertsNow(part.store, Date.now())) {
+    if (row.sink !== sink.name) continue;
     const event = findingEvent(sink, part.project, row);
     // A row that cannot be read fails alone (its error kept, tried again later): the others still go.
     if (typeof event === "string") await markRowFailed(part, sink, row, event);
@@ -113,7 +106,7 @@ export function deliverToSink(
   options: { findingsOnly?: boolean; stop?: AbortSignal } = {},
 ): Promise<SinkCount> {
   return underSinkLease(part.store, sink.name, options.stop, (stop) =>
-    deliverUnderLease(part, sink, options.findingsOnly ?? false, readDueFindings(part), stop),
+    deliverUnderLease(part, sink, options.findingsOnly ?? false, stop),
   );
 }
 
@@ -121,16 +114,12 @@ async function deliverUnderLease(
   part: ProjectStore,
   sink: SiemSink,
   findingsOnly: boolean,
-  due: DueFindings,
   stop: AbortSignal,
 ): Promise<SinkCount> {
   const transport = transportFor(sink);
   const policy = { retries: sink.retries, backoffMs: sink.backoffSeconds * 1000 };
   let events = 0;
   if (!findingsOnly) {
-    // The records stay a read per sink, not one per run: each sink has its own cursor (read here, under
-    // its lease), batch size and format, moves it on its own receiver's acknowledgement, and streams one
-    // batch at a time. One read for all would start at the lowest cursor and hold every sink's batches.
     const afterSeq = await readCursor(part.store, part.project, sinkCursor(sink));
     const batches = eventBatches(part.store, {
       project: part.project,
@@ -146,56 +135,28 @@ async function deliverUnderLease(
       events += batch.events.length;
     }
   }
-  return { events, findings: await deliverFindings(part, sink, transport, due, stop) };
+  return { events, findings: await deliverFindings(part, sink, transport, stop) };
 }
-
-/**
- * The outbox's due rows of the run's sinks, read once, when the first sink gets to its findings (after
- * its records, which a backfill makes long: what came due meanwhile goes this run). Every lease is held
- * by then: a run that held one until then has marked what it delivered, so nothing read here is sent
- * twice. Each sink takes its own rows; the others' marks do not touch them.
- */
-function dueFindingsOnce(part: ProjectStore): DueFindings {
-  let rows: Promise<DueAlert[]> | undefined;
-  return async (sink) => {
-    rows ??= dueAlertsNow(part.store, Date.now());
-    return (await rows).filter((row) => row.sink === sink.name);
-  };
-}
-
-type SinkResult = SinkCount | { error: string } | { skipped: string };
 
 /**
  * Every SIEM sink, each on its own: one refusing (`error`), or being delivered by another run (`skipped`),
- * does not hold the others back. Every lease is taken first, then the sinks are delivered one by one, the
- * outbox read once for all of them (dueFindingsOnce); each lease is given back once its sink is done.
- * For the cycle's log, the sinks in the config's order.
+ * does not hold the others back. For the cycle's log.
  */
 export async function deliverSinks(
   part: ProjectStore,
   sinks: readonly SiemSink[],
   options: { findingsOnly?: boolean; stop?: AbortSignal } = {},
-): Promise<Record<string, SinkResult>> {
-  const done = new Map<string, SinkResult>();
-  const { held, busy } = await takeSinkLeases(part.store, sinks, options.stop);
-  for (const error of busy) done.set(error.sink, { skipped: error.message });
-  const due = dueFindingsOnce(part);
-  try {
-    for (const { sink, lease } of held) {
-      if (options.stop?.aborted) break;
-      try {
-        done.set(
-          sink.name,
-          await deliverUnderLease(part, sink, options.findingsOnly ?? false, due, lease.signal),
-        );
-      } catch (error) {
-        if (!(error instanceof SinkError)) throw error;
-        done.set(sink.name, { error: error.message });
-      }
-      await lease.release();
+): Promise<Record<string, SinkCount | { error: string } | { skipped: string }>> {
+  const result: Record<string, SinkCount | { error: string } | { skipped: string }> = {};
+  for (const sink of sinks) {
+    if (options.stop?.aborted) break;
+    try {
+      result[sink.name] = await deliverToSink(part, sink, options);
+    } catch (error) {
+      if (error instanceof SinkBusyError) result[sink.name] = { skipped: error.message };
+      else if (error instanceof SinkError) result[sink.name] = { error: error.message };
+      else throw error;
     }
-  } finally {
-    for (const { lease } of held) await lease.release();
   }
-  return Object.fromEntries(sinks.flatMap((s) => (done.has(s.name) ? [[s.name, done.get(s.name)!]] : [])));
+  return result;
 }
