@@ -5,11 +5,11 @@
 // it is when sent (as `check --format json` prints it then), not as it was when the alert was queued.
 
 import { z } from "zod";
-import { dueAlerts, dueSinks, markDelivered, markFailed, type OutboxRow } from "../store/controls/outbox.ts";
+import { dueAlerts, markDelivered, markFailed, type OutboxRow } from "../store/controls/outbox.ts";
 import { readWaivers } from "../store/controls/waivers.ts";
 import type { AnyStore } from "../store/openAny.ts";
 import { type AlertSink, isSiemSink, type Sink } from "./config.ts";
-import { type HeldSinkLease, SinkBusyError, takeSinkLease } from "./sinkLease.ts";
+import { SinkBusyError, underSinkLease } from "./sinkLease.ts";
 import { sendExec } from "./sinks/exec.ts";
 import { type SendFailure, unreadableRow } from "./sinks/failure.ts";
 import { sendSlack } from "./sinks/slack.ts";
@@ -109,10 +109,8 @@ async function deliverToAlertSink(
 /**
  * Delivers every due alert of the store to its sink, sink by sink, each under its delivery lease
  * (./sinkLease.ts; alerts of sinks no longer configured wait); a sink that is down, or being delivered by
- * another run (named in `busy`), holds no other back. The due alerts and the waivers are read once, after
- * every lease this run needs is taken: a run that held one until then has marked what it delivered, so
- * nothing is read before its lease and sent twice. Each lease is given back once its sink is done. Once
- * `stop` aborts (the daemon's SIGTERM) no further alert is sent: the rest stay due for the next run.
+ * another run (named in `busy`), holds no other back. Once `stop` aborts (the daemon's SIGTERM) no
+ * further alert is sent: the rest stay due for the next run.
  */
 export async function deliverAlerts(
   store: AnyStore,
@@ -121,30 +119,22 @@ export async function deliverAlerts(
   stop?: AbortSignal,
 ): Promise<DeliveryCount> {
   // The SIEM sinks' rows are delivered with their records (src/export/sinks/deliver.ts).
-  const due = new Set(await dueSinks(store, now));
-  const alertSinks = sinks.filter((s): s is AlertSink => !isSiemSink(s) && due.has(s.name));
+  const alertSinks = sinks.filter((s): s is AlertSink => !isSiemSink(s));
   const count: DeliveryCount = { delivered: 0, failed: 0 };
-  const held: { sink: AlertSink; lease: HeldSinkLease }[] = [];
-  try {
-    for (const sink of alertSinks) {
-      if (stop?.aborted) break;
-      try {
-        held.push({ sink, lease: await takeSinkLease(store, sink.name, stop) });
-      } catch (error) {
-        if (!(error instanceof SinkBusyError)) throw error;
-        count.busy = [...(count.busy ?? []), sink.name];
-      }
+  const waiting = new Set((await dueAlerts(store, now)).map((row) => row.sink));
+  for (const sink of alertSinks) {
+    if (stop?.aborted) break;
+    if (!waiting.has(sink.name)) continue;
+    try {
+      await underSinkLease(store, sink.name, stop, async (signal) => {
+        // Read again under the lease: a run that held it until now has delivered some of them.
+        const rows = (await dueAlertsNow(store, now)).filter((row) => row.sink === sink.name);
+        await deliverToAlertSink(store, sink, rows, count, signal);
+      });
+    } catch (error) {
+      if (!(error instanceof SinkBusyError)) throw error;
+      count.busy = [...(count.busy ?? []), sink.name];
     }
-    if (held.length === 0) return count;
-    const rows = await dueAlertsNow(store, now);
-    for (const { sink, lease } of held) {
-      if (stop?.aborted) break;
-      const own = rows.filter((row) => row.sink === sink.name);
-      await deliverToAlertSink(store, sink, own, count, lease.signal);
-      await lease.release();
-    }
-    return count;
-  } finally {
-    for (const { lease } of held) await lease.release();
   }
+  return count;
 }

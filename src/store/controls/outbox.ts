@@ -26,15 +26,6 @@ export async function dueAlerts(store: AnyStore, now: number): Promise<OutboxRow
     ORDER BY created_at, finding_id COLLATE "binary", sink COLLATE "binary"`);
 }
 
-/** The sinks with an alert due at `now`, in byte order: which delivery leases a run needs. */
-export async function dueSinks(store: AnyStore, now: number): Promise<string[]> {
-  const q = await queriesOf(store);
-  const rows = await q.all<{ sink: string }>(sql`
-    SELECT sink FROM control_outbox WHERE delivered_at IS NULL AND next_attempt_at <= ${now}
-    GROUP BY sink ORDER BY sink COLLATE "binary"`);
-  return rows.map((r) => r.sink);
-}
-
 export async function markDelivered(store: AnyStore, row: OutboxRow, at: number): Promise<void> {
   const q = await queriesOf(store);
   await q.run(sql`
