@@ -442,15 +442,24 @@ describe("migration 0015", () => {
     const records = [
       ...trickyRecords(),
       makeRecord(AT + 9000, { changes: { rules: edit } }),
+      // Rules that are scalars: their text is kept (SQL would give the number back, not '5').
+      makeRecord(AT + 9400, { changes: { rules: { old: [], new: [5, 2.5] } } }),
+      makeRecord(AT + 9500, { changes: { rules: { old: [9], new: [] } } }),
       ...Array.from({ length: 20 }, (_, i) => makeRecord(AT + 10_000 * (i + 1))),
     ];
     const old = storeAt0011(path, records, 14);
     const ruleChanges = "SELECT * FROM rule_changes ORDER BY id";
     const beforeRuleChanges = old.prepare(ruleChanges).all() as { change: string }[];
-    expect(beforeRuleChanges.map((r) => r.change).sort()).toEqual(["added", "modified", "removed"]);
+    expect(new Set(beforeRuleChanges.map((r) => r.change))).toEqual(
+      new Set(["added", "modified", "removed"]),
+    );
+    // The scalar rules' values are texts, as the writer stored them.
+    const types =
+      "SELECT typeof(old_value) FROM rule_changes UNION SELECT typeof(new_value) FROM rule_changes";
+    expect(old.prepare(types).pluck().all().sort()).toEqual(["null", "text"]);
     const summaries = "SELECT * FROM rule_diff_summaries ORDER BY audit_log_id";
     const beforeSummaries = old.prepare(summaries).all();
-    expect(beforeSummaries).toHaveLength(1);
+    expect(beforeSummaries).toHaveLength(3);
     // A day stored apart from what the date text says (as a fixture or an older writer may have): kept.
     old.prepare("UPDATE audit_logs SET server_day = '2001-02-03' WHERE seq = 10").run();
     const before = documentedRows(old);
@@ -487,11 +496,11 @@ describe("migration 0015", () => {
       await expect(verifyStore(store)).rejects.toThrow(/seq 10 .*column server_day differs/);
       sqlite.prepare("UPDATE audit_logs SET server_day_override = NULL WHERE seq = 10").run();
       const check = await verifyStore(store);
-      expect(check).toMatchObject({ records: records.length, ruleDiffs: 1 });
+      expect(check).toMatchObject({ records: records.length, ruleDiffs: 3 });
       // New rule diffs go through the view; verify recomputes them and compares every value.
       const next = makeRecord(AT + 999_999, { changes: { rules: { old: edit.new, new: edit.old } } });
       await createRecordWriter(store).writePage([next], { syncRunId: null, now: 1 });
-      expect(await verifyStore(store)).toMatchObject({ records: records.length + 1, ruleDiffs: 2 });
+      expect(await verifyStore(store)).toMatchObject({ records: records.length + 1, ruleDiffs: 4 });
     } finally {
       store.close();
     }
