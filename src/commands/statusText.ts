@@ -85,7 +85,7 @@ function deliveryLine(d: StoreStatus["deliveries"][number]): string {
   const sink = sinkLabel(d.sink);
   return d.live
     ? `Delivery to ${sink} running since ${d.since}: ${d.holder}, pid ${d.pid} (lease renewed until ${d.expiresAt}); other runs skip the sink meanwhile`
-    : `Delivery lease of ${sink} left by ${d.holder}, pid ${d.pid} (since ${d.since}, until ${d.expiresAt}): its holder is gone, the next delivery to the sink takes it over`;
+    : `Delivery lease of ${sink} left by ${d.holder}, pid ${d.pid} (since ${d.since}, until ${d.expiresAt}): it expired or its holder is gone, the next delivery to the sink takes it over`;
 }
 
 /** How much of the entity history is read, so that a partial one is not taken for a complete one. */

@@ -179,7 +179,7 @@ describe.each(ENGINES)("delivery lease on %s", (engine) => {
         `Delivery to sink "hook1" running since ${iso(live!.acquired_at)}: ${live!.holder}, pid ${process.pid} ` +
           `(lease renewed until ${iso(live!.expires_at)}); other runs skip the sink meanwhile`,
         `Delivery lease of sink "hook2" left by ${crashed}, pid ${dead} (since ${iso(at)}, until ` +
-          `${iso(stale!.expires_at)}): its holder is gone, the next delivery to the sink takes it over`,
+          `${iso(stale!.expires_at)}): it expired or its holder is gone, the next delivery to the sink takes it over`,
       ]);
       const json = await runCliInProcess(["status", "--json", "--db", store.db]);
       expect(JSON.parse(json.stdout).deliveries).toEqual([
