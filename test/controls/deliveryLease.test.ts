@@ -11,12 +11,17 @@ import { parseControlsConfig, type SiemSink, type Sink } from "../../src/control
 import { deliverAlerts } from "../../src/controls/deliver.ts";
 import { SinkBusyError, takeSinkLease } from "../../src/controls/sinkLease.ts";
 import { DatabaseBusyError } from "../../src/errors.ts";
-import { deliverToSink } from "../../src/export/sinks/deliver.ts";
+import { deliverSinks, deliverToSink } from "../../src/export/sinks/deliver.ts";
+import { prepareRecords } from "../../src/records/prepare.ts";
 import { sqliteOf } from "../../src/store/connection.ts";
 import { type NewFinding, writeCheck } from "../../src/store/controls/findings.ts";
+import { readCursor } from "../../src/store/export/cursors.ts";
+import { acquireLease, DAEMON_LEASE, releaseLease } from "../../src/store/leases.ts";
 import type { Store } from "../../src/store/open.ts";
 import { closeProjectStores, openStoreProjects, type ProjectStore } from "../../src/store/projectStores.ts";
+import { commitSyncBatch, startRun } from "../../src/store/syncStore.ts";
 import { type Receiver, startReceiver } from "../helpers/alertReceiver.ts";
+import { makeRecord } from "../helpers/auditRecords.ts";
 import { waitUntil } from "../helpers/daemonProcess.ts";
 import { runCliInProcess } from "../helpers/inProcessCli.ts";
 import { ENGINES, type TestStore, testStore } from "./engines.ts";
@@ -149,6 +154,117 @@ describe.each(ENGINES)("delivery lease on %s", (engine) => {
       });
       expect(receiver.requests.map((r) => r.key).sort()).toEqual(IDS);
       expect(other.requests).toHaveLength(ALERTS);
+    } finally {
+      await other.close();
+    }
+  });
+
+  it("six alert sinks and six SIEM sinks beside a held daemon lease all deliver (on PostgreSQL a lease holds a pooled session)", async () => {
+    const names = Array.from({ length: 6 }, (_, i) => `s${i + 1}`);
+    const hooks = names.map((n) => ({
+      name: `hook-${n}`,
+      kind: "webhook",
+      url: receiver.url,
+      secretEnv: "LEASE_TEST_SECRET",
+      backoffSeconds: 0,
+    }));
+    const siems = names.map((n) => ({
+      name: `siem-${n}`,
+      kind: "http",
+      url: receiver.url,
+      format: "raw",
+      retries: 0,
+    }));
+    const sinks = sinksOf([...hooks, ...siems]);
+    await plant(sinks);
+    receiver.open();
+    const daemon = await acquireLease(first[0]!.store, DAEMON_LEASE, "test-daemon", 60_000);
+    expect(daemon).not.toBeNull();
+    try {
+      expect(await deliverAlerts(first[0]!.store, sinks, Date.now())).toEqual({
+        delivered: 6 * ALERTS,
+        failed: 0,
+      });
+      const sent = await deliverSinks(
+        first[0]!,
+        sinks.filter((s): s is SiemSink => s.kind === "http"),
+      );
+      expect(Object.values(sent)).toEqual(names.map(() => ({ events: 0, findings: ALERTS })));
+    } finally {
+      await releaseLease(first[0]!.store, DAEMON_LEASE, "test-daemon");
+    }
+    expect(await deliverLeases()).toEqual([]);
+  });
+
+  const RECORDS = 3;
+
+  /** Stores RECORDS audit records as a sync would; returns their ids in seq order. */
+  async function plantRecords(): Promise<string[]> {
+    const at = Date.UTC(2026, 10, 20, 12, 0, 0);
+    const records = Array.from({ length: RECORDS }, (_, i) => makeRecord(at + i * 1000));
+    const target = first[0]!.store;
+    const runId = await startRun(target, { filterKey: "all", params: {}, now: at });
+    const counters = {
+      ...{ fetched: 0, inserted: 0, duplicates: 0, mutations: 0, quarantined: 0 },
+      ...{ warnings: 0, requests: 0, throttled: 0, retries: 0 },
+    };
+    const day = { from: "2026-11-20", to: "2026-11-20" };
+    const page = { prepared: prepareRecords(records), requestPath: "/console/v1/audit_logs", dayRange: day };
+    await commitSyncBatch(target, { plan: null, runId, pages: [page], counters, now: at });
+    return records.map((r) => r.id);
+  }
+
+  const twoSiems = (other: Receiver) =>
+    sinksOf(
+      [receiver, other].map((r, i) => ({
+        name: `siem${i + 1}`,
+        kind: "http",
+        url: r.url,
+        format: "raw",
+        batchSize: 2,
+        retries: 0,
+      })),
+    ) as SiemSink[];
+
+  /** The ids of the events a receiver got, in arrival order (records' and findings' raw JSON). */
+  const idsAt = (r: Receiver) =>
+    r.requests.flatMap((q) => q.lines.map((l) => (JSON.parse(l) as { id: string }).id));
+
+  const cursorOf = (sink: string) => readCursor(first[0]!.store, first[0]!.project, `sink:${sink}`);
+
+  it("two SIEM sinks, one held by another run: the other gets its records and findings once; the held one's cursor and rows wait for it", async () => {
+    const other = await startReceiver("ok");
+    try {
+      const sinks = twoSiems(other);
+      const records = await plantRecords();
+      await plant(sinks);
+      receiver.open();
+      const held = await takeSinkLease(second[0]!.store, "siem1", undefined);
+      let sent: Awaited<ReturnType<typeof deliverSinks>>;
+      try {
+        sent = await deliverSinks(first[0]!, sinks);
+      } finally {
+        await held.release();
+      }
+      expect(sent).toEqual({
+        siem1: { skipped: 'sink "siem1" is being delivered by another run' },
+        siem2: { events: RECORDS, findings: ALERTS },
+      });
+      expect(Object.keys(sent)).toEqual(["siem1", "siem2"]);
+      expect(receiver.requests).toHaveLength(0);
+      expect(idsAt(other)).toEqual([...records, ...IDS]);
+      expect(await cursorOf("siem1")).toBe(0);
+      expect(await cursorOf("siem2")).toBe(RECORDS);
+      expect(await deliverLeases()).toEqual([]);
+      // The lease given back: the next run sends siem1 everything from its own cursor, siem2 nothing again.
+      expect(await deliverSinks(first[0]!, sinks)).toEqual({
+        siem1: { events: RECORDS, findings: ALERTS },
+        siem2: { events: 0, findings: 0 },
+      });
+      expect(idsAt(receiver)).toEqual([...records, ...IDS]);
+      expect(idsAt(other)).toHaveLength(RECORDS + ALERTS);
+      expect(await cursorOf("siem1")).toBe(RECORDS);
+      expect(await deliverLeases()).toEqual([]);
     } finally {
       await other.close();
     }
