@@ -87,7 +87,8 @@ END;
 -- JSON of changes.rules.new[new_position - 1] / .old[old_position - 1] of the record's raw text (~23 bytes a
 -- record). Its rows move to rule_change_rows, where such a value is NULL when SQL reads the same text from
 -- the record (the record's own JSON without blanks; kept otherwise, e.g. a number written 1.0; and kept
--- for a rule that is not an object or array: json_extract gives a scalar back as a number, not text), and
+-- for a rule that is not an object or array, whose text does not start with { or [: json_extract gives a
+-- scalar back as a number, not as its text), and
 -- rule_changes becomes a view giving every column back as stored before, same ids and order. Writes go
 -- through it: its INSTEAD OF triggers insert and delete rule_change_rows' rows.
 CREATE TABLE `rule_change_rows` (
@@ -106,11 +107,9 @@ CREATE TABLE `rule_change_rows` (
 INSERT INTO `rule_change_rows` (id, audit_log_id, rule_id, rule_name, change, field, old_value, new_value,
   old_position, new_position)
   SELECT r.id, r.audit_log_id, r.rule_id, r.rule_name, r.change, r.field,
-    CASE WHEN r.change = 'removed' AND json_type(a.raw_data, '$.changes.rules.old[' || CAST(r.old_position - 1 AS INTEGER) || ']') IN ('object', 'array')
-      AND r.old_value = json_extract(a.raw_data,
+    CASE WHEN r.change = 'removed' AND substr(r.old_value, 1, 1) IN ('{', '[') AND r.old_value = json_extract(a.raw_data,
       '$.changes.rules.old[' || CAST(r.old_position - 1 AS INTEGER) || ']') THEN NULL ELSE r.old_value END,
-    CASE WHEN r.change = 'added' AND json_type(a.raw_data, '$.changes.rules.new[' || CAST(r.new_position - 1 AS INTEGER) || ']') IN ('object', 'array')
-      AND r.new_value = json_extract(a.raw_data,
+    CASE WHEN r.change = 'added' AND substr(r.new_value, 1, 1) IN ('{', '[') AND r.new_value = json_extract(a.raw_data,
       '$.changes.rules.new[' || CAST(r.new_position - 1 AS INTEGER) || ']') THEN NULL ELSE r.new_value END,
     r.old_position, r.new_position
   FROM `rule_changes` r LEFT JOIN `audit_logs` a ON a.id = r.audit_log_id ORDER BY r.id;--> statement-breakpoint
@@ -130,14 +129,12 @@ CREATE TRIGGER `rule_changes_instead_of_insert` INSTEAD OF INSERT ON `rule_chang
   INSERT INTO rule_change_rows (id, audit_log_id, rule_id, rule_name, change, field, old_value, new_value,
     old_position, new_position)
   VALUES (new.id, new.audit_log_id, new.rule_id, new.rule_name, new.change, new.field,
-    CASE WHEN new.change = 'removed' AND new.old_value = (SELECT json_extract(a.raw_data,
-      '$.changes.rules.old[' || CAST(new.old_position - 1 AS INTEGER) || ']') FROM audit_logs a
-      WHERE a.id = new.audit_log_id AND json_type(a.raw_data, '$.changes.rules.old['
-        || CAST(new.old_position - 1 AS INTEGER) || ']') IN ('object', 'array')) THEN NULL ELSE new.old_value END,
-    CASE WHEN new.change = 'added' AND new.new_value = (SELECT json_extract(a.raw_data,
-      '$.changes.rules.new[' || CAST(new.new_position - 1 AS INTEGER) || ']') FROM audit_logs a
-      WHERE a.id = new.audit_log_id AND json_type(a.raw_data, '$.changes.rules.new['
-        || CAST(new.new_position - 1 AS INTEGER) || ']') IN ('object', 'array')) THEN NULL ELSE new.new_value END,
+    CASE WHEN new.change = 'removed' AND substr(new.old_value, 1, 1) IN ('{', '[') AND new.old_value = (
+      SELECT json_extract(a.raw_data, '$.changes.rules.old[' || CAST(new.old_position - 1 AS INTEGER) || ']')
+      FROM audit_logs a WHERE a.id = new.audit_log_id) THEN NULL ELSE new.old_value END,
+    CASE WHEN new.change = 'added' AND substr(new.new_value, 1, 1) IN ('{', '[') AND new.new_value = (
+      SELECT json_extract(a.raw_data, '$.changes.rules.new[' || CAST(new.new_position - 1 AS INTEGER) || ']')
+      FROM audit_logs a WHERE a.id = new.audit_log_id) THEN NULL ELSE new.new_value END,
     new.old_position, new.new_position);
 END;
 --> statement-breakpoint

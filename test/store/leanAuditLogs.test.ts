@@ -499,8 +499,10 @@ describe("migration 0015", () => {
       expect(check).toMatchObject({ records: records.length, ruleDiffs: 3 });
       // New rule diffs go through the view; verify recomputes them and compares every value.
       const next = makeRecord(AT + 999_999, { changes: { rules: { old: edit.new, new: edit.old } } });
-      await createRecordWriter(store).writePage([next], { syncRunId: null, now: 1 });
-      expect(await verifyStore(store)).toMatchObject({ records: records.length + 1, ruleDiffs: 4 });
+      const scalars = makeRecord(AT + 999_000, { changes: { rules: { old: [9], new: [] } } });
+      await createRecordWriter(store).writePage([next, scalars], { syncRunId: null, now: 1 });
+      expect(await verifyStore(store)).toMatchObject({ records: records.length + 2, ruleDiffs: 5 });
+      expect(sqlite.prepare(types).pluck().all().sort()).toEqual(["null", "text"]);
     } finally {
       store.close();
     }
