@@ -41,10 +41,10 @@ WHERE ch.unreviewed
   AND ${TYPES}
 ORDER BY ch.occurred_at, ch.seq`;
 
-// PG_CHANGES_CSV's unreviewed flags: UNREVIEWED's window over narrow events (what it orders and compares, and
-// the id: per action type from the index on (action_type, occurred_at, seq, name, updated_by, id)), by name
-// first as CHANGES_CSV_SQL's (the sort compares names, which differ, before kinds). Not UNREVIEWED's wide
-// rows and hash join: EXPLAIN ANALYZE on the 1M store's month 1,538 → 1,191 ms (medians of 7, alternating).
+// PG_CHANGES_CSV's unreviewed flags as one JSON list (as rows, 25k ids cost the client twice the CPU):
+// UNREVIEWED's window over narrow events (what it orders and compares, and the id, per action type from the
+// covering index on action_type), by name first (the sort compares names, which differ, before kinds). Not
+// UNREVIEWED's wide rows and hash join: EXPLAIN ANALYZE on the 1M month 1,538 → 1,191 ms (medians of 7).
 export const PG_UNREVIEWED_IDS = `WITH events AS (
   SELECT CASE c.category WHEN 'config_edit' THEN 'config' ELSE 'experiment' END AS kind, a.name,
          a.occurred_at, a.seq, a.id, 0 AS is_approval

@@ -114,7 +114,7 @@ class ReadsAhead {
     }
   }
 
-  /** A read on the second session now, not behind the gate (the report waits); failed, the first's. */
+  /** A read on the second session now, not behind the gate (the report waits for it), else on the first. */
   async now<Row>({ text, values }: { text: string; values: unknown[] }): Promise<Row[]> {
     const side = await this.session().catch(() => this.main);
     return (await side.query(text, values).catch(() => this.main.query(text, values))).rows as Row[];
