@@ -3,7 +3,7 @@
 // same files (src/report/projects.ts).
 import { join } from "node:path";
 import { VERSION } from "../version.ts";
-import { type ComplianceContext, SLOW_READS, writeComplianceMarkdown } from "./compliance.ts";
+import { type ComplianceContext, writeComplianceMarkdown } from "./compliance.ts";
 import { writeComplianceHtml } from "./html.ts";
 import { isoFormatter } from "./period.ts";
 import { type ProjectSnapshot, writeProjectsCompliance } from "./projects.ts";
@@ -33,7 +33,6 @@ export async function writeFiles(
   const parts: ReportPart[] = [];
   for (const taken of snapshots) parts.push(await readPart(taken, args));
   const compliance = args.formats.has("md") || args.formats.has("html");
-  if (compliance) for (const part of parts) await part.snapshot.ahead?.(SLOW_READS, part.params);
   const files: WrittenFile[] = [];
   if (args.formats.has("csv")) files.push(...(await writeCsvs(parts, staging, args)));
   if (args.formats.has("csv") && parts.some((p) => p.controls))

@@ -2,6 +2,7 @@
 // (parameters, coverage, chain head, controls), and the names of the set's files.
 import type { Control } from "../controls/config.ts";
 import type { ReportParams, ReportSnapshot } from "../store/reportQueries.ts";
+import { SLOW_READS } from "./compliance.ts";
 import type { ReportFormat } from "./formats.ts";
 import type { ManifestStoreState } from "./manifest.ts";
 import type { Period } from "./period.ts";
@@ -73,6 +74,10 @@ export async function readPart(taken: ProjectSnapshot, args: ReportArgs): Promis
   const { period } = args;
   const serverDays = await serverDaysOf(snapshot, period);
   const params = reportParamsFor(period, args.actionTypes, serverDays);
+  // Named now, so that PostgreSQL's second session connects while the reads below run, not while the
+  // change CSVs' read waits for it (their reads wait behind it for that read's first rows, as before).
+  const compliance = args.formats.has("md") || args.formats.has("html");
+  await snapshot.ahead?.(compliance ? SLOW_READS : [], params);
   const chainHead = await snapshot.chainHead();
   return {
     ...taken,

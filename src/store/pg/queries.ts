@@ -1,6 +1,6 @@
 // The PostgreSQL side of src/store/query.ts: the one-text queries on the pool or on a transaction's session.
 import type { SQL } from "drizzle-orm";
-import { PgDialect } from "drizzle-orm/pg-core";
+import { PgDialect } from "drizzle-orm/pg-core/dialect";
 import pg from "pg";
 import { type PgStore, pgConnectionOf } from "../connection.ts";
 import type { Queries } from "../query.ts";

@@ -41,50 +41,46 @@ WHERE ch.unreviewed
   AND ${TYPES}
 ORDER BY ch.occurred_at, ch.seq`;
 
-// UNREVIEWED's window by seq for PG_CHANGES_CSV, over narrow events (what it orders and compares, read
-// per action type from the index on (action_type, occurred_at, seq, name)), partitioned by name first as
-// CHANGES_CSV_SQL's: the sort compares names, which differ, before kinds. Not UNREVIEWED's wide rows and
-// hash join: EXPLAIN ANALYZE on the 1M store's month 1,538 → 1,191 ms (medians of seven, alternating).
-const UNREVIEWED_SEQS = `events AS (
+// PG_CHANGES_CSV's unreviewed flags as one JSON list (as rows, 25k ids cost the client twice the CPU):
+// UNREVIEWED's window over narrow events (what it orders and compares, and the id, per action type from the
+// covering index on action_type), by name first (the sort compares names, which differ, before kinds). Not
+// UNREVIEWED's wide rows and hash join: EXPLAIN ANALYZE on the 1M month 1,538 → 1,191 ms (medians of 7).
+export const PG_UNREVIEWED_IDS = `WITH events AS (
   SELECT CASE c.category WHEN 'config_edit' THEN 'config' ELSE 'experiment' END AS kind, a.name,
-         a.occurred_at, a.seq, 0 AS is_approval
+         a.occurred_at, a.seq, a.id, 0 AS is_approval
   FROM action_type_categories c
   CROSS JOIN LATERAL (
-    SELECT r.name, r.occurred_at, r.seq FROM audit_logs r
+    SELECT r.name, r.occurred_at, r.seq, r.id FROM audit_logs r
     WHERE r.action_type = c.action_type AND r.occurred_at >= @reviewStart AND r.occurred_at < @end
     OFFSET 0
   ) a
   WHERE c.category IN ('experiment_state_change', 'config_edit')
     AND c.action_type NOT IN (SELECT value FROM json_array_elements_text(@exempt::json))
   UNION ALL
-  SELECT f.value ->> 'entity', a.name, a.occurred_at, a.seq, 1
+  SELECT f.value ->> 'entity', a.name, a.occurred_at, a.seq, a.id, 1
   FROM json_array_elements(@flows::json) f
   JOIN audit_logs a ON a.action_type = f.value ->> 'accept'
   WHERE f.value ->> 'entity' IN ('experiment', 'config')
     AND a.occurred_at >= @reviewStart AND a.occurred_at < @end
-),
-unreviewed AS MATERIALIZED (
-  SELECT o.seq FROM (
-    SELECT seq,
-           is_approval = 0 AND occurred_at >= @start AND occurred_at < @end
-             AND NOT (coalesce(lag(is_approval) OVER w, 0) = 1 AND lag(occurred_at) OVER w >= occurred_at - @reviewWindow)
-             AS unreviewed
-    FROM events
-    WINDOW w AS (PARTITION BY name ${C}, kind ${C} ORDER BY occurred_at, is_approval DESC, seq)
-  ) o
-  WHERE o.unreviewed
-)`;
+)
+SELECT json_agg(o.id) AS ids FROM (
+  SELECT id,
+         is_approval = 0 AND occurred_at >= @start AND occurred_at < @end
+           AND NOT (coalesce(lag(is_approval) OVER w, 0) = 1 AND lag(occurred_at) OVER w >= occurred_at - @reviewWindow)
+           AS unreviewed
+  FROM events
+  WINDOW w AS (PARTITION BY name ${C}, kind ${C} ORDER BY occurred_at, is_approval DESC, seq)
+) o
+WHERE o.unreviewed`;
 
 /**
- * The three change CSVs in one read (SQLite's: reportQueries/changesCsv.ts): client CPU on the 1M store's
- * month 2.1–2.3 → 1.8–2.0 s. Per action type through the index on (action_type, occurred_at) (LATERAL with
- * OFFSET 0 is not flattened): the one text's join scanned the month (82,192 rows for 9,787: 329 → 139 ms).
- * Only records with a rule-diff summary can have rule changes (ruleDiffs.ts writes both): only they count.
+ * The change CSVs in one read (SQLite's: reportQueries/changesCsv.ts; unreviewed: PG_UNREVIEWED_IDS'), client
+ * CPU on the 1M month 2.1–2.3 → 1.8–2.0 s. Per action type through the index on (action_type, occurred_at)
+ * (LATERAL with OFFSET 0 is not flattened): the one text's join scanned the month (82,192 rows for 9,787:
+ * 329 → 139 ms). Only records with a rule-diff summary can have rule changes (ruleDiffs.ts writes both).
  */
-export const PG_CHANGES_CSV = `WITH ${UNREVIEWED_SEQS}
-SELECT a.occurred_at, a.id, a.updated_by, a.updated_by_user_id, a.modifier_email, a.name,
-       a.action_type, a.change_log, s.summary AS rule_diff_summary, c.category,
-       CASE WHEN a.seq IN (SELECT u.seq FROM unreviewed u) THEN 1 ELSE 0 END AS unreviewed,
+export const PG_CHANGES_CSV = `SELECT a.occurred_at, a.id, a.updated_by, a.updated_by_user_id, a.modifier_email,
+       a.name, a.action_type, a.change_log, s.summary AS rule_diff_summary, c.category, 0 AS unreviewed,
        CASE WHEN c.category = 'config_edit' AND s.audit_log_id IS NOT NULL
          THEN (SELECT count(*) FROM rule_changes rc WHERE rc.audit_log_id = a.id) ELSE 0 END AS rule_changes
 FROM action_type_categories c

@@ -16,7 +16,7 @@ import {
 } from "../reportQueries.ts";
 import { toPositional } from "./namedParams.ts";
 import { inPgReadSnapshot } from "./queries.ts";
-import { PG_CHANGES_CSV, PG_VARIANTS } from "./reportQueries.ts";
+import { PG_CHANGES_CSV, PG_UNREVIEWED_IDS, PG_VARIANTS } from "./reportQueries.ts";
 
 let cursors = 0;
 
@@ -90,13 +90,19 @@ class ReadsAhead {
     this.open = open;
   }
 
-  /** Starts the reads; resolves when the first session is free again (it exports its snapshot first). */
-  async start(reads: readonly { key: string; text: string; values: unknown[] }[]): Promise<void> {
+  /** The second session, connected once the first has exported its snapshot (its next request waits). */
+  private session(): Promise<pg.PoolClient> {
     if (this.side === null) {
-      const { id } = (await this.main.query<{ id: string }>("SELECT pg_export_snapshot() AS id")).rows[0]!;
-      this.side = this.connect(id);
-      this.last = Promise.all([this.side, this.gate]);
+      const exported = this.main.query<{ id: string }>("SELECT pg_export_snapshot() AS id");
+      this.side = exported.then(({ rows }) => this.connect(rows[0]!.id));
+      this.last = Promise.all([this.side, this.gate]).catch(() => undefined);
     }
+    return this.side;
+  }
+
+  /** Starts the reads behind the gate. */
+  async start(reads: readonly { key: string; text: string; values: unknown[] }[]): Promise<void> {
+    this.session().catch(() => undefined);
     const session: Session = { query: (text, values) => this.send(text, values) };
     for (const { key, text, values } of reads) {
       if (this.started.has(key)) continue;
@@ -106,6 +112,12 @@ class ReadsAhead {
       first.catch(() => undefined);
       this.started.set(key, { first, rest });
     }
+  }
+
+  /** A read on the second session now, not behind the gate (the report waits for it), else on the first. */
+  async now<Row>({ text, values }: { text: string; values: unknown[] }): Promise<Row[]> {
+    const side = await this.session().catch(() => this.main);
+    return (await side.query(text, values).catch(() => this.main.query(text, values))).rows as Row[];
   }
 
   /** A statement on the second session, after the one before it whatever became of that. */
@@ -165,11 +177,14 @@ class ReadsAhead {
   }
 }
 
+const CHAIN_HEAD = "SELECT seq, chain_hash FROM audit_logs ORDER BY seq DESC LIMIT 1";
+const TIME_TEXTS_NEAR = `(SELECT date_text, time_text FROM audit_logs WHERE occurred_at <= $1 ORDER BY occurred_at DESC LIMIT 1)
+UNION ALL
+(SELECT date_text, time_text FROM audit_logs WHERE occurred_at > $1 ORDER BY occurred_at LIMIT 1)`;
+
 function snapshotOf(client: pg.ClientBase, ahead: ReadsAhead): ReportSnapshot {
-  const bound = (name: ReportQueryName, params: ReportParams) => {
-    const sql = PG_VARIANTS[name] ?? QUERIES[name];
-    return toPositional(sql, paramsFor(sql, bindParams(params)));
-  };
+  const positional = (sql: string, p: ReportParams) => toPositional(sql, paramsFor(sql, bindParams(p)));
+  const bound = (name: ReportQueryName, p: ReportParams) => positional(PG_VARIANTS[name] ?? QUERIES[name], p);
   const keyOf = (name: ReportQueryName, values: unknown[]) => JSON.stringify([name, values]);
   return {
     rows: async <N extends ReportQueryName>(name: N, params: ReportParams) => {
@@ -194,10 +209,16 @@ function snapshotOf(client: pg.ClientBase, ahead: ReadsAhead): ReportSnapshot {
         cursorBatches<ReportRows[N]>(client, text, values);
     },
     changes: async function* (params: ReportParams) {
-      const { text, values } = toPositional(PG_CHANGES_CSV, paramsFor(PG_CHANGES_CSV, bindParams(params)));
+      // On the second session while this one reads the rows (1M month, the server's CPU: 178 → 91 ‖ 63 ms).
+      const ids = ahead.now<{ ids: string[] | null }>(positional(PG_UNREVIEWED_IDS, params));
+      const unreviewed = ids.then(([row]) => new Set(row?.ids));
+      unreviewed.catch(() => undefined);
+      const { text, values } = positional(PG_CHANGES_CSV, params);
       try {
         for await (const batch of cursorBatches<ChangeCsvRow>(client, text, values)) {
           ahead.open();
+          const flagged = await unreviewed;
+          for (const row of batch) if (flagged.has(row.id)) row.unreviewed = 1;
           yield batch;
         }
       } finally {
@@ -205,24 +226,13 @@ function snapshotOf(client: pg.ClientBase, ahead: ReadsAhead): ReportSnapshot {
       }
     },
     chainHead: async () => {
-      const [head] = (
-        await client.query<{ seq: number; chain_hash: string }>(
-          "SELECT seq, chain_hash FROM audit_logs ORDER BY seq DESC LIMIT 1",
-        )
-      ).rows;
+      const head = (await client.query<{ seq: number; chain_hash: string }>(CHAIN_HEAD)).rows[0];
       return head ? { seq: head.seq, chainHash: head.chain_hash } : null;
     },
     storedRecords: async () =>
       (await client.query<{ n: number }>("SELECT count(*) AS n FROM audit_logs")).rows[0]?.n ?? 0,
     timeTextsNear: async (instant: number) =>
-      (
-        await client.query<TimeTexts>(
-          `(SELECT date_text, time_text FROM audit_logs WHERE occurred_at <= $1 ORDER BY occurred_at DESC LIMIT 1)
-           UNION ALL
-           (SELECT date_text, time_text FROM audit_logs WHERE occurred_at > $1 ORDER BY occurred_at LIMIT 1)`,
-          [instant],
-        )
-      ).rows,
+      (await client.query<TimeTexts>(TIME_TEXTS_NEAR, [instant])).rows,
   };
 }
 
