@@ -55,9 +55,8 @@ function rule(percent: number) {
 export function buildStore(path: string, records = RECORDS): void {
   const store = openStore(path);
   const insert = sqliteOf(store).prepare(
-    // Dates in toDateString's form: server_day is read from them (no server_day_override).
-    `INSERT INTO audit_logs (raw_data, occurred_at, record_hash_bytes, seq, chain_hash_bytes, first_seen_at)
-     VALUES (?, ?, unhex(?), ?, unhex(?), 0)`,
+    `INSERT INTO audit_logs (raw_data, occurred_at, server_day, record_hash_bytes, seq, chain_hash_bytes, first_seen_at)
+     VALUES (?, ?, ?, unhex(?), ?, unhex(?), 0)`,
   );
   // Bulk load: no fsync, and indexes and the FTS trigger rebuilt once at the end instead of per row.
   sqliteOf(store).pragma("synchronous = OFF");
@@ -92,7 +91,7 @@ export function buildStore(path: string, records = RECORDS): void {
         };
         const raw = JSON.stringify(record);
         const hash = sha256Hex(raw);
-        insert.run(raw, at, hash, i + 1, hash);
+        insert.run(raw, at, d.toISOString().slice(0, 10), hash, i + 1, hash);
       }
     })();
   }

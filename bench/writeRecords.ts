@@ -83,7 +83,16 @@ function rowsOf(records: readonly unknown[]): Row[] {
     const time = parseAuditTime(String(r.date), String(r.time));
     const hash = recordHash(raw);
     head = chainLink(head, hash);
-    return [JSON.stringify(raw), time?.occurredAt ?? null, hash, index + 1, head, 0, null];
+    return [
+      JSON.stringify(raw),
+      time?.occurredAt ?? null,
+      time?.serverDay ?? null,
+      hash,
+      index + 1,
+      head,
+      0,
+      null,
+    ];
   });
 }
 
@@ -92,10 +101,9 @@ export function measureBareInsert(records: readonly unknown[]): number {
   const temp = tempStore("bare");
   try {
     const insert = sqliteOf(temp.store).prepare(
-      // The simulator's dates are toDateString's, whose day SQL reads itself: no server_day_override.
-      `INSERT INTO audit_logs (raw_data, occurred_at, record_hash_bytes, seq, chain_hash_bytes, first_seen_at,
-         sync_run_id)
-       VALUES (?, ?, unhex(?), ?, unhex(?), ?, ?)`,
+      `INSERT INTO audit_logs (raw_data, occurred_at, server_day, record_hash_bytes, seq, chain_hash_bytes,
+         first_seen_at, sync_run_id)
+       VALUES (?, ?, ?, unhex(?), ?, unhex(?), ?, ?)`,
     );
     const insertPage = sqliteOf(temp.store).transaction((rows: Row[]) => {
       for (const row of rows) insert.run(row);

@@ -6,8 +6,7 @@ import { inTransaction, type Queries, sql } from "./query.ts";
 import { flushWalInBackground } from "./walFlush.ts";
 
 const BULK_LOAD_KEY = "bulk_load";
-/** Kept in a load: id's and seq's uniqueness (SQLite: seq is the rowid), FTS delete/update triggers, and
- * (below) the SQLite rule_changes view's triggers that write rule_change_rows (migration 0015). */
+/** Kept in a load: the id's and seq's uniqueness (SQLite: seq is the rowid), FTS delete/update triggers. */
 const KEPT = new Set([
   "audit_logs_id_idx",
   "audit_logs_seq_idx",
@@ -43,8 +42,7 @@ async function dropAll(q: Queries): Promise<SetAside> {
         )
       : await q.all(
           sql`SELECT type, name, sql FROM sqlite_master
-              WHERE tbl_name IN ('audit_logs', 'rule_changes', 'rule_change_rows') AND type IN ('index', 'trigger')
-                AND sql IS NOT NULL AND NOT (type = 'trigger' AND tbl_name = 'rule_changes')`,
+              WHERE tbl_name IN ('audit_logs', 'rule_changes') AND type IN ('index', 'trigger') AND sql IS NOT NULL`,
         ),
   );
   const dropped = items.filter((item) => !KEPT.has(item.name));

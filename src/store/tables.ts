@@ -25,13 +25,6 @@ const fromRaw = (path: string) => sql.raw(`json_extract(raw_data, '$.${path}')`)
 const computedOnSqlite = (column: Column, expression: SQL) =>
   perEngine({ sqlite: column.generatedAs(expression), pg: column });
 const fromRawOnSqlite = (column: Column, path: string) => computedOnSqlite(column, fromRaw(path));
-const month = (d: string) => `instr('JanFebMarAprMayJunJulAugSepOctNovDec', substr(${d}, 5, 3))`;
-/** YYYY-MM-DD of a toDateString() text (`Mon Sep 26 2022`), else NULL: SQLite's server_day (0015). */
-export const serverDayOfDateSql = (d: string) =>
-  `CASE WHEN ${d} GLOB '[A-Z][a-z][a-z] [A-Z][a-z][a-z] [0-3][0-9] [1-9][0-9][0-9][0-9]' AND ${month(d)} % 3 = 1
-    THEN substr(${d}, 12, 4) || printf('-%02d-', ${month(d)} / 3 + 1) || substr(${d}, 9, 2) END`;
-/** Or the writer's day where it is not that: `server_day_override` ('' for none; writes.ts compares). */
-const SERVER_DAY = sql.raw(`nullif(coalesce(server_day_override, ${serverDayOfDateSql("date_text")}), '')`);
 
 export const TABLES = {
   /** One row per record, first version as received, never updated. */
@@ -47,7 +40,7 @@ export const TABLES = {
       // A string as sent; an object as its JSON text (SQLite's: the record's own text without blanks).
       modifierEmail: fromRawOnSqlite(text(), "modifierEmail"),
       occurredAt: epochMs(),
-      serverDay: computedOnSqlite(text(), SERVER_DAY),
+      serverDay: text(),
       dateText: fromRawOnSqlite(text().notNull(), "date"),
       timeText: fromRawOnSqlite(text().notNull(), "time"),
       tags: fromRawOnSqlite(text(), "tags"),
@@ -67,7 +60,6 @@ export const TABLES = {
       rawData: perEngine({ sqlite: text().notNull() }),
       recordHashBytes: perEngine({ sqlite: blob().notNull() }),
       chainHashBytes: perEngine({ sqlite: blob().notNull() }),
-      serverDayOverride: perEngine({ sqlite: text() }),
     },
     // Each index and the queries that need it (an index on a virtual column holds its values itself).
     (on) => [
@@ -203,7 +195,7 @@ export const TABLES = {
     expiresAt: epochMs().notNull(),
   }),
 
-  /** One row per changed rule field, derived from changes.rules.old → new (SQLite: a view, 0015). */
+  /** One row per changed rule field, derived from changes.rules.old → new. */
   ruleChanges: table(
     "rule_changes",
     {

@@ -6,16 +6,10 @@ import pg from "pg";
 import { openPgStore } from "../../src/store/pg/open.ts";
 
 /**
- * SQLite-only storage of audit_logs (migrations 0011, 0015): the record's text, the hashes as bytes and the
- * server day where it is not the date text's, which its documented columns (virtual there, stored on
- * PostgreSQL) read.
+ * SQLite-only storage of audit_logs (migration 0011): the record as JSONB and the hashes as bytes, which
+ * its documented columns (virtual there, stored on PostgreSQL) read.
  */
-export const SQLITE_STORAGE_COLUMNS = new Set([
-  "raw_data",
-  "record_hash_bytes",
-  "chain_hash_bytes",
-  "server_day_override",
-]);
+export const SQLITE_STORAGE_COLUMNS = new Set(["raw_data", "record_hash_bytes", "chain_hash_bytes"]);
 
 /** In foreign-key order. action_type_categories is not copied: the open writes it from code, as on SQLite. */
 export const TABLES = [

@@ -41,10 +41,10 @@ describe("completeness with --tz different from the server's zone", () => {
       ]);
       // insertRecords derives server_day in UTC; the writer takes it from the date text.
       sqliteOf(store)
-        .prepare("UPDATE audit_logs SET server_day_override = ? WHERE name = ?")
+        .prepare("UPDATE audit_logs SET server_day = ? WHERE name = ?")
         .run("2024-09-30", "early");
       sqliteOf(store)
-        .prepare("UPDATE audit_logs SET server_day_override = ? WHERE name = ?")
+        .prepare("UPDATE audit_logs SET server_day = ? WHERE name = ?")
         .run("2024-10-31", "late");
       const coverage = sqliteOf(store).prepare(
         "INSERT INTO coverage (filter_key, day, server_total, local_count, checked_at, day_closed) VALUES ('all', ?, ?, ?, 0, 1)",

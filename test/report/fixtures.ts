@@ -57,10 +57,9 @@ export function insertRecords(store: Store, records: readonly RawRecord[], first
   let seq = head?.seq ?? 0;
   let chain = head?.hash ?? CHAIN_GENESIS;
   const insert = sqliteOf(store).prepare(
-    // This fixture's day (the UTC day) is kept as it is, whatever the date text says.
-    `INSERT INTO audit_logs (raw_data, occurred_at, server_day_override, record_hash_bytes, seq, chain_hash_bytes,
+    `INSERT INTO audit_logs (raw_data, occurred_at, server_day, record_hash_bytes, seq, chain_hash_bytes,
        first_seen_at)
-     VALUES (?, ?, coalesce(?, ''), unhex(?), ?, unhex(?), ?)`,
+     VALUES (?, ?, ?, unhex(?), ?, unhex(?), ?)`,
   );
   const seqs: number[] = [];
   sqliteOf(store).transaction(() => {

@@ -75,8 +75,8 @@ describe("runSql", () => {
   });
 
   it("lets SQLite refuse a write, and rejects bad SQL, as usage errors", async () => {
-    await expect(capture("UPDATE audit_logs SET first_seen_at = 0", "table")).rejects.toThrow(UsageError);
-    await expect(capture("UPDATE audit_logs SET first_seen_at = 0", "table")).rejects.toThrow(
+    await expect(capture("UPDATE audit_logs SET server_day = 'x'", "table")).rejects.toThrow(UsageError);
+    await expect(capture("UPDATE audit_logs SET server_day = 'x'", "table")).rejects.toThrow(
       /refused.*writes/,
     );
     await expect(capture("DELETE FROM audit_logs", "table")).rejects.toThrow(/refused.*writes/);
@@ -91,7 +91,7 @@ describe("runSql", () => {
     await expect(capture("CREATE TEMP TABLE t (a)", "table")).rejects.toThrow(/refused/);
     expect(() => sqliteOf(readonly).prepare("SELECT * FROM temp.t").all()).toThrow(/no such table/);
     await expect(
-      capture("UPDATE audit_logs SET first_seen_at = 0 WHERE seq = 1 RETURNING name", "json"),
+      capture("UPDATE audit_logs SET server_day = 'x' WHERE seq = 1 RETURNING name", "json"),
     ).rejects.toThrow(/refused.*writes/);
     await expect(capture("PRAGMA user_version = 7", "table")).rejects.toThrow(/refused/);
     // A statement returning no rows is not run either.
@@ -120,7 +120,7 @@ describe("flagtrail sql (CLI)", () => {
   it("refuses an UPDATE with exit 2 and leaves the row as it was", async () => {
     const result = await runCliInProcess([
       "sql",
-      "UPDATE audit_logs SET server_day_override = 'hacked' WHERE seq = 1",
+      "UPDATE audit_logs SET server_day = 'hacked' WHERE seq = 1",
       "--db",
       dbPath,
     ]);

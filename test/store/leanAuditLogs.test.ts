@@ -32,7 +32,6 @@ const FROM_RAW = [
   "name",
   "raw",
   "record_hash",
-  "server_day",
   "tags",
   "time_text",
   "updated_by",
@@ -52,7 +51,7 @@ function trickyRecords() {
       ...makeRecord(AT + 2000, { actionType: "config_rules_update", tags: [] }),
       extra: { big: 1e21, small: 5e-7, negative: -0.5, lone: "\ud800", line: "\u2028" },
     },
-    // Dates whose server day SQL does not read from the text the writer's way (migration 0015).
+    // Dates of another form, with two blanks, a wrong weekday, a day that does not exist.
     makeRecord(AT + 3000, { date: "Sunday, March 10, 2024", modifierEmail: "" }),
     makeRecord(AT + 4000, { date: "Sun  Mar 10 2024" }),
     makeRecord(AT + 5000, { date: "Mon Mar 10 2024" }),
@@ -109,7 +108,7 @@ describe("audit_logs", () => {
         modifier_email: '{"primary":"a@x.io","n":1}',
         tags: '["prod","ünï \\"q\\""]',
       });
-      // The writer's server day where SQL's reading differs; '' where there is none.
+      // The writer's server day, stored: none where the date text has no day it can read.
       expect(rows.slice(3).map((r) => r.server_day)).toEqual([
         "2024-03-10",
         "2024-03-10",
@@ -117,9 +116,6 @@ describe("audit_logs", () => {
         null,
         "2024-03-10",
       ]);
-      expect(
-        sqliteOf(store).prepare("SELECT server_day_override FROM audit_logs ORDER BY seq").pluck().all(),
-      ).toEqual([null, null, null, "2024-03-10", "2024-03-10", "", "", null]);
       expect(
         sqliteOf(store)
           .prepare("SELECT DISTINCT typeof(raw_data), length(record_hash_bytes) FROM audit_logs")
@@ -139,7 +135,7 @@ describe("audit_logs", () => {
       const writer = createRecordWriter(store);
       const record = makeRecord(AT, { changes: { rules: { old: [], new: [{ id: "r" }] } } });
       expect((await writer.writePage([record], { syncRunId: null, now: 1 })).inserted).toBe(1);
-      // Written through the rule_changes view, whose triggers a load keeps (its rows' index is set aside).
+      // Its rule diff is written during the load too (the rows' index is set aside until the end).
       expect(indexesOf(sqlite)).not.toHaveProperty("rule_changes_audit_log_id_idx");
       expect(sqlite.prepare("SELECT new_value FROM rule_changes").pluck().all()).toEqual(['{"id":"r"}']);
       expect(await writer.writePage([record], { syncRunId: null, now: 1 })).toMatchObject({
@@ -281,7 +277,7 @@ function indexesOf(sqlite: Database.Database): Record<string, string[]> {
   const names = sqlite
     .prepare(
       `SELECT name FROM sqlite_master WHERE type = 'index'
-         AND tbl_name IN ('audit_logs', 'rule_changes', 'rule_change_rows')
+         AND tbl_name IN ('audit_logs', 'rule_changes')
          AND sql IS NOT NULL ORDER BY name`,
     )
     .pluck()
@@ -422,8 +418,6 @@ describe("migration 0012", () => {
         "audit_logs_fts_after_delete",
         "audit_logs_fts_after_insert",
         "audit_logs_fts_after_update",
-        "rule_changes_instead_of_delete",
-        "rule_changes_instead_of_insert",
       ]);
     } finally {
       store.close();
@@ -432,17 +426,17 @@ describe("migration 0012", () => {
 });
 
 describe("migration 0015", () => {
-  it("reads updated_by_user_id, modifier_email and server_day from the record in place: every row, search and chain as before", async () => {
+  it("reads updated_by_user_id and modifier_email from the record in place: every row, search and chain as before", async () => {
     const path = join(mkdtempSync(join(tmpdir(), "flagtrail-0015-")), "store.db");
     const rules = (percentagePass: number) => [{ id: "rule1", name: "Beta", percentagePass }];
-    // A rule edit with a rule removed and one added: rule_changes kept both whole.
+    // A rule edit with a rule removed and one added.
     const gone = { id: "gone", name: 'Old "ünï" ✓', conditionJSON: [{ type: "x", value: [1, 2.5, null] }] };
     const fresh = { id: "fresh", name: "New", returnValueJSON: '{"a":1e21}', percentagePass: 0.5 };
     const edit = { old: [...rules(10), gone], new: [fresh, ...rules(20)] };
     const records = [
       ...trickyRecords(),
       makeRecord(AT + 9000, { changes: { rules: edit } }),
-      // Rules that are scalars: their text is kept (SQL would give the number back, not '5').
+      // Rules that are scalars: their values stay texts ('5', not 5).
       makeRecord(AT + 9400, { changes: { rules: { old: [], new: [5, 2.5] } } }),
       makeRecord(AT + 9500, { changes: { rules: { old: [9], new: [] } } }),
       ...Array.from({ length: 20 }, (_, i) => makeRecord(AT + 10_000 * (i + 1))),
@@ -461,6 +455,7 @@ describe("migration 0015", () => {
     const beforeSummaries = old.prepare(summaries).all();
     expect(beforeSummaries).toHaveLength(3);
     // A day stored apart from what the date text says (as a fixture or an older writer may have): kept.
+    const day10 = old.prepare("SELECT server_day FROM audit_logs WHERE seq = 10").pluck().get();
     old.prepare("UPDATE audit_logs SET server_day = '2001-02-03' WHERE seq = 10").run();
     const before = documentedRows(old);
     const search = "SELECT rowid FROM audit_logs_fts WHERE audit_logs_fts MATCH 'newline OR updated'";
@@ -478,61 +473,20 @@ describe("migration 0015", () => {
       expect(
         sqlite.prepare("SELECT sql FROM sqlite_master WHERE name = 'rule_diff_summaries'").pluck().get(),
       ).toMatch(/WITHOUT ROWID$/);
-      // The two whole rules are read from the record, not kept.
-      expect(
-        sqlite
-          .prepare("SELECT change FROM rule_change_rows WHERE old_value IS NULL AND new_value IS NULL")
-          .pluck()
-          .all(),
-      ).toEqual(["added", "removed"]);
       expect(sqlite.prepare(search).pluck().all()).toEqual(beforeSearch);
       sqlite.prepare("INSERT INTO audit_logs_fts (audit_logs_fts, rank) VALUES ('integrity-check', 1)").run();
       expect(sqlite.pragma("foreign_key_check")).toEqual([]);
       expect(indexesOf(sqlite)).toEqual(INDEXES_0012);
-      // Only the rows whose day SQL does not read from the date text keep one.
-      expect(
-        sqlite.prepare("SELECT seq FROM audit_logs WHERE server_day_override IS NOT NULL").pluck().all(),
-      ).toEqual([4, 5, 6, 7, 10]);
       await expect(verifyStore(store)).rejects.toThrow(/seq 10 .*column server_day differs/);
-      sqlite.prepare("UPDATE audit_logs SET server_day_override = NULL WHERE seq = 10").run();
+      sqlite.prepare("UPDATE audit_logs SET server_day = ? WHERE seq = 10").run(day10);
       const check = await verifyStore(store);
       expect(check).toMatchObject({ records: records.length, ruleDiffs: 3 });
-      // New rule diffs go through the view; verify recomputes them and compares every value.
+      // New rule diffs; verify recomputes them and compares every value.
       const next = makeRecord(AT + 999_999, { changes: { rules: { old: edit.new, new: edit.old } } });
       const scalars = makeRecord(AT + 999_000, { changes: { rules: { old: [9], new: [] } } });
       await createRecordWriter(store).writePage([next, scalars], { syncRunId: null, now: 1 });
       expect(await verifyStore(store)).toMatchObject({ records: records.length + 2, ruleDiffs: 5 });
       expect(sqlite.prepare(types).pluck().all().sort()).toEqual(["null", "text"]);
-    } finally {
-      store.close();
-    }
-  });
-
-  it("keeps a whole rule whose text SQL does not read back the same, and deletes through the view", async () => {
-    const store = openStore(":memory:");
-    try {
-      const sqlite = sqliteOf(store);
-      const record = makeRecord(AT, {
-        changes: { rules: { old: [], new: [{ id: "r", percentagePass: 1 }] } },
-      });
-      await createRecordWriter(store).writePage([record], { syncRunId: null, now: 1 });
-      const insert = sqlite.prepare(
-        `INSERT INTO rule_changes (audit_log_id, rule_id, change, new_value, new_position)
-         VALUES (?, 'r', 'added', ?, 1)`,
-      );
-      // As another JSON writer may have sent it: the same rule, another text.
-      insert.run(record.id, '{"id":"r","percentagePass":1.0}');
-      const rows = "SELECT id, new_value FROM rule_changes WHERE audit_log_id = ? ORDER BY id";
-      expect(sqlite.prepare(rows).raw().all(record.id)).toEqual([
-        [1, '{"id":"r","percentagePass":1}'],
-        [2, '{"id":"r","percentagePass":1.0}'],
-      ]);
-      expect(sqlite.prepare("SELECT new_value FROM rule_change_rows ORDER BY id").pluck().all()).toEqual([
-        null,
-        '{"id":"r","percentagePass":1.0}',
-      ]);
-      sqlite.prepare("DELETE FROM rule_changes WHERE id = 1").run();
-      expect(sqlite.prepare(rows).raw().all(record.id)).toEqual([[2, '{"id":"r","percentagePass":1.0}']]);
     } finally {
       store.close();
     }

@@ -48,8 +48,8 @@ describe("verifyStore: the record chain", () => {
 
   it("names the first row whose column was changed", async () => {
     const s = scenario();
-    sqliteOf(s).prepare("UPDATE audit_logs SET server_day_override = '2000-01-01' WHERE seq = 9").run();
-    sqliteOf(s).prepare("UPDATE audit_logs SET server_day_override = '2000-01-02' WHERE seq = 12").run();
+    sqliteOf(s).prepare("UPDATE audit_logs SET server_day = '2000-01-01' WHERE seq = 9").run();
+    sqliteOf(s).prepare("UPDATE audit_logs SET server_day = '2000-01-02' WHERE seq = 12").run();
     await expectBroken(s, /^broken chain at seq 9 \(id S000000000000000000009\): column server_day differs/);
   });
 
@@ -80,13 +80,13 @@ describe("verifyStore: the record chain", () => {
     const s = scenario();
     sqliteOf(s)
       .prepare(
-        "UPDATE audit_logs SET occurred_at = occurred_at - 400 * 86400000, server_day_override = '2023-02-23' WHERE seq = 4",
+        "UPDATE audit_logs SET occurred_at = occurred_at - 400 * 86400000, server_day = '2023-02-23' WHERE seq = 4",
       )
       .run();
     await expectBroken(s, /seq 4 \(id S000000000000000000004\): column occurred_at differs/);
     const t = buildScenarioStore();
     try {
-      sqliteOf(t).prepare("UPDATE audit_logs SET server_day_override = '2024-03-30' WHERE seq = 4").run();
+      sqliteOf(t).prepare("UPDATE audit_logs SET server_day = '2024-03-30' WHERE seq = 4").run();
       await expectBroken(t, /seq 4 .*column server_day differs/);
     } finally {
       t.close();
