@@ -22,13 +22,21 @@ export function linkAndDiffConfig(store: AnyStore, configKey: string): Promise<v
 
 const DIFF_VERSION_KEY = "config_diff_version";
 
-/** Once per CONFIG_DIFF_VERSION: every config's rows derived again whole (reads keep earlier versions' rows). */
-export async function rediffConfigsBehind(store: AnyStore): Promise<number> {
+/**
+ * Once per CONFIG_DIFF_VERSION: every config's rows derived again whole (reads keep earlier versions'
+ * rows). Stopped, it records nothing and the next run starts again; it yields between configs (SQLite's
+ * writes are synchronous: a long pass would hold off signals and the lease's heartbeat).
+ */
+export async function rediffConfigsBehind(store: AnyStore, signal?: AbortSignal): Promise<number> {
   if (Number((await readMetaValue(store, DIFF_VERSION_KEY)) ?? 1) >= CONFIG_DIFF_VERSION) return 0;
   const keys = await (await queriesOf(store)).all<{ key: string }>(
     sql`SELECT DISTINCT config_key AS key FROM config_versions ORDER BY 1`,
   );
-  for (const { key } of keys) await linkAndDiffConfig(store, key);
+  for (const { key } of keys) {
+    await new Promise(setImmediate);
+    if (signal?.aborted) return 0;
+    await linkAndDiffConfig(store, key);
+  }
   await writeMetaValue(store, DIFF_VERSION_KEY, String(CONFIG_DIFF_VERSION));
   return keys.length;
 }

@@ -28,7 +28,7 @@ export async function syncEntities(run: SyncRun): Promise<EntitySummary | null> 
   const { client, options } = run;
   if (!options.entities || !hasListPage(client) || run.signal.aborted) return null;
   run.refreshClientStats();
-  await rediffConfigsBehind(run.store);
+  await rediffConfigsBehind(run.store, run.signal);
   const pass = new EntityPass(run, client, budgetOf(run, run.counters.requests));
   const requestsBefore = client.stats().requests;
   const due = await dueReads(run);

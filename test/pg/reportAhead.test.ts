@@ -92,6 +92,45 @@ describe("the report's reads ahead on PostgreSQL", () => {
       await store.close();
     }
   });
+  it("give up on a lock queued behind the report's own (an ALTER waiting): the report's session reads it, nothing hangs", async () => {
+    const { dbPath } = scenarioOnDisk("flagtrail-pg-ahead-lock-", { ruleDiffs: true });
+    const url = await freshDatabase("aheadlock");
+    await copyStore(dbPath, url);
+    const store = await openPgStore(url);
+    const params = reportParamsFor(resolvePeriod(SCENARIO.from, SCENARIO.to, SCENARIO.timeZone), null, null);
+    const changes = async (snapshot: ReportSnapshot) => {
+      const rows: unknown[] = [];
+      for await (const batch of snapshot.changes!(params)) rows.push(...batch);
+      return rows;
+    };
+    let alter: Promise<unknown> | undefined;
+    try {
+      const before = await readReportSnapshot(store, changes);
+      expect(before.some((row) => (row as { unreviewed: number }).unreviewed === 1)).toBe(true);
+      const during = await readReportSnapshot(store, async (snapshot) => {
+        await snapshot.storedRecords(); // the report's session now holds its lock on audit_logs
+        alter = queryOnce(url, "ALTER TABLE audit_logs ADD COLUMN probe integer");
+        await vi.waitFor(
+          async () => {
+            const [waiting] = await queryOnce<{ n: number }>(
+              url,
+              `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database()
+               AND wait_event_type = 'Lock' AND query LIKE 'ALTER TABLE audit_logs%'`,
+            );
+            expect(waiting?.n).toBe(1);
+          },
+          { timeout: 60_000, interval: 20 },
+        );
+        // The second session's read of the unreviewed ids queues behind the ALTER, which waits for this.
+        return await changes(snapshot);
+      });
+      expect(during).toEqual(before);
+      await alter;
+    } finally {
+      await alter?.catch(() => undefined);
+      await store.close();
+    }
+  });
   it("wait for the change CSVs' first batch, which the report waits for, before they start", async () => {
     const { dbPath } = scenarioOnDisk("flagtrail-pg-ahead-gate-", { ruleDiffs: true });
     const url = await freshDatabase("aheadgate");

@@ -200,6 +200,9 @@ describe("a store whose version diffs an older CONFIG_DIFF_VERSION derived", () 
     expect(await rediffConfigsBehind(store)).toBe(0);
     expect(await derived(store)).not.toEqual(expected);
     await q.run(sql`INSERT INTO meta (key, value, updated_at) VALUES ('config_diff_version', '0', 0)`);
+    // A run stopped before its pass: nothing derived, nothing recorded (the next run does it all).
+    expect(await rediffConfigsBehind(store, AbortSignal.abort())).toBe(0);
+    expect(await derived(store)).not.toEqual(expected);
     expect(await rediffConfigsBehind(store)).toBe(1);
     expect(await derived(store)).toEqual(expected);
     const meta = await q.get<{ value: string }>(
