@@ -229,17 +229,33 @@ function baselineMedians(rounds: Record<string, number>[], syncPerS: number): Re
   return figures;
 }
 
-/** The same ingest into PostgreSQL, beside a bare multi-row INSERT of the rows it stored (bench/pgIngest.ts). */
+/**
+ * The same ingest into PostgreSQL, beside a bare multi-row INSERT and a server-side COPY of the rows it
+ * stored (bench/pgIngest.ts). Three rounds, each into fresh databases, alternating which goes first; each
+ * figure the median of its three: one COPY of 50k rows took anywhere from 2.3 to 8.6 s on a loaded
+ * 2-core machine, so a single pair said more about the machine than about the sync.
+ */
 async function pgIngest(sim: SimProcess, since: string): Promise<Record<string, number>> {
   const server = await startBenchPg();
   try {
-    const url = await server.database("bench_sync");
-    const sync = await syncInChild(sim, since, url);
-    if (sync.inserted !== INGEST_RECORDS) {
-      throw new Error(`bench PostgreSQL ingest: stored ${sync.inserted} of ${INGEST_RECORDS}`);
+    const syncs: ChildSync[] = [];
+    const copies: { ms: number; rows: number }[] = [];
+    const bares: { ms: number; rows: number }[] = [];
+    for (let round = 0; round < (FULL ? 1 : 3); round++) {
+      const url = await server.database(`bench_sync_${round}`);
+      const copy = async () => copies.push(await copyMs(url, await server.database(`bench_copy_${round}`)));
+      const sync = await syncInChild(sim, since, url);
+      if (sync.inserted !== INGEST_RECORDS) {
+        throw new Error(`bench PostgreSQL ingest: stored ${sync.inserted} of ${INGEST_RECORDS}`);
+      }
+      if (round % 2 === 1) await copy();
+      syncs.push(sync);
+      bares.push(await bareInsertMs(url, await server.database(`bench_bare_${round}`)));
+      if (round % 2 === 0) await copy();
     }
-    const bare = await bareInsertMs(url, await server.database("bench_bare"));
-    const copy = await copyMs(url, await server.database("bench_copy"));
+    const sync = median(syncs);
+    const copy = median(copies);
+    const bare = median(bares);
     if (copy.rows !== INGEST_RECORDS) throw new Error(`bench PostgreSQL COPY: ${copy.rows} rows`);
     const syncPerS = (sync.fetched / sync.ms) * 1000;
     const barePerS = (bare.rows / bare.ms) * 1000;
