@@ -12,8 +12,7 @@ import {
 import { ENTITY_TABLES } from "./entityTables.ts";
 import { readMetaValue, writeMetaValue } from "./metaValues.ts";
 import type { AnyStore } from "./openAny.ts";
-import { columnsOf, inList, inTransaction, type Queries, queriesOf, sql } from "./query.ts";
-import type { TableSpec } from "./tableKinds.ts";
+import { inList, insertInto, inTransaction, type Queries, queriesOf, sql } from "./query.ts";
 
 /** Replaces the derived rows of one config's whole history (links and version changes) in one transaction. */
 export function linkAndDiffConfig(store: AnyStore, configKey: string): Promise<void> {
@@ -41,13 +40,6 @@ export async function rediffConfigsBehind(store: AnyStore, signal?: AbortSignal)
   return keys.length;
 }
 
-// Rows whose properties are the table's column keys, inserted in table order.
-function insertObjects(q: Queries, table: TableSpec, rows: readonly object[]): Promise<number> {
-  const keys = Object.keys(table.columns).filter((key) => key !== "id");
-  const values = rows.map((row) => keys.map((key) => (row as Record<string, unknown>)[key]));
-  return q.insertRows(table.name, columnsOf(table), values);
-}
-
 /**
  * The same in the caller's transaction: a read of the config's versions links them in its own. `added`:
  * the versions the read added, by number, as received (none: only the links); left out, every version.
@@ -65,7 +57,7 @@ export async function linkAndDiffConfigIn(q: Queries, key: string, added?: Reado
         WHERE config_key = ${key} ORDER BY version`,
   );
   await q.run(sql`DELETE FROM config_edit_links WHERE config_key = ${key}`);
-  await insertObjects(q, ENTITY_TABLES.configEditLinks, editLinkRows(key, edits, versions));
+  await insertInto(q, ENTITY_TABLES.configEditLinks, editLinkRows(key, edits, versions));
   if (added?.size === 0) return;
   // Versions are 32-bit integers on PostgreSQL: every one is at least -2^31.
   const from = added === undefined ? -(2 ** 31) : [...added.keys()].reduce((a, b) => Math.min(a, b));
@@ -76,5 +68,5 @@ export async function linkAndDiffConfigIn(q: Queries, key: string, added?: Reado
           (SELECT max(version) FROM config_versions WHERE config_key = ${key} AND version < ${from}), ${from})
         ORDER BY version`,
   );
-  await insertObjects(q, ENTITY_TABLES.configVersionChanges, versionChangeRows(key, raws, added));
+  await insertInto(q, ENTITY_TABLES.configVersionChanges, versionChangeRows(key, raws, added));
 }
