@@ -10,14 +10,11 @@ import {
   type QuarantineDigest,
   type QuarantineRow,
   quarantineDigestSchema,
-  signChainHead,
 } from "../digests.ts";
 import type { QuarantineInsert } from "../records/quarantineRows.ts";
 import { parseStoredJson } from "../storedJson.ts";
 import { metaValueQuery, writeMetaValueQuery } from "./metaValues.ts";
 import { type Queries, sql } from "./query.ts";
-
-export { signChainHead };
 
 /** meta key: JSON {rows, lastId, digest} — a hash chain over quarantine rows in id order. */
 export const QUARANTINE_DIGEST_KEY = "chain:quarantine";

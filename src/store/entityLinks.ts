@@ -10,7 +10,7 @@ import {
   versionChangeRows,
 } from "../diff/configHistory.ts";
 import { ENTITY_TABLES } from "./entityTables.ts";
-import { readMetaValue, writeMetaValue } from "./metaValues.ts";
+import { readMetaValueIn, writeMetaValueQuery } from "./metaValues.ts";
 import type { AnyStore } from "./openAny.ts";
 import { inList, insertInto, inTransaction, type Queries, queriesOf, sql } from "./query.ts";
 
@@ -20,6 +20,7 @@ export function linkAndDiffConfig(store: AnyStore, configKey: string): Promise<v
 }
 
 const DIFF_VERSION_KEY = "config_diff_version";
+const storedDiffVersion = async (q: Queries) => Number((await readMetaValueIn(q, DIFF_VERSION_KEY)) ?? 1);
 
 /**
  * Once per CONFIG_DIFF_VERSION: every config's rows derived again whole (reads keep earlier versions'
@@ -27,8 +28,9 @@ const DIFF_VERSION_KEY = "config_diff_version";
  * writes are synchronous: a long pass would hold off signals and the lease's heartbeat).
  */
 export async function rediffConfigsBehind(store: AnyStore, signal?: AbortSignal): Promise<number> {
-  if (Number((await readMetaValue(store, DIFF_VERSION_KEY)) ?? 1) >= CONFIG_DIFF_VERSION) return 0;
-  const keys = await (await queriesOf(store)).all<{ key: string }>(
+  const q = await queriesOf(store);
+  if ((await storedDiffVersion(q)) >= CONFIG_DIFF_VERSION) return 0;
+  const keys = await q.all<{ key: string }>(
     sql`SELECT DISTINCT config_key AS key FROM config_versions ORDER BY 1`,
   );
   for (const { key } of keys) {
@@ -36,7 +38,7 @@ export async function rediffConfigsBehind(store: AnyStore, signal?: AbortSignal)
     if (signal?.aborted) return 0;
     await linkAndDiffConfig(store, key);
   }
-  await writeMetaValue(store, DIFF_VERSION_KEY, String(CONFIG_DIFF_VERSION));
+  await q.run(writeMetaValueQuery(DIFF_VERSION_KEY, String(CONFIG_DIFF_VERSION), Date.now()));
   return keys.length;
 }
 
@@ -69,4 +71,7 @@ export async function linkAndDiffConfigIn(q: Queries, key: string, added?: Reado
         ORDER BY version`,
   );
   await insertInto(q, ENTITY_TABLES.configVersionChanges, versionChangeRows(key, raws, added));
+  // An older binary's rows under a newer number: it goes down with them, so the newer one derives all again.
+  if ((await storedDiffVersion(q)) > CONFIG_DIFF_VERSION)
+    await q.run(writeMetaValueQuery(DIFF_VERSION_KEY, String(CONFIG_DIFF_VERSION), Date.now()));
 }
