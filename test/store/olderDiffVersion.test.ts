@@ -97,6 +97,25 @@ describe.each(Object.keys(ENGINES) as (keyof typeof ENGINES)[])("an older diff v
     expect(await rediffConfigsBehind(store)).toBe(0);
   });
 
+  it("config diffs: a write that fails keeps the newer number (one transaction with the rows)", async () => {
+    const store = await openStore(await ENGINES[engine]());
+    opened.push(store);
+    const newer = String(CONFIG_DIFF_VERSION + 1);
+    await writeMetaValue(store, "config_diff_version", newer);
+    // The read's invalid item fails to serialize (a BigInt) after the rows and the number are written.
+    const read = {
+      ...{ kind: "config_versions", key: "limits", outcome: "ok" as const, items: 2, invalid: 1 },
+      ...{ invalidItems: [{ raw: { id: 1n }, issues: [] }], requestPath: "/console/v1/x" },
+    };
+    await expect(
+      storeConfigVersions(store, "limits", [version(2), version(1)], { runId: null, now: AT, read }),
+    ).rejects.toThrow(/serialize a BigInt/);
+    const q = await queriesOf(store);
+    const rows = await q.get<{ n: number }>(sql`SELECT count(*) AS n FROM config_version_changes`);
+    expect(Number(rows?.n)).toBe(0);
+    expect(await readMetaValue(store, "config_diff_version")).toBe(newer);
+  });
+
   it("rule diffs: rows carry the writer's version; the newer mark stays short of them, the older backfill lowers it", async () => {
     const store = await openStore(await ENGINES[engine]());
     opened.push(store);
