@@ -100,14 +100,3 @@ export function checkChainHeadSignature(
   const actual = Buffer.from(signature, "hex");
   return expected.length === actual.length && timingSafeEqual(expected, actual);
 }
-
-/** A digest kept in meta, or null when the key is missing or its value is not one. */
-export function parseDigest<T>(schema: z.ZodType<T>, text: string | null | undefined): T | null {
-  if (text === null || text === undefined) return null;
-  try {
-    const parsed = schema.safeParse(JSON.parse(text));
-    return parsed.success ? parsed.data : null;
-  } catch {
-    return null;
-  }
-}

@@ -1,11 +1,18 @@
 // An entity list's pages (config versions, a layer's experiments, an event's metrics), read in order with
-// the audit log's page arithmetic (./pageReader.ts) and the same runaway bound (./runawayGuard.ts).
+// the audit log's page arithmetic (./pageReader.ts) and judged by the audit pager's runaway guard
+// (./runawayGuard.ts): the same bound past the first page's total, the same stop for pages that repeat.
+import { createHash } from "node:crypto";
 import type { ListPage } from "./consoleClient.ts";
 import { endsList, reportedSize } from "./pageReader.ts";
-import { PAGES_PAST_TOTAL, RunawayPagingError } from "./runawayGuard.ts";
+import { RunawayGuard } from "./runawayGuard.ts";
 
 /** One page of a console list other than the audit log (entity lists take only `page` and `limit`). */
 export type ListPageFetcher = (page: number, limit: number) => Promise<ListPage>;
+
+// An item as the guard knows it: a digest of its JSON. An entity list's items carry no id of one kind (a
+// config's versions all carry the config's), and an item sent again is sent the same; a digest keeps the
+// guard's memory small whatever an item's size (a config version can be large).
+const itemKey = (item: unknown) => createHash("sha1").update(JSON.stringify(item)).digest("base64");
 
 /**
  * Every item of an entity list (config versions, a layer's experiments, an event's metrics), pages read
@@ -21,19 +28,16 @@ export async function readListPages(
   complete?: (pages: readonly ListPage[]) => boolean,
 ): Promise<ListPage[]> {
   const pages: ListPage[] = [];
-  let firstTotal: number | undefined;
+  let guard: RunawayGuard | undefined;
   for (let page = 1; ; page += 1) {
     const fetched = await fetchPage(page, limit);
     pages.push(fetched);
     const perPage = reportedSize(fetched.pagination.itemsPerPage, limit);
-    firstTotal ??= fetched.pagination.totalItems;
-    if (endsList(fetched.items.length, page, perPage, fetched.pagination.totalItems)) return pages;
-    if (complete?.(pages)) return pages;
-    // Measured against the first total: a total that grows with every page must not move the limit.
-    if (page >= Math.ceil(firstTotal / perPage) + PAGES_PAST_TOTAL) {
-      throw new RunawayPagingError(
-        `${fetched.requestPath}: the server kept paging ${PAGES_PAST_TOTAL} pages past its first total of ${firstTotal} items.`,
-      );
-    }
+    const { totalItems } = fetched.pagination;
+    const last = endsList(fetched.items.length, page, perPage, totalItems);
+    // Named in its messages by the list's path (its first request's, without the query).
+    guard ??= new RunawayGuard(fetched.requestPath.split("?")[0]!);
+    guard.judgePage(page, perPage, totalItems, fetched.items.map(itemKey), last);
+    if (last || complete?.(pages)) return pages;
   }
 }

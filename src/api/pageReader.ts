@@ -77,21 +77,15 @@ export class PageReader {
     return perPage;
   }
 
-  /** The first page's totalItems and size: the bound of the whole read. */
-  private first: { total: number; perPage: number } | null = null;
-
   /** Judges one page in order: is it the last, and is the server running away? */
   accept(response: AuditLogPage, page: number): FetchedPage {
     const perPage = this.sizeOf(response, page);
     const { totalItems } = response.pagination;
-    this.first ??= { total: totalItems, perPage };
-    this.guard.judgeFirstTotal(page, perPage, this.first.total, this.first.perPage);
     const ids = response.records.map(idOf);
-    this.guard.judgeRepeats(ids, page, totalItems);
     const stop = this.options.stopAtId;
     const reachedStop = stop != null && ids.includes(stop);
     const last = endsList(response.records.length, page, perPage, totalItems) || reachedStop;
-    if (!last) this.guard.judgePastTotal(page, perPage);
+    this.guard.judgePage(page, perPage, totalItems, ids, last);
     const { records, requestPath, body } = response;
     return { page, records, totalItems, perPage, requestPath, last, body };
   }

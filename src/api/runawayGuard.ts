@@ -1,5 +1,6 @@
 // Whether a server pages without end: the same records again and again, or full pages past its own
-// total. Judged page by page, in page order, for one paged read (src/api/pager.ts).
+// total. Judged page by page, in page order, for one paged read: the audit log's (src/api/pager.ts) and an
+// entity list's (src/api/listPages.ts) alike.
 import { createHash } from "node:crypto";
 import { FlagtrailError } from "../errors.ts";
 
@@ -14,7 +15,7 @@ export class RunawayPagingError extends FlagtrailError {}
  */
 const REPEATED_PAGES_LIMIT = 5;
 /** Pages tolerated past what the largest totalItems allows (a list growing while we read). */
-export const PAGES_PAST_TOTAL = 10;
+const PAGES_PAST_TOTAL = 10;
 
 /**
  * Records a read may go past the totalItems its first page reported: records added at the head while we
@@ -33,8 +34,10 @@ export class RunawayGuard {
   private readonly pageDigests = new Set<string>();
   private staleRun = 0;
   private maxTotal = 0;
+  /** The first page's totalItems and size: the bound of the whole read (a second pass keeps it). */
+  private first: { total: number; perPage: number } | null = null;
 
-  /** `read` names the read in messages (its date range). */
+  /** `read` names the read in messages (an audit window's date range, an entity list's path). */
   constructor(private readonly read: string) {}
 
   /** A second pass over pages already read (a hole): repeats are expected against the first pass. */
@@ -44,8 +47,25 @@ export class RunawayGuard {
     this.staleRun = 0;
   }
 
+  /**
+   * Judges `page`, the next in order, by its page size in force, the server's total, its records' ids and
+   * whether it is the last: throws RunawayPagingError when the server runs away.
+   */
+  judgePage(
+    page: number,
+    perPage: number,
+    totalItems: number,
+    ids: readonly (string | undefined)[],
+    last: boolean,
+  ) {
+    this.first ??= { total: totalItems, perPage };
+    this.judgeFirstTotal(page, perPage, this.first.total, this.first.perPage);
+    this.judgeRepeats(ids, page, totalItems);
+    if (!last) this.judgePastTotal(page, perPage);
+  }
+
   /** Judges the record ids of `page`, the next page in order; throws once too many pages repeat. */
-  judgeRepeats(ids: readonly (string | undefined)[], page: number, totalItems: number): void {
+  private judgeRepeats(ids: readonly (string | undefined)[], page: number, totalItems: number): void {
     this.maxTotal = Math.max(this.maxTotal, totalItems);
     const fresh = ids.filter((id) => id === undefined || !this.recent.some((seen) => seen.has(id))).length;
     this.recent.push(new Set(ids.filter((id) => id !== undefined)));
@@ -66,7 +86,7 @@ export class RunawayGuard {
    * Throws when `page` starts past the bound the read's first page set: its totalItems plus
    * headInsertMargin.
    */
-  judgeFirstTotal(page: number, perPage: number, firstTotal: number, firstPerPage: number): void {
+  private judgeFirstTotal(page: number, perPage: number, firstTotal: number, firstPerPage: number): void {
     const margin = headInsertMargin(firstTotal, firstPerPage);
     if ((page - 1) * perPage >= firstTotal + margin) {
       throw new RunawayPagingError(
@@ -78,7 +98,7 @@ export class RunawayGuard {
   }
 
   /** Throws when `page`, not the last, lies too far past what the largest totalItems allows. */
-  judgePastTotal(page: number, perPage: number): void {
+  private judgePastTotal(page: number, perPage: number): void {
     if (page > Math.ceil(this.maxTotal / perPage) + PAGES_PAST_TOTAL) {
       throw new RunawayPagingError(
         `The server kept returning full pages past its totalItems (${this.maxTotal}) for ` +

@@ -1,6 +1,7 @@
 // A first backfill loads without the secondary indexes, built once from sorted data after (far faster than
 // row by row; what is set aside, when, and why a killed load resumes: docs/sync.md).
 import { z } from "zod";
+import { deleteMetaValueQuery, readMetaValueIn, writeMetaValueQuery } from "./metaValues.ts";
 import type { AnyStore } from "./openAny.ts";
 import { inTransaction, type Queries, sql } from "./query.ts";
 import { flushWalInBackground } from "./walFlush.ts";
@@ -73,12 +74,9 @@ async function dropSetAside(q: Queries): Promise<SetAside> {
 export async function beginBulkLoad(store: AnyStore): Promise<boolean> {
   return inTransaction(store, async (q) => {
     const empty = await q.get(sql`SELECT 1 AS x WHERE NOT EXISTS (SELECT 1 FROM audit_logs)`);
-    const running = await q.get(sql`SELECT 1 AS x FROM meta WHERE key = ${BULK_LOAD_KEY}`);
-    if (!empty || running) return false;
+    if (!empty || (await readMetaValueIn(q, BULK_LOAD_KEY)) !== undefined) return false;
     const setAside = await dropSetAside(q);
-    await q.run(
-      sql`INSERT INTO meta (key, value, updated_at) VALUES (${BULK_LOAD_KEY}, ${JSON.stringify(setAside)}, ${Date.now()})`,
-    );
+    await q.run(writeMetaValueQuery(BULK_LOAD_KEY, JSON.stringify(setAside), Date.now()));
     return true;
   });
 }
@@ -86,9 +84,9 @@ export async function beginBulkLoad(store: AnyStore): Promise<boolean> {
 /** Finishes a pending bulk load, or one killed half-way; SQLite's indexes reach disk in the background. */
 export async function finishBulkLoad(store: AnyStore): Promise<boolean> {
   const finished = await inTransaction(store, async (q) => {
-    const row = await q.get<{ value: string }>(sql`SELECT value FROM meta WHERE key = ${BULK_LOAD_KEY}`);
-    if (row === undefined) return false;
-    const setAside = setAsideSchema.parse(JSON.parse(row.value));
+    const value = await readMetaValueIn(q, BULK_LOAD_KEY);
+    if (value === undefined) return false;
+    const setAside = setAsideSchema.parse(JSON.parse(value));
     if (q.dialect === "sqlite") {
       // The full-text rebuild first: the indexes built next reuse the pages its merges free (else 17 of
       // 16 KB stayed free after a 50,000-record load). A migration run in between may have rebuilt some.
@@ -112,7 +110,7 @@ export async function finishBulkLoad(store: AnyStore): Promise<boolean> {
       // ANALYZE may run in a transaction (VACUUM may not): the mark goes only if the statistics were taken.
       await q.run(sql.raw(`ANALYZE ${ANALYZED.join(", ")}`));
     }
-    await q.run(sql`DELETE FROM meta WHERE key = ${BULK_LOAD_KEY}`);
+    await q.run(deleteMetaValueQuery(BULK_LOAD_KEY));
     return true;
   });
   if (finished && store.engine === "sqlite") flushWalInBackground(store.path);

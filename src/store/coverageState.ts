@@ -1,5 +1,6 @@
 // Coverage rows per filter set and server day, the days a finished plan owes a check; the newest record.
 import { z } from "zod";
+import { parseStoredJson } from "../storedJson.ts";
 import { deleteMetaValueQuery, readMetaValueIn, writeMetaValueQuery } from "./metaValues.ts";
 import type { AnyStore } from "./openAny.ts";
 import { inTransaction, type Queries, queriesOf, type SQL, sql } from "./query.ts";
@@ -65,11 +66,7 @@ export async function maxSeq(store: AnyStore): Promise<number> {
 const pendingCoverageKey = (filterKey: string) => `coverage_pending:${filterKey}`;
 
 /** The owed days kept in meta ([] when missing or unreadable). */
-function parsePendingDays(value: string | undefined): string[] {
-  if (value === undefined) return [];
-  const parsed = z.array(z.string()).safeParse(JSON.parse(value));
-  return parsed.success ? parsed.data : [];
-}
+const parsePendingDays = (value: string | undefined) => parseStoredJson(z.array(z.string()), value) ?? [];
 
 export async function readPendingCoverageDays(store: AnyStore, filterKey: string): Promise<string[]> {
   return parsePendingDays(await readMetaValueIn(await queriesOf(store), pendingCoverageKey(filterKey)));

@@ -7,17 +7,14 @@ import {
   EMPTY_QUARANTINE_DIGEST,
   foldCoverageRow,
   foldQuarantineRow,
-  parseDigest,
   type QuarantineDigest,
   type QuarantineRow,
   quarantineDigestSchema,
-  signChainHead,
 } from "../digests.ts";
 import type { QuarantineInsert } from "../records/quarantineRows.ts";
+import { parseStoredJson } from "../storedJson.ts";
 import { metaValueQuery, writeMetaValueQuery } from "./metaValues.ts";
 import { type Queries, sql } from "./query.ts";
-
-export { signChainHead };
 
 /** meta key: JSON {rows, lastId, digest} — a hash chain over quarantine rows in id order. */
 export const QUARANTINE_DIGEST_KEY = "chain:quarantine";
@@ -53,7 +50,7 @@ export async function insertQuarantineIn(q: Queries, row: QuarantineInsert): Pro
 export async function updateQuarantineDigestIn(q: Queries): Promise<QuarantineDigest> {
   const stored = await q.get<{ value: string }>(metaValueQuery(QUARANTINE_DIGEST_KEY));
   // A missing (or unreadable) digest starts over from every row present.
-  const start = parseDigest(quarantineDigestSchema, stored?.value) ?? EMPTY_QUARANTINE_DIGEST;
+  const start = parseStoredJson(quarantineDigestSchema, stored?.value) ?? EMPTY_QUARANTINE_DIGEST;
   const rows = await q.all<QuarantineRow>(
     sql`SELECT ${sql.raw(QUARANTINE_COLUMNS)} FROM quarantine WHERE id > ${start.lastId} ORDER BY id`,
   );

@@ -1,8 +1,9 @@
 // Entities due for a read that an entity pass left to later runs (budget spent, a 403, a failure): what
 // status and the report count as pending. The due-lists (entityQueries.ts) stay the truth of what is due.
+import { ENTITY_TABLES } from "./entityTables.ts";
 import type { WriteContext } from "./entityWrites.ts";
 import type { AnyStore } from "./openAny.ts";
-import { inList, inTransaction, sql } from "./query.ts";
+import { inList, insertInto, inTransaction, sql } from "./query.ts";
 
 export interface BacklogEntry {
   kind: string;
@@ -24,9 +25,9 @@ export async function saveEntityBacklog(
     );
     const since = new Map(waiting.map((row) => [`${row.kind}\u0000${row.entity_key}`, row.pending_since]));
     await q.run(sql`DELETE FROM entity_backlog WHERE kind IN ${inList(kinds)}`);
-    await q.insertRows(
-      "entity_backlog",
-      ["kind", "entity_key", "newest_seq", "pending_since", "sync_run_id"],
+    await insertInto(
+      q,
+      ENTITY_TABLES.entityBacklog,
       pending.map((entry) => [
         entry.kind,
         entry.key,

@@ -10,10 +10,9 @@ import {
   versionChangeRows,
 } from "../diff/configHistory.ts";
 import { ENTITY_TABLES } from "./entityTables.ts";
-import { readMetaValue, writeMetaValue } from "./metaValues.ts";
+import { readMetaValueIn, writeMetaValueQuery } from "./metaValues.ts";
 import type { AnyStore } from "./openAny.ts";
-import { columnsOf, inList, inTransaction, type Queries, queriesOf, sql } from "./query.ts";
-import type { TableSpec } from "./tableKinds.ts";
+import { inList, insertInto, inTransaction, type Queries, queriesOf, sql } from "./query.ts";
 
 /** Replaces the derived rows of one config's whole history (links and version changes) in one transaction. */
 export function linkAndDiffConfig(store: AnyStore, configKey: string): Promise<void> {
@@ -21,6 +20,7 @@ export function linkAndDiffConfig(store: AnyStore, configKey: string): Promise<v
 }
 
 const DIFF_VERSION_KEY = "config_diff_version";
+const storedDiffVersion = async (q: Queries) => Number((await readMetaValueIn(q, DIFF_VERSION_KEY)) ?? 1);
 
 /**
  * Once per CONFIG_DIFF_VERSION: every config's rows derived again whole (reads keep earlier versions'
@@ -28,8 +28,9 @@ const DIFF_VERSION_KEY = "config_diff_version";
  * writes are synchronous: a long pass would hold off signals and the lease's heartbeat).
  */
 export async function rediffConfigsBehind(store: AnyStore, signal?: AbortSignal): Promise<number> {
-  if (Number((await readMetaValue(store, DIFF_VERSION_KEY)) ?? 1) >= CONFIG_DIFF_VERSION) return 0;
-  const keys = await (await queriesOf(store)).all<{ key: string }>(
+  const q = await queriesOf(store);
+  if ((await storedDiffVersion(q)) >= CONFIG_DIFF_VERSION) return 0;
+  const keys = await q.all<{ key: string }>(
     sql`SELECT DISTINCT config_key AS key FROM config_versions ORDER BY 1`,
   );
   for (const { key } of keys) {
@@ -37,15 +38,8 @@ export async function rediffConfigsBehind(store: AnyStore, signal?: AbortSignal)
     if (signal?.aborted) return 0;
     await linkAndDiffConfig(store, key);
   }
-  await writeMetaValue(store, DIFF_VERSION_KEY, String(CONFIG_DIFF_VERSION));
+  await q.run(writeMetaValueQuery(DIFF_VERSION_KEY, String(CONFIG_DIFF_VERSION), Date.now()));
   return keys.length;
-}
-
-// Rows whose properties are the table's column keys, inserted in table order.
-function insertObjects(q: Queries, table: TableSpec, rows: readonly object[]): Promise<number> {
-  const keys = Object.keys(table.columns).filter((key) => key !== "id");
-  const values = rows.map((row) => keys.map((key) => (row as Record<string, unknown>)[key]));
-  return q.insertRows(table.name, columnsOf(table), values);
 }
 
 /**
@@ -65,7 +59,7 @@ export async function linkAndDiffConfigIn(q: Queries, key: string, added?: Reado
         WHERE config_key = ${key} ORDER BY version`,
   );
   await q.run(sql`DELETE FROM config_edit_links WHERE config_key = ${key}`);
-  await insertObjects(q, ENTITY_TABLES.configEditLinks, editLinkRows(key, edits, versions));
+  await insertInto(q, ENTITY_TABLES.configEditLinks, editLinkRows(key, edits, versions));
   if (added?.size === 0) return;
   // Versions are 32-bit integers on PostgreSQL: every one is at least -2^31.
   const from = added === undefined ? -(2 ** 31) : [...added.keys()].reduce((a, b) => Math.min(a, b));
@@ -76,5 +70,8 @@ export async function linkAndDiffConfigIn(q: Queries, key: string, added?: Reado
           (SELECT max(version) FROM config_versions WHERE config_key = ${key} AND version < ${from}), ${from})
         ORDER BY version`,
   );
-  await insertObjects(q, ENTITY_TABLES.configVersionChanges, versionChangeRows(key, raws, added));
+  await insertInto(q, ENTITY_TABLES.configVersionChanges, versionChangeRows(key, raws, added));
+  // An older binary's rows under a newer number: it goes down with them, so the newer one derives all again.
+  if ((await storedDiffVersion(q)) > CONFIG_DIFF_VERSION)
+    await q.run(writeMetaValueQuery(DIFF_VERSION_KEY, String(CONFIG_DIFF_VERSION), Date.now()));
 }

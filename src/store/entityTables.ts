@@ -9,6 +9,9 @@ const entityChained = {
   entityChainHash: text().notNull(),
 };
 
+/** A snapshot's time and chained row, after its keys: appendSnapshots (entityWrites.ts) writes this order. */
+const snapshotTail = { takenAt: epochMs().notNull(), ...entityChained, syncRunId: integer() };
+
 export const ENTITY_TABLES = {
   configVersions: table(
     "config_versions",
@@ -56,9 +59,7 @@ export const ENTITY_TABLES = {
       experimentId: text().notNull(),
       name: text().notNull(),
       status: text().notNull(),
-      takenAt: epochMs().notNull(),
-      ...entityChained,
-      syncRunId: integer(),
+      ...snapshotTail,
     },
     (on) => [
       on.index("experiment_snapshots_experiment_idx", "experimentId", "takenAt"),
@@ -73,9 +74,7 @@ export const ENTITY_TABLES = {
       id: serial(),
       eventName: text().notNull(),
       metricId: text().notNull(),
-      takenAt: epochMs().notNull(),
-      ...entityChained,
-      syncRunId: integer(),
+      ...snapshotTail,
     },
     (on) => [
       on.index("metric_snapshots_event_idx", "eventName", "metricId", "takenAt"),

@@ -7,7 +7,7 @@ import { inEntityChain } from "./entityChain.ts";
 import { linkAndDiffConfigIn } from "./entityLinks.ts";
 import { ENTITY_TABLES } from "./entityTables.ts";
 import type { AnyStore } from "./openAny.ts";
-import { columnsOf, inList, type Queries, queriesOf, type SQL, sql } from "./query.ts";
+import { inList, insertInto, type Queries, queriesOf, type SQL, sql } from "./query.ts";
 import type { TableSpec } from "./tableKinds.ts";
 
 export interface VersionInput {
@@ -93,8 +93,8 @@ export function writeConfigVersions(
       }
     }
     const { configVersions, configVersionRevisions } = ENTITY_TABLES;
-    await q.insertRows(configVersions.name, columnsOf(configVersions), versionRows);
-    await q.insertRows(configVersionRevisions.name, columnsOf(configVersionRevisions), revisionRows);
+    await insertInto(q, configVersions, versionRows);
+    await insertInto(q, configVersionRevisions, revisionRows);
     await linkAndDiffConfigIn(q, configKey, added);
     await finishReadIn(q, context);
     return { inserted: versionRows.length, mutations };
@@ -137,7 +137,7 @@ function appendSnapshots<T extends SnapshotItem>(
       const link = chain.next(hash);
       return [...into.keyOf(item), context.now, raw, hash, link.seq, link.hash, context.runId];
     });
-    await q.insertRows(into.table.name, columnsOf(into.table), rows);
+    await insertInto(q, into.table, rows);
     await finishReadIn(q, context);
     return writes.length;
   });

@@ -16,11 +16,18 @@ export function inList(values: readonly unknown[]): SQL {
   return sql`(${sql.join(bound, sql`, `)})`;
 }
 
+const keysOf = (table: TableSpec) => Object.keys(table.columns).filter((key) => key !== "id");
 /** A table's columns but its serial id, in table order: what insertRows writes. */
-export const columnsOf = (table: TableSpec) =>
-  Object.keys(table.columns)
-    .filter((key) => key !== "id")
-    .map(columnName);
+export const columnsOf = (table: TableSpec) => keysOf(table).map(columnName);
+
+/** insertRows into `table`'s columns (columnsOf); a row is its values in that order, or an object by column key. */
+export function insertInto(q: Queries, table: TableSpec, rows: readonly (readonly unknown[] | object)[]) {
+  const keys = keysOf(table);
+  const values = rows.map((row) =>
+    Array.isArray(row) ? row : keys.map((key) => (row as Record<string, unknown>)[key]),
+  );
+  return q.insertRows(table.name, keys.map(columnName), values);
+}
 
 /** Where queries run: the store outside a transaction, or one transaction's session. */
 export interface Queries {

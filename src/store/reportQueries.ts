@@ -92,7 +92,19 @@ export function reportQuery(
 /** How many rows a stream hands over at a time. */
 export const BATCH_ROWS = 512;
 
+type ChainHead = { seq: number; chainHash: string };
 export type TimeTexts = Pick<CopiedColumns, "date_text" | "time_text">;
+
+/** The snapshot's own small reads, one text for both engines (@instant: epoch ms). */
+export const SNAPSHOT_READS = {
+  chainHead: `SELECT seq, chain_hash AS "chainHash" FROM audit_logs ORDER BY seq DESC LIMIT 1`,
+  storedRecords: "SELECT count(*) AS n FROM audit_logs",
+  // The stored record at or before the instant, then the one after it.
+  timeTextsNear: `SELECT date_text, time_text FROM (
+  SELECT date_text, time_text FROM audit_logs WHERE occurred_at <= @instant ORDER BY occurred_at DESC LIMIT 1) earlier
+UNION ALL SELECT date_text, time_text FROM (
+  SELECT date_text, time_text FROM audit_logs WHERE occurred_at > @instant ORDER BY occurred_at LIMIT 1) later`,
+};
 
 /** The report's reads, all from one snapshot of the store. */
 export interface ReportSnapshot {
@@ -108,7 +120,7 @@ export interface ReportSnapshot {
   /** The rows of experimentStateChangesCsv, configEditsCsv and unreviewedCsv in one read (changesCsv.ts). */
   changes(params: ReportParams): AsyncIterable<readonly ChangeCsvRow[]>;
   /** The newest record's place in the hash chain; null for an empty store. */
-  chainHead(): Promise<{ seq: number; chainHash: string } | null>;
+  chainHead(): Promise<ChainHead | null>;
   /** Every record stored, whatever its time. */
   storedRecords(): Promise<number>;
   /** The date and time texts of the stored records nearest an instant: the one at or before, then after. */
@@ -158,22 +170,10 @@ function snapshotOf(sqlite: Database.Database): ReportSnapshot {
         sqlite.prepare(CHANGES_CSV_SQL),
         paramsFor(CHANGES_CSV_SQL, bindParams(params)),
       ),
-    chainHead: async () => {
-      const head = sqlite.prepare("SELECT seq, chain_hash FROM audit_logs ORDER BY seq DESC LIMIT 1").get() as
-        | { seq: number; chain_hash: string }
-        | undefined;
-      return head ? { seq: head.seq, chainHash: head.chain_hash } : null;
-    },
-    storedRecords: async () => sqlite.prepare("SELECT count(*) FROM audit_logs").pluck().get() as number,
+    chainHead: async () => (sqlite.prepare(SNAPSHOT_READS.chainHead).get() as ChainHead | undefined) ?? null,
+    storedRecords: async () => sqlite.prepare(SNAPSHOT_READS.storedRecords).pluck().get() as number,
     timeTextsNear: async (instant: number) =>
-      sqlite
-        .prepare(
-          `SELECT date_text, time_text FROM (
-             SELECT date_text, time_text, occurred_at FROM audit_logs WHERE occurred_at <= ? ORDER BY occurred_at DESC LIMIT 1)
-           UNION ALL SELECT date_text, time_text FROM (
-             SELECT date_text, time_text, occurred_at FROM audit_logs WHERE occurred_at > ? ORDER BY occurred_at LIMIT 1)`,
-        )
-        .all(instant, instant) as TimeTexts[],
+      sqlite.prepare(SNAPSHOT_READS.timeTextsNear).all({ instant }) as TimeTexts[],
   };
 }
 

@@ -1,14 +1,13 @@
 // Rule diffs (rule_changes rows, a rule_diff_summaries row per record): written with new records, and by
 // the backfill for records stored before or diffed by an older DIFF_VERSION.
+import { z } from "zod";
 import { DIFF_VERSION, diffRecordChanges, type RuleChange, type RuleDiff } from "../diff/rules.ts";
 import type { InsertedRecord } from "../records/pageTally.ts";
-import { metaValueQuery, writeMetaValueQuery } from "./metaValues.ts";
+import { parseStoredJson } from "../storedJson.ts";
+import { readMetaValueIn, writeMetaValueQuery } from "./metaValues.ts";
 import type { AnyStore } from "./openAny.ts";
-import { columnsOf, inList, inTransaction, type Queries, queriesOf, sql } from "./query.ts";
+import { inList, insertInto, inTransaction, type Queries, queriesOf, sql } from "./query.ts";
 import { TABLES } from "./tables.ts";
-
-export const CHANGE_COLUMNS = columnsOf(TABLES.ruleChanges);
-export const SUMMARY_COLUMNS = columnsOf(TABLES.ruleDiffSummaries);
 
 /** A rule change as the values of rule_changes' columns after audit_log_id, in table order. */
 export function ruleChangeColumns(c: RuleChange): unknown[] {
@@ -19,13 +18,12 @@ export function ruleChangeColumns(c: RuleChange): unknown[] {
 export async function insertRuleDiffRows(q: Queries, records: readonly InsertedRecord[]): Promise<void> {
   const diffed = records.filter((r): r is { id: string; diff: RuleDiff } => r.diff !== null);
   const changes = diffed.flatMap(({ id, diff }) => diff.changes.map((c) => [id, ...ruleChangeColumns(c)]));
-  await q.insertRows("rule_changes", CHANGE_COLUMNS, changes);
+  await insertInto(q, TABLES.ruleChanges, changes);
   const summaries = diffed.map(({ id, diff }) => [id, diff.summary, DIFF_VERSION]);
-  await q.insertRows("rule_diff_summaries", SUMMARY_COLUMNS, summaries);
+  await insertInto(q, TABLES.ruleDiffSummaries, summaries);
 }
 
-const readMark = async (q: Queries) =>
-  parseBackfillMark((await q.get<{ value: string }>(metaValueQuery(BACKFILL_MARK_KEY)))?.value);
+const readMark = async (q: Queries) => parseBackfillMark(await readMetaValueIn(q, BACKFILL_MARK_KEY));
 const writeMarkQuery = (seq: number) =>
   writeMetaValueQuery(BACKFILL_MARK_KEY, JSON.stringify({ diffVersion: DIFF_VERSION, seq }), Date.now());
 
@@ -45,15 +43,8 @@ const BACKFILL_BATCH = 10_000;
 export const BACKFILL_MARK_KEY = "rule_diffs_backfilled";
 
 /** Up to which seq every record has this DIFF_VERSION's diff (else 0): the backfill's start, verify's bar. */
-export function parseBackfillMark(value: unknown): number {
-  if (typeof value !== "string") return 0;
-  try {
-    const mark = JSON.parse(value) as { diffVersion?: unknown; seq?: unknown };
-    return mark.diffVersion === DIFF_VERSION && typeof mark.seq === "number" ? mark.seq : 0;
-  } catch {
-    return 0;
-  }
-}
+export const parseBackfillMark = (value: string | undefined): number =>
+  parseStoredJson(z.object({ diffVersion: z.literal(DIFF_VERSION), seq: z.number() }), value)?.seq ?? 0;
 
 interface PendingRow {
   id: string;

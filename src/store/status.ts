@@ -5,7 +5,7 @@ import { DAEMON_LAST_CYCLE_KEY, readLiveLeases } from "./leases.ts";
 import { readMetaValue } from "./metaValues.ts";
 import type { AnyStore } from "./openAny.ts";
 import { type Queries, queriesOf, type SQL, sql } from "./query.ts";
-import { readStoredPlans, type SyncPlan } from "./syncPlans.ts";
+import { readStoredPlans, readStoredWindows, type SyncPlan, type SyncWindow } from "./syncPlans.ts";
 import type { RunCounters } from "./syncRuns.ts";
 
 const RECENT_RUNS = 10;
@@ -30,14 +30,10 @@ const coverageDays = (q: Queries, where: SQL) =>
   );
 
 /** Interrupted runs' plans (by filter key, byte order) and their windows' progress. */
-async function plansOf(store: AnyStore, q: Queries) {
-  const plansWithWindows: { plan: SyncPlan; windows: { status: string }[] }[] = [];
-  for (const plan of await readStoredPlans(store)) {
-    const windows = await q.all<{ status: string }>(
-      sql`SELECT status FROM sync_windows WHERE filter_key = ${plan.filterKey}`,
-    );
-    plansWithWindows.push({ plan, windows });
-  }
+async function plansOf(store: AnyStore) {
+  const plansWithWindows: { plan: SyncPlan; windows: SyncWindow[] }[] = [];
+  for (const plan of await readStoredPlans(store))
+    plansWithWindows.push({ plan, windows: await readStoredWindows(store, plan.filterKey) });
   return plansWithWindows;
 }
 
@@ -91,7 +87,7 @@ export async function readStatusRows(store: AnyStore) {
     ),
     entityBacklog: await q.all<EntityBacklogRow>(sql.raw(ENTITY_BACKLOG_SQL)),
     checkpoints: await listCheckpointsIn(q),
-    plans: await plansOf(store, q),
+    plans: await plansOf(store),
     /** Every lease (sync, daemon, deliveries), with whether its holder is alive (the engine knows how to tell). */
     leases: await readLiveLeases(store),
     lastCycle: await readMetaValue(store, DAEMON_LAST_CYCLE_KEY),

@@ -2,6 +2,7 @@
 // advance (windows, plan head, run counters, rule diffs, chain head and signature, quarantine digest), so
 // a kill loses at most the batch being written. Only the record writer differs per engine (BatchWriter).
 
+import { signChainHead } from "../digests.ts";
 import {
   addCounts,
   type InsertedRecord,
@@ -11,7 +12,7 @@ import {
   type PreparedRecord,
 } from "../records/pageTally.ts";
 import { noteListedDay } from "./coverageCounts.ts";
-import { CHAIN_HEAD_SIGNATURE_KEY, signChainHead, updateQuarantineDigestIn } from "./digests.ts";
+import { CHAIN_HEAD_SIGNATURE_KEY, updateQuarantineDigestIn } from "./digests.ts";
 import { writeMetaValueQuery } from "./metaValues.ts";
 import { type AnyStore, pgSide } from "./openAny.ts";
 import { inTransaction, type Queries, sql } from "./query.ts";

@@ -1,6 +1,7 @@
 // A run's plan and its windows' progress, so that a killed run resumes where it stopped; a plan's end in one
 // transaction; the page size the server granted (a resumed plan pages with it).
 import { z } from "zod";
+import { parseStoredJson } from "../storedJson.ts";
 import { type Checkpoint, newestStoredRecordIn, readCheckpointIn, writeCheckpointIn } from "./checkpoints.ts";
 import { changePendingCoverageDaysIn } from "./coverageState.ts";
 import {
@@ -41,12 +42,8 @@ export interface SyncWindow {
 
 const planKey = (filterKey: string) => `sync_plan:${filterKey}`;
 
-function parsePlan(value: string | undefined): SyncPlan | undefined {
-  if (value === undefined) return undefined;
-  const parsed = syncPlanSchema.safeParse(JSON.parse(value));
-  // A plan this version cannot read is dropped: the next run re-plans (dedupe makes that safe).
-  return parsed.success ? parsed.data : undefined;
-}
+// A plan this version cannot read is dropped: the next run re-plans (dedupe makes that safe).
+const parsePlan = (value: string | undefined) => parseStoredJson(syncPlanSchema, value) ?? undefined;
 
 export async function readStoredPlan(store: AnyStore, filterKey: string): Promise<SyncPlan | undefined> {
   return parsePlan(await readMetaValue(store, planKey(filterKey)));

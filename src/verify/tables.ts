@@ -9,7 +9,6 @@ import {
   EMPTY_QUARANTINE_DIGEST,
   foldCoverageRow,
   foldQuarantineRow,
-  parseDigest,
   type QuarantineDigest,
   quarantineDigestSchema,
 } from "../digests.ts";
@@ -17,6 +16,7 @@ import { IntegrityError } from "../errors.ts";
 import { CHAIN_GENESIS, recordHash } from "../hash.ts";
 import type { ChainMeta, ChainReader } from "../store/chainRead.ts";
 import { CHAIN_HEAD_SIGNATURE_KEY, COVERAGE_DIGEST_KEY, QUARANTINE_DIGEST_KEY } from "../store/digests.ts";
+import { parseStoredJson } from "../storedJson.ts";
 import { pacer } from "./pace.ts";
 import { type ChainHead, short } from "./records.ts";
 
@@ -93,7 +93,7 @@ export async function checkQuarantine(reader: ChainReader, meta: ChainMeta): Pro
     state = foldQuarantineRow(state, row);
   }
   const digest = compareDigest("quarantine", QUARANTINE_DIGEST_KEY, meta.quarantineDigest, state, (text) =>
-    parseDigest(quarantineDigestSchema, text),
+    parseStoredJson(quarantineDigestSchema, text),
   );
   return { rows: state.rows, digest };
 }
@@ -107,7 +107,7 @@ export async function checkCoverage(reader: ChainReader, meta: ChainMeta): Promi
     state = foldCoverageRow(state, row);
   }
   const digest = compareDigest("coverage", COVERAGE_DIGEST_KEY, meta.coverageDigest, state, (text) =>
-    parseDigest(coverageDigestSchema, text),
+    parseStoredJson(coverageDigestSchema, text),
   );
   return { rows: state.rows, digest };
 }

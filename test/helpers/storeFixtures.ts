@@ -28,13 +28,16 @@ import {
 } from "../../src/store/digests.ts";
 import { writeMetaValueQuery } from "../../src/store/metaValues.ts";
 import * as pgSchema from "../../src/store/pg/schema.ts";
-import { inTransaction, type Queries, type SQL, sql, sqliteQueriesOn } from "../../src/store/query.ts";
 import {
-  CHANGE_COLUMNS,
-  insertRuleDiffRows,
-  ruleChangeColumns,
-  SUMMARY_COLUMNS,
-} from "../../src/store/ruleDiffs.ts";
+  columnsOf,
+  inTransaction,
+  type Queries,
+  type SQL,
+  sql,
+  sqliteQueriesOn,
+} from "../../src/store/query.ts";
+import { insertRuleDiffRows, ruleChangeColumns } from "../../src/store/ruleDiffs.ts";
+import { TABLES } from "../../src/store/tables.ts";
 import { type ChainHead, chainHeadMetaQuery, sqliteBatchWriter } from "../../src/store/writes.ts";
 
 /** drizzle's query builder on a PostgreSQL store's pool. */
@@ -72,8 +75,10 @@ export function storeRuleDiffs(store: Store, auditLogId: string, changes: unknow
   now.run(sql`DELETE FROM rule_changes WHERE audit_log_id = ${auditLogId}`);
   now.run(sql`DELETE FROM rule_diff_summaries WHERE audit_log_id = ${auditLogId}`);
   const rows = diff.changes.map((c) => [auditLogId, ...ruleChangeColumns(c)]);
-  now.insertRows("rule_changes", CHANGE_COLUMNS, rows);
-  now.insertRows("rule_diff_summaries", SUMMARY_COLUMNS, [[auditLogId, diff.summary, DIFF_VERSION]]);
+  now.insertRows("rule_changes", columnsOf(TABLES.ruleChanges), rows);
+  now.insertRows("rule_diff_summaries", columnsOf(TABLES.ruleDiffSummaries), [
+    [auditLogId, diff.summary, DIFF_VERSION],
+  ]);
   return diff;
 }
 

@@ -2,12 +2,22 @@
 // prints and still runs here, only slower) PostgreSQL plans much slower, each with its measurement. Same
 // parameters and rows in the same order (test/pg/sameHistory.test.ts). In PostgreSQL's dialect: byte-order
 // sorts as COLLATE "C", JSON lists as json_array_elements.
+import { UNREVIEWED_VERDICT } from "../reportQueries/changesCsv.ts";
 import { UNREVIEWED_COLUMNS, unreviewedQueries } from "../reportQueries/reviews.ts";
 import type { ReportQueryName } from "../reportQueries.ts";
 
 const C = 'COLLATE "C"';
 const TYPES =
   "(@types::json IS NULL OR ch.action_type IN (SELECT value FROM json_array_elements_text(@types::json)))";
+
+// The review flows' approvals in the window's events (`more`: columns after the id, each ending in a comma).
+const approvals = (
+  more: string,
+) => `  SELECT f.value ->> 'entity', a.name, a.occurred_at, a.seq, a.id,${more} 1
+  FROM json_array_elements(@flows::json) f
+  JOIN audit_logs a ON a.action_type = f.value ->> 'accept'
+  WHERE f.value ->> 'entity' IN ('experiment', 'config')
+    AND a.occurred_at >= @reviewStart AND a.occurred_at < @end`;
 
 // The unreviewed changes: both categories in one join on the category table, so the window's two months
 // of the action-type index are read once (not once per view). The verdict is one boolean column: filtered
@@ -21,17 +31,11 @@ const UNREVIEWED = `WITH events AS (
     AND c.action_type NOT IN (SELECT value FROM json_array_elements_text(@exempt::json))
     AND a.occurred_at >= @reviewStart AND a.occurred_at < @end
   UNION ALL
-  SELECT f.value ->> 'entity', a.name, a.occurred_at, a.seq, a.id, a.action_type, NULL, a.updated_by, 1
-  FROM json_array_elements(@flows::json) f
-  JOIN audit_logs a ON a.action_type = f.value ->> 'accept'
-  WHERE f.value ->> 'entity' IN ('experiment', 'config')
-    AND a.occurred_at >= @reviewStart AND a.occurred_at < @end
+${approvals(" a.action_type, NULL, a.updated_by,")}
 ),
 ordered AS (
   SELECT *,
-         is_approval = 0 AND occurred_at >= @start AND occurred_at < @end
-           AND NOT (coalesce(lag(is_approval) OVER w, 0) = 1 AND lag(occurred_at) OVER w >= occurred_at - @reviewWindow)
-           AS unreviewed
+         ${UNREVIEWED_VERDICT}
   FROM events
   WINDOW w AS (PARTITION BY kind ${C}, name ${C} ORDER BY occurred_at, is_approval DESC, seq)
 )
@@ -57,17 +61,11 @@ export const PG_UNREVIEWED_IDS = `WITH events AS (
   WHERE c.category IN ('experiment_state_change', 'config_edit')
     AND c.action_type NOT IN (SELECT value FROM json_array_elements_text(@exempt::json))
   UNION ALL
-  SELECT f.value ->> 'entity', a.name, a.occurred_at, a.seq, a.id, 1
-  FROM json_array_elements(@flows::json) f
-  JOIN audit_logs a ON a.action_type = f.value ->> 'accept'
-  WHERE f.value ->> 'entity' IN ('experiment', 'config')
-    AND a.occurred_at >= @reviewStart AND a.occurred_at < @end
+${approvals("")}
 )
 SELECT json_agg(o.id) AS ids FROM (
   SELECT id,
-         is_approval = 0 AND occurred_at >= @start AND occurred_at < @end
-           AND NOT (coalesce(lag(is_approval) OVER w, 0) = 1 AND lag(occurred_at) OVER w >= occurred_at - @reviewWindow)
-           AS unreviewed
+         ${UNREVIEWED_VERDICT}
   FROM events
   WINDOW w AS (PARTITION BY name ${C}, kind ${C} ORDER BY occurred_at, is_approval DESC, seq)
 ) o

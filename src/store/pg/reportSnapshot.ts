@@ -12,6 +12,7 @@ import {
   type ReportQueryName,
   type ReportRows,
   type ReportSnapshot,
+  SNAPSHOT_READS,
   type TimeTexts,
 } from "../reportQueries.ts";
 import { toPositional } from "./namedParams.ts";
@@ -181,11 +182,6 @@ class ReadsAhead {
   }
 }
 
-const CHAIN_HEAD = "SELECT seq, chain_hash FROM audit_logs ORDER BY seq DESC LIMIT 1";
-const TIME_TEXTS_NEAR = `(SELECT date_text, time_text FROM audit_logs WHERE occurred_at <= $1 ORDER BY occurred_at DESC LIMIT 1)
-UNION ALL
-(SELECT date_text, time_text FROM audit_logs WHERE occurred_at > $1 ORDER BY occurred_at LIMIT 1)`;
-
 function snapshotOf(client: pg.ClientBase, ahead: ReadsAhead): ReportSnapshot {
   const positional = (sql: string, p: ReportParams) => toPositional(sql, paramsFor(sql, bindParams(p)));
   const bound = (name: ReportQueryName, p: ReportParams) => positional(PG_VARIANTS[name] ?? QUERIES[name], p);
@@ -229,14 +225,14 @@ function snapshotOf(client: pg.ClientBase, ahead: ReadsAhead): ReportSnapshot {
         ahead.open();
       }
     },
-    chainHead: async () => {
-      const head = (await client.query<{ seq: number; chain_hash: string }>(CHAIN_HEAD)).rows[0];
-      return head ? { seq: head.seq, chainHash: head.chain_hash } : null;
-    },
+    chainHead: async () =>
+      (await client.query<{ seq: number; chainHash: string }>(SNAPSHOT_READS.chainHead)).rows[0] ?? null,
     storedRecords: async () =>
-      (await client.query<{ n: number }>("SELECT count(*) AS n FROM audit_logs")).rows[0]?.n ?? 0,
-    timeTextsNear: async (instant: number) =>
-      (await client.query<TimeTexts>(TIME_TEXTS_NEAR, [instant])).rows,
+      (await client.query<{ n: number }>(SNAPSHOT_READS.storedRecords)).rows[0]?.n ?? 0,
+    timeTextsNear: async (instant: number) => {
+      const { text, values } = toPositional(SNAPSHOT_READS.timeTextsNear, { instant });
+      return (await client.query<TimeTexts>(text, values)).rows;
+    },
   };
 }
 

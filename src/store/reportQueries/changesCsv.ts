@@ -2,6 +2,7 @@
 // each change of the period once, in time order, with its category and whether unreviewed (reviews.ts's
 // rule); apart, the unreviewed rows were read twice (1M month: CPU 2,750 → 2,270 ms). Not printed: the three
 // CSV queries stay, test/report/onePass.test.ts checks this against them. PostgreSQL: PG_CHANGES_CSV.
+import { reviewEvents } from "./reviews.ts";
 import type { CsvRow } from "./rows.ts";
 import { period } from "./scope.ts";
 
@@ -19,28 +20,15 @@ export interface ChangeCsvRow extends CsvRow {
 // automatic index over a materialised `SELECT *`); the action-type filter is the outer query's. By name first:
 // the sort's comparisons end sooner. The rule-change count probes only records with a summary (written
 // together). 1M month: 2.52 → 1.81 G instructions in sqlite3_step, CPU 886 → 695 ms (medians of five).
-const UNREVIEWED_SEQS = `events AS (
-  SELECT 'experiment' AS kind, e.name, e.occurred_at, e.seq, 0 AS is_approval
-  FROM experiment_state_changes e
-  WHERE e.occurred_at >= @reviewStart AND e.occurred_at < @end
-    AND e.action_type NOT IN (SELECT value FROM json_each(@exempt))
-  UNION ALL
-  SELECT 'config', c.name, c.occurred_at, c.seq, 0
-  FROM config_edits c
-  WHERE c.occurred_at >= @reviewStart AND c.occurred_at < @end
-    AND c.action_type NOT IN (SELECT value FROM json_each(@exempt))
-  UNION ALL
-  SELECT json_extract(f.value, '$.entity'), a.name, a.occurred_at, a.seq, 1
-  FROM json_each(@flows) f
-  JOIN audit_logs a ON a.action_type = json_extract(f.value, '$.accept')
-  WHERE json_extract(f.value, '$.entity') IN ('experiment', 'config')
-    AND a.occurred_at >= @reviewStart AND a.occurred_at < @end
-),
+/** The review rule's verdict on an event of window `w` (by entity, in time order): a change no approval covers. */
+export const UNREVIEWED_VERDICT = `is_approval = 0 AND occurred_at >= @start AND occurred_at < @end
+           AND NOT (coalesce(lag(is_approval) OVER w, 0) = 1 AND lag(occurred_at) OVER w >= occurred_at - @reviewWindow)
+           AS unreviewed`;
+
+const UNREVIEWED_SEQS = `${reviewEvents(() => "", "")},
 ordered AS (
   SELECT seq,
-         is_approval = 0 AND occurred_at >= @start AND occurred_at < @end
-           AND NOT (coalesce(lag(is_approval) OVER w, 0) = 1 AND lag(occurred_at) OVER w >= occurred_at - @reviewWindow)
-           AS unreviewed
+         ${UNREVIEWED_VERDICT}
   FROM events
   WINDOW w AS (PARTITION BY name, kind ORDER BY occurred_at, is_approval DESC, seq)
 ),

@@ -1,26 +1,30 @@
 // The reviews section's reads; PostgreSQL's variants of some: src/store/pg/reportQueries.ts.
 import { period } from "./scope.ts";
 
-/** The unreviewed changes with `columns` of the window's rows, in time order. */
-const unreviewedQuery = (columns: string) => `WITH events AS (
-  SELECT 'experiment' AS kind, e.name, e.occurred_at, e.seq, e.id, e.action_type, e.category, e.updated_by,
-         0 AS is_approval
+/** The window's events since @reviewStart: non-exempt changes, the flows' approvals; `more`: columns after seq. */
+export const reviewEvents = (more: (change: "e" | "c") => string, approval: string) => `events AS (
+  SELECT 'experiment' AS kind, e.name, e.occurred_at, e.seq,${more("e")} 0 AS is_approval
   FROM experiment_state_changes e
   WHERE e.occurred_at >= @reviewStart AND e.occurred_at < @end
     AND e.action_type NOT IN (SELECT value FROM json_each(@exempt))
   UNION ALL
-  SELECT 'config', c.name, c.occurred_at, c.seq, c.id, c.action_type, c.category, c.updated_by, 0
+  SELECT 'config', c.name, c.occurred_at, c.seq,${more("c")} 0
   FROM config_edits c
   WHERE c.occurred_at >= @reviewStart AND c.occurred_at < @end
     AND c.action_type NOT IN (SELECT value FROM json_each(@exempt))
   UNION ALL
-  SELECT json_extract(f.value, '$.entity'), a.name, a.occurred_at, a.seq, a.id, a.action_type, NULL,
-         a.updated_by, 1
+  SELECT json_extract(f.value, '$.entity'), a.name, a.occurred_at, a.seq,${approval} 1
   FROM json_each(@flows) f
   JOIN audit_logs a ON a.action_type = json_extract(f.value, '$.accept')
   WHERE json_extract(f.value, '$.entity') IN ('experiment', 'config')
     AND a.occurred_at >= @reviewStart AND a.occurred_at < @end
-),
+)`;
+
+/** The unreviewed changes with `columns` of the window's rows, in time order. */
+const unreviewedQuery = (columns: string) => `WITH ${reviewEvents(
+  (t) => ` ${t}.id, ${t}.action_type, ${t}.category, ${t}.updated_by,`,
+  " a.id, a.action_type, NULL, a.updated_by,",
+)},
 ordered AS (
   SELECT *, lag(is_approval) OVER w AS after_approval, lag(occurred_at) OVER w AS previous_at
   FROM events
