@@ -18,6 +18,15 @@ import { waiversInForce } from "./waivers.ts";
 
 const MAX_BACKOFF_MS = 3_600_000;
 
+/**
+ * The wait before the next attempt of an alert tried `attempts` times: `backoffSeconds` doubled per
+ * attempt, at most an hour. No backoff stays none: past 1023 attempts 2^attempts is Infinity, and
+ * 0 × Infinity a NaN that next_attempt_at refuses.
+ */
+export function retryDelayMs(backoffSeconds: number, attempts: number): number {
+  return backoffSeconds === 0 ? 0 : Math.min(MAX_BACKOFF_MS, backoffSeconds * 1000 * 2 ** attempts);
+}
+
 /** Sends one alert: null when the sink accepted it, else why not (never a secret). */
 function send(sink: AlertSink, row: OutboxRow): Promise<SendFailure | null> {
   switch (sink.kind) {
@@ -100,8 +109,12 @@ async function deliverToAlertSink(
       continue;
     }
     if (failure.sinkDown) down = failure;
-    const delay = Math.min(MAX_BACKOFF_MS, sink.backoffSeconds * 1000 * 2 ** row.attempts);
-    await markFailed(store, row, Date.now() + delay, failure.reason);
+    await markFailed(
+      store,
+      row,
+      Date.now() + retryDelayMs(sink.backoffSeconds, row.attempts),
+      failure.reason,
+    );
     count.failed += 1;
   }
 }

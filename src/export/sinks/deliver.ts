@@ -4,7 +4,7 @@
 // delivered only after its batch was acknowledged. A crash repeats at most the unacknowledged batch,
 // and every event carries a stable id by which the SIEM can drop that repeat.
 import type { SiemSink } from "../../controls/config.ts";
-import { type DueAlert, dueAlertsNow } from "../../controls/deliver.ts";
+import { type DueAlert, dueAlertsNow, retryDelayMs } from "../../controls/deliver.ts";
 import { outboxFindingSchema } from "../../controls/finding.ts";
 import { SinkBusyError, underSinkLease } from "../../controls/sinkLease.ts";
 import { unreadableRow } from "../../controls/sinks/failure.ts";
@@ -18,8 +18,6 @@ import { hecTransport } from "./hec.ts";
 import { httpTransport } from "./http.ts";
 import { syslogTransport } from "./syslog.ts";
 import { type SinkEvent, sendWithRetry, type Transport } from "./transport.ts";
-
-const MAX_BACKOFF_MS = 3_600_000;
 
 function transportFor(sink: SiemSink): Transport {
   switch (sink.kind) {
@@ -53,8 +51,7 @@ function findingEvent(sink: SiemSink, project: string, row: DueAlert): SinkEvent
 }
 
 async function markRowFailed(part: ProjectStore, sink: SiemSink, row: OutboxRow, reason: string) {
-  const wait = Math.min(MAX_BACKOFF_MS, sink.backoffSeconds * 1000 * 2 ** row.attempts);
-  await markFailed(part.store, row, Date.now() + wait, reason);
+  await markFailed(part.store, row, Date.now() + retryDelayMs(sink.backoffSeconds, row.attempts), reason);
 }
 
 async function deliverFindings(
