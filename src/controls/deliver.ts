@@ -5,6 +5,7 @@
 // it is when sent (as `check --format json` prints it then), not as it was when the alert was queued.
 
 import { z } from "zod";
+import { findingEventId } from "../export/ocsfFindings.ts";
 import { dueAlerts, markDelivered, markFailed, type OutboxRow } from "../store/controls/outbox.ts";
 import { readWaivers } from "../store/controls/waivers.ts";
 import type { AnyStore } from "../store/openAny.ts";
@@ -28,7 +29,7 @@ export function retryDelayMs(backoffSeconds: number, attempts: number): number {
 }
 
 /** Sends one alert: null when the sink accepted it, else why not (never a secret). */
-function send(sink: AlertSink, row: OutboxRow): Promise<SendFailure | null> {
+function send(sink: AlertSink, row: DueAlert): Promise<SendFailure | null> {
   switch (sink.kind) {
     case "webhook":
       return sendWebhook(sink, row);
@@ -41,9 +42,11 @@ function send(sink: AlertSink, row: OutboxRow): Promise<SendFailure | null> {
 
 /**
  * A due alert; `unreadable` says why its row cannot be sent (its payload not JSON, or not a finding): the
- * row is then marked failed with that error, alone, on every delivery, and the others go out.
+ * row is then marked failed with that error, alone, on every delivery, and the others go out. `key`: its
+ * idempotency key, the finding's event id (`<project>:finding:<id>`): two projects may hold one finding
+ * id (one record id), and a receiver dropping a repeated key would drop the second project's alert.
  */
-export type DueAlert = OutboxRow & { unreadable: string | null };
+export type DueAlert = OutboxRow & { unreadable: string | null; key: string };
 
 const alertBodySchema = z.looseObject({ finding: z.looseObject({}) });
 
@@ -52,15 +55,17 @@ function withWaiver(row: OutboxRow, waivers: ReadonlyMap<string, unknown>): DueA
   try {
     json = JSON.parse(row.payload);
   } catch {
-    return { ...row, unreadable: unreadableRow(row, "its payload is not JSON") };
+    return { ...row, key: row.finding_id, unreadable: unreadableRow(row, "its payload is not JSON") };
   }
   if (!alertBodySchema.safeParse(json).success)
-    return { ...row, unreadable: unreadableRow(row, "its payload holds no finding") };
+    return { ...row, key: row.finding_id, unreadable: unreadableRow(row, "its payload holds no finding") };
   // The body as parsed, not as the schema rebuilds it: each key keeps its place, and the receiver sees
   // the body `check --format json` would print.
   const body = json as { finding: Record<string, unknown> };
   const finding = { ...body.finding, waiver: waivers.get(row.finding_id) ?? null };
-  return { ...row, payload: JSON.stringify({ ...body, finding }), unreadable: null };
+  const { project } = body.finding;
+  const key = typeof project === "string" ? findingEventId(project, row.finding_id) : row.finding_id;
+  return { ...row, key, payload: JSON.stringify({ ...body, finding }), unreadable: null };
 }
 
 /**
