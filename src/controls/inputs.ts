@@ -54,7 +54,9 @@ export async function readSnapshotInputs(
     0,
     ...controls.map((c) => (c.kind === "change-window" ? c.postReviewDays * DAY : 0)),
   );
-  const deferredFrom = at.deferredSince == null || after === 0 ? null : at.deferredSince - after;
+  // Only an emergency is ever left for later (./evaluate.ts): without an emergencyPattern, nothing to read.
+  const emergencies = controls.some((c) => c.kind === "change-window" && c.emergencyPattern);
+  const deferredFrom = at.deferredSince == null || !emergencies ? null : at.deferredSince - after;
   const unreviewed = await snapshot.rows("unreviewed", params);
   const pairs: ReviewPair[] = [];
   const pair = approvalPairer();
