@@ -71,21 +71,29 @@ async function deliverFindings(
   let delivered = 0;
   for (let start = 0; start < rows.length && !stop.aborted; start += sink.batchSize) {
     const batch = rows.slice(start, start + sink.batchSize);
+    const rowOf = new Map(batch.map((b) => [b.event, b.row]));
+    // A part the receiver took (all of the batch, or halves of one it found too large) is marked at once.
+    const acked = async (events: readonly SinkEvent[]) => {
+      for (const event of events) {
+        await markDelivered(part.store, rowOf.get(event)!, Date.now());
+        rowOf.delete(event);
+      }
+      delivered += events.length;
+    };
     try {
       await sendWithRetry(
         transport,
         batch.map((b) => b.event),
         { retries: sink.retries, backoffMs: sink.backoffSeconds * 1000 },
+        acked,
       );
     } catch (error) {
       // The row names its sink: it keeps the reason alone.
       const reason =
         error instanceof SinkError ? error.reason : error instanceof Error ? error.message : String(error);
-      for (const { row } of batch) await markRowFailed(part, sink, row, reason);
+      for (const row of rowOf.values()) await markRowFailed(part, sink, row, reason);
       throw error;
     }
-    for (const { row } of batch) await markDelivered(part.store, row, Date.now());
-    delivered += batch.length;
   }
   return delivered;
 }
@@ -127,9 +135,12 @@ async function deliverUnderLease(
     for await (const batch of batches) {
       // Stopped (the daemon's SIGTERM, the lease lost): the cursor stays after the last acknowledged batch.
       if (stop.aborted) return { events, findings: 0 };
-      await sendWithRetry(transport, batch.events, policy);
-      await advanceCursor(part.store, part.project, sinkCursor(sink), batch.lastSeq);
-      events += batch.events.length;
+      // After each part the receiver took: halves of a batch it found too large go one after the other,
+      // and an event too large alone must not take back those before it.
+      await sendWithRetry(transport, batch.events, policy, async (sent) => {
+        await advanceCursor(part.store, part.project, sinkCursor(sink), sent.at(-1)?.seq ?? batch.lastSeq);
+        events += sent.length;
+      });
     }
   }
   return { events, findings: await deliverFindings(part, sink, transport, stop) };
