@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { z } from "zod";
 import { resolveClientTuning, resolveDbPath } from "../config.ts";
 import type { Control, ControlsConfig } from "../controls/config.ts";
-import { checkAndDeliver, daemonControls } from "../controls/cycle.ts";
+import { checkAfterFailedSync, checkAndDeliver, daemonControls } from "../controls/cycle.ts";
 import { needsAttention } from "../daemon/attention.ts";
 import { previousPeriod, type ReportCadence, todayIn } from "../daemon/periods.ts";
 import {
@@ -151,7 +151,10 @@ async function serveProject(
           onEvent: events.onEvent,
         },
         signal,
-      );
+      ).catch(async (error: unknown) => {
+        await afterFailedSync({ project: project.name, store }, controls, log, signal);
+        throw error;
+      });
       const fields: Record<string, unknown> = {
         runId: summary.runId,
         outcome: summary.outcome,
@@ -206,6 +209,22 @@ async function serveProject(
     }
   } finally {
     await store.close();
+  }
+}
+
+/** After a failed sync, the freshness controls (checkAfterFailedSync); their own failure is logged, the sync's error stands. */
+async function afterFailedSync(
+  part: { project: string; store: Store },
+  controls: ControlsConfig | null,
+  log: Logger,
+  signal: AbortSignal,
+): Promise<void> {
+  if (controls === null || signal.aborted) return;
+  try {
+    const result = await checkAfterFailedSync(part, controls, signal);
+    if (result) log.warn("cycle.controls", { controls: result });
+  } catch (error) {
+    log.error("cycle.controls", { error: error instanceof Error ? error.message : String(error) });
   }
 }
 

@@ -52,23 +52,26 @@ export function findingOf(row: NewFinding, project: string, firstSeenAt: number)
  * that failed for a day), at most 7 days: an older history loaded later is a backfill, checked with a
  * given period, not alerted on by a nightly check. A check of a given period moves none of this.
  * Periods overlapping is harmless (a finding is kept once). A start not before now (a clock set back)
- * would check nothing: the last 7 days then.
+ * would check nothing: the last 7 days then. `deferredSince`: when the last default check ran, whose
+ * emergency changes not yet due (./evaluate.ts) this one judges.
  */
 async function periodFor(
   part: ProjectStore,
   given: { start: number; end: number } | null,
   now: number,
-): Promise<{ start: number; end: number }> {
-  if (given) return given;
+): Promise<{ start: number; end: number; deferredSince: number | null }> {
+  if (given) return { ...given, deferredSince: null };
   const last = await lastDefaultCheck(part.store);
-  if (last === null) return { start: now - DEFAULT_LOOKBACK_MS, end: now };
+  if (last === null) return { start: now - DEFAULT_LOOKBACK_MS, end: now, deferredSince: null };
   const since = Math.min(last.periodEnd, last.checkedAt);
   const late = last.lastSeq === null ? null : await earliestStoredAfter(part.store, last.lastSeq);
   const reach = late === null ? since : Math.max(Math.min(late, since), since - DEFAULT_LOOKBACK_MS);
   // From the start of that second: a record's time has one-second resolution, so a change made just
   // after a check, in the same second, is stored as before it.
   const start = Math.floor(reach / 1000) * 1000;
-  return { start: start < now ? start : now - DEFAULT_LOOKBACK_MS, end: now };
+  if (start >= now) return { start: now - DEFAULT_LOOKBACK_MS, end: now, deferredSince: null };
+  // The last check left the emergency changes whose review could still come: judged here once due.
+  return { start, end: now, deferredSince: last.checkedAt };
 }
 
 /** Every control's findings over the inputs, and the ticket keys found: what check keeps and the report shows. */
@@ -105,10 +108,10 @@ export async function checkProject(
   given: { start: number; end: number } | null,
   now: number,
 ): Promise<CheckedProject> {
-  const { start, end } = await periodFor(part, given, now);
+  const { start, end, deferredSince } = await periodFor(part, given, now);
   // Read before the inputs: a record a sync stores meanwhile is above it, so the next check takes it.
   const lastSeq = await maxSeq(part.store);
-  const inputs = await readInputs(part.store, config.controls, { start, end, now });
+  const inputs = await readInputs(part.store, config.controls, { start, end, now, deferredSince });
   const { rows, tickets } = evaluateControls(config.controls, inputs);
   const firstSeen = await writeCheck(part.store, {
     checkedAt: now,

@@ -90,3 +90,27 @@ export async function checkAndDeliver(part: ProjectStore, config: ControlsConfig
     ...sent,
   };
 }
+
+/**
+ * After a failed sync: the sync-freshness controls alone, then the outbox's alerts (findings only). A
+ * sync that keeps failing is what they watch for; after a successful one the last sync is fresh. The
+ * other controls wait for the records the next sync brings: this check is kept as one of a given period
+ * (the last minute), so the next default check starts where the last one ended. Null: no such control.
+ */
+export async function checkAfterFailedSync(part: ProjectStore, config: ControlsConfig, stop?: AbortSignal) {
+  const controls = config.controls.filter((c) => c.kind === "sync-freshness");
+  if (controls.length === 0) return null;
+  const now = Date.now();
+  const checked = await checkProject(
+    part,
+    { controls, sinks: config.sinks },
+    { start: now - 60_000, end: now },
+    now,
+  );
+  const sent = await deliverOutbox(part, config.sinks, { findingsOnly: true, stop });
+  return {
+    findings: checked.findings.length,
+    open: checked.findings.filter((f) => f.waiver === null).length,
+    ...sent,
+  };
+}

@@ -5,6 +5,7 @@
 // it is when sent (as `check --format json` prints it then), not as it was when the alert was queued.
 
 import { z } from "zod";
+import { findingEventId } from "../export/ocsfFindings.ts";
 import { dueAlerts, markDelivered, markFailed, type OutboxRow } from "../store/controls/outbox.ts";
 import { readWaivers } from "../store/controls/waivers.ts";
 import type { AnyStore } from "../store/openAny.ts";
@@ -18,8 +19,17 @@ import { waiversInForce } from "./waivers.ts";
 
 const MAX_BACKOFF_MS = 3_600_000;
 
+/**
+ * The wait before the next attempt of an alert tried `attempts` times: `backoffSeconds` doubled per
+ * attempt, at most an hour. No backoff stays none: past 1023 attempts 2^attempts is Infinity, and
+ * 0 × Infinity a NaN that next_attempt_at refuses.
+ */
+export function retryDelayMs(backoffSeconds: number, attempts: number): number {
+  return backoffSeconds === 0 ? 0 : Math.min(MAX_BACKOFF_MS, backoffSeconds * 1000 * 2 ** attempts);
+}
+
 /** Sends one alert: null when the sink accepted it, else why not (never a secret). */
-function send(sink: AlertSink, row: OutboxRow): Promise<SendFailure | null> {
+function send(sink: AlertSink, row: DueAlert): Promise<SendFailure | null> {
   switch (sink.kind) {
     case "webhook":
       return sendWebhook(sink, row);
@@ -32,9 +42,11 @@ function send(sink: AlertSink, row: OutboxRow): Promise<SendFailure | null> {
 
 /**
  * A due alert; `unreadable` says why its row cannot be sent (its payload not JSON, or not a finding): the
- * row is then marked failed with that error, alone, on every delivery, and the others go out.
+ * row is then marked failed with that error, alone, on every delivery, and the others go out. `key`: its
+ * idempotency key, the finding's event id (`<project>:finding:<id>`): two projects may hold one finding
+ * id (one record id), and a receiver dropping a repeated key would drop the second project's alert.
  */
-export type DueAlert = OutboxRow & { unreadable: string | null };
+export type DueAlert = OutboxRow & { unreadable: string | null; key: string };
 
 const alertBodySchema = z.looseObject({ finding: z.looseObject({}) });
 
@@ -43,15 +55,17 @@ function withWaiver(row: OutboxRow, waivers: ReadonlyMap<string, unknown>): DueA
   try {
     json = JSON.parse(row.payload);
   } catch {
-    return { ...row, unreadable: unreadableRow(row, "its payload is not JSON") };
+    return { ...row, key: row.finding_id, unreadable: unreadableRow(row, "its payload is not JSON") };
   }
   if (!alertBodySchema.safeParse(json).success)
-    return { ...row, unreadable: unreadableRow(row, "its payload holds no finding") };
+    return { ...row, key: row.finding_id, unreadable: unreadableRow(row, "its payload holds no finding") };
   // The body as parsed, not as the schema rebuilds it: each key keeps its place, and the receiver sees
   // the body `check --format json` would print.
   const body = json as { finding: Record<string, unknown> };
   const finding = { ...body.finding, waiver: waivers.get(row.finding_id) ?? null };
-  return { ...row, payload: JSON.stringify({ ...body, finding }), unreadable: null };
+  const { project } = body.finding;
+  const key = typeof project === "string" ? findingEventId(project, row.finding_id) : row.finding_id;
+  return { ...row, key, payload: JSON.stringify({ ...body, finding }), unreadable: null };
 }
 
 /**
@@ -100,8 +114,12 @@ async function deliverToAlertSink(
       continue;
     }
     if (failure.sinkDown) down = failure;
-    const delay = Math.min(MAX_BACKOFF_MS, sink.backoffSeconds * 1000 * 2 ** row.attempts);
-    await markFailed(store, row, Date.now() + delay, failure.reason);
+    await markFailed(
+      store,
+      row,
+      Date.now() + retryDelayMs(sink.backoffSeconds, row.attempts),
+      failure.reason,
+    );
     count.failed += 1;
   }
 }

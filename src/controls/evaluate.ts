@@ -27,6 +27,11 @@ export interface ControlInputs {
   end: number;
   /** Experiment state changes and config edits of the period, review records excluded. */
   changes: readonly ReportRows["controlChanges"][];
+  /**
+   * check's default period: when the last check ran (`since`), and the changes before this period that
+   * an emergency's review time reaches (`changes`): that check left those not yet due, no other sees them.
+   */
+  deferred?: { since: number; changes: readonly ReportRows["controlChanges"][] } | undefined;
   /** The report's changes without an approved review before them. */
   unreviewed: readonly UnreviewedRow[];
   /** Approvals paired with their requests, from a review window before the period to after it. */
@@ -141,14 +146,19 @@ function insideWindow(
 function changeWindow(control: Of<"change-window">, inputs: ControlInputs): Draft[] {
   const [from, to] = [control.hours.slice(0, 5), control.hours.slice(6)];
   const emergency = control.emergencyPattern ? new RegExp(control.emergencyPattern) : null;
+  const within = control.postReviewDays * DAY;
+  const deferred = inputs.deferred;
+  // Emergencies the last check left because their review could still come (due after it ran).
+  const left = (deferred?.changes ?? []).filter(
+    (c) => emergency?.test(c.change_log ?? "") && c.occurred_at + within > deferred!.since,
+  );
   const drafts: Draft[] = [];
-  for (const change of inputs.changes) {
+  for (const change of [...left, ...inputs.changes]) {
     if (!inScope(control, change.name, change.action_type)) continue;
     const local = localTime(change.occurred_at, control.zone);
     if (insideWindow(control.days, from, to, local)) continue;
     const where = `${local.weekday} ${local.hhmm} ${control.zone}`;
     if (emergency?.test(change.change_log ?? "")) {
-      const within = control.postReviewDays * DAY;
       if (approvalAfter(inputs.pairs, change, within)) continue;
       // The review may still come: a finding only once its time is up.
       if (inputs.now < change.occurred_at + within) continue;

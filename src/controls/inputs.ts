@@ -39,12 +39,13 @@ async function verdict(store: AnyStore): Promise<string | null> {
 
 /**
  * Everything but verify's verdict, from one snapshot: `params` the period's (no action-type filter),
- * `now` the time the controls are judged at (a day not over then is not a gap yet).
+ * `now` the time the controls are judged at (a day not over then is not a gap yet), `deferredSince` when
+ * the last check ran (check's default period): the emergency changes before the period it left are read.
  */
 export async function readSnapshotInputs(
   snapshot: ReportSnapshot,
   controls: readonly Control[],
-  at: { params: ReportParams; serverDays: ServerDays | null; now: number },
+  at: { params: ReportParams; serverDays: ServerDays | null; now: number; deferredSince?: number | null },
 ): Promise<Omit<ControlInputs, "integrityFailure">> {
   const { params, serverDays, now } = at;
   const { start, end } = params;
@@ -53,10 +54,19 @@ export async function readSnapshotInputs(
     0,
     ...controls.map((c) => (c.kind === "change-window" ? c.postReviewDays * DAY : 0)),
   );
+  // Only an emergency is ever left for later (./evaluate.ts): without an emergencyPattern, nothing to read.
+  const emergencies = controls.some((c) => c.kind === "change-window" && c.emergencyPattern);
+  const deferredFrom = at.deferredSince == null || !emergencies ? null : at.deferredSince - after;
   const unreviewed = await snapshot.rows("unreviewed", params);
   const pairs: ReviewPair[] = [];
   const pair = approvalPairer();
-  for await (const batch of snapshot.batches("reviewRecords", { ...params, end: end + after })) {
+  // The approvals after a deferred change too (reviewStart = start - reviewWindow).
+  const reviewsFrom = deferredFrom === null ? start : Math.min(start, deferredFrom + params.reviewWindow);
+  for await (const batch of snapshot.batches("reviewRecords", {
+    ...params,
+    start: reviewsFrom,
+    end: end + after,
+  })) {
     for (const record of batch) {
       const paired = pair(record);
       if (paired) pairs.push(paired);
@@ -67,24 +77,37 @@ export async function readSnapshotInputs(
   // the future) is checked again by the next sync: not a gap yet.
   const notYet = new Set([...completeness.open, ...completeness.notOver]);
   const gapDays = serverDays === null ? null : unreconciledDays(completeness).filter((d) => !notYet.has(d));
+  const changes = await changesOf(snapshot, params);
+  const deferred =
+    deferredFrom === null || deferredFrom >= start
+      ? undefined
+      : {
+          since: at.deferredSince!,
+          changes: await changesOf(snapshot, { ...params, start: deferredFrom, end: start }),
+        };
+  const lastSync = (await snapshot.rows("controlLastSync", params))[0]?.at ?? null;
+  return { now, start, end, changes, deferred, unreviewed, pairs, gapDays, lastSyncAt: lastSync };
+}
+
+/** The changes of [params.start, params.end), without the review records. */
+async function changesOf(snapshot: ReportSnapshot, params: ReportParams) {
   const changes = [];
   for await (const batch of snapshot.batches("controlChanges", params))
     for (const change of batch) if (!REVIEW_ACTION_TYPES.has(change.action_type)) changes.push(change);
-  const lastSync = (await snapshot.rows("controlLastSync", params))[0]?.at ?? null;
-  return { now, start, end, changes, unreviewed, pairs, gapDays, lastSyncAt: lastSync };
+  return changes;
 }
 
 /** `flagtrail check`'s inputs for [start, end) of a store's project. */
 export async function readInputs(
   store: AnyStore,
   controls: readonly Control[],
-  range: { start: number; end: number; now: number },
+  range: { start: number; end: number; now: number; deferredSince?: number | null },
 ): Promise<ControlInputs> {
-  const { start, end, now } = range;
+  const { start, end, now, deferredSince } = range;
   const fromSnapshot = await readReportSnapshot(store, async (snapshot) => {
     const serverDays = await serverDaysOf(snapshot, periodOf(start, end));
     const params = reportParamsFor({ start, end, days: [] }, null, serverDays);
-    return readSnapshotInputs(snapshot, controls, { params, serverDays, now });
+    return readSnapshotInputs(snapshot, controls, { params, serverDays, now, deferredSince });
   });
   return {
     ...fromSnapshot,

@@ -102,7 +102,7 @@ export async function* eventBatches(store: AnyStore, options: EventBatchOptions)
   });
   for await (const rows of pages) {
     yield {
-      events: rows.map((r) => ({ id: recordEventId(options.project, r.id), line: r.line })),
+      events: rows.map((r) => ({ id: recordEventId(options.project, r.id), line: r.line, seq: r.seq })),
       lastSeq: rows.at(-1)!.seq,
     };
   }

@@ -11,6 +11,9 @@ import { daysAgo, simEnv, startTestSimulator } from "../helpers/simSync.ts";
 import { ENGINES, type TestStore, testStore } from "./engines.ts";
 import { API } from "./plant.ts";
 
+/** A finding's Idempotency-Key: its event id in project default. */
+const keyOf = (findingId: string) => `default:finding:${findingId}`;
+
 interface Receiver {
   url: string;
   /** Idempotency-Keys of the requests answered 204, in order. */
@@ -109,8 +112,8 @@ describe.each(ENGINES)("kill -9 during delivery on %s", (engine) => {
     });
     const result = await killed;
     expect(result.signal).toBe("SIGKILL");
-    expect(receiver.accepted).toEqual([ids[0]]);
-    expect(receiver.held?.key).toBe(ids[1]);
+    expect(receiver.accepted).toEqual([keyOf(ids[0]!)]);
+    expect(receiver.held?.key).toBe(keyOf(ids[1]!));
     const rows = await store.query<{ finding_id: string; delivered_at: number | null }>(
       'SELECT finding_id, delivered_at FROM control_outbox ORDER BY finding_id COLLATE "binary"',
     );
@@ -124,13 +127,13 @@ describe.each(ENGINES)("kill -9 during delivery on %s", (engine) => {
     receiver.held?.res.destroy();
     const restarted = await notify();
     expect(restarted.code).toBe(1);
-    expect(receiver.accepted).toEqual(ids);
+    expect(receiver.accepted).toEqual(ids.map(keyOf));
     const after = await store.query<{ delivered_at: number | null }>(
       "SELECT delivered_at FROM control_outbox",
     );
     expect(after.every((r) => r.delivered_at !== null)).toBe(true);
     // Nothing is due any more: a third run sends nothing.
     await notify();
-    expect(receiver.accepted).toEqual(ids);
+    expect(receiver.accepted).toEqual(ids.map(keyOf));
   }, 240_000);
 });

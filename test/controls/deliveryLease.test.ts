@@ -36,6 +36,8 @@ const finding = (n: number): NewFinding => alertFinding(n, { entity: `gate_${n}`
 const payloadOf = (f: NewFinding) => alertPayload(f);
 
 const IDS = Array.from({ length: ALERTS }, (_, i) => `rr:rec${i + 1}`);
+/** Their Idempotency-Keys: each finding's event id in project default. */
+const KEYS = IDS.map((id) => `default:finding:${id}`);
 
 describe.each(ENGINES)("delivery lease on %s", (engine) => {
   let store: TestStore;
@@ -93,7 +95,7 @@ describe.each(ENGINES)("delivery lease on %s", (engine) => {
     expect(receiver.requests).toHaveLength(1);
     receiver.open();
     expect(await running).toEqual({ delivered: ALERTS, failed: 0 });
-    expect(receiver.requests.map((r) => r.key).sort()).toEqual(IDS);
+    expect(receiver.requests.map((r) => r.key).sort()).toEqual(KEYS);
     // Given back: a later run takes it, and finds nothing due.
     expect(await deliverLeases()).toEqual([]);
     expect(await deliverAlerts(second[0]!.store, sinks, Date.now())).toEqual({ delivered: 0, failed: 0 });
@@ -146,13 +148,13 @@ describe.each(ENGINES)("delivery lease on %s", (engine) => {
         await held.release();
       }
       expect(receiver.requests).toHaveLength(0);
-      expect(other.requests.map((r) => r.key).sort()).toEqual(IDS);
+      expect(other.requests.map((r) => r.key).sort()).toEqual(KEYS);
       expect(await deliverLeases()).toEqual([]);
       expect(await deliverAlerts(first[0]!.store, sinks, Date.now())).toEqual({
         delivered: ALERTS,
         failed: 0,
       });
-      expect(receiver.requests.map((r) => r.key).sort()).toEqual(IDS);
+      expect(receiver.requests.map((r) => r.key).sort()).toEqual(KEYS);
       expect(other.requests).toHaveLength(ALERTS);
     } finally {
       await other.close();
@@ -366,7 +368,7 @@ describe.each(ENGINES)("delivery lease on %s", (engine) => {
         delivered: ALERTS,
         failed: 0,
       });
-      expect(receiver.requests.map((r) => r.key).sort()).toEqual(IDS);
+      expect(receiver.requests.map((r) => r.key).sort()).toEqual(KEYS);
     },
   );
 
@@ -388,7 +390,7 @@ describe.each(ENGINES)("delivery lease on %s", (engine) => {
       delivered: ALERTS,
       failed: 0,
     });
-    expect(receiver.requests.map((r) => r.key).sort()).toEqual(IDS);
+    expect(receiver.requests.map((r) => r.key).sort()).toEqual(KEYS);
   });
 
   it.runIf(engine === "sqlite")(

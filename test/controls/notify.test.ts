@@ -1,6 +1,7 @@
 // `check --notify`: new findings reach a webhook through the outbox, signed, once. A real HTTP receiver
 // on 127.0.0.1 checks each request's HMAC; while it answers 503 nothing is marked delivered, and once it
-// is up every finding arrives exactly once, under its finding id as Idempotency-Key. The file's first
+// is up every finding arrives exactly once, under its event id (`default:finding:<finding id>`) as
+// Idempotency-Key. The file's first
 // call of each command is spawned (end to end); the others, on either engine, and the syncs that set the
 // stores up, run the CLI in this process.
 import { createHmac, timingSafeEqual } from "node:crypto";
@@ -15,6 +16,9 @@ import { ENGINES, type TestStore, testStore } from "./engines.ts";
 import { API, BOT } from "./plant.ts";
 
 const SECRET = "whsec-test-5f1c0a9e";
+
+/** A finding's Idempotency-Key: its event id in project default. */
+const keyOf = (findingId: string) => `default:finding:${findingId}`;
 
 interface Receiver {
   url: string;
@@ -158,9 +162,9 @@ describe.each(ENGINES)("check --notify on %s", (engine) => {
     receiver.up = true;
     const delivered = await notify();
     expect(delivered.code).toBe(1);
-    expect([...receiver.accepted.keys()].sort()).toEqual(ids);
+    expect([...receiver.accepted.keys()].sort()).toEqual(ids.map(keyOf));
     for (const id of ids) {
-      const bodies = receiver.accepted.get(id)!;
+      const bodies = receiver.accepted.get(keyOf(id))!;
       expect(bodies).toHaveLength(1);
       expect(bodies[0]).toMatchObject({
         event: "finding",
@@ -252,7 +256,7 @@ describe.each(ENGINES)("daemon cycles check and deliver on %s", (engine) => {
     }
     receiver.up = true;
     expect((await cycle()).code).toBe(0);
-    expect([...receiver.accepted.keys()].sort()).toEqual(ids.map((id) => `ra:${id}`).sort());
+    expect([...receiver.accepted.keys()].sort()).toEqual(ids.map((id) => keyOf(`ra:${id}`)).sort());
     for (const bodies of receiver.accepted.values()) expect(bodies).toHaveLength(1);
     expect((await cycle()).code).toBe(0);
     expect(receiver.requests).toHaveLength(5);

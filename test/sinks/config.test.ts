@@ -1,7 +1,12 @@
 // The SIEM sinks in flagtrail.config.json: strict like the rest, each error naming the sink; a secret
 // can only be named (an environment variable, a file), never written in the config.
-import { describe, expect, it } from "vitest";
+import { writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
 import { parseControlsConfig } from "../../src/controls/config.ts";
+import type { RunningSimulator } from "../../src/simulator/index.ts";
+import { runCliInProcess } from "../helpers/inProcessCli.ts";
+import { syncedTestStore } from "../helpers/simSync.ts";
 
 const FILE = "flagtrail.config.json";
 const failure = (sink: unknown) => {
@@ -80,5 +85,36 @@ describe("SIEM sinks in the config file", () => {
     expect(failure({ name: "k", kind: "kafka", url: "x" })).toBe(
       'flagtrail.config.json: sink "k": kind: must be one of webhook, slack, exec, splunk-hec, http, syslog.',
     );
+  });
+});
+
+// review h62: a syslog url whose port is not one (0, above 65535) passed the config's pattern and failed
+// only at delivery, as `unexpected error: Invalid URL` (exit 1) instead of a config error naming the sink.
+describe("a syslog sink's port", () => {
+  let sim: RunningSimulator | undefined;
+
+  afterAll(async () => {
+    await sim?.close();
+  });
+
+  it("is refused with the config, naming the sink", async () => {
+    for (const url of ["tcp://siem.example:70000", "tls://[::1]:0"]) {
+      expect(failure({ name: "rsys", kind: "syslog", url })).toBe(
+        'flagtrail.config.json: sink "rsys": url: url must be tcp://host:port or tls://host:port.',
+      );
+    }
+    expect(failure({ name: "rsys", kind: "syslog", url: "tcp://siem.example:65535" })).toBe("accepted");
+    let db: string;
+    ({ sim, db } = await syncedTestStore());
+    const config = join(dirname(db), "syslog.json");
+    writeFileSync(
+      config,
+      JSON.stringify({ sinks: [{ name: "rsys", kind: "syslog", url: "tcp://127.0.0.1:70000" }] }),
+    );
+    const run = await runCliInProcess(["export", "--sink", "rsys", "--db", db, "--config", config]);
+    expect(run.stderr).toBe(
+      `flagtrail: ${config}: sink "rsys": url: url must be tcp://host:port or tls://host:port.\n`,
+    );
+    expect(run.code).toBe(2);
   });
 });

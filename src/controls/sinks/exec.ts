@@ -1,11 +1,12 @@
 // The exec sink: runs the configured program with its arguments (never through a shell: nothing of a
-// finding is ever parsed as a command), the alert's JSON on its stdin and the finding id in
-// FLAGTRAIL_FINDING_ID (the idempotency key of a resend). Delivered when it exits 0; killed after its
-// timeout. Its output is not kept: it could echo what it was given to places we do not control. For the
-// same reason it gets the environment without flagtrail's secrets and those the config names.
+// finding is ever parsed as a command), the alert's JSON on its stdin, the finding id in
+// FLAGTRAIL_FINDING_ID and its event id in FLAGTRAIL_EVENT_ID (the idempotency key of a resend).
+// Delivered when it exits 0; killed after its timeout. Its output is not kept: it could echo what it was
+// given to places we do not control. For the same reason it gets the environment without flagtrail's
+// secrets and those the config names.
 import { spawn } from "node:child_process";
-import type { OutboxRow } from "../../store/controls/outbox.ts";
 import type { SinkOf } from "../config.ts";
+import type { DueAlert } from "../deliver.ts";
 import type { SendFailure } from "./failure.ts";
 
 /** flagtrail's own secrets: the console API key, the signing key, the store's URL and password. */
@@ -14,24 +15,24 @@ const OWN_SECRET_ENV = ["FLAGTRAIL_API_KEY", "FLAGTRAIL_SIGNING_KEY", "FLAGTRAIL
 /** The program's environment: this process's, without the secrets, and the finding id. */
 function execEnv(
   sink: SinkOf<"exec">,
-  findingId: string,
+  row: DueAlert,
   env: NodeJS.ProcessEnv = process.env,
 ): NodeJS.ProcessEnv {
   const hidden = new Set([...OWN_SECRET_ENV, ...sink.hiddenEnv]);
   const kept = Object.entries(env).filter(([name]) => !hidden.has(name));
-  return { ...Object.fromEntries(kept), FLAGTRAIL_FINDING_ID: findingId };
+  return { ...Object.fromEntries(kept), FLAGTRAIL_FINDING_ID: row.finding_id, FLAGTRAIL_EVENT_ID: row.key };
 }
 
 /**
  * Runs the program for one alert. A program that cannot be started or does not finish in time fails the
  * same way for every alert (sinkDown); its exit status is its verdict on this alert alone.
  */
-export function sendExec(sink: SinkOf<"exec">, row: OutboxRow): Promise<SendFailure | null> {
+export function sendExec(sink: SinkOf<"exec">, row: DueAlert): Promise<SendFailure | null> {
   return new Promise((resolve) => {
     const child = spawn(sink.command, sink.args, {
       shell: false,
       stdio: ["pipe", "ignore", "ignore"],
-      env: execEnv(sink, row.finding_id),
+      env: execEnv(sink, row),
       // A process group of its own (POSIX): a timeout kills what the program started too (a script's
       // `curl`, a `sleep`), not the program alone.
       detached: process.platform !== "win32",

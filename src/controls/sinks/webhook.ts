@@ -1,9 +1,9 @@
 // The webhook sink: a POST of the alert's JSON, signed with HMAC-SHA256 over the timestamp and body,
-// under the finding id as Idempotency-Key (a crash after the 2xx, before the mark, resends it under
-// the same key). The secret is read here and goes nowhere but the signature.
+// under the finding's event id as Idempotency-Key (a crash after the 2xx, before the mark, resends it
+// under the same key). The secret is read here and goes nowhere but the signature.
 import { createHmac } from "node:crypto";
-import type { OutboxRow } from "../../store/controls/outbox.ts";
 import type { SinkOf } from "../config.ts";
+import type { DueAlert } from "../deliver.ts";
 import type { SendFailure } from "./failure.ts";
 import { postJson } from "./http.ts";
 import { sinkSecret } from "./secret.ts";
@@ -13,7 +13,7 @@ function signature(secret: string, timestamp: string, body: string): string {
   return `sha256=${createHmac("sha256", secret).update(`${timestamp}.${body}`).digest("hex")}`;
 }
 
-export function sendWebhook(sink: SinkOf<"webhook">, row: OutboxRow): Promise<SendFailure | null> {
+export function sendWebhook(sink: SinkOf<"webhook">, row: DueAlert): Promise<SendFailure | null> {
   const timestamp = String(Math.floor(Date.now() / 1000));
   return postJson(sink.url, row.payload, () => ({
     "Flagtrail-Timestamp": timestamp,
@@ -22,6 +22,6 @@ export function sendWebhook(sink: SinkOf<"webhook">, row: OutboxRow): Promise<Se
       timestamp,
       row.payload,
     ),
-    "Idempotency-Key": row.finding_id,
+    "Idempotency-Key": row.key,
   }));
 }

@@ -22,10 +22,12 @@ export const httpUrl = z
     message: "url must not hold a user name or password: give credentials from the environment (headersEnv)",
   });
 
-/** `tcp://host:port` or `tls://host:port`. */
-const syslogUrl = z.string().regex(/^(tcp|tls):\/\/(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+):\d{1,5}$/, {
-  message: "url must be tcp://host:port or tls://host:port",
-});
+/** `tcp://host:port` or `tls://host:port`; one the URL parser refuses (port 70000, `[::::]`) fails here, not at delivery. */
+const syslogMessage = "url must be tcp://host:port or tls://host:port";
+const syslogUrl = z
+  .string()
+  .regex(/^(tcp|tls):\/\/(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+):\d{1,5}$/, { message: syslogMessage })
+  .refine((url) => URL.canParse(url) && Number(new URL(url).port) > 0, { message: syslogMessage });
 
 export function siemSinkSchemas(name: z.ZodString, envName: z.ZodString) {
   const splunkHec = z

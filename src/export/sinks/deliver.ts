@@ -4,7 +4,7 @@
 // delivered only after its batch was acknowledged. A crash repeats at most the unacknowledged batch,
 // and every event carries a stable id by which the SIEM can drop that repeat.
 import type { SiemSink } from "../../controls/config.ts";
-import { type DueAlert, dueAlertsNow } from "../../controls/deliver.ts";
+import { type DueAlert, dueAlertsNow, retryDelayMs } from "../../controls/deliver.ts";
 import { outboxFindingSchema } from "../../controls/finding.ts";
 import { SinkBusyError, underSinkLease } from "../../controls/sinkLease.ts";
 import { unreadableRow } from "../../controls/sinks/failure.ts";
@@ -18,8 +18,6 @@ import { hecTransport } from "./hec.ts";
 import { httpTransport } from "./http.ts";
 import { syslogTransport } from "./syslog.ts";
 import { type SinkEvent, sendWithRetry, type Transport } from "./transport.ts";
-
-const MAX_BACKOFF_MS = 3_600_000;
 
 function transportFor(sink: SiemSink): Transport {
   switch (sink.kind) {
@@ -53,8 +51,7 @@ function findingEvent(sink: SiemSink, project: string, row: DueAlert): SinkEvent
 }
 
 async function markRowFailed(part: ProjectStore, sink: SiemSink, row: OutboxRow, reason: string) {
-  const wait = Math.min(MAX_BACKOFF_MS, sink.backoffSeconds * 1000 * 2 ** row.attempts);
-  await markFailed(part.store, row, Date.now() + wait, reason);
+  await markFailed(part.store, row, Date.now() + retryDelayMs(sink.backoffSeconds, row.attempts), reason);
 }
 
 async function deliverFindings(
@@ -74,21 +71,29 @@ async function deliverFindings(
   let delivered = 0;
   for (let start = 0; start < rows.length && !stop.aborted; start += sink.batchSize) {
     const batch = rows.slice(start, start + sink.batchSize);
+    const rowOf = new Map(batch.map((b) => [b.event, b.row]));
+    // A part the receiver took (all of the batch, or halves of one it found too large) is marked at once.
+    const acked = async (events: readonly SinkEvent[]) => {
+      for (const event of events) {
+        await markDelivered(part.store, rowOf.get(event)!, Date.now());
+        rowOf.delete(event);
+      }
+      delivered += events.length;
+    };
     try {
       await sendWithRetry(
         transport,
         batch.map((b) => b.event),
         { retries: sink.retries, backoffMs: sink.backoffSeconds * 1000 },
+        acked,
       );
     } catch (error) {
       // The row names its sink: it keeps the reason alone.
       const reason =
         error instanceof SinkError ? error.reason : error instanceof Error ? error.message : String(error);
-      for (const { row } of batch) await markRowFailed(part, sink, row, reason);
+      for (const row of rowOf.values()) await markRowFailed(part, sink, row, reason);
       throw error;
     }
-    for (const { row } of batch) await markDelivered(part.store, row, Date.now());
-    delivered += batch.length;
   }
   return delivered;
 }
@@ -130,9 +135,12 @@ async function deliverUnderLease(
     for await (const batch of batches) {
       // Stopped (the daemon's SIGTERM, the lease lost): the cursor stays after the last acknowledged batch.
       if (stop.aborted) return { events, findings: 0 };
-      await sendWithRetry(transport, batch.events, policy);
-      await advanceCursor(part.store, part.project, sinkCursor(sink), batch.lastSeq);
-      events += batch.events.length;
+      // After each part the receiver took: halves of a batch it found too large go one after the other,
+      // and an event too large alone must not take back those before it.
+      await sendWithRetry(transport, batch.events, policy, async (sent) => {
+        await advanceCursor(part.store, part.project, sinkCursor(sink), sent.at(-1)?.seq ?? batch.lastSeq);
+        events += sent.length;
+      });
     }
   }
   return { events, findings: await deliverFindings(part, sink, transport, stop) };

@@ -2,7 +2,7 @@
 // store (or one), as the daemon does after each cycle; for cron or a first backfill.
 import { isSiemSink, parseControlsConfig, type SiemSink } from "../../controls/config.ts";
 import { SinkBusyError } from "../../controls/sinkLease.ts";
-import { sinkLabel, UsageError } from "../../errors.ts";
+import { SinkError, sinkLabel, UsageError } from "../../errors.ts";
 import { configFileOf, readConfigText } from "../../projects.ts";
 import type { ProjectStore } from "../../store/projectStores.ts";
 import { deliverToSink } from "./deliver.ts";
@@ -26,6 +26,8 @@ export function namedSink(configOption: string | undefined, name: string): SiemS
 /**
  * Delivers what the sink has not acknowledged yet, project by project: the summary sentence, and the
  * projects skipped because another run is delivering to the sink there (it sends what this one would).
+ * A refusal in one project (an event the receiver cannot take) holds no other back: the others are sent,
+ * then the first refusal is thrown.
  */
 export async function sendToSink(
   parts: readonly ProjectStore[],
@@ -33,6 +35,7 @@ export async function sendToSink(
 ): Promise<{ summary: string; busy: string[] }> {
   const done: string[] = [];
   const busy: string[] = [];
+  let refused: SinkError | undefined;
   let events = 0;
   let findings = 0;
   for (const part of parts) {
@@ -42,11 +45,16 @@ export async function sendToSink(
       findings += count.findings;
       done.push(`${part.project} ${count.events}`);
     } catch (error) {
+      if (error instanceof SinkError) {
+        refused ??= error;
+        continue;
+      }
       if (!(error instanceof SinkBusyError)) throw error;
       busy.push(part.project);
       done.push(`${part.project} skipped`);
     }
   }
+  if (refused) throw refused;
   const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
   const summary = `Sent ${plural(events, "event")} and ${plural(findings, "finding")} to ${sinkLabel(sink.name)} (${done.join("; ")}).\n`;
   return { summary, busy };

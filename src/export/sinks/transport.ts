@@ -4,10 +4,11 @@
 import { setTimeout as delay } from "node:timers/promises";
 import { SinkError } from "../../errors.ts";
 
-/** One event: its stable id (project + record or finding id) and its JSON text. */
+/** One event: its stable id (project + record or finding id) and its JSON text; a record's seq. */
 export interface SinkEvent {
   id: string;
   line: string;
+  seq?: number;
 }
 
 export interface Transport {
@@ -35,27 +36,31 @@ export function networkFailure(name: string, error: unknown): SinkError {
 /**
  * Sends a batch, trying a retryable failure again `retries` times, `backoffMs` doubling each time. A batch
  * the receiver refuses as too large (HTTP 413: Splunk HEC's 1 MB, a proxy's limit) goes in halves, in
- * order, down to one event; only an event too large alone still fails.
+ * order, down to one event; only an event too large alone still fails. `acked` is told each part the
+ * receiver took, in order, before the next is sent: what went before a failure is not sent again.
  */
 export async function sendWithRetry(
   transport: Transport,
   events: readonly SinkEvent[],
   policy: { retries: number; backoffMs: number },
+  acked: (events: readonly SinkEvent[]) => Promise<void> = async () => {},
 ): Promise<void> {
   for (let attempt = 0; ; attempt += 1) {
     try {
       await transport.send(events);
-      return;
     } catch (error) {
       if (error instanceof SinkError && error.tooLarge && events.length > 1) {
         const half = Math.ceil(events.length / 2);
-        await sendWithRetry(transport, events.slice(0, half), policy);
-        await sendWithRetry(transport, events.slice(half), policy);
+        await sendWithRetry(transport, events.slice(0, half), policy, acked);
+        await sendWithRetry(transport, events.slice(half), policy, acked);
         return;
       }
       if (!(error instanceof SinkError) || !error.retryable || attempt >= policy.retries) throw error;
       await delay(Math.min(60_000, policy.backoffMs * 2 ** attempt));
+      continue;
     }
+    await acked(events);
+    return;
   }
 }
 
