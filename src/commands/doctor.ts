@@ -68,6 +68,7 @@ export async function runDoctor(raw: Record<string, unknown>, env: Env = process
   const db = resolveDbPath(options, env);
   const configFile = configFileOf(options.config, env);
   const keyFiles = [options.apiKeyFile, env.FLAGTRAIL_API_KEY_FILE].filter((f): f is string => !!f);
+  const config = checkConfig(configFile);
   return [
     checkNode(),
     ...(await checkStore(db)),
@@ -75,8 +76,11 @@ export async function runDoctor(raw: Record<string, unknown>, env: Env = process
     checkDisk(db),
     checkModes(db, [...keyFiles, ...projectFiles(db, configFile)]),
     checkSigningKey(env),
-    checkConfig(configFile),
-    checkSinkSecrets(configFile, env),
+    config,
+    // A config that cannot be read or parsed is the config line's failure, said once there.
+    config.status === "fail"
+      ? { name: "sink secrets", status: "warn", detail: "not checked: the config is not valid (see config)" }
+      : checkSinkSecrets(configFile, env),
   ];
 }
 

@@ -172,5 +172,27 @@ describe("flagtrail doctor", () => {
     expect(checks.get("config")?.status).toBe("fail");
     expect(checks.get("config")?.detail).toContain("./flagtrail.config.json");
     expect(checks.get("key")?.status).toBe("warn");
+    // Said once, on the config line: the sink secrets are not checked, not failed with the same words.
+    expect(checks.get("sink secrets")).toEqual({
+      status: "warn",
+      detail: "not checked: the config is not valid (see config)",
+    });
+    expect(result.stderr).toBe("flagtrail: 1 check failed: config.\n");
+  });
+
+  it("a --config that does not exist fails the config line alone, in its own words", async () => {
+    const dir = workDir();
+    const result = await runCliInProcess(["doctor", "--config", "nope.json"], {
+      cwd: dir,
+      env: { FLAGTRAIL_BASE_URL: simUrl },
+    });
+    expect(result.code).toBe(1);
+    const checks = lines(result.stdout);
+    expect(checks.get("config")).toEqual({ status: "fail", detail: "cannot read nope.json (ENOENT)" });
+    expect(checks.get("sink secrets")).toEqual({
+      status: "warn",
+      detail: "not checked: the config is not valid (see config)",
+    });
+    expect(result.stderr).toBe("flagtrail: 1 check failed: config.\n");
   });
 });
