@@ -18,7 +18,8 @@ export async function readManifest(path: string): Promise<ReadManifest> {
   try {
     text = await readFile(path, "utf8");
   } catch (error) {
-    throw new UsageError(`cannot read manifest ${path}: ${(error as Error).message}`);
+    const code = (error as NodeJS.ErrnoException).code ?? "unreadable";
+    throw new UsageError(`Cannot read the manifest ${path} (${code}).`);
   }
   let json: unknown;
   try {

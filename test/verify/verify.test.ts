@@ -254,6 +254,17 @@ describe("flagtrail verify (CLI)", () => {
     );
   });
 
+  it("a --manifest that cannot be read is bad input in one sentence, as any other file flagtrail reads", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "flagtrail-manifest-"));
+    const missing = join(dir, "nope.json");
+    const absent = await runCliInProcess(["verify", "--manifest", missing]);
+    expect(absent.code).toBe(2);
+    expect(absent.stderr).toBe(`flagtrail: Cannot read the manifest ${missing} (ENOENT).\n`);
+    const directory = await runCliInProcess(["verify", "--manifest", dir]);
+    expect(directory.code).toBe(2);
+    expect(directory.stderr).toBe(`flagtrail: Cannot read the manifest ${dir} (EISDIR).\n`);
+  });
+
   it("with --manifest, checks any store named (--db, --db-file, FLAGTRAIL_DB) and never prints its password", async () => {
     const dir = mkdtempSync(join(tmpdir(), "flagtrail-verify-named-"));
     const file = buildScenarioStore(join(dir, "store.db"));
