@@ -273,8 +273,23 @@ describe("flagtrail doctor: free pages of a SQLite store", () => {
     expect(await status(0.99, 1 * MIB)).toBe("ok");
   });
 
-  it("no store yet, or a store that does not open: a line that says it was not checked", async () => {
+  it("no store yet, an older store or a store that does not open: a line that says it was not checked", async () => {
     const dir = workDir();
+    const older = storeWithFreePages(dir, 1);
+    const sqlite = new Database(older);
+    sqlite.exec(
+      "DELETE FROM __drizzle_migrations WHERE created_at = (SELECT max(created_at) FROM __drizzle_migrations)",
+    );
+    sqlite.close();
+    expect((await checkStore(older)).map((c) => [c.name, c.status, c.detail])).toEqual([
+      ["store", "ok", `${older} opens`],
+      [
+        "migrations",
+        "fail",
+        `${older} was written by an older flagtrail; run \`flagtrail sync\` on it once to upgrade it.`,
+      ],
+      ["free pages", "warn", "not checked until the store is upgraded (see migrations)"],
+    ]);
     const none = await checkStore(join(dir, "none.db"));
     expect(none.find((c) => c.name === "free pages")).toEqual({
       name: "free pages",
