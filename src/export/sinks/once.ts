@@ -40,11 +40,11 @@ export async function sendToSink(
       const count = await deliverToSink(part, sink);
       events += count.events;
       findings += count.findings;
-      done.push(`${part.project} ${count.events}`);
+      done.push(`project ${part.project}: ${count.events}`);
     } catch (error) {
       if (!(error instanceof SinkBusyError)) throw error;
       busy.push(part.project);
-      done.push(`${part.project} skipped`);
+      done.push(`project ${part.project}: skipped`);
     }
   }
   const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
