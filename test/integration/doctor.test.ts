@@ -63,6 +63,11 @@ describe("flagtrail doctor", () => {
       status: "fail",
       detail: "No API key: set FLAGTRAIL_API_KEY or FLAGTRAIL_API_KEY_FILE, or pass --api-key-file.",
     });
+    // The clock is read from the server's answer: said to be unchecked, not left out.
+    expect(checks.get("clock")).toEqual({
+      status: "warn",
+      detail: "not checked: no request was sent without a key",
+    });
     expect(checks.get("node")?.status).toBe("ok");
     expect(checks.get("store")?.status).toBe("warn");
     expect(checks.get("signing key")?.status).toBe("warn");
@@ -187,6 +192,10 @@ describe("flagtrail doctor", () => {
     expect(checks.get("config")?.status).toBe("fail");
     expect(checks.get("config")?.detail).toContain("./flagtrail.config.json");
     expect(checks.get("key")?.status).toBe("warn");
+    expect(checks.get("clock")).toEqual({
+      status: "warn",
+      detail: "not checked: the config is not valid (see config)",
+    });
     // Said once, on the config line: the sink secrets are not checked, not failed with the same words.
     expect(checks.get("sink secrets")).toEqual({
       status: "warn",
