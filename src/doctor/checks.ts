@@ -9,7 +9,8 @@ import { parseControlsConfig, sinkSecretEnv } from "../controls/config.ts";
 import { FlagtrailError } from "../errors.ts";
 import { DEFAULT_PROJECT, parseConfigFile } from "../projects.ts";
 import { signingKeyFromEnv } from "../signingKey.ts";
-import { openAnyStore, sqliteFreeSpace } from "../store/openAny.ts";
+import { type AnyStore, openAnyStore, sqliteFreeSpace } from "../store/openAny.ts";
+import { closeProjectStores, openStoreProjects, type ProjectStore } from "../store/projectStores.ts";
 import {
   describeLocation,
   engineName,
@@ -71,19 +72,9 @@ export async function checkStore(dbValue: string, freeWarn = FREE_PAGES_WARN): P
   }
   try {
     const store = await openAnyStore(dbValue, { readonly: true });
-    let space: ReturnType<typeof sqliteFreeSpace>;
-    try {
-      space = sqliteFreeSpace(store);
-    } finally {
-      await store.close();
-    }
-    return [
-      check("store", "ok", `${where} opens (${engineName(location)})`),
-      check("migrations", "ok", "current: the store has every migration this flagtrail ships"),
-      freePagesLine(space, file ?? where, freeWarn),
-    ];
+    await store.close();
   } catch (error) {
-    const message = error instanceof FlagtrailError ? error.message : String(error);
+    const message = messageOf(error);
     if (/older flagtrail|no migrations applied/.test(message))
       return [
         check("store", "ok", `${where} opens`),
@@ -97,6 +88,30 @@ export async function checkStore(dbValue: string, freeWarn = FREE_PAGES_WARN): P
       check("free pages", "warn", "not checked: the store did not open"),
     ];
   }
+  return [
+    check("store", "ok", `${where} opens (${engineName(location)})`),
+    check("migrations", "ok", "current: the store has every migration this flagtrail ships"),
+    ...(await checkFreePages(dbValue, freeWarn)),
+  ];
+}
+
+const messageOf = (error: unknown) => (error instanceof FlagtrailError ? error.message : String(error));
+
+/** One line per project of the store: each project's history may be a file of its own (docs/projects.md). */
+async function checkFreePages(dbValue: string, warn: typeof FREE_PAGES_WARN): Promise<Check[]> {
+  let parts: ProjectStore[];
+  try {
+    parts = await openStoreProjects(dbValue, { readonly: true });
+  } catch (error) {
+    return [check("free pages", "warn", `not checked: ${messageOf(error)}`)];
+  }
+  try {
+    return parts.map(({ project, store }) =>
+      freePagesLine(parts.length > 1 ? ` (${project})` : "", store, warn),
+    );
+  } finally {
+    await closeProjectStores(parts);
+  }
 }
 
 const size = (bytes: number) =>
@@ -106,21 +121,19 @@ const size = (bytes: number) =>
  * Pages a migration's table copy or deletes left free stay in the file (later syncs reuse them); only
  * VACUUM shrinks it, and it rewrites the whole file, so it is worth saying only when much is free.
  */
-function freePagesLine(
-  space: ReturnType<typeof sqliteFreeSpace>,
-  file: string,
-  warn: typeof FREE_PAGES_WARN,
-): Check {
+function freePagesLine(label: string, store: AnyStore, warn: typeof FREE_PAGES_WARN): Check {
+  const name = `free pages${label}`;
+  const space = sqliteFreeSpace(store);
   if (space === null)
-    return check("free pages", "ok", "not checked here: PostgreSQL's autovacuum manages its free space");
+    return check(name, "ok", "not checked here: PostgreSQL's autovacuum manages its free space");
   const { fileBytes, freeBytes } = space;
   const share = fileBytes === 0 ? 0 : freeBytes / fileBytes;
   const text = `${size(freeBytes)} (${freeBytes} bytes, ${Math.round(share * 100)} %) of the ${size(fileBytes)} file are free pages`;
-  if (share <= warn.share || freeBytes <= warn.bytes) return check("free pages", "ok", text);
+  if (share <= warn.share || freeBytes <= warn.bytes) return check(name, "ok", text);
   return check(
-    "free pages",
+    name,
     "warn",
-    `${text}; \`sqlite3 ${file} VACUUM\` gives them back, run while nothing writes (no sync or daemon) with up to ${size(2 * fileBytes)} free disk (twice the file: its copy and the WAL)`,
+    `${text}; \`sqlite3 ${store.location} VACUUM\` gives them back, run while nothing writes (no sync or daemon) with up to ${size(2 * fileBytes)} free disk (twice the file: its copy and the WAL)`,
   );
 }
 

@@ -8,7 +8,8 @@ import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { checkStore } from "../../src/doctor/checks.ts";
-import { sqliteOf } from "../../src/store/connection.ts";
+import { type Store, sqliteOf } from "../../src/store/connection.ts";
+import { openProjectStore } from "../../src/store/projectStores.ts";
 import { runCliInProcess } from "../helpers/inProcessCli.ts";
 import { CLI_PATH, cliEnv, runCli } from "../helpers/runCli.ts";
 import { buildScenarioStore } from "../report/scenario.ts";
@@ -223,10 +224,8 @@ describe("flagtrail doctor", () => {
 
 const MIB = 1024 ** 2;
 
-/** A real store file whose pages hold `freeMib` MiB freed by a dropped table, as a migration's copy leaves. */
-function storeWithFreePages(dir: string, freeMib: number): string {
-  const db = join(dir, "audit.db");
-  const store = buildScenarioStore(db);
+/** Frees `freeMib` MiB of pages in a store's file by a dropped table, as a migration's table copy does. */
+function freePages(store: Store, freeMib: number): void {
   const sqlite = sqliteOf(store);
   sqlite.exec("CREATE TABLE scratch (b BLOB)");
   const insert = sqlite.prepare("INSERT INTO scratch VALUES (zeroblob(?))");
@@ -234,6 +233,13 @@ function storeWithFreePages(dir: string, freeMib: number): string {
     for (let i = 0; i < freeMib; i++) insert.run(MIB);
   })();
   sqlite.exec("DROP TABLE scratch");
+}
+
+/** A real store file whose pages hold `freeMib` MiB freed. */
+function storeWithFreePages(dir: string, freeMib: number): string {
+  const db = join(dir, "audit.db");
+  const store = buildScenarioStore(db);
+  freePages(store, freeMib);
   store.close();
   return db;
 }
@@ -280,6 +286,21 @@ describe("flagtrail doctor: free pages of a SQLite store", () => {
     expect((await checkStore(db)).find((c) => c.name === "free pages")?.status).toBe("ok");
     expect(await status(0.25, 4 * MIB)).toBe("ok");
     expect(await status(0.99, 1 * MIB)).toBe("ok");
+  });
+
+  it("a store of several projects: a line per project, each of its own file", async () => {
+    const db = storeWithFreePages(workDir(), 0);
+    const eu = (await openProjectStore(db, "eu")) as Store;
+    freePages(eu, 3);
+    eu.close();
+    const checks = await checkStore(db, { share: 0.25, bytes: 1 * MIB });
+    expect(checks.filter((c) => c.name.startsWith("free pages")).map((c) => [c.name, c.status])).toEqual([
+      ["free pages (default)", "ok"],
+      ["free pages (eu)", "warn"],
+    ]);
+    expect(checks.find((c) => c.name === "free pages (eu)")?.detail).toContain(
+      `\`sqlite3 ${db.replace(/\.db$/, ".eu.db")} VACUUM\``,
+    );
   });
 
   it("no store yet, an older store or a store that does not open: a line that says it was not checked", async () => {
