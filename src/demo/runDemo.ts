@@ -84,7 +84,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
         // --records is the seeded history's size; the live records come on top (a total alone read as a
         // --records that was not taken).
         `Simulator on ${sim.url}: ${sim.control.size() - live.length} audit records over the ${options.days} days` +
-          ` before today (UTC) and ${live.length} since (seed ${options.seed}, server zone ${sim.settings.timeZone}).`,
+          ` before ${todayUtc(anchor)} (UTC) and ${live.length} since (seed ${options.seed}, server zone ${sim.settings.timeZone}).`,
       );
 
       const incremental = (await readCheckpoint(store, filterKeyFor([]))) !== undefined;

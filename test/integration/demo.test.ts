@@ -26,7 +26,7 @@ describe("flagtrail demo", () => {
     expect(first.stdout).toContain("First run: backfilling the whole history.");
     // The seeded history is --records' size, the live records apart: not one total that matches nothing given.
     expect(first.stdout).toMatch(
-      /^Simulator on http:\/\/127\.0\.0\.1:\d+: 1000 audit records over the 120 days before today \(UTC\) and \d+ since \(seed 2026, server zone America\/Los_Angeles\)\.$/m,
+      /^Simulator on http:\/\/127\.0\.0\.1:\d+: 1000 audit records over the 120 days before \d{4}-\d{2}-\d{2} \(UTC\) and \d+ since \(seed 2026, server zone America\/Los_Angeles\)\.$/m,
     );
     expect(first.stdout).toContain("flagtrail.js sql --db");
     // Run from an empty directory, not the checkout: the hints name the script that ran, no npx or npm.
