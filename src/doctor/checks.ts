@@ -19,6 +19,7 @@ import {
   parseStoreLocation,
   projectFilePath,
 } from "../storeLocation.ts";
+import { shellWord } from "../text/shellWord.ts";
 
 type CheckStatus = "ok" | "warn" | "fail";
 
@@ -133,7 +134,7 @@ function freePagesLine(label: string, store: AnyStore, warn: typeof FREE_PAGES_W
   return check(
     name,
     "warn",
-    `${text}; \`sqlite3 ${store.location} VACUUM\` gives them back, run while nothing writes (no sync or daemon) with up to ${size(2 * fileBytes)} free disk (twice the file: its copy and the WAL)`,
+    `${text}; \`sqlite3 ${shellWord(store.location)} VACUUM\` gives them back, run while nothing writes (no sync or daemon) with up to ${size(2 * fileBytes)} free disk (twice the file: its copy and the WAL)`,
   );
 }
 

@@ -2,7 +2,7 @@
 // Run as users run it: the real CLI against `flagtrail simulate` in a process of its own, over loopback;
 // two of the doctor runs spawned (end to end), the others and the syncs that set stores up in this process.
 import { type ChildProcess, spawn } from "node:child_process";
-import { chmodSync, mkdtempSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
@@ -286,6 +286,14 @@ describe("flagtrail doctor: free pages of a SQLite store", () => {
     expect((await checkStore(db)).find((c) => c.name === "free pages")?.status).toBe("ok");
     expect(await status(0.25, 4 * MIB)).toBe("ok");
     expect(await status(0.99, 1 * MIB)).toBe("ok");
+    // The command to paste names the file as one shell word, whatever its directory is called.
+    const spaced = join(workDir(), "audit trail");
+    mkdirSync(spaced);
+    const quoted = storeWithFreePages(spaced, 3);
+    const line = (await checkStore(quoted, { share: 0.25, bytes: 1 * MIB })).find(
+      (c) => c.name === "free pages",
+    );
+    expect(line?.detail).toContain(`\`sqlite3 '${quoted}' VACUUM\``);
   });
 
   it("a store of several projects: a line per project, each of its own file", async () => {
