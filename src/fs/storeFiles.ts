@@ -1,8 +1,10 @@
 // A SQLite store's files as files, apart from the database in them (src/store/open.ts opens it): their
-// modes, and whether a failed open was a full file system.
+// modes, whether a failed open was a full file system, and what to say when there is none.
 import { chmodSync, existsSync, statfsSync, statSync } from "node:fs";
 import { dirname } from "node:path";
-import { DiskFullError } from "../errors.ts";
+import { DEFAULT_DB_PATH } from "../config.ts";
+import { DEMO_DEFAULTS } from "../demo/defaults.ts";
+import { DiskFullError, FlagtrailError } from "../errors.ts";
 
 /** A store made by hand or by an older flagtrail may be 0644 (-wal and -shm too): narrow our own files. */
 export function makePrivate(path: string): void {
@@ -24,4 +26,15 @@ export function fullFileSystem(error: unknown, path: string): DiskFullError | un
   } catch {
     return undefined;
   }
+}
+
+/**
+ * No store at `path`. Right after `npm run demo` the read commands' default is not the demo's file, and
+ * "run sync first" (which needs a key) sent a new user the wrong way: the demo's store is named too.
+ */
+export function noStore(path: string): FlagtrailError {
+  const demo = path === DEFAULT_DB_PATH && existsSync(DEMO_DEFAULTS.db);
+  return new FlagtrailError(
+    `No flagtrail database at ${path}. Run \`flagtrail sync\` first${demo ? `, or give --db ${DEMO_DEFAULTS.db} to read the demo's` : ""}.`,
+  );
 }

@@ -7,7 +7,7 @@ import { drizzle } from "drizzle-orm/better-sqlite3";
 import { migrate } from "drizzle-orm/better-sqlite3/migrator";
 import { readMigrationFiles } from "drizzle-orm/migrator";
 import { asDiskFull, describeOpenError, FlagtrailError } from "../errors.ts";
-import { fullFileSystem, makePrivate } from "../fs/storeFiles.ts";
+import { fullFileSystem, makePrivate, noStore } from "../fs/storeFiles.ts";
 import { assertMigrated, describeLocation, foreignStore, parseStoreLocation } from "../storeLocation.ts";
 import { writeActionTypeCategories } from "./categories.ts";
 import { attachConnection, type Store } from "./connection.ts";
@@ -70,9 +70,7 @@ export function openStore(path: string, options: OpenOptions = {}): Store {
       `${path} is a directory, not a database file; give a file path (such as ${join(path, "flagtrail.db")}).`,
     );
   }
-  if ((readonly || options.mustExist) && !inMemory && !existsSync(path)) {
-    throw new FlagtrailError(`No flagtrail database at ${path}. Run \`flagtrail sync\` first.`);
-  }
+  if ((readonly || options.mustExist) && !inMemory && !existsSync(path)) throw noStore(path);
   let sqlite: Database.Database | undefined;
   try {
     if (!readonly && !inMemory) {
