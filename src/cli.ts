@@ -20,7 +20,9 @@ export function buildProgram(): Command {
             : `flagtrail: ${message
                 .replace(/^error: /, "")
                 .trim()
-                .replace(/\s*\n\s*/g, " ")}; run with --help for usage.\n`,
+                .replace(/\s*\n\s*/g, " ")
+                // "… Allowed choices are a, b, c." ends in a stop of its own: not ".;".
+                .replace(/\.$/, "")}; run with --help for usage.\n`,
         ),
     })
     .exitOverride();

@@ -11,7 +11,7 @@ import {
 } from "./api/connection.ts";
 import { UsageError } from "./errors.ts";
 
-const DEFAULT_DB_PATH = "./flagtrail.db";
+export const DEFAULT_DB_PATH = "./flagtrail.db";
 
 /** What commander collected; every field optional because env and defaults fill the gaps. */
 export interface ConnectionFlags {

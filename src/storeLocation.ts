@@ -1,6 +1,7 @@
 // Where a store is: the `--db` / FLAGTRAIL_DB value read as a SQLite file path or a PostgreSQL URL.
 // The URL may carry a password, so everything shown to a person goes through maskUrl(). Also what
-// opening a location that holds no usable store refuses, in the same words on both engines.
+// opening a location that holds no usable store refuses, in the same words on both engines, and the URL
+// a PostgreSQL pool connects with (poolUrl).
 import { basename, dirname, extname, join } from "node:path";
 import { FlagtrailError, UsageError } from "./errors.ts";
 
@@ -133,4 +134,24 @@ export function assertMigrated(where: string, newestApplied: number | null, newe
       `${where} was written by a newer flagtrail; upgrade flagtrail to read or write it (it was left untouched).`,
     );
   }
+}
+
+// `url` with `settings` added to its startup `options` (a URL's own would replace the pool's), and sslmode
+// prefer|require|verify-ca read as libpq does (node-postgres 8 reads them as verify-full).
+export function poolUrl(url: string, settings: Readonly<Record<string, string>>): string {
+  const parsed = new URL(url);
+  const mode = parsed.searchParams.get("sslmode");
+  const libpqSsl =
+    ["prefer", "require", "verify-ca"].includes(mode ?? "") && !parsed.searchParams.has("uselibpqcompat");
+  const entries = Object.entries(settings);
+  if (entries.length === 0 && !libpqSsl) return url;
+  if (libpqSsl) parsed.searchParams.set("uselibpqcompat", "true");
+  if (entries.length > 0) {
+    // libpq's options string separates on spaces; a backslash keeps one in a value.
+    const escapeValue = (text: string) => text.replaceAll("\\", "\\\\").replaceAll(" ", "\\ ");
+    const added = entries.map(([name, value]) => `-c ${name}=${escapeValue(value)}`).join(" ");
+    const given = parsed.searchParams.get("options");
+    parsed.searchParams.set("options", given ? `${given} ${added}` : added);
+  }
+  return parsed.toString();
 }

@@ -60,6 +60,19 @@ describe("flagtrail CLI", () => {
     const unknownOption = await runCliInProcess(["status", "--colour"]);
     expect(unknownOption.code).toBe(2);
     expect(unknownOption.stderr).toBe("flagtrail: unknown option '--colour'; run with --help for usage.\n");
+    // Commander's choices message ends in a full stop of its own: one sentence, no ".;".
+    const choice = await runCliInProcess(["action-types", "--category", "nope"]);
+    expect(choice.code).toBe(2);
+    expect(choice.stderr).toBe(
+      "flagtrail: option '--category <category>' argument 'nope' is invalid. Allowed choices are experiment_state_change, config_edit, other; run with --help for usage.\n",
+    );
+    // An option's value outside its choices or range: the CLI's words, not zod's ("Invalid option: …").
+    const severity = await runCliInProcess(["check", "--fail-on", "critical", "--db", "/nonexistent/x.db"]);
+    expect(severity.code).toBe(2);
+    expect(severity.stderr).toBe('flagtrail: --fail-on: expected low, medium or high, got "critical"\n');
+    const batch = await runCliInProcess(["export", "--batch-size", "0", "--db", "/nonexistent/x.db"]);
+    expect(batch.code).toBe(2);
+    expect(batch.stderr).toBe("flagtrail: --batch-size: must be at least 1\n");
     // A query pasted with its leading comment (docs/sql.md writes them so) is not an option: say how.
     const comment = await runCliInProcess(["sql", "-- who changed what\nSELECT 1"]);
     expect(comment.code).toBe(2);

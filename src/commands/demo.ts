@@ -7,6 +7,7 @@ import { currentInvocation, demoCommands } from "../demo/hints.ts";
 import { DemoWorldError, runDemo } from "../demo/runDemo.ts";
 import { UsageError } from "../errors.ts";
 import type { Period } from "../report/period.ts";
+import { shellWord } from "../text/shellWord.ts";
 import { parseOptions } from "./options.ts";
 import { formatSummary } from "./sync.ts";
 
@@ -103,13 +104,6 @@ function controlLines(controls: DemoControls, check: string, configPath: string,
   );
   lines.push(`  ${check} --config ${shellWord(configPath)} --from ${period.from} --to ${period.to}`);
   return lines;
-}
-
-/**
- * `word` as one shell word for the printed hints: a masked URL's `***` would otherwise be a glob.
- */
-function shellWord(word: string): string {
-  return /^[\w./:@%+=,-]+$/.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`;
 }
 
 /** The engine names the demo world's settings; here they are the flags that give them, with their values. */

@@ -81,7 +81,8 @@ function checkCombination(options: ExportOptions): void {
 function summary(result: ExportResult, out: string, cursor: string | undefined): string {
   const projects = result.projects
     .map(
-      (p) => `${p.project} ${p.events}${cursor === undefined ? "" : `, cursor ${cursor} at seq ${p.toSeq}`}`,
+      (p) =>
+        `project ${p.project}: ${p.events}${cursor === undefined ? "" : `, cursor ${cursor} at seq ${p.toSeq}`}`,
     )
     .join("; ");
   return `Wrote ${result.events} ${result.events === 1 ? "event" : "events"} to ${out} (${projects}).\n`;

@@ -3,7 +3,7 @@ import { z } from "zod";
 import { type Setting, SettingError, UsageError } from "../errors.ts";
 
 export function parseOptions<S extends z.ZodType>(schema: S, input: unknown): z.infer<S> {
-  const result = schema.safeParse(input);
+  const result = schema.safeParse(input, { error: optionMessage });
   if (result.success) return result.data;
   const first = result.error.issues[0];
   const where =
@@ -11,6 +11,27 @@ export function parseOptions<S extends z.ZodType>(schema: S, input: unknown): z.
       ? `--${String(first.path[0]).replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}: `
       : "";
   throw new UsageError(`${where}${first?.message ?? "invalid input"}`);
+}
+
+/**
+ * zod's own messages ("Invalid option: expected one of "low"|"medium"|"high"", "Too small: expected number
+ * to be >=1") worded as the command line words the rest; a schema's own message takes precedence.
+ */
+function optionMessage(issue: z.core.$ZodRawIssue): string | undefined {
+  const bound = (inclusive: boolean | undefined, at: string, beyond: string, limit: unknown) =>
+    `must be ${inclusive === false ? beyond : at} ${String(limit)}`;
+  if (issue.code === "invalid_value") {
+    const values = issue.values.map(String);
+    const list = values.length > 1 ? `${values.slice(0, -1).join(", ")} or ${values.at(-1)}` : values[0];
+    return `expected ${list}, got ${JSON.stringify(issue.input)}`;
+  }
+  if (issue.code === "too_small" && issue.origin === "number")
+    return bound(issue.inclusive, "at least", "more than", issue.minimum);
+  if (issue.code === "too_big" && issue.origin === "number")
+    return bound(issue.inclusive, "at most", "less than", issue.maximum);
+  if (issue.code === "too_small" && issue.origin === "string" && Number(issue.minimum) === 1)
+    return "must not be empty";
+  return undefined;
 }
 
 /**

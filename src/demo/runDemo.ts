@@ -81,8 +81,10 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
       sim.control.append(live);
       sim.control.advanceClock(Math.max(0, now - anchor));
       say(
-        `Simulator on ${sim.url}: ${sim.control.size()} audit records over ${options.days} days` +
-          ` (seed ${options.seed}, server zone ${sim.settings.timeZone}).`,
+        // --records is the seeded history's size; the live records come on top (a total alone read as a
+        // --records that was not taken).
+        `Simulator on ${sim.url}: ${sim.control.size() - live.length} audit records over the ${options.days} days` +
+          ` before ${todayUtc(anchor)} (UTC) and ${live.length} since (seed ${options.seed}, server zone ${sim.settings.timeZone}).`,
       );
 
       const incremental = (await readCheckpoint(store, filterKeyFor([]))) !== undefined;

@@ -9,7 +9,8 @@ import { parseControlsConfig, sinkSecretEnv } from "../controls/config.ts";
 import { FlagtrailError } from "../errors.ts";
 import { DEFAULT_PROJECT, parseConfigFile } from "../projects.ts";
 import { signingKeyFromEnv } from "../signingKey.ts";
-import { openAnyStore } from "../store/openAny.ts";
+import { type AnyStore, openAnyStore, sqliteFreeSpace } from "../store/openAny.ts";
+import { closeProjectStores, openStoreProjects, type ProjectStore } from "../store/projectStores.ts";
 import {
   describeLocation,
   engineName,
@@ -18,6 +19,7 @@ import {
   parseStoreLocation,
   projectFilePath,
 } from "../storeLocation.ts";
+import { shellWord } from "../text/shellWord.ts";
 
 type CheckStatus = "ok" | "warn" | "fail";
 
@@ -51,8 +53,14 @@ export function checkNode(version = process.versions.node): Check {
     : check("node", "fail", `v${version} is older than the ${minimum} flagtrail needs`);
 }
 
-/** The store opens read-only, and its migrations are this flagtrail's (two lines). */
-export async function checkStore(dbValue: string): Promise<Check[]> {
+const MIB = 1024 ** 2;
+const GIB = 1024 ** 3;
+
+/** Free pages worth a warning: over both (a small store's few free pages are normal churn). */
+const FREE_PAGES_WARN = { share: 0.25, bytes: 64 * MIB };
+
+/** The store opens read-only, its migrations are this flagtrail's, and its free pages (three lines). */
+export async function checkStore(dbValue: string, freeWarn = FREE_PAGES_WARN): Promise<Check[]> {
   const location = parseStoreLocation(dbValue);
   const where = describeLocation(location);
   const file = localStoreFile(location);
@@ -60,27 +68,75 @@ export async function checkStore(dbValue: string): Promise<Check[]> {
     return [
       check("store", "warn", `no store at ${where} yet; the first \`flagtrail sync\` creates it`),
       check("migrations", "warn", "not checked: there is no store"),
+      check("free pages", "ok", "no store to check"),
     ];
   }
   try {
     const store = await openAnyStore(dbValue, { readonly: true });
     await store.close();
-    return [
-      check("store", "ok", `${where} opens (${engineName(location)})`),
-      check("migrations", "ok", "current: the store has every migration this flagtrail ships"),
-    ];
   } catch (error) {
-    const message = error instanceof FlagtrailError ? error.message : String(error);
+    const message = messageOf(error);
     if (/older flagtrail|no migrations applied/.test(message))
-      return [check("store", "ok", `${where} opens`), check("migrations", "fail", message)];
+      return [
+        check("store", "ok", `${where} opens`),
+        check("migrations", "fail", message),
+        // The upgrade's sync may copy a table and free pages: look again after it.
+        check("free pages", "warn", "not checked until the store is upgraded (see migrations)"),
+      ];
     return [
       check("store", "fail", message),
       check("migrations", "warn", "not checked: the store did not open"),
+      check("free pages", "warn", "not checked: the store did not open"),
     ];
+  }
+  return [
+    check("store", "ok", `${where} opens (${engineName(location)})`),
+    check("migrations", "ok", "current: the store has every migration this flagtrail ships"),
+    ...(await checkFreePages(dbValue, freeWarn)),
+  ];
+}
+
+const messageOf = (error: unknown) => (error instanceof FlagtrailError ? error.message : String(error));
+
+/** One line per project of the store: each project's history may be a file of its own (docs/projects.md). */
+async function checkFreePages(dbValue: string, warn: typeof FREE_PAGES_WARN): Promise<Check[]> {
+  let parts: ProjectStore[];
+  try {
+    parts = await openStoreProjects(dbValue, { readonly: true });
+  } catch (error) {
+    return [check("free pages", "warn", `not checked: ${messageOf(error)}`)];
+  }
+  try {
+    return parts.map(({ project, store }) =>
+      freePagesLine(parts.length > 1 ? ` (${project})` : "", store, warn),
+    );
+  } finally {
+    await closeProjectStores(parts);
   }
 }
 
-const GIB = 1024 ** 3;
+const size = (bytes: number) =>
+  bytes >= GIB ? `${(bytes / GIB).toFixed(1)} GiB` : `${(bytes / MIB).toFixed(1)} MiB`;
+
+/**
+ * Pages a migration's table copy or deletes left free stay in the file (later syncs reuse them); only
+ * VACUUM shrinks it, and it rewrites the whole file, so it is worth saying only when much is free.
+ */
+function freePagesLine(label: string, store: AnyStore, warn: typeof FREE_PAGES_WARN): Check {
+  const name = `free pages${label}`;
+  const space = sqliteFreeSpace(store);
+  if (space === null)
+    return check(name, "ok", "not checked here: PostgreSQL's autovacuum manages its free space");
+  const { fileBytes, freeBytes } = space;
+  const share = fileBytes === 0 ? 0 : freeBytes / fileBytes;
+  const text = `${size(freeBytes)} (${freeBytes} bytes, ${Math.round(share * 100)} %) of the ${size(fileBytes)} file are free pages`;
+  if (share <= warn.share || freeBytes <= warn.bytes) return check(name, "ok", text);
+  return check(
+    name,
+    "warn",
+    `${text}; \`sqlite3 ${shellWord(store.location)} VACUUM\` gives them back, run while nothing writes (no sync or daemon) with up to ${size(2 * fileBytes)} free disk (twice the file: its copy and the WAL)`,
+  );
+}
 
 /** Free space where a SQLite store lives (a PostgreSQL store's disk is the server's). */
 export function checkDisk(dbValue: string): Check {

@@ -21,6 +21,7 @@ td.w { overflow-wrap: anywhere; }
 td.n { text-align: right; font-variant-numeric: tabular-nums; }
 td.t { white-space: nowrap; font-variant-numeric: tabular-nums; }
 td.k { white-space: nowrap; }
+span.t { white-space: nowrap; }
 code, pre { font: 12px/1.35 ui-monospace, Menlo, Consolas, monospace; }
 pre { background: #f6f6f6; padding: .5rem; white-space: pre-wrap; overflow-wrap: anywhere; }
 details { margin: .25rem 0 1rem; color: #444; }

@@ -6,6 +6,7 @@ import { once } from "node:events";
 import type { Writable } from "node:stream";
 import { stringify } from "csv-stringify";
 import { escapeControls, neutraliseFormula } from "../text/escape.ts";
+import { displayWidth, padDisplay } from "../text/width.ts";
 
 export type SqlFormat = "table" | "csv" | "json" | "nl";
 
@@ -132,13 +133,13 @@ export async function writeTable(
     next = await iterator.next();
   }
   const header = columns.map((name) => escapeControls(name));
-  const widths = header.map((name) => name.length);
+  const widths = header.map(displayWidth);
   for (const row of sample) {
-    for (let i = 0; i < widths.length; i += 1) widths[i] = Math.max(widths[i]!, row[i]!.length);
+    for (let i = 0; i < widths.length; i += 1) widths[i] = Math.max(widths[i]!, displayWidth(row[i]!));
   }
   const line = (values: readonly string[]) =>
     `${values
-      .map((v, i) => v.padEnd(widths[i]!))
+      .map((v, i) => padDisplay(v, widths[i]!))
       .join(" | ")
       .trimEnd()}\n`;
   await write(out, line(header));

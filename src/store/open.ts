@@ -1,12 +1,13 @@
 // Opening a store: create the file private (0600), set pragmas, apply drizzle-kit migrations.
-import { chmodSync, closeSync, existsSync, openSync, statfsSync, statSync } from "node:fs";
-import { basename, dirname, join } from "node:path";
+import { closeSync, existsSync, openSync, statSync } from "node:fs";
+import { basename, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import Database from "better-sqlite3";
 import { drizzle } from "drizzle-orm/better-sqlite3";
 import { migrate } from "drizzle-orm/better-sqlite3/migrator";
 import { readMigrationFiles } from "drizzle-orm/migrator";
-import { asDiskFull, DiskFullError, describeOpenError, FlagtrailError } from "../errors.ts";
+import { asDiskFull, describeOpenError, FlagtrailError } from "../errors.ts";
+import { fullFileSystem, makePrivate, noStore } from "../fs/storeFiles.ts";
 import { assertMigrated, describeLocation, foreignStore, parseStoreLocation } from "../storeLocation.ts";
 import { writeActionTypeCategories } from "./categories.ts";
 import { attachConnection, type Store } from "./connection.ts";
@@ -33,17 +34,6 @@ export function assertCurrent(where: string, folder: string, applied: readonly n
 
 const appliedTimes = (sqlite: Database.Database) =>
   sqlite.prepare("SELECT created_at FROM __drizzle_migrations").pluck().all().map(Number);
-
-/** A store made by hand or by an older flagtrail may be 0644 (-wal and -shm too): narrow our own files. */
-function makePrivate(path: string): void {
-  const uid = process.getuid?.();
-  if (uid === undefined) return; // no POSIX modes to narrow (Windows)
-  for (const file of [path, `${path}-wal`, `${path}-shm`]) {
-    if (!existsSync(file)) continue;
-    const { mode, uid: owner } = statSync(file);
-    if ((mode & 0o077) !== 0 && owner === uid) chmodSync(file, mode & 0o700);
-  }
-}
 
 /** Refuses another application's file (tables, none drizzle's), read read-only: it stays byte-identical. */
 function assertNotForeign(path: string): string[] {
@@ -80,9 +70,7 @@ export function openStore(path: string, options: OpenOptions = {}): Store {
       `${path} is a directory, not a database file; give a file path (such as ${join(path, "flagtrail.db")}).`,
     );
   }
-  if ((readonly || options.mustExist) && !inMemory && !existsSync(path)) {
-    throw new FlagtrailError(`No flagtrail database at ${path}. Run \`flagtrail sync\` first.`);
-  }
+  if ((readonly || options.mustExist) && !inMemory && !existsSync(path)) throw noStore(path);
   let sqlite: Database.Database | undefined;
   try {
     if (!readonly && !inMemory) {
@@ -139,16 +127,5 @@ export function openStore(path: string, options: OpenOptions = {}): Store {
     throw new FlagtrailError(`Cannot open the database at ${path}: ${describeOpenError(error)}.`, {
       cause: error,
     });
-  }
-}
-
-// On a full disk a migration can fail as drizzle's "Failed to run the query 'ROLLBACK'": under 2 MiB free
-// (a new store's schema alone takes ~1 MB), a failed open is taken for a full disk.
-function fullFileSystem(error: unknown, path: string): DiskFullError | undefined {
-  try {
-    const fs = statfsSync(dirname(path));
-    return fs.bavail * fs.bsize < 2 * 1024 * 1024 ? new DiskFullError(path, { cause: error }) : undefined;
-  } catch {
-    return undefined;
   }
 }

@@ -49,7 +49,7 @@ async function chooseRange(run: SyncRun): Promise<RangeChoice> {
     : "No checkpoint for this filter set";
   run.emit({
     type: "notice",
-    message: `${why}: syncing the last ${o.backfillDays} days (${since} to ${o.until}). Give a start day for older history.`,
+    message: `${why}: syncing the last ${o.backfillDays} days (${since} to ${o.until}). Give --since YYYY-MM-DD for older history.`,
   });
   return { since, latestId: null, incrementalFrom: null };
 }

@@ -3,8 +3,18 @@
 import { timingSafeEqual } from "node:crypto";
 import { readFile, stat } from "node:fs/promises";
 import { dirname, join } from "node:path";
-import { IntegrityError, UsageError } from "../errors.ts";
-import { hashFile, type Manifest, manifestHmac, manifestSchema } from "../manifest/format.ts";
+import { FlagtrailError, IntegrityError, UsageError } from "../errors.ts";
+import {
+  hashFile,
+  MANIFEST_FORMAT,
+  MANIFEST_FORMAT_PROJECTS,
+  type Manifest,
+  manifestHmac,
+  manifestSchema,
+} from "../manifest/format.ts";
+
+const MANIFEST_FORMAT_PREFIX = "flagtrail-report-manifest/";
+const KNOWN_FORMATS = new Set<string>([MANIFEST_FORMAT, MANIFEST_FORMAT_PROJECTS]);
 
 export interface ReadManifest {
   path: string;
@@ -18,7 +28,8 @@ export async function readManifest(path: string): Promise<ReadManifest> {
   try {
     text = await readFile(path, "utf8");
   } catch (error) {
-    throw new UsageError(`cannot read manifest ${path}: ${(error as Error).message}`);
+    const code = (error as NodeJS.ErrnoException).code ?? "unreadable";
+    throw new UsageError(`Cannot read the manifest ${path} (${code}).`);
   }
   let json: unknown;
   try {
@@ -26,7 +37,19 @@ export async function readManifest(path: string): Promise<ReadManifest> {
   } catch {
     throw new IntegrityError(`manifest ${path} is not valid JSON`);
   }
+  // Another JSON file given by mistake (a config, a finding export) is bad input, not a broken manifest.
+  const format = (json as { format?: unknown } | null)?.format;
+  if (typeof format !== "string" || !format.startsWith(MANIFEST_FORMAT_PREFIX)) {
+    throw new UsageError(
+      `${path} is not a flagtrail report manifest (it has no "format": "${MANIFEST_FORMAT_PREFIX}…").`,
+    );
+  }
   const parsed = manifestSchema.safeParse(json);
+  if (!parsed.success && !KNOWN_FORMATS.has(format)) {
+    throw new FlagtrailError(
+      `${path} is a manifest of format ${format}, written by a newer flagtrail; upgrade flagtrail to check it.`,
+    );
+  }
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     throw new IntegrityError(

@@ -24,6 +24,10 @@ describe("flagtrail demo", () => {
     const first = await runCli(args, { cwd: dir, timeoutMs: 120_000 });
     expect(first.code, first.stderr).toBe(0);
     expect(first.stdout).toContain("First run: backfilling the whole history.");
+    // The seeded history is --records' size, the live records apart: not one total that matches nothing given.
+    expect(first.stdout).toMatch(
+      /^Simulator on http:\/\/127\.0\.0\.1:\d+: 1000 audit records over the 120 days before \d{4}-\d{2}-\d{2} \(UTC\) and \d+ since \(seed 2026, server zone America\/Los_Angeles\)\.$/m,
+    );
     expect(first.stdout).toContain("flagtrail.js sql --db");
     // Run from an empty directory, not the checkout: the hints name the script that ran, no npx or npm.
     expect(first.stdout).not.toMatch(/npx |npm run/);

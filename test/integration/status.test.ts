@@ -1,6 +1,9 @@
 // `flagtrail status` on a missing database (spawned, end to end), and on a store with runs, gaps,
 // quarantine and revisions (in this process).
 
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { sqliteOf } from "../../src/store/connection.ts";
 import { openStore } from "../../src/store/open.ts";
@@ -15,6 +18,26 @@ describe("flagtrail status", () => {
     const result = await runCli(["status", "--db", tempDbPath()]);
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/No flagtrail database .* Run `flagtrail sync` first/);
+  });
+
+  it("with no --db beside the demo's store (after `npm run demo`): names it instead of sending to sync alone", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "flagtrail-after-demo-"));
+    const bare = await runCliInProcess(["status"], { cwd: dir });
+    expect(bare.code).toBe(1);
+    expect(bare.stderr).toBe(
+      "flagtrail: No flagtrail database at ./flagtrail.db. Run `flagtrail sync` first.\n",
+    );
+    openStore(join(dir, "flagtrail-demo.db")).close();
+    const afterDemo = await runCliInProcess(["status"], { cwd: dir });
+    expect(afterDemo.code).toBe(1);
+    expect(afterDemo.stderr).toBe(
+      "flagtrail: No flagtrail database at ./flagtrail.db. Run `flagtrail sync` first, or give --db ./flagtrail-demo.db to read the demo's.\n",
+    );
+    // A store named on purpose is not second-guessed.
+    const named = await runCliInProcess(["status", "--db", join(dir, "other.db")], { cwd: dir });
+    expect(named.stderr).toBe(
+      `flagtrail: No flagtrail database at ${join(dir, "other.db")}. Run \`flagtrail sync\` first.\n`,
+    );
   });
 
   it("reports records, checkpoints, runs, gaps, quarantine and mutations (text and JSON)", async () => {

@@ -8,8 +8,9 @@ import { sqliteOf } from "../../src/store/connection.ts";
 import { acquireLease, readLiveLeases, releaseLease, renewLease } from "../../src/store/leases.ts";
 import { writeMetaValue as writePgMetaValue } from "../../src/store/metaValues.ts";
 import { openStore } from "../../src/store/open.ts";
-import { openPgStore, type PgOpenOptions, type PgStore, poolUrl } from "../../src/store/pg/open.ts";
+import { openPgStore, type PgOpenOptions, type PgStore } from "../../src/store/pg/open.ts";
 import { auditLogs } from "../../src/store/pg/schema.ts";
+import { poolUrl } from "../../src/storeLocation.ts";
 import { pgDrizzleOf } from "../helpers/storeFixtures.ts";
 import { freshDatabase, queryOnce, urlFor } from "./cluster.ts";
 

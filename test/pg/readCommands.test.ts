@@ -65,6 +65,21 @@ describe("the copied history", () => {
   });
 });
 
+describe("flagtrail doctor on PostgreSQL", () => {
+  it("opens the store and leaves its free space to PostgreSQL; SQLite's file is measured", async () => {
+    const { lite, pg } = await onBoth(["doctor"]);
+    const line = (stdout: string, name: string) =>
+      stdout.split("\n").find((l) => new RegExp(`^\\w+ +${name} {2,}`).test(l));
+    expect(line(pg.stdout, "store")).toMatch(/^ok +store +.*opens \(PostgreSQL\)$/);
+    expect(line(pg.stdout, "free pages")).toMatch(
+      /^ok +free pages +not checked here: PostgreSQL's autovacuum manages its free space$/,
+    );
+    expect(line(lite.stdout, "free pages")).toMatch(
+      /^ok +free pages +\d+\.\d MiB \(\d+ bytes, \d+ %\) of the /,
+    );
+  });
+});
+
 describe("flagtrail sql on PostgreSQL", () => {
   const query =
     'SELECT action_type, count(*) AS records, min(occurred_at) AS first_at, max(seq) AS last_seq FROM audit_logs GROUP BY action_type ORDER BY action_type COLLATE "C"';

@@ -6,6 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type DefaultTreeAdapterMap, parse, serialize } from "parse5";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { tableCell } from "../../src/report/html/inline.ts";
 import { writeComplianceHtml } from "../../src/report/html.ts";
 import { writeReports } from "../../src/report/writeReports.ts";
 import { openStore, type Store } from "../../src/store/open.ts";
@@ -120,6 +121,20 @@ describe("the HTML report", () => {
     expect(print).toMatch(/td\.t \{ white-space: nowrap; overflow-wrap: normal;/);
     // So do names and ids up to 40 characters, but in print they may wrap after an underscore.
     expect(html).toMatch(/<td class="k">(config|experiment)_<wbr>review_<wbr>accept<\/td>/);
+  });
+
+  it("keeps a time inside a paragraph or a text cell on one line, as a time cell is", () => {
+    const { html } = renditions(dir);
+    // A browser breaks after a hyphen: a timeline's time printed as `2026-` / `11-` / `27T19:…`.
+    expect(html).toContain('(only from <span class="t">2024-03-29T00:00:00+01:00</span> on)');
+    expect(html).toContain("span.t { white-space: nowrap; }");
+    expect(tableCell("archived (read 2026-11-27T19:25:44+01:00)")).toBe(
+      '<td>archived (read <span class="t">2026-11-27T19:25:44+01:00</span>)</td>',
+    );
+    expect(tableCell("experiment\\_start (2026-10-09T22:50:07+02:00) → archive\\_experiment")).toBe(
+      '<td>experiment_<wbr>start (<span class="t">2026-10-09T22:50:07+02:00</span>) → archive_<wbr>experiment</td>',
+    );
+    expect(tableCell("2026-11-27T19:25:44+01:00")).toBe('<td class="t">2026-11-27T19:25:44+01:00</td>');
   });
 
   it("prints every query and wraps names at their underscores, never mid-word (a trial's PDF)", () => {

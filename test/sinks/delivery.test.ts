@@ -157,7 +157,7 @@ describe.each(ENGINES)("SIEM sinks on %s", (engine) => {
     // With its token again: only the new record.
     const indexed = hec.indexed.length;
     const sent = await send(store.config({ sinks: [hecSink(hec.url)] }, "good.json"));
-    expect(sent.stdout).toBe('Sent 1 event and 0 findings to sink "splunk" (default 1).\n');
+    expect(sent.stdout).toBe('Sent 1 event and 0 findings to sink "splunk" (project default: 1).\n');
     expect(hec.indexed.slice(indexed).map((e) => e.event.entity)).toEqual([
       expect.objectContaining({ name: "late_gate" }),
     ]);

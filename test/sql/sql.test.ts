@@ -171,6 +171,19 @@ describe("flagtrail sql (CLI)", () => {
   });
 });
 
+describe("flagtrail sql table", () => {
+  it("lines up columns after wide (CJK) and combining characters as a terminal shows them", async () => {
+    // 日本語 takes six columns, "Zoe\u0308" (e and a combining diaeresis) three.
+    const query =
+      "SELECT '日本語' AS name, 'x' AS k UNION ALL SELECT 'Zoe' || char(776), 'y' UNION ALL SELECT 'ab', 'z'";
+    const result = await runCliInProcess(["sql", query, "--db", dbPath]);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe(
+      ["name   | k", "-------+--", "日本語 | x", "Zoe\u0308    | y", "ab     | z", "(3 rows)", ""].join("\n"),
+    );
+  });
+});
+
 describe("flagtrail sql output flags (issue 9)", () => {
   it("--csv, --json, --nl and --table as sqlite-utils users type them; --format still works; a clash exits 2", async () => {
     const query = "SELECT 1 AS a, 'Zoë' AS b UNION ALL SELECT 2, NULL";

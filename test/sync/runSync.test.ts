@@ -100,7 +100,10 @@ describe("runSync", () => {
     });
     // --until defaults to the UTC date + 1 (a server east of UTC may already be on 2024-07-01).
     expect(summary.range).toEqual({ since: "2024-04-02", until: "2024-07-01" });
-    expect(notices.join("\n")).toContain("last 90 days (2024-04-02 to 2024-07-01)");
+    // It names the option that reaches further back (sync's and daemon's --since), not "a start day".
+    expect(notices).toContain(
+      "No checkpoint for this filter set: syncing the last 90 days (2024-04-02 to 2024-07-01). Give --since YYYY-MM-DD for older history.",
+    );
     expect(Math.min(...client.queries.map((q) => Date.parse(q.startDate)))).toBe(Date.parse("2024-04-02"));
     expect(Math.max(...client.queries.map((q) => Date.parse(q.endDate)))).toBe(Date.parse("2024-07-01"));
   });

@@ -254,6 +254,32 @@ describe("flagtrail verify (CLI)", () => {
     );
   });
 
+  it("a --manifest that cannot be read is bad input in one sentence, as any other file flagtrail reads", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "flagtrail-manifest-"));
+    const missing = join(dir, "nope.json");
+    const absent = await runCliInProcess(["verify", "--manifest", missing]);
+    expect(absent.code).toBe(2);
+    expect(absent.stderr).toBe(`flagtrail: Cannot read the manifest ${missing} (ENOENT).\n`);
+    const directory = await runCliInProcess(["verify", "--manifest", dir]);
+    expect(directory.code).toBe(2);
+    expect(directory.stderr).toBe(`flagtrail: Cannot read the manifest ${dir} (EISDIR).\n`);
+    // Another JSON file given by mistake (the demo's controls config beside the reports).
+    const config = join(dir, "flagtrail-demo.config.json");
+    writeFileSync(config, JSON.stringify({ controls: [] }));
+    const notManifest = await runCliInProcess(["verify", "--manifest", config]);
+    expect(notManifest.code).toBe(2);
+    expect(notManifest.stderr).toBe(
+      `flagtrail: ${config} is not a flagtrail report manifest (it has no "format": "flagtrail-report-manifest/…").\n`,
+    );
+    const newer = join(dir, "manifest_newer.json");
+    writeFileSync(newer, JSON.stringify({ format: "flagtrail-report-manifest/9", files: "changed" }));
+    const fromNewer = await runCliInProcess(["verify", "--manifest", newer]);
+    expect(fromNewer.code).toBe(1);
+    expect(fromNewer.stderr).toBe(
+      `flagtrail: ${newer} is a manifest of format flagtrail-report-manifest/9, written by a newer flagtrail; upgrade flagtrail to check it.\n`,
+    );
+  });
+
   it("with --manifest, checks any store named (--db, --db-file, FLAGTRAIL_DB) and never prints its password", async () => {
     const dir = mkdtempSync(join(tmpdir(), "flagtrail-verify-named-"));
     const file = buildScenarioStore(join(dir, "store.db"));

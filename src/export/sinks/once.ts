@@ -43,7 +43,7 @@ export async function sendToSink(
       const count = await deliverToSink(part, sink);
       events += count.events;
       findings += count.findings;
-      done.push(`${part.project} ${count.events}`);
+      done.push(`project ${part.project}: ${count.events}`);
     } catch (error) {
       if (error instanceof SinkError) {
         refused ??= error;
@@ -51,7 +51,7 @@ export async function sendToSink(
       }
       if (!(error instanceof SinkBusyError)) throw error;
       busy.push(part.project);
-      done.push(`${part.project} skipped`);
+      done.push(`project ${part.project}: skipped`);
     }
   }
   if (refused) throw refused;

@@ -1,7 +1,7 @@
 // The compliance page's body, block by block: headings, paragraphs, tables, fenced code and the chart.
 import { headingSlug, type TextFile } from "../sections/markdown.ts";
 import { chartSvg } from "./chart.ts";
-import { escapeAttr, escapeHtml, inlineHtml, tableCell, tableCells } from "./inline.ts";
+import { escapeAttr, escapeHtml, inlineHtml, keepTimesWhole, tableCell, tableCells } from "./inline.ts";
 
 /**
  * The page's body from the Markdown's lines, one at a time: what is held is the current paragraph, the
@@ -64,7 +64,8 @@ export class HtmlBody {
   }
 
   private endParagraph(): void {
-    if (this.paragraph.length > 0) this.block(`<p>${this.paragraph.map(inlineHtml).join("\n")}</p>`);
+    if (this.paragraph.length > 0)
+      this.block(`<p>${keepTimesWhole(this.paragraph.map(inlineHtml).join("\n"))}</p>`);
     this.paragraph = [];
   }
 

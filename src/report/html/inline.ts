@@ -105,7 +105,21 @@ function underscoreBreaks(html: string): string {
   return html.replace(/<[^>]*>|_/g, (match) => (match === "_" ? "_<wbr>" : match));
 }
 
+/** A time inside other text (`archived (read 2026-11-27T19:25:44+01:00)`), outside tags. */
+const INSTANT_IN_TEXT = /<[^>]*>|\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})/g;
+
+/**
+ * Each time in a paragraph or a text cell on one line, as a time cell is: a browser breaks after each
+ * hyphen, and a timeline printed `2026-` / `11-` / `27T19:25:44+01:00` read as three values.
+ */
+export function keepTimesWhole(html: string): string {
+  return html.replace(INSTANT_IN_TEXT, (match) =>
+    match[0] === "<" ? match : `<span class="t">${match}</span>`,
+  );
+}
+
 export function tableCell(cell: string): string {
   const kind = cellClass(cell);
-  return `<td${kind ? ` class="${kind}"` : ""}>${underscoreBreaks(inlineHtml(cell))}</td>`;
+  const html = inlineHtml(cell);
+  return `<td${kind ? ` class="${kind}"` : ""}>${underscoreBreaks(kind === "t" ? html : keepTimesWhole(html))}</td>`;
 }

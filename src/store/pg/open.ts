@@ -3,7 +3,7 @@ import { fileURLToPath } from "node:url";
 import { readMigrationFiles } from "drizzle-orm/migrator";
 import pg from "pg";
 import { FlagtrailError } from "../../errors.ts";
-import { foreignStore, maskUrl, notAStore } from "../../storeLocation.ts";
+import { foreignStore, maskUrl, notAStore, poolUrl } from "../../storeLocation.ts";
 import { type CategoryRow, categoryWrites, STORED_CATEGORIES } from "../categories.ts";
 import { attachPgConnection, type PgConnection, type PgStore } from "../connection.ts";
 import { releaseLease } from "../leases.ts";
@@ -76,26 +76,6 @@ function assertNotForeign(state: MigrationState, where: string): void {
   const migratedByUs = state.applied?.some((m) => ours.has(m.hash)) ?? false;
   if (migratedByUs || (state.relations.length === 0 && (state.applied?.length ?? 0) === 0)) return;
   throw foreignStore(where, "database", state.relations);
-}
-
-// `url` with `settings` added to its startup `options` (a URL's own would replace the pool's), and sslmode
-// prefer|require|verify-ca read as libpq does (node-postgres 8 reads them as verify-full).
-export function poolUrl(url: string, settings: Readonly<Record<string, string>>): string {
-  const parsed = new URL(url);
-  const mode = parsed.searchParams.get("sslmode");
-  const libpqSsl =
-    ["prefer", "require", "verify-ca"].includes(mode ?? "") && !parsed.searchParams.has("uselibpqcompat");
-  const entries = Object.entries(settings);
-  if (entries.length === 0 && !libpqSsl) return url;
-  if (libpqSsl) parsed.searchParams.set("uselibpqcompat", "true");
-  if (entries.length > 0) {
-    // libpq's options string separates on spaces; a backslash keeps one in a value.
-    const escapeValue = (text: string) => text.replaceAll("\\", "\\\\").replaceAll(" ", "\\ ");
-    const added = entries.map(([name, value]) => `-c ${name}=${escapeValue(value)}`).join(" ");
-    const given = parsed.searchParams.get("options");
-    parsed.searchParams.set("options", given ? `${given} ${added}` : added);
-  }
-  return parsed.toString();
 }
 
 /** A project's schema must be the one its tables are made and read in, or nothing is written. */
