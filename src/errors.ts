@@ -62,8 +62,19 @@ export class LockedError extends FlagtrailError {}
 /** The database stayed write-locked past the busy timeout: in use, not held by another holder of a lease. */
 export class DatabaseBusyError extends LockedError {}
 
-/** The store or a report does not match its recorded hashes. */
-export class IntegrityError extends FlagtrailError {}
+/**
+ * The store or a report does not match its recorded hashes. `breakKey` names the kind of break and where
+ * it is (a record's seq, a row's id, a table), never a count or a head that later writes move: the
+ * integrity control keys its finding on it, so one break stays one finding, alerted once.
+ */
+export class IntegrityError extends FlagtrailError {
+  constructor(
+    message: string,
+    readonly breakKey: string,
+  ) {
+    super(message);
+  }
+}
 
 /** The run was asked to stop (SIGINT/SIGTERM) and stopped cleanly. */
 export class AbortedError extends FlagtrailError {}

@@ -42,8 +42,11 @@ export interface ControlInputs {
    * holds no dated record, so there are no server days to reconcile.
    */
   gapDays: readonly string[] | null;
-  /** Why `verify` fails, or null when it passes. */
-  integrityFailure: string | null;
+  /**
+   * Why `verify` fails, or null when it passes: its message, and its break's key (the kind and where,
+   * no count a sync moves): one break is one finding for as long as it stays.
+   */
+  integrityFailure: { key: string; message: string } | null;
 }
 
 interface Evaluation {
@@ -282,8 +285,8 @@ export function evaluate(control: Control, inputs: ControlInputs): Evaluation {
             ? []
             : [
                 evidenceDraft(
-                  `verify-${hashKey(inputs.integrityFailure)}`,
-                  `verify fails: ${inputs.integrityFailure}`,
+                  `verify-${inputs.integrityFailure.key}`,
+                  `verify fails: ${inputs.integrityFailure.message}`,
                 ),
               ],
         tickets: [],
@@ -291,14 +294,4 @@ export function evaluate(control: Control, inputs: ControlInputs): Evaluation {
     default:
       return recordControl(control, inputs);
   }
-}
-
-/** A short stable key of a text (FNV-1a, hex): the same failure keeps its finding across runs. */
-function hashKey(text: string): string {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < text.length; i += 1) {
-    h ^= text.charCodeAt(i);
-    h = Math.imul(h, 0x01000193) >>> 0;
-  }
-  return h.toString(16).padStart(8, "0");
 }

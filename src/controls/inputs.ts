@@ -27,12 +27,12 @@ function periodOf(start: number, end: number): Period {
   return { from: day(start), to: day(end - 1), timeZone: "UTC", start, end, days: [] };
 }
 
-async function verdict(store: AnyStore): Promise<string | null> {
+async function verdict(store: AnyStore): Promise<ControlInputs["integrityFailure"]> {
   try {
     await verifyStore(store);
     return null;
   } catch (error) {
-    if (error instanceof IntegrityError) return error.message;
+    if (error instanceof IntegrityError) return { key: error.breakKey, message: error.message };
     throw error;
   }
 }

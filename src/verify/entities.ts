@@ -31,18 +31,30 @@ export function checkEntityChain(store: AnyStore): Promise<EntityChainCheck> {
       const where = `${row.tbl} row ${row.id} (entity seq ${row.entity_seq})`;
       seq += 1;
       if (row.entity_seq !== seq)
-        throw new IntegrityError(`${where}: expected entity seq ${seq}: rows were removed`);
+        throw new IntegrityError(
+          `${where}: expected entity seq ${seq}: rows were removed`,
+          `entity-${seq}-missing`,
+        );
       const raw = parse(row.raw);
       if (raw === undefined || recordHash(raw) !== row.record_hash)
-        throw new IntegrityError(`${where}: record_hash differs from the hash of its raw record`);
+        throw new IntegrityError(
+          `${where}: record_hash differs from the hash of its raw record`,
+          `entity-${row.entity_seq}-hash`,
+        );
       const copied = parse(row.copied) as Record<string, unknown>;
       for (const [field, value] of Object.entries(copied)) {
         if (canonicalJson((raw as Record<string, unknown>)[field]) !== canonicalJson(value))
-          throw new IntegrityError(`${where}: its ${field} column differs from the raw record`);
+          throw new IntegrityError(
+            `${where}: its ${field} column differs from the raw record`,
+            `entity-${row.entity_seq}-column-${field}`,
+          );
       }
       previous = chainLink(previous, row.record_hash);
       if (previous !== row.entity_chain_hash)
-        throw new IntegrityError(`${where}: the entity chain breaks here (an earlier row was changed)`);
+        throw new IntegrityError(
+          `${where}: the entity chain breaks here (an earlier row was changed)`,
+          `entity-${row.entity_seq}-link`,
+        );
     }
     const head = seq === 0 ? null : { seq, hash: previous };
     const recorded =
@@ -51,6 +63,7 @@ export function checkEntityChain(store: AnyStore): Promise<EntityChainCheck> {
       throw new IntegrityError(
         `the entity chain head recorded in meta (${ENTITY_CHAIN_HEAD_KEY}) is not its last row ` +
           `(${head ? `entity seq ${seq}, ${short(previous)}` : "no rows"}): rows were removed from or added to the end`,
+        "entity-head",
       );
     }
     return { rows: seq, head };

@@ -35,7 +35,7 @@ export async function readManifest(path: string): Promise<ReadManifest> {
   try {
     json = JSON.parse(text);
   } catch {
-    throw new IntegrityError(`manifest ${path} is not valid JSON`);
+    throw new IntegrityError(`manifest ${path} is not valid JSON`, "manifest-json");
   }
   // Another JSON file given by mistake (a config, a finding export) is bad input, not a broken manifest.
   const format = (json as { format?: unknown } | null)?.format;
@@ -54,6 +54,7 @@ export async function readManifest(path: string): Promise<ReadManifest> {
     const issue = parsed.error.issues[0];
     throw new IntegrityError(
       `manifest ${path} is malformed at ${issue?.path.join(".") || "(root)"}: ${issue?.message}`,
+      "manifest-malformed",
     );
   }
   return { path, manifest: parsed.data, raw: json as Record<string, unknown> };
@@ -75,13 +76,17 @@ export async function checkManifest(read: ReadManifest, key: string | undefined)
     try {
       await stat(filePath);
     } catch {
-      throw new IntegrityError(`${file.name}: listed in the manifest but missing`);
+      throw new IntegrityError(
+        `${file.name}: listed in the manifest but missing`,
+        `file-${file.name}-missing`,
+      );
     }
     const actual = await hashFile(filePath);
     if (actual.sha256 !== file.sha256 || actual.bytes !== file.bytes) {
       throw new IntegrityError(
         `${file.name}: SHA-256 ${actual.sha256} (${actual.bytes} bytes) differs from the manifest's ` +
           `${file.sha256} (${file.bytes} bytes)`,
+        `file-${file.name}-hash`,
       );
     }
   }
@@ -89,6 +94,7 @@ export async function checkManifest(read: ReadManifest, key: string | undefined)
   if (!manifest.signature) {
     throw new IntegrityError(
       "the manifest is not signed but FLAGTRAIL_SIGNING_KEY is set: the signature may have been removed",
+      "manifest-unsigned",
     );
   }
   // Signed over the file's own JSON (minus the signature), so an added field also breaks it.
@@ -98,6 +104,7 @@ export async function checkManifest(read: ReadManifest, key: string | undefined)
   if (expected.length !== actual.length || !timingSafeEqual(expected, actual)) {
     throw new IntegrityError(
       "the manifest's HMAC-SHA256 signature does not match (wrong key, or the manifest was edited)",
+      "manifest-signature",
     );
   }
   return { manifest, files: manifest.files.length, signatureChecked: true };

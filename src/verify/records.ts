@@ -120,34 +120,44 @@ function checkRecord(row: ChainRecord, previous: string, expectedSeq: number, ba
   if (row.seq !== expectedSeq) {
     throw new IntegrityError(
       `broken chain at ${where}: expected seq ${expectedSeq} next; records ${expectedSeq}..${row.seq - 1} are missing`,
+      `record-${expectedSeq}-missing`,
     );
   }
   let raw: unknown;
   try {
     raw = JSON.parse(row.raw);
   } catch {
-    throw new IntegrityError(`broken chain at ${where}: the raw record is not valid JSON`);
+    throw new IntegrityError(
+      `broken chain at ${where}: the raw record is not valid JSON`,
+      `record-${row.seq}-json`,
+    );
   }
   const computed = recordHash(raw);
   if (computed !== row.record_hash) {
     throw new IntegrityError(
       `broken chain at ${where}: record_hash ${short(row.record_hash)} differs from the hash of its raw record ${short(computed)}`,
+      `record-${row.seq}-hash`,
     );
   }
   const link = chainLink(previous, row.record_hash);
   if (link !== row.chain_hash) {
     throw new IntegrityError(
       `broken chain at ${where}: chain_hash ${short(row.chain_hash)} differs from the link computed from the previous record ${short(link)}`,
+      `record-${row.seq}-link`,
     );
   }
   const column =
     raw !== null && typeof raw === "object" ? columnMismatch(row, raw as Record<string, unknown>) : "raw";
   if (column !== null) {
-    throw new IntegrityError(`broken chain at ${where}: column ${column} differs from the raw record`);
+    throw new IntegrityError(
+      `broken chain at ${where}: column ${column} differs from the raw record`,
+      `record-${row.seq}-column-${column}`,
+    );
   }
   const changes = (raw as { changes?: unknown }).changes;
   const diffProblem = ruleDiffMismatch(row, changes, backfilledTo);
-  if (diffProblem !== null) throw new IntegrityError(`derived data of ${where}: ${diffProblem}`);
+  if (diffProblem !== null)
+    throw new IntegrityError(`derived data of ${where}: ${diffProblem}`, `record-${row.seq}-rule-diff`);
   return link;
 }
 

@@ -67,6 +67,7 @@ export async function verifyStore(store: AnyStore, options: VerifyStoreOptions =
         throw new IntegrityError(
           `the manifest's chain head (seq ${head.seq}, ${short(head.chainHash)}) is not in the store ` +
             `(${stored === null ? "no record at that seq" : `found ${short(stored)}`})`,
+          "manifest-head",
         );
       }
     }

@@ -47,11 +47,15 @@ export async function checkRevisions(reader: ChainReader): Promise<number> {
     await pause();
     const where = `revision ${row.id} of record ${row.audit_log_id}`;
     const raw = parseJson(row.raw);
-    if (raw === undefined) throw new IntegrityError(`${where}: its raw record is not valid JSON`);
+    if (raw === undefined)
+      throw new IntegrityError(`${where}: its raw record is not valid JSON`, `revision-${row.id}-json`);
     if (recordHash(raw) !== row.record_hash)
-      throw new IntegrityError(`${where}: record_hash differs from the hash of its raw record`);
+      throw new IntegrityError(
+        `${where}: record_hash differs from the hash of its raw record`,
+        `revision-${row.id}-hash`,
+      );
     if (raw === null || typeof raw !== "object" || (raw as { id?: unknown }).id !== row.audit_log_id)
-      throw new IntegrityError(`${where}: its raw record has another id`);
+      throw new IntegrityError(`${where}: its raw record has another id`, `revision-${row.id}-id`);
     count += 1;
   }
   return count;
@@ -66,16 +70,19 @@ function compareDigest(
 ): DigestOutcome {
   if (stored === null) return "absent";
   const recorded = parse(stored);
-  if (recorded === null) throw new IntegrityError(`meta ${key} is not a ${table} digest: it was edited`);
+  if (recorded === null)
+    throw new IntegrityError(`meta ${key} is not a ${table} digest: it was edited`, `${table}-digest-edited`);
   if (recorded.rows !== computed.rows) {
     throw new IntegrityError(
       `the ${table} table holds ${computed.rows} rows, its digest in meta (${key}) covers ${recorded.rows}: ` +
         "rows were removed or added outside flagtrail",
+      `${table}-rows`,
     );
   }
   if (recorded.digest !== computed.digest) {
     throw new IntegrityError(
       `the ${table} table's rows differ from its digest in meta (${key}): a row was edited outside flagtrail`,
+      `${table}-digest`,
     );
   }
   return "matched";
@@ -89,7 +96,10 @@ export async function checkQuarantine(reader: ChainReader, meta: ChainMeta): Pro
     await pause();
     const raw = parseJson(row.raw);
     if (raw === undefined || recordHash(raw) !== row.raw_hash)
-      throw new IntegrityError(`quarantine row ${row.id}: raw_hash differs from the hash of its raw record`);
+      throw new IntegrityError(
+        `quarantine row ${row.id}: raw_hash differs from the hash of its raw record`,
+        `quarantine-${row.id}-hash`,
+      );
     state = foldQuarantineRow(state, row);
   }
   const digest = compareDigest("quarantine", QUARANTINE_DIGEST_KEY, meta.quarantineDigest, state, (text) =>
@@ -140,6 +150,7 @@ export function requireDigests(
   throw new IntegrityError(
     `the digest in meta ${missing.join(" and ")} is missing from a store that has been synced, and every sync ` +
       "writes it: it was removed (with whatever rows it would have shown were changed)",
+    `digest-missing-${missing.length === 2 ? "both" : quarantine.digest === "absent" ? "quarantine" : "coverage"}`,
   );
 }
 
@@ -150,6 +161,7 @@ export function checkMetaHead(meta: ChainMeta, head: ChainHead | null): void {
     throw new IntegrityError(
       `the chain head recorded in meta (seq ${meta.headSeq}, ${short(meta.headHash)}) is not the last stored record ` +
         `(${head ? `seq ${head.seq}, ${short(head.chainHash)}` : "no records"}): records were removed from or added to the end`,
+      "meta-head",
     );
   }
 }
@@ -163,6 +175,7 @@ export function checkHeadSignature(meta: ChainMeta, head: ChainHead | null, key:
     if (meta.headSignature !== null)
       throw new IntegrityError(
         "meta holds a signed chain head but the store has no records: they were removed",
+        "head-signature-no-records",
       );
     return;
   }
@@ -170,12 +183,14 @@ export function checkHeadSignature(meta: ChainMeta, head: ChainHead | null, key:
     throw new IntegrityError(
       `the chain head is not signed (meta ${CHAIN_HEAD_SIGNATURE_KEY} is missing) but FLAGTRAIL_SIGNING_KEY is set: ` +
         "the signature was removed, or the store was last written without the key (a sync with the key signs it)",
+      "head-signature-missing",
     );
   }
   if (!checkChainHeadSignature(head, meta.headSignature, key)) {
     throw new IntegrityError(
       `the chain head's HMAC-SHA256 signature does not match the last record (seq ${head.seq}, ${short(head.chainHash)}): ` +
         "records were removed from or added to the end, or the key is not the one the store was signed with",
+      "head-signature",
     );
   }
 }

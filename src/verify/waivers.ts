@@ -13,6 +13,7 @@ export async function checkWaivers(store: AnyStore): Promise<number> {
   if (broken) {
     throw new IntegrityError(
       `waiver row seq ${broken.row.seq} (finding ${broken.row.finding_id}) has been changed: ${broken.why}`,
+      `waiver-${broken.row.seq}-changed`,
     );
   }
   const last = rows.at(-1);
@@ -21,6 +22,7 @@ export async function checkWaivers(store: AnyStore): Promise<number> {
     throw new IntegrityError(
       `the waiver register's head recorded in meta (${WAIVER_CHAIN_HEAD_KEY}) is not its last row ` +
         `(${last ? `seq ${last.seq}` : "no rows"}): rows were removed from or added to the end`,
+      "waiver-head",
     );
   }
   return rows.length;

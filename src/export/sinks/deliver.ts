@@ -100,10 +100,11 @@ async function deliverFindings(
 
 /**
  * Sends the sink what it has not acknowledged yet: the project's records after its cursor (unless
- * `findingsOnly`), then its findings due in the outbox, under the sink's delivery lease (read after it
- * is taken: a run that held it until now has moved the cursor). Throws a SinkError naming the sink when
- * the receiver refuses (what it acknowledged before stays acknowledged), SinkBusyError (nothing sent)
- * when another run is delivering to it.
+ * `findingsOnly`), then its findings due in the outbox, also when the receiver refused a record event
+ * (not when it is down), under the sink's delivery lease (read after it is taken: a run that held it
+ * until now has moved the cursor). Throws a SinkError naming the sink when the receiver refuses (what
+ * it acknowledged before stays acknowledged), SinkBusyError (nothing sent) when another run is
+ * delivering to it.
  */
 export function deliverToSink(
   part: ProjectStore,
@@ -122,28 +123,54 @@ async function deliverUnderLease(
   stop: AbortSignal,
 ): Promise<SinkCount> {
   const transport = transportFor(sink);
-  const policy = { retries: sink.retries, backoffMs: sink.backoffSeconds * 1000 };
-  let events = 0;
-  if (!findingsOnly) {
-    const afterSeq = await readCursor(part.store, part.project, sinkCursor(sink));
-    const batches = eventBatches(part.store, {
-      project: part.project,
-      afterSeq,
-      format: sink.format,
-      batchSize: sink.batchSize,
-    });
-    for await (const batch of batches) {
-      // Stopped (the daemon's SIGTERM, the lease lost): the cursor stays after the last acknowledged batch.
-      if (stop.aborted) return { events, findings: 0 };
-      // After each part the receiver took: halves of a batch it found too large go one after the other,
-      // and an event too large alone must not take back those before it.
-      await sendWithRetry(transport, batch.events, policy, async (sent) => {
-        await advanceCursor(part.store, part.project, sinkCursor(sink), sent.at(-1)?.seq ?? batch.lastSeq);
-        events += sent.length;
-      });
-    }
+  const records = { events: 0 };
+  let stuck: SinkError | undefined;
+  try {
+    if (!findingsOnly) await deliverRecords(part, sink, transport, stop, records);
+  } catch (error) {
+    // A refused event (too large alone, HTTP 400) stops the records there, but the findings are the
+    // alerts, another stream: they still go. A receiver down (retryable) would refuse them too.
+    if (!(error instanceof SinkError) || error.retryable) throw error;
+    stuck = error;
   }
-  return { events, findings: await deliverFindings(part, sink, transport, stop) };
+  // Stopped (the daemon's SIGTERM, the lease lost): the cursor stays after the last acknowledged batch.
+  if (stop.aborted) return { events: records.events, findings: 0 };
+  let findings: number;
+  try {
+    findings = await deliverFindings(part, sink, transport, stop);
+  } catch (error) {
+    // The stuck record is what holds the sink: said first (the findings' own error stays on their rows).
+    throw stuck ?? error;
+  }
+  if (stuck) throw stuck;
+  return { events: records.events, findings };
+}
+
+/** The project's records after the sink's cursor, the cursor moved after each part the receiver took. */
+async function deliverRecords(
+  part: ProjectStore,
+  sink: SiemSink,
+  transport: Transport,
+  stop: AbortSignal,
+  count: { events: number },
+): Promise<void> {
+  const policy = { retries: sink.retries, backoffMs: sink.backoffSeconds * 1000 };
+  const afterSeq = await readCursor(part.store, part.project, sinkCursor(sink));
+  const batches = eventBatches(part.store, {
+    project: part.project,
+    afterSeq,
+    format: sink.format,
+    batchSize: sink.batchSize,
+  });
+  for await (const batch of batches) {
+    if (stop.aborted) return;
+    // After each part the receiver took: halves of a batch it found too large go one after the other,
+    // and an event too large alone must not take back those before it.
+    await sendWithRetry(transport, batch.events, policy, async (sent) => {
+      await advanceCursor(part.store, part.project, sinkCursor(sink), sent.at(-1)?.seq ?? batch.lastSeq);
+      count.events += sent.length;
+    });
+  }
 }
 
 /**

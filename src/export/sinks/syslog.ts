@@ -1,6 +1,9 @@
 // Syslog over TCP (or TLS): RFC 5424 messages, octet-counting framing (RFC 6587), one connection per
-// batch. TCP has no acknowledgement of its own, so a batch counts as received once the receiver has read
-// up to our end of stream and closed its side too: a receiver that dies mid-batch resets instead.
+// batch. Syslog has no acknowledgement, and Node shows nothing of TCP's: a batch counts as taken once
+// every byte and our end of stream are written and the receiver then closes its side (FIN) without a
+// reset. A receiver closing with the batch unread resets (caught), one closing before it is all written
+// is caught by that order, but one that closes at once, before the batch reaches it, cannot be told from
+// one that read it (docs/sinks.md).
 import { readFileSync } from "node:fs";
 import { isIP, type Socket, connect as tcpConnect } from "node:net";
 import { hostname } from "node:os";
@@ -69,8 +72,13 @@ export function syslogTransport(sink: SyslogSink): Transport {
         socket.on("error", (error) => {
           failed ??= error;
         });
-        // Our end written and the receiver's end read: it has everything.
-        socket.on("end", () => socket.destroy());
+        // The receiver's end of stream: after ours was written, the batch counts as taken; before it,
+        // the rest of the batch can never go.
+        socket.on("end", () => {
+          if (!socket.writableFinished)
+            failed ??= new SinkError(sink.name, "closed the connection before taking the whole batch", true);
+          socket.destroy();
+        });
         socket.once("close", () => {
           if (failed === undefined && socket.writableFinished) resolve();
           else reject(networkFailure(sink.name, failed ?? new Error("closed early")));
