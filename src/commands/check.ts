@@ -16,6 +16,7 @@ import {
 } from "../errors.ts";
 import { configFileOf, projectNameSchema, readConfigText } from "../projects.ts";
 import { resolvePeriod } from "../report/period.ts";
+import { signingKeyFromEnv } from "../signingKey.ts";
 import { namingFlags, PERIOD_FLAGS, parseOptions, storeOptionsShape } from "./options.ts";
 
 const checkOptionsSchema = z.object({
@@ -85,7 +86,9 @@ export async function action(raw: Record<string, unknown>): Promise<void> {
   const now = Date.now();
   const given = givenPeriod(options.from, options.to, now);
   const notified = { undelivered: null as string | null };
-  const checked = await checkStore(resolveDbPath(options), config, given, now, {
+  // The key verify checks the chain head's signature with: the integrity control checks it too.
+  const withKey = { ...config, signingKey: signingKeyFromEnv() };
+  const checked = await checkStore(resolveDbPath(options), withKey, given, now, {
     project: options.project,
     afterCheck: options.notify
       ? async (parts) => {

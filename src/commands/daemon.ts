@@ -4,7 +4,8 @@
 import { join } from "node:path";
 import { z } from "zod";
 import { resolveClientTuning, resolveDbPath } from "../config.ts";
-import type { Control, ControlsConfig } from "../controls/config.ts";
+import type { CheckConfig } from "../controls/check.ts";
+import type { Control } from "../controls/config.ts";
 import { checkAfterFailedSync, checkAndDeliver, daemonControls } from "../controls/cycle.ts";
 import { needsAttention } from "../daemon/attention.ts";
 import { previousPeriod, type ReportCadence, todayIn } from "../daemon/periods.ts";
@@ -62,7 +63,9 @@ export async function action(raw: Record<string, unknown>): Promise<void> {
   const targets = resolveSyncTargets(options, resolveClientTuning());
   const dbPath = resolveDbPath(options);
   // Controls are read (and a bad list refused) before the first cycle, not at its end.
-  const controls = daemonControls(options.config);
+  const found = daemonControls(options.config);
+  // The integrity control checks the chain head's signature with the key verify uses (the log masks it).
+  const controls = found && { ...found, signingKey: signingKeyFromEnv() };
   // Every key is read now, so that the log masks each; a project whose key is missing fails alone.
   const keys = new Map<string, string | Error>();
   for (const { project } of targets) {
@@ -130,7 +133,7 @@ async function serveProject(
   options: DaemonOptions,
   log: Logger,
   stop: AbortSignal,
-  controls: ControlsConfig | null,
+  controls: CheckConfig | null,
 ): Promise<void> {
   const { project, tuning } = target;
   const config = { baseUrl: project.baseUrl, authHeader: project.authHeader, apiKey };
@@ -215,7 +218,7 @@ async function serveProject(
 /** After a failed sync, the freshness controls (checkAfterFailedSync); their own failure is logged, the sync's error stands. */
 async function afterFailedSync(
   part: { project: string; store: Store },
-  controls: ControlsConfig | null,
+  controls: CheckConfig | null,
   log: Logger,
   signal: AbortSignal,
 ): Promise<void> {

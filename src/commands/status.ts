@@ -3,6 +3,7 @@
 import { z } from "zod";
 import { resolveDbPath } from "../config.ts";
 import { type ControlsStatus, controlsStatusText, readControlsStatus } from "../controls/status.ts";
+import { readSinksStatus, type SinkStatus, sinksStatusText } from "../export/sinks/sinkStatus.ts";
 import { parseOptions, storeOptionsShape } from "./options.ts";
 import { readProjectOption, withReadProjects } from "./readProjects.ts";
 import { formatStatus } from "./statusText.ts";
@@ -14,9 +15,10 @@ const statusOptionsSchema = z.object({
   ...readProjectOption,
 });
 
-type Status = StoreStatus & { controls: ControlsStatus };
+type Status = StoreStatus & { controls: ControlsStatus; sinks: SinkStatus[] };
 
-const textOf = (status: Status) => formatStatus(status) + controlsStatusText(status.controls);
+const textOf = (status: Status) =>
+  formatStatus(status) + controlsStatusText(status.controls) + sinksStatusText(status.sinks);
 
 /** One project's status as printed: as it always was, or under its name when there are several. */
 function formatStatuses(statuses: readonly { project: string; status: Status }[], json: boolean): string {
@@ -38,7 +40,9 @@ export async function action(raw: Record<string, unknown>): Promise<void> {
     const statuses: { project: string; status: Status }[] = [];
     for (const { project, store } of projects) {
       const status = await readStatus(store);
-      statuses.push({ project, status: { ...status, controls: await readControlsStatus(store) } });
+      const controls = await readControlsStatus(store);
+      const sinks = await readSinksStatus(store, project, status.records.total, controls.undelivered);
+      statuses.push({ project, status: { ...status, controls, sinks } });
     }
     return formatStatuses(statuses, options.json);
   });

@@ -20,6 +20,16 @@ export interface CheckedProject {
   findings: Finding[];
 }
 
+/**
+ * What a check runs with: the config's controls and sinks, and FLAGTRAIL_SIGNING_KEY when the caller
+ * read one (the integrity control then checks the chain head's signature, as `verify` does).
+ */
+export interface CheckConfig {
+  controls: readonly Control[];
+  sinks: readonly Sink[];
+  signingKey?: string | undefined;
+}
+
 const DEFAULT_LOOKBACK_MS = 7 * 86_400_000;
 
 /** Finding ids: the control's id and the record's (or the evidence key), joined; stable across runs. */
@@ -104,14 +114,15 @@ export function evaluateControls(
 
 export async function checkProject(
   part: ProjectStore,
-  config: { controls: readonly Control[]; sinks: readonly Sink[] },
+  config: CheckConfig,
   given: { start: number; end: number } | null,
   now: number,
 ): Promise<CheckedProject> {
   const { start, end, deferredSince } = await periodFor(part, given, now);
   // Read before the inputs: a record a sync stores meanwhile is above it, so the next check takes it.
   const lastSeq = await maxSeq(part.store);
-  const inputs = await readInputs(part.store, config.controls, { start, end, now, deferredSince });
+  const range = { start, end, now, deferredSince };
+  const inputs = await readInputs(part.store, config.controls, range, config.signingKey);
   const { rows, tickets } = evaluateControls(config.controls, inputs);
   const firstSeen = await writeCheck(part.store, {
     checkedAt: now,
@@ -148,7 +159,7 @@ export async function checkProject(
  */
 export async function checkStore(
   db: string,
-  config: { controls: readonly Control[]; sinks: readonly Sink[] },
+  config: CheckConfig,
   given: { start: number; end: number } | null,
   now: number,
   options: {

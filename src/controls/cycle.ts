@@ -6,7 +6,7 @@ import { deliverSinks } from "../export/sinks/deliver.ts";
 import { configFileOf, readConfigText } from "../projects.ts";
 import { waitingAlerts } from "../store/controls/outbox.ts";
 import type { ProjectStore } from "../store/projectStores.ts";
-import { checkProject } from "./check.ts";
+import { type CheckConfig, checkProject } from "./check.ts";
 import { type ControlsConfig, isSiemSink, parseControlsConfig, type Sink } from "./config.ts";
 import { deliverAlerts } from "./deliver.ts";
 
@@ -81,7 +81,7 @@ function waitingSentence(waiting: ReadonlyMap<string, { count: number; error: st
 }
 
 /** One check and delivery, none sent once `stop` aborts; the counts go to the cycle's log line (never a secret). */
-export async function checkAndDeliver(part: ProjectStore, config: ControlsConfig, stop?: AbortSignal) {
+export async function checkAndDeliver(part: ProjectStore, config: CheckConfig, stop?: AbortSignal) {
   const checked = config.controls.length > 0 ? await checkProject(part, config, null, Date.now()) : null;
   const sent = await deliverOutbox(part, config.sinks, { stop });
   return {
@@ -97,7 +97,7 @@ export async function checkAndDeliver(part: ProjectStore, config: ControlsConfig
  * other controls wait for the records the next sync brings: this check is kept as one of a given period
  * (the last minute), so the next default check starts where the last one ended. Null: no such control.
  */
-export async function checkAfterFailedSync(part: ProjectStore, config: ControlsConfig, stop?: AbortSignal) {
+export async function checkAfterFailedSync(part: ProjectStore, config: CheckConfig, stop?: AbortSignal) {
   const controls = config.controls.filter((c) => c.kind === "sync-freshness");
   if (controls.length === 0) return null;
   const now = Date.now();

@@ -27,9 +27,17 @@ function periodOf(start: number, end: number): Period {
   return { from: day(start), to: day(end - 1), timeZone: "UTC", start, end, days: [] };
 }
 
-async function verdict(store: AnyStore): Promise<ControlInputs["integrityFailure"]> {
+/**
+ * verify's verdict, with the chain head's signature checked when `signingKey` is given (as verify does
+ * with FLAGTRAIL_SIGNING_KEY): without it records cut off the end, meta's head rewritten to match, are a
+ * valid shorter chain. The messages name the variable, never its value.
+ */
+async function verdict(
+  store: AnyStore,
+  signingKey: string | undefined,
+): Promise<ControlInputs["integrityFailure"]> {
   try {
-    await verifyStore(store);
+    await verifyStore(store, { signingKey });
     return null;
   } catch (error) {
     if (error instanceof IntegrityError) return { key: error.breakKey, message: error.message };
@@ -97,11 +105,12 @@ async function changesOf(snapshot: ReportSnapshot, params: ReportParams) {
   return changes;
 }
 
-/** `flagtrail check`'s inputs for [start, end) of a store's project. */
+/** `flagtrail check`'s inputs for [start, end) of a store's project; `signingKey` see verdict. */
 export async function readInputs(
   store: AnyStore,
   controls: readonly Control[],
   range: { start: number; end: number; now: number; deferredSince?: number | null },
+  signingKey?: string | undefined,
 ): Promise<ControlInputs> {
   const { start, end, now, deferredSince } = range;
   const fromSnapshot = await readReportSnapshot(store, async (snapshot) => {
@@ -111,6 +120,6 @@ export async function readInputs(
   });
   return {
     ...fromSnapshot,
-    integrityFailure: controls.some((c) => c.kind === "integrity") ? await verdict(store) : null,
+    integrityFailure: controls.some((c) => c.kind === "integrity") ? await verdict(store, signingKey) : null,
   };
 }

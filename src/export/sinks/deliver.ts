@@ -16,6 +16,7 @@ import { eventBatches } from "../events.ts";
 import { findingEventId, findingToOcsf } from "../ocsfFindings.ts";
 import { hecTransport } from "./hec.ts";
 import { httpTransport } from "./http.ts";
+import { markStuck, SINK_CURSOR_PREFIX } from "./sinkStatus.ts";
 import { syslogTransport } from "./syslog.ts";
 import { type SinkEvent, sendWithRetry, type Transport } from "./transport.ts";
 
@@ -38,7 +39,7 @@ export interface SinkCount {
 }
 
 /** The cursor a sink keeps per project. */
-const sinkCursor = (sink: SiemSink): string => `sink:${sink.name}`;
+const sinkCursor = (sink: SiemSink): string => `${SINK_CURSOR_PREFIX}${sink.name}`;
 
 /** An outbox row's finding as the sink's event (OCSF Detection Finding, or its own JSON), or why not. */
 function findingEvent(sink: SiemSink, project: string, row: DueAlert): SinkEvent | string {
@@ -123,7 +124,7 @@ async function deliverUnderLease(
   stop: AbortSignal,
 ): Promise<SinkCount> {
   const transport = transportFor(sink);
-  const records = { events: 0 };
+  const records = { events: 0, seq: 0 };
   let stuck: SinkError | undefined;
   try {
     if (!findingsOnly) await deliverRecords(part, sink, transport, stop, records);
@@ -132,6 +133,8 @@ async function deliverUnderLease(
     // alerts, another stream: they still go. A receiver down (retryable) would refuse them too.
     if (!(error instanceof SinkError) || error.retryable) throw error;
     stuck = error;
+    // For `status`: the log and the exit code say it once, the sink stays stuck until it takes the event.
+    await markStuck(part.store, sink, records.seq, error.reason);
   }
   // Stopped (the daemon's SIGTERM, the lease lost): the cursor stays after the last acknowledged batch.
   if (stop.aborted) return { events: records.events, findings: 0 };
@@ -146,16 +149,20 @@ async function deliverUnderLease(
   return { events: records.events, findings };
 }
 
-/** The project's records after the sink's cursor, the cursor moved after each part the receiver took. */
+/**
+ * The project's records after the sink's cursor, the cursor moved after each part the receiver took;
+ * `count.seq` where it is.
+ */
 async function deliverRecords(
   part: ProjectStore,
   sink: SiemSink,
   transport: Transport,
   stop: AbortSignal,
-  count: { events: number },
+  count: { events: number; seq: number },
 ): Promise<void> {
   const policy = { retries: sink.retries, backoffMs: sink.backoffSeconds * 1000 };
   const afterSeq = await readCursor(part.store, part.project, sinkCursor(sink));
+  count.seq = afterSeq;
   const batches = eventBatches(part.store, {
     project: part.project,
     afterSeq,
@@ -167,8 +174,10 @@ async function deliverRecords(
     // After each part the receiver took: halves of a batch it found too large go one after the other,
     // and an event too large alone must not take back those before it.
     await sendWithRetry(transport, batch.events, policy, async (sent) => {
-      await advanceCursor(part.store, part.project, sinkCursor(sink), sent.at(-1)?.seq ?? batch.lastSeq);
+      const seq = sent.at(-1)?.seq ?? batch.lastSeq;
+      await advanceCursor(part.store, part.project, sinkCursor(sink), seq);
       count.events += sent.length;
+      count.seq = seq;
     });
   }
 }

@@ -4,8 +4,7 @@ import { queriesOf, sql } from "../query.ts";
 
 /** The seq `name` has had everything up to in `project`; 0 when it never had anything. */
 export async function readCursor(store: AnyStore, project: string, name: string): Promise<number> {
-  const q = await queriesOf(store);
-  const row = await q.get<{ seq: number }>(
+  const row = await (await queriesOf(store)).get<{ seq: number }>(
     sql`SELECT seq FROM export_cursors WHERE project = ${project} AND name = ${name}`,
   );
   return row?.seq ?? 0;
@@ -18,10 +17,19 @@ export async function advanceCursor(
   name: string,
   seq: number,
 ): Promise<void> {
-  const q = await queriesOf(store);
-  await q.run(sql`
+  await (await queriesOf(store)).run(sql`
     INSERT INTO export_cursors (project, name, seq, updated_at) VALUES (${project}, ${name}, ${seq}, ${Date.now()})
     ON CONFLICT (project, name) DO UPDATE SET
       seq = CASE WHEN excluded.seq > export_cursors.seq THEN excluded.seq ELSE export_cursors.seq END,
       updated_at = excluded.updated_at`);
+}
+
+/** Every cursor of `project` (status picks the SIEM sinks'), its record's time, and the records after it. */
+export async function readCursorsOf(store: AnyStore, project: string) {
+  type Row = { name: string; seq: number; updatedAt: number; occurredAt: number | null; behind: number };
+  return (await queriesOf(store)).all<Row>(sql`
+    SELECT c.name, c.seq, c.updated_at AS "updatedAt",
+      (SELECT a.occurred_at FROM audit_logs a WHERE a.seq = c.seq) AS "occurredAt",
+      (SELECT count(*) FROM audit_logs a WHERE a.seq > c.seq) AS behind
+    FROM export_cursors c WHERE c.project = ${project} ORDER BY c.name COLLATE "binary"`);
 }

@@ -69,8 +69,7 @@ function inRange(range: RecordRange, toSeq = range.toSeq): SQL {
 
 /** The next `limit` records after `afterSeq`, as stored (raw included), in seq order: the raw format. */
 export async function readRecordBatch(store: AnyStore, range: RecordRange): Promise<ExportRecordRow[]> {
-  const q = await queriesOf(store);
-  return q.all<ExportRecordRow>(sql`
+  return (await queriesOf(store)).all<ExportRecordRow>(sql`
     SELECT a.seq, a.id, a.name, a.action_type, a.change_log, a.updated_by, a.updated_by_user_id,
            a.modifier_email, a.occurred_at, a.date_text, a.time_text, a.raw, a.first_seen_at,
            c.category, s.summary AS rule_diff_summary, l.config_key, l.version AS config_version,
