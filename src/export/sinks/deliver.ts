@@ -129,8 +129,9 @@ async function deliverUnderLease(
     if (!findingsOnly) await deliverRecords(part, sink, transport, stop, records);
   } catch (error) {
     // A refused event (too large alone, HTTP 400) stops the records there, but the findings are the
-    // alerts, another stream: they still go. A receiver down (retryable) would refuse them too.
-    if (!(error instanceof SinkError) || error.retryable) throw error;
+    // alerts, another stream: they still go. A receiver down (retryable), a refused token or a missing
+    // secret would refuse them too, and each failure would put their next try off (backoff).
+    if (!(error instanceof SinkError) || !error.eventsRefused) throw error;
     stuck = error;
   }
   // Stopped (the daemon's SIGTERM, the lease lost): the cursor stays after the last acknowledged batch.

@@ -22,7 +22,8 @@ export function httpFailure(name: string, status: number, detail: string): SinkE
   if (status === 401 || status === 403)
     return new SinkError(name, `refused its credentials (${what})`, false);
   const retryable = status >= 500 || status === 408 || status === 429;
-  return new SinkError(name, `did not take the events (${what})`, retryable, "verb", status === 413);
+  const refused = status === 400 || status === 413 || status === 422;
+  return new SinkError(name, `did not take the events (${what})`, retryable, "verb", status === 413, refused);
 }
 
 /** A network error (refused, reset, timed out) as a retryable SinkError. */
