@@ -101,7 +101,7 @@ async function deliverFindings(
 /**
  * Sends the sink what it has not acknowledged yet: the project's records after its cursor (unless
  * `findingsOnly`), then its findings due in the outbox, also when the receiver refused a record event
- * (not when it is down), under the sink's delivery lease (read after it is taken: a run that held it
+ * (not when it is down or refuses the sink itself), under the sink's delivery lease (read after it is taken: a run that held it
  * until now has moved the cursor). Throws a SinkError naming the sink when the receiver refuses (what
  * it acknowledged before stays acknowledged), SinkBusyError (nothing sent) when another run is
  * delivering to it.
