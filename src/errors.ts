@@ -168,6 +168,11 @@ export class SinkError extends FlagtrailError {
     form: "verb" | "clause" = "verb",
     /** The receiver refused the request as too large (HTTP 413): a smaller batch may go. */
     readonly tooLarge = false,
+    /**
+     * The receiver refused these events themselves (HTTP 400, 413, 422), not the sink (its credentials, its
+     * URL, its secret): other events, a finding, may still go.
+     */
+    readonly eventsRefused = false,
   ) {
     super(`${sinkLabel(sink)}${form === "verb" ? " " : ": "}${reason}.`);
   }

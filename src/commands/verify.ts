@@ -148,7 +148,9 @@ export async function action(raw: Record<string, unknown>): Promise<void> {
   const signingKey = signingKeyFromEnv();
   const parts: string[] = [];
   const checkStore = shouldCheckStore(options, dbPath);
-  const manifest: ReadManifest | null = options.manifest ? await readManifest(options.manifest) : null;
+  const manifest: ReadManifest | null = options.manifest
+    ? await readManifest(options.manifest, signingKey)
+    : null;
   if (checkStore) parts.push(...(await verifyProjects(dbPath, options.project, manifest, signingKey)));
   if (manifest) {
     const check = await checkManifest(manifest, signingKey);

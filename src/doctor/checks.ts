@@ -131,10 +131,13 @@ function freePagesLine(label: string, store: AnyStore, warn: typeof FREE_PAGES_W
   const share = fileBytes === 0 ? 0 : freeBytes / fileBytes;
   const text = `${size(freeBytes)} (${freeBytes} bytes, ${Math.round(share * 100)} %) of the ${size(fileBytes)} file are free pages`;
   if (share <= warn.share || freeBytes <= warn.bytes) return check(name, "ok", text);
+  // VACUUM copies the database into a temporary file, in TMPDIR (often a small /tmp) unless SQLITE_TMPDIR
+  // says where: there it fails "database or disk is full" whatever the store's disk has free.
+  const command = `SQLITE_TMPDIR=${shellWord(dirname(store.location))} sqlite3 ${shellWord(store.location)} VACUUM`;
   return check(
     name,
     "warn",
-    `${text}; \`sqlite3 ${shellWord(store.location)} VACUUM\` gives them back, run while nothing writes (no sync or daemon) with up to ${size(2 * fileBytes)} free disk (twice the file: its copy and the WAL)`,
+    `${text}; \`${command}\` gives them back, run while nothing writes (no sync or daemon) with up to ${size(2 * fileBytes)} free disk there (twice the file: the WAL, and its copy, which SQLite would otherwise make in the temporary directory, often a small /tmp)`,
   );
 }
 

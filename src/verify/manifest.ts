@@ -23,7 +23,45 @@ export interface ReadManifest {
   raw: Record<string, unknown>;
 }
 
-export async function readManifest(path: string): Promise<ReadManifest> {
+/** Whether `raw`'s signature is the HMAC of the rest of it under `key`. */
+function signedWith(raw: Record<string, unknown>, value: string, key: string): boolean {
+  const { signature: _signature, ...body } = raw;
+  const expected = Buffer.from(manifestHmac(body, key), "hex");
+  const actual = Buffer.from(value, "hex");
+  return expected.length === actual.length && timingSafeEqual(expected, actual);
+}
+
+const SIGNATURE_MISMATCH =
+  "the manifest's HMAC-SHA256 signature does not match (wrong key, or the manifest was edited)";
+
+/**
+ * A JSON file that is not a manifest this flagtrail reads: another file given by mistake (bad input), a
+ * newer flagtrail's manifest, or a manifest whose format was edited. One that carries a signature or a
+ * manifest's fields is a manifest: with the key, its signature tells an edit from a newer format.
+ */
+function assertReadable(path: string, json: unknown, key: string | undefined): void {
+  const object = json !== null && typeof json === "object" ? (json as Record<string, unknown>) : {};
+  const { format, signature } = object;
+  const signed = (signature as { value?: unknown } | undefined)?.value;
+  if (typeof signed === "string" && key && !KNOWN_FORMATS.has(String(format)))
+    if (!signedWith(object, signed, key)) throw new IntegrityError(SIGNATURE_MISMATCH, "manifest-signature");
+  const manifestLike = typeof format === "string" && format.startsWith(MANIFEST_FORMAT_PREFIX);
+  // Another JSON file given by mistake (a config, a finding export) is bad input, not a broken manifest.
+  const manifestFields = "files" in object && "flagtrailVersion" in object;
+  if (!manifestLike && signed === undefined && !manifestFields) {
+    throw new UsageError(
+      `${path} is not a flagtrail report manifest (it has no "format": "${MANIFEST_FORMAT_PREFIX}…").`,
+    );
+  }
+  if (manifestLike && !KNOWN_FORMATS.has(format) && !manifestSchema.safeParse(json).success) {
+    throw new FlagtrailError(
+      `${path} is a manifest of format ${format}, written by a newer flagtrail; upgrade flagtrail to check it.`,
+    );
+  }
+}
+
+/** Reads a manifest; `key` (FLAGTRAIL_SIGNING_KEY) tells a signed manifest whose format was edited. */
+export async function readManifest(path: string, key?: string): Promise<ReadManifest> {
   let text: string;
   try {
     text = await readFile(path, "utf8");
@@ -37,19 +75,8 @@ export async function readManifest(path: string): Promise<ReadManifest> {
   } catch {
     throw new IntegrityError(`manifest ${path} is not valid JSON`, "manifest-json");
   }
-  // Another JSON file given by mistake (a config, a finding export) is bad input, not a broken manifest.
-  const format = (json as { format?: unknown } | null)?.format;
-  if (typeof format !== "string" || !format.startsWith(MANIFEST_FORMAT_PREFIX)) {
-    throw new UsageError(
-      `${path} is not a flagtrail report manifest (it has no "format": "${MANIFEST_FORMAT_PREFIX}…").`,
-    );
-  }
+  assertReadable(path, json, key);
   const parsed = manifestSchema.safeParse(json);
-  if (!parsed.success && !KNOWN_FORMATS.has(format)) {
-    throw new FlagtrailError(
-      `${path} is a manifest of format ${format}, written by a newer flagtrail; upgrade flagtrail to check it.`,
-    );
-  }
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     throw new IntegrityError(
@@ -98,19 +125,12 @@ export async function checkManifest(read: ReadManifest, key: string | undefined)
     );
   }
   // Signed over the file's own JSON (minus the signature), so an added field also breaks it.
-  const { signature: _signature, ...body } = raw;
-  const expected = Buffer.from(manifestHmac(body, key), "hex");
-  const actual = Buffer.from(manifest.signature.value, "hex");
-  if (expected.length !== actual.length || !timingSafeEqual(expected, actual)) {
-    throw new IntegrityError(
-      "the manifest's HMAC-SHA256 signature does not match (wrong key, or the manifest was edited)",
-      "manifest-signature",
-    );
-  }
+  if (!signedWith(raw, manifest.signature.value, key))
+    throw new IntegrityError(SIGNATURE_MISMATCH, "manifest-signature");
   return { manifest, files: manifest.files.length, signatureChecked: true };
 }
 
 /** Reads a manifest, re-hashes its files and checks its signature when a key is given. */
 export async function verifyManifest(path: string, key: string | undefined): Promise<ManifestCheck> {
-  return checkManifest(await readManifest(path), key);
+  return checkManifest(await readManifest(path, key), key);
 }

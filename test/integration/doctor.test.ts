@@ -1,10 +1,10 @@
 // Issue 26: `flagtrail doctor` checks a set-up line by line (ok / warn / fail) and exits 1 on any fail.
 // Run as users run it: the real CLI against `flagtrail simulate` in a process of its own, over loopback;
 // two of the doctor runs spawned (end to end), the others and the syncs that set stores up in this process.
-import { type ChildProcess, spawn } from "node:child_process";
+import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { chmodSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { checkStore } from "../../src/doctor/checks.ts";
@@ -260,14 +260,18 @@ describe("flagtrail doctor: free pages of a SQLite store", () => {
     expect(free).toBeGreaterThan(70 * MIB);
     const mib = (n: number) => `${(n / MIB).toFixed(1)} MiB`;
     expect(line?.detail).toBe(
-      `${mib(free)} (${free} bytes, ${Math.round((free / file) * 100)} %) of the ${mib(file)} file are free pages; \`sqlite3 ${db} VACUUM\` gives them back, run while nothing writes (no sync or daemon) with up to ${mib(2 * file)} free disk (twice the file: its copy and the WAL)`,
+      `${mib(free)} (${free} bytes, ${Math.round((free / file) * 100)} %) of the ${mib(file)} file are free pages; \`SQLITE_TMPDIR=${dirname(db)} sqlite3 ${db} VACUUM\` gives them back, run while nothing writes (no sync or daemon) with up to ${mib(2 * file)} free disk there (twice the file: the WAL, and its copy, which SQLite would otherwise make in the temporary directory, often a small /tmp)`,
     );
     // A warning, not a failure: the set-up works, it only holds space it could give back.
     expect(result.code).toBe(0);
 
-    const writable = new Database(db);
-    writable.exec("VACUUM");
-    writable.close();
+    // The command as printed, pasted into a shell (where the sqlite3 shell is installed). SQLite's VACUUM
+    // copies the database into a temporary file: under a small /tmp (a 1 MiB tmpfs as TMPDIR) a 26 MB
+    // store's failed "database or disk is full" with 75 GB free beside it; SQLITE_TMPDIR keeps the copy there.
+    const command = /`([^`]+ VACUUM)`/.exec(line?.detail ?? "")![1]!;
+    const vacuum = spawnSync("sh", ["-c", command], { encoding: "utf8" });
+    if (vacuum.status !== 127) expect([vacuum.status, vacuum.stderr]).toEqual([0, ""]);
+    else new Database(db).exec("VACUUM").close();
     const after = await runCliInProcess(["doctor", "--db", db], {
       env: { FLAGTRAIL_BASE_URL: simUrl, FLAGTRAIL_API_KEY: SIM_KEY },
     });
@@ -293,7 +297,7 @@ describe("flagtrail doctor: free pages of a SQLite store", () => {
     const line = (await checkStore(quoted, { share: 0.25, bytes: 1 * MIB })).find(
       (c) => c.name === "free pages",
     );
-    expect(line?.detail).toContain(`\`sqlite3 '${quoted}' VACUUM\``);
+    expect(line?.detail).toContain(`\`SQLITE_TMPDIR='${spaced}' sqlite3 '${quoted}' VACUUM\``);
   });
 
   it("a store of several projects: a line per project, each of its own file", async () => {
@@ -307,7 +311,7 @@ describe("flagtrail doctor: free pages of a SQLite store", () => {
       ["free pages (eu)", "warn"],
     ]);
     expect(checks.find((c) => c.name === "free pages (eu)")?.detail).toContain(
-      `\`sqlite3 ${db.replace(/\.db$/, ".eu.db")} VACUUM\``,
+      `sqlite3 ${db.replace(/\.db$/, ".eu.db")} VACUUM\``,
     );
   });
 

@@ -184,6 +184,30 @@ describe("flagtrail sql table", () => {
   });
 });
 
+describe("flagtrail sql table: zero-width characters", () => {
+  it("gives a zero-width space, joiner or no-break (U+200B, U+200D, U+2060, U+FEFF) no column", async () => {
+    // Names pasted from a web page or a chat carry them; a terminal shows nothing for them (wcwidth 0), so
+    // counting each as a column put every column after the cell one too far left.
+    const query =
+      "SELECT 'ab' || char(8203) AS name, 'x' AS k UNION ALL SELECT char(65279) || 'cd' || char(8205), 'y' " +
+      "UNION ALL SELECT 'e' || char(8288) || 'f', 'z' UNION ALL SELECT 'ghij', 'w'";
+    const result = await runCliInProcess(["sql", query, "--db", dbPath]);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe(
+      [
+        "name | k",
+        "-----+--",
+        "ab\u200b   | x",
+        "\ufeffcd\u200d   | y",
+        "e\u2060f   | z",
+        "ghij | w",
+        "(4 rows)",
+        "",
+      ].join("\n"),
+    );
+  });
+});
+
 describe("flagtrail sql output flags (issue 9)", () => {
   it("--csv, --json, --nl and --table as sqlite-utils users type them; --format still works; a clash exits 2", async () => {
     const query = "SELECT 1 AS a, 'Zoë' AS b UNION ALL SELECT 2, NULL";

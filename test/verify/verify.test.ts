@@ -4,6 +4,7 @@ import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
 import { IntegrityError } from "../../src/errors.ts";
+import { manifestHmac } from "../../src/manifest/format.ts";
 import { writeReports } from "../../src/report/writeReports.ts";
 import { sqliteOf } from "../../src/store/connection.ts";
 import type { Store } from "../../src/store/open.ts";
@@ -321,5 +322,69 @@ describe("flagtrail verify (CLI)", () => {
     const filesOnly = await runCliInProcess(["verify", "--manifest", manifestPath], { cwd: elsewhere });
     expect(filesOnly.code).toBe(0);
     expect(filesOnly.stdout).toMatch(/; store not checked \(no database at \.\/flagtrail\.db\)\n$/);
+  });
+});
+
+// A signed manifest whose `format` was edited is a manifest tampered with, not another JSON file given by
+// mistake (exit 2) nor one from a newer flagtrail (upgrade): the key that signed it says so. Before, an
+// attacker changing the files' hashes and the format to ".../9" got "upgrade flagtrail to check it", and
+// one removing the format got "is not a flagtrail report manifest" (exit 2), the signature never checked.
+describe("flagtrail verify --manifest: a signed manifest whose format was edited", () => {
+  const env = { FLAGTRAIL_SIGNING_KEY: "k1" };
+
+  async function edited(change: (manifest: Record<string, unknown>) => Record<string, unknown>) {
+    const result = await report("k1");
+    const manifest = JSON.parse(readFileSync(result.manifestPath, "utf8")) as Record<string, unknown>;
+    writeFileSync(result.manifestPath, JSON.stringify(change(manifest)));
+    return result.manifestPath;
+  }
+
+  it("to a newer-looking format, the files' hashes changed: the signature does not match (exit 1)", async () => {
+    const path = await edited((m) => ({
+      ...m,
+      format: "flagtrail-report-manifest/9",
+      files: (m.files as { sha256: string }[]).map((f) => ({ ...f, sha256: "0".repeat(64) })),
+    }));
+    const run = await runCliInProcess(["verify", "--manifest", path], { env });
+    expect(run.stderr).toBe(
+      "flagtrail: the manifest's HMAC-SHA256 signature does not match (wrong key, or the manifest was edited)\n",
+    );
+    expect(run.code).toBe(1);
+  });
+
+  it("removed: the signature does not match (exit 1); without the key, a malformed manifest (exit 1)", async () => {
+    const path = await edited(({ format: _removed, ...rest }) => rest);
+    const run = await runCliInProcess(["verify", "--manifest", path], { env });
+    expect(run.stderr).toBe(
+      "flagtrail: the manifest's HMAC-SHA256 signature does not match (wrong key, or the manifest was edited)\n",
+    );
+    expect(run.code).toBe(1);
+    const unkeyed = await runCliInProcess(["verify", "--manifest", path], {
+      env: { FLAGTRAIL_SIGNING_KEY: "" },
+    });
+    expect(unkeyed.stderr).toMatch(/^flagtrail: manifest .* is malformed at format: /);
+    expect(unkeyed.code).toBe(1);
+  });
+
+  it("an unsigned manifest without its format is still a manifest, malformed (exit 1)", async () => {
+    const result = await report();
+    const { format: _removed, ...rest } = JSON.parse(readFileSync(result.manifestPath, "utf8"));
+    writeFileSync(result.manifestPath, JSON.stringify(rest));
+    const run = await runCliInProcess(["verify", "--manifest", result.manifestPath]);
+    expect(run.stderr).toMatch(/^flagtrail: manifest .* is malformed at format: /);
+    expect(run.code).toBe(1);
+  });
+
+  it("a manifest of a newer format signed with the key still says to upgrade", async () => {
+    const result = await report("k1");
+    const { signature: _old, ...body } = JSON.parse(readFileSync(result.manifestPath, "utf8"));
+    const newer = { ...body, format: "flagtrail-report-manifest/9" };
+    const signature = { algorithm: "HMAC-SHA256", value: manifestHmac(newer, "k1") };
+    writeFileSync(result.manifestPath, JSON.stringify({ ...newer, signature }));
+    const run = await runCliInProcess(["verify", "--manifest", result.manifestPath], { env });
+    expect(run.stderr).toMatch(
+      /is a manifest of format flagtrail-report-manifest\/9, written by a newer flagtrail/,
+    );
+    expect(run.code).toBe(1);
   });
 });

@@ -102,7 +102,7 @@ async function deliverFindings(
 /**
  * Sends the sink what it has not acknowledged yet: the project's records after its cursor (unless
  * `findingsOnly`), then its findings due in the outbox, also when the receiver refused a record event
- * (not when it is down), under the sink's delivery lease (read after it is taken: a run that held it
+ * (not when it is down or refuses the sink itself), under the sink's delivery lease (read after it is taken: a run that held it
  * until now has moved the cursor). Throws a SinkError naming the sink when the receiver refuses (what
  * it acknowledged before stays acknowledged), SinkBusyError (nothing sent) when another run is
  * delivering to it.
@@ -130,8 +130,9 @@ async function deliverUnderLease(
     if (!findingsOnly) await deliverRecords(part, sink, transport, stop, records);
   } catch (error) {
     // A refused event (too large alone, HTTP 400) stops the records there, but the findings are the
-    // alerts, another stream: they still go. A receiver down (retryable) would refuse them too.
-    if (!(error instanceof SinkError) || error.retryable) throw error;
+    // alerts, another stream: they still go. A receiver down (retryable), a refused token or a missing
+    // secret would refuse them too, and each failure would put their next try off (backoff).
+    if (!(error instanceof SinkError) || !error.eventsRefused) throw error;
     stuck = error;
     // For `status`: the log and the exit code say it once, the sink stays stuck until it takes the event.
     await markStuck(part.store, sink, records.seq, error.reason);

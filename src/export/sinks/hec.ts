@@ -85,7 +85,9 @@ export function hecTransport(sink: HecSink): Transport {
       const detail = answer.text
         ? `${answer.text}${answer.code === undefined ? "" : `, code ${answer.code}`}`
         : "";
-      throw httpFailure(sink.name, response.status, detail || text.slice(0, 300));
+      // An index the token may not write, a missing or invalid channel: every event alike, not these.
+      const ofTheSink = response.status === 400 && [7, 10, 11].includes(answer.code ?? 0);
+      throw httpFailure(sink.name, response.status, detail || text.slice(0, 300), ofTheSink);
     }
     return answer;
   };

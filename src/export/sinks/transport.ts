@@ -16,13 +16,17 @@ export interface Transport {
   send(events: readonly SinkEvent[]): Promise<void>;
 }
 
-/** A failed request's HTTP status as a SinkError: 401/403 a refused secret, 5xx/408/429 retryable. */
-export function httpFailure(name: string, status: number, detail: string): SinkError {
+/**
+ * A failed request's HTTP status as a SinkError: 401/403 a refused secret, 5xx/408/429 retryable; 400, 413
+ * and 422 a refusal of these events unless `ofTheSink` says the receiver refused its settings (an index).
+ */
+export function httpFailure(name: string, status: number, detail: string, ofTheSink = false): SinkError {
   const what = detail ? `HTTP ${status}, ${detail}` : `HTTP ${status}`;
   if (status === 401 || status === 403)
     return new SinkError(name, `refused its credentials (${what})`, false);
   const retryable = status >= 500 || status === 408 || status === 429;
-  return new SinkError(name, `did not take the events (${what})`, retryable, "verb", status === 413);
+  const refused = !ofTheSink && (status === 400 || status === 413 || status === 422);
+  return new SinkError(name, `did not take the events (${what})`, retryable, "verb", status === 413, refused);
 }
 
 /** A network error (refused, reset, timed out) as a retryable SinkError. */
