@@ -139,7 +139,7 @@ export interface StateBeforeWrite extends StoredChainEnd {
    * the record is gone): a sync without the key since moved the head on. null: no signed seq in meta.
    */
   signedHead: ChainHead | null;
-  /** The quarantine table's rows and highest id (count(*) is a bigint, text to pg). */
+  /** The quarantine table's rows and highest id (count(*) is a bigint: text from pg). */
   quarantine: { n: number | string; last: number | null };
 }
 
@@ -147,7 +147,9 @@ export interface StateBeforeWrite extends StoredChainEnd {
  * The sync's checks before a batch: meta's head against the last stored record, with the key the signed
  * head still in the chain (records cut off the end cannot be re-signed without the key), and no
  * quarantine row the digest has not folded in (new ones are folded in from its lastId on: one added since
- * would be taken in). What is missing cannot be told from never written: the sync writes it anew, and
+ * would be taken in). Only what the write would cover stops it: a break verify keeps showing whatever is
+ * added (a record or quarantine row removed from the middle, one edited) is left to verify and the
+ * integrity control, and the sync goes on collecting. What is missing cannot be told from never written: the sync writes it anew, and
  * says so in the warnings it returns.
  */
 export function checkBeforeBatch(state: StateBeforeWrite, signingKey: string | undefined): string[] {
@@ -189,12 +191,12 @@ function checkQuarantineEnd(state: StateBeforeWrite): void {
       "meta chain:quarantine is not a quarantine digest: it was edited",
       "quarantine-digest-edited",
     );
-  const rows = Number(state.quarantine.n);
+  // Rows removed, or folded rows edited, stay shown by verify whatever the sync adds: no reason to stop.
   const lastId = Number(state.quarantine.last ?? 0);
-  if (rows !== digest.rows || lastId > digest.lastId) {
+  if (lastId > digest.lastId) {
     throw new IntegrityError(
-      `the quarantine table holds ${rows} rows up to id ${lastId}, its digest in meta (chain:quarantine) covers ` +
-        `${digest.rows} up to id ${digest.lastId}: rows were removed or added outside flagtrail`,
+      `the quarantine table holds rows above id ${digest.lastId}, the last its digest in meta (chain:quarantine) ` +
+        `covers (${state.quarantine.n} rows, the digest ${digest.rows}): rows were added outside flagtrail`,
       "quarantine-rows",
     );
   }
