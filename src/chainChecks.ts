@@ -149,8 +149,8 @@ export interface StateBeforeWrite extends StoredChainEnd {
  * quarantine row the digest has not folded in (new ones are folded in from its lastId on: one added since
  * would be taken in). Only what the write would cover stops it: a break verify keeps showing whatever is
  * added (a record or quarantine row removed from the middle, one edited) is left to verify and the
- * integrity control, and the sync goes on collecting. What is missing cannot be told from never written: the sync writes it anew, and
- * says so in the warnings it returns.
+ * integrity control, and the sync goes on collecting. What is missing cannot be told from never written:
+ * the sync writes it anew, and says so in the warnings it returns.
  */
 export function checkBeforeBatch(state: StateBeforeWrite, signingKey: string | undefined): string[] {
   checkMetaHead(state, state.head);
@@ -195,8 +195,8 @@ function checkQuarantineEnd(state: StateBeforeWrite): void {
   const lastId = Number(state.quarantine.last ?? 0);
   if (lastId > digest.lastId) {
     throw new IntegrityError(
-      `the quarantine table holds rows above id ${digest.lastId}, the last its digest in meta (chain:quarantine) ` +
-        `covers (${state.quarantine.n} rows, the digest ${digest.rows}): rows were added outside flagtrail`,
+      `the quarantine table holds rows above id ${digest.lastId}, the last one its digest in meta ` +
+        "(chain:quarantine) covers: rows were added outside flagtrail",
       "quarantine-rows",
     );
   }
