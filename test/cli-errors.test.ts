@@ -1,7 +1,7 @@
 // Failures a user meets at the edges become one sentence, never a stack trace (issue 9): a busy port
 // for the simulator, a report directory the user may not create.
 import { once } from "node:events";
-import { mkdtempSync } from "node:fs";
+import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -116,5 +116,29 @@ describe("a reset socket", () => {
     expect(written).toEqual([
       "flagtrail: unexpected error: write ECONNRESET (FLAGTRAIL_DEBUG=1 shows where it happened).\n",
     ]);
+  });
+});
+
+describe("check without a config after `npm run demo`", () => {
+  it("names the demo's config file for the demo's store, as status and report name its --db", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "flagtrail-check-demo-"));
+    const plain =
+      "flagtrail: No config file: check reads its controls from flagtrail.config.json (or --config, FLAGTRAIL_CONFIG)";
+    const bare = await runCliInProcess(["check", "--db", "./flagtrail-demo.db"], { cwd: dir });
+    expect(bare.code).toBe(2);
+    expect(bare.stderr).toBe(`${plain}.\n`);
+    // What the demo leaves in the directory it ran in: its store and, beside its reports, its controls.
+    writeFileSync(join(dir, "flagtrail-demo.db"), "");
+    mkdirSync(join(dir, "reports"));
+    writeFileSync(join(dir, "reports", "flagtrail-demo.config.json"), '{"controls": []}');
+    const hint = `${plain}, or give --config reports/flagtrail-demo.config.json to check the demo's controls.\n`;
+    for (const args of [["--db", "./flagtrail-demo.db"], ["--db", join(dir, "flagtrail-demo.db")], []]) {
+      const afterDemo = await runCliInProcess(["check", ...args], { cwd: dir });
+      expect(afterDemo.code).toBe(2);
+      expect(afterDemo.stderr).toBe(hint);
+    }
+    // Another store named on purpose is not second-guessed.
+    const other = await runCliInProcess(["check", "--db", "./other.db"], { cwd: dir });
+    expect(other.stderr).toBe(`${plain}.\n`);
   });
 });

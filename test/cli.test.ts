@@ -70,6 +70,21 @@ describe("flagtrail CLI", () => {
     const severity = await runCliInProcess(["check", "--fail-on", "critical", "--db", "/nonexistent/x.db"]);
     expect(severity.code).toBe(2);
     expect(severity.stderr).toBe('flagtrail: --fail-on: expected low, medium or high, got "critical"\n');
+    // report's and sql's --format say the same: the choices and the value given (new-user trial h68).
+    const pdf = await runCliInProcess([
+      "report",
+      "--from",
+      "2024-01-01",
+      "--to",
+      "2024-01-02",
+      "--format",
+      "pdf",
+    ]);
+    expect(pdf.code).toBe(2);
+    expect(pdf.stderr).toBe('flagtrail: --format: expected csv, md or html, got "pdf"\n');
+    const xml = await runCliInProcess(["sql", "--format", "xml", "SELECT 1", "--db", "/nonexistent/x.db"]);
+    expect(xml.code).toBe(2);
+    expect(xml.stderr).toBe('flagtrail: --format: expected table, csv, json or nl, got "xml"\n');
     const batch = await runCliInProcess(["export", "--batch-size", "0", "--db", "/nonexistent/x.db"]);
     expect(batch.code).toBe(2);
     expect(batch.stderr).toBe("flagtrail: --batch-size: must be at least 1\n");

@@ -1,12 +1,16 @@
 // `flagtrail check`: evaluate the config's controls over a period for every project of the store (or
 // --project), keep the findings, print them (table, JSON, JUnit XML) and fail (exit 1) when an unwaived
 // one reaches --fail-on. Bad usage or a bad config: exit 2.
+import { existsSync } from "node:fs";
+import { resolve } from "node:path";
 import { z } from "zod";
-import { resolveDbPath } from "../config.ts";
+import { DEFAULT_DB_PATH, resolveDbPath } from "../config.ts";
 import { type CheckedProject, checkStore } from "../controls/check.ts";
 import { type ControlsConfig, parseControlsConfig, SEVERITIES } from "../controls/config.ts";
 import { SEVERITY_RANK } from "../controls/evaluate.ts";
 import { CHECK_FORMATS, jsonOutput, junitOutput, tableOutput } from "../controls/output.ts";
+import { DEMO_CONFIG_FILE } from "../demo/controls.ts";
+import { DEMO_DEFAULTS } from "../demo/defaults.ts";
 import {
   FindingsError,
   type FlagtrailError,
@@ -30,11 +34,24 @@ const checkOptionsSchema = z.object({
   notify: z.boolean().default(false),
 });
 
-export function loadControls(configOption: string | undefined): ControlsConfig {
+/**
+ * After `npm run demo`, `check` on the demo's store (named, or the one the default's absence points at:
+ * src/fs/storeFiles.ts's noStore) needs the demo's config file: named, as noStore names the demo's store.
+ */
+function demoConfigHint(dbPath: string): string {
+  const config = `${DEMO_DEFAULTS.out}/${DEMO_CONFIG_FILE}`;
+  const demoStore =
+    resolve(dbPath) === resolve(DEMO_DEFAULTS.db) ||
+    (dbPath === DEFAULT_DB_PATH && !existsSync(DEFAULT_DB_PATH) && existsSync(DEMO_DEFAULTS.db));
+  return demoStore && existsSync(config) ? `, or give --config ${config} to check the demo's controls` : "";
+}
+
+export function loadControls(configOption: string | undefined, dbPath: string): ControlsConfig {
   const file = configFileOf(configOption);
   if (file === undefined) {
     throw new UsageError(
-      "No config file: check reads its controls from flagtrail.config.json (or --config, FLAGTRAIL_CONFIG).",
+      "No config file: check reads its controls from flagtrail.config.json (or --config, FLAGTRAIL_CONFIG)" +
+        `${demoConfigHint(dbPath)}.`,
     );
   }
   const config = parseControlsConfig(readConfigText(file), file);
@@ -82,13 +99,14 @@ function failure(
 
 export async function action(raw: Record<string, unknown>): Promise<void> {
   const options = parseOptions(checkOptionsSchema, raw);
-  const config = loadControls(options.config);
+  const dbPath = resolveDbPath(options);
+  const config = loadControls(options.config, dbPath);
   const now = Date.now();
   const given = givenPeriod(options.from, options.to, now);
   const notified = { undelivered: null as string | null };
   // The key verify checks the chain head's signature with: the integrity control checks it too.
   const withKey = { ...config, signingKey: signingKeyFromEnv() };
-  const checked = await checkStore(resolveDbPath(options), withKey, given, now, {
+  const checked = await checkStore(dbPath, withKey, given, now, {
     project: options.project,
     afterCheck: options.notify
       ? async (parts) => {

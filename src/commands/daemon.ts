@@ -155,7 +155,7 @@ async function serveProject(
         },
         signal,
       ).catch(async (error: unknown) => {
-        await afterFailedSync({ project: project.name, store }, controls, log, signal);
+        await afterFailedSync({ project: project.name, store }, controls, error, log, signal);
         throw error;
       });
       const fields: Record<string, unknown> = {
@@ -219,12 +219,13 @@ async function serveProject(
 async function afterFailedSync(
   part: { project: string; store: Store },
   controls: CheckConfig | null,
+  failure: unknown,
   log: Logger,
   signal: AbortSignal,
 ): Promise<void> {
   if (controls === null || signal.aborted) return;
   try {
-    const result = await checkAfterFailedSync(part, controls, signal);
+    const result = await checkAfterFailedSync(part, controls, failure, signal);
     if (result) log.warn("cycle.controls", { controls: result });
   } catch (error) {
     log.error("cycle.controls", { error: error instanceof Error ? error.message : String(error) });

@@ -31,7 +31,8 @@ export const reportFormatsOption = z
         .filter(Boolean),
     ),
   ])
-  .pipe(z.array(z.enum(REPORT_FORMATS, { message: `formats are ${REPORT_FORMATS.join(", ")}` })).min(1));
+  // zod's choice issue, worded by parseOptions as every choice is: expected csv, md or html, got "pdf".
+  .pipe(z.array(z.enum(REPORT_FORMATS)).min(1));
 
 const reportOptionsSchema = z.object({
   from: day,

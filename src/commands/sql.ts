@@ -22,7 +22,7 @@ const timeoutText = z
 const sqlOptionsSchema = z
   .object({
     ...storeOptionsShape,
-    format: z.enum(FORMATS, { message: "expected table, csv, json or nl" }).optional(),
+    format: z.enum(FORMATS).optional(),
     csv: z.boolean().default(false),
     json: z.boolean().default(false),
     nl: z.boolean().default(false),

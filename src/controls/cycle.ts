@@ -1,7 +1,7 @@
 // The daemon's side of controls: after each cycle's sync (and report), the config's controls are
 // checked since the last check and the outbox delivered, as `check --notify` does from cron; the SIEM
 // sinks get the records they have not acknowledged yet.
-import { sinkLabel } from "../errors.ts";
+import { IntegrityError, sinkLabel } from "../errors.ts";
 import { deliverSinks } from "../export/sinks/deliver.ts";
 import { configFileOf, readConfigText } from "../projects.ts";
 import { waitingAlerts } from "../store/controls/outbox.ts";
@@ -93,12 +93,22 @@ export async function checkAndDeliver(part: ProjectStore, config: CheckConfig, s
 
 /**
  * After a failed sync: the sync-freshness controls alone, then the outbox's alerts (findings only). A
- * sync that keeps failing is what they watch for; after a successful one the last sync is fresh. The
- * other controls wait for the records the next sync brings: this check is kept as one of a given period
- * (the last minute), so the next default check starts where the last one ended. Null: no such control.
+ * sync that keeps failing is what they watch for; after a successful one the last sync is fresh. A sync
+ * that refused to write over a break (an IntegrityError: src/chainChecks.ts) fails at every tick until the
+ * store is restored, so the integrity controls run too: the break is the alert. The other controls wait
+ * for the records the next sync brings: this check is kept as one of a given period (the last minute), so
+ * the next default check starts where the last one ended. Null: no such control.
  */
-export async function checkAfterFailedSync(part: ProjectStore, config: CheckConfig, stop?: AbortSignal) {
-  const controls = config.controls.filter((c) => c.kind === "sync-freshness");
+export async function checkAfterFailedSync(
+  part: ProjectStore,
+  config: CheckConfig,
+  failure: unknown,
+  stop?: AbortSignal,
+) {
+  const refused = failure instanceof IntegrityError;
+  const controls = config.controls.filter(
+    (c) => c.kind === "sync-freshness" || (refused && c.kind === "integrity"),
+  );
   if (controls.length === 0) return null;
   const now = Date.now();
   const checked = await checkProject(

@@ -1,10 +1,12 @@
 // What `flagtrail verify` reads, in ONE read snapshot (meta head, records and digests of the same moment,
 // whatever a sync commits). Text keys sort COLLATE "binary": the digests fold rows in byte order.
+import { type ChainHead, checkCoverageBeforeWrite, type StateBeforeWrite } from "../chainChecks.ts";
 import type { CoverageRow, QuarantineRow } from "../digests.ts";
 import { CHAIN_HEAD_HASH_KEY, CHAIN_HEAD_SEQ_KEY } from "../records/pageTally.ts";
 import { pagesOf, rowsOf } from "./dialect.ts";
 import {
   CHAIN_HEAD_SIGNATURE_KEY,
+  CHAIN_HEAD_SIGNED_SEQ_KEY,
   COVERAGE_DIGEST_KEY,
   COVERAGE_ROWS,
   QUARANTINE_COLUMNS,
@@ -62,6 +64,7 @@ async function metaOf(q: Queries) {
       CHAIN_HEAD_SEQ_KEY,
       CHAIN_HEAD_HASH_KEY,
       CHAIN_HEAD_SIGNATURE_KEY,
+      CHAIN_HEAD_SIGNED_SEQ_KEY,
       QUARANTINE_DIGEST_KEY,
       COVERAGE_DIGEST_KEY,
       BACKFILL_MARK_KEY,
@@ -72,6 +75,7 @@ async function metaOf(q: Queries) {
     headSeq: meta.get(CHAIN_HEAD_SEQ_KEY) ?? null,
     headHash: meta.get(CHAIN_HEAD_HASH_KEY) ?? null,
     headSignature: meta.get(CHAIN_HEAD_SIGNATURE_KEY) ?? null,
+    signedSeq: meta.get(CHAIN_HEAD_SIGNED_SEQ_KEY) ?? null,
     quarantineDigest: meta.get(QUARANTINE_DIGEST_KEY) ?? null,
     coverageDigest: meta.get(COVERAGE_DIGEST_KEY) ?? null,
     /** Records up to this seq have had their rule diff computed (0 when no backfill has run). */
@@ -143,4 +147,20 @@ function readerOf(q: Queries) {
 /** Runs `read` with a reader over one consistent snapshot of the store (inReadSnapshot). */
 export function readChainSnapshot<T>(store: AnyStore, read: (reader: ChainReader) => Promise<T>): Promise<T> {
   return inReadSnapshot(store, (q) => read(readerOf(q)));
+}
+
+/** The sync's reads before it writes, in its write transaction (src/chainChecks.ts judges them). */
+export async function stateBeforeWriteIn(q: Queries, head: ChainHead | null): Promise<StateBeforeWrite> {
+  const quarantine = await q.get<StateBeforeWrite["quarantine"]>(
+    sql`SELECT count(*) AS n, max(id) AS last FROM quarantine`,
+  );
+  const { signedSeq, ...meta } = await metaOf(q);
+  const seq = signedSeq === null ? null : Number(signedSeq);
+  const signedHash = seq === null || seq === head?.seq ? head?.chainHash : await readerOf(q).chainHashAt(seq);
+  const signedHead = seq === null ? null : { seq, chainHash: signedHash ?? "" };
+  return { ...meta, head, signedHead, quarantine: quarantine ?? { n: 0, last: null } };
+}
+
+export async function checkCoverageBeforeWriteIn(q: Queries): Promise<void> {
+  checkCoverageBeforeWrite(await metaOf(q), await q.all<CoverageRow>(COVERAGE_ROWS));
 }

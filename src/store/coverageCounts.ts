@@ -1,5 +1,6 @@
 // The rows of what the store holds per server day (summed by src/sync/coverageCounts.ts), compared with
 // the server's totalItems; which day a record counts for: docs/sync.md (Coverage).
+import { checkCoverageBeforeWriteIn } from "./chainRead.ts";
 import { type CoverageDay, changePendingCoverageDaysIn, writeCoverageRowsQuery } from "./coverageState.ts";
 import { updateCoverageDigestIn } from "./digests.ts";
 import type { AnyStore } from "./openAny.ts";
@@ -103,6 +104,7 @@ export async function recordCoverage(
   now: number,
 ): Promise<void> {
   await inTransaction(store, async (q) => {
+    await checkCoverageBeforeWriteIn(q);
     // A day listed twice keeps its last row: one statement may not upsert a row twice.
     const rows = [...new Map(days.map((d) => [d.day, d])).values()];
     // 8 parameters a row: 500 rows stay under SQLite's 32,766 and PostgreSQL's 65,535.

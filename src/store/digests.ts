@@ -22,6 +22,8 @@ export const QUARANTINE_DIGEST_KEY = "chain:quarantine";
 export const COVERAGE_DIGEST_KEY = "chain:coverage";
 /** meta key: hex HMAC-SHA256 of the chain head (signChainHead). The key itself is never stored. */
 export const CHAIN_HEAD_SIGNATURE_KEY = "chain:head_signature";
+/** meta key: the seq the signature was made over (a sync without the key moves the head on after it). */
+export const CHAIN_HEAD_SIGNED_SEQ_KEY = "chain:head_signed_seq";
 
 export const QUARANTINE_COLUMNS =
   "id, record_id, raw, raw_hash, issues, request_path, received_at, sync_run_id";

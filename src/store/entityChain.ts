@@ -1,4 +1,5 @@
 // The entity chain: the four entity tables' rows linked in one hash chain of their own, in entity_seq order.
+import { checkEntityHead } from "../chainChecks.ts";
 import { type EntityChainHead, EntityChainLinks } from "../hash.ts";
 import { jsonObjectText, pagesOf, rowsOf } from "./dialect.ts";
 import { readMetaValueIn, writeMetaValueQuery } from "./metaValues.ts";
@@ -81,6 +82,9 @@ export function inEntityChain<T>(
     const head = await q.get<EntityChainHead>(
       sql`SELECT seq, hash FROM (${newest}) h ORDER BY seq DESC LIMIT 1`,
     );
+    // Links from the last stored row: rows cut off the end must stop the write, not be covered by it.
+    const metaHead = (await readMetaValueIn(q, ENTITY_CHAIN_HEAD_KEY)) ?? null;
+    checkEntityHead(ENTITY_CHAIN_HEAD_KEY, metaHead, head ?? null);
     const chain = new EntityChainLinks(head ?? null);
     const written = await write(q, chain);
     await q.run(writeMetaValueQuery(ENTITY_CHAIN_HEAD_KEY, JSON.stringify(chain.head), now));

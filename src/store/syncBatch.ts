@@ -2,6 +2,7 @@
 // advance (windows, plan head, run counters, rule diffs, chain head and signature, quarantine digest), so
 // a kill loses at most the batch being written. Only the record writer differs per engine (BatchWriter).
 
+import { checkBeforeBatch } from "../chainChecks.ts";
 import { signChainHead } from "../digests.ts";
 import {
   addCounts,
@@ -11,8 +12,9 @@ import {
   type PageWriteResult,
   type PreparedRecord,
 } from "../records/pageTally.ts";
+import { stateBeforeWriteIn } from "./chainRead.ts";
 import { noteListedDay } from "./coverageCounts.ts";
-import { CHAIN_HEAD_SIGNATURE_KEY, updateQuarantineDigestIn } from "./digests.ts";
+import { CHAIN_HEAD_SIGNATURE_KEY, CHAIN_HEAD_SIGNED_SEQ_KEY, updateQuarantineDigestIn } from "./digests.ts";
 import { writeMetaValueQuery } from "./metaValues.ts";
 import { type AnyStore, pgSide } from "./openAny.ts";
 import { inTransaction, type Queries, sql } from "./query.ts";
@@ -89,6 +91,11 @@ async function commit(store: AnyStore, q: Queries, batch: SyncBatch): Promise<Ba
     store.engine === "sqlite"
       ? sqliteBatchWriter(store)
       : await (await pgSide()).openPgBatchWriter(q, batch.pages, batch.now);
+  // Links from the last stored record, so a break at the end must stop the batch, not be covered.
+  const { seq, hash } = writer.heads().before;
+  const last = seq === 0 ? null : { seq, chainHash: hash };
+  const warnings = checkBeforeBatch(await stateBeforeWriteIn(q, last), batch.signingKey);
+  counters.warnings += warnings.length;
   const results: PageWriteResult[] = [];
   const inserted: InsertedRecord[] = [];
   for (const page of batch.pages) {
@@ -133,11 +140,12 @@ async function commit(store: AnyStore, q: Queries, batch: SyncBatch): Promise<Ba
   if (batch.signingKey && after.seq > 0) {
     const signature = signChainHead({ seq: after.seq, chainHash: after.hash }, batch.signingKey);
     await q.run(writeMetaValueQuery(CHAIN_HEAD_SIGNATURE_KEY, signature, Date.now()));
+    await q.run(writeMetaValueQuery(CHAIN_HEAD_SIGNED_SEQ_KEY, String(after.seq), Date.now()));
   }
   // Created on the first batch even with no quarantined record, so verify covers the table from the start.
   await updateQuarantineDigestIn(q);
   await updateRunCountersIn(q, batch.runId, counters);
-  return { counters, plan, warningMessages: results.flatMap((result) => result.warningMessages) };
+  return { counters, plan, warningMessages: [...warnings, ...results.flatMap((r) => r.warningMessages)] };
 }
 
 /** Commits one batch in one write transaction; on SQLite its log then goes to disk in the background. */

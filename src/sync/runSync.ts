@@ -3,6 +3,7 @@
 // their progress), then checks coverage by count. A run killed at any instant resumes from the stored
 // plan: finished windows and committed pages are not read again.
 import type { ConsoleClient } from "../api/client.ts";
+import { refusedWrite } from "../chainChecks.ts";
 import type { LockedError } from "../errors.ts";
 import { startHeartbeat } from "../heartbeat.ts";
 import {
@@ -159,7 +160,8 @@ export async function runSync(
       await finish("interrupted", "stopped by request");
       return summarize(run, "interrupted", parts, startedAt);
     }
-    const failure = lease.state.lost ?? error;
+    // A break found before a write is the sync's refusal: it says so (src/chainChecks.ts).
+    const failure = lease.state.lost ?? refusedWrite(error);
     // A run that failed before its plan read anything (a rejected key, the server down) leaves no plan.
     if (!lease.state.lost) await dropPlanIf(store, filterKey, planUntouched);
     await finish("failed", describeError(failure));

@@ -1,12 +1,12 @@
 // `flagtrail verify` over the entity chain (config versions, their revisions, experiment and metric
 // snapshots): each row's hash against its raw record, the columns copied from it, each link, seq without
 // gaps from 1, and the head meta mirrors (rows cut off the end show there).
+import { checkEntityHead } from "../chainChecks.ts";
 import { IntegrityError } from "../errors.ts";
 import { CHAIN_GENESIS, canonicalJson, chainLink, recordHash } from "../hash.ts";
 import { ENTITY_CHAIN_HEAD_KEY, readEntityChain } from "../store/entityChain.ts";
 import type { AnyStore } from "../store/openAny.ts";
 import { pacer } from "./pace.ts";
-import { short } from "./records.ts";
 
 export interface EntityChainCheck {
   rows: number;
@@ -57,15 +57,7 @@ export function checkEntityChain(store: AnyStore): Promise<EntityChainCheck> {
         );
     }
     const head = seq === 0 ? null : { seq, hash: previous };
-    const recorded =
-      metaHead === null ? null : (parse(metaHead) as { seq?: unknown; hash?: unknown } | undefined);
-    if ((recorded?.seq ?? 0) !== seq || (recorded?.hash ?? CHAIN_GENESIS) !== previous) {
-      throw new IntegrityError(
-        `the entity chain head recorded in meta (${ENTITY_CHAIN_HEAD_KEY}) is not its last row ` +
-          `(${head ? `entity seq ${seq}, ${short(previous)}` : "no rows"}): rows were removed from or added to the end`,
-        "entity-head",
-      );
-    }
+    checkEntityHead(ENTITY_CHAIN_HEAD_KEY, metaHead, head);
     return { rows: seq, head };
   });
 }

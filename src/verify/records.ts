@@ -4,6 +4,7 @@
 // rule diff (rule_changes rows and summary) is recomputed from the record's changes. The first mismatch
 // is named. Not covered, because nothing in the raw record determines them: first_seen_at, sync_run_id.
 import { parseAuditTime } from "../api/auditTime.ts";
+import { type ChainHead, short } from "../chainChecks.ts";
 import { DIFF_VERSION, diffRecordChanges } from "../diff/rules.ts";
 import { IntegrityError } from "../errors.ts";
 import { CHAIN_GENESIS, canonicalJson, chainLink, recordHash } from "../hash.ts";
@@ -12,10 +13,7 @@ import type { ChainReader, ChainRecord } from "../store/chainRead.ts";
 import { ruleChangeColumns } from "../store/ruleDiffs.ts";
 import { pacer } from "./pace.ts";
 
-export interface ChainHead {
-  seq: number;
-  chainHash: string;
-}
+export { type ChainHead, short };
 
 export interface RecordsCheck {
   records: number;
@@ -24,10 +22,6 @@ export interface RecordsCheck {
   ruleDiffs: number;
   /** Stored diffs of an older DIFF_VERSION (the next report's backfill recomputes them), not compared. */
   staleRuleDiffs: number;
-}
-
-export function short(hash: string): string {
-  return `${hash.slice(0, 12)}…`;
 }
 
 /** Canonical JSON of a column holding JSON text, or the text itself if it is not JSON. */

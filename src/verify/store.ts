@@ -1,20 +1,13 @@
 // `flagtrail verify`'s store half: every check reads the same snapshot (readChainSnapshot), so a sync
 // committing pages meanwhile cannot look like tampering. Any mismatch is an IntegrityError naming the
 // first broken thing.
+import { checkHeadSignature, checkMetaHead } from "../chainChecks.ts";
 import { IntegrityError } from "../errors.ts";
 import { readChainSnapshot } from "../store/chainRead.ts";
 import type { AnyStore } from "../store/openAny.ts";
 import { checkEntityChain, type EntityChainCheck } from "./entities.ts";
 import { type ChainHead, checkRecords, type RecordsCheck, short } from "./records.ts";
-import {
-  checkCoverage,
-  checkHeadSignature,
-  checkMetaHead,
-  checkQuarantine,
-  checkRevisions,
-  requireDigests,
-  type TableCheck,
-} from "./tables.ts";
+import { checkCoverage, checkQuarantine, checkRevisions, requireDigests, type TableCheck } from "./tables.ts";
 import { checkWaivers } from "./waivers.ts";
 
 /** The parts of the store read, in order. */

@@ -1,30 +1,21 @@
 // `flagtrail verify` beyond the record chain: stored revisions, the quarantine and coverage tables
-// against the digests the writer keeps in meta, the meta head, and the head's HMAC when there is a key.
+// against the digests the writer keeps in meta; the meta head and the head's HMAC are src/chainChecks.ts's.
 
+import { compareDigest, type DigestOutcome } from "../chainChecks.ts";
 import {
-  type CoverageDigest,
-  checkChainHeadSignature,
   coverageDigestSchema,
   EMPTY_COVERAGE_DIGEST,
   EMPTY_QUARANTINE_DIGEST,
   foldCoverageRow,
   foldQuarantineRow,
-  type QuarantineDigest,
   quarantineDigestSchema,
 } from "../digests.ts";
 import { IntegrityError } from "../errors.ts";
-import { CHAIN_GENESIS, recordHash } from "../hash.ts";
+import { recordHash } from "../hash.ts";
 import type { ChainMeta, ChainReader } from "../store/chainRead.ts";
-import { CHAIN_HEAD_SIGNATURE_KEY, COVERAGE_DIGEST_KEY, QUARANTINE_DIGEST_KEY } from "../store/digests.ts";
+import { COVERAGE_DIGEST_KEY, QUARANTINE_DIGEST_KEY } from "../store/digests.ts";
 import { parseStoredJson } from "../storedJson.ts";
 import { pacer } from "./pace.ts";
-import { type ChainHead, short } from "./records.ts";
-
-/**
- * How a table compared with its digest: "matched", or "absent" (no digest in meta: allowed only of a
- * store that holds nothing at all, see requireDigests).
- */
-type DigestOutcome = "matched" | "absent";
 
 export interface TableCheck {
   rows: number;
@@ -59,33 +50,6 @@ export async function checkRevisions(reader: ChainReader): Promise<number> {
     count += 1;
   }
   return count;
-}
-
-function compareDigest(
-  table: string,
-  key: string,
-  stored: string | null,
-  computed: QuarantineDigest | CoverageDigest,
-  parse: (text: string) => { rows: number; digest: string } | null,
-): DigestOutcome {
-  if (stored === null) return "absent";
-  const recorded = parse(stored);
-  if (recorded === null)
-    throw new IntegrityError(`meta ${key} is not a ${table} digest: it was edited`, `${table}-digest-edited`);
-  if (recorded.rows !== computed.rows) {
-    throw new IntegrityError(
-      `the ${table} table holds ${computed.rows} rows, its digest in meta (${key}) covers ${recorded.rows}: ` +
-        "rows were removed or added outside flagtrail",
-      `${table}-rows`,
-    );
-  }
-  if (recorded.digest !== computed.digest) {
-    throw new IntegrityError(
-      `the ${table} table's rows differ from its digest in meta (${key}): a row was edited outside flagtrail`,
-      `${table}-digest`,
-    );
-  }
-  return "matched";
 }
 
 /** Quarantine rows: each raw_hash against its raw record, and the table against meta's digest. */
@@ -152,45 +116,4 @@ export function requireDigests(
       "writes it: it was removed (with whatever rows it would have shown were changed)",
     `digest-missing-${missing.length === 2 ? "both" : quarantine.digest === "absent" ? "quarantine" : "coverage"}`,
   );
-}
-
-/** The writer mirrors the head in meta: records cut off the end of the chain show up here. */
-export function checkMetaHead(meta: ChainMeta, head: ChainHead | null): void {
-  if (meta.headSeq === null || meta.headHash === null) return;
-  if (Number(meta.headSeq) !== (head?.seq ?? 0) || meta.headHash !== (head?.chainHash ?? CHAIN_GENESIS)) {
-    throw new IntegrityError(
-      `the chain head recorded in meta (seq ${meta.headSeq}, ${short(meta.headHash)}) is not the last stored record ` +
-        `(${head ? `seq ${head.seq}, ${short(head.chainHash)}` : "no records"}): records were removed from or added to the end`,
-      "meta-head",
-    );
-  }
-}
-
-/**
- * With a key, the last record must carry the head signature the writer stored: records cut off the end
- * cannot be re-signed without the key, even when meta's head was rewritten to match.
- */
-export function checkHeadSignature(meta: ChainMeta, head: ChainHead | null, key: string): void {
-  if (head === null) {
-    if (meta.headSignature !== null)
-      throw new IntegrityError(
-        "meta holds a signed chain head but the store has no records: they were removed",
-        "head-signature-no-records",
-      );
-    return;
-  }
-  if (meta.headSignature === null) {
-    throw new IntegrityError(
-      `the chain head is not signed (meta ${CHAIN_HEAD_SIGNATURE_KEY} is missing) but FLAGTRAIL_SIGNING_KEY is set: ` +
-        "the signature was removed, or the store was last written without the key (a sync with the key signs it)",
-      "head-signature-missing",
-    );
-  }
-  if (!checkChainHeadSignature(head, meta.headSignature, key)) {
-    throw new IntegrityError(
-      `the chain head's HMAC-SHA256 signature does not match the last record (seq ${head.seq}, ${short(head.chainHash)}): ` +
-        "records were removed from or added to the end, or the key is not the one the store was signed with",
-      "head-signature",
-    );
-  }
 }

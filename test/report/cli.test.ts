@@ -100,7 +100,7 @@ describe("flagtrail report (CLI)", () => {
     // The daemon's --format is the same option: a bad value among repeated ones is a usage error.
     const daemon = await runCliInProcess(["daemon", "--once", "--format", "pdf", "--format", "md"]);
     expect(daemon.code).toBe(2);
-    expect(daemon.stderr).toBe("flagtrail: --format: formats are csv, md, html\n");
+    expect(daemon.stderr).toBe('flagtrail: --format: expected csv, md or html, got "pdf"\n');
   });
 
   it("exits 1 with one sentence when the output directory cannot be created", async () => {

@@ -1,0 +1,243 @@
+// The judgements over the chain's end and the digests that both `flagtrail verify` and the sync make: verify
+// after its walk, the sync in its write transaction BEFORE it writes. The sync links new records and entity
+// rows from the last stored row, folds new quarantine rows into the stored digest, rehashes coverage and
+// re-signs the head: writing over a break would cover it (verify passes afterwards), so it refuses instead.
+import {
+  type CoverageDigest,
+  type CoverageRow,
+  checkChainHeadSignature,
+  coverageDigestSchema,
+  EMPTY_COVERAGE_DIGEST,
+  foldCoverageRow,
+  type QuarantineDigest,
+  quarantineDigestSchema,
+} from "./digests.ts";
+import { IntegrityError } from "./errors.ts";
+import { CHAIN_GENESIS } from "./hash.ts";
+import { parseStoredJson } from "./storedJson.ts";
+
+export const short = (hash: string): string => `${hash.slice(0, 12)}…`;
+
+export interface ChainHead {
+  seq: number;
+  chainHash: string;
+}
+
+/** The chain's end and digests as `meta` keeps them (null: not stored). */
+export interface StoredChainEnd {
+  headSeq: string | null;
+  headHash: string | null;
+  headSignature: string | null;
+  quarantineDigest: string | null;
+  coverageDigest: string | null;
+}
+
+/**
+ * How a table compared with its digest: "matched", or "absent" (no digest in meta: allowed only of a
+ * store that holds nothing at all, see requireDigests in src/verify/tables.ts).
+ */
+export type DigestOutcome = "matched" | "absent";
+
+export function compareDigest(
+  table: string,
+  key: string,
+  stored: string | null,
+  computed: QuarantineDigest | CoverageDigest,
+  parse: (text: string) => { rows: number; digest: string } | null,
+): DigestOutcome {
+  if (stored === null) return "absent";
+  const recorded = parse(stored);
+  if (recorded === null)
+    throw new IntegrityError(`meta ${key} is not a ${table} digest: it was edited`, `${table}-digest-edited`);
+  if (recorded.rows !== computed.rows) {
+    throw new IntegrityError(
+      `the ${table} table holds ${computed.rows} rows, its digest in meta (${key}) covers ${recorded.rows}: ` +
+        "rows were removed or added outside flagtrail",
+      `${table}-rows`,
+    );
+  }
+  if (recorded.digest !== computed.digest) {
+    throw new IntegrityError(
+      `the ${table} table's rows differ from its digest in meta (${key}): a row was edited outside flagtrail`,
+      `${table}-digest`,
+    );
+  }
+  return "matched";
+}
+
+/** The writer mirrors the head in meta: records cut off the end of the chain show up here. */
+export function checkMetaHead(meta: StoredChainEnd, head: ChainHead | null): void {
+  if (meta.headSeq === null || meta.headHash === null) return;
+  if (Number(meta.headSeq) !== (head?.seq ?? 0) || meta.headHash !== (head?.chainHash ?? CHAIN_GENESIS)) {
+    throw new IntegrityError(
+      `the chain head recorded in meta (seq ${meta.headSeq}, ${short(meta.headHash)}) is not the last stored record ` +
+        `(${head ? `seq ${head.seq}, ${short(head.chainHash)}` : "no records"}): records were removed from or added to the end`,
+      "meta-head",
+    );
+  }
+}
+
+/**
+ * With a key, the last record must carry the head signature the writer stored: records cut off the end
+ * cannot be re-signed without the key, even when meta's head was rewritten to match.
+ */
+export function checkHeadSignature(meta: StoredChainEnd, head: ChainHead | null, key: string): void {
+  if (head === null) {
+    if (meta.headSignature !== null)
+      throw new IntegrityError(
+        "meta holds a signed chain head but the store has no records: they were removed",
+        "head-signature-no-records",
+      );
+    return;
+  }
+  if (meta.headSignature === null) {
+    throw new IntegrityError(
+      "the chain head is not signed (meta chain:head_signature is missing) but FLAGTRAIL_SIGNING_KEY is set: " +
+        "the signature was removed, or the store was last written without the key (a sync with the key signs it)",
+      "head-signature-missing",
+    );
+  }
+  if (!checkChainHeadSignature(head, meta.headSignature, key)) {
+    throw new IntegrityError(
+      `the chain head's HMAC-SHA256 signature does not match the last record (seq ${head.seq}, ${short(head.chainHash)}): ` +
+        "records were removed from or added to the end, or the key is not the one the store was signed with",
+      "head-signature",
+    );
+  }
+}
+
+/** The entity chain's head meta mirrors (JSON {seq, hash}) against its last row: rows cut off the end. */
+export function checkEntityHead(
+  key: string,
+  metaHead: string | null,
+  head: { seq: number; hash: string } | null,
+) {
+  let recorded: { seq?: unknown; hash?: unknown } | undefined | null = null;
+  try {
+    recorded = metaHead === null ? null : JSON.parse(metaHead);
+  } catch {
+    recorded = undefined;
+  }
+  if (
+    (recorded?.seq ?? 0) !== (head?.seq ?? 0) ||
+    (recorded?.hash ?? CHAIN_GENESIS) !== (head?.hash ?? CHAIN_GENESIS)
+  ) {
+    throw new IntegrityError(
+      `the entity chain head recorded in meta (${key}) is not its last row ` +
+        `(${head ? `entity seq ${head.seq}, ${short(head.hash)}` : "no rows"}): rows were removed from or added to the end`,
+      "entity-head",
+    );
+  }
+}
+
+/** What the sync finds in its write transaction before it writes anything. */
+export interface StateBeforeWrite extends StoredChainEnd {
+  /** The last stored record (null: none). */
+  head: ChainHead | null;
+  /**
+   * The head the signature was made over (meta chain:head_signed_seq and that record's chain hash, "" when
+   * the record is gone): a sync without the key since moved the head on. null: no signed seq in meta.
+   */
+  signedHead: ChainHead | null;
+  /** The quarantine table's rows and highest id (count(*) is a bigint: text from pg). */
+  quarantine: { n: number | string; last: number | null };
+}
+
+/**
+ * The sync's checks before a batch: meta's head against the last stored record, with the key the signed
+ * head still in the chain (records cut off the end cannot be re-signed without the key), and no
+ * quarantine row the digest has not folded in (new ones are folded in from its lastId on: one added since
+ * would be taken in). Only what the write would cover stops it: a break verify keeps showing whatever is
+ * added (a record or quarantine row removed from the middle, one edited) is left to verify and the
+ * integrity control, and the sync goes on collecting. What is missing cannot be told from never written:
+ * the sync writes it anew, and says so in the warnings it returns.
+ */
+export function checkBeforeBatch(state: StateBeforeWrite, signingKey: string | undefined): string[] {
+  checkMetaHead(state, state.head);
+  refuseMissingDigest(state);
+  checkQuarantineEnd(state);
+  const warnings: string[] = [];
+  if (state.head !== null && state.quarantineDigest === null && state.coverageDigest === null)
+    warnings.push(
+      "the quarantine and coverage digests were not in meta: this sync writes them from the rows present " +
+        "(a store written before they existed; otherwise they were removed, and an edit made with it is now covered)",
+    );
+  if (!signingKey) return warnings;
+  if (state.head === null) {
+    checkHeadSignature(state, null, signingKey); // a signature left over no records: they were removed
+    return warnings;
+  }
+  if (state.headSignature === null) return [...warnings, unsignedWarning(state.head)];
+  const signed = state.signedHead ?? state.head;
+  if (checkChainHeadSignature(signed, state.headSignature, signingKey)) return warnings;
+  if (state.signedHead === null) return [...warnings, unsignedWarning(state.head)];
+  throw new IntegrityError(
+    `the chain head's HMAC-SHA256 signature does not match the record it was made over (seq ${state.signedHead.seq}): ` +
+      "records were removed from or changed at the end, or the key is not the one the store was signed with",
+    "head-signature",
+  );
+}
+
+const unsignedWarning = (head: ChainHead) =>
+  `the chain head was not signed with FLAGTRAIL_SIGNING_KEY (meta chain:head_signature or chain:head_signed_seq ` +
+  `missing, or signed by an older flagtrail and moved on since): this sync signs it from seq ${head.seq} on; ` +
+  "if it was signed before, the signature was removed, and records cut off the end with it cannot be shown any more";
+
+function checkQuarantineEnd(state: StateBeforeWrite): void {
+  if (state.quarantineDigest === null) return;
+  const digest = parseStoredJson(quarantineDigestSchema, state.quarantineDigest);
+  if (digest === null)
+    throw new IntegrityError(
+      "meta chain:quarantine is not a quarantine digest: it was edited",
+      "quarantine-digest-edited",
+    );
+  // Rows removed, or folded rows edited, stay shown by verify whatever the sync adds: no reason to stop.
+  const lastId = Number(state.quarantine.last ?? 0);
+  if (lastId > digest.lastId) {
+    throw new IntegrityError(
+      `the quarantine table holds rows above id ${digest.lastId}, the last one its digest in meta ` +
+        "(chain:quarantine) covers: rows were added outside flagtrail",
+      "quarantine-rows",
+    );
+  }
+}
+
+/**
+ * Both digests are written in a store's first batch, with the head's signature when there is a key, so a
+ * store with one digest, or a signature, and a digest missing had it removed. Both missing and no
+ * signature is a store written before the digests existed (its first sync creates them) or both removed:
+ * the two cannot be told apart without a key (docs/reports.md).
+ */
+function refuseMissingDigest(state: StoredChainEnd): void {
+  const missing = [
+    state.quarantineDigest === null ? "chain:quarantine" : null,
+    state.coverageDigest === null ? "chain:coverage" : null,
+  ].filter((m) => m !== null);
+  if (missing.length === 0 || (missing.length === 2 && state.headSignature === null)) return;
+  throw new IntegrityError(
+    `the digest in meta ${missing.join(" and ")} is missing from a store that has been synced, and every sync writes it: it was removed`,
+    `digest-missing-${missing.length === 2 ? "both" : missing[0] === "chain:quarantine" ? "quarantine" : "coverage"}`,
+  );
+}
+
+/** Before the sync rehashes coverage: the rows present must still match the stored digest. */
+export function checkCoverageBeforeWrite(meta: StoredChainEnd, rows: readonly CoverageRow[]): void {
+  refuseMissingDigest(meta);
+  compareDigest(
+    "coverage",
+    "chain:coverage",
+    meta.coverageDigest,
+    rows.reduce(foldCoverageRow, EMPTY_COVERAGE_DIGEST),
+    (text) => parseStoredJson(coverageDigestSchema, text),
+  );
+}
+
+/** An IntegrityError found before a write, with what the sync did about it. */
+export function refusedWrite(error: unknown): unknown {
+  if (!(error instanceof IntegrityError)) return error;
+  return new IntegrityError(
+    `${error.message}; the sync wrote nothing over it (it would have covered the break): ` +
+      "flagtrail verify names the same, and a sync writes again once the store is restored from a backup",
+    error.breakKey,
+  );
+}

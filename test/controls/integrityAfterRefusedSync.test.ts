@@ -1,0 +1,60 @@
+// A sync refuses to write over a break it would cover (records cut off the end: src/chainChecks.ts), so the
+// daemon's cycle fails at every tick. The daemon ran only the freshness controls after a failed sync, so
+// the integrity control, the one alert for tampering, stayed silent until a human read the logs. Here a
+// store synced once, its newest records deleted behind flagtrail's back, then `daemon --once`: the cycle
+// fails (exit 1) and the integrity finding reaches a real receiver, once.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { RunningSimulator } from "../../src/simulator/index.ts";
+import { type Receiver, startReceiver } from "../helpers/alertReceiver.ts";
+import { runCliInProcess } from "../helpers/inProcessCli.ts";
+import { daysAgo, simEnv, startTestSimulator } from "../helpers/simSync.ts";
+import { ENGINES, type TestStore, testStore } from "./engines.ts";
+
+const LAST = "seq > (SELECT max(seq) - 3 FROM audit_logs)";
+
+describe.each(ENGINES)("the daemon after a sync refused over a break on %s", (engine) => {
+  let sim: RunningSimulator;
+  let store: TestStore;
+  let receiver: Receiver;
+  let env: Record<string, string>;
+
+  beforeAll(async () => {
+    sim = await startTestSimulator({ records: 80, days: 5, timeZone: "UTC" });
+    receiver = await startReceiver("ok");
+    store = await testStore(engine);
+    const config = store.config({
+      controls: [
+        { id: "int", kind: "integrity", severity: "high" },
+        { id: "ra", kind: "restricted-actor", severity: "low", actors: ["CONSOLE API"] },
+      ],
+      sinks: [{ name: "hook", kind: "webhook", url: receiver.url, secretEnv: "INT_SECRET" }],
+    });
+    env = simEnv(sim, store.db, { FLAGTRAIL_CONFIG: config, INT_SECRET: "s" });
+    const sync = await runCliInProcess(["sync", "--since", daysAgo(6), "--quiet", "--no-entities"], { env });
+    expect(sync.code, sync.stderr).toBe(0);
+    for (const table of ["rule_changes", "rule_diff_summaries", "listed_days", "audit_log_revisions"])
+      await store.query(
+        `DELETE FROM ${table} WHERE audit_log_id IN (SELECT id FROM audit_logs WHERE ${LAST})`,
+      );
+    await store.query(`DELETE FROM audit_logs WHERE ${LAST}`);
+  });
+
+  afterAll(async () => {
+    await sim?.close();
+    await receiver?.close();
+  });
+
+  it("finds the break and alerts it once, and the cycle still fails", async () => {
+    sim.control.insertAtHead(3);
+    for (let tick = 0; tick < 2; tick += 1) {
+      const cycle = await runCliInProcess(["daemon", "--once", "--no-entities"], { env });
+      expect(cycle.code).toBe(1);
+      expect(cycle.stderr).toMatch(
+        /The cycle failed: the chain head recorded in meta .* the sync wrote nothing over it/,
+      );
+    }
+    const findings = await store.query<{ id: string }>("SELECT id FROM control_findings");
+    expect(findings.map((f) => f.id)).toEqual(["int:verify-meta-head"]);
+    expect(receiver.requests.map((r) => r.key)).toEqual(["default:finding:int:verify-meta-head"]);
+  });
+});
