@@ -152,7 +152,11 @@ export interface StateBeforeWrite extends StoredChainEnd {
  * integrity control, and the sync goes on collecting. What is missing cannot be told from never written:
  * the sync writes it anew, and says so in the warnings it returns.
  */
-export function checkBeforeBatch(state: StateBeforeWrite, signingKey: string | undefined): string[] {
+export function checkBeforeBatch(
+  state: StateBeforeWrite,
+  signingKey: string | undefined,
+  previousKey?: string,
+): string[] {
   checkMetaHead(state, state.head);
   refuseMissingDigest(state);
   checkQuarantineEnd(state);
@@ -170,10 +174,13 @@ export function checkBeforeBatch(state: StateBeforeWrite, signingKey: string | u
   if (state.headSignature === null) return [...warnings, unsignedWarning(state.head)];
   const signed = state.signedHead ?? state.head;
   if (checkChainHeadSignature(signed, state.headSignature, signingKey)) return warnings;
+  // A rotation: signed with the previous key; the batch signs the head with the new one.
+  if (previousKey && checkChainHeadSignature(signed, state.headSignature, previousKey)) return warnings;
   if (state.signedHead === null) return [...warnings, unsignedWarning(state.head)];
   throw new IntegrityError(
     `the chain head's HMAC-SHA256 signature does not match the record it was made over (seq ${state.signedHead.seq}): ` +
-      "records were removed from or changed at the end, or the key is not the one the store was signed with",
+      "records were removed from or changed at the end, or the key is not the one the store was signed with " +
+      "(after a rotation, give the old key as FLAGTRAIL_SIGNING_KEY_PREVIOUS)",
     "head-signature",
   );
 }

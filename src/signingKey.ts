@@ -7,3 +7,11 @@ const SIGNING_KEY_ENV = "FLAGTRAIL_SIGNING_KEY";
 export function signingKeyFromEnv(env: Env = process.env): string | undefined {
   return env[SIGNING_KEY_ENV] || undefined;
 }
+
+/**
+ * The key the store was signed with before a rotation: the sync accepts a head signed with it and signs
+ * the head again with the new key (docs/operations.md, Rotating the signing key).
+ */
+export function previousSigningKeyFromEnv(env: Env = process.env): string | undefined {
+  return env[`${SIGNING_KEY_ENV}_PREVIOUS`] || undefined;
+}

@@ -21,7 +21,7 @@ import { AbortedError, FlagtrailError } from "../errors.ts";
 import { createLogger, type Logger, withFields } from "../log.ts";
 import { DEFAULT_PROJECT } from "../projects.ts";
 import { writeReports } from "../report/writeReports.ts";
-import { signingKeyFromEnv } from "../signingKey.ts";
+import { previousSigningKeyFromEnv, signingKeyFromEnv } from "../signingKey.ts";
 import { openProjectStore } from "../store/projectStores.ts";
 import { leaseHolder, readCheckpoint, type Store, writeMetaValue } from "../store/syncStore.ts";
 import { createSyncClient } from "../sync/client.ts";
@@ -77,7 +77,11 @@ export async function action(raw: Record<string, unknown>): Promise<void> {
     }
   }
   const log = createLogger({
-    secrets: [...[...keys.values()].filter((k) => typeof k === "string"), signingKeyFromEnv()],
+    secrets: [
+      ...[...keys.values()].filter((k) => typeof k === "string"),
+      signingKeyFromEnv(),
+      previousSigningKeyFromEnv(),
+    ],
     // --json forces JSON lines even on a terminal; without it they are chosen when stderr is not a TTY.
     ...(options.json ? { json: true } : {}),
     quiet: options.quiet,

@@ -4,7 +4,7 @@ import { z } from "zod";
 import { rateShareSchema } from "../api/rateBudget.ts";
 import { resolveClientTuning, resolveDbPath } from "../config.ts";
 import { AbortedError, asDiskFull } from "../errors.ts";
-import { signingKeyFromEnv } from "../signingKey.ts";
+import { previousSigningKeyFromEnv, signingKeyFromEnv } from "../signingKey.ts";
 import { openProjectStore } from "../store/projectStores.ts";
 import { createSyncClient } from "../sync/client.ts";
 import type { EntitySummary } from "../sync/entities.ts";
@@ -85,6 +85,7 @@ export function runSyncOptionsFrom(options: z.infer<z.ZodObject<typeof syncOptio
     entityBudget: options.entityBudget,
     events: options.event,
     signingKey: signingKeyFromEnv(),
+    previousSigningKey: previousSigningKeyFromEnv(),
   };
 }
 

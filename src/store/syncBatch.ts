@@ -47,6 +47,8 @@ export interface SyncBatch {
   now: number;
   /** Signs the chain head (HMAC) so that verify with the key catches a truncation. Never stored. */
   signingKey?: string | undefined;
+  /** The key the head was signed with before a rotation (chainChecks.ts, checkBeforeBatch). */
+  previousSigningKey?: string | undefined;
 }
 
 export interface BatchResult {
@@ -94,7 +96,11 @@ async function commit(store: AnyStore, q: Queries, batch: SyncBatch): Promise<Ba
   // Links from the last stored record, so a break at the end must stop the batch, not be covered.
   const { seq, hash } = writer.heads().before;
   const last = seq === 0 ? null : { seq, chainHash: hash };
-  const warnings = checkBeforeBatch(await stateBeforeWriteIn(q, last), batch.signingKey);
+  const warnings = checkBeforeBatch(
+    await stateBeforeWriteIn(q, last),
+    batch.signingKey,
+    batch.previousSigningKey,
+  );
   counters.warnings += warnings.length;
   const results: PageWriteResult[] = [];
   const inserted: InsertedRecord[] = [];

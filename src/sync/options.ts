@@ -65,6 +65,8 @@ const syncOptionsSchema = z.object({
   batchMs: int("The batch time", 0).default(SYNC_DEFAULTS.batchMs),
   /** Signs the chain head in the store (HMAC); the caller reads it (the engine reads no environment). Never stored or logged. */
   signingKey: z.string().min(1).optional(),
+  /** The key the head was signed with before a rotation: accepted once, then the head is signed anew. */
+  previousSigningKey: z.string().min(1).optional(),
   /** Lease holder id; defaults to this host/pid. */
   holder: z.string().min(1).optional(),
   now: z.custom<() => number>((v) => typeof v === "function").optional(),
@@ -113,6 +115,7 @@ export function resolveSyncOptions(options: SyncOptions, now: () => number = Dat
   return {
     ...o,
     signingKey: o.signingKey,
+    previousSigningKey: o.previousSigningKey,
     until,
     explicitRange: o.since !== undefined || o.until !== undefined,
     actionTypes: [...new Set(o.actionTypes)].sort(),

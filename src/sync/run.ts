@@ -165,6 +165,7 @@ export class SyncRun {
       counters: this.counters,
       now: this.now(),
       signingKey: this.options.signingKey,
+      previousSigningKey: this.options.previousSigningKey,
     });
     this.counters = { ...result.counters };
     this.plan = result.plan;
