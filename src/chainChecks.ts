@@ -159,7 +159,7 @@ export function checkBeforeBatch(
 ): string[] {
   checkMetaHead(state, state.head);
   refuseMissingDigest(state);
-  checkQuarantineEnd(state);
+  checkQuarantineEnd(state.quarantineDigest, state.quarantine.last);
   const warnings: string[] = [];
   if (state.head !== null && state.quarantineDigest === null && state.coverageDigest === null)
     warnings.push(
@@ -190,16 +190,17 @@ const unsignedWarning = (head: ChainHead) =>
   `missing, or signed by an older flagtrail and moved on since): this sync signs it from seq ${head.seq} on; ` +
   "if it was signed before, the signature was removed, and records cut off the end with it cannot be shown any more";
 
-function checkQuarantineEnd(state: StateBeforeWrite): void {
-  if (state.quarantineDigest === null) return;
-  const digest = parseStoredJson(quarantineDigestSchema, state.quarantineDigest);
+/** No quarantine row above the digest's lastId: the next fold (a batch's, an entity write's) would take it in. */
+export function checkQuarantineEnd(quarantineDigest: string | null, last: number | null): void {
+  if (quarantineDigest === null) return;
+  const digest = parseStoredJson(quarantineDigestSchema, quarantineDigest);
   if (digest === null)
     throw new IntegrityError(
       "meta chain:quarantine is not a quarantine digest: it was edited",
       "quarantine-digest-edited",
     );
   // Rows removed, or folded rows edited, stay shown by verify whatever the sync adds: no reason to stop.
-  const lastId = Number(state.quarantine.last ?? 0);
+  const lastId = Number(last ?? 0);
   if (lastId > digest.lastId) {
     throw new IntegrityError(
       `the quarantine table holds rows above id ${digest.lastId}, the last one its digest in meta ` +
