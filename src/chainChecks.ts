@@ -171,12 +171,15 @@ export function checkBeforeBatch(
     checkHeadSignature(state, null, signingKey); // a signature left over no records: they were removed
     return warnings;
   }
-  if (state.headSignature === null) return [...warnings, unsignedWarning(state.head)];
-  const signed = state.signedHead ?? state.head;
-  if (checkChainHeadSignature(signed, state.headSignature, signingKey)) return warnings;
-  // A rotation: signed with the previous key; the batch signs the head with the new one.
-  if (previousKey && checkChainHeadSignature(signed, state.headSignature, previousKey)) return warnings;
-  if (state.signedHead === null) return [...warnings, unsignedWarning(state.head)];
+  const { head, headSignature } = state;
+  if (headSignature === null) return [...warnings, unsignedWarning(head)];
+  // The head itself too: an older flagtrail (before chain:head_signed_seq) signs it and leaves the seq.
+  const heads = [state.signedHead ?? head, head];
+  const signedWith = (key: string | undefined) =>
+    key !== undefined && heads.some((h) => checkChainHeadSignature(h, headSignature, key));
+  // previousKey: a rotation; the batch signs the head with the new key.
+  if (signedWith(signingKey) || signedWith(previousKey)) return warnings;
+  if (state.signedHead === null) return [...warnings, unsignedWarning(head)];
   throw new IntegrityError(
     `the chain head's HMAC-SHA256 signature does not match the record it was made over (seq ${state.signedHead.seq}): ` +
       "records were removed from or changed at the end, or the key is not the one the store was signed with " +
