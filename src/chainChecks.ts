@@ -139,8 +139,8 @@ export interface StateBeforeWrite extends StoredChainEnd {
    * the record is gone): a sync without the key since moved the head on. null: no signed seq in meta.
    */
   signedHead: ChainHead | null;
-  /** The quarantine table's rows and highest id (count(*) is a bigint: text from pg). */
-  quarantine: { n: number | string; last: number | null };
+  /** The quarantine table's highest id (null: no rows). */
+  quarantineLast: number | null;
 }
 
 /**
@@ -159,7 +159,7 @@ export function checkBeforeBatch(
 ): string[] {
   checkMetaHead(state, state.head);
   refuseMissingDigest(state);
-  checkQuarantineEnd(state.quarantineDigest, state.quarantine.last);
+  checkQuarantineEnd(state.quarantineDigest, state.quarantineLast);
   const warnings: string[] = [];
   if (state.head !== null && state.quarantineDigest === null && state.coverageDigest === null)
     warnings.push(

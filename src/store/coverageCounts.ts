@@ -104,8 +104,7 @@ export async function recordCoverage(
   now: number,
 ): Promise<void> {
   await inTransaction(store, async (q) => {
-    // The sync records ranges several at once: on PostgreSQL (READ COMMITTED) one committing between
-    // this check's reads, or between another's rehash and its digest write, looked like an edit.
+    // Ranges are recorded at once: on PostgreSQL one committing in between looked like an edit here.
     if (q.dialect === "postgres") await q.run(sql`LOCK TABLE coverage IN SHARE ROW EXCLUSIVE MODE`);
     await checkCoverageBeforeWriteIn(q);
     // A day listed twice keeps its last row: one statement may not upsert a row twice.

@@ -1,7 +1,6 @@
 // What the record chain does not cover (verify's checks: docs/reports.md), kept in `meta` in the
 // transaction that changes the rows (src/digests.ts folds them); a missing one starts from the rows present.
 
-import { checkQuarantineEnd } from "../chainChecks.ts";
 import {
   type CoverageDigest,
   type CoverageRow,
@@ -48,13 +47,6 @@ export async function insertQuarantineIn(q: Queries, row: QuarantineInsert): Pro
         ON CONFLICT (raw_hash) DO NOTHING`,
   );
   return changed > 0;
-}
-
-/** Before rows are quarantined and folded in from the digest's lastId (chainChecks.ts). */
-export async function checkQuarantineEndIn(q: Queries): Promise<void> {
-  const stored = await q.get<{ value: string }>(metaValueQuery(QUARANTINE_DIGEST_KEY));
-  const top = await q.get<{ last: number | null }>(sql`SELECT max(id) AS last FROM quarantine`);
-  checkQuarantineEnd(stored?.value ?? null, top?.last ?? null);
 }
 
 /** Folds the quarantine rows added since the last call in; writes the coverage digest too when missing. */
