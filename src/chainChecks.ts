@@ -139,8 +139,8 @@ export interface StateBeforeWrite extends StoredChainEnd {
    * the record is gone): a sync without the key since moved the head on. null: no signed seq in meta.
    */
   signedHead: ChainHead | null;
-  /** The quarantine table's rows and highest id (count(*) is a bigint: text from pg). */
-  quarantine: { n: number | string; last: number | null };
+  /** The quarantine table's highest id (null: no rows). */
+  quarantineLast: number | null;
 }
 
 /**
@@ -159,7 +159,7 @@ export function checkBeforeBatch(
 ): string[] {
   checkMetaHead(state, state.head);
   refuseMissingDigest(state);
-  checkQuarantineEnd(state);
+  checkQuarantineEnd(state.quarantineDigest, state.quarantineLast);
   const warnings: string[] = [];
   if (state.head !== null && state.quarantineDigest === null && state.coverageDigest === null)
     warnings.push(
@@ -171,12 +171,15 @@ export function checkBeforeBatch(
     checkHeadSignature(state, null, signingKey); // a signature left over no records: they were removed
     return warnings;
   }
-  if (state.headSignature === null) return [...warnings, unsignedWarning(state.head)];
-  const signed = state.signedHead ?? state.head;
-  if (checkChainHeadSignature(signed, state.headSignature, signingKey)) return warnings;
-  // A rotation: signed with the previous key; the batch signs the head with the new one.
-  if (previousKey && checkChainHeadSignature(signed, state.headSignature, previousKey)) return warnings;
-  if (state.signedHead === null) return [...warnings, unsignedWarning(state.head)];
+  const { head, headSignature } = state;
+  if (headSignature === null) return [...warnings, unsignedWarning(head)];
+  // The head itself too: an older flagtrail (before chain:head_signed_seq) signs it and leaves the seq.
+  const heads = [state.signedHead ?? head, head];
+  const signedWith = (key: string | undefined) =>
+    key !== undefined && heads.some((h) => checkChainHeadSignature(h, headSignature, key));
+  // previousKey: a rotation; the batch signs the head with the new key.
+  if (signedWith(signingKey) || signedWith(previousKey)) return warnings;
+  if (state.signedHead === null) return [...warnings, unsignedWarning(head)];
   throw new IntegrityError(
     `the chain head's HMAC-SHA256 signature does not match the record it was made over (seq ${state.signedHead.seq}): ` +
       "records were removed from or changed at the end, or the key is not the one the store was signed with " +
@@ -190,16 +193,17 @@ const unsignedWarning = (head: ChainHead) =>
   `missing, or signed by an older flagtrail and moved on since): this sync signs it from seq ${head.seq} on; ` +
   "if it was signed before, the signature was removed, and records cut off the end with it cannot be shown any more";
 
-function checkQuarantineEnd(state: StateBeforeWrite): void {
-  if (state.quarantineDigest === null) return;
-  const digest = parseStoredJson(quarantineDigestSchema, state.quarantineDigest);
+/** No quarantine row above the digest's lastId: the next fold (a batch's, an entity write's) would take it in. */
+export function checkQuarantineEnd(quarantineDigest: string | null, last: number | null): void {
+  if (quarantineDigest === null) return;
+  const digest = parseStoredJson(quarantineDigestSchema, quarantineDigest);
   if (digest === null)
     throw new IntegrityError(
       "meta chain:quarantine is not a quarantine digest: it was edited",
       "quarantine-digest-edited",
     );
   // Rows removed, or folded rows edited, stay shown by verify whatever the sync adds: no reason to stop.
-  const lastId = Number(state.quarantine.last ?? 0);
+  const lastId = Number(last ?? 0);
   if (lastId > digest.lastId) {
     throw new IntegrityError(
       `the quarantine table holds rows above id ${digest.lastId}, the last one its digest in meta ` +

@@ -1,6 +1,6 @@
 // What `flagtrail verify` reads, in ONE read snapshot (meta head, records and digests of the same moment,
 // whatever a sync commits). Text keys sort COLLATE "binary": the digests fold rows in byte order.
-import { type ChainHead, checkCoverageBeforeWrite, type StateBeforeWrite } from "../chainChecks.ts";
+import { checkCoverageBeforeWrite, checkQuarantineEnd, type StateBeforeWrite } from "../chainChecks.ts";
 import type { CoverageRow, QuarantineRow } from "../digests.ts";
 import { CHAIN_HEAD_HASH_KEY, CHAIN_HEAD_SEQ_KEY } from "../records/pageTally.ts";
 import { pagesOf, rowsOf } from "./dialect.ts";
@@ -149,16 +149,22 @@ export function readChainSnapshot<T>(store: AnyStore, read: (reader: ChainReader
   return inReadSnapshot(store, (q) => read(readerOf(q)));
 }
 
+const lastQuarantineIdIn = async (q: Queries) =>
+  (await q.get<{ last: number | null }>(sql`SELECT max(id) AS last FROM quarantine`))?.last ?? null;
+
 /** The sync's reads before it writes, in its write transaction (src/chainChecks.ts judges them). */
-export async function stateBeforeWriteIn(q: Queries, head: ChainHead | null): Promise<StateBeforeWrite> {
-  const quarantine = await q.get<StateBeforeWrite["quarantine"]>(
-    sql`SELECT count(*) AS n, max(id) AS last FROM quarantine`,
-  );
+export async function stateBeforeWriteIn(q: Queries, head: StateBeforeWrite["head"]) {
+  const quarantineLast = await lastQuarantineIdIn(q);
   const { signedSeq, ...meta } = await metaOf(q);
   const seq = signedSeq === null ? null : Number(signedSeq);
   const signedHash = seq === null || seq === head?.seq ? head?.chainHash : await readerOf(q).chainHashAt(seq);
   const signedHead = seq === null ? null : { seq, chainHash: signedHash ?? "" };
-  return { ...meta, head, signedHead, quarantine: quarantine ?? { n: 0, last: null } };
+  return { ...meta, head, signedHead, quarantineLast };
+}
+
+/** Before an entity read's invalid items are quarantined: the digest folds in every row above its lastId. */
+export async function checkQuarantineEndIn(q: Queries): Promise<void> {
+  checkQuarantineEnd((await metaOf(q)).quarantineDigest, await lastQuarantineIdIn(q));
 }
 
 export async function checkCoverageBeforeWriteIn(q: Queries): Promise<void> {

@@ -104,6 +104,8 @@ export async function recordCoverage(
   now: number,
 ): Promise<void> {
   await inTransaction(store, async (q) => {
+    // Ranges are recorded at once: on PostgreSQL one committing in between looked like an edit here.
+    if (q.dialect === "postgres") await q.run(sql`LOCK TABLE coverage IN SHARE ROW EXCLUSIVE MODE`);
     await checkCoverageBeforeWriteIn(q);
     // A day listed twice keeps its last row: one statement may not upsert a row twice.
     const rows = [...new Map(days.map((d) => [d.day, d])).values()];

@@ -2,6 +2,7 @@
 // chain. What is new or changed is the sync's decision (src/sync/entityChanges.ts), run inside the write.
 import type { InvalidItem } from "../api/entities.ts";
 import { itemQuarantineRowOf } from "../records/quarantineRows.ts";
+import { checkQuarantineEndIn } from "./chainRead.ts";
 import { insertQuarantineIn, updateQuarantineDigestIn } from "./digests.ts";
 import { inEntityChain } from "./entityChain.ts";
 import { linkAndDiffConfigIn } from "./entityLinks.ts";
@@ -181,6 +182,7 @@ export function writeMetricSnapshots(
 async function finishReadIn(q: Queries, { read, now, runId }: WriteContext): Promise<void> {
   if (read === undefined) return;
   const where = { requestPath: read.requestPath, now, syncRunId: runId };
+  if (read.invalidItems.length > 0) await checkQuarantineEndIn(q);
   for (const item of read.invalidItems) await insertQuarantineIn(q, itemQuarantineRowOf(item, where));
   if (read.invalidItems.length > 0) await updateQuarantineDigestIn(q);
   await recordEntityFetchIn(q, read, { runId, now });
