@@ -177,8 +177,11 @@ export function checkBeforeBatch(
   const heads = [state.signedHead ?? head, head];
   const signedWith = (key: string | undefined) =>
     key !== undefined && heads.some((h) => checkChainHeadSignature(h, headSignature, key));
+  // A previous key left set after its rotation would let whoever holds it cut and re-sign the end.
+  if (signedWith(signingKey))
+    return previousKey === undefined ? warnings : [...warnings, PREVIOUS_KEY_LEFT_WARNING];
   // previousKey: a rotation; the batch signs the head with the new key.
-  if (signedWith(signingKey) || signedWith(previousKey)) return warnings;
+  if (signedWith(previousKey)) return warnings;
   if (state.signedHead === null) return [...warnings, unsignedWarning(head)];
   throw new IntegrityError(
     `the chain head's HMAC-SHA256 signature does not match the record it was made over (seq ${state.signedHead.seq}): ` +
@@ -187,6 +190,10 @@ export function checkBeforeBatch(
     "head-signature",
   );
 }
+
+const PREVIOUS_KEY_LEFT_WARNING =
+  "FLAGTRAIL_SIGNING_KEY_PREVIOUS is set but the chain head is already signed with FLAGTRAIL_SIGNING_KEY: " +
+  "the rotation is done, remove the old key (while it is set, it can sign a chain cut at its end)";
 
 const unsignedWarning = (head: ChainHead) =>
   `the chain head was not signed with FLAGTRAIL_SIGNING_KEY (meta chain:head_signature or chain:head_signed_seq ` +

@@ -57,7 +57,7 @@ describe("rotating the signing key", () => {
     expect((await verify(db, NEW_KEY)).code).toBe(0);
     expect((await verify(db, OLD_KEY)).code).toBe(1);
 
-    // From then on the new key alone is enough; a wrong previous key changes nothing.
+    // From then on the new key alone is enough; a previous key left set changes nothing but a warning.
     newRecords("rot_b");
     const after = await sync(db, {
       FLAGTRAIL_SIGNING_KEY: NEW_KEY,
@@ -65,5 +65,12 @@ describe("rotating the signing key", () => {
     });
     expect(after.code, after.stderr).toBe(0);
     expect((await verify(db, NEW_KEY)).code).toBe(0);
+    // The rotation is done: an old key still set is named, so that it is removed.
+    expect(JSON.parse(after.stdout).warningMessages).toContainEqual(
+      expect.stringMatching(/FLAGTRAIL_SIGNING_KEY_PREVIOUS is set but the chain head is already signed/),
+    );
+    expect(JSON.parse(rotated.stdout).warningMessages ?? []).not.toContainEqual(
+      expect.stringMatching(/FLAGTRAIL_SIGNING_KEY_PREVIOUS is set/),
+    );
   });
 });
