@@ -2,6 +2,8 @@
 // after its walk, the sync in its write transaction BEFORE it writes. The sync links new records and entity
 // rows from the last stored row, folds new quarantine rows into the stored digest, rehashes coverage and
 // re-signs the head: writing over a break would cover it (verify passes afterwards), so it refuses instead.
+
+import { z } from "zod";
 import {
   type CoverageDigest,
   type CoverageRow,
@@ -46,9 +48,7 @@ export function compareDigest(
   parse: (text: string) => { rows: number; digest: string } | null,
 ): DigestOutcome {
   if (stored === null) return "absent";
-  const recorded = parse(stored);
-  if (recorded === null)
-    throw new IntegrityError(`meta ${key} is not a ${table} digest: it was edited`, `${table}-digest-edited`);
+  const recorded = storedDigest(table, key, stored, parse);
   if (recorded.rows !== computed.rows) {
     throw new IntegrityError(
       `the ${table} table holds ${computed.rows} rows, its digest in meta (${key}) covers ${recorded.rows}: ` +
@@ -63,6 +63,14 @@ export function compareDigest(
     );
   }
   return "matched";
+}
+
+/** meta's digest text as `parse` reads it; text it cannot read was edited. */
+function storedDigest<T>(table: string, key: string, stored: string, parse: (text: string) => T | null): T {
+  const recorded = parse(stored);
+  if (recorded === null)
+    throw new IntegrityError(`meta ${key} is not a ${table} digest: it was edited`, `${table}-digest-edited`);
+  return recorded;
 }
 
 /** The writer mirrors the head in meta: records cut off the end of the chain show up here. */
@@ -106,18 +114,16 @@ export function checkHeadSignature(meta: StoredChainEnd, head: ChainHead | null,
   }
 }
 
+const storedHeadSchema = z.looseObject({ seq: z.unknown().optional(), hash: z.unknown().optional() });
+
 /** The entity chain's head meta mirrors (JSON {seq, hash}) against its last row: rows cut off the end. */
 export function checkEntityHead(
   key: string,
   metaHead: string | null,
   head: { seq: number; hash: string } | null,
 ) {
-  let recorded: { seq?: unknown; hash?: unknown } | undefined | null = null;
-  try {
-    recorded = metaHead === null ? null : JSON.parse(metaHead);
-  } catch {
-    recorded = undefined;
-  }
+  // Text that is not such an object reads as no head: it matches only a chain without rows.
+  const recorded = parseStoredJson(storedHeadSchema, metaHead);
   if (
     (recorded?.seq ?? 0) !== (head?.seq ?? 0) ||
     (recorded?.hash ?? CHAIN_GENESIS) !== (head?.hash ?? CHAIN_GENESIS)
@@ -203,12 +209,9 @@ const unsignedWarning = (head: ChainHead) =>
 /** No quarantine row above the digest's lastId: the next fold (a batch's, an entity write's) would take it in. */
 export function checkQuarantineEnd(quarantineDigest: string | null, last: number | null): void {
   if (quarantineDigest === null) return;
-  const digest = parseStoredJson(quarantineDigestSchema, quarantineDigest);
-  if (digest === null)
-    throw new IntegrityError(
-      "meta chain:quarantine is not a quarantine digest: it was edited",
-      "quarantine-digest-edited",
-    );
+  const digest = storedDigest("quarantine", "chain:quarantine", quarantineDigest, (text) =>
+    parseStoredJson(quarantineDigestSchema, text),
+  );
   // Rows removed, or folded rows edited, stay shown by verify whatever the sync adds: no reason to stop.
   const lastId = Number(last ?? 0);
   if (lastId > digest.lastId) {
