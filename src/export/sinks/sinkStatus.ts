@@ -56,9 +56,10 @@ export async function readSinksStatus(
   waiting: readonly { sink: string; alerts: number }[],
 ): Promise<SinkStatus[]> {
   const cursors = new Map(
-    (await readCursorsOf(store, project))
-      .filter((c) => c.name.startsWith(SINK_CURSOR_PREFIX))
-      .map((c) => [c.name.slice(SINK_CURSOR_PREFIX.length), c]),
+    (await readCursorsOf(store, project, SINK_CURSOR_PREFIX)).map((c) => [
+      c.name.slice(SINK_CURSOR_PREFIX.length),
+      c,
+    ]),
   );
   const marks = new Map<string, z.infer<typeof stuckSchema> | null>();
   for (const [key, value] of await readMetaValuesWithPrefix(store, STUCK_PREFIX))
