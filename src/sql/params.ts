@@ -3,6 +3,7 @@
 // an integer literal binds as an integer (epoch-ms bounds compare with INTEGER columns), `NULL` binds
 // SQL NULL, anything else binds as text (JSON lists stay text; the queries read them with json_each).
 import { SettingError } from "../errors.ts";
+import { shellQuote } from "../text/shellWord.ts";
 
 const PARAM = /^([A-Za-z_][A-Za-z0-9_]*)=(.*)$/s;
 const INTEGER = /^-?\d{1,19}$/;
@@ -28,10 +29,6 @@ export function parseSqlParams(list: readonly string[]): Record<string, unknown>
     params[name] = value === "NULL" ? null : (integerOf(value) ?? value);
   }
   return params;
-}
-
-function shellQuote(text: string): string {
-  return `'${text.replaceAll("'", "'\\''")}'`;
 }
 
 function paramText(value: unknown): string {

@@ -1,6 +1,5 @@
 // What the record chain does not cover (verify's checks: docs/reports.md), kept in `meta` in the
 // transaction that changes the rows (src/digests.ts folds them); a missing one starts from the rows present.
-
 import {
   type CoverageDigest,
   type CoverageRow,

@@ -2,6 +2,7 @@
 // engine's variant (same rows) only where measured (pg/reportQueries.ts, reportQueries/sqliteVariants.ts).
 // Long results come in batches: one-row batches cost the 1M-record month ~30% more CPU than 512-row ones.
 import type Database from "better-sqlite3";
+import type { ChainHead } from "../chainChecks.ts";
 import type { CopiedColumns } from "./chainRead.ts";
 import { sqliteOf } from "./connection.ts";
 import { ENTITY_REPORT_QUERIES } from "./entityReportQueries.ts";
@@ -92,7 +93,6 @@ export function reportQuery(
 /** How many rows a stream hands over at a time. */
 export const BATCH_ROWS = 512;
 
-type ChainHead = { seq: number; chainHash: string };
 export type TimeTexts = Pick<CopiedColumns, "date_text" | "time_text">;
 
 /** The snapshot's own small reads, one text for both engines (@instant: epoch ms). */

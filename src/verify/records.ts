@@ -13,8 +13,6 @@ import type { ChainReader, ChainRecord } from "../store/chainRead.ts";
 import { ruleChangeColumns } from "../store/ruleDiffs.ts";
 import { pacer } from "./pace.ts";
 
-export { type ChainHead, short };
-
 export interface RecordsCheck {
   records: number;
   head: ChainHead | null;

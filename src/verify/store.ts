@@ -1,12 +1,12 @@
 // `flagtrail verify`'s store half: every check reads the same snapshot (readChainSnapshot), so a sync
 // committing pages meanwhile cannot look like tampering. Any mismatch is an IntegrityError naming the
 // first broken thing.
-import { checkHeadSignature, checkMetaHead } from "../chainChecks.ts";
+import { type ChainHead, checkHeadSignature, checkMetaHead, short } from "../chainChecks.ts";
 import { IntegrityError } from "../errors.ts";
 import { readChainSnapshot } from "../store/chainRead.ts";
 import type { AnyStore } from "../store/openAny.ts";
 import { checkEntityChain, type EntityChainCheck } from "./entities.ts";
-import { type ChainHead, checkRecords, type RecordsCheck, short } from "./records.ts";
+import { checkRecords, type RecordsCheck } from "./records.ts";
 import { checkCoverage, checkQuarantine, checkRevisions, requireDigests, type TableCheck } from "./tables.ts";
 import { checkWaivers } from "./waivers.ts";
 

@@ -10,6 +10,7 @@ import { sinkLabel } from "../../errors.ts";
 import { readCursorsOf } from "../../store/export/cursors.ts";
 import { readMetaValuesWithPrefix, writeMetaValue } from "../../store/metaStore.ts";
 import type { AnyStore } from "../../store/openAny.ts";
+import { parseStoredJson } from "../../storedJson.ts";
 
 /** A SIEM sink's record cursor is `sink:<name>`, per project. */
 export const SINK_CURSOR_PREFIX = "sink:";
@@ -44,15 +45,6 @@ export interface SinkStatus {
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(Number(ms)).toISOString());
 
-function parseStuck(value: string): { afterSeq: number; at: number; reason: string } | null {
-  try {
-    const parsed = stuckSchema.safeParse(JSON.parse(value));
-    return parsed.success ? parsed.data : null;
-  } catch {
-    return null;
-  }
-}
-
 /**
  * Every SIEM sink that delivered records in this project or is stuck at its first one; `total` the
  * project's records (behind a sink without a cursor), `waiting` the outbox's undelivered alerts per sink.
@@ -64,13 +56,14 @@ export async function readSinksStatus(
   waiting: readonly { sink: string; alerts: number }[],
 ): Promise<SinkStatus[]> {
   const cursors = new Map(
-    (await readCursorsOf(store, project))
-      .filter((c) => c.name.startsWith(SINK_CURSOR_PREFIX))
-      .map((c) => [c.name.slice(SINK_CURSOR_PREFIX.length), c]),
+    (await readCursorsOf(store, project, SINK_CURSOR_PREFIX)).map((c) => [
+      c.name.slice(SINK_CURSOR_PREFIX.length),
+      c,
+    ]),
   );
-  const marks = new Map<string, ReturnType<typeof parseStuck>>();
+  const marks = new Map<string, z.infer<typeof stuckSchema> | null>();
   for (const [key, value] of await readMetaValuesWithPrefix(store, STUCK_PREFIX))
-    marks.set(key.slice(STUCK_PREFIX.length), parseStuck(value));
+    marks.set(key.slice(STUCK_PREFIX.length), parseStoredJson(stuckSchema, value));
   const names = [...new Set([...cursors.keys(), ...marks.keys()])].sort();
   return names.map((sink) => {
     const cursor = cursors.get(sink);

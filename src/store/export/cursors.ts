@@ -24,12 +24,13 @@ export async function advanceCursor(
       updated_at = excluded.updated_at`);
 }
 
-/** Every cursor of `project` (status picks the SIEM sinks'), its record's time, and the records after it. */
-export async function readCursorsOf(store: AnyStore, project: string) {
+/** `project`'s cursors named `prefix`… (the SIEM sinks'), each record's time and the records after it. */
+export async function readCursorsOf(store: AnyStore, project: string, prefix: string) {
   type Row = { name: string; seq: number; updatedAt: number; occurredAt: number | null; behind: number };
   return (await queriesOf(store)).all<Row>(sql`
     SELECT c.name, c.seq, c.updated_at AS "updatedAt",
       (SELECT a.occurred_at FROM audit_logs a WHERE a.seq = c.seq) AS "occurredAt",
       (SELECT count(*) FROM audit_logs a WHERE a.seq > c.seq) AS behind
-    FROM export_cursors c WHERE c.project = ${project} ORDER BY c.name COLLATE "binary"`);
+    FROM export_cursors c WHERE c.project = ${project} AND substr(c.name, 1, ${[...prefix].length}) = ${prefix}
+    ORDER BY c.name COLLATE "binary"`);
 }

@@ -1,6 +1,7 @@
 // The report's reads on PostgreSQL: each query's one text or its variant (./reportQueries.ts), all in one
 // REPEATABLE READ, READ ONLY transaction, long results through a cursor.
 import type pg from "pg";
+import type { ChainHead } from "../../chainChecks.ts";
 import { type PgStore, pgConnectionOf } from "../connection.ts";
 import type { ChangeCsvRow } from "../reportQueries/changesCsv.ts";
 import {
@@ -225,8 +226,7 @@ function snapshotOf(client: pg.ClientBase, ahead: ReadsAhead): ReportSnapshot {
         ahead.open();
       }
     },
-    chainHead: async () =>
-      (await client.query<{ seq: number; chainHash: string }>(SNAPSHOT_READS.chainHead)).rows[0] ?? null,
+    chainHead: async () => (await client.query<ChainHead>(SNAPSHOT_READS.chainHead)).rows[0] ?? null,
     storedRecords: async () =>
       (await client.query<{ n: number }>(SNAPSHOT_READS.storedRecords)).rows[0]?.n ?? 0,
     timeTextsNear: async (instant: number) => {
