@@ -113,7 +113,8 @@ export async function checkAfterFailedSync(
   const now = Date.now();
   const checked = await checkProject(
     part,
-    { controls, sinks: config.sinks },
+    // The config's signing key too: a sync refused over the head's signature is what the integrity control checks.
+    { ...config, controls },
     { start: now - 60_000, end: now },
     now,
   );

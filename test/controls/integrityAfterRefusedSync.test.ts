@@ -58,3 +58,51 @@ describe.each(ENGINES)("the daemon after a sync refused over a break on %s", (en
     expect(receiver.requests.map((r) => r.key)).toEqual(["default:finding:int:verify-meta-head"]);
   });
 });
+
+// With FLAGTRAIL_SIGNING_KEY, a truncation with meta's head rewritten to match is refused by its signature
+// alone: the daemon's integrity check must run verify with the key too, or it finds nothing.
+describe.each(ENGINES)("the daemon after a sync refused over the head's signature on %s", (engine) => {
+  let sim: RunningSimulator;
+  let store: TestStore;
+  let receiver: Receiver;
+  let env: Record<string, string>;
+
+  beforeAll(async () => {
+    sim = await startTestSimulator({ records: 80, days: 5, timeZone: "UTC" });
+    receiver = await startReceiver("ok");
+    store = await testStore(engine);
+    const config = store.config({
+      controls: [{ id: "int", kind: "integrity", severity: "high" }],
+      sinks: [{ name: "hook", kind: "webhook", url: receiver.url, secretEnv: "INT_SECRET" }],
+    });
+    env = simEnv(sim, store.db, { FLAGTRAIL_CONFIG: config, INT_SECRET: "s", FLAGTRAIL_SIGNING_KEY: "k" });
+    const sync = await runCliInProcess(["sync", "--since", daysAgo(6), "--quiet", "--no-entities"], { env });
+    expect(sync.code, sync.stderr).toBe(0);
+    for (const table of ["rule_changes", "rule_diff_summaries", "listed_days", "audit_log_revisions"])
+      await store.query(
+        `DELETE FROM ${table} WHERE audit_log_id IN (SELECT id FROM audit_logs WHERE ${LAST})`,
+      );
+    await store.query(`DELETE FROM audit_logs WHERE ${LAST}`);
+    await store.query(
+      "UPDATE meta SET value = (SELECT CAST(max(seq) AS TEXT) FROM audit_logs) WHERE key = 'chain_head_seq'",
+    );
+    await store.query(
+      "UPDATE meta SET value = (SELECT chain_hash FROM audit_logs ORDER BY seq DESC LIMIT 1) WHERE key = 'chain_head_hash'",
+    );
+  });
+
+  afterAll(async () => {
+    await sim?.close();
+    await receiver?.close();
+  });
+
+  it("checks with the key, finds the break and alerts it once", async () => {
+    sim.control.insertAtHead(3);
+    const cycle = await runCliInProcess(["daemon", "--once", "--no-entities"], { env });
+    expect(cycle.code).toBe(1);
+    expect(cycle.stderr).toMatch(/signature does not match .* the sync wrote nothing over it/);
+    const findings = await store.query<{ id: string }>("SELECT id FROM control_findings");
+    expect(findings.map((f) => f.id)).toEqual(["int:verify-head-signature"]);
+    expect(receiver.requests.map((r) => r.key)).toEqual(["default:finding:int:verify-head-signature"]);
+  });
+});

@@ -324,6 +324,7 @@ describe("exec sink", () => {
     const secrets: Record<string, string> = {
       FLAGTRAIL_API_KEY: "console-secret-api-key",
       FLAGTRAIL_SIGNING_KEY: "secret-signing-key",
+      FLAGTRAIL_SIGNING_KEY_PREVIOUS: "secret-previous-signing-key",
       FLAGTRAIL_DB: "postgres://flagtrail:db-password@db.example.com/flagtrail",
       PGPASSWORD: "pg-password",
       EU_CONSOLE_KEY: "console-secret-eu-key",

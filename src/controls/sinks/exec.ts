@@ -9,8 +9,14 @@ import type { SinkOf } from "../config.ts";
 import type { DueAlert } from "../deliver.ts";
 import type { SendFailure } from "./failure.ts";
 
-/** flagtrail's own secrets: the console API key, the signing key, the store's URL and password. */
-const OWN_SECRET_ENV = ["FLAGTRAIL_API_KEY", "FLAGTRAIL_SIGNING_KEY", "FLAGTRAIL_DB", "PGPASSWORD"];
+/** flagtrail's own secrets: the console API key, the signing keys, the store's URL and password. */
+const OWN_SECRET_ENV = [
+  "FLAGTRAIL_API_KEY",
+  "FLAGTRAIL_SIGNING_KEY",
+  "FLAGTRAIL_SIGNING_KEY_PREVIOUS",
+  "FLAGTRAIL_DB",
+  "PGPASSWORD",
+];
 
 /** The program's environment: this process's, without the secrets, and the finding id. */
 function execEnv(
