@@ -58,19 +58,21 @@ export interface ChainRecord extends Partial<CopiedColumns> {
 /** What the store keeps about its chain in `meta`, as stored (verify parses and judges it; null: not stored). */
 export type ChainMeta = Awaited<ReturnType<typeof metaOf>>;
 
+/** meta's chain keys and the quarantine's last id, in one round trip (a row even when meta holds none). */
 async function metaOf(q: Queries) {
-  const rows = await q.all<{ key: string; value: string }>(
-    sql`SELECT key, value FROM meta WHERE key IN ${inList([
-      CHAIN_HEAD_SEQ_KEY,
-      CHAIN_HEAD_HASH_KEY,
-      CHAIN_HEAD_SIGNATURE_KEY,
-      CHAIN_HEAD_SIGNED_SEQ_KEY,
-      QUARANTINE_DIGEST_KEY,
-      COVERAGE_DIGEST_KEY,
-      BACKFILL_MARK_KEY,
-    ])}`,
+  const rows = await q.all<{ key: string | null; value: string | null; quarantine_last: number | null }>(
+    sql`SELECT m.key, m.value, (SELECT max(id) FROM quarantine) AS quarantine_last
+        FROM (SELECT 1 AS one) AS o LEFT JOIN meta m ON m.key IN ${inList([
+          CHAIN_HEAD_SEQ_KEY,
+          CHAIN_HEAD_HASH_KEY,
+          CHAIN_HEAD_SIGNATURE_KEY,
+          CHAIN_HEAD_SIGNED_SEQ_KEY,
+          QUARANTINE_DIGEST_KEY,
+          COVERAGE_DIGEST_KEY,
+          BACKFILL_MARK_KEY,
+        ])}`,
   );
-  const meta = new Map(rows.map((r) => [r.key, r.value]));
+  const meta = new Map(rows.map((r) => [r.key, r.value ?? undefined]));
   return {
     headSeq: meta.get(CHAIN_HEAD_SEQ_KEY) ?? null,
     headHash: meta.get(CHAIN_HEAD_HASH_KEY) ?? null,
@@ -80,6 +82,7 @@ async function metaOf(q: Queries) {
     coverageDigest: meta.get(COVERAGE_DIGEST_KEY) ?? null,
     /** Records up to this seq have had their rule diff computed (0 when no backfill has run). */
     ruleDiffsBackfilledTo: parseBackfillMark(meta.get(BACKFILL_MARK_KEY)),
+    quarantineLast: rows[0]?.quarantine_last ?? null,
   };
 }
 
@@ -149,22 +152,22 @@ export function readChainSnapshot<T>(store: AnyStore, read: (reader: ChainReader
   return inReadSnapshot(store, (q) => read(readerOf(q)));
 }
 
-const lastQuarantineIdIn = async (q: Queries) =>
-  (await q.get<{ last: number | null }>(sql`SELECT max(id) AS last FROM quarantine`))?.last ?? null;
-
-/** The sync's reads before it writes, in its write transaction (src/chainChecks.ts judges them). */
+/**
+ * The sync's reads before it writes, in its write transaction (src/chainChecks.ts judges them); the batch
+ * then builds on these meta values instead of reading them again.
+ */
 export async function stateBeforeWriteIn(q: Queries, head: StateBeforeWrite["head"]) {
-  const quarantineLast = await lastQuarantineIdIn(q);
   const { signedSeq, ...meta } = await metaOf(q);
   const seq = signedSeq === null ? null : Number(signedSeq);
   const signedHash = seq === null || seq === head?.seq ? head?.chainHash : await readerOf(q).chainHashAt(seq);
   const signedHead = seq === null ? null : { seq, chainHash: signedHash ?? "" };
-  return { ...meta, head, signedHead, quarantineLast };
+  return { ...meta, head, signedHead };
 }
 
 /** Before an entity read's invalid items are quarantined: the digest folds in every row above its lastId. */
 export async function checkQuarantineEndIn(q: Queries): Promise<void> {
-  checkQuarantineEnd((await metaOf(q)).quarantineDigest, await lastQuarantineIdIn(q));
+  const meta = await metaOf(q);
+  checkQuarantineEnd(meta.quarantineDigest, meta.quarantineLast);
 }
 
 export async function checkCoverageBeforeWriteIn(q: Queries): Promise<void> {

@@ -13,7 +13,7 @@ import {
 } from "../digests.ts";
 import type { QuarantineInsert } from "../records/quarantineRows.ts";
 import { parseStoredJson } from "../storedJson.ts";
-import { metaValueQuery, writeMetaValueQuery } from "./metaValues.ts";
+import { type MetaEntry, metaValueQuery, writeMetaValueQuery, writeMetaValuesQuery } from "./metaValues.ts";
 import { type Queries, sql } from "./query.ts";
 
 /** meta key: JSON {rows, lastId, digest} — a hash chain over quarantine rows in id order. */
@@ -49,22 +49,48 @@ export async function insertQuarantineIn(q: Queries, row: QuarantineInsert): Pro
 }
 
 /** Folds the quarantine rows added since the last call in; writes the coverage digest too when missing. */
-export async function updateQuarantineDigestIn(q: Queries): Promise<QuarantineDigest> {
-  const stored = await q.get<{ value: string }>(metaValueQuery(QUARANTINE_DIGEST_KEY));
-  // A missing (or unreadable) digest starts over from every row present.
-  const start = parseStoredJson(quarantineDigestSchema, stored?.value) ?? EMPTY_QUARANTINE_DIGEST;
-  const rows = await q.all<QuarantineRow>(
-    sql`SELECT ${sql.raw(QUARANTINE_COLUMNS)} FROM quarantine WHERE id > ${start.lastId} ORDER BY id`,
-  );
-  const state = rows.reduce(foldQuarantineRow, start);
-  await q.run(writeDigest(QUARANTINE_DIGEST_KEY, state));
-  if ((await q.get(metaValueQuery(COVERAGE_DIGEST_KEY))) === undefined) await updateCoverageDigestIn(q);
-  return state;
+export async function updateQuarantineDigestIn(q: Queries): Promise<void> {
+  const stored = async (key: string) => (await q.get<{ value: string }>(metaValueQuery(key)))?.value ?? null;
+  const digests = {
+    quarantineDigest: await stored(QUARANTINE_DIGEST_KEY),
+    coverageDigest: await stored(COVERAGE_DIGEST_KEY),
+  };
+  await q.run(writeMetaValuesQuery(await digestEntriesIn(q, digests, true), Date.now()));
+}
+
+/**
+ * The digests a write moves, from meta's texts read in its transaction: the quarantine digest with the
+ * rows above its lastId folded in, when rows were added or none is stored (a missing or unreadable one
+ * folds every row: verify covers the table from the first write); the coverage digest when none is stored.
+ */
+export async function digestEntriesIn(
+  q: Queries,
+  stored: { quarantineDigest: string | null; coverageDigest: string | null },
+  quarantineAdded: boolean,
+): Promise<MetaEntry[]> {
+  const entries: MetaEntry[] = [];
+  if (quarantineAdded || stored.quarantineDigest === null) {
+    const start = parseStoredJson(quarantineDigestSchema, stored.quarantineDigest ?? undefined);
+    const rows = await q.all<QuarantineRow>(
+      sql`SELECT ${sql.raw(QUARANTINE_COLUMNS)} FROM quarantine WHERE id > ${start?.lastId ?? 0} ORDER BY id`,
+    );
+    entries.push([
+      QUARANTINE_DIGEST_KEY,
+      JSON.stringify(rows.reduce(foldQuarantineRow, start ?? EMPTY_QUARANTINE_DIGEST)),
+    ]);
+  }
+  if (stored.coverageDigest === null)
+    entries.push([COVERAGE_DIGEST_KEY, JSON.stringify(await coverageDigestIn(q))]);
+  return entries;
 }
 
 /** Rehashes every coverage row (one a day per filter set: small). */
+const coverageDigestIn = async (q: Queries): Promise<CoverageDigest> =>
+  (await q.all<CoverageRow>(COVERAGE_ROWS)).reduce(foldCoverageRow, EMPTY_COVERAGE_DIGEST);
+
+/** …and stores it. */
 export async function updateCoverageDigestIn(q: Queries): Promise<CoverageDigest> {
-  const state = (await q.all<CoverageRow>(COVERAGE_ROWS)).reduce(foldCoverageRow, EMPTY_COVERAGE_DIGEST);
+  const state = await coverageDigestIn(q);
   await q.run(writeDigest(COVERAGE_DIGEST_KEY, state));
   return state;
 }

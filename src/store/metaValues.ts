@@ -4,10 +4,21 @@ import { type Queries, queriesOf, type SQL, sql } from "./query.ts";
 
 export const metaValueQuery = (key: string): SQL => sql`SELECT value FROM meta WHERE key = ${key}`;
 
-export function writeMetaValueQuery(key: string, value: string, now: number): SQL {
-  return sql`INSERT INTO meta (key, value, updated_at) VALUES (${key}, ${value}, ${now})
+export const writeMetaValueQuery = (key: string, value: string, now: number): SQL =>
+  writeMetaValuesQuery([[key, value]], now);
+
+/** Several values in one statement (one round trip on PostgreSQL); each key at most once. */
+export function writeMetaValuesQuery(entries: readonly MetaEntry[], now: number): SQL {
+  const rows = sql.join(
+    entries.map(([key, value]) => sql`(${key}, ${value}, ${now})`),
+    sql`, `,
+  );
+  return sql`INSERT INTO meta (key, value, updated_at) VALUES ${rows}
     ON CONFLICT (key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at`;
 }
+
+/** A meta key and the value to store under it. */
+export type MetaEntry = readonly [key: string, value: string];
 
 export const deleteMetaValueQuery = (key: string): SQL => sql`DELETE FROM meta WHERE key = ${key}`;
 

@@ -4,7 +4,7 @@ import { z } from "zod";
 import { DIFF_VERSION, diffRecordChanges, type RuleChange, type RuleDiff } from "../diff/rules.ts";
 import type { InsertedRecord } from "../records/pageTally.ts";
 import { parseStoredJson } from "../storedJson.ts";
-import { readMetaValueIn, writeMetaValueQuery } from "./metaValues.ts";
+import { type MetaEntry, readMetaValueIn, writeMetaValueQuery } from "./metaValues.ts";
 import type { AnyStore } from "./openAny.ts";
 import { inList, insertInto, inTransaction, type Queries, queriesOf, sql } from "./query.ts";
 import { TABLES } from "./tables.ts";
@@ -24,15 +24,16 @@ export async function insertRuleDiffRows(q: Queries, records: readonly InsertedR
 }
 
 const readMark = async (q: Queries) => parseBackfillMark(await readMetaValueIn(q, BACKFILL_MARK_KEY));
-const writeMarkQuery = (seq: number) =>
-  writeMetaValueQuery(BACKFILL_MARK_KEY, JSON.stringify({ diffVersion: DIFF_VERSION, seq }), Date.now());
+const markValue = (seq: number) => JSON.stringify({ diffVersion: DIFF_VERSION, seq });
+const writeMarkQuery = (seq: number) => writeMetaValueQuery(BACKFILL_MARK_KEY, markValue(seq), Date.now());
 
 /**
- * In the sync's write: records `fromSeq`..`toSeq` were diffed as inserted, so a mark at `fromSeq` moves to
- * `toSeq` (never rescanned); a mark behind (older store or DIFF_VERSION) stays, for backfillRuleDiffs.
+ * In the sync's write: records `fromSeq`..`toSeq` were diffed as inserted, so a mark (`mark`, as read in
+ * the same transaction) at `fromSeq` moves to `toSeq` (never rescanned); a mark behind (older store or
+ * DIFF_VERSION) stays, for backfillRuleDiffs. Returns meta's new entry, if the mark moves.
  */
-export async function advanceBackfillMarkIn(q: Queries, fromSeq: number, toSeq: number): Promise<void> {
-  if (toSeq > fromSeq && (await readMark(q)) === fromSeq) await q.run(writeMarkQuery(toSeq));
+export function backfillMarkMoved(mark: number, fromSeq: number, toSeq: number): MetaEntry | null {
+  return toSeq > fromSeq && mark === fromSeq ? [BACKFILL_MARK_KEY, markValue(toSeq)] : null;
 }
 
 /** Records whose diff was (re)computed, and records looked at (after the mark, or all on a full pass). */

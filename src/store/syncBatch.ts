@@ -6,6 +6,8 @@ import { checkBeforeBatch } from "../chainChecks.ts";
 import { signChainHead } from "../digests.ts";
 import {
   addCounts,
+  CHAIN_HEAD_HASH_KEY,
+  CHAIN_HEAD_SEQ_KEY,
   type InsertedRecord,
   type PageContext,
   type PageTally,
@@ -14,15 +16,15 @@ import {
 } from "../records/pageTally.ts";
 import { stateBeforeWriteIn } from "./chainRead.ts";
 import { noteListedDay } from "./coverageCounts.ts";
-import { CHAIN_HEAD_SIGNATURE_KEY, CHAIN_HEAD_SIGNED_SEQ_KEY, updateQuarantineDigestIn } from "./digests.ts";
-import { writeMetaValueQuery } from "./metaValues.ts";
+import { CHAIN_HEAD_SIGNATURE_KEY, CHAIN_HEAD_SIGNED_SEQ_KEY, digestEntriesIn } from "./digests.ts";
+import { type MetaEntry, writeMetaValuesQuery } from "./metaValues.ts";
 import { type AnyStore, pgSide } from "./openAny.ts";
 import { inTransaction, type Queries, sql } from "./query.ts";
-import { advanceBackfillMarkIn, insertRuleDiffRows } from "./ruleDiffs.ts";
+import { backfillMarkMoved, insertRuleDiffRows } from "./ruleDiffs.ts";
 import { advanceWindowIn, type SyncPlan, savePlanIn } from "./syncPlans.ts";
 import { type RunCounters, updateRunCountersIn } from "./syncRuns.ts";
 import { flushWalInBackground } from "./walFlush.ts";
-import { type ChainHead, chainHeadMetaQuery, sqliteBatchWriter } from "./writes.ts";
+import { type ChainHead, sqliteBatchWriter } from "./writes.ts";
 
 export interface BatchPage {
   /** The page's records worked out ahead of the transaction (prepareRecords). */
@@ -96,11 +98,8 @@ async function commit(store: AnyStore, q: Queries, batch: SyncBatch): Promise<Ba
   // Links from the last stored record, so a break at the end must stop the batch, not be covered.
   const { seq, hash } = writer.heads().before;
   const last = seq === 0 ? null : { seq, chainHash: hash };
-  const warnings = checkBeforeBatch(
-    await stateBeforeWriteIn(q, last),
-    batch.signingKey,
-    batch.previousSigningKey,
-  );
+  const state = await stateBeforeWriteIn(q, last);
+  const warnings = checkBeforeBatch(state, batch.signingKey, batch.previousSigningKey);
   counters.warnings += warnings.length;
   const results: PageWriteResult[] = [];
   const inserted: InsertedRecord[] = [];
@@ -140,18 +139,35 @@ async function commit(store: AnyStore, q: Queries, batch: SyncBatch): Promise<Ba
       await savePlanIn(q, plan, batch.now);
     }
   }
-  const { before, after } = writer.heads();
-  if (after.seq !== before.seq) await q.run(chainHeadMetaQuery(after, batch.now));
-  await advanceBackfillMarkIn(q, before.seq, after.seq);
-  if (batch.signingKey && after.seq > 0) {
-    const signature = signChainHead({ seq: after.seq, chainHash: after.hash }, batch.signingKey);
-    await q.run(writeMetaValueQuery(CHAIN_HEAD_SIGNATURE_KEY, signature, Date.now()));
-    await q.run(writeMetaValueQuery(CHAIN_HEAD_SIGNED_SEQ_KEY, String(after.seq), Date.now()));
-  }
-  // Created on the first batch even with no quarantined record, so verify covers the table from the start.
-  await updateQuarantineDigestIn(q);
+  const quarantineAdded = results.some((r) => r.quarantined > 0);
+  const entries = await metaAfterBatch(q, state, writer.heads(), quarantineAdded, batch.signingKey);
+  if (entries.length > 0) await q.run(writeMetaValuesQuery(entries, batch.now));
   await updateRunCountersIn(q, batch.runId, counters);
   return { counters, plan, warningMessages: [...warnings, ...results.flatMap((r) => r.warningMessages)] };
+}
+
+/**
+ * Every meta value the batch moves, for one statement: the chain head's mirror, the rule diffs' backfill
+ * mark, the head's signature, the digests. Built on meta as read at the batch's start (same transaction).
+ */
+async function metaAfterBatch(
+  q: Queries,
+  state: Awaited<ReturnType<typeof stateBeforeWriteIn>>,
+  { before, after }: { before: ChainHead; after: ChainHead },
+  quarantineAdded: boolean,
+  signingKey: string | undefined,
+): Promise<MetaEntry[]> {
+  const entries: MetaEntry[] = [];
+  if (after.seq !== before.seq)
+    entries.push([CHAIN_HEAD_SEQ_KEY, String(after.seq)], [CHAIN_HEAD_HASH_KEY, after.hash]);
+  const mark = backfillMarkMoved(state.ruleDiffsBackfilledTo, before.seq, after.seq);
+  if (mark) entries.push(mark);
+  if (signingKey && after.seq > 0) {
+    const signature = signChainHead({ seq: after.seq, chainHash: after.hash }, signingKey);
+    entries.push([CHAIN_HEAD_SIGNATURE_KEY, signature], [CHAIN_HEAD_SIGNED_SEQ_KEY, String(after.seq)]);
+  }
+  entries.push(...(await digestEntriesIn(q, state, quarantineAdded)));
+  return entries;
 }
 
 /** Commits one batch in one write transaction; on SQLite its log then goes to disk in the background. */

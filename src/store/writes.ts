@@ -3,8 +3,6 @@
 import type Database from "better-sqlite3";
 import { CHAIN_GENESIS } from "../hash.ts";
 import {
-  CHAIN_HEAD_HASH_KEY,
-  CHAIN_HEAD_SEQ_KEY,
   type PageContext,
   PageTally,
   type PreparedRecord,
@@ -39,13 +37,6 @@ export function narrowQuarantineQuery(
       day_max = ${least}(coalesce(day_max, ${range.to})${bytewise}, ${range.to})
     WHERE raw_hash = ${hash} AND server_day IS NULL`;
 }
-
-/** meta's mirror of the chain head, for readers (audit_logs is the authority), in one statement. */
-export const chainHeadMetaQuery = (head: ChainHead, now: number): SQL =>
-  sql`INSERT INTO meta (key, value, updated_at)
-    VALUES (${CHAIN_HEAD_SEQ_KEY}, ${String(head.seq)}, ${now}),
-      (${CHAIN_HEAD_HASH_KEY}, ${head.hash}, ${now})
-    ON CONFLICT (key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at`;
 
 /** A batch writer's statements, prepared once; rarer ones go through `now`. */
 function statementsOf(sqlite: Database.Database) {

@@ -14,7 +14,12 @@ import {
   type QuarantineRow,
   signChainHead,
 } from "../../src/digests.ts";
-import type { PageContext, PageWriteResult } from "../../src/records/pageTally.ts";
+import {
+  CHAIN_HEAD_HASH_KEY,
+  CHAIN_HEAD_SEQ_KEY,
+  type PageContext,
+  type PageWriteResult,
+} from "../../src/records/pageTally.ts";
 import { prepareRecords } from "../../src/records/prepare.ts";
 import { type PgStore, pgConnectionOf, type Store, sqliteOf } from "../../src/store/connection.ts";
 import { writeCoverageRowsQuery } from "../../src/store/coverageState.ts";
@@ -26,7 +31,7 @@ import {
   QUARANTINE_DIGEST_KEY,
   updateQuarantineDigestIn,
 } from "../../src/store/digests.ts";
-import { writeMetaValueQuery } from "../../src/store/metaValues.ts";
+import { writeMetaValueQuery, writeMetaValuesQuery } from "../../src/store/metaValues.ts";
 import * as pgSchema from "../../src/store/pg/schema.ts";
 import {
   columnsOf,
@@ -38,7 +43,7 @@ import {
 } from "../../src/store/query.ts";
 import { insertRuleDiffRows, ruleChangeColumns } from "../../src/store/ruleDiffs.ts";
 import { TABLES } from "../../src/store/tables.ts";
-import { type ChainHead, chainHeadMetaQuery, sqliteBatchWriter } from "../../src/store/writes.ts";
+import { type ChainHead, sqliteBatchWriter } from "../../src/store/writes.ts";
 
 /** drizzle's query builder on a PostgreSQL store's pool. */
 export const pgDrizzleOf = (store: PgStore) =>
@@ -101,7 +106,16 @@ export function createRecordWriter(store: Store) {
         const tally = await writer.storePage(prepared, { ...context, now });
         if (tally.result.quarantined > 0) await updateQuarantineDigestIn(q);
         if (tally.inserted.length > 0) {
-          await q.run(chainHeadMetaQuery(tally.head, now));
+          const { seq, hash } = tally.head;
+          await q.run(
+            writeMetaValuesQuery(
+              [
+                [CHAIN_HEAD_SEQ_KEY, String(seq)],
+                [CHAIN_HEAD_HASH_KEY, hash],
+              ],
+              now,
+            ),
+          );
           await insertRuleDiffRows(q, tally.inserted);
         }
         await also?.(tally.result, q);

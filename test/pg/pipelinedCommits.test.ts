@@ -74,6 +74,21 @@ async function holdInserts(url: string, page2: readonly string[], page3: readonl
   };
 }
 
+/** The statements between each BEGIN and its COMMIT or ROLLBACK, in order. */
+function transactionsOf(statements: readonly string[]): string[][] {
+  const transactions: string[][] = [];
+  let open: string[] | null = null;
+  for (const text of statements) {
+    if (/^BEGIN/i.test(text)) open = [];
+    open?.push(text);
+    if (open && /^(COMMIT|ROLLBACK)/i.test(text)) {
+      transactions.push(open);
+      open = null;
+    }
+  }
+  return transactions;
+}
+
 async function waitUntil(ready: () => boolean): Promise<void> {
   for (let waited = 0; waited < 30_000; waited += 20) {
     if (ready()) return;
@@ -165,5 +180,20 @@ describe("a PostgreSQL sync's batches", () => {
     expect(matching(/^UPDATE sync_windows/)).toBe(PAGES / 2);
     expect(matching(/ORDER BY seq DESC LIMIT 1\)\s+UNION ALL[\s\S]*= ANY\(/)).toBe(PAGES / 2);
     expect(matching(/^SELECT id, seq, record_hash FROM audit_logs WHERE id = ANY/)).toBe(0);
+    // Each batch's transaction, statement by statement: meta is read once (with the quarantine's end) and
+    // written once; the digests are read only when created or rows were added; the first batch also sets
+    // the plan's head (its time and the plan: two statements).
+    const batches = transactionsOf(statements).filter((t) => t.some((text) => /UNION ALL/.test(text)));
+    expect(batches.map((t) => t.length)).toEqual([12, 8, 8, 8]);
+    expect(batches[1]!.map((text) => text.split(/\s/)[0])).toEqual([
+      "BEGIN",
+      "(SELECT",
+      "SELECT",
+      "INSERT",
+      "UPDATE",
+      "INSERT",
+      "UPDATE",
+      "COMMIT",
+    ]);
   });
 });
