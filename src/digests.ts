@@ -2,9 +2,9 @@
 // cover (the quarantine and coverage tables, the chain head's HMAC): each table's rows folded into a
 // hash chain in a fixed order, and the head's signature. Pure: the writer and `flagtrail verify` both
 // fold with these, so they agree by construction.
-import { createHmac, timingSafeEqual } from "node:crypto";
+import { createHmac } from "node:crypto";
 import { z } from "zod";
-import { CHAIN_GENESIS, canonicalJson, chainLink, sha256Hex } from "./hash.ts";
+import { CHAIN_GENESIS, canonicalJson, chainLink, hexDigestsEqual, sha256Hex } from "./hash.ts";
 
 const hex64 = z.string().regex(/^[0-9a-f]{64}$/);
 
@@ -96,7 +96,5 @@ export function checkChainHeadSignature(
   signature: string,
   key: string,
 ): boolean {
-  const expected = Buffer.from(signChainHead(head, key), "hex");
-  const actual = Buffer.from(signature, "hex");
-  return expected.length === actual.length && timingSafeEqual(expected, actual);
+  return hexDigestsEqual(signChainHead(head, key), signature);
 }

@@ -1,6 +1,6 @@
 // Hashing and canonical JSON, shared by the writer (store), the rule diffs, the manifest and the checker
 // (verify): one definition, so they agree, and outside the store so nothing imports upward into it.
-import { hash } from "node:crypto";
+import { hash, timingSafeEqual } from "node:crypto";
 
 /**
  * JSON with object keys sorted at every depth: the same record always hashes the same. The key order
@@ -62,6 +62,13 @@ function sortInPlace(keys: string[]): boolean {
 export function sha256Hex(data: string | Buffer): string {
   // The one-shot form: no Hash stream object per call (this runs twice for every record stored).
   return hash("sha256", data, "hex");
+}
+
+/** Whether two hex digests (HMACs, signatures) are the same bytes, compared in constant time. */
+export function hexDigestsEqual(expected: string, actual: string): boolean {
+  const a = Buffer.from(expected, "hex");
+  const b = Buffer.from(actual, "hex");
+  return a.length === b.length && timingSafeEqual(a, b);
 }
 
 export function recordHash(record: unknown): string {

@@ -4,7 +4,7 @@
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import { z } from "zod";
-import { DEFAULT_DB_PATH, resolveDbPath } from "../config.ts";
+import { resolveDbPath } from "../config.ts";
 import { type CheckedProject, checkStore } from "../controls/check.ts";
 import { type ControlsConfig, parseControlsConfig, SEVERITIES } from "../controls/config.ts";
 import { SEVERITY_RANK } from "../controls/evaluate.ts";
@@ -18,6 +18,7 @@ import {
   UndeliveredAlertsError,
   UsageError,
 } from "../errors.ts";
+import { defaultPathAfterDemo } from "../fs/storeFiles.ts";
 import { configFileOf, projectNameSchema, readConfigText } from "../projects.ts";
 import { resolvePeriod } from "../report/period.ts";
 import { signingKeyFromEnv } from "../signingKey.ts";
@@ -40,9 +41,7 @@ const checkOptionsSchema = z.object({
  */
 function demoConfigHint(dbPath: string): string {
   const config = `${DEMO_DEFAULTS.out}/${DEMO_CONFIG_FILE}`;
-  const demoStore =
-    resolve(dbPath) === resolve(DEMO_DEFAULTS.db) ||
-    (dbPath === DEFAULT_DB_PATH && !existsSync(DEFAULT_DB_PATH) && existsSync(DEMO_DEFAULTS.db));
+  const demoStore = resolve(dbPath) === resolve(DEMO_DEFAULTS.db) || defaultPathAfterDemo(dbPath);
   return demoStore && existsSync(config) ? `, or give --config ${config} to check the demo's controls` : "";
 }
 

@@ -71,9 +71,9 @@ export async function checkStore(dbValue: string, freeWarn = FREE_PAGES_WARN): P
       check("free pages", "ok", "no store to check"),
     ];
   }
+  let home: AnyStore;
   try {
-    const store = await openAnyStore(dbValue, { readonly: true });
-    await store.close();
+    home = await openAnyStore(dbValue, { readonly: true });
   } catch (error) {
     const message = messageOf(error);
     if (/older flagtrail|no migrations applied/.test(message))
@@ -92,17 +92,24 @@ export async function checkStore(dbValue: string, freeWarn = FREE_PAGES_WARN): P
   return [
     check("store", "ok", `${where} opens (${engineName(location)})`),
     check("migrations", "ok", "current: the store has every migration this flagtrail ships"),
-    ...(await checkFreePages(dbValue, freeWarn)),
+    ...(await checkFreePages(dbValue, home, freeWarn)),
   ];
 }
 
 const messageOf = (error: unknown) => (error instanceof FlagtrailError ? error.message : String(error));
 
-/** One line per project of the store: each project's history may be a file of its own (docs/projects.md). */
-async function checkFreePages(dbValue: string, warn: typeof FREE_PAGES_WARN): Promise<Check[]> {
+/**
+ * One line per project of the store: each project's history may be a file of its own (docs/projects.md).
+ * `home`, the store's own namespace checkStore opened, is handed over (closed with the others).
+ */
+async function checkFreePages(
+  dbValue: string,
+  home: AnyStore,
+  warn: typeof FREE_PAGES_WARN,
+): Promise<Check[]> {
   let parts: ProjectStore[];
   try {
-    parts = await openStoreProjects(dbValue, { readonly: true });
+    parts = await openStoreProjects(dbValue, { readonly: true, home });
   } catch (error) {
     return [check("free pages", "warn", `not checked: ${messageOf(error)}`)];
   }

@@ -28,12 +28,17 @@ export function fullFileSystem(error: unknown, path: string): DiskFullError | un
   }
 }
 
+/** `path` is the default, with no store there but the demo's store beside it: right after `npm run demo`. */
+export function defaultPathAfterDemo(path: string): boolean {
+  return path === DEFAULT_DB_PATH && !existsSync(path) && existsSync(DEMO_DEFAULTS.db);
+}
+
 /**
  * No store at `path`. Right after `npm run demo` the read commands' default is not the demo's file, and
  * "run sync first" (which needs a key) sent a new user the wrong way: the demo's store is named too.
  */
 export function noStore(path: string): FlagtrailError {
-  const demo = path === DEFAULT_DB_PATH && existsSync(DEMO_DEFAULTS.db);
+  const demo = defaultPathAfterDemo(path);
   return new FlagtrailError(
     `No flagtrail database at ${path}. Run \`flagtrail sync\` first${demo ? `, or give --db ${DEMO_DEFAULTS.db} to read the demo's` : ""}.`,
   );

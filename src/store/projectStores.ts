@@ -85,8 +85,7 @@ export async function openProjectStore(
   project: string,
   options: OpenOptions = {},
 ): Promise<AnyStore> {
-  const [opened] = await openStoreProjects(value, { ...options, project });
-  return opened!.store;
+  return (await openStoreProjects(value, { ...options, project }))[0]!.store;
 }
 
 /** Project `project`'s part of the store whose own namespace `home` is open: `home` itself, or another. */
@@ -139,9 +138,10 @@ async function projectsOf(home: AnyStore): Promise<string[]> {
 /** Opens every project of the store at `value` (or only `project`); a store with none is `default`'s. */
 export async function openStoreProjects(
   value: string,
-  options: OpenOptions & { project?: string | undefined } = {},
+  // `home`: its own namespace, open already (doctor checks it first); handed over: closed or returned.
+  options: OpenOptions & { project?: string | undefined; home?: AnyStore } = {},
 ): Promise<ProjectStore[]> {
-  const home = await openAnyStore(value, options);
+  const home = options.home ?? (await openAnyStore(value, options));
   const opened: ProjectStore[] = [];
   try {
     const names = options.project !== undefined ? [options.project] : await projectsOf(home);

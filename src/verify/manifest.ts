@@ -1,9 +1,9 @@
 // `flagtrail verify --manifest`: re-hash every file a report manifest lists and, with the key, check
 // its signature. The first mismatch throws an IntegrityError naming it.
-import { timingSafeEqual } from "node:crypto";
 import { readFile, stat } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { FlagtrailError, IntegrityError, UsageError } from "../errors.ts";
+import { hexDigestsEqual } from "../hash.ts";
 import {
   hashFile,
   MANIFEST_FORMAT,
@@ -26,9 +26,7 @@ export interface ReadManifest {
 /** Whether `raw`'s signature is the HMAC of the rest of it under `key`. */
 function signedWith(raw: Record<string, unknown>, value: string, key: string): boolean {
   const { signature: _signature, ...body } = raw;
-  const expected = Buffer.from(manifestHmac(body, key), "hex");
-  const actual = Buffer.from(value, "hex");
-  return expected.length === actual.length && timingSafeEqual(expected, actual);
+  return hexDigestsEqual(manifestHmac(body, key), value);
 }
 
 const SIGNATURE_MISMATCH =

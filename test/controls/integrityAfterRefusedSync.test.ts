@@ -4,56 +4,64 @@
 // store synced once, its newest records deleted behind flagtrail's back, then `daemon --once`: the cycle
 // fails (exit 1) and the integrity finding reaches a real receiver, once.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { RunningSimulator } from "../../src/simulator/index.ts";
 import { type Receiver, startReceiver } from "../helpers/alertReceiver.ts";
-import { runCliInProcess } from "../helpers/inProcessCli.ts";
-import { daysAgo, simEnv, startTestSimulator } from "../helpers/simSync.ts";
-import { ENGINES, type TestStore, testStore } from "./engines.ts";
+import { daysAgo } from "../helpers/simSync.ts";
+import { type SinkScenario, type SinkScenarioOptions, sinkScenario } from "../sinks/scenario.ts";
+import { ENGINES } from "./engines.ts";
 
 const LAST = "seq > (SELECT max(seq) - 3 FROM audit_logs)";
 
+/** `controls` over 80 records, their findings sent to `receiver` (a webhook); `env` added. */
+const alerting = (
+  receiver: Receiver,
+  controls: unknown[],
+  env: Record<string, string> = {},
+): SinkScenarioOptions => ({
+  records: 80,
+  receiver,
+  controls,
+  sinks: (url) => [{ name: "hook", kind: "webhook", url, secretEnv: "INT_SECRET" }],
+  env: { INT_SECRET: "s", ...env },
+});
+
+/** Synced, then its newest records deleted behind flagtrail's back. */
+async function syncAndCutTheEnd(s: SinkScenario): Promise<void> {
+  await s.sync(daysAgo(6));
+  for (const table of ["rule_changes", "rule_diff_summaries", "listed_days", "audit_log_revisions"])
+    await s.store.query(
+      `DELETE FROM ${table} WHERE audit_log_id IN (SELECT id FROM audit_logs WHERE ${LAST})`,
+    );
+  await s.store.query(`DELETE FROM audit_logs WHERE ${LAST}`);
+}
+
 describe.each(ENGINES)("the daemon after a sync refused over a break on %s", (engine) => {
-  let sim: RunningSimulator;
-  let store: TestStore;
+  let s: SinkScenario;
   let receiver: Receiver;
-  let env: Record<string, string>;
 
   beforeAll(async () => {
-    sim = await startTestSimulator({ records: 80, days: 5, timeZone: "UTC" });
     receiver = await startReceiver("ok");
-    store = await testStore(engine);
-    const config = store.config({
-      controls: [
+    s = await sinkScenario(
+      engine,
+      alerting(receiver, [
         { id: "int", kind: "integrity", severity: "high" },
         { id: "ra", kind: "restricted-actor", severity: "low", actors: ["CONSOLE API"] },
-      ],
-      sinks: [{ name: "hook", kind: "webhook", url: receiver.url, secretEnv: "INT_SECRET" }],
-    });
-    env = simEnv(sim, store.db, { FLAGTRAIL_CONFIG: config, INT_SECRET: "s" });
-    const sync = await runCliInProcess(["sync", "--since", daysAgo(6), "--quiet", "--no-entities"], { env });
-    expect(sync.code, sync.stderr).toBe(0);
-    for (const table of ["rule_changes", "rule_diff_summaries", "listed_days", "audit_log_revisions"])
-      await store.query(
-        `DELETE FROM ${table} WHERE audit_log_id IN (SELECT id FROM audit_logs WHERE ${LAST})`,
-      );
-    await store.query(`DELETE FROM audit_logs WHERE ${LAST}`);
+      ]),
+    );
+    await syncAndCutTheEnd(s);
   });
 
-  afterAll(async () => {
-    await sim?.close();
-    await receiver?.close();
-  });
+  afterAll(() => s?.close());
 
   it("finds the break and alerts it once, and the cycle still fails", async () => {
-    sim.control.insertAtHead(3);
+    s.sim.control.insertAtHead(3);
     for (let tick = 0; tick < 2; tick += 1) {
-      const cycle = await runCliInProcess(["daemon", "--once", "--no-entities"], { env });
+      const cycle = await s.cli(["daemon", "--once", "--no-entities"]);
       expect(cycle.code).toBe(1);
       expect(cycle.stderr).toMatch(
         /The cycle failed: the chain head recorded in meta .* the sync wrote nothing over it/,
       );
     }
-    const findings = await store.query<{ id: string }>("SELECT id FROM control_findings");
+    const findings = await s.store.query<{ id: string }>("SELECT id FROM control_findings");
     expect(findings.map((f) => f.id)).toEqual(["int:verify-meta-head"]);
     expect(receiver.requests.map((r) => r.key)).toEqual(["default:finding:int:verify-meta-head"]);
   });
@@ -62,46 +70,34 @@ describe.each(ENGINES)("the daemon after a sync refused over a break on %s", (en
 // With FLAGTRAIL_SIGNING_KEY, a truncation with meta's head rewritten to match is refused by its signature
 // alone: the daemon's integrity check must run verify with the key too, or it finds nothing.
 describe.each(ENGINES)("the daemon after a sync refused over the head's signature on %s", (engine) => {
-  let sim: RunningSimulator;
-  let store: TestStore;
+  let s: SinkScenario;
   let receiver: Receiver;
-  let env: Record<string, string>;
 
   beforeAll(async () => {
-    sim = await startTestSimulator({ records: 80, days: 5, timeZone: "UTC" });
     receiver = await startReceiver("ok");
-    store = await testStore(engine);
-    const config = store.config({
-      controls: [{ id: "int", kind: "integrity", severity: "high" }],
-      sinks: [{ name: "hook", kind: "webhook", url: receiver.url, secretEnv: "INT_SECRET" }],
-    });
-    env = simEnv(sim, store.db, { FLAGTRAIL_CONFIG: config, INT_SECRET: "s", FLAGTRAIL_SIGNING_KEY: "k" });
-    const sync = await runCliInProcess(["sync", "--since", daysAgo(6), "--quiet", "--no-entities"], { env });
-    expect(sync.code, sync.stderr).toBe(0);
-    for (const table of ["rule_changes", "rule_diff_summaries", "listed_days", "audit_log_revisions"])
-      await store.query(
-        `DELETE FROM ${table} WHERE audit_log_id IN (SELECT id FROM audit_logs WHERE ${LAST})`,
-      );
-    await store.query(`DELETE FROM audit_logs WHERE ${LAST}`);
-    await store.query(
+    s = await sinkScenario(
+      engine,
+      alerting(receiver, [{ id: "int", kind: "integrity", severity: "high" }], {
+        FLAGTRAIL_SIGNING_KEY: "k",
+      }),
+    );
+    await syncAndCutTheEnd(s);
+    await s.store.query(
       "UPDATE meta SET value = (SELECT CAST(max(seq) AS TEXT) FROM audit_logs) WHERE key = 'chain_head_seq'",
     );
-    await store.query(
+    await s.store.query(
       "UPDATE meta SET value = (SELECT chain_hash FROM audit_logs ORDER BY seq DESC LIMIT 1) WHERE key = 'chain_head_hash'",
     );
   });
 
-  afterAll(async () => {
-    await sim?.close();
-    await receiver?.close();
-  });
+  afterAll(() => s?.close());
 
   it("checks with the key, finds the break and alerts it once", async () => {
-    sim.control.insertAtHead(3);
-    const cycle = await runCliInProcess(["daemon", "--once", "--no-entities"], { env });
+    s.sim.control.insertAtHead(3);
+    const cycle = await s.cli(["daemon", "--once", "--no-entities"]);
     expect(cycle.code).toBe(1);
     expect(cycle.stderr).toMatch(/signature does not match .* the sync wrote nothing over it/);
-    const findings = await store.query<{ id: string }>("SELECT id FROM control_findings");
+    const findings = await s.store.query<{ id: string }>("SELECT id FROM control_findings");
     expect(findings.map((f) => f.id)).toEqual(["int:verify-head-signature"]);
     expect(receiver.requests.map((r) => r.key)).toEqual(["default:finding:int:verify-head-signature"]);
   });

@@ -4,8 +4,6 @@
 // project, holds no project back; a cron `export --sink` must not either. Two simulators synced into one
 // store; a real HTTP receiver on 127.0.0.1 that refuses every batch holding an event of project eu.
 import { writeFileSync } from "node:fs";
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { dirname, join } from "node:path";
 import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -13,44 +11,34 @@ import { projectFilePath } from "../../src/storeLocation.ts";
 import { runCliInProcess } from "../helpers/inProcessCli.ts";
 import { tempDbPath } from "../helpers/simSync.ts";
 import { syncBoth, useTwoProjects } from "../helpers/twoProjects.ts";
+import { type Intake, startIntake } from "./receivers.ts";
 
 const twoProjects = useTwoProjects(90);
 
 describe("export --sink over two projects, one refused", () => {
-  let server: Server;
+  let intake: Intake;
   /** Event ids of the batches the receiver took (2xx). */
   const taken: string[] = [];
 
   beforeAll(async () => {
-    server = createServer((req, res) => {
-      const chunks: Buffer[] = [];
-      req.on("data", (c: Buffer) => chunks.push(c));
-      req.on("end", () => {
-        const events = Buffer.concat(chunks)
-          .toString("utf8")
-          .trim()
-          .split("\n")
-          .map((line) => JSON.parse(line) as { unmapped: { project: string; event_id: string } });
-        if (events.some((e) => e.unmapped.project === "eu")) {
-          res.writeHead(400).end();
-          return;
-        }
-        taken.push(...events.map((e) => e.unmapped.event_id));
-        res.writeHead(200).end();
-      });
+    intake = await startIntake(({ text }) => {
+      const events = text
+        .trim()
+        .split("\n")
+        .map((line) => JSON.parse(line) as { unmapped: { project: string; event_id: string } });
+      if (events.some((e) => e.unmapped.project === "eu")) return 400;
+      taken.push(...events.map((e) => e.unmapped.event_id));
+      return 200;
     });
-    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   });
 
-  afterAll(async () => {
-    await new Promise<void>((resolve) => server.close(() => resolve()));
-  });
+  afterAll(() => intake?.close());
 
   it("delivers the other project, and fails naming the sink", async () => {
     const projects = await twoProjects();
     const db = tempDbPath();
     await syncBoth(projects, db);
-    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/in`;
+    const url = `${intake.url}/in`;
     const config = join(dirname(db), "sinks.json");
     writeFileSync(config, JSON.stringify({ sinks: [{ name: "siem", kind: "http", url, retries: 0 }] }));
     const run = await runCliInProcess(["export", "--sink", "siem", "--db", db, "--config", config]);

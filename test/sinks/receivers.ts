@@ -1,6 +1,7 @@
 // Real receivers for the SIEM sink tests, on 127.0.0.1 only: an HTTP server speaking Splunk's HTTP Event
-// Collector protocol (token check, 503 back-pressure, indexer acknowledgement), a plain NDJSON intake,
-// and Debian's rsyslog (installed when missing, as the test command does for PostgreSQL).
+// Collector protocol (token check, 503 back-pressure, indexer acknowledgement), a plain NDJSON intake, one
+// that answers each request as the test says, and Debian's rsyslog (installed when missing, as the test
+// command does for PostgreSQL).
 import { type ChildProcess, execFileSync, spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer, type IncomingMessage, type Server } from "node:http";
@@ -185,6 +186,41 @@ export async function startNdjson(): Promise<NdjsonReceiver> {
   receiver.url = `${await listen(server)}/api/v2/logs`;
   receiver.close = closeOf(server);
   return receiver;
+}
+
+/** An intake's answer to one request: a status alone, or with a JSON body. */
+export type IntakeAnswer = number | { status: number; json: unknown };
+
+export interface Intake {
+  /** http://127.0.0.1:PORT, no path: each sink's url names its own. */
+  url: string;
+  close(): Promise<void>;
+}
+
+/** Any HTTP intake, answering each request (its path, and its body ungzipped) as `answer` says. */
+export async function startIntake(
+  answer: (request: { path: string; text: string }) => IntakeAnswer,
+): Promise<Intake> {
+  const server = createServer((req, res) => {
+    bodyOf(req).then(
+      ({ text }) => {
+        const given = answer({ path: req.url ?? "/", text });
+        if (typeof given === "number") res.writeHead(given).end();
+        else
+          res.writeHead(given.status, { "content-type": "application/json" }).end(JSON.stringify(given.json));
+      },
+      (error: unknown) => res.writeHead(500).end(String(error)),
+    );
+  });
+  return { url: await listen(server), close: closeOf(server) };
+}
+
+/** The event ids (OCSF `unmapped.event_id`) of an NDJSON batch, in order. */
+export function eventIds(text: string): string[] {
+  return text
+    .trim()
+    .split("\n")
+    .map((line) => (JSON.parse(line) as { unmapped: { event_id: string } }).unmapped.event_id);
 }
 
 const has = (command: string) => spawnSync("sh", ["-c", `command -v ${command}`]).status === 0;

@@ -3,14 +3,10 @@
 // record event the receiver refuses for good, and why. Before, only the daemon's log and `export --sink`'s
 // exit code said so. A real HTTP receiver on 127.0.0.1 refusing one record event (413), its url carrying
 // a token that status must not show.
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { RunningSimulator } from "../../src/simulator/index.ts";
-import { ENGINES, type TestStore, testStore } from "../controls/engines.ts";
-import { API } from "../controls/plant.ts";
-import { runCliInProcess } from "../helpers/inProcessCli.ts";
-import { daysAgo, simEnv, startTestSimulator } from "../helpers/simSync.ts";
+import { ENGINES } from "../controls/engines.ts";
+import { eventIds, startIntake } from "./receivers.ts";
+import { apiChangesTo, type SinkScenario, sinkScenario } from "./scenario.ts";
 
 const TOKEN = "sinktoken-do-not-show-4711";
 
@@ -23,79 +19,49 @@ interface SinkJson {
 }
 
 describe.each(ENGINES)("status of a stuck SIEM sink, on %s", (engine) => {
-  let sim: RunningSimulator;
-  let store: TestStore;
-  let server: Server;
-  let env: Record<string, string>;
+  let s: SinkScenario;
   /** The record event refused (413) while set. */
   let poison = "";
 
   beforeAll(async () => {
-    sim = await startTestSimulator({ records: 30, days: 4, timeZone: "UTC" });
-    server = createServer((req, res) => {
-      const chunks: Buffer[] = [];
-      req.on("data", (c: Buffer) => chunks.push(c));
-      req.on("end", () => {
-        const lines = Buffer.concat(chunks).toString("utf8").trim().split("\n");
-        const ids = lines.map((l) => (JSON.parse(l) as { unmapped: { event_id: string } }).unmapped.event_id);
-        res.writeHead(poison !== "" && ids.includes(poison) ? 413 : 200).end();
-      });
-    });
-    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-    store = await testStore(engine);
-    const port = (server.address() as AddressInfo).port;
-    const config = store.config({
-      controls: [
-        {
-          id: "ra",
-          kind: "restricted-actor",
-          severity: "low",
-          entityPattern: "^ctl_ss_",
-          actors: ["CONSOLE API"],
-        },
-      ],
-      sinks: [
+    s = await sinkScenario(engine, {
+      records: 30,
+      days: 4,
+      receiver: await startIntake(({ text }) =>
+        poison !== "" && eventIds(text).includes(poison) ? 413 : 200,
+      ),
+      controls: [apiChangesTo("ctl_ss_")],
+      sinks: (url) => [
         {
           name: "siem",
           kind: "http",
-          url: `http://127.0.0.1:${port}/in?token=${TOKEN}`,
+          url: `${url}/in?token=${TOKEN}`,
           batchSize: 8,
           retries: 0,
           backoffSeconds: 0,
         },
       ],
     });
-    env = simEnv(sim, store.db, { FLAGTRAIL_CONFIG: config });
-    await sync();
-    const [third] = await store.query<{ id: string }>(
+    await s.sync();
+    const [third] = await s.store.query<{ id: string }>(
       "SELECT id FROM audit_logs ORDER BY seq LIMIT 1 OFFSET 2",
     );
     poison = `default:${third!.id}`;
   });
 
-  afterAll(async () => {
-    await sim?.close();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
-  });
-
-  async function sync(): Promise<void> {
-    const result = await runCliInProcess(["sync", "--since", daysAgo(2), "--quiet", "--no-entities"], {
-      env,
-    });
-    expect(result.code, result.stderr).toBe(0);
-  }
+  afterAll(() => s?.close());
 
   /** A change by the restricted actor, synced and checked: one new finding queued for the sink. */
   async function newFinding(name: string): Promise<void> {
-    sim.control.append([{ at: sim.control.now(), name, actionType: "gate_update", actor: API }]);
-    await sync();
-    expect((await runCliInProcess(["check"], { env })).code).toBe(1);
+    s.plant(name);
+    await s.sync();
+    expect((await s.cli(["check"])).code).toBe(1);
   }
 
   async function status(): Promise<{ text: string; sinks: SinkJson[] }> {
-    const text = await runCliInProcess(["status"], { env });
+    const text = await s.cli(["status"]);
     expect(text.code, text.stderr).toBe(0);
-    const json = await runCliInProcess(["status", "--json"], { env });
+    const json = await s.cli(["status", "--json"]);
     expect(json.code, json.stderr).toBe(0);
     for (const out of [text.stdout, json.stdout]) {
       expect(out).not.toContain(TOKEN);
@@ -105,11 +71,13 @@ describe.each(ENGINES)("status of a stuck SIEM sink, on %s", (engine) => {
   }
 
   const total = async () =>
-    Number((await store.query<{ n: number }>("SELECT count(*) AS n FROM audit_logs"))[0]!.n);
+    Number((await s.store.query<{ n: number }>("SELECT count(*) AS n FROM audit_logs"))[0]!.n);
   const seqOf = async (offset: number) =>
     Number(
       (
-        await store.query<{ seq: number }>(`SELECT seq FROM audit_logs ORDER BY seq LIMIT 1 OFFSET ${offset}`)
+        await s.store.query<{ seq: number }>(
+          `SELECT seq FROM audit_logs ORDER BY seq LIMIT 1 OFFSET ${offset}`,
+        )
       )[0]!.seq,
     );
 
@@ -117,7 +85,7 @@ describe.each(ENGINES)("status of a stuck SIEM sink, on %s", (engine) => {
     // Never delivered: nothing to say about the sink yet.
     expect((await status()).sinks).toEqual([]);
 
-    const sent = await runCliInProcess(["export", "--sink", "siem"], { env });
+    const sent = await s.cli(["export", "--sink", "siem"]);
     expect(sent.code).toBe(1);
     expect(sent.stderr).toMatch(/did not take the events \(HTTP 413\)/);
     await newFinding("ctl_ss_one");
@@ -146,13 +114,15 @@ describe.each(ENGINES)("status of a stuck SIEM sink, on %s", (engine) => {
         `^ {4}stuck since \\S+Z after seq ${second}, refused for good: did not take the events \\(HTTP 413\\); each delivery`,
       ),
     );
-    const meta = await store.query<{ value: string }>("SELECT value FROM meta WHERE key = 'sink.stuck:siem'");
+    const meta = await s.store.query<{ value: string }>(
+      "SELECT value FROM meta WHERE key = 'sink.stuck:siem'",
+    );
     expect(meta).toHaveLength(1);
     expect(meta[0]!.value).not.toContain(TOKEN);
 
     // The receiver takes the event now: everything goes, the sink is no longer stuck.
     poison = "";
-    const again = await runCliInProcess(["export", "--sink", "siem"], { env });
+    const again = await s.cli(["export", "--sink", "siem"]);
     expect(again.code, again.stderr).toBe(0);
     const clear = await status();
     expect(clear.sinks).toEqual([
