@@ -8,7 +8,7 @@ import { waitingAlerts } from "../store/controls/outbox.ts";
 import type { ProjectStore } from "../store/projectStores.ts";
 import { type CheckConfig, checkProject } from "./check.ts";
 import { type ControlsConfig, isSiemSink, parseControlsConfig, type Sink } from "./config.ts";
-import { deliverAlerts } from "./deliver.ts";
+import { deliverAlerts, runOutbox } from "./deliver.ts";
 
 /** The config file's controls and sinks, or null when there is no file or it lists neither a control nor a SIEM sink. */
 export function daemonControls(configOption: string | undefined): ControlsConfig | null {
@@ -27,9 +27,14 @@ async function deliverOutbox(
   sinks: readonly Sink[],
   options: { findingsOnly?: boolean; stop?: AbortSignal } = {},
 ) {
-  const sent = await deliverAlerts(part.store, sinks, Date.now(), options.stop);
+  const now = Date.now();
+  // Which sinks wait, and the waivers, read once for all of them (each reads its rows under its lease).
+  const outbox = await runOutbox(part.store, now);
+  const sent = await deliverAlerts(part.store, sinks, now, options.stop, outbox);
   const siem = sinks.filter(isSiemSink);
-  return siem.length === 0 ? sent : { ...sent, sinks: await deliverSinks(part, siem, options) };
+  return siem.length === 0
+    ? sent
+    : { ...sent, sinks: await deliverSinks(part, siem, { ...options, outbox }) };
 }
 
 /** The sinks a delivery skipped because another run was delivering to them. */

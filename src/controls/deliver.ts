@@ -2,11 +2,18 @@
 // only when the sink accepted it (a 2xx, an exit 0), else tried again on a later run after a delay
 // that doubles per attempt (at most an hour). A receiver may see an alert twice (a crash after it
 // accepted, before the mark), always under the same finding id. An alert carries the finding's waiver as
-// it is when sent (as `check --format json` prints it then), not as it was when the alert was queued.
+// the delivery run reads it (once, for all its sinks; as `check --format json` prints it then), not as it
+// was when the alert was queued.
 
 import { z } from "zod";
 import { findingEventId } from "../export/ocsfFindings.ts";
-import { dueAlerts, markDelivered, markFailed, type OutboxRow } from "../store/controls/outbox.ts";
+import {
+  dueAlerts,
+  markDelivered,
+  markFailed,
+  type OutboxRow,
+  sinksWithDueAlerts,
+} from "../store/controls/outbox.ts";
 import { readWaivers } from "../store/controls/waivers.ts";
 import type { AnyStore } from "../store/openAny.ts";
 import { type AlertSink, isSiemSink, type Sink } from "./config.ts";
@@ -69,14 +76,37 @@ function withWaiver(row: OutboxRow, waivers: ReadonlyMap<string, unknown>): DueA
 }
 
 /**
- * The alerts due at `now`, each payload's `waiver` set to the one in force now: a finding waived after its
- * alert was queued goes out with its waiver (a receiver can tell an accepted finding), not with null.
+ * One delivery run's view of the outbox, shared by every sink it delivers to (alert and SIEM sinks): which
+ * sinks had alerts due at its start (one read), and the waivers in force, read once when a sink first has
+ * some. Each sink's own rows are not part of it: `dueFor` reads them, to be called under the sink's
+ * delivery lease (./sinkLease.ts), as a run that held the lease until then has delivered some of them.
  */
-export async function dueAlertsNow(store: AnyStore, now: number): Promise<DueAlert[]> {
-  const due = await dueAlerts(store, now);
-  if (due.length === 0) return [];
-  const waivers = waiversInForce(await readWaivers(store), new Date(now).toISOString().slice(0, 10));
-  return due.map((row) => withWaiver(row, waivers));
+export interface RunOutbox {
+  /** Whether `sink` had alerts due at the run's start; one queued since waits for the next run. */
+  waits(sink: string): boolean;
+  /**
+   * The sink's alerts due at the run's time, each payload's `waiver` set to the one in force: a finding
+   * waived after its alert was queued goes out with its waiver (a receiver can tell an accepted finding).
+   */
+  dueFor(sink: string): Promise<DueAlert[]>;
+}
+
+/** The outbox for one run at `now`; `allSinks`: no first read, every sink may have some (one sink's run). */
+export async function runOutbox(store: AnyStore, now: number, allSinks = false): Promise<RunOutbox> {
+  const waiting = allSinks ? null : await sinksWithDueAlerts(store, now);
+  let waivers: Promise<ReadonlyMap<string, unknown>> | undefined;
+  return {
+    waits: (sink) => waiting === null || waiting.has(sink),
+    async dueFor(sink) {
+      if (waiting !== null && !waiting.has(sink)) return [];
+      const due = await dueAlerts(store, now, sink);
+      if (due.length === 0) return [];
+      const day = new Date(now).toISOString().slice(0, 10);
+      waivers ??= readWaivers(store).then((rows) => waiversInForce(rows, day));
+      const inForce = await waivers;
+      return due.map((row) => withWaiver(row, inForce));
+    },
+  };
 }
 
 interface DeliveryCount {
@@ -128,25 +158,26 @@ async function deliverToAlertSink(
  * Delivers every due alert of the store to its sink, sink by sink, each under its delivery lease
  * (./sinkLease.ts; alerts of sinks no longer configured wait); a sink that is down, or being delivered by
  * another run (named in `busy`), holds no other back. Once `stop` aborts (the daemon's SIGTERM) no
- * further alert is sent: the rest stay due for the next run.
+ * further alert is sent: the rest stay due for the next run. `outbox`: the run's, shared with its SIEM
+ * sinks (runOutbox), read here when not given.
  */
 export async function deliverAlerts(
   store: AnyStore,
   sinks: readonly Sink[],
   now: number,
   stop?: AbortSignal,
+  outbox?: RunOutbox,
 ): Promise<DeliveryCount> {
   // The SIEM sinks' rows are delivered with their records (src/export/sinks/deliver.ts).
   const alertSinks = sinks.filter((s): s is AlertSink => !isSiemSink(s));
   const count: DeliveryCount = { delivered: 0, failed: 0 };
-  const waiting = new Set((await dueAlerts(store, now)).map((row) => row.sink));
+  const run = outbox ?? (await runOutbox(store, now));
   for (const sink of alertSinks) {
     if (stop?.aborted) break;
-    if (!waiting.has(sink.name)) continue;
+    if (!run.waits(sink.name)) continue;
     try {
       await underSinkLease(store, sink.name, stop, async (signal) => {
-        // Read again under the lease: a run that held it until now has delivered some of them.
-        const rows = (await dueAlertsNow(store, now)).filter((row) => row.sink === sink.name);
+        const rows = await run.dueFor(sink.name);
         await deliverToAlertSink(store, sink, rows, count, signal);
       });
     } catch (error) {

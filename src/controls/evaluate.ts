@@ -37,6 +37,8 @@ export interface ControlInputs {
   /** Approvals paired with their requests, from a review window before the period to after it. */
   pairs: readonly ReviewPair[];
   lastSyncAt: number | null;
+  /** When the sync under way now began (its live lease); null or absent: none runs. */
+  syncRunningSince?: number | null;
   /**
    * Server days of the period that are not reconciled (a gap or no coverage data); null when the store
    * holds no dated record, so there are no server days to reconcile.
@@ -246,20 +248,32 @@ function evidenceDraft(key: string, message: string): Draft {
   return { key, recordId: null, entity: null, actionType: null, occurredAt: null, actor: null, message };
 }
 
+/**
+ * The last successful sync older than the control allows (or none ever). A sync under way that began
+ * within that age counts as fresh: a long backfill holds the lease, the daemon's syncs fail on it
+ * meanwhile, and what they watch for is syncs that stopped, not one running now. It is judged when it
+ * ends, or once it has run longer than the age itself (the finding then says it still runs).
+ */
+function staleSync(control: Of<"sync-freshness">, inputs: ControlInputs): Draft[] {
+  const maxAge = control.maxAgeHours * HOUR;
+  const at = inputs.lastSyncAt;
+  const running = inputs.syncRunningSince ?? null;
+  if (at !== null && inputs.now - at <= maxAge) return [];
+  if (running !== null && inputs.now - running <= maxAge) return [];
+  const still = running === null ? "" : `; a sync running since ${isoWithOffset(running)} has not finished`;
+  if (at === null) return [evidenceDraft("sync-never", `no sync has ever succeeded${still}`)];
+  // The key is part of the finding id: the last sync's instant as first written (UTC, `Z`), so the same
+  // stale sync stays one finding, alerted once, whatever the message says. The message gives the time
+  // as check's output gives every time (isoTime.ts).
+  const message = `the last successful sync finished ${isoWithOffset(at)}, more than ${control.maxAgeHours} hours ago${still}`;
+  return [evidenceDraft(`sync-${new Date(at).toISOString()}`, message)];
+}
+
 /** The findings of one control over the inputs. */
 export function evaluate(control: Control, inputs: ControlInputs): Evaluation {
   switch (control.kind) {
-    case "sync-freshness": {
-      const at = inputs.lastSyncAt;
-      if (at !== null && inputs.now - at <= control.maxAgeHours * HOUR) return { drafts: [], tickets: [] };
-      if (at === null)
-        return { drafts: [evidenceDraft("sync-never", "no sync has ever succeeded")], tickets: [] };
-      // The key is part of the finding id: the last sync's instant as first written (UTC, `Z`), so the same
-      // stale sync stays one finding, alerted once, whatever the message says. The message gives the time
-      // as check's output gives every time (isoTime.ts).
-      const message = `the last successful sync finished ${isoWithOffset(at)}, more than ${control.maxAgeHours} hours ago`;
-      return { drafts: [evidenceDraft(`sync-${new Date(at).toISOString()}`, message)], tickets: [] };
-    }
+    case "sync-freshness":
+      return { drafts: staleSync(control, inputs), tickets: [] };
     case "completeness":
       // Fail closed, as the report says "Not checked": an empty store proves nothing complete.
       if (inputs.gapDays === null)

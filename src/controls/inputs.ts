@@ -1,13 +1,14 @@
 // What the controls of one project read for a period, all from one report snapshot: the report's own
 // queries for the review rules and completeness (one definition of "unreviewed" and of a gap day), the
 // period's changes, the last sync. `flagtrail check` and the report's Controls section both read
-// through readSnapshotInputs; check adds verify's verdict.
+// through readSnapshotInputs; check adds verify's verdict and whether a sync runs now (its lease).
 import { IntegrityError } from "../errors.ts";
 import type { Period } from "../report/period.ts";
 import { approvalPairer, type ReviewPair } from "../report/reviewPairing.ts";
 import { REVIEW_EXEMPT_ACTION_TYPES, REVIEW_FLOWS } from "../report/reviews.ts";
 import { readCompleteness, unreconciledDays } from "../report/sections/completeness.ts";
 import { reportParamsFor, type ServerDays, serverDaysOf } from "../report/serverDays.ts";
+import { readLiveLeases } from "../store/leases.ts";
 import type { AnyStore } from "../store/openAny.ts";
 import { type ReportParams, type ReportSnapshot, readReportSnapshot } from "../store/reportQueries.ts";
 import { verifyStore } from "../verify/store.ts";
@@ -120,6 +121,16 @@ export async function readInputs(
   });
   return {
     ...fromSnapshot,
+    syncRunningSince: controls.some((c) => c.kind === "sync-freshness")
+      ? await syncRunningSince(store)
+      : null,
     integrityFailure: controls.some((c) => c.kind === "integrity") ? await verdict(store, signingKey) : null,
   };
+}
+
+/** When the sync holding the store's live `sync` lease began (src/sync/runSync.ts), or null: none runs. */
+async function syncRunningSince(store: AnyStore): Promise<number | null> {
+  // A holder that died (kill -9) runs nothing: its row stays until the next sync takes the lease over.
+  const held = (await readLiveLeases(store)).find((l) => l.lease.name === "sync" && l.live);
+  return held === undefined ? null : Number(held.lease.acquiredAt);
 }

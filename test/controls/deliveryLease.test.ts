@@ -120,6 +120,34 @@ describe.each(ENGINES)("delivery lease on %s", (engine) => {
     expect(await deliverLeases()).toEqual([]);
   });
 
+  // The run reads which sinks wait once (runOutbox), but each sink's rows only under its lease: rows read
+  // at the run's start would send again what another run delivered while this one was at the first sink.
+  it("a run held up at its first SIEM sink does not send again the second's findings another run delivered meanwhile", async () => {
+    const other = await startReceiver("ok");
+    try {
+      const sinks = sinksOf([
+        { name: "siem-a", kind: "http", url: receiver.url, format: "raw", batchSize: 1, retries: 0 },
+        { name: "siem-b", kind: "http", url: other.url, format: "raw", retries: 0 },
+      ]) as SiemSink[];
+      await plant(sinks);
+      const running = deliverSinks(first[0]!, sinks, { findingsOnly: true });
+      await waitUntil(() => receiver.requests.length === 1, "the first run's first batch to siem-a");
+      expect(await deliverToSink(second[0]!, sinks[1]!, { findingsOnly: true })).toEqual({
+        events: 0,
+        findings: ALERTS,
+      });
+      receiver.open();
+      expect(await running).toEqual({
+        "siem-a": { events: 0, findings: ALERTS },
+        "siem-b": { events: 0, findings: 0 },
+      });
+      const ids = other.requests.flatMap((r) => r.lines.map((l) => (JSON.parse(l) as { id: string }).id));
+      expect(ids.sort()).toEqual(IDS);
+    } finally {
+      await other.close();
+    }
+  });
+
   const twoHooks = (other: Receiver) =>
     sinksOf(
       [receiver, other].map((r, i) => ({

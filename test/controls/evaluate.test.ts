@@ -186,3 +186,30 @@ describe("the completeness control", () => {
     expect(evaluate(complete!, inputsOf([], [])).drafts).toEqual([]);
   });
 });
+
+describe("the sync-freshness control while a sync runs", () => {
+  const [fresh] = parseControlsConfig(
+    JSON.stringify({ controls: [{ id: "f", kind: "sync-freshness", severity: "high", maxAgeHours: 6 }] }),
+    "test",
+  ).controls;
+  const now = START + 30 * 86_400_000;
+  const judged = (lastSyncAt: number | null, syncRunningSince: number | null) =>
+    evaluate(fresh!, { ...inputsOf([], []), now, lastSyncAt, syncRunningSince }).drafts.map((d) => [
+      d.key,
+      d.message,
+    ]);
+
+  it("a first backfill under way for less than the age is no finding; longer, it says it still runs", () => {
+    expect(judged(null, now - 5 * HOUR)).toEqual([]);
+    expect(judged(null, now - 7 * HOUR)).toEqual([
+      [
+        "sync-never",
+        `no sync has ever succeeded; a sync running since ${new Date(now - 7 * HOUR).toISOString().replace("Z", "+00:00")} has not finished`,
+      ],
+    ]);
+    // No sync running: stale as before, keyed by the last sync whatever the message says.
+    const last = now - 8 * HOUR;
+    expect(judged(last, null).map(([key]) => key)).toEqual([`sync-${new Date(last).toISOString()}`]);
+    expect(judged(last, now - HOUR)).toEqual([]);
+  });
+});

@@ -82,8 +82,10 @@ describe.each(ENGINES)("status of a stuck SIEM sink, on %s", (engine) => {
     );
 
   it("shows the cursor, the findings waiting and the stuck record with its reason; clear once it goes", async () => {
-    // Never delivered: nothing to say about the sink yet.
-    expect((await status()).sinks).toEqual([]);
+    // Never delivered: listed from the config, everything behind (test/commands/statusConfiguredSinks).
+    expect((await status()).sinks).toEqual([
+      { sink: "siem", delivered: null, behind: await total(), findingsWaiting: 0, stuck: null },
+    ]);
 
     const sent = await s.cli(["export", "--sink", "siem"]);
     expect(sent.code).toBe(1);

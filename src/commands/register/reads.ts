@@ -16,6 +16,12 @@ export function registerStatus(program: Command): void {
         default: "every project it holds, each under its name when several",
       }),
     )
+    .addOption(
+      opt("--config <file>", "config file whose SIEM sinks are listed also before they deliver", {
+        default: "./flagtrail.config.json when it exists",
+        env: "FLAGTRAIL_CONFIG",
+      }),
+    )
     .action(lazy(() => import("../status.ts")));
   examples(command, ["flagtrail status", "flagtrail status --db /var/lib/flagtrail/audit.db --json"]);
 }

@@ -4,7 +4,7 @@
 // delivered only after its batch was acknowledged. A crash repeats at most the unacknowledged batch,
 // and every event carries a stable id by which the SIEM can drop that repeat.
 import type { SiemSink } from "../../controls/config.ts";
-import { type DueAlert, dueAlertsNow, retryDelayMs } from "../../controls/deliver.ts";
+import { type DueAlert, type RunOutbox, retryDelayMs, runOutbox } from "../../controls/deliver.ts";
 import { outboxFindingSchema } from "../../controls/finding.ts";
 import { SinkBusyError, underSinkLease } from "../../controls/sinkLease.ts";
 import { unreadableRow } from "../../controls/sinks/failure.ts";
@@ -60,10 +60,10 @@ async function deliverFindings(
   sink: SiemSink,
   transport: Transport,
   stop: AbortSignal,
+  outbox: RunOutbox,
 ): Promise<number> {
   const rows: { row: OutboxRow; event: SinkEvent }[] = [];
-  for (const row of await dueAlertsNow(part.store, Date.now())) {
-    if (row.sink !== sink.name) continue;
+  for (const row of await outbox.dueFor(sink.name)) {
     const event = findingEvent(sink, part.project, row);
     // A row that cannot be read fails alone (its error kept, tried again later): the others still go.
     if (typeof event === "string") await markRowFailed(part, sink, row, event);
@@ -110,19 +110,26 @@ async function deliverFindings(
 export function deliverToSink(
   part: ProjectStore,
   sink: SiemSink,
-  options: { findingsOnly?: boolean; stop?: AbortSignal } = {},
+  options: DeliveryOptions = {},
 ): Promise<SinkCount> {
   return underSinkLease(part.store, sink.name, options.stop, (stop) =>
-    deliverUnderLease(part, sink, options.findingsOnly ?? false, stop),
+    deliverUnderLease(part, sink, { ...options, stop }),
   );
+}
+
+interface DeliveryOptions {
+  findingsOnly?: boolean;
+  stop?: AbortSignal;
+  /** The run's outbox, shared by its sinks (runOutbox); this sink's alone when not given. */
+  outbox?: RunOutbox;
 }
 
 async function deliverUnderLease(
   part: ProjectStore,
   sink: SiemSink,
-  findingsOnly: boolean,
-  stop: AbortSignal,
+  options: DeliveryOptions & { stop: AbortSignal },
 ): Promise<SinkCount> {
+  const { findingsOnly = false, stop } = options;
   const transport = transportFor(sink);
   const records = { events: 0, seq: 0 };
   let stuck: SinkError | undefined;
@@ -141,7 +148,8 @@ async function deliverUnderLease(
   if (stop.aborted) return { events: records.events, findings: 0 };
   let findings: number;
   try {
-    findings = await deliverFindings(part, sink, transport, stop);
+    const outbox = options.outbox ?? (await runOutbox(part.store, Date.now(), true));
+    findings = await deliverFindings(part, sink, transport, stop, outbox);
   } catch (error) {
     // The stuck record is what holds the sink: said first (the findings' own error stays on their rows).
     throw stuck ?? error;
@@ -185,18 +193,19 @@ async function deliverRecords(
 
 /**
  * Every SIEM sink, each on its own: one refusing (`error`), or being delivered by another run (`skipped`),
- * does not hold the others back. For the cycle's log.
+ * does not hold the others back; the run's outbox read once for all of them (runOutbox). For the cycle's log.
  */
 export async function deliverSinks(
   part: ProjectStore,
   sinks: readonly SiemSink[],
-  options: { findingsOnly?: boolean; stop?: AbortSignal } = {},
+  options: DeliveryOptions = {},
 ): Promise<Record<string, SinkCount | { error: string } | { skipped: string }>> {
   const result: Record<string, SinkCount | { error: string } | { skipped: string }> = {};
+  const outbox = options.outbox ?? (await runOutbox(part.store, Date.now()));
   for (const sink of sinks) {
     if (options.stop?.aborted) break;
     try {
-      result[sink.name] = await deliverToSink(part, sink, options);
+      result[sink.name] = await deliverToSink(part, sink, { ...options, outbox });
     } catch (error) {
       if (error instanceof SinkBusyError) result[sink.name] = { skipped: error.message };
       else if (error instanceof SinkError) result[sink.name] = { error: error.message };

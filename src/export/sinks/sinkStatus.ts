@@ -46,14 +46,16 @@ export interface SinkStatus {
 const iso = (ms: number | null) => (ms === null ? null : new Date(Number(ms)).toISOString());
 
 /**
- * Every SIEM sink that delivered records in this project or is stuck at its first one; `total` the
- * project's records (behind a sink without a cursor), `waiting` the outbox's undelivered alerts per sink.
+ * Every SIEM sink that delivered records in this project, is stuck at its first one, or is `configured`
+ * (the config's, by name: one that never delivered is listed too); `total` the project's records (behind
+ * a sink without a cursor), `waiting` the outbox's undelivered alerts per sink.
  */
 export async function readSinksStatus(
   store: AnyStore,
   project: string,
   total: number,
   waiting: readonly { sink: string; alerts: number }[],
+  configured: readonly string[] = [],
 ): Promise<SinkStatus[]> {
   const cursors = new Map(
     (await readCursorsOf(store, project, SINK_CURSOR_PREFIX)).map((c) => [
@@ -64,7 +66,7 @@ export async function readSinksStatus(
   const marks = new Map<string, z.infer<typeof stuckSchema> | null>();
   for (const [key, value] of await readMetaValuesWithPrefix(store, STUCK_PREFIX))
     marks.set(key.slice(STUCK_PREFIX.length), parseStoredJson(stuckSchema, value));
-  const names = [...new Set([...cursors.keys(), ...marks.keys()])].sort();
+  const names = [...new Set([...cursors.keys(), ...marks.keys(), ...configured])].sort();
   return names.map((sink) => {
     const cursor = cursors.get(sink);
     const seq = cursor === undefined ? 0 : Number(cursor.seq);
@@ -86,7 +88,7 @@ export async function readSinksStatus(
   });
 }
 
-/** `SIEM sinks:` and a line per sink (two when it is stuck), or nothing when no sink delivered yet. */
+/** `SIEM sinks:` and a line per sink (two when it is stuck), or nothing when there is none. */
 export function sinksStatusText(sinks: readonly SinkStatus[]): string {
   if (sinks.length === 0) return "";
   const out = ["SIEM sinks:"];

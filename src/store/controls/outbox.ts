@@ -16,14 +16,24 @@ export interface OutboxRow {
 }
 
 /**
- * Undelivered rows whose next attempt is due at `now`, oldest first, then in byte order of finding and
- * sink on both engines (PostgreSQL's default collation would order "h…" before "I…", SQLite does not).
+ * Undelivered rows whose next attempt is due at `now` (only `sink`'s when given), oldest first, then in
+ * byte order of finding and sink on both engines (PostgreSQL's default collation would order "h…" before
+ * "I…", SQLite does not).
  */
-export async function dueAlerts(store: AnyStore, now: number): Promise<OutboxRow[]> {
+export async function dueAlerts(store: AnyStore, now: number, sink?: string): Promise<OutboxRow[]> {
   const q = await queriesOf(store);
   return q.all<OutboxRow>(sql`
     SELECT * FROM control_outbox WHERE delivered_at IS NULL AND next_attempt_at <= ${now}
+      ${sink === undefined ? sql`` : sql`AND sink = ${sink}`}
     ORDER BY created_at, finding_id COLLATE "binary", sink COLLATE "binary"`);
+}
+
+/** The sinks that have an undelivered row due at `now` (their names only, not the payloads). */
+export async function sinksWithDueAlerts(store: AnyStore, now: number): Promise<Set<string>> {
+  const q = await queriesOf(store);
+  const rows = await q.all<{ sink: string }>(sql`
+    SELECT DISTINCT sink FROM control_outbox WHERE delivered_at IS NULL AND next_attempt_at <= ${now}`);
+  return new Set(rows.map((r) => r.sink));
 }
 
 export async function markDelivered(store: AnyStore, row: OutboxRow, at: number): Promise<void> {
