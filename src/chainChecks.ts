@@ -6,11 +6,8 @@
 import { z } from "zod";
 import {
   type CoverageDigest,
-  type CoverageRow,
   checkChainHeadSignature,
   coverageDigestSchema,
-  EMPTY_COVERAGE_DIGEST,
-  foldCoverageRow,
   type QuarantineDigest,
   quarantineDigestSchema,
 } from "./digests.ts";
@@ -241,15 +238,11 @@ function refuseMissingDigest(state: StoredChainEnd): void {
   );
 }
 
-/** Before the sync rehashes coverage: the rows present must still match the stored digest. */
-export function checkCoverageBeforeWrite(meta: StoredChainEnd, rows: readonly CoverageRow[]): void {
+/** Before the sync rehashes coverage: the rows present (`present`, their fold) must still match the stored digest. */
+export function checkCoverageBeforeWrite(meta: StoredChainEnd, present: CoverageDigest): void {
   refuseMissingDigest(meta);
-  compareDigest(
-    "coverage",
-    "chain:coverage",
-    meta.coverageDigest,
-    rows.reduce(foldCoverageRow, EMPTY_COVERAGE_DIGEST),
-    (text) => parseStoredJson(coverageDigestSchema, text),
+  compareDigest("coverage", "chain:coverage", meta.coverageDigest, present, (text) =>
+    parseStoredJson(coverageDigestSchema, text),
   );
 }
 

@@ -63,9 +63,9 @@ export function foldQuarantineRow(state: QuarantineDigest, row: QuarantineRow): 
   return { rows: state.rows + 1, lastId: row.id, digest: chainLink(state.digest, rowHash) };
 }
 
-/** The digest with one more coverage row (rows must come in (filter_key, day) order). */
-export function foldCoverageRow(state: CoverageDigest, row: CoverageRow): CoverageDigest {
-  const rowHash = sha256Hex(
+/** A coverage row's hash, the link the digest adds for it. */
+function coverageRowHash(row: CoverageRow): string {
+  return sha256Hex(
     canonicalJson([
       row.filter_key,
       row.day,
@@ -77,7 +77,53 @@ export function foldCoverageRow(state: CoverageDigest, row: CoverageRow): Covera
       row.quarantined_count,
     ]),
   );
-  return { rows: state.rows + 1, digest: chainLink(state.digest, rowHash) };
+}
+
+const linkCoverageRow = (state: CoverageDigest, rowHash: string): CoverageDigest => ({
+  rows: state.rows + 1,
+  digest: chainLink(state.digest, rowHash),
+});
+
+/** The digest with one more coverage row (rows must come in (filter_key, day) order). */
+export function foldCoverageRow(state: CoverageDigest, row: CoverageRow): CoverageDigest {
+  return linkCoverageRow(state, coverageRowHash(row));
+}
+
+// UTF-8 byte order, as SQLite's BINARY and PostgreSQL's "binary" sort: JS's < compares UTF-16 units instead,
+// which puts U+E000-U+FFFF after the characters past U+FFFF.
+const byteOrder = (a: string, b: string) => (a === b ? 0 : Buffer.compare(Buffer.from(a), Buffer.from(b)));
+const coverageOrder = (a: CoverageRow, b: CoverageRow) =>
+  byteOrder(a.filter_key, b.filter_key) || byteOrder(a.day, b.day);
+
+/**
+ * The digest of the coverage rows present (in fold order), and the one after rows are upserted: each
+ * present row is hashed once, and the links before the first row written are not made again. The sync
+ * writes coverage a window at a time, so it reads and hashes the table once per write, not twice.
+ */
+export function foldCoverageRows(present: readonly CoverageRow[]) {
+  const hashes = present.map(coverageRowHash);
+  const states = [EMPTY_COVERAGE_DIGEST];
+  for (const rowHash of hashes) states.push(linkCoverageRow(states.at(-1)!, rowHash));
+  return {
+    digest: states.at(-1)!,
+    /** The digest once `written` (as stored, one row per key, any order) replace or join the rows. */
+    upserted(written: readonly CoverageRow[]): CoverageDigest {
+      const incoming = [...written].sort(coverageOrder);
+      const before = (i: number, row: CoverageRow) =>
+        i < present.length && coverageOrder(present[i]!, row) < 0;
+      // The links before the first row written stay.
+      let i = 0;
+      while (i < present.length && (incoming.length === 0 || before(i, incoming[0]!))) i += 1;
+      let state = states[i]!;
+      for (const row of incoming) {
+        for (; before(i, row); i += 1) state = linkCoverageRow(state, hashes[i]!);
+        if (i < present.length && coverageOrder(present[i]!, row) === 0) i += 1;
+        state = linkCoverageRow(state, coverageRowHash(row));
+      }
+      for (; i < present.length; i += 1) state = linkCoverageRow(state, hashes[i]!);
+      return state;
+    },
+  };
 }
 
 function headMessage(head: { seq: number; chainHash: string }): string {

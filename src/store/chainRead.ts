@@ -1,7 +1,7 @@
 // What `flagtrail verify` reads, in ONE read snapshot (meta head, records and digests of the same moment,
 // whatever a sync commits). Text keys sort COLLATE "binary": the digests fold rows in byte order.
 import { checkCoverageBeforeWrite, checkQuarantineEnd, type StateBeforeWrite } from "../chainChecks.ts";
-import type { CoverageRow, QuarantineRow } from "../digests.ts";
+import { type CoverageRow, foldCoverageRows, type QuarantineRow } from "../digests.ts";
 import { CHAIN_HEAD_HASH_KEY, CHAIN_HEAD_SEQ_KEY } from "../records/pageTally.ts";
 import { pagesOf, rowsOf } from "./dialect.ts";
 import {
@@ -170,6 +170,9 @@ export async function checkQuarantineEndIn(q: Queries): Promise<void> {
   checkQuarantineEnd(meta.quarantineDigest, meta.quarantineLast);
 }
 
-export async function checkCoverageBeforeWriteIn(q: Queries): Promise<void> {
-  checkCoverageBeforeWrite(await metaOf(q), await q.all<CoverageRow>(COVERAGE_ROWS));
+/** Before a coverage write: the rows present against meta's digest; their fold, for the digest after it. */
+export async function checkCoverageBeforeWriteIn(q: Queries) {
+  const present = foldCoverageRows(await q.all<CoverageRow>(COVERAGE_ROWS));
+  checkCoverageBeforeWrite(await metaOf(q), present.digest);
+  return present;
 }

@@ -1,6 +1,5 @@
 // Per filter set, the newest record seen: sent as latestID by the next incremental run.
-import type { AnyStore } from "./openAny.ts";
-import { inList, type Queries, queriesOf, type SQL, sql } from "./query.ts";
+import { inList, onStore, type Queries, type SQL, sql } from "./query.ts";
 
 export interface Checkpoint {
   filterKey: string;
@@ -17,16 +16,11 @@ function checkpointsWhere(filter: SQL): SQL {
     FROM checkpoints c LEFT JOIN audit_logs a ON a.id = c.latest_id ${filter}`;
 }
 
-export async function readStoredCheckpoint(
-  store: AnyStore,
-  filterKey: string,
-): Promise<Checkpoint | undefined> {
-  return readCheckpointIn(await queriesOf(store), filterKey);
-}
-
 export async function readCheckpointIn(q: Queries, filterKey: string): Promise<Checkpoint | undefined> {
   return q.get<Checkpoint>(checkpointsWhere(sql`WHERE c.filter_key = ${filterKey}`));
 }
+
+export const readStoredCheckpoint = onStore(readCheckpointIn);
 
 export async function writeCheckpointIn(
   q: Queries,

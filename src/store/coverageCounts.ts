@@ -1,5 +1,6 @@
 // The rows of what the store holds per server day (summed by src/sync/coverageCounts.ts), compared with
 // the server's totalItems; which day a record counts for: docs/sync.md (Coverage).
+import type { CoverageRow } from "../digests.ts";
 import { checkCoverageBeforeWriteIn } from "./chainRead.ts";
 import { type CoverageDay, changePendingCoverageDaysIn, writeCoverageRowsQuery } from "./coverageState.ts";
 import { updateCoverageDigestIn } from "./digests.ts";
@@ -106,16 +107,17 @@ export async function recordCoverage(
   await inTransaction(store, async (q) => {
     // Ranges are recorded at once: on PostgreSQL one committing in between looked like an edit here.
     if (q.dialect === "postgres") await q.run(sql`LOCK TABLE coverage IN SHARE ROW EXCLUSIVE MODE`);
-    await checkCoverageBeforeWriteIn(q);
+    const present = await checkCoverageBeforeWriteIn(q);
     // A day listed twice keeps its last row: one statement may not upsert a row twice.
-    const rows = [...new Map(days.map((d) => [d.day, d])).values()];
+    const rows = [...new Map(days.map((d) => [d.day, { filterKey, runId, now, ...d }])).values()];
+    const written: CoverageRow[] = [];
     // 8 parameters a row: 500 rows stay under SQLite's 32,766 and PostgreSQL's 65,535.
     for (let at = 0; at < rows.length; at += COVERAGE_ROWS_PER_STATEMENT) {
       const chunk = rows.slice(at, at + COVERAGE_ROWS_PER_STATEMENT);
-      await q.run(writeCoverageRowsQuery(chunk.map((d) => ({ filterKey, runId, now, ...d }))));
+      written.push(...(await q.all<CoverageRow>(writeCoverageRowsQuery(chunk))));
     }
     await changePendingCoverageDaysIn(q, filterKey, { remove: days.map((d) => d.day) }, now);
-    await updateCoverageDigestIn(q);
+    await updateCoverageDigestIn(q, present.upserted(written));
   });
 }
 

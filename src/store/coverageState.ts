@@ -1,6 +1,7 @@
 // Coverage rows per filter set and server day, the days a finished plan owes a check; the newest record.
 import { z } from "zod";
 import { parseStoredJson } from "../storedJson.ts";
+import { COVERAGE_COLUMNS } from "./digests.ts";
 import { deleteMetaValueQuery, readMetaValueIn, writeMetaValueQuery } from "./metaValues.ts";
 import type { AnyStore } from "./openAny.ts";
 import { inTransaction, type Queries, queriesOf, type SQL, sql } from "./query.ts";
@@ -23,7 +24,7 @@ export interface CoverageDay {
   dayClosed: boolean;
 }
 
-/** Several days' rows in one statement (a backfill checks hundreds: a round trip each on PostgreSQL). */
+/** Days' rows in one statement (a backfill checks hundreds: a round trip each on PostgreSQL), returned as stored. */
 export function writeCoverageRowsQuery(
   rows: readonly (CoverageDay & { filterKey: string; runId: number; now: number })[],
 ): SQL {
@@ -36,7 +37,8 @@ export function writeCoverageRowsQuery(
     VALUES ${sql.join(values, sql`, `)}
     ON CONFLICT (filter_key, day) DO UPDATE SET server_total = excluded.server_total,
       local_count = excluded.local_count, checked_at = excluded.checked_at, sync_run_id = excluded.sync_run_id,
-      day_closed = excluded.day_closed, quarantined_count = excluded.quarantined_count`;
+      day_closed = excluded.day_closed, quarantined_count = excluded.quarantined_count
+    RETURNING ${sql.raw(COVERAGE_COLUMNS)}`;
 }
 
 /** Days of a filter set whose coverage was taken before the server's day ended: to be checked again. */

@@ -3,9 +3,8 @@
 import {
   type CoverageDigest,
   type CoverageRow,
-  EMPTY_COVERAGE_DIGEST,
   EMPTY_QUARANTINE_DIGEST,
-  foldCoverageRow,
+  foldCoverageRows,
   foldQuarantineRow,
   type QuarantineDigest,
   type QuarantineRow,
@@ -27,7 +26,7 @@ export const CHAIN_HEAD_SIGNED_SEQ_KEY = "chain:head_signed_seq";
 
 export const QUARANTINE_COLUMNS =
   "id, record_id, raw, raw_hash, issues, request_path, received_at, sync_run_id";
-const COVERAGE_COLUMNS =
+export const COVERAGE_COLUMNS =
   "filter_key, day, server_total, local_count, checked_at, sync_run_id, day_closed, quarantined_count";
 
 /** Every coverage row, in byte order (as SQLite's BINARY sorts): the order the digest folds them in. */
@@ -84,13 +83,13 @@ export async function digestEntriesIn(
   return entries;
 }
 
-/** Rehashes every coverage row (one a day per filter set: small). */
+/** Every coverage row rehashed (one a day per filter set: small). */
 const coverageDigestIn = async (q: Queries): Promise<CoverageDigest> =>
-  (await q.all<CoverageRow>(COVERAGE_ROWS)).reduce(foldCoverageRow, EMPTY_COVERAGE_DIGEST);
+  foldCoverageRows(await q.all<CoverageRow>(COVERAGE_ROWS)).digest;
 
-/** …and stores it. */
-export async function updateCoverageDigestIn(q: Queries): Promise<CoverageDigest> {
-  const state = await coverageDigestIn(q);
+/** Writes the coverage digest: `folded` by the caller, or every row rehashed. */
+export async function updateCoverageDigestIn(q: Queries, folded?: CoverageDigest): Promise<CoverageDigest> {
+  const state = folded ?? (await coverageDigestIn(q));
   await q.run(writeDigest(COVERAGE_DIGEST_KEY, state));
   return state;
 }

@@ -8,7 +8,7 @@ import { inEntityChain } from "./entityChain.ts";
 import { linkAndDiffConfigIn } from "./entityLinks.ts";
 import { ENTITY_TABLES } from "./entityTables.ts";
 import type { AnyStore } from "./openAny.ts";
-import { inList, insertInto, type Queries, queriesOf, type SQL, sql } from "./query.ts";
+import { inList, insertInto, onStore, type Queries, type SQL, sql } from "./query.ts";
 import type { TableSpec } from "./tableKinds.ts";
 
 export interface VersionInput {
@@ -111,70 +111,59 @@ export type ChangedSnapshots = <T extends SnapshotItem>(
   lastHashes: ReadonlyMap<string, string>,
 ) => { item: T; raw: string; hash: string }[];
 
-// Appends a row to `into.table` for each item `changed` finds differing from its newest row (by
-// `idColumn`, among the rows `scope` selects); returns how many. `keyOf` gives the columns before taken_at.
-function appendSnapshots<T extends SnapshotItem>(
-  store: AnyStore,
-  items: readonly T[],
-  context: WriteContext,
-  changed: ChangedSnapshots,
-  into: { table: TableSpec; idColumn: string; scope: SQL; keyOf: (item: T) => unknown[] },
-): Promise<number> {
-  return inEntityChain(store, context.now, async (q, chain) => {
-    const ids = [...new Set(items.map((item) => item.id))];
-    const id = sql.raw(into.idColumn);
-    const last =
-      ids.length === 0
-        ? []
-        : await q.all<{ id: string; hash: string }>(
-            sql`SELECT id, hash FROM (
-                SELECT ${id} AS id, record_hash AS hash,
-                       row_number() OVER (PARTITION BY ${id} ORDER BY entity_seq DESC) AS n
-                FROM ${sql.raw(into.table.name)} WHERE ${into.scope} ${id} IN ${inList(ids)}) newest
-              WHERE n = 1`,
-          );
-    const writes = changed(items, new Map(last.map((r) => [r.id, r.hash])));
-    const rows = writes.map(({ item, raw, hash }) => {
-      const link = chain.next(hash);
-      return [...into.keyOf(item), context.now, raw, hash, link.seq, link.hash, context.runId];
+// A writer of one kind of snapshot, for the entity (`owner`: a layer, an event) a read was of. It appends a
+// row to `into.table` for each item `changed` finds differing from its newest row (by `idColumn`, among the
+// rows `scope` selects), and returns how many. `keyOf` gives the columns before taken_at.
+function snapshotWriter<T extends SnapshotItem>(
+  into: (owner: string) => { table: TableSpec; idColumn: string; scope: SQL; keyOf: (item: T) => unknown[] },
+) {
+  return (
+    store: AnyStore,
+    owner: string,
+    items: readonly T[],
+    context: WriteContext,
+    changed: ChangedSnapshots,
+  ) =>
+    inEntityChain(store, context.now, async (q, chain) => {
+      const { table, idColumn, scope, keyOf } = into(owner);
+      const ids = [...new Set(items.map((item) => item.id))];
+      const id = sql.raw(idColumn);
+      const last =
+        ids.length === 0
+          ? []
+          : await q.all<{ id: string; hash: string }>(
+              sql`SELECT id, hash FROM (
+                  SELECT ${id} AS id, record_hash AS hash,
+                         row_number() OVER (PARTITION BY ${id} ORDER BY entity_seq DESC) AS n
+                  FROM ${sql.raw(table.name)} WHERE ${scope} ${id} IN ${inList(ids)}) newest
+                WHERE n = 1`,
+            );
+      const writes = changed(items, new Map(last.map((r) => [r.id, r.hash])));
+      const rows = writes.map(({ item, raw, hash }) => {
+        const link = chain.next(hash);
+        return [...keyOf(item), context.now, raw, hash, link.seq, link.hash, context.runId];
+      });
+      await insertInto(q, table, rows);
+      await finishReadIn(q, context);
+      return writes.length;
     });
-    await insertInto(q, into.table, rows);
-    await finishReadIn(q, context);
-    return writes.length;
-  });
 }
 
 /** Snapshots of a layer's experiments: a row per experiment whose content changed since its last one. */
-export function writeExperimentSnapshots(
-  store: AnyStore,
-  layerId: string,
-  items: readonly SnapshotInput[],
-  context: WriteContext,
-  changed: ChangedSnapshots,
-): Promise<number> {
-  return appendSnapshots(store, items, context, changed, {
-    table: ENTITY_TABLES.experimentSnapshots,
-    idColumn: "experiment_id",
-    scope: sql``,
-    keyOf: (item) => [layerId, item.id, item.name, item.status],
-  });
-}
+export const writeExperimentSnapshots = snapshotWriter<SnapshotInput>((layerId) => ({
+  table: ENTITY_TABLES.experimentSnapshots,
+  idColumn: "experiment_id",
+  scope: sql``,
+  keyOf: (item) => [layerId, item.id, item.name, item.status],
+}));
 
 /** Snapshots of an event's metrics: a row per metric whose content changed since its last one. */
-export function writeMetricSnapshots(
-  store: AnyStore,
-  eventName: string,
-  items: readonly SnapshotItem[],
-  context: WriteContext,
-  changed: ChangedSnapshots,
-): Promise<number> {
-  return appendSnapshots(store, items, context, changed, {
-    table: ENTITY_TABLES.metricSnapshots,
-    idColumn: "metric_id",
-    scope: sql`event_name = ${eventName} AND`,
-    keyOf: (item) => [eventName, item.id],
-  });
-}
+export const writeMetricSnapshots = snapshotWriter<SnapshotItem>((eventName) => ({
+  table: ENTITY_TABLES.metricSnapshots,
+  idColumn: "metric_id",
+  scope: sql`event_name = ${eventName} AND`,
+  keyOf: (item) => [eventName, item.id],
+}));
 
 // A read is marked done (the due lists go by its fetch row) in the transaction of what it returned: a
 // write that fails leaves the entity due, and the next run reads it again. Invalid items are never
@@ -189,9 +178,7 @@ async function finishReadIn(q: Queries, { read, now, runId }: WriteContext): Pro
 }
 
 /** An entity read that stores nothing (a 404 or 403), stamped with the newest audit record it caught up with. */
-export async function recordEntityFetch(store: AnyStore, fetch: EntityFetch, context: WriteContext) {
-  await recordEntityFetchIn(await queriesOf(store), fetch, context);
-}
+export const recordEntityFetch = onStore(recordEntityFetchIn);
 
 async function recordEntityFetchIn(q: Queries, fetch: EntityFetch, context: WriteContext): Promise<void> {
   await q.run(

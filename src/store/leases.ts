@@ -4,7 +4,7 @@
 import { DatabaseBusyError, LockedError } from "../errors.ts";
 import { holderGone } from "../holders.ts";
 import { type AnyStore, pgSide } from "./openAny.ts";
-import { inTransaction, type Queries, queriesOf, type SQL, sql } from "./query.ts";
+import { inTransaction, onStore, type Queries, queriesOf, type SQL, sql } from "./query.ts";
 
 export interface Lease {
   name: string;
@@ -127,9 +127,7 @@ export async function releaseLease(store: AnyStore, name: string, holder: string
   return true;
 }
 
-export async function readLease(store: AnyStore, name: string): Promise<Lease | undefined> {
-  return readRow(await queriesOf(store), name);
-}
+export const readLease = onStore(readRow);
 
 /** A lease and whether its holder is alive (for status): by pid and expiry on SQLite, by its lock on PostgreSQL. */
 const liveOf = async (store: AnyStore, lease: Lease) => ({

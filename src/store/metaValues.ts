@@ -1,6 +1,6 @@
 // Small named values kept in the store's `meta` table; the texts also run in transactions and synchronously.
 import type { AnyStore } from "./openAny.ts";
-import { type Queries, queriesOf, type SQL, sql } from "./query.ts";
+import { onStore, type Queries, queriesOf, type SQL, sql } from "./query.ts";
 
 export const metaValueQuery = (key: string): SQL => sql`SELECT value FROM meta WHERE key = ${key}`;
 
@@ -26,9 +26,7 @@ export async function readMetaValueIn(q: Queries, key: string): Promise<string |
   return (await q.get<{ value: string }>(metaValueQuery(key)))?.value;
 }
 
-export async function readMetaValue(store: AnyStore, key: string): Promise<string | undefined> {
-  return readMetaValueIn(await queriesOf(store), key);
-}
+export const readMetaValue = onStore(readMetaValueIn);
 
 export async function writeMetaValue(
   store: AnyStore,

@@ -66,26 +66,18 @@ function statementOf(sqlite: Database.Database, text: string): Database.Statemen
   return statement;
 }
 
-function prepared(sqlite: Database.Database, query: SQL) {
+/** `query`'s statement (prepared once per text), run by `use` with its parameters. */
+function runPrepared<T>(db: Database.Database, query: SQL, use: (s: Database.Statement, p: unknown[]) => T) {
   const { sql: text, params } = sqliteDialect.sqlToQuery(query);
-  return { statement: statementOf(sqlite, text), params };
+  return use(statementOf(db, text), params);
 }
 
 /** The same texts run at once, for callers inside a better-sqlite3 transaction (which cannot await). */
 export function sqliteQueriesOn(sqlite: Database.Database) {
   return {
-    all: <R>(query: SQL) => {
-      const { statement, params } = prepared(sqlite, query);
-      return statement.all(...params) as R[];
-    },
-    get: <R>(query: SQL) => {
-      const { statement, params } = prepared(sqlite, query);
-      return statement.get(...params) as R | undefined;
-    },
-    run: (query: SQL) => {
-      const { statement, params } = prepared(sqlite, query);
-      return statement.run(...params).changes;
-    },
+    all: <R>(query: SQL) => runPrepared(sqlite, query, (s, p) => s.all(...p) as R[]),
+    get: <R>(query: SQL) => runPrepared(sqlite, query, (s, p) => s.get(...p) as R | undefined),
+    run: (query: SQL) => runPrepared(sqlite, query, (s, p) => s.run(...p).changes),
     insertRows: (table: string, columns: readonly string[], rows: readonly (readonly unknown[])[]) => {
       if (rows.length === 0) return 0;
       const statement = statementOf(
@@ -113,6 +105,11 @@ function sqliteQueries(store: Store): Queries {
 /** Queries on `store` outside a transaction (each statement commits on its own). */
 export async function queriesOf(store: AnyStore): Promise<Queries> {
   return store.engine === "sqlite" ? sqliteQueries(store) : (await pgSide()).pgQueries(store);
+}
+
+/** `fn`, written for a transaction's queries, as a function of a store run outside one (queriesOf). */
+export function onStore<A extends unknown[], R>(fn: (q: Queries, ...args: A) => Promise<R>) {
+  return async (store: AnyStore, ...args: A): Promise<R> => fn(await queriesOf(store), ...args);
 }
 
 // SQLite transactions queue per connection: `fn` may await, and one begun meanwhile would nest inside it.

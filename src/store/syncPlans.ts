@@ -12,7 +12,7 @@ import {
   writeMetaValueQuery,
 } from "./metaValues.ts";
 import type { AnyStore } from "./openAny.ts";
-import { inTransaction, type Queries, queriesOf, sql } from "./query.ts";
+import { inTransaction, onStore, type Queries, queriesOf, sql } from "./query.ts";
 
 /** What a resumed run must reuse exactly: the same windows, page size and latestID as when it began. */
 const syncPlanSchema = z.object({
@@ -87,9 +87,7 @@ async function windowsIn(q: Queries, filterKey: string): Promise<SyncWindow[]> {
   );
 }
 
-export async function readStoredWindows(store: AnyStore, filterKey: string): Promise<SyncWindow[]> {
-  return windowsIn(await queriesOf(store), filterKey);
-}
+export const readStoredWindows = onStore(windowsIn);
 
 export async function advanceWindowIn(
   q: Queries,

@@ -10,6 +10,14 @@ const C = 'COLLATE "C"';
 const TYPES =
   "(@types::json IS NULL OR ch.action_type IN (SELECT value FROM json_array_elements_text(@types::json)))";
 
+// As `a`, `columns` of the records of one action type (`type`) from `from` to @end, found through the index
+// on (action_type, occurred_at): LATERAL with OFFSET 0 is not flattened, so it is probed per type.
+const ofType = (type: string, columns: string, from = "@start") => `CROSS JOIN LATERAL (
+  SELECT ${columns} FROM audit_logs r
+  WHERE r.action_type = ${type} AND r.occurred_at >= ${from} AND r.occurred_at < @end
+  OFFSET 0
+) a`;
+
 // The review flows' approvals in the window's events (`more`: columns after the id, each ending in a comma).
 const approvals = (
   more: string,
@@ -53,11 +61,7 @@ export const PG_UNREVIEWED_IDS = `WITH events AS (
   SELECT CASE c.category WHEN 'config_edit' THEN 'config' ELSE 'experiment' END AS kind, a.name,
          a.occurred_at, a.seq, a.id, 0 AS is_approval
   FROM action_type_categories c
-  CROSS JOIN LATERAL (
-    SELECT r.name, r.occurred_at, r.seq, r.id FROM audit_logs r
-    WHERE r.action_type = c.action_type AND r.occurred_at >= @reviewStart AND r.occurred_at < @end
-    OFFSET 0
-  ) a
+  ${ofType("c.action_type", "name, occurred_at, seq, id", "@reviewStart")}
   WHERE c.category IN ('experiment_state_change', 'config_edit')
     AND c.action_type NOT IN (SELECT value FROM json_array_elements_text(@exempt::json))
   UNION ALL
@@ -73,22 +77,20 @@ WHERE o.unreviewed`;
 
 /**
  * The change CSVs in one read (SQLite's: reportQueries/changesCsv.ts; unreviewed: PG_UNREVIEWED_IDS'), client
- * CPU on the 1M month 2.1–2.3 → 1.8–2.0 s. Per action type through the index on (action_type, occurred_at)
- * (LATERAL with OFFSET 0 is not flattened): the one text's join scanned the month (82,192 rows for 9,787:
- * 329 → 139 ms). Only records with a rule-diff summary can have rule changes (ruleDiffs.ts writes both).
+ * CPU on the 1M month 2.1–2.3 → 1.8–2.0 s. Per action type (ofType): the one text's join scanned the month
+ * (82,192 rows for 9,787: 329 → 139 ms). Only records with a rule-diff summary can have rule changes
+ * (ruleDiffs.ts writes both).
  */
 export const PG_CHANGES_CSV = `SELECT a.occurred_at, a.id, a.updated_by, a.updated_by_user_id, a.modifier_email,
        a.name, a.action_type, a.change_log, s.summary AS rule_diff_summary, c.category, 0 AS unreviewed,
        CASE WHEN c.category = 'config_edit' AND s.audit_log_id IS NOT NULL
          THEN (SELECT count(*) FROM rule_changes rc WHERE rc.audit_log_id = a.id) ELSE 0 END AS rule_changes
 FROM action_type_categories c
-CROSS JOIN LATERAL (
-  SELECT r.occurred_at, r.seq, r.id, r.updated_by, r.updated_by_user_id, r.modifier_email, r.name,
-         r.action_type, r.change_log
-  FROM audit_logs r
-  WHERE r.action_type = c.action_type AND r.occurred_at >= @start AND r.occurred_at < @end
-  OFFSET 0
-) a
+${ofType(
+  "c.action_type",
+  `occurred_at, seq, id, updated_by, updated_by_user_id, modifier_email, name,
+  action_type, change_log`,
+)}
 LEFT JOIN rule_diff_summaries s ON s.audit_log_id = a.id
 WHERE c.category IN ('experiment_state_change', 'config_edit')
   AND ${TYPES.replaceAll("ch.", "a.")}
@@ -97,23 +99,18 @@ ORDER BY a.occurred_at, a.seq`;
 export const PG_VARIANTS: Partial<Record<ReportQueryName, string>> = {
   // The same per action type for the rejections: the one text's IN over @rejects was a scan of the
   // month's records (82,192) for 979 on 1M: EXPLAIN ANALYZE 297 ms.
-  rejected: `SELECT r.occurred_at, r.name, r.action_type, r.updated_by, r.change_log, r.id
+  rejected: `SELECT a.occurred_at, a.name, a.action_type, a.updated_by, a.change_log, a.id
 FROM (SELECT DISTINCT value AS action_type FROM json_array_elements_text(@rejects::json)) t
-CROSS JOIN LATERAL (
-  SELECT a.occurred_at, a.seq, a.name, a.action_type, a.updated_by, a.change_log, a.id
-  FROM audit_logs a
-  WHERE a.action_type = t.action_type AND a.occurred_at >= @start AND a.occurred_at < @end
-  OFFSET 0
-) r
-WHERE ${TYPES.replaceAll("ch.", "r.")}
-ORDER BY r.occurred_at, r.seq`,
+${ofType("t.action_type", "occurred_at, seq, name, action_type, updated_by, change_log, id")}
+WHERE ${TYPES.replaceAll("ch.", "a.")}
+ORDER BY a.occurred_at, a.seq`,
 
   ...unreviewedQueries(UNREVIEWED, C),
 
   // One row per flow and action type, whose records of the window are found through the index on
-  // (action_type, occurred_at): on 1M ~30 ms. An IN over the flow's four columns scanned the window against
-  // each flow (seconds); a plain join hashed every record of the window (PostgreSQL counts 100 rows for any
-  // json_array_elements): ~150 ms. LATERAL with OFFSET 0 is not flattened, so it is probed per type.
+  // (action_type, occurred_at), ofType: on 1M ~30 ms. An IN over the flow's four columns scanned the window
+  // against each flow (seconds); a plain join hashed every record of the window (PostgreSQL counts 100 rows
+  // for any json_array_elements): ~150 ms.
   reviewRecords: `WITH flows AS (
   SELECT f.n, f.value ->> 'entity' AS entity, f.value ->> 'create' AS create_type,
          f.value ->> 'accept' AS accept_type, f.value ->> 'reject' AS reject_type,
@@ -131,11 +128,11 @@ SELECT a.seq, a.id, a.occurred_at, a.name, f.entity,
        a.action_type, a.change_log, a.updated_by, a.updated_by_user_id
 FROM flow_types t
 JOIN flows f ON f.n = t.n
-CROSS JOIN LATERAL (
-  SELECT r.seq, r.id, r.occurred_at, r.name, r.action_type, r.change_log, r.updated_by, r.updated_by_user_id
-  FROM audit_logs r
-  WHERE r.action_type = t.action_type AND r.occurred_at >= @reviewStart AND r.occurred_at < @end
-  OFFSET 0
-) a
+${ofType(
+  "t.action_type",
+  `seq, id, occurred_at, name, action_type, change_log, updated_by,
+  updated_by_user_id`,
+  "@reviewStart",
+)}
 ORDER BY f.entity ${C}, a.name ${C}, a.occurred_at, a.action_type <> f.create_type, a.seq`,
 };
