@@ -20,8 +20,11 @@ export const SYNC_DEFAULTS = {
   /** First run without a start day: this many days back from the end day. */
   backfillDays: 90,
   leaseTtlMs: 60_000,
-  /** A write transaction holds at most this many records… */
-  batchRecords: 2_000,
+  /**
+   * A write transaction holds at most this many records… (a PostgreSQL batch costs its round trips and
+   * commit whatever its size: a 50k first sync took 4.66 s at 5,000 against 5.03 s at 2,000, 3 pairs)
+   */
+  batchRecords: 5_000,
   /** …or the pages fetched in this many milliseconds, whichever comes first. */
   batchMs: 2_000,
 } as const;
