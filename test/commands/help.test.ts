@@ -80,6 +80,27 @@ describe("--help style", () => {
     },
   );
 
+  // The signing keys have no option (a key on the command line shows in ps), so without these lines
+  // `--help` never named FLAGTRAIL_SIGNING_KEY_PREVIOUS, the way out of a sync refused after a rotation.
+  it.each([
+    ["sync", ["FLAGTRAIL_SIGNING_KEY", "FLAGTRAIL_SIGNING_KEY_PREVIOUS"]],
+    ["daemon", ["FLAGTRAIL_SIGNING_KEY", "FLAGTRAIL_SIGNING_KEY_PREVIOUS"]],
+    ["check", ["FLAGTRAIL_SIGNING_KEY"]],
+  ] as const)("flagtrail %s --help names the signing keys it reads", (name, variables) => {
+    const command = program.commands.find((c) => c.name() === name);
+    if (!command) throw new Error(`${name} missing`);
+    let text = "";
+    command.configureOutput({
+      writeOut: (chunk) => {
+        text += chunk;
+      },
+    });
+    command.outputHelp();
+    const section = /\nEnvironment:\n([\s\S]*?)\n\nExamples:/.exec(text)?.[1] ?? "";
+    for (const variable of variables) expect(section).toMatch(new RegExp(`^  ${variable}\\n {6}\\S`, "m"));
+    expect(Math.max(...section.split("\n").map((line) => line.length))).toBeLessThanOrEqual(80);
+  });
+
   it("docs/simulator.md lists every option of `flagtrail simulate`", () => {
     const simulate = program.commands.find((c) => c.name() === "simulate");
     if (!simulate) throw new Error("simulate missing");
