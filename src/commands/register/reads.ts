@@ -6,7 +6,8 @@ export function registerStatus(program: Command): void {
   const command = program
     .command("status")
     .description(
-      "Show what the store holds: records, checkpoints, last runs, coverage gaps, quarantine, mutations.",
+      "Show what the store holds: records, checkpoints, last runs, coverage gaps, quarantine, mutations, " +
+        "entity history, open findings, the daemon's last cycle, delivery leases and SIEM sinks.",
     )
     .addOption(dbOption())
     .addOption(dbFileOption())

@@ -137,7 +137,10 @@ export function registerDaemon(program: Command): void {
   const command = addSyncOptions(
     program
       .command("daemon")
-      .description("Sync on a schedule (node-cron), optionally followed by the previous period's report.")
+      .description(
+        "Sync on a schedule (node-cron); after each sync, the previous period's report (--report), the " +
+          "config's controls and the deliveries to its sinks.",
+      )
       .option("--cron <expr>", "cron expression; 6 fields allow seconds", "0 2 * * *")
       .option("--tz <zone>", "time zone of the schedule and of report days", "UTC")
       .option(
