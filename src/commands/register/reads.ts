@@ -78,7 +78,7 @@ export function registerSql(program: Command): void {
     .addOption(dbOption())
     .addOption(dbFileOption())
     .addOption(
-      opt("--format <format>", "output: table, csv, json or nl, the last one JSON object per line", {
+      opt("--format <format>", "output: table, csv, json, or nl for one JSON object per line", {
         default: "table",
       }),
     )
