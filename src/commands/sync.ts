@@ -204,7 +204,7 @@ function formatOutcomes(
     const projects = outcomes.map((o) =>
       o.ok
         ? { project: o.project, summary: o.value }
-        : { project: o.project, error: describeFailure(o.error) },
+        : { project: o.project, error: describeFailure(o.error, o.project) },
     );
     return `${JSON.stringify({ projects }, null, 2)}\n`;
   }
@@ -212,7 +212,7 @@ function formatOutcomes(
     .map((o) =>
       o.ok
         ? `Project ${o.project}\n${formatSummary(o.value)}`
-        : `Project ${o.project}\n  failed: ${describeFailure(o.error)}\n`,
+        : `Project ${o.project}\n  failed: ${describeFailure(o.error, o.project)}\n`,
     )
     .join("");
 }
