@@ -116,9 +116,10 @@ export function registerVerify(program: Command): void {
   const command = program
     .command("verify")
     .description(
-      "Re-walk the store's hash chain and name the first broken link, check quarantine and coverage against " +
-        "their digests and, when FLAGTRAIL_SIGNING_KEY is set, the chain head's signature; with --manifest, " +
-        "re-hash the report files it lists and check its HMAC. Exit 1 on any mismatch.",
+      "Re-walk the store's hash chains (records, entity history, waivers) and name the first broken link, " +
+        "check quarantine and coverage against their digests and, when FLAGTRAIL_SIGNING_KEY is set, the " +
+        "chain head's signature; with --manifest, re-hash the report files it lists and check its HMAC. " +
+        "Exit 1 on any mismatch.",
     )
     .addOption(dbOption())
     .addOption(dbFileOption())
