@@ -66,6 +66,14 @@ function safeDecode(text: string): string {
  */
 export function parseStoreLocation(value: string): StoreLocation {
   const scheme = SCHEME.exec(value)?.[1]?.toLowerCase();
+  // `postgres:u:pw@host` (the slashes forgotten) would be a SQLite file named with the password, and
+  // every message naming the store would show it; the rest is not repeated, as maskUrl cannot parse it.
+  if (scheme === undefined && /^postgres(?:ql)?:/i.test(value)) {
+    throw new UsageError(
+      `Not a valid PostgreSQL URL: it starts with "${value.split(":")[0]}:" without "//" (the rest is not shown: ` +
+        "it may hold a password); write postgres://user@host/database.",
+    );
+  }
   if (scheme === undefined) return { engine: "sqlite", path: value };
   if (!POSTGRES_SCHEMES.has(scheme)) {
     throw new UsageError(

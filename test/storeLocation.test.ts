@@ -47,6 +47,28 @@ describe("parseStoreLocation", () => {
     }
   });
 
+  // The slashes forgotten made a SQLite file named "postgres:flagtrail:hunter2@db.internal", whose name
+  // (password included) every message naming the store then printed.
+  it("refuses a postgres: URL without // instead of reading it as a file path", () => {
+    for (const value of [
+      "postgres:flagtrail:hunter2@db.internal",
+      "PostgreSQL:/u:hunter2@h/d",
+      "postgres:",
+    ]) {
+      let caught: unknown;
+      try {
+        parseStoreLocation(value);
+      } catch (error) {
+        caught = error;
+      }
+      expect(caught).toBeInstanceOf(UsageError);
+      expect((caught as Error).message).not.toContain("hunter2");
+      expect((caught as Error).message).toMatch(
+        /^Not a valid PostgreSQL URL: .*write postgres:\/\/user@host\/database\.$/,
+      );
+    }
+  });
+
   it("refuses a postgres URL that does not parse", () => {
     expect(() => parseStoreLocation("postgres://u:hunter2@[bad/db")).toThrow(UsageError);
     expect(() => parseStoreLocation("postgres://u:hunter2@[bad/db")).toThrow(

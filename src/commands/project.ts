@@ -71,9 +71,14 @@ export async function forEachProject<T>(
   return outcomes;
 }
 
-/** A failure's one sentence, as the CLI prints it. */
-export function describeFailure(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
+/**
+ * A failure's one sentence, as the CLI prints it; beside the project's name, without the "Project NAME: "
+ * a project's own errors start with (for `--project NAME` alone), which read "eu (Project eu: …)".
+ */
+export function describeFailure(error: unknown, project?: string): string {
+  const message = error instanceof Error ? error.message : String(error);
+  const own = `Project ${project}: `;
+  return project !== undefined && message.startsWith(own) ? message.slice(own.length) : message;
 }
 
 /**
@@ -85,7 +90,9 @@ export function throwIfFailed(outcomes: readonly ProjectOutcome<unknown>[]): voi
   const [first] = failed;
   if (first === undefined) return;
   if (outcomes.length === 1) throw first.error;
-  const reasons = failed.map((o) => `${o.project} (${describeFailure(o.error).replace(/\.$/, "")})`);
+  const reasons = failed.map(
+    (o) => `${o.project} (${describeFailure(o.error, o.project).replace(/\.$/, "")})`,
+  );
   const sentence = `${failed.length} of ${outcomes.length} projects failed: ${reasons.join("; ")}.`;
   if (failed.every((o) => o.error instanceof AbortedError)) throw new AbortedError(sentence);
   throw new FlagtrailError(sentence);

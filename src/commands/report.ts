@@ -97,9 +97,14 @@ export async function action(raw: Record<string, unknown>): Promise<void> {
   );
   if (result.unsignedHeads.length > 0) {
     const which = result.unsignedHeads.length > 1 ? ` (projects ${result.unsignedHeads.join(", ")})` : "";
+    // Not signed with this key: never signed (a sync with the key signs it), or signed with another
+    // one, which that sync refuses: a rotation, or records cut off the end. The two read alike here.
     process.stderr.write(
       `Note: the store's chain head is not signed with FLAGTRAIL_SIGNING_KEY${which}, so \`flagtrail verify\` ` +
-        "with the key fails on the store until it is: run `flagtrail sync` with the key, which signs it.\n",
+        "with the key fails on the store until it is. A head never signed (last synced without the key) is " +
+        "signed by the next `flagtrail sync` with the key; a head signed with another key makes that sync " +
+        "refuse: after a key rotation give the old key as FLAGTRAIL_SIGNING_KEY_PREVIOUS, else records were " +
+        "cut off the end (docs/operations.md, Backups).\n",
     );
   }
 }

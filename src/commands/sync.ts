@@ -106,7 +106,7 @@ export function formatSummary(summary: SyncSummary): string {
   const lines = [
     `${verb} ${summary.range.since} .. ${summary.range.until} (${filter}) in ${summary.seconds} s${summary.resumed ? ", resumed an interrupted run" : ""}`,
     `  fetched ${summary.fetched}, new ${summary.inserted}, duplicates ${summary.duplicates}, mutations ${summary.mutations}, quarantined ${summary.quarantined}, warnings ${summary.warnings}`,
-    `  requests ${summary.requests} (coverage ${summary.coverageRequests}), retries ${summary.retries}, 429s received ${summary.throttled}, page size ${summary.pageSize}, windows ${summary.windows}`,
+    `  requests ${summary.requests} (${summary.coverageRequests} of them for coverage), retries ${summary.retries}, 429s received ${summary.throttled}, page size ${summary.pageSize}, windows ${summary.windows}`,
     `  coverage ${summary.coverageDays} days, days with gaps ${summary.coverageGaps.length}`,
   ];
   if (summary.coverageOpenDays.length > 0) {
@@ -204,7 +204,7 @@ function formatOutcomes(
     const projects = outcomes.map((o) =>
       o.ok
         ? { project: o.project, summary: o.value }
-        : { project: o.project, error: describeFailure(o.error) },
+        : { project: o.project, error: describeFailure(o.error, o.project) },
     );
     return `${JSON.stringify({ projects }, null, 2)}\n`;
   }
@@ -212,7 +212,7 @@ function formatOutcomes(
     .map((o) =>
       o.ok
         ? `Project ${o.project}\n${formatSummary(o.value)}`
-        : `Project ${o.project}\n  failed: ${describeFailure(o.error)}\n`,
+        : `Project ${o.project}\n  failed: ${describeFailure(o.error, o.project)}\n`,
     )
     .join("");
 }

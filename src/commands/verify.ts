@@ -123,7 +123,7 @@ async function verifyProjects(
       process.stdout.write(
         o.ok
           ? `Project ${o.project}: OK: ${storeText(o.value).join("; ")}\n`
-          : `Project ${o.project}: FAILED: ${describeFailure(o.error)}\n`,
+          : `Project ${o.project}: FAILED: ${describeFailure(o.error, o.project)}\n`,
       );
     }
     throwIfFailed(outcomes);

@@ -2,10 +2,13 @@
 // parenthesis whose parts come in a fixed order: `required`, `one of: …`, `default: …`, `env: NAME`
 // (no `(default "4")`, `(env X)` or defaults buried in the text), and every command ends with examples.
 // Checked in-process on the program the CLI builds, so an option added later is held to it too.
-import { readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import type { Command } from "commander";
 import { describe, expect, it } from "vitest";
 import { buildProgram } from "../../src/cli.ts";
+import { runCliInProcess } from "../helpers/inProcessCli.ts";
 
 const PART = /^(?:required|one of: [^;]+|default: [^;"][^;]*|env: [A-Z][A-Z0-9_]*)$/;
 const ORDER = ["required", "one of", "default", "env"];
@@ -79,6 +82,40 @@ describe("--help style", () => {
       expect(named.filter((flag) => !own.has(flag))).toEqual([]);
     },
   );
+
+  // The signing keys have no option (a key on the command line shows in ps), so without these lines
+  // `--help` never named FLAGTRAIL_SIGNING_KEY_PREVIOUS, the way out of a sync refused after a rotation.
+  it.each([
+    ["sync", ["FLAGTRAIL_SIGNING_KEY", "FLAGTRAIL_SIGNING_KEY_PREVIOUS"]],
+    ["daemon", ["FLAGTRAIL_SIGNING_KEY", "FLAGTRAIL_SIGNING_KEY_PREVIOUS"]],
+    ["check", ["FLAGTRAIL_SIGNING_KEY"]],
+  ] as const)("flagtrail %s --help names the signing keys it reads", (name, variables) => {
+    const command = program.commands.find((c) => c.name() === name);
+    if (!command) throw new Error(`${name} missing`);
+    let text = "";
+    command.configureOutput({
+      writeOut: (chunk) => {
+        text += chunk;
+      },
+    });
+    command.outputHelp();
+    const section = /\nEnvironment:\n([\s\S]*?)\n\nExamples:/.exec(text)?.[1] ?? "";
+    for (const variable of variables) expect(section).toMatch(new RegExp(`^  ${variable}\\n {6}\\S`, "m"));
+    expect(Math.max(...section.split("\n").map((line) => line.length))).toBeLessThanOrEqual(80);
+  });
+
+  // The description is the list a user reads before running it; it had fallen behind the checks
+  // (free pages, sink secrets). No key and no store here, so doctor sends no request.
+  it("flagtrail doctor's description names every check it prints", async () => {
+    const doctor = program.commands.find((c) => c.name() === "doctor");
+    if (!doctor) throw new Error("doctor missing");
+    const dir = mkdtempSync(join(tmpdir(), "flagtrail-help-doctor-"));
+    const run = await runCliInProcess(["doctor", "--json"], { cwd: dir });
+    const names = (JSON.parse(run.stdout) as { name: string }[]).map((check) => check.name);
+    expect(names).toContain("sink secrets");
+    const description = doctor.description().toLowerCase();
+    expect(names.filter((name) => !description.includes(name))).toEqual([]);
+  });
 
   it("docs/simulator.md lists every option of `flagtrail simulate`", () => {
     const simulate = program.commands.find((c) => c.name() === "simulate");

@@ -18,7 +18,7 @@ describe("report and an unsigned chain head", () => {
     const first = await runCli([...reportArgs, "--out", join(dir, "a")], { env });
     expect(first.code, first.stderr).toBe(0);
     expect(first.stderr).toMatch(
-      /^Note: the store's chain head is not signed .*run `flagtrail sync` with the key/,
+      /^Note: the store's chain head is not signed .*signed by the next `flagtrail sync` with the key/,
     );
     expect(first.stderr).not.toContain(KEY);
     const last = first.stdout.trimEnd().split("\n").at(-1);
@@ -33,5 +33,21 @@ describe("report and an unsigned chain head", () => {
     const manifest = (last ?? "").split(/\s+/)[1]!.replace("/a/", "/b/");
     const verify = await runCliInProcess(["verify", "--db", dbPath, "--manifest", manifest], { env });
     expect(verify.code, verify.stderr).toBe(0);
+  });
+
+  // A head signed with another key is refused by the sync the note used to send the user to
+  // ("which signs it"): after a rotation the way out is the old key as FLAGTRAIL_SIGNING_KEY_PREVIOUS.
+  it("names the previous key when the head is signed with another one", async () => {
+    const { dir, dbPath, reportArgs } = scenarioOnDisk("flagtrail-signing-note-other-");
+    const db = new Database(dbPath);
+    expect(writeChainHeadSignature(db, "the-old-signing-key-0002")).toBe(true);
+    db.close();
+    const env = { FLAGTRAIL_SIGNING_KEY: KEY };
+    const run = await runCliInProcess([...reportArgs, "--out", join(dir, "c")], { env });
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).toMatch(/^Note: the store's chain head is not signed with FLAGTRAIL_SIGNING_KEY/);
+    expect(run.stderr).toContain("give the old key as FLAGTRAIL_SIGNING_KEY_PREVIOUS");
+    expect(run.stderr).not.toContain("which signs it");
+    expect(run.stderr).not.toContain(KEY);
   });
 });

@@ -120,7 +120,8 @@ describe("sync options", () => {
     const text = formatSummary(summary);
     expect(text).toContain("Synced 2024-01-01 .. 2024-03-31 (all action types) in 1.5 s");
     expect(text).toContain("fetched 120, new 100, duplicates 18, mutations 1, quarantined 1, warnings 0");
-    expect(text).toContain("requests 20 (coverage 2), retries 3, 429s received 2, page size 100");
+    // Not "(coverage 2)": beside "coverage 91 days" a first backfill read "requests 64 (coverage 0)".
+    expect(text).toContain("requests 20 (2 of them for coverage), retries 3, 429s received 2, page size 100");
     expect(text).toContain("gap 2024-02-02: 3 stored, server says 4");
     expect(text).toContain("open days 2024-03-31: the server's day had not ended");
   });

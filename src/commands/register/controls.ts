@@ -1,6 +1,6 @@
 // The controls: `check` evaluates them, `waive` and `unwaive` accept a finding or withdraw that.
 import type { Command } from "commander";
-import { dbFileOption, dbOption, examples, lazy, opt } from "./help.ts";
+import { dbFileOption, dbOption, environment, examples, lazy, opt } from "./help.ts";
 
 export function registerCheck(program: Command): void {
   const check = program
@@ -35,6 +35,13 @@ export function registerCheck(program: Command): void {
       "deliver the alerts of new findings to the config's sinks (for cron); exit 1 while some wait undelivered",
     )
     .action(lazy(() => import("../check.ts")));
+  environment(check, [
+    [
+      "FLAGTRAIL_SIGNING_KEY",
+      "the integrity controls check the store's chain head signature with it, as verify does; " +
+        "without it they cannot see records cut off the end",
+    ],
+  ]);
   examples(check, [
     "flagtrail check",
     "flagtrail check --from 2026-10-01 --to 2026-10-31 --format junit > controls.xml",

@@ -50,6 +50,40 @@ export function describeOption(option: Option): string {
   return parts.length > 0 ? `${option.description} (${parts.join("; ")})` : option.description;
 }
 
+/**
+ * The variables a command reads that no option stands for (the signing keys: never on a command line),
+ * listed before the examples so that `--help` shows them at all. `lines` are [name, text] pairs.
+ */
+export function environment(command: Command, lines: readonly (readonly [string, string])[]): Command {
+  const text = lines.map(([name, what]) => `  ${name}\n${wrap(what, 6, 80)}`).join("\n");
+  return command.addHelpText("after", `\nEnvironment:\n${text}`);
+}
+
+/** Words into lines of at most `width` columns, each indented by `indent`, as commander wraps options. */
+function wrap(text: string, indent: number, width: number): string {
+  const lines: string[] = [];
+  for (const word of text.split(" ")) {
+    const last = lines.at(-1);
+    if (last !== undefined && last.length + 1 + word.length <= width - indent)
+      lines[lines.length - 1] = `${last} ${word}`;
+    else lines.push(word);
+  }
+  return lines.map((line) => `${" ".repeat(indent)}${line}`).join("\n");
+}
+
+/** The signing keys as `sync` and `daemon` use them (docs/operations.md, Rotating the signing key). */
+export const SIGNING_KEY_ENV = [
+  [
+    "FLAGTRAIL_SIGNING_KEY",
+    "HMAC key that signs the store's chain head; a head signed with another key is refused (exit 1)",
+  ],
+  [
+    "FLAGTRAIL_SIGNING_KEY_PREVIOUS",
+    "the key before a rotation, for the first sync with the new one, which then signs the head; " +
+      "remove it after that sync (docs/operations.md, Rotating the signing key)",
+  ],
+] as const;
+
 export function examples(command: Command, lines: readonly string[]): Command {
   return command.addHelpText("after", `\nExamples:\n${lines.map((l) => `  $ ${l}`).join("\n")}\n`);
 }

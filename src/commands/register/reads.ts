@@ -6,7 +6,8 @@ export function registerStatus(program: Command): void {
   const command = program
     .command("status")
     .description(
-      "Show what the store holds: records, checkpoints, last runs, coverage gaps, quarantine, mutations.",
+      "Show what the store holds: records, checkpoints, last runs, coverage gaps, quarantine, mutations, " +
+        "entity history, open findings, the daemon's last cycle, delivery leases and SIEM sinks.",
     )
     .addOption(dbOption())
     .addOption(dbFileOption())
@@ -83,7 +84,7 @@ export function registerSql(program: Command): void {
     .addOption(dbOption())
     .addOption(dbFileOption())
     .addOption(
-      opt("--format <format>", "output: table, csv, json or nl, the last one JSON object per line", {
+      opt("--format <format>", "output: table, csv, json, or nl for one JSON object per line", {
         default: "table",
       }),
     )
@@ -121,9 +122,10 @@ export function registerVerify(program: Command): void {
   const command = program
     .command("verify")
     .description(
-      "Re-walk the store's hash chain and name the first broken link, check quarantine and coverage against " +
-        "their digests and, when FLAGTRAIL_SIGNING_KEY is set, the chain head's signature; with --manifest, " +
-        "re-hash the report files it lists and check its HMAC. Exit 1 on any mismatch.",
+      "Re-walk the store's hash chains (records, entity history, waivers) and name the first broken link, " +
+        "check quarantine and coverage against their digests and, when FLAGTRAIL_SIGNING_KEY is set, the " +
+        "chain head's signature; with --manifest, re-hash the report files it lists and check its HMAC. " +
+        "Exit 1 on any mismatch.",
     )
     .addOption(dbOption())
     .addOption(dbFileOption())

@@ -7,8 +7,9 @@ export function registerDoctor(program: Command): void {
   const command = program
     .command("doctor")
     .description(
-      "Check the set-up, one ok/warn/fail line each: Node version, store, migrations, API key (one cheap " +
-        "request), clock skew, free disk space, file modes, signing key, config. Exit 1 on any fail.",
+      "Check the set-up, one ok/warn/fail line each: Node version, store, migrations, a SQLite store's free " +
+        "pages, API key (one cheap request), clock skew, free disk space, file modes, signing key, config, " +
+        "sink secrets. Exit 1 on any fail.",
     )
     .addOption(dbOption())
     .addOption(dbFileOption())

@@ -8,7 +8,8 @@ export function registerDemo(program: Command): void {
     .command("demo")
     .description(
       "Run the main job on the embedded simulator: seeded history > 90 days → sync → last month's reports " +
-        "(CSV, Markdown, HTML, manifest).",
+        "(CSV, Markdown, HTML, manifest) → the controls of an example config, written into --out, checked " +
+        "over that month.",
     )
     .option(
       "--db <path|url>",

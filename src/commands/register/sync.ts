@@ -2,7 +2,17 @@
 import type { Command } from "commander";
 import { DEFAULT_BASE_URL } from "../../api/connection.ts";
 import { SYNC_DEFAULTS } from "../../sync/defaults.ts";
-import { collect, configOption, dbFileOption, dbOption, examples, lazy, opt } from "./help.ts";
+import {
+  collect,
+  configOption,
+  dbFileOption,
+  dbOption,
+  environment,
+  examples,
+  lazy,
+  opt,
+  SIGNING_KEY_ENV,
+} from "./help.ts";
 
 export function registerSync(program: Command): void {
   const command = addSyncOptions(
@@ -16,6 +26,7 @@ export function registerSync(program: Command): void {
       "read only the entity history that is due (the backlog first), not the audit log",
     )
     .action(lazy(() => import("../sync.ts")));
+  environment(command, SIGNING_KEY_ENV);
   examples(command, [
     "FLAGTRAIL_API_KEY_FILE=~/.config/flagtrail/api-key flagtrail sync",
     "flagtrail sync --since 2024-01-01",
@@ -126,7 +137,10 @@ export function registerDaemon(program: Command): void {
   const command = addSyncOptions(
     program
       .command("daemon")
-      .description("Sync on a schedule (node-cron), optionally followed by the previous period's report.")
+      .description(
+        "Sync on a schedule (node-cron); after each sync, the previous period's report (--report), the " +
+          "config's controls and the deliveries to its sinks.",
+      )
       .option("--cron <expr>", "cron expression; 6 fields allow seconds", "0 2 * * *")
       .option("--tz <zone>", "time zone of the schedule and of report days", "UTC")
       .option(
@@ -147,6 +161,14 @@ export function registerDaemon(program: Command): void {
       ),
     DAEMON_TEXTS,
   ).action(lazy(() => import("../daemon.ts")));
+  environment(command, [
+    [
+      "FLAGTRAIL_SIGNING_KEY",
+      "HMAC key that signs the store's chain head (a head signed with another key is refused) and " +
+        "the report's manifest; the config's integrity controls check the head with it",
+    ],
+    SIGNING_KEY_ENV[1],
+  ]);
   examples(command, [
     "flagtrail daemon --report monthly --out /var/lib/flagtrail/reports",
     'flagtrail daemon --cron "0 2 * * *" --tz Europe/Berlin --report daily',
