@@ -12,7 +12,7 @@ import {
 } from "../digests.ts";
 import type { QuarantineInsert } from "../records/quarantineRows.ts";
 import { parseStoredJson } from "../storedJson.ts";
-import { type MetaEntry, metaValueQuery, writeMetaValueQuery, writeMetaValuesQuery } from "./metaValues.ts";
+import { type MetaEntry, readMetaValueIn, writeMetaValueQuery, writeMetaValuesQuery } from "./metaValues.ts";
 import { type Queries, sql } from "./query.ts";
 
 /** meta key: JSON {rows, lastId, digest} — a hash chain over quarantine rows in id order. */
@@ -49,12 +49,10 @@ export async function insertQuarantineIn(q: Queries, row: QuarantineInsert): Pro
 
 /** Folds the quarantine rows added since the last call in; writes the coverage digest too when missing. */
 export async function updateQuarantineDigestIn(q: Queries): Promise<void> {
-  const stored = async (key: string) => (await q.get<{ value: string }>(metaValueQuery(key)))?.value ?? null;
-  const digests = {
-    quarantineDigest: await stored(QUARANTINE_DIGEST_KEY),
-    coverageDigest: await stored(COVERAGE_DIGEST_KEY),
-  };
-  await q.run(writeMetaValuesQuery(await digestEntriesIn(q, digests, true), Date.now()));
+  const quarantineDigest = (await readMetaValueIn(q, QUARANTINE_DIGEST_KEY)) ?? null;
+  const coverageDigest = (await readMetaValueIn(q, COVERAGE_DIGEST_KEY)) ?? null;
+  const entries = await digestEntriesIn(q, { quarantineDigest, coverageDigest }, true);
+  await q.run(writeMetaValuesQuery(entries, Date.now()));
 }
 
 /**

@@ -9,11 +9,8 @@ export const writeMetaValueQuery = (key: string, value: string, now: number): SQ
 
 /** Several values in one statement (one round trip on PostgreSQL); each key at most once. */
 export function writeMetaValuesQuery(entries: readonly MetaEntry[], now: number): SQL {
-  const rows = sql.join(
-    entries.map(([key, value]) => sql`(${key}, ${value}, ${now})`),
-    sql`, `,
-  );
-  return sql`INSERT INTO meta (key, value, updated_at) VALUES ${rows}
+  const rows = entries.map(([key, value]) => sql`(${key}, ${value}, ${now})`);
+  return sql`INSERT INTO meta (key, value, updated_at) VALUES ${sql.join(rows, sql`, `)}
     ON CONFLICT (key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at`;
 }
 
