@@ -51,14 +51,19 @@ const valid = (n: number) => Array.from({ length: n }, () => makeRecord(nextAt()
 /** Fails validation (no name), so it goes to quarantine; the same object again is the same raw row. */
 const invalid = () => ({ ...makeRecord(nextAt()), name: undefined });
 
-/** One page of `records` committed as one sync batch; its warnings. */
-async function batch(store: Store, records: unknown[], keys: { key?: string; previous?: string } = {}) {
+const ANY_DAY = { from: "", to: "" };
+
+/** One page of `records` (read for `dayRange`) committed as one sync batch; its warnings. */
+async function batch(
+  store: Store,
+  records: unknown[],
+  keys: { key?: string; previous?: string } = {},
+  dayRange = ANY_DAY,
+) {
   const result = await commitSyncBatch(store, {
     plan: null,
     runId: 1,
-    pages: [
-      { prepared: prepareRecords(records), requestPath: "/audit_logs", dayRange: { from: "", to: "" } },
-    ],
+    pages: [{ prepared: prepareRecords(records), requestPath: "/audit_logs", dayRange }],
     counters: zero,
     now: AT,
     signingKey: keys.key,
@@ -119,6 +124,21 @@ describe.each(Object.keys(ENGINES) as (keyof typeof ENGINES)[])("a sync batch's 
     expect(await batch(store, [invalid(), ...valid(1)], { key: KEY })).toEqual([]);
     expect(await chainMeta(store)).toMatchObject({ head: 6, quarantineRows: 3, mark: 6 });
     expect(await verified(store)).toMatchObject({ records: 6, quarantine: { rows: 3, digest: "matched" } });
+  });
+
+  it("narrows a quarantined record's day range seen again without moving its digest", async () => {
+    const store = await storeOn(engine);
+    // No readable date: its day is known only as the range of the requests that returned it.
+    const undated = { ...makeRecord(nextAt()), date: "", actionType: 7 };
+    await batch(store, [undated, ...valid(1)], { key: KEY }, { from: "2025-03-01", to: "2025-03-20" });
+    const before = await chainMeta(store);
+    await batch(store, [undated], { key: KEY }, { from: "2025-03-02", to: "2025-03-05" });
+    const q = await queriesOf(store);
+    expect(await q.all(sql`SELECT day_min, day_max FROM quarantine`)).toEqual([
+      { day_min: "2025-03-02", day_max: "2025-03-05" },
+    ]);
+    expect((await chainMeta(store)).quarantine).toBe(before.quarantine);
+    expect(await verified(store)).toMatchObject({ records: 1, quarantine: { rows: 1, digest: "matched" } });
   });
 
   it("writes a store an older flagtrail wrote every key in one statement, then verifies", async () => {
