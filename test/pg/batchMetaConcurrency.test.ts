@@ -67,7 +67,8 @@ async function waitingOnHold(url: string): Promise<void> {
   for (let waited = 0; waited < 30_000; waited += 20) {
     const [row] = await queryOnce<{ n: number }>(
       url,
-      "SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND NOT granted AND objid = $1",
+      `SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND NOT granted AND objid = $1
+       AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`,
       [HOLD],
     );
     if (row?.n === 1) return;
