@@ -68,7 +68,8 @@ export function sha256Hex(data: string | Buffer): string {
 export function hexDigestsEqual(expected: string, actual: string): boolean {
   const a = Buffer.from(expected, "hex");
   const b = Buffer.from(actual, "hex");
-  return a.length === b.length && timingSafeEqual(a, b);
+  // Decoding stops at the first character that is not hex: "…ab" and "…abzz" would decode alike.
+  return b.length * 2 === actual.length && a.length === b.length && timingSafeEqual(a, b);
 }
 
 export function recordHash(record: unknown): string {

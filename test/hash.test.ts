@@ -1,5 +1,6 @@
+import { createHmac } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { canonicalJson } from "../src/hash.ts";
+import { canonicalJson, hexDigestsEqual } from "../src/hash.ts";
 import { buildSimulator } from "../src/simulator/index.ts";
 
 /** The definition every stored record_hash was computed with: JSON.stringify of a key-sorted copy. */
@@ -47,5 +48,21 @@ describe("canonicalJson", () => {
     expect(canonicalJson(null)).toBe("null");
     expect(canonicalJson([])).toBe("[]");
     expect(canonicalJson({})).toBe("{}");
+  });
+});
+
+describe("hexDigestsEqual", () => {
+  const digest = createHmac("sha256", "k").update("head").digest("hex");
+
+  it("takes the same digest, in either case, and refuses another", () => {
+    expect(hexDigestsEqual(digest, digest)).toBe(true);
+    expect(hexDigestsEqual(digest, digest.toUpperCase())).toBe(true);
+    expect(hexDigestsEqual(digest, digest.slice(0, 62))).toBe(false);
+  });
+
+  it("refuses a text that only begins with the digest (hex decoding stops at the first non-hex character)", () => {
+    for (const tail of ["zz", "z", "0", " ", "\n", "0x"])
+      expect(hexDigestsEqual(digest, digest + tail)).toBe(false);
+    expect(hexDigestsEqual(digest, `${digest.slice(0, 10)}zz${digest.slice(10)}`)).toBe(false);
   });
 });

@@ -129,6 +129,14 @@ describe("the signed chain head", () => {
     expect(checkChainHeadSignature(head, signature, "other key")).toBe(false);
     expect(checkChainHeadSignature({ ...head, seq: 6 }, signature, KEY)).toBe(false);
     expect(checkChainHeadSignature(head, "00", KEY)).toBe(false);
+    // Hex decoding stops at the first character that is not hex: a text that only begins with it is not it.
+    expect(checkChainHeadSignature(head, `${signature}zz`, KEY)).toBe(false);
+  });
+
+  it("is refused in meta with characters after it", async () => {
+    const store = await synced();
+    run(store, "UPDATE meta SET value = value || 'zz' WHERE key = ?", CHAIN_HEAD_SIGNATURE_KEY);
+    await expectBroken(store, /chain head's HMAC-SHA256 signature does not match/, KEY);
   });
 
   it("catches records cut off the end with meta's head rewritten to match, which the unkeyed chain cannot", async () => {
