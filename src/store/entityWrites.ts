@@ -1,6 +1,7 @@
 // Writing what the entity reads returned, each write one transaction whose rows are linked in the entity
 // chain. What is new or changed is the sync's decision (src/sync/entityChanges.ts), run inside the write.
 import type { InvalidItem } from "../api/entities.ts";
+import type { EntitySigning } from "../chainChecks.ts";
 import { itemQuarantineRowOf } from "../records/quarantineRows.ts";
 import { checkQuarantineEndIn } from "./chainRead.ts";
 import { insertQuarantineIn, updateQuarantineDigestIn } from "./digests.ts";
@@ -30,6 +31,8 @@ export interface MutatedVersion {
 export interface WriteContext {
   runId: number | null;
   now: number;
+  /** The entity chain's head checked and signed with the key (entityChain.ts). */
+  signing?: EntitySigning | undefined;
   /** The ok read whose items are written: its fetch row and invalid items go in the same transaction. */
   read?: EntityFetch & { invalidItems: readonly InvalidItem[]; requestPath: string };
 }
@@ -69,7 +72,7 @@ export function writeConfigVersions(
   context: WriteContext,
   plan: PlanVersions,
 ): Promise<{ inserted: number; mutations: MutatedVersion[] }> {
-  return inEntityChain(store, context.now, async (q, chain) => {
+  return inEntityChain(store, context, async (q, chain) => {
     const storedOf = (table: string) =>
       q.all<StoredHash>(
         sql`SELECT version, record_hash AS hash FROM ${sql.raw(table)} WHERE config_key = ${configKey}`,
@@ -120,7 +123,7 @@ function appendSnapshots<T extends SnapshotItem>(
   changed: ChangedSnapshots,
   into: { table: TableSpec; idColumn: string; scope: SQL; keyOf: (item: T) => unknown[] },
 ): Promise<number> {
-  return inEntityChain(store, context.now, async (q, chain) => {
+  return inEntityChain(store, context, async (q, chain) => {
     const ids = [...new Set(items.map((item) => item.id))];
     const id = sql.raw(into.idColumn);
     const last =

@@ -57,6 +57,7 @@ export {
   readPendingCoverageDays,
 } from "./coverageState.ts";
 export { saveEntityBacklog } from "./entityBacklog.ts";
+export { checkEntityChainEnd } from "./entityChain.ts";
 export { linkAndDiffConfig, rediffConfigsBehind } from "./entityLinks.ts";
 export {
   configsDueForVersions,
