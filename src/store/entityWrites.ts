@@ -2,6 +2,16 @@
 // chain. What is new or changed is the sync's decision (src/sync/entityChanges.ts), run inside the write.
 import type { InvalidItem } from "../api/entities.ts";
 import type { EntitySigning } from "../chainChecks.ts";
+import type {
+  ChangedSnapshots,
+  EntityFetch,
+  MutatedVersion,
+  PlanVersions,
+  SnapshotInput,
+  SnapshotItem,
+  StoredHash,
+  VersionInput,
+} from "../records/entityRows.ts";
 import { itemQuarantineRowOf } from "../records/quarantineRows.ts";
 import { checkQuarantineEndIn } from "./chainRead.ts";
 import { insertQuarantineIn, updateQuarantineDigestIn } from "./digests.ts";
@@ -12,22 +22,6 @@ import type { AnyStore } from "./openAny.ts";
 import { inList, insertInto, type Queries, queriesOf, type SQL, sql } from "./query.ts";
 import type { TableSpec } from "./tableKinds.ts";
 
-export interface VersionInput {
-  configId: string;
-  version: number;
-  lastModifiedTime: number;
-  lastModifierId: string | null;
-  lastModifierName: string | null;
-  raw: unknown;
-}
-
-export interface MutatedVersion {
-  configKey: string;
-  version: number;
-  storedHash: string;
-  receivedHash: string;
-}
-
 export interface WriteContext {
   runId: number | null;
   now: number;
@@ -36,33 +30,6 @@ export interface WriteContext {
   /** The ok read whose items are written: its fetch row and invalid items go in the same transaction. */
   read?: EntityFetch & { invalidItems: readonly InvalidItem[]; requestPath: string };
 }
-
-/** An entity read as it ended: its entity_fetches row. */
-export interface EntityFetch {
-  kind: string;
-  key: string;
-  outcome: "ok" | "not_found" | "forbidden";
-  items: number;
-  invalid: number;
-}
-
-/** One row a config read adds: a new version, or a revision of a known one (other content). */
-export interface VersionWrite {
-  kind: "version" | "revision";
-  input: VersionInput;
-  /** The raw version as stored (JSON text) and its hash. */
-  raw: string;
-  hash: string;
-}
-
-type StoredHash = { version: number; hash: string };
-
-/** What a read of one config's versions adds, given the hashes stored; oldest first (entity_seq follows). */
-export type PlanVersions = (
-  configKey: string,
-  versions: readonly VersionInput[],
-  stored: { versions: readonly StoredHash[]; revisions: readonly StoredHash[] },
-) => { writes: VersionWrite[]; mutations: MutatedVersion[] };
 
 /** Writes the versions of one config `plan` decides; returns how many were new and which came back changed. */
 export function writeConfigVersions(
@@ -104,15 +71,6 @@ export function writeConfigVersions(
     return { inserted: versionRows.length, mutations };
   });
 }
-
-type SnapshotItem = { id: string; raw: unknown };
-export type SnapshotInput = SnapshotItem & { name: string; status: string };
-
-/** Which items of one read differ from their last snapshot, given the last stored hash per item id. */
-export type ChangedSnapshots = <T extends SnapshotItem>(
-  items: readonly T[],
-  lastHashes: ReadonlyMap<string, string>,
-) => { item: T; raw: string; hash: string }[];
 
 // Appends a row to `into.table` for each item `changed` finds differing from its newest row (by
 // `idColumn`, among the rows `scope` selects); returns how many. `keyOf` gives the columns before taken_at.
