@@ -1,7 +1,8 @@
-// The judgements over the chain's end and the digests that both `flagtrail verify` and the sync make: verify
+// The judgements over the chains' ends and the digests that both `flagtrail verify` and the sync make: verify
 // after its walk, the sync in its write transaction BEFORE it writes. The sync links new records and entity
 // rows from the last stored row, folds new quarantine rows into the stored digest, rehashes coverage and
-// re-signs the head: writing over a break would cover it (verify passes afterwards), so it refuses instead.
+// re-signs the heads: writing over a break would cover it (verify passes afterwards), so it refuses instead.
+// Both chains' heads are signed and checked by the same code, named by a SignedChain.
 
 import { z } from "zod";
 import {
@@ -137,7 +138,7 @@ export function checkHeadSignature(
     if (meta.headSignature !== null)
       throw new IntegrityError(
         `meta holds a signed ${chain.head} but the store has no ${chain.row}s: they were removed`,
-        breakKey(chain === RECORD_CHAIN ? "-no-records" : "-no-rows"),
+        breakKey(chain.name === "records" ? "-no-records" : "-no-rows"),
       );
     return;
   }
