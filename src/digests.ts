@@ -1,5 +1,5 @@
 // The math of the digests that src/store/digests.ts keeps in `meta` for what the record chain does not
-// cover (the quarantine and coverage tables, the chain head's HMAC): each table's rows folded into a
+// cover (the quarantine and coverage tables, the chain heads' HMAC): each table's rows folded into a
 // hash chain in a fixed order, and the head's signature. Pure: the writer and `flagtrail verify` both
 // fold with these, so they agree by construction.
 import { createHmac } from "node:crypto";
@@ -126,21 +126,33 @@ export function foldCoverageRows(present: readonly CoverageRow[]) {
   };
 }
 
-function headMessage(head: { seq: number; chainHash: string }): string {
-  // Its own prefix, so no other HMAC made with the same key (a report manifest's) can stand in for it.
-  return `flagtrail-chain-head/1\n${head.seq}\n${head.chainHash}`;
+/** The chains whose head the key signs: the records' (audit_logs) and the entity rows'. */
+export type SignedChainName = "records" | "entities";
+
+// Each chain its own prefix, so no other HMAC made with the same key (a report manifest's, the other
+// chain's head) can stand in for it.
+const HEAD_PREFIX: Record<SignedChainName, string> = {
+  records: "flagtrail-chain-head/1",
+  entities: "flagtrail-entity-chain-head/1",
+};
+
+/** HMAC-SHA256 (hex) of a chain's head: its seq and chain hash. */
+export function signChainHead(
+  head: { seq: number; chainHash: string },
+  key: string,
+  chain: SignedChainName = "records",
+): string {
+  return createHmac("sha256", key)
+    .update(`${HEAD_PREFIX[chain]}\n${head.seq}\n${head.chainHash}`)
+    .digest("hex");
 }
 
-/** HMAC-SHA256 (hex) of the chain head: its seq and chain_hash. */
-export function signChainHead(head: { seq: number; chainHash: string }, key: string): string {
-  return createHmac("sha256", key).update(headMessage(head)).digest("hex");
-}
-
-/** Whether `signature` is signChainHead(head, key), compared in constant time. */
+/** Whether `signature` is signChainHead(head, key, chain), compared in constant time. */
 export function checkChainHeadSignature(
   head: { seq: number; chainHash: string },
   signature: string,
   key: string,
+  chain: SignedChainName = "records",
 ): boolean {
-  return hexDigestsEqual(signChainHead(head, key), signature);
+  return hexDigestsEqual(signChainHead(head, key, chain), signature);
 }

@@ -53,7 +53,7 @@ function storeText(check: StoreCheck): string[] {
     check.entities === null
       ? "entity chain not read (a PostgreSQL store holds no entity history yet)"
       : check.entities.head
-        ? `entity chain of ${check.entities.rows} rows intact (config versions, revisions, experiment and metric snapshots; head ${check.entities.head.hash.slice(0, 12)}…)`
+        ? `entity chain of ${check.entities.rows} rows intact (config versions, revisions, experiment and metric snapshots; head ${check.entities.head.hash.slice(0, 12)}…${check.entities.signature === "valid" ? ", signature valid" : ""})`
         : "no entity history",
     check.waivers === 0
       ? "no waivers"

@@ -1,6 +1,17 @@
 // Writing what the entity reads returned, each write one transaction whose rows are linked in the entity
 // chain. What is new or changed is the sync's decision (src/sync/entityChanges.ts), run inside the write.
 import type { InvalidItem } from "../api/entities.ts";
+import type { EntitySigning } from "../chainChecks.ts";
+import type {
+  ChangedSnapshots,
+  EntityFetch,
+  MutatedVersion,
+  PlanVersions,
+  SnapshotInput,
+  SnapshotItem,
+  StoredHash,
+  VersionInput,
+} from "../records/entityRows.ts";
 import { itemQuarantineRowOf } from "../records/quarantineRows.ts";
 import { checkQuarantineEndIn } from "./chainRead.ts";
 import { insertQuarantineIn, updateQuarantineDigestIn } from "./digests.ts";
@@ -11,55 +22,14 @@ import type { AnyStore } from "./openAny.ts";
 import { inList, insertInto, onStore, type Queries, type SQL, sql } from "./query.ts";
 import type { TableSpec } from "./tableKinds.ts";
 
-export interface VersionInput {
-  configId: string;
-  version: number;
-  lastModifiedTime: number;
-  lastModifierId: string | null;
-  lastModifierName: string | null;
-  raw: unknown;
-}
-
-export interface MutatedVersion {
-  configKey: string;
-  version: number;
-  storedHash: string;
-  receivedHash: string;
-}
-
 export interface WriteContext {
   runId: number | null;
   now: number;
+  /** The entity chain's head checked and signed with the key (entityChain.ts). */
+  signing?: EntitySigning | undefined;
   /** The ok read whose items are written: its fetch row and invalid items go in the same transaction. */
   read?: EntityFetch & { invalidItems: readonly InvalidItem[]; requestPath: string };
 }
-
-/** An entity read as it ended: its entity_fetches row. */
-export interface EntityFetch {
-  kind: string;
-  key: string;
-  outcome: "ok" | "not_found" | "forbidden";
-  items: number;
-  invalid: number;
-}
-
-/** One row a config read adds: a new version, or a revision of a known one (other content). */
-export interface VersionWrite {
-  kind: "version" | "revision";
-  input: VersionInput;
-  /** The raw version as stored (JSON text) and its hash. */
-  raw: string;
-  hash: string;
-}
-
-type StoredHash = { version: number; hash: string };
-
-/** What a read of one config's versions adds, given the hashes stored; oldest first (entity_seq follows). */
-export type PlanVersions = (
-  configKey: string,
-  versions: readonly VersionInput[],
-  stored: { versions: readonly StoredHash[]; revisions: readonly StoredHash[] },
-) => { writes: VersionWrite[]; mutations: MutatedVersion[] };
 
 /** Writes the versions of one config `plan` decides; returns how many were new and which came back changed. */
 export function writeConfigVersions(
@@ -69,7 +39,7 @@ export function writeConfigVersions(
   context: WriteContext,
   plan: PlanVersions,
 ): Promise<{ inserted: number; mutations: MutatedVersion[] }> {
-  return inEntityChain(store, context.now, async (q, chain) => {
+  return inEntityChain(store, context, async (q, chain) => {
     const storedOf = (table: string) =>
       q.all<StoredHash>(
         sql`SELECT version, record_hash AS hash FROM ${sql.raw(table)} WHERE config_key = ${configKey}`,
@@ -102,15 +72,6 @@ export function writeConfigVersions(
   });
 }
 
-type SnapshotItem = { id: string; raw: unknown };
-export type SnapshotInput = SnapshotItem & { name: string; status: string };
-
-/** Which items of one read differ from their last snapshot, given the last stored hash per item id. */
-export type ChangedSnapshots = <T extends SnapshotItem>(
-  items: readonly T[],
-  lastHashes: ReadonlyMap<string, string>,
-) => { item: T; raw: string; hash: string }[];
-
 // A writer of one kind of snapshot, for the entity (`owner`: a layer, an event) a read was of. It appends a
 // row to `into.table` for each item `changed` finds differing from its newest row (by `idColumn`, among the
 // rows `scope` selects), and returns how many. `keyOf` gives the columns before taken_at.
@@ -124,7 +85,7 @@ function snapshotWriter<T extends SnapshotItem>(
     context: WriteContext,
     changed: ChangedSnapshots,
   ) =>
-    inEntityChain(store, context.now, async (q, chain) => {
+    inEntityChain(store, context, async (q, chain) => {
       const { table, idColumn, scope, keyOf } = into(owner);
       const ids = [...new Set(items.map((item) => item.id))];
       const id = sql.raw(idColumn);

@@ -6,9 +6,6 @@ import type { OpenOptions } from "./open.ts";
 import { type AnyStore, openAnyStore } from "./openAny.ts";
 
 export { leaseHolder } from "../holders.ts";
-export { emptyCounts } from "../records/pageTally.ts";
-export type { Checkpoint } from "./checkpoints.ts";
-export type { CoverageDay } from "./coverageState.ts";
 export type {
   ChangedSnapshots,
   MutatedVersion,
@@ -16,8 +13,11 @@ export type {
   SnapshotInput,
   VersionInput,
   VersionWrite,
-  WriteContext,
-} from "./entityWrites.ts";
+} from "../records/entityRows.ts";
+export { emptyCounts } from "../records/pageTally.ts";
+export type { Checkpoint } from "./checkpoints.ts";
+export type { CoverageDay } from "./coverageState.ts";
+export type { WriteContext } from "./entityWrites.ts";
 export { DAEMON_LAST_CYCLE_KEY, DAEMON_LEASE } from "./leases.ts";
 export type { OpenOptions } from "./open.ts";
 export type { BatchPage } from "./syncBatch.ts";
@@ -57,6 +57,7 @@ export {
   readPendingCoverageDays,
 } from "./coverageState.ts";
 export { saveEntityBacklog } from "./entityBacklog.ts";
+export { checkEntityChainEnd } from "./entityChain.ts";
 export { linkAndDiffConfig, rediffConfigsBehind } from "./entityLinks.ts";
 export {
   configsDueForVersions,

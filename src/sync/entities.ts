@@ -12,7 +12,7 @@
 // entityReads (one read), entityStore (its outcome stored), entityPass (reads in flight, writes in order).
 import type { ConsoleClient } from "../api/client.ts";
 import type { ConsoleApiClient } from "../api/consoleClient.ts";
-import { rediffConfigsBehind, saveEntityBacklog } from "../store/syncStore.ts";
+import { checkEntityChainEnd, rediffConfigsBehind, saveEntityBacklog } from "../store/syncStore.ts";
 import { budgetOf } from "./entityBudget.ts";
 import { dueKey, dueReads, KINDS } from "./entityDue.ts";
 import { EntityPass } from "./entityPass.ts";
@@ -29,6 +29,14 @@ export async function syncEntities(run: SyncRun): Promise<EntitySummary | null> 
   if (!options.entities || !hasListPage(client) || run.signal.aborted) return null;
   run.refreshClientStats();
   await rediffConfigsBehind(run.store, run.signal);
+  const { signingKey: key, previousSigningKey: previousKey } = options;
+  // With the key, the chain's end is checked and its head signed even when no entity is due: a store
+  // signed before the entity chain was, or in a rotation, then passes verify with the key.
+  if (key)
+    await checkEntityChainEnd(run.store, {
+      now: run.now(),
+      signing: { key, previousKey, warn: (m) => warn(run, m) },
+    });
   const pass = new EntityPass(run, client, budgetOf(run, run.counters.requests));
   const requestsBefore = client.stats().requests;
   const due = await dueReads(run);

@@ -15,8 +15,10 @@ export class EntityWriter {
     private readonly summary: EntitySummary,
   ) {}
 
-  private context() {
-    return { runId: this.run.runId, now: this.run.now() };
+  private context(): WriteContext {
+    // The pass's first write (syncEntities' check of the chain's end) took the previous key, if any.
+    const signing = { key: this.run.options.signingKey, warn: (message: string) => warn(this.run, message) };
+    return { runId: this.run.runId, now: this.run.now(), signing };
   }
 
   /** A read's outcome recorded and its items stored (an ok or a 404 returns: the entity caught up); a 403 stops the pass. */

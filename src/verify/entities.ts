@@ -1,7 +1,8 @@
 // `flagtrail verify` over the entity chain (config versions, their revisions, experiment and metric
 // snapshots): each row's hash against its raw record, the columns copied from it, each link, seq without
-// gaps from 1, and the head meta mirrors (rows cut off the end show there).
-import { checkEntityHead } from "../chainChecks.ts";
+// gaps from 1, and the head meta mirrors (rows cut off the end show there); with the key, the head's
+// signature (rows cut off the end with the mirror rewritten to match show there).
+import { checkEntityHead, checkHeadSignature, ENTITY_CHAIN } from "../chainChecks.ts";
 import { IntegrityError } from "../errors.ts";
 import { CHAIN_GENESIS, canonicalJson, chainLink, recordHash } from "../hash.ts";
 import { ENTITY_CHAIN_HEAD_KEY, readEntityChain } from "../store/entityChain.ts";
@@ -11,6 +12,8 @@ import { pacer } from "./pace.ts";
 export interface EntityChainCheck {
   rows: number;
   head: { seq: number; hash: string } | null;
+  /** "valid" with a key; "not checked" without one. */
+  signature: "valid" | "not checked";
 }
 
 function parse(text: string): unknown {
@@ -21,8 +24,8 @@ function parse(text: string): unknown {
   }
 }
 
-export function checkEntityChain(store: AnyStore): Promise<EntityChainCheck> {
-  return readEntityChain(store, async (rows, metaHead) => {
+export function checkEntityChain(store: AnyStore, signingKey?: string): Promise<EntityChainCheck> {
+  return readEntityChain(store, async (rows, metaHead, headSignature) => {
     let previous = CHAIN_GENESIS;
     let seq = 0;
     const pause = pacer();
@@ -58,6 +61,8 @@ export function checkEntityChain(store: AnyStore): Promise<EntityChainCheck> {
     }
     const head = seq === 0 ? null : { seq, hash: previous };
     checkEntityHead(ENTITY_CHAIN_HEAD_KEY, metaHead, head);
-    return { rows: seq, head };
+    if (signingKey)
+      checkHeadSignature({ headSignature }, head && { seq, chainHash: previous }, signingKey, ENTITY_CHAIN);
+    return { rows: seq, head, signature: signingKey ? "valid" : "not checked" };
   });
 }

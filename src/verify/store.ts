@@ -14,7 +14,7 @@ import { checkWaivers } from "./waivers.ts";
 export type StorePart = "meta" | "records" | "revisions" | "quarantine" | "coverage";
 
 export interface VerifyStoreOptions {
-  /** FLAGTRAIL_SIGNING_KEY: check the chain head's signature (its absence is then an error). */
+  /** FLAGTRAIL_SIGNING_KEY: check the chain heads' signatures (their absence is then an error). */
   signingKey?: string | undefined;
   /** A report manifest's chain head: it must still be in the store, unchanged (the store only grows). */
   manifestHead?: ChainHead | null | undefined;
@@ -67,5 +67,9 @@ export async function verifyStore(store: AnyStore, options: VerifyStoreOptions =
     const signature: StoreCheck["signature"] = options.signingKey ? "valid" : "not checked";
     return { ...chain, revisions, quarantine, coverage, signature };
   });
-  return { ...records, entities: await checkEntityChain(store), waivers: await checkWaivers(store) };
+  return {
+    ...records,
+    entities: await checkEntityChain(store, options.signingKey),
+    waivers: await checkWaivers(store),
+  };
 }
