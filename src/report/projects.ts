@@ -13,6 +13,7 @@ import {
 } from "./compliance.ts";
 import type { CsvColumn } from "./csv.ts";
 import type { ManifestStoreState } from "./manifest.ts";
+import { pacedSnapshot } from "./paced.ts";
 import { MarkdownOut, type MarkdownPaths } from "./sections/markdown.ts";
 import { writeProjectsOverview } from "./sections/projects.ts";
 
@@ -23,7 +24,8 @@ export interface ProjectSnapshot {
 
 /**
  * Runs `read` with a consistent snapshot of each project's namespace, all open at once (each in its
- * own read transaction, nested), so every project's files come from one moment of that project.
+ * own read transaction, nested), so every project's files come from one moment of that project. Each
+ * is paced (./paced.ts): a signal stops the report between two batches or reads.
  */
 export async function withProjectSnapshots<T>(
   stores: readonly ProjectStore[],
@@ -33,7 +35,10 @@ export async function withProjectSnapshots<T>(
   const next = stores[taken.length];
   if (next === undefined) return read([...taken]);
   return readReportSnapshot(next.store, (snapshot) =>
-    withProjectSnapshots(stores, read, [...taken, { project: next.project, snapshot }]),
+    withProjectSnapshots(stores, read, [
+      ...taken,
+      { project: next.project, snapshot: pacedSnapshot(snapshot) },
+    ]),
   );
 }
 

@@ -15,8 +15,12 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { PUBLISH_LOCK_NAME } from "../../src/report/publishLock.ts";
 import { writeReports } from "../../src/report/writeReports.ts";
+import { openStore } from "../../src/store/open.ts";
 import { runCli } from "../helpers/runCli.ts";
+import { insertRecords, makeRecord } from "./fixtures.ts";
 import { buildScenarioStore, GENERATED_AT, SCENARIO } from "./scenario.ts";
+
+const SIGNAL_ON_CSV_WRITE = new URL("../helpers/signalOnCsvWrite.mjs", import.meta.url).href;
 
 function stagingDirs(outDir: string): string[] {
   if (!existsSync(outDir)) return [];
@@ -50,10 +54,55 @@ function signalWhen(ready: () => boolean, signal: NodeJS.Signals) {
   };
 }
 
+/** A store of `records` config edits and experiment starts over January 2024, and that month's report. */
+function setUpLong(records: number): { outDir: string; args: string[] } {
+  const dir = mkdtempSync(join(tmpdir(), "flagtrail-report-interrupt-"));
+  const dbPath = join(dir, "store.db");
+  const store = openStore(dbPath);
+  const start = Date.UTC(2024, 0, 1);
+  const step = Math.floor((31 * 86_400_000) / records);
+  insertRecords(
+    store,
+    Array.from({ length: records }, (_, i) =>
+      makeRecord({
+        at: start + i * step,
+        name: `gate_${i % 97}`,
+        actionType: i % 5 === 0 ? "experiment_start" : "gate_update",
+        changeLog: `Change ${i}, with a comma`,
+      }),
+    ),
+  );
+  store.close();
+  const outDir = join(dir, "out");
+  return {
+    outDir,
+    args: ["report", "--db", dbPath, "--out", outDir, "--from", "2024-01-01", "--to", "2024-01-31"],
+  };
+}
+
 describe("a report stopped by a signal", () => {
-  // SQLite's change CSVs are written by one synchronous pass (TextFile, writeSync): a signal is handled
-  // when the report next yields to the event loop, here at the publishing lock, with every CSV staged.
-  // (This test used to stall the CSVs' fs.write calls, which that pass never makes: it raced the report.)
+  // SQLite's reads and TextFile's writes are synchronous: the report gives the event loop a turn between
+  // row batches (src/report/paced.ts), so the signal stops the change CSVs' pass half-way instead of
+  // after its last row. The preload signals at the pass's first write to a staged CSV.
+  it("SIGINT during the change CSVs' pass: exit 1, one sentence, the pass not finished, nothing left", async () => {
+    const { outDir, args } = setUpLong(20_000);
+    const log = join(outDir, "..", "csv-writes.json");
+    const result = await runCli(args, {
+      timeoutMs: 120_000,
+      nodeArgs: ["--import", SIGNAL_ON_CSV_WRITE],
+      env: { FLAGTRAIL_TEST_SIGNAL: "SIGINT", FLAGTRAIL_TEST_CSV_LOG: log },
+    });
+    expect(result.code, JSON.stringify(result)).toBe(1);
+    expect(result.stderr).toBe("flagtrail: stopped by SIGINT; anything already stored is kept.\n");
+    const seen = JSON.parse(readFileSync(log, "utf8")) as { writes: number; fsyncs: number };
+    // Signalled at the first write; a pass run to its end would have fsynced its three CSVs.
+    expect(seen.writes).toBeGreaterThanOrEqual(1);
+    expect(seen.fsyncs).toBe(0);
+    // No staging directory, no file of the set: nothing that could pass for a finished report.
+    expect(readdirSync(outDir)).toEqual([]);
+  });
+
+  // With every CSV staged, a signal is handled at the latest when the report waits for the publishing lock.
   it("SIGINT with its CSVs staged, waiting to publish: exit 1, one sentence, no staging directory left", async () => {
     const { outDir, args } = setUp();
     mkdirSync(outDir);

@@ -36,6 +36,8 @@ export async function readControls(
 ): Promise<ControlsRead> {
   const params = reportParamsFor(at.period, null, at.serverDays);
   const now = Date.parse(at.generatedAt);
+  // No syncRunningSince (check's live lease): a report judges its snapshot, which a sync still running has
+  // not brought up to date; a holder's liveness is not in the store the manifest describes (docs/controls.md).
   const inputs = await readSnapshotInputs(snapshot, controls, { params, serverDays: at.serverDays, now });
   // verify walks the whole store: its judgment is `flagtrail verify`'s and check's, not the report's.
   const { rows, tickets } = evaluateControls(
