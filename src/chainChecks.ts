@@ -84,9 +84,15 @@ export function checkMetaHead(meta: StoredChainEnd, head: ChainHead | null): voi
 
 /**
  * With a key, the last record must carry the head signature the writer stored: records cut off the end
- * cannot be re-signed without the key, even when meta's head was rewritten to match.
+ * cannot be re-signed without the key, even when meta's head was rewritten to match. `signedHead`: the
+ * record meta's chain:head_signed_seq names (stateBeforeWriteIn), so that verify names the sync's seq.
  */
-export function checkHeadSignature(meta: StoredChainEnd, head: ChainHead | null, key: string): void {
+export function checkHeadSignature(
+  meta: StoredChainEnd,
+  head: ChainHead | null,
+  key: string,
+  signedHead: ChainHead | null = null,
+): void {
   if (head === null) {
     if (meta.headSignature !== null)
       throw new IntegrityError(
@@ -102,13 +108,30 @@ export function checkHeadSignature(meta: StoredChainEnd, head: ChainHead | null,
       "head-signature-missing",
     );
   }
-  if (!checkChainHeadSignature(head, meta.headSignature, key)) {
-    throw new IntegrityError(
-      `the chain head's HMAC-SHA256 signature does not match the last record (seq ${head.seq}, ${short(head.chainHash)}): ` +
-        "records were removed from or added to the end, or the key is not the one the store was signed with",
-      "head-signature",
-    );
-  }
+  // Over the head itself (an older flagtrail signed so, see checkBeforeBatch), else over meta's signed seq.
+  if (checkChainHeadSignature(head, meta.headSignature, key)) return;
+  const signed = signedHead ?? head;
+  if (signed.seq === head.seq || !checkChainHeadSignature(signed, meta.headSignature, key))
+    throw signatureMismatch(signed, signedHead === null ? "the last record" : undefined);
+  throw new IntegrityError(
+    `the chain head is signed at seq ${signed.seq}, not at the last record (seq ${head.seq}): the records after it ` +
+      "were stored by a sync without FLAGTRAIL_SIGNING_KEY (the next sync with the key signs them) or added outside flagtrail",
+    "head-signature",
+  );
+}
+
+/**
+ * The one sentence verify and the sync give: `signed`, the record the signature was made over (chain hash ""
+ * when it is gone), named as `what` (meta without chain:head_signed_seq: the last record is assumed).
+ */
+function signatureMismatch(signed: ChainHead, what = "the record it was made over"): IntegrityError {
+  const record = signed.chainHash === "" ? "no longer in the store" : short(signed.chainHash);
+  return new IntegrityError(
+    `the chain head's HMAC-SHA256 signature does not match ${what} (seq ${signed.seq}, ${record}): ` +
+      "records were removed from or changed at the end, or the key is not the one the store was signed with " +
+      "(after a rotation, give the old key to the next sync as FLAGTRAIL_SIGNING_KEY_PREVIOUS)",
+    "head-signature",
+  );
 }
 
 const storedHeadSchema = z.looseObject({ seq: z.unknown().optional(), hash: z.unknown().optional() });
@@ -186,12 +209,7 @@ export function checkBeforeBatch(
   // previousKey: a rotation; the batch signs the head with the new key.
   if (signedWith(previousKey)) return warnings;
   if (state.signedHead === null) return [...warnings, unsignedWarning(head)];
-  throw new IntegrityError(
-    `the chain head's HMAC-SHA256 signature does not match the record it was made over (seq ${state.signedHead.seq}): ` +
-      "records were removed from or changed at the end, or the key is not the one the store was signed with " +
-      "(after a rotation, give the old key as FLAGTRAIL_SIGNING_KEY_PREVIOUS)",
-    "head-signature",
-  );
+  throw signatureMismatch(state.signedHead);
 }
 
 const PREVIOUS_KEY_LEFT_WARNING =
@@ -232,8 +250,14 @@ function refuseMissingDigest(state: StoredChainEnd): void {
     state.coverageDigest === null ? "chain:coverage" : null,
   ].filter((m) => m !== null);
   if (missing.length === 0 || (missing.length === 2 && state.headSignature === null)) return;
-  throw new IntegrityError(
-    `the digest in meta ${missing.join(" and ")} is missing from a store that has been synced, and every sync writes it: it was removed`,
+  throw missingDigestError(missing);
+}
+
+/** A digest (meta key) missing from a synced store: the sync's refusal and verify's finding (requireDigests). */
+export function missingDigestError(missing: readonly string[]): IntegrityError {
+  return new IntegrityError(
+    `the digest in meta ${missing.join(" and ")} is missing from a store that has been synced, and every sync ` +
+      "writes it: it was removed (with whatever rows it would have shown were changed)",
     `digest-missing-${missing.length === 2 ? "both" : missing[0] === "chain:quarantine" ? "quarantine" : "coverage"}`,
   );
 }
@@ -250,8 +274,24 @@ export function checkCoverageBeforeWrite(meta: StoredChainEnd, present: Coverage
 export function refusedWrite(error: unknown): unknown {
   if (!(error instanceof IntegrityError)) return error;
   return new IntegrityError(
-    `${error.message}; the sync wrote nothing over it (it would have covered the break): ` +
-      "flagtrail verify names the same, and a sync writes again once the store is restored from a backup",
+    `${error.message}; the sync wrote nothing over it (it would have covered the break), flagtrail verify ` +
+      "says the same (or names a break it meets first), and a sync writes again once the store is restored from a backup",
     error.breakKey,
+  );
+}
+
+/** Rule-diff rows of records not in audit_logs (orphanRuleDiffsIn): the first table holding any, how many, the first id. */
+export interface OrphanRows {
+  table: string;
+  rows: number;
+  first: string;
+}
+
+/** Rule diffs are written with their record and never removed without it: rows left over name removed records. */
+export function orphanRowsError({ table, rows, first }: OrphanRows): IntegrityError {
+  return new IntegrityError(
+    `the ${table} table holds ${rows} ${rows === 1 ? "row" : "rows"} of records not in audit_logs (the first ` +
+      `of audit_log_id ${first}): records were removed, their rule diffs left behind`,
+    `orphans-${table}`,
   );
 }
