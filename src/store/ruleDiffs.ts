@@ -77,12 +77,7 @@ interface PendingRow {
 }
 
 /** One batch of the backfill in its own transaction; returns the last seq looked at, or null when done. */
-async function backfillBatch(
-  q: Queries,
-  after: number,
-  limit: number,
-  result: BackfillResult,
-): Promise<number | null> {
+async function backfillBatch(q: Queries, after: number, limit: number, result: BackfillResult) {
   const batch = await q.all<PendingRow>(
     sql`SELECT a.id, a.seq, a.changes, s.audit_log_id IS NULL AS fresh,
           (s.audit_log_id IS NULL OR s.diff_version < ${DIFF_VERSION}) AS needs
