@@ -122,13 +122,14 @@ export const ENTITY_CHAIN: SignedChain = {
 
 /**
  * With a key, the chain's last row must carry the head signature the writer stored: rows cut off the end
- * cannot be re-signed without the key, even when meta's head was rewritten to match.
+ * cannot be re-signed without the key, even when meta's head was rewritten to match. `signedHead`: the row
+ * meta's signed seq names (stateBeforeWriteIn), so that verify names the sync's seq.
  */
 export function checkHeadSignature(
   meta: { headSignature: string | null },
   head: ChainHead | null,
   key: string,
-  chain: SignedChain = RECORD_CHAIN,
+  { chain = RECORD_CHAIN, signedHead = null }: { chain?: SignedChain; signedHead?: ChainHead | null } = {},
 ): void {
   const breakKey = (what: string) => `${chain.breakPrefix}head-signature${what}`;
   if (head === null) {
@@ -146,13 +147,35 @@ export function checkHeadSignature(
       breakKey("-missing"),
     );
   }
-  if (!checkChainHeadSignature(head, meta.headSignature, key, chain.name)) {
-    throw new IntegrityError(
-      `the ${chain.head}'s HMAC-SHA256 signature does not match the last ${chain.row} (${chain.seq} ${head.seq}, ${short(head.chainHash)}): ` +
-        `${chain.row}s were removed from or added to the end, or the key is not the one the store was signed with`,
-      breakKey(""),
-    );
-  }
+  // Over the head itself (an older flagtrail signed so, see checkBeforeBatch), else over meta's signed seq.
+  if (checkChainHeadSignature(head, meta.headSignature, key, chain.name)) return;
+  const signed = signedHead ?? head;
+  if (signed.seq === head.seq || !checkChainHeadSignature(signed, meta.headSignature, key, chain.name))
+    throw signatureMismatch(chain, signed, signedHead === null ? `the last ${chain.row}` : undefined);
+  throw new IntegrityError(
+    `the ${chain.head} is signed at ${chain.seq} ${signed.seq}, not at the last ${chain.row} (${chain.seq} ${head.seq}): ` +
+      `the ${chain.row}s after it were stored by a sync without FLAGTRAIL_SIGNING_KEY (the next sync with the key ` +
+      "signs them) or added outside flagtrail",
+    breakKey(""),
+  );
+}
+
+/**
+ * The one sentence verify and the sync give: `signed`, the row the signature was made over (chain hash ""
+ * when it is gone), named as `what` (meta without a signed seq: the last row is assumed).
+ */
+function signatureMismatch(
+  chain: SignedChain,
+  signed: ChainHead,
+  what = `the ${chain.row} it was made over`,
+) {
+  const row = signed.chainHash === "" ? "no longer in the store" : short(signed.chainHash);
+  return new IntegrityError(
+    `the ${chain.head}'s HMAC-SHA256 signature does not match ${what} (${chain.seq} ${signed.seq}, ${row}): ` +
+      `${chain.row}s were removed from or changed at the end, or the key is not the one the store was signed with ` +
+      "(after a rotation, give the old key to the next sync as FLAGTRAIL_SIGNING_KEY_PREVIOUS)",
+    `${chain.breakPrefix}head-signature`,
+  );
 }
 
 const storedHeadSchema = z.looseObject({ seq: z.unknown().optional(), hash: z.unknown().optional() });
@@ -273,7 +296,7 @@ function checkSignatureBeforeWrite(
   if (!signingKey) return [];
   const { head, headSignature } = state;
   if (head === null) {
-    checkHeadSignature(state, null, signingKey, chain); // a signature left over no rows: they were removed
+    checkHeadSignature(state, null, signingKey, { chain }); // a signature left over no rows: they were removed
     return [];
   }
   if (headSignature === null) return [unsignedWarning(chain, head)];
@@ -286,12 +309,7 @@ function checkSignatureBeforeWrite(
   // previousKey: a rotation; the write signs the head with the new key.
   if (signedWith(previousKey)) return [];
   if (state.signedHead === null) return [unsignedWarning(chain, head)];
-  throw new IntegrityError(
-    `the ${chain.head}'s HMAC-SHA256 signature does not match the ${chain.row} it was made over (${chain.seq} ${state.signedHead.seq}): ` +
-      `${chain.row}s were removed from or changed at the end, or the key is not the one the store was signed with ` +
-      "(after a rotation, give the old key as FLAGTRAIL_SIGNING_KEY_PREVIOUS)",
-    `${chain.breakPrefix}head-signature`,
-  );
+  throw signatureMismatch(chain, state.signedHead);
 }
 
 const previousKeyLeftWarning = (chain: SignedChain) =>
@@ -332,8 +350,14 @@ function refuseMissingDigest(state: StoredChainEnd): void {
     state.coverageDigest === null ? "chain:coverage" : null,
   ].filter((m) => m !== null);
   if (missing.length === 0 || (missing.length === 2 && state.headSignature === null)) return;
-  throw new IntegrityError(
-    `the digest in meta ${missing.join(" and ")} is missing from a store that has been synced, and every sync writes it: it was removed`,
+  throw missingDigestError(missing);
+}
+
+/** A digest (meta key) missing from a synced store: the sync's refusal and verify's finding (requireDigests). */
+export function missingDigestError(missing: readonly string[]): IntegrityError {
+  return new IntegrityError(
+    `the digest in meta ${missing.join(" and ")} is missing from a store that has been synced, and every sync ` +
+      "writes it: it was removed (with whatever rows it would have shown were changed)",
     `digest-missing-${missing.length === 2 ? "both" : missing[0] === "chain:quarantine" ? "quarantine" : "coverage"}`,
   );
 }
@@ -350,8 +374,24 @@ export function checkCoverageBeforeWrite(meta: StoredChainEnd, present: Coverage
 export function refusedWrite(error: unknown): unknown {
   if (!(error instanceof IntegrityError)) return error;
   return new IntegrityError(
-    `${error.message}; the sync wrote nothing over it (it would have covered the break): ` +
-      "flagtrail verify names the same, and a sync writes again once the store is restored from a backup",
+    `${error.message}; the sync wrote nothing over it (it would have covered the break), flagtrail verify ` +
+      "says the same (or names a break it meets first), and a sync writes again once the store is restored from a backup",
     error.breakKey,
+  );
+}
+
+/** Rule-diff rows of records not in audit_logs (orphanRuleDiffsIn): the first table holding any, how many, the first id. */
+export interface OrphanRows {
+  table: string;
+  rows: number;
+  first: string;
+}
+
+/** Rule diffs are written with their record and never removed without it: rows left over name removed records. */
+export function orphanRowsError({ table, rows, first }: OrphanRows): IntegrityError {
+  return new IntegrityError(
+    `the ${table} table holds ${rows} ${rows === 1 ? "row" : "rows"} of records not in audit_logs (the first ` +
+      `of audit_log_id ${first}): records were removed, their rule diffs left behind`,
+    `orphans-${table}`,
   );
 }

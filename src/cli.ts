@@ -2,7 +2,7 @@
 // 0 ok, 1 failure at run time, 2 bad usage or input.
 import { Command, CommanderError } from "commander";
 import { registerCommands } from "./commands/register.ts";
-import { FlagtrailError } from "./errors.ts";
+import { FlagtrailError, IntegrityError, sentenceOf } from "./errors.ts";
 import { VERSION } from "./version.ts";
 
 export function buildProgram(): Command {
@@ -100,7 +100,9 @@ export function exitCodeFor(error: unknown): number {
   // destroyed by then. Another socket's reset (a database's) is a failure, not a reader gone.
   if (isClosedStdout(error) && process.stdout.destroyed) return 0;
   if (error instanceof FlagtrailError) {
-    process.stderr.write(`flagtrail: ${error.message}\n`);
+    process.stderr.write(
+      `flagtrail: ${error instanceof IntegrityError ? sentenceOf(error.message) : error.message}\n`,
+    );
     return error.exitCode;
   }
   // A bug or an error we did not foresee: still one sentence; the stack only when asked for.

@@ -76,6 +76,14 @@ export class IntegrityError extends FlagtrailError {
   }
 }
 
+/**
+ * An integrity finding's clause as the CLI prints its sentences: a capital first, a full stop last. The
+ * clause stays as it is where it is part of a sentence (the integrity control's "verify fails: …").
+ */
+export const sentenceOf = (clause: string): string =>
+  // A first word that is a name (a file's, a path) keeps its case: only a plain word is capitalized.
+  `${clause.replace(/^[a-z]+(?= )/, (word) => word.charAt(0).toUpperCase() + word.slice(1))}${/[.?!]$/.test(clause) ? "" : "."}`;
+
 /** The run was asked to stop (SIGINT/SIGTERM) and stopped cleanly. */
 export class AbortedError extends FlagtrailError {}
 

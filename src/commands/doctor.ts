@@ -83,7 +83,7 @@ export async function runDoctor(raw: Record<string, unknown>, env: Env = process
   const config = checkConfig(configFile);
   return [
     checkNode(),
-    ...(await checkStore(db)),
+    ...(await checkStore(db, undefined, env)),
     ...(await keyChecks(options, configFile, env)),
     checkDisk(db),
     checkModes(db, [...keyFiles, ...projectFiles(db, configFile)]),

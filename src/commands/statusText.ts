@@ -14,6 +14,7 @@ export function formatStatus(status: StoreStatus): string {
   );
   out.push(
     `Hash chain: ${status.chainHead.seq} links${status.chainHead.hash ? `, head ${status.chainHead.hash.slice(0, 16)}…` : ""}`,
+    signatureLine(status.chainHead),
   );
   if (status.runningLease) {
     const l = status.runningLease;
@@ -78,6 +79,15 @@ export function formatStatus(status: StoreStatus): string {
   for (const m of status.mutated.recent.slice(0, 10)) out.push(`  ${m.id}: ${m.revisions} revision(s)`);
   out.push(...entityHistoryLines(status.entityHistory));
   return `${out.join("\n")}\n`;
+}
+
+/** Whether the head is signed, and up to which seq (what a sync with FLAGTRAIL_SIGNING_KEY wrote). */
+function signatureLine({ seq, signed, signedSeq }: StoreStatus["chainHead"]): string {
+  const label = "Chain head signature:";
+  if (!signed) return `${label} none (a sync with FLAGTRAIL_SIGNING_KEY signs the head)`;
+  if (signedSeq === null) return `${label} signed by an older flagtrail (it did not record the seq)`;
+  const since = signedSeq < seq ? `; records ${signedSeq + 1}..${seq} were stored since without the key` : "";
+  return `${label} signed up to seq ${signedSeq}${since} (flagtrail verify with the key checks it)`;
 }
 
 /** A sink's delivery lease: who holds it and until when, or that its holder died and the next run takes it. */

@@ -2,6 +2,7 @@
 // text by statusText.ts): times as ISO text, only live leases, each quarantined record's first issue.
 import { z } from "zod";
 import { DELIVERY_LEASE_PREFIX } from "../controls/sinkLease.ts";
+import { readStateBeforeWrite } from "../store/chainRead.ts";
 import type { EntityBacklogRow } from "../store/entityBacklog.ts";
 import { DAEMON_LEASE } from "../store/leases.ts";
 import type { AnyStore } from "../store/openAny.ts";
@@ -19,7 +20,11 @@ export interface StoreStatus {
     /** Records whose date/time could not be parsed (occurred_at NULL). */
     undated: number;
   };
-  chainHead: { seq: number; hash: string | null };
+  /**
+   * The last record, and the head's HMAC signature as meta holds it (never the key): whether there is one,
+   * and the seq it was made over (null: none, or signed by a flagtrail before chain:head_signed_seq).
+   */
+  chainHead: { seq: number; hash: string | null; signed: boolean; signedSeq: number | null };
   checkpoints: { filterKey: string; latestId: string; latestOccurredAt: string | null; updatedAt: string }[];
   /** Plans of interrupted runs that the next sync of that filter set resumes. */
   pending: { filterKey: string; since: string; until: string; windowsDone: number; windowsTotal: number }[];
@@ -65,7 +70,13 @@ export interface StoreStatus {
 
 /** What the store holds, read from either engine. */
 export async function readStatus(store: AnyStore): Promise<StoreStatus> {
-  return statusOf(store.location, await readStatusRows(store));
+  const status = statusOf(store.location, await readStatusRows(store));
+  const { headSignature, signedHead } = await readStateBeforeWrite(store);
+  const signed = headSignature !== null;
+  return {
+    ...status,
+    chainHead: { ...status.chainHead, signed, signedSeq: signed ? (signedHead?.seq ?? null) : null },
+  };
 }
 
 const iso = (ms: number | null | undefined) =>
@@ -99,7 +110,7 @@ function statusOf(database: string, rows: StatusRows): StoreStatus {
       lastServerDay: records.lastDay,
       undated: records.undated ?? 0,
     },
-    chainHead: { seq: head?.seq ?? 0, hash: head?.chain_hash ?? null },
+    chainHead: { seq: head?.seq ?? 0, hash: head?.chain_hash ?? null, signed: false, signedSeq: null },
     checkpoints: rows.checkpoints.map((c) => ({
       filterKey: c.filterKey,
       latestId: c.latestId,

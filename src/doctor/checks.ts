@@ -20,6 +20,7 @@ import {
   projectFilePath,
 } from "../storeLocation.ts";
 import { shellWord } from "../text/shellWord.ts";
+import { chainHeadLine } from "./chainHead.ts";
 
 type CheckStatus = "ok" | "warn" | "fail";
 
@@ -59,8 +60,15 @@ const GIB = 1024 ** 3;
 /** Free pages worth a warning: over both (a small store's few free pages are normal churn). */
 const FREE_PAGES_WARN = { share: 0.25, bytes: 64 * MIB };
 
-/** The store opens read-only, its migrations are this flagtrail's, and its free pages (three lines). */
-export async function checkStore(dbValue: string, freeWarn = FREE_PAGES_WARN): Promise<Check[]> {
+/**
+ * The store opens read-only, its migrations are this flagtrail's, its free pages and whether the next sync
+ * builds on its chain head (src/doctor/chainHead.ts) with the signing keys of `env`.
+ */
+export async function checkStore(
+  dbValue: string,
+  freeWarn = FREE_PAGES_WARN,
+  env: Env = process.env,
+): Promise<Check[]> {
   const location = parseStoreLocation(dbValue);
   const where = describeLocation(location);
   const file = localStoreFile(location);
@@ -69,6 +77,7 @@ export async function checkStore(dbValue: string, freeWarn = FREE_PAGES_WARN): P
       check("store", "warn", `no store at ${where} yet; the first \`flagtrail sync\` creates it`),
       check("migrations", "warn", "not checked: there is no store"),
       check("free pages", "ok", "no store to check"),
+      check("chain head", "ok", "no store to check"),
     ];
   }
   let home: AnyStore;
@@ -82,41 +91,47 @@ export async function checkStore(dbValue: string, freeWarn = FREE_PAGES_WARN): P
         check("migrations", "fail", message),
         // The upgrade's sync may copy a table and free pages: look again after it.
         check("free pages", "warn", "not checked until the store is upgraded (see migrations)"),
+        check("chain head", "warn", "not checked until the store is upgraded (see migrations)"),
       ];
     return [
       check("store", "fail", message),
       check("migrations", "warn", "not checked: the store did not open"),
       check("free pages", "warn", "not checked: the store did not open"),
+      check("chain head", "warn", "not checked: the store did not open"),
     ];
   }
   return [
     check("store", "ok", `${where} opens (${engineName(location)})`),
     check("migrations", "ok", "current: the store has every migration this flagtrail ships"),
-    ...(await checkFreePages(dbValue, home, freeWarn)),
+    ...(await checkParts(dbValue, home, freeWarn, env)),
   ];
 }
 
 const messageOf = (error: unknown) => (error instanceof FlagtrailError ? error.message : String(error));
 
 /**
- * One line per project of the store: each project's history may be a file of its own (docs/projects.md).
- * `home`, the store's own namespace checkStore opened, is handed over (closed with the others).
+ * Free pages, then the chain head, one line per project of the store: each project's history may be a file
+ * of its own (docs/projects.md). `home`, the store's own namespace checkStore opened, is handed over
+ * (closed with the others).
  */
-async function checkFreePages(
+async function checkParts(
   dbValue: string,
   home: AnyStore,
   warn: typeof FREE_PAGES_WARN,
+  env: Env,
 ): Promise<Check[]> {
   let parts: ProjectStore[];
   try {
     parts = await openStoreProjects(dbValue, { readonly: true, home });
   } catch (error) {
-    return [check("free pages", "warn", `not checked: ${messageOf(error)}`)];
+    const detail = `not checked: ${messageOf(error)}`;
+    return [check("free pages", "warn", detail), check("chain head", "warn", detail)];
   }
+  const label = (project: string) => (parts.length > 1 ? ` (${project})` : "");
   try {
-    return parts.map(({ project, store }) =>
-      freePagesLine(parts.length > 1 ? ` (${project})` : "", store, warn),
-    );
+    const lines = parts.map(({ project, store }) => freePagesLine(label(project), store, warn));
+    for (const { project, store } of parts) lines.push(await chainHeadLine(label(project), store, env));
+    return lines;
   } finally {
     await closeProjectStores(parts);
   }

@@ -14,7 +14,7 @@ import {
 } from "./digests.ts";
 import type { AnyStore } from "./openAny.ts";
 import { inList, inReadSnapshot, type Queries, sql } from "./query.ts";
-import { BACKFILL_MARK_KEY, parseBackfillMark } from "./ruleDiffs.ts";
+import { BACKFILL_MARK_KEY, orphanRuleDiffsIn, parseBackfillMark } from "./ruleDiffs.ts";
 
 export interface StoredRuleChange {
   rule_id: string;
@@ -144,7 +144,18 @@ function readerOf(q: Queries) {
     chainHashAt: async (seq: number) =>
       (await q.get<{ chain_hash: string }>(sql`SELECT chain_hash FROM audit_logs WHERE seq = ${seq}`))
         ?.chain_hash ?? null,
+    signedHead: (signedSeq: string | null, head: Head) => signedHeadIn(q, signedSeq, head),
+    orphanRuleDiffs: () => orphanRuleDiffsIn(q),
   };
+}
+
+type Head = StateBeforeWrite["head"];
+
+/** The record meta's chain:head_signed_seq names (chain hash "" when it is gone); null: no seq in meta. */
+async function signedHeadIn(q: Queries, signedSeq: string | null, head: Head) {
+  const seq = signedSeq === null ? null : Number(signedSeq);
+  const hash = seq === null || seq === head?.seq ? head?.chainHash : await readerOf(q).chainHashAt(seq);
+  return seq === null ? null : { seq, chainHash: hash ?? "" };
 }
 
 /** Runs `read` with a reader over one consistent snapshot of the store (inReadSnapshot). */
@@ -156,13 +167,19 @@ export function readChainSnapshot<T>(store: AnyStore, read: (reader: ChainReader
  * The sync's reads before it writes, in its write transaction (src/chainChecks.ts judges them); the batch
  * then builds on these meta values instead of reading them again.
  */
-export async function stateBeforeWriteIn(q: Queries, head: StateBeforeWrite["head"]) {
+export async function stateBeforeWriteIn(q: Queries, head: Head) {
   const { signedSeq, ...meta } = await metaOf(q);
-  const seq = signedSeq === null ? null : Number(signedSeq);
-  const signedHash = seq === null || seq === head?.seq ? head?.chainHash : await readerOf(q).chainHashAt(seq);
-  const signedHead = seq === null ? null : { seq, chainHash: signedHash ?? "" };
-  return { ...meta, head, signedHead };
+  return { ...meta, head, signedHead: await signedHeadIn(q, signedSeq, head) };
 }
+
+/** What the next sync's first batch would find (stateBeforeWriteIn), read only: doctor's forecast. */
+export const readStateBeforeWrite = (store: AnyStore) =>
+  inReadSnapshot(store, async (q) => {
+    const last = await q.get<NonNullable<Head>>(
+      sql`SELECT seq, chain_hash AS "chainHash" FROM audit_logs ORDER BY seq DESC LIMIT 1`,
+    );
+    return stateBeforeWriteIn(q, last ?? null);
+  });
 
 /** Before an entity read's invalid items are quarantined: the digest folds in every row above its lastId. */
 export async function checkQuarantineEndIn(q: Queries): Promise<void> {

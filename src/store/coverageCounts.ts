@@ -122,12 +122,7 @@ export async function recordCoverage(
 }
 
 /** Days of from..to whose last check held fewer than the server counted: gaps known (not searched again). */
-export async function knownShortfalls(
-  store: AnyStore,
-  filterKey: string,
-  from: string,
-  to: string,
-): Promise<Map<string, number>> {
+export async function knownShortfalls(store: AnyStore, filterKey: string, from: string, to: string) {
   const rows = await (await queriesOf(store)).all<{ day: string; short: number }>(
     sql`SELECT day, server_total - local_count AS short FROM coverage
         WHERE filter_key = ${filterKey} AND day BETWEEN ${from} AND ${to} AND server_total > local_count

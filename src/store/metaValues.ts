@@ -25,20 +25,12 @@ export async function readMetaValueIn(q: Queries, key: string): Promise<string |
 
 export const readMetaValue = onStore(readMetaValueIn);
 
-export async function writeMetaValue(
-  store: AnyStore,
-  key: string,
-  value: string,
-  now = Date.now(),
-): Promise<void> {
+export async function writeMetaValue(store: AnyStore, key: string, value: string, now = Date.now()) {
   await (await queriesOf(store)).run(writeMetaValueQuery(key, value, now));
 }
 
 /** Every value whose key starts with `prefix`, by key (substr: LIKE's case rules differ, `%`/`_` are wild). */
-export async function readMetaValuesWithPrefix(
-  store: AnyStore,
-  prefix: string,
-): Promise<Map<string, string>> {
+export async function readMetaValuesWithPrefix(store: AnyStore, prefix: string) {
   // Both engines count substr's length in characters (code points), not UTF-16 units.
   const length = [...prefix].length;
   const rows = await (await queriesOf(store)).all<{ key: string; value: string }>(

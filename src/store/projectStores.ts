@@ -80,21 +80,12 @@ function missingNamespace(home: AnyStore, project: string, where: string): Flagt
 }
 
 /** Opens `project`'s part of the store at `value`; a writable open creates and registers a new one. */
-export async function openProjectStore(
-  value: string,
-  project: string,
-  options: OpenOptions = {},
-): Promise<AnyStore> {
+export async function openProjectStore(value: string, project: string, options: OpenOptions = {}) {
   return (await openStoreProjects(value, { ...options, project }))[0]!.store;
 }
 
 /** Project `project`'s part of the store whose own namespace `home` is open: `home` itself, or another. */
-async function openIn(
-  value: string,
-  home: AnyStore,
-  project: string,
-  options: OpenOptions,
-): Promise<AnyStore> {
+async function openIn(value: string, home: AnyStore, project: string, options: OpenOptions) {
   const readonly = options.readonly ?? false;
   const homeProject = await homeProjectOf(home);
   if (homeProject === project || (homeProject === undefined && project === DEFAULT_PROJECT)) {

@@ -181,10 +181,7 @@ function snapshotOf(sqlite: Database.Database): ReportSnapshot {
 const REPORT_CACHE_KIB = -2_000;
 
 /** Runs `read` in one read transaction: every file of a report describes one snapshot, even during a sync. */
-export async function readReportSnapshot<T>(
-  store: AnyStore,
-  read: (snapshot: ReportSnapshot) => Promise<T>,
-): Promise<T> {
+export async function readReportSnapshot<T>(store: AnyStore, read: (snapshot: ReportSnapshot) => Promise<T>) {
   if (store.engine === "postgres") return (await pgSide()).readPgReportSnapshot(store, read);
   const sqlite = sqliteOf(store);
   const cache = sqlite.pragma("cache_size", { simple: true }) as number;

@@ -1,6 +1,7 @@
 // Rule diffs (rule_changes rows, a rule_diff_summaries row per record): written with new records, and by
 // the backfill for records stored before or diffed by an older DIFF_VERSION.
 import { z } from "zod";
+import { type OrphanRows, orphanRowsError } from "../chainChecks.ts";
 import { DIFF_VERSION, diffRecordChanges, type RuleChange, type RuleDiff } from "../diff/rules.ts";
 import type { InsertedRecord } from "../records/pageTally.ts";
 import { parseStoredJson } from "../storedJson.ts";
@@ -17,10 +18,29 @@ export function ruleChangeColumns(c: RuleChange): unknown[] {
 /** Writes the diffs computed for records with none stored yet (new records, the backfill), in record order. */
 export async function insertRuleDiffRows(q: Queries, records: readonly InsertedRecord[]): Promise<void> {
   const diffed = records.filter((r): r is { id: string; diff: RuleDiff } => r.diff !== null);
+  // A new record with a summary already was removed, its diff left behind (verify names it): not to be covered.
+  const ids = inList(diffed.map((r) => r.id));
+  const left =
+    diffed.length > 0 && (await q.get(sql`SELECT 1 FROM rule_diff_summaries WHERE audit_log_id IN ${ids}`));
+  if (left) throw orphanRowsError((await orphanRuleDiffsIn(q, records)) as OrphanRows);
   const changes = diffed.flatMap(({ id, diff }) => diff.changes.map((c) => [id, ...ruleChangeColumns(c)]));
   await insertInto(q, TABLES.ruleChanges, changes);
   const summaries = diffed.map(({ id, diff }) => [id, diff.summary, DIFF_VERSION]);
   await insertInto(q, TABLES.ruleDiffSummaries, summaries);
+}
+
+/**
+ * The first rule-diff table holding rows of records not in audit_logs (or in `removed`: records inserted in
+ * this transaction, absent before it), or null. Reads every row: verify's, and a sync's once refused.
+ */
+export async function orphanRuleDiffsIn(q: Queries, removed: readonly { id: string }[] = []) {
+  const of = (table: string) =>
+    sql`SELECT ${sql.raw(`'${table}'`)} AS "table", count(*) AS "rows", min(audit_log_id COLLATE "binary") AS first
+        FROM ${sql.raw(table)} r WHERE audit_log_id IN ${inList(removed.map((r) => r.id))}
+          OR NOT EXISTS (SELECT 1 FROM audit_logs a WHERE a.id = r.audit_log_id)`;
+  const rows = await q.all<OrphanRows>(sql`${of("rule_diff_summaries")} UNION ALL ${of("rule_changes")}`);
+  const found = rows.find((r) => Number(r.rows) > 0);
+  return found ? { ...found, rows: Number(found.rows) } : null;
 }
 
 const readMark = async (q: Queries) => parseBackfillMark(await readMetaValueIn(q, BACKFILL_MARK_KEY));
@@ -57,12 +77,7 @@ interface PendingRow {
 }
 
 /** One batch of the backfill in its own transaction; returns the last seq looked at, or null when done. */
-async function backfillBatch(
-  q: Queries,
-  after: number,
-  limit: number,
-  result: BackfillResult,
-): Promise<number | null> {
+async function backfillBatch(q: Queries, after: number, limit: number, result: BackfillResult) {
   const batch = await q.all<PendingRow>(
     sql`SELECT a.id, a.seq, a.changes, s.audit_log_id IS NULL AS fresh,
           (s.audit_log_id IS NULL OR s.diff_version < ${DIFF_VERSION}) AS needs

@@ -62,7 +62,9 @@ export function checkEntityChain(store: AnyStore, signingKey?: string): Promise<
     const head = seq === 0 ? null : { seq, hash: previous };
     checkEntityHead(ENTITY_CHAIN_HEAD_KEY, metaHead, head);
     if (signingKey)
-      checkHeadSignature({ headSignature }, head && { seq, chainHash: previous }, signingKey, ENTITY_CHAIN);
+      checkHeadSignature({ headSignature }, head && { seq, chainHash: previous }, signingKey, {
+        chain: ENTITY_CHAIN,
+      });
     return { rows: seq, head, signature: signingKey ? "valid" : "not checked" };
   });
 }

@@ -1,7 +1,7 @@
 // `flagtrail verify`'s store half: every check reads the same snapshot (readChainSnapshot), so a sync
 // committing pages meanwhile cannot look like tampering. Any mismatch is an IntegrityError naming the
 // first broken thing.
-import { type ChainHead, checkHeadSignature, checkMetaHead, short } from "../chainChecks.ts";
+import { type ChainHead, checkHeadSignature, checkMetaHead, orphanRowsError, short } from "../chainChecks.ts";
 import { IntegrityError } from "../errors.ts";
 import { readChainSnapshot } from "../store/chainRead.ts";
 import type { AnyStore } from "../store/openAny.ts";
@@ -45,7 +45,13 @@ export async function verifyStore(store: AnyStore, options: VerifyStoreOptions =
     const chain = await checkRecords(reader, meta.ruleDiffsBackfilledTo);
     await after("records");
     checkMetaHead(meta, chain.head);
-    if (options.signingKey) checkHeadSignature(meta, chain.head, options.signingKey);
+    const key = options.signingKey;
+    if (key)
+      checkHeadSignature(meta, chain.head, key, {
+        signedHead: await reader.signedHead(meta.signedSeq, chain.head),
+      });
+    const orphans = await reader.orphanRuleDiffs();
+    if (orphans) throw orphanRowsError(orphans);
     const revisions = await checkRevisions(reader);
     await after("revisions");
     const quarantine = await checkQuarantine(reader, meta);

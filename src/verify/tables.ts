@@ -1,7 +1,7 @@
 // `flagtrail verify` beyond the record chain: stored revisions, the quarantine and coverage tables
 // against the digests the writer keeps in meta; the meta head and the head's HMAC are src/chainChecks.ts's.
 
-import { compareDigest, type DigestOutcome } from "../chainChecks.ts";
+import { checkQuarantineEnd, compareDigest, type DigestOutcome, missingDigestError } from "../chainChecks.ts";
 import {
   coverageDigestSchema,
   EMPTY_COVERAGE_DIGEST,
@@ -66,6 +66,7 @@ export async function checkQuarantine(reader: ChainReader, meta: ChainMeta): Pro
       );
     state = foldQuarantineRow(state, row);
   }
+  checkQuarantineEnd(meta.quarantineDigest, meta.quarantineLast); // rows added: the sync's sentence
   const digest = compareDigest("quarantine", QUARANTINE_DIGEST_KEY, meta.quarantineDigest, state, (text) =>
     parseStoredJson(quarantineDigestSchema, text),
   );
@@ -99,8 +100,8 @@ export function requireDigests(
   coverage: TableCheck,
 ): void {
   const missing = [
-    quarantine.digest === "absent" ? `${QUARANTINE_DIGEST_KEY} (quarantine)` : null,
-    coverage.digest === "absent" ? `${COVERAGE_DIGEST_KEY} (coverage)` : null,
+    quarantine.digest === "absent" ? QUARANTINE_DIGEST_KEY : null,
+    coverage.digest === "absent" ? COVERAGE_DIGEST_KEY : null,
   ].filter((m) => m !== null);
   if (missing.length === 0) return;
   const pristine =
@@ -111,9 +112,5 @@ export function requireDigests(
     meta.headSeq === null &&
     meta.headSignature === null;
   if (pristine) return;
-  throw new IntegrityError(
-    `the digest in meta ${missing.join(" and ")} is missing from a store that has been synced, and every sync ` +
-      "writes it: it was removed (with whatever rows it would have shown were changed)",
-    `digest-missing-${missing.length === 2 ? "both" : quarantine.digest === "absent" ? "quarantine" : "coverage"}`,
-  );
+  throw missingDigestError(missing);
 }

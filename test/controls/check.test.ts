@@ -313,7 +313,7 @@ describe.each(ENGINES)("flagtrail check on %s", (engine) => {
     const verify = await runCliInProcess(["verify"], { env });
     expect(verify.code).toBe(1);
     expect(verify.stderr).toMatch(
-      /waiver row seq 1 \(finding rr:[^)]+\) has been changed: its content does not match its hash/,
+      /Waiver row seq 1 \(finding rr:[^)]+\) has been changed: its content does not match its hash/,
     );
     const integrity = (JSON.parse((await check(["--format", "json"])).stdout) as JsonFinding[]).filter(
       (f) => f.kind === "integrity",

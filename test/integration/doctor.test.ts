@@ -98,6 +98,7 @@ describe("flagtrail doctor", () => {
       "store",
       "migrations",
       "free pages",
+      "chain head",
       "key",
       "clock",
       "disk",
@@ -111,6 +112,7 @@ describe("flagtrail doctor", () => {
       "store",
       "migrations",
       "free pages",
+      "chain head",
       "key",
       "clock",
       "file modes",
@@ -331,6 +333,7 @@ describe("flagtrail doctor: free pages of a SQLite store", () => {
         `${older} was written by an older flagtrail; run \`flagtrail sync\` on it once to upgrade it.`,
       ],
       ["free pages", "warn", "not checked until the store is upgraded (see migrations)"],
+      ["chain head", "warn", "not checked until the store is upgraded (see migrations)"],
     ]);
     const none = await checkStore(join(dir, "none.db"));
     expect(none.find((c) => c.name === "free pages")).toEqual({

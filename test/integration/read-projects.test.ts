@@ -190,7 +190,7 @@ describe("read commands on a store of two projects", () => {
     expect(eu.stdout).toMatch(/^OK: hash chain of \d+ records intact/);
     const us = await cli(["verify", "--db", db, "--project", "us"]);
     expect(us.code).toBe(1);
-    expect(us.stderr).toMatch(new RegExp(`^flagtrail: broken chain at seq ${seq - 3} `));
+    expect(us.stderr).toMatch(new RegExp(`^flagtrail: Broken chain at seq ${seq - 3} `));
   });
 
   it("a registered project whose file is gone is named as missing, by reads and by sync (which makes no new one)", async () => {

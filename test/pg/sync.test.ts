@@ -209,7 +209,7 @@ describe("flagtrail sync --no-entities into PostgreSQL", () => {
       env: { ...env, FLAGTRAIL_SIGNING_KEY: "another-key" },
     });
     expect(otherKey.code).toBe(1);
-    expect(otherKey.stderr).toMatch(/signature does not match the last record \(seq 303,/);
+    expect(otherKey.stderr).toMatch(/signature does not match the record it was made over \(seq 303,/);
   });
 });
 

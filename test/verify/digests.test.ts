@@ -108,10 +108,7 @@ describe("quarantine and coverage digests", () => {
     const store = await synced();
     run(store, "DELETE FROM meta WHERE key IN (?, ?)", QUARANTINE_DIGEST_KEY, COVERAGE_DIGEST_KEY);
     run(store, "UPDATE coverage SET server_total = 4 WHERE day = '2024-03-05'");
-    await expectBroken(
-      store,
-      /the digest in meta chain:quarantine \(quarantine\) and chain:coverage \(coverage\) is missing/,
-    );
+    await expectBroken(store, /the digest in meta chain:quarantine and chain:coverage is missing/);
     // The next write creates them from the rows present (trust on first use).
     const q = await queriesOf(store);
     await updateCoverageDigestIn(q);

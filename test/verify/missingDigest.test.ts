@@ -50,7 +50,7 @@ async function verify(db: string, key?: string, run = runCliInProcess) {
 function expectMissing(result: { code: number | null; stderr: string }, key: string): void {
   expect(result.code).toBe(1);
   expect(result.stderr.trim().split("\n")).toHaveLength(1);
-  expect(result.stderr).toContain(`the digest in meta ${key}`);
+  expect(result.stderr).toContain(`The digest in meta ${key}`);
   expect(result.stderr).toContain("was removed");
 }
 

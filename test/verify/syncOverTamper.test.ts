@@ -138,8 +138,45 @@ for (const engine of ["sqlite", "pg"] as const) {
 
     it("records cut off the end with meta's head rewritten to match stay caught with the key", async () => {
       const db = await store(engine, KEY, "--no-entities");
+      const [signed] = await read<{ seq: number }>(db, "SELECT max(seq) AS seq FROM audit_logs");
       await tamper(db, ...CUT, ...META_HEAD_TO_MATCH);
-      await expectCaught(db, KEY, /signature does not match the (last )?record/, "--no-entities");
+      // verify and the refused sync name the same record: the one the signature was made over.
+      const sentence = new RegExp(
+        `^flagtrail: The chain head's HMAC-SHA256 signature does not match the record it was made over \\(seq ${Number(signed!.seq)}, no longer in the store\\)`,
+      );
+      await expectCaught(db, KEY, sentence, "--no-entities");
+    });
+
+    it("records cut off the end with meta's head rewritten, their rule diffs left behind, are caught without a key", async () => {
+      const db = await store(engine, undefined, "--no-entities");
+      // From the newest record with a rule diff on: its summary and rule_changes rows stay.
+      const [diffed] = await read<{ seq: number }>(
+        db,
+        "SELECT max(a.seq) AS seq FROM audit_logs a JOIN rule_diff_summaries s ON s.audit_log_id = a.id",
+      );
+      const from = `seq >= ${Number(diffed!.seq)}`;
+      const cut = [
+        ...["listed_days", "audit_log_revisions", "config_edit_links"].map(
+          (t) => `DELETE FROM ${t} WHERE audit_log_id IN (SELECT id FROM audit_logs WHERE ${from})`,
+        ),
+        `DELETE FROM audit_logs WHERE ${from}`,
+      ];
+      // The attacker turns the foreign keys off for the session (the sqlite3 shell has them off).
+      await tamper(
+        db,
+        ...(engine === "pg"
+          ? [`SET session_replication_role = replica; ${cut.join("; ")}`]
+          : ["PRAGMA foreign_keys = OFF", ...cut]),
+        ...META_HEAD_TO_MATCH,
+      );
+      const [orphaned] = await read<{ id: string }>(
+        db,
+        "SELECT min(audit_log_id) AS id FROM rule_diff_summaries s WHERE NOT EXISTS (SELECT 1 FROM audit_logs a WHERE a.id = s.audit_log_id)",
+      );
+      const sentence = new RegExp(
+        `^flagtrail: The rule_diff_summaries table holds \\d+ rows? of records not in audit_logs \\(the first of audit_log_id ${orphaned!.id}\\): records were removed, their rule diffs left behind`,
+      );
+      await expectCaught(db, undefined, sentence, "--no-entities");
     });
 
     it("a quarantine row added stays caught (new rows are folded into the digest from its last id on)", async () => {
@@ -152,7 +189,7 @@ for (const engine of ["sqlite", "pg"] as const) {
       await expectCaught(
         db,
         undefined,
-        /the quarantine table holds (1 rows|rows above id 0)/,
+        /The quarantine table holds rows above id 0, the last one its digest/,
         "--no-entities",
       );
     });
@@ -195,7 +232,9 @@ for (const engine of ["sqlite", "pg"] as const) {
       const db = await store(engine, KEY, "--no-entities");
       sim.control.insertAtHead(2);
       expect((await sync(db, undefined, "--no-entities")).code).toBe(0);
-      expect((await verify(db, KEY)).stderr).toMatch(/signature does not match the last record/);
+      expect((await verify(db, KEY)).stderr).toMatch(
+        /The chain head is signed at seq \d+, not at the last record \(seq \d+\): the records after it were stored by a sync without/,
+      );
       sim.control.insertAtHead(2);
       const keyed = await sync(db, KEY, "--no-entities");
       expect(keyed.code, keyed.stderr).toBe(0);

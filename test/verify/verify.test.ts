@@ -251,7 +251,7 @@ describe("flagtrail verify (CLI)", () => {
     const badRow = await runCliInProcess(["verify", "--db", dbPath]);
     expect(badRow.code).toBe(1);
     expect(badRow.stderr).toMatch(
-      /broken chain at seq 11 \(id S000000000000000000011\): record_hash [0-9a-f]{12}… differs/,
+      /Broken chain at seq 11 \(id S000000000000000000011\): record_hash [0-9a-f]{12}… differs/,
     );
   });
 
@@ -347,7 +347,7 @@ describe("flagtrail verify --manifest: a signed manifest whose format was edited
     }));
     const run = await runCliInProcess(["verify", "--manifest", path], { env });
     expect(run.stderr).toBe(
-      "flagtrail: the manifest's HMAC-SHA256 signature does not match (wrong key, or the manifest was edited)\n",
+      "flagtrail: The manifest's HMAC-SHA256 signature does not match (wrong key, or the manifest was edited).\n",
     );
     expect(run.code).toBe(1);
   });
@@ -356,13 +356,13 @@ describe("flagtrail verify --manifest: a signed manifest whose format was edited
     const path = await edited(({ format: _removed, ...rest }) => rest);
     const run = await runCliInProcess(["verify", "--manifest", path], { env });
     expect(run.stderr).toBe(
-      "flagtrail: the manifest's HMAC-SHA256 signature does not match (wrong key, or the manifest was edited)\n",
+      "flagtrail: The manifest's HMAC-SHA256 signature does not match (wrong key, or the manifest was edited).\n",
     );
     expect(run.code).toBe(1);
     const unkeyed = await runCliInProcess(["verify", "--manifest", path], {
       env: { FLAGTRAIL_SIGNING_KEY: "" },
     });
-    expect(unkeyed.stderr).toMatch(/^flagtrail: manifest .* is malformed at format: /);
+    expect(unkeyed.stderr).toMatch(/^flagtrail: Manifest .* is malformed at format: /);
     expect(unkeyed.code).toBe(1);
   });
 
@@ -371,7 +371,7 @@ describe("flagtrail verify --manifest: a signed manifest whose format was edited
     const { format: _removed, ...rest } = JSON.parse(readFileSync(result.manifestPath, "utf8"));
     writeFileSync(result.manifestPath, JSON.stringify(rest));
     const run = await runCliInProcess(["verify", "--manifest", result.manifestPath]);
-    expect(run.stderr).toMatch(/^flagtrail: manifest .* is malformed at format: /);
+    expect(run.stderr).toMatch(/^flagtrail: Manifest .* is malformed at format: /);
     expect(run.code).toBe(1);
   });
 

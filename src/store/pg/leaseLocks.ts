@@ -19,11 +19,7 @@ function lockKey(store: PgStore, name: string): number {
 
 // Takes lease `name`'s lock for `holder`: "held" when this process holds it for `holder` already,
 // "taken" when it took it now (on a session of its own, kept until unlockLease), "refused" otherwise.
-export async function lockLease(
-  store: PgStore,
-  name: string,
-  holder: string,
-): Promise<"held" | "taken" | "refused"> {
+export async function lockLease(store: PgStore, name: string, holder: string) {
   const connection = pgConnectionOf(store);
   const mine = connection.leases.get(name);
   if (mine) return mine.holder === holder ? "held" : "refused";

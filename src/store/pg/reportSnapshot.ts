@@ -236,10 +236,7 @@ function snapshotOf(client: pg.ClientBase, ahead: ReadsAhead): ReportSnapshot {
   };
 }
 
-export function readPgReportSnapshot<T>(
-  store: PgStore,
-  read: (snapshot: ReportSnapshot) => Promise<T>,
-): Promise<T> {
+export function readPgReportSnapshot<T>(store: PgStore, read: (snapshot: ReportSnapshot) => Promise<T>) {
   return inPgReadSnapshot(store, async (client) => {
     await client.query(SETTINGS);
     const ahead = new ReadsAhead(pgConnectionOf(store).pool, client);
