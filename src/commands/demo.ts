@@ -95,6 +95,12 @@ function controlLines(controls: DemoControls, check: string, configPath: string,
   for (const c of controls.controls) {
     const waived = c.waived > 0 ? `, ${c.waived} waived` : "";
     lines.push(`  ${c.id} (${c.kind}, ${c.severity}): ${c.open} open${waived}`);
+    // The report's Self-approvals count only the approvals: the line says what else this control counts.
+    if (c.approvals !== undefined && c.open > 0)
+      lines.push(
+        `    ${c.approvals} approvals by their own requester (the report's Self-approvals) and ` +
+          `${c.open - c.approvals} changes made by the person who approved their review`,
+      );
   }
   const open = controls.controls.reduce((sum, c) => sum + c.open, 0);
   lines.push(
