@@ -33,7 +33,7 @@ import { keepHeapSmall } from "./heap.ts";
 import { namingFlags, parseOptions } from "./options.ts";
 import { forEachProject, resolveSyncTargets, type SyncTarget, throwIfFailed } from "./project.ts";
 import { reportFormatsOption } from "./report.ts";
-import { runSyncOptionsFrom, syncOptionsShape } from "./sync.ts";
+import { runSyncOptionsFrom, SYNC_FLAGS, syncOptionsShape } from "./sync.ts";
 import { syncEventLog } from "./syncLog.ts";
 
 const daemonOptionsSchema = z.object({
@@ -58,7 +58,7 @@ export async function action(raw: Record<string, unknown>): Promise<void> {
   keepHeapSmall();
   const options = parseOptions(daemonOptionsSchema, raw);
   checkActionTypes(options.actionType, options.allowUnknownActionTypes);
-  const { concurrency } = resolveSyncOptions(runSyncOptionsFrom(options));
+  const { concurrency } = namingFlags(SYNC_FLAGS, () => resolveSyncOptions(runSyncOptionsFrom(options)));
   namingFlags({ schedule: "--cron", "time zone": "--tz" }, () => validateSchedule(options.cron, options.tz));
   const targets = resolveSyncTargets(options, resolveClientTuning());
   const dbPath = resolveDbPath(options);

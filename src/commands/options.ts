@@ -47,13 +47,17 @@ export const storeOptionsShape = {
 export type SettingFlags = Partial<Record<Setting, string>>;
 
 /**
- * `error` worded for the command line: a SettingError names its setting only (the engine never names
- * flags), so the flag that gave it is put first. Anything else comes back unchanged.
+ * `error` worded for the command line: a SettingError names its settings only (the engine never names
+ * flags), so the flags that gave them are put first ("--a and --b" when they conflict), and the flag of
+ * the setting that would accept the value closes the sentence. Anything else comes back unchanged.
  */
 export function withFlagName(error: unknown, flags: SettingFlags): unknown {
   if (!(error instanceof SettingError)) return error;
-  const flag = flags[error.setting];
-  return flag === undefined ? error : new UsageError(`${flag}: ${error.message}`, { cause: error });
+  const named = error.settings.map((setting) => flags[setting]);
+  if (named.some((flag) => flag === undefined)) return error;
+  const remedy = error.remedy === undefined ? undefined : flags[error.remedy];
+  const message = remedy === undefined ? error.message : `${error.message.replace(/\.$/, "")} (${remedy}).`;
+  return new UsageError(`${named.join(" and ")}: ${message}`, { cause: error });
 }
 
 /** Runs `work`, re-wording a refused setting with its flag (withFlagName). */
