@@ -28,7 +28,9 @@ export type Setting =
   /** Whether the entity history is read at all. */
   | "entity history"
   /** Reading the entity history alone, without the audit log. */
-  | "entities only";
+  | "entities only"
+  /** The config file (of projects, controls and sinks). */
+  | "config file";
 
 /**
  * A setting's value is refused. The message names the setting, never a command-line flag: the daemon and
@@ -39,7 +41,10 @@ export class SettingError extends UsageError {
   readonly setting: Setting;
   /** Every setting the refusal is about: one, or the ones that conflict. */
   readonly settings: readonly Setting[];
-  /** The setting that would accept the value, when one would (the message says how in words). */
+  /**
+   * The setting that would accept the value, or give the one missing, when one would (the message says
+   * how in words, and ends there). A missing setting is its own remedy: named once, at the end.
+   */
   readonly remedy: Setting | undefined;
   constructor(setting: Setting | readonly [Setting, ...Setting[]], message: string, remedy?: Setting) {
     super(message);

@@ -49,15 +49,17 @@ export type SettingFlags = Partial<Record<Setting, string>>;
 /**
  * `error` worded for the command line: a SettingError names its settings only (the engine never names
  * flags), so the flags that gave them are put first ("--a and --b" when they conflict), and the flag of
- * the setting that would accept the value closes the sentence. Anything else comes back unchanged.
+ * the setting that would accept the value (or give the missing one) closes the sentence. Anything else,
+ * or a setting this command has no flag for, comes back unchanged.
  */
 export function withFlagName(error: unknown, flags: SettingFlags): unknown {
   if (!(error instanceof SettingError)) return error;
-  const named = error.settings.map((setting) => flags[setting]);
-  if (named.some((flag) => flag === undefined)) return error;
+  const named = error.settings.filter((s) => s !== error.remedy).map((setting) => flags[setting]);
   const remedy = error.remedy === undefined ? undefined : flags[error.remedy];
+  if (named.some((flag) => flag === undefined) || (named.length === 0 && remedy === undefined)) return error;
+  const prefix = named.length > 0 ? `${named.join(" and ")}: ` : "";
   const message = remedy === undefined ? error.message : `${error.message.replace(/\.$/, "")} (${remedy}).`;
-  return new UsageError(`${named.join(" and ")}: ${message}`, { cause: error });
+  return new UsageError(`${prefix}${message}`, { cause: error });
 }
 
 /** Runs `work`, re-wording a refused setting with its flag (withFlagName). */

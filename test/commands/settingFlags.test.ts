@@ -8,6 +8,7 @@ import { describe, expect, it } from "vitest";
 import { validateSchedule } from "../../src/daemon/worker.ts";
 import { DemoWorldError, runDemo } from "../../src/demo/runDemo.ts";
 import { SettingError } from "../../src/errors.ts";
+import { namedSink } from "../../src/export/sinks/once.ts";
 import { resolvePeriod } from "../../src/report/period.ts";
 import { writeReports } from "../../src/report/writeReports.ts";
 import { parseSqlParams } from "../../src/sql/params.ts";
@@ -103,6 +104,13 @@ describe("engine errors name the setting, not a flag", () => {
       message:
         "The start day 2004-03-01 is before 2015-01-01, older than any console audit log; allow an earlier start explicitly if it is meant.",
     });
+  });
+
+  it("export's missing config file: the setting, its own remedy", () => {
+    const error = thrown(() => namedSink(undefined, "siem"));
+    expect(error).toBeInstanceOf(SettingError);
+    expect(error).toMatchObject({ settings: ["config file"], remedy: "config file" });
+    expect((error as Error).message).not.toMatch(/--/);
   });
 
   it("entity history turned off and read alone: both settings", () => {
@@ -214,6 +222,16 @@ describe("the commands name their flag", () => {
         "allow an earlier start explicitly if it is meant (--allow-before-2015).",
     ],
   ];
+  it("export --sink without a config file names --config as the way to give one", async () => {
+    const empty = mkdtempSync(join(tmpdir(), "flagtrail-no-config-"));
+    const run = await runCliInProcess(["export", "--db", db, "--sink", "siem"], { cwd: empty });
+    expect(run.stderr).toBe(
+      "flagtrail: No config file: the sinks are read from flagtrail.config.json, FLAGTRAIL_CONFIG's file " +
+        "or the one given (--config).\n",
+    );
+    expect(run.code).toBe(2);
+  });
+
   it("demo: a store of another world names the flags and the values to pass", async () => {
     const demoDb = await plantedDemoWorld();
     const run = await runCliInProcess(["demo", "--db", demoDb, "--out", join(dir, "demo"), "--seed", "8"]);
