@@ -181,6 +181,7 @@ async function serveProject(
           store,
           project.name,
           controls?.controls ?? null,
+          log,
         );
       }
       const delivery =
@@ -266,6 +267,7 @@ async function writePeriodReport(
   store: Store,
   project: string,
   controls: readonly Control[] | null,
+  log: Logger,
 ): Promise<Record<string, unknown>> {
   const period = previousPeriod(cadence, todayIn(options.tz));
   const result = await writeReports({
@@ -282,5 +284,6 @@ async function writePeriodReport(
     controls,
     signingKey: signingKeyFromEnv(),
   });
+  if (result.replacedSignature) log.warn("report.signature_replaced", { manifest: result.manifestPath });
   return { from: period.from, to: period.to, manifest: result.manifestPath, records: result.counts.records };
 }

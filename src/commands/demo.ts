@@ -52,6 +52,11 @@ export async function action(raw: Record<string, unknown>): Promise<void> {
   out(`Reports for ${period.from} .. ${period.to} (last complete month, UTC):`);
   for (const file of result.report.files) out(`  ${shown(file.path)}  sha256 ${file.sha256.slice(0, 16)}…`);
   out(`  ${shown(result.report.manifestPath)}`);
+  if (result.report.replacedSignature)
+    process.stderr.write(
+      `Warning: the earlier manifest ${shown(result.report.manifestPath)} was signed; it is replaced by an ` +
+        "unsigned one, as FLAGTRAIL_SIGNING_KEY is not set.\n",
+    );
   out("");
   const commands = demoCommands(currentInvocation(), shellWord);
   const html = result.report.files.find((file) => file.path.endsWith(".html"));
