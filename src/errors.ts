@@ -22,18 +22,35 @@ export type Setting =
   | "time zone"
   | "schedule"
   | "query parameter"
-  | "demo world";
+  | "demo world"
+  /** Permission for a start day before any console audit log (a guard against typos). */
+  | "earlier start"
+  /** Whether the entity history is read at all. */
+  | "entity history"
+  /** Reading the entity history alone, without the audit log. */
+  | "entities only"
+  /** The config file (of projects, controls and sinks). */
+  | "config file";
 
 /**
  * A setting's value is refused. The message names the setting, never a command-line flag: the daemon and
  * the demo pass settings no flag gave. A command re-words it with its flag (src/commands/options.ts).
  */
 export class SettingError extends UsageError {
-  constructor(
-    readonly setting: Setting,
-    message: string,
-  ) {
+  /** The setting refused: the first of `settings`. */
+  readonly setting: Setting;
+  /** Every setting the refusal is about: one, or the ones that conflict. */
+  readonly settings: readonly Setting[];
+  /**
+   * The setting that would accept the value, or give the one missing, when one would (the message says
+   * how in words, and ends there). A missing setting is its own remedy: named once, at the end.
+   */
+  readonly remedy: Setting | undefined;
+  constructor(setting: Setting | readonly [Setting, ...Setting[]], message: string, remedy?: Setting) {
     super(message);
+    this.settings = typeof setting === "string" ? [setting] : setting;
+    this.setting = this.settings[0]!;
+    this.remedy = remedy;
   }
 }
 

@@ -33,7 +33,7 @@ import { keepHeapSmall } from "./heap.ts";
 import { namingFlags, parseOptions } from "./options.ts";
 import { forEachProject, resolveSyncTargets, type SyncTarget, throwIfFailed } from "./project.ts";
 import { reportFormatsOption } from "./report.ts";
-import { runSyncOptionsFrom, syncOptionsShape } from "./sync.ts";
+import { runSyncOptionsFrom, SYNC_FLAGS, syncOptionsShape } from "./sync.ts";
 import { syncEventLog } from "./syncLog.ts";
 
 const daemonOptionsSchema = z.object({
@@ -58,7 +58,7 @@ export async function action(raw: Record<string, unknown>): Promise<void> {
   keepHeapSmall();
   const options = parseOptions(daemonOptionsSchema, raw);
   checkActionTypes(options.actionType, options.allowUnknownActionTypes);
-  const { concurrency } = resolveSyncOptions(runSyncOptionsFrom(options));
+  const { concurrency } = namingFlags(SYNC_FLAGS, () => resolveSyncOptions(runSyncOptionsFrom(options)));
   namingFlags({ schedule: "--cron", "time zone": "--tz" }, () => validateSchedule(options.cron, options.tz));
   const targets = resolveSyncTargets(options, resolveClientTuning());
   const dbPath = resolveDbPath(options);
@@ -181,6 +181,7 @@ async function serveProject(
           store,
           project.name,
           controls?.controls ?? null,
+          log,
         );
       }
       const delivery =
@@ -266,6 +267,7 @@ async function writePeriodReport(
   store: Store,
   project: string,
   controls: readonly Control[] | null,
+  log: Logger,
 ): Promise<Record<string, unknown>> {
   const period = previousPeriod(cadence, todayIn(options.tz));
   const result = await writeReports({
@@ -282,5 +284,6 @@ async function writePeriodReport(
     controls,
     signingKey: signingKeyFromEnv(),
   });
+  if (result.replacedSignature) log.warn("report.signature_replaced", { manifest: result.manifestPath });
   return { from: period.from, to: period.to, manifest: result.manifestPath, records: result.counts.records };
 }

@@ -52,6 +52,11 @@ export async function action(raw: Record<string, unknown>): Promise<void> {
   out(`Reports for ${period.from} .. ${period.to} (last complete month, UTC):`);
   for (const file of result.report.files) out(`  ${shown(file.path)}  sha256 ${file.sha256.slice(0, 16)}…`);
   out(`  ${shown(result.report.manifestPath)}`);
+  if (result.report.replacedSignature)
+    process.stderr.write(
+      `Warning: the earlier manifest ${shown(result.report.manifestPath)} was signed; it is replaced by an ` +
+        "unsigned one, as FLAGTRAIL_SIGNING_KEY is not set.\n",
+    );
   out("");
   const commands = demoCommands(currentInvocation(), shellWord);
   const html = result.report.files.find((file) => file.path.endsWith(".html"));
@@ -95,6 +100,12 @@ function controlLines(controls: DemoControls, check: string, configPath: string,
   for (const c of controls.controls) {
     const waived = c.waived > 0 ? `, ${c.waived} waived` : "";
     lines.push(`  ${c.id} (${c.kind}, ${c.severity}): ${c.open} open${waived}`);
+    // The report's Self-approvals count only the approvals: the line says what else this control counts.
+    if (c.approvals !== undefined && c.open > 0)
+      lines.push(
+        `    ${c.approvals} approvals by their own requester (the report's Self-approvals) and ` +
+          `${c.open - c.approvals} changes made by the person who approved their review`,
+      );
   }
   const open = controls.controls.reduce((sum, c) => sum + c.open, 0);
   lines.push(

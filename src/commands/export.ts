@@ -11,7 +11,7 @@ import { type ExportResult, runExport } from "../export/run.ts";
 import { projectNameSchema } from "../projects.ts";
 import { closeProjectStores, openStoreProjects } from "../store/projectStores.ts";
 import { givenPeriod } from "./check.ts";
-import { parseOptions, storeOptionsShape } from "./options.ts";
+import { namingFlags, parseOptions, storeOptionsShape } from "./options.ts";
 
 const exportOptionsSchema = z.object({
   ...storeOptionsShape,
@@ -91,7 +91,7 @@ function summary(result: ExportResult, out: string, cursor: string | undefined):
 /** `--sink NAME`: one delivery to that SIEM sink of the config (docs/sinks.md). */
 async function sendToNamedSink(options: ExportOptions, name: string): Promise<void> {
   const { namedSink, sendToSink } = await import("../export/sinks/once.ts");
-  const sink = namedSink(options.config, name);
+  const sink = namingFlags({ "config file": "--config" }, () => namedSink(options.config, name));
   const parts = await openStoreProjects(resolveDbPath(options), {
     project: options.project,
     readonly: false,

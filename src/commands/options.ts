@@ -47,13 +47,19 @@ export const storeOptionsShape = {
 export type SettingFlags = Partial<Record<Setting, string>>;
 
 /**
- * `error` worded for the command line: a SettingError names its setting only (the engine never names
- * flags), so the flag that gave it is put first. Anything else comes back unchanged.
+ * `error` worded for the command line: a SettingError names its settings only (the engine never names
+ * flags), so the flags that gave them are put first ("--a and --b" when they conflict), and the flag of
+ * the setting that would accept the value (or give the missing one) closes the sentence. Anything else,
+ * or a setting this command has no flag for, comes back unchanged.
  */
 export function withFlagName(error: unknown, flags: SettingFlags): unknown {
   if (!(error instanceof SettingError)) return error;
-  const flag = flags[error.setting];
-  return flag === undefined ? error : new UsageError(`${flag}: ${error.message}`, { cause: error });
+  const named = error.settings.filter((s) => s !== error.remedy).map((setting) => flags[setting]);
+  const remedy = error.remedy === undefined ? undefined : flags[error.remedy];
+  if (named.some((flag) => flag === undefined) || (named.length === 0 && remedy === undefined)) return error;
+  const prefix = named.length > 0 ? `${named.join(" and ")}: ` : "";
+  const message = remedy === undefined ? error.message : `${error.message.replace(/\.$/, "")} (${remedy}).`;
+  return new UsageError(`${prefix}${message}`, { cause: error });
 }
 
 /** Runs `work`, re-wording a refused setting with its flag (withFlagName). */

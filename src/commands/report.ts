@@ -95,6 +95,13 @@ export async function action(raw: Record<string, unknown>): Promise<void> {
   process.stdout.write(
     `Manifest: ${result.manifestPath}  ${result.signed ? "signed" : "unsigned (FLAGTRAIL_SIGNING_KEY not set)"}\n`,
   );
+  if (result.replacedSignature) {
+    // Written all the same (the files now match it, not the signed one); the loss is said, never the key.
+    process.stderr.write(
+      `Warning: the earlier manifest ${result.manifestPath} was signed; it is replaced by an unsigned one, as ` +
+        "FLAGTRAIL_SIGNING_KEY is not set. Run the report again with the key to sign it.\n",
+    );
+  }
   if (result.unsignedHeads.length > 0) {
     const which = result.unsignedHeads.length > 1 ? ` (projects ${result.unsignedHeads.join(", ")})` : "";
     // Not signed with this key: never signed (a sync with the key signs it), or signed with another

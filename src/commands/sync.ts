@@ -12,7 +12,7 @@ import { resolveSyncOptions } from "../sync/options.ts";
 import { runSync, type SyncOptions, type SyncSummary } from "../sync/runSync.ts";
 import { actionTypeListOption, checkActionTypes } from "./actionTypes.ts";
 import { keepHeapSmall } from "./heap.ts";
-import { parseOptions, storeOptionsShape } from "./options.ts";
+import { namingFlags, parseOptions, type SettingFlags, storeOptionsShape } from "./options.ts";
 import {
   describeFailure,
   forEachProject,
@@ -61,6 +61,16 @@ export const syncOptionsShape = {
   project: z.string().min(1).optional(),
   json: z.boolean().default(false),
   quiet: z.boolean().default(false),
+};
+
+/** The flags of the settings the sync engine refuses by name (resolveSyncOptions); the daemon's too. */
+export const SYNC_FLAGS: SettingFlags = {
+  "start day": "--since",
+  "end day": "--until",
+  period: "--since/--until",
+  "earlier start": "--allow-before-2015",
+  "entity history": "--no-entities",
+  "entities only": "--entities-only",
 };
 
 // The range itself (start after end, an end after tomorrow…) is the engine's rule: resolveSyncOptions.
@@ -129,7 +139,7 @@ export async function action(raw: Record<string, unknown>): Promise<void> {
   const options = parseOptions(syncOptionsSchema, raw);
   checkActionTypes(options.actionType, options.allowUnknownActionTypes);
   // The engine's checks of the range, before a store file is created for a run that cannot start.
-  const { concurrency } = resolveSyncOptions(runSyncOptionsFrom(options));
+  const { concurrency } = namingFlags(SYNC_FLAGS, () => resolveSyncOptions(runSyncOptionsFrom(options)));
   const targets = resolveSyncTargets(options, resolveClientTuning());
   const dbPath = resolveDbPath(options);
   // Projects share --concurrency: as many run at once as it allows, each with its share of requests.

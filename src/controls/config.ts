@@ -176,9 +176,26 @@ function nameOf(list: "controls" | "sinks", index: number, raw: unknown): string
   return `${list === "controls" ? "control" : "sink"} ${id}`;
 }
 
+/**
+ * zod's own wording of a bad or missing value (`Invalid option: expected one of "low"|"medium"|"high"`)
+ * in the words of the config's other messages; a schema's own message takes precedence.
+ */
+function configIssueMessage(issue: z.core.$ZodRawIssue): string | undefined {
+  if (issue.code === "invalid_value") {
+    const values = issue.values.map(String);
+    const list = values.length > 1 ? `${values.slice(0, -1).join(", ")} or ${values.at(-1)}` : values[0];
+    return issue.input === undefined
+      ? `must be given (${list})`
+      : `must be ${list}, got ${JSON.stringify(issue.input)}`;
+  }
+  if (issue.code === "invalid_type" && issue.input === undefined)
+    return `must be given (a ${issue.expected})`;
+  return undefined;
+}
+
 function parseList<T>(schema: z.ZodType<T>, list: "controls" | "sinks", raw: unknown[], file: string): T[] {
   return raw.map((item, index) => {
-    const parsed = schema.safeParse(item);
+    const parsed = schema.safeParse(item, { error: configIssueMessage });
     if (parsed.success) return parsed.data;
     const issue = parsed.error.issues[0]!;
     const where = nameOf(list, index, raw);

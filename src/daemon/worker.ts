@@ -140,8 +140,11 @@ async function runCycle(
   try {
     const result = await cycle(signal);
     const fields = { ...result.fields, seconds: (Date.now() - started) / 1000 };
-    // A stop during the cycle skips what had not started: never ok, whatever the part that ran says.
-    outcome = signal.aborted ? { ok: false, interrupted: true, fields } : { ok: result.ok, fields };
+    // A stop during the cycle skips what had not started: never ok, whatever the part that ran says (a
+    // sync that ended before the stop said "ok", which the interrupted cycle's log must not repeat).
+    outcome = signal.aborted
+      ? { ok: false, interrupted: true, fields: { ...fields, outcome: "interrupted" } }
+      : { ok: result.ok, fields };
   } catch (error) {
     // A failed cycle is logged and tried again at the next tick; status shows the last outcome.
     const failure = asDiskFull(error, store.location) ?? error;

@@ -25,7 +25,7 @@ import { createSyncClient } from "../sync/client.ts";
 import { addDays, todayUtc } from "../sync/days.ts";
 import { filterKeyFor } from "../sync/plan.ts";
 import { runSync, type SyncSummary } from "../sync/runSync.ts";
-import { checkDemoControls, type DemoControls } from "./controls.ts";
+import { checkDemoControls, type DemoControls, demoControlsConfig } from "./controls.ts";
 
 const WORLD_KEY = "demo.world";
 // Live activity: busy from the anchor until a day after the first run (a re-run a minute later has
@@ -117,6 +117,9 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
       }
 
       const month = lastCompleteMonth(todayUtc(now));
+      // The report is written with the demo's controls: its Controls section counts what the check below
+      // prints, and its self-approvals say how they relate to the no-self-approval control's count.
+      const demoConfig = demoControlsConfig(options.outDir);
       const report = await writeReports({
         store,
         from: month.from,
@@ -128,8 +131,9 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
         // Running the demo again refreshes its own reports (the manifest lists what it replaced).
         force: true,
         signingKey: signingKeyFromEnv(),
+        controls: demoConfig.config.controls,
       });
-      const controls = await checkDemoControls(options.dbPath, options.outDir, report.period, Date.now());
+      const controls = await checkDemoControls(options.dbPath, demoConfig, report.period, Date.now());
       return {
         location: store.location,
         simulatorUrl: sim.url,

@@ -2,7 +2,7 @@
 // changes, config edits, changes with no approved review), the compliance Markdown and the signed
 // manifest for one period, read from one consistent snapshot of the store.
 
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Control } from "../controls/config.ts";
 import { signChainHead } from "../digests.ts";
@@ -86,6 +86,11 @@ export interface ReportResult {
   /** Over every project the report covers. */
   counts: ReportCounts;
   signed: boolean;
+  /**
+   * The period's earlier manifest was signed and this one is not (no key given): its signature is gone.
+   * Callers warn; the new manifest is what the files now match, so it is written all the same.
+   */
+  replacedSignature: boolean;
   /**
    * Projects whose chain head is not signed with the manifest's key (the store was last written without
    * it): `verify` with the key fails on their store until a sync with the key signs the head. Empty
@@ -195,6 +200,8 @@ async function publish(
     options.signingKey,
   );
   writeDurable(join(staging, manifestName), serializeManifest(manifest));
+  const replacedSignature =
+    manifest.signature === undefined && isSignedManifest(join(options.outDir, manifestName));
   publishReportSet(staging, options.outDir, names, options.publishHook);
   return {
     period,
@@ -202,8 +209,19 @@ async function publish(
     manifestPath: join(options.outDir, manifestName),
     counts: written.counts,
     signed: manifest.signature !== undefined,
+    replacedSignature,
     notice: noticeOf(written),
   };
+}
+
+/** Whether the manifest at `path` carries a signature; false when it is missing or unreadable. */
+function isSignedManifest(path: string): boolean {
+  try {
+    const earlier = JSON.parse(readFileSync(path, "utf8")) as { signature?: unknown } | null;
+    return typeof earlier?.signature === "object" && earlier.signature !== null;
+  } catch {
+    return false;
+  }
 }
 
 /**

@@ -1,7 +1,7 @@
 // The sync engine's options, their defaults and their checks (the one place for each), and what a run
 // reports back. Messages name the setting, never a command-line flag: only the commands know flags.
 import { z } from "zod";
-import { UsageError } from "../errors.ts";
+import { SettingError, UsageError } from "../errors.ts";
 import type { TimeParser } from "../records/prepare.ts";
 import type { RunCounters } from "../store/syncStore.ts";
 import { defaultUntil, isDay } from "./days.ts";
@@ -79,6 +79,15 @@ const EARLIEST_START_DAY = "2015-01-01";
 
 export type SyncOptions = z.input<typeof syncOptionsSchema>;
 
+/** A refused option's sentence; the days by their setting, so that a command names its flag. */
+function optionsError(issue: z.core.$ZodIssue | undefined): UsageError {
+  const message = issue?.message ?? "Invalid sync options.";
+  const key = issue?.path[0];
+  if (key === "since") return new SettingError("start day", message);
+  if (key === "until") return new SettingError("end day", message);
+  return new UsageError(message);
+}
+
 export interface ResolvedSyncOptions extends z.output<typeof syncOptionsSchema> {
   until: string;
   /** The caller named the range (start or end day): an interrupted plan of another range does not win. */
@@ -89,27 +98,33 @@ export interface ResolvedSyncOptions extends z.output<typeof syncOptionsSchema> 
 
 export function resolveSyncOptions(options: SyncOptions, now: () => number = Date.now): ResolvedSyncOptions {
   const parsed = syncOptionsSchema.safeParse(options);
-  if (!parsed.success) throw new UsageError(parsed.error.issues[0]?.message ?? "Invalid sync options.");
+  if (!parsed.success) throw optionsError(parsed.error.issues[0]);
   const o = parsed.data;
   const clock = o.now ?? now;
   const until = o.until ?? defaultUntil(clock());
   if (o.since !== undefined && o.since > until) {
-    throw new UsageError(`The start day ${o.since} is after the end day ${until}.`);
+    throw new SettingError("period", `The start day ${o.since} is after the end day ${until}.`);
   }
   // A far end day plans windows for days that cannot have records yet (2099: 892 windows), and an
   // interrupted plan of them would be resumed by later runs.
   const latest = defaultUntil(clock());
   if (until > latest) {
-    throw new UsageError(
+    throw new SettingError(
+      "end day",
       `The end day ${until} is after tomorrow (${latest} in UTC): no records exist there yet.`,
     );
   }
   if (o.entitiesOnly && !o.entities) {
-    throw new UsageError("Entity history cannot be both turned off and read alone.");
+    throw new SettingError(
+      ["entity history", "entities only"],
+      "Entity history cannot be both turned off and read alone.",
+    );
   }
   if (o.since !== undefined && o.since < EARLIEST_START_DAY && !o.allowBefore2015) {
-    throw new UsageError(
+    throw new SettingError(
+      "start day",
       `The start day ${o.since} is before ${EARLIEST_START_DAY}, older than any console audit log; allow an earlier start explicitly if it is meant.`,
+      "earlier start",
     );
   }
   return {

@@ -8,10 +8,12 @@ import { describe, expect, it } from "vitest";
 import { validateSchedule } from "../../src/daemon/worker.ts";
 import { DemoWorldError, runDemo } from "../../src/demo/runDemo.ts";
 import { SettingError } from "../../src/errors.ts";
+import { namedSink } from "../../src/export/sinks/once.ts";
 import { resolvePeriod } from "../../src/report/period.ts";
 import { writeReports } from "../../src/report/writeReports.ts";
 import { parseSqlParams } from "../../src/sql/params.ts";
 import { openStore, writeMetaValue } from "../../src/store/syncStore.ts";
+import { resolveSyncOptions } from "../../src/sync/options.ts";
 import { runCliInProcess } from "../helpers/inProcessCli.ts";
 
 /** The error `work` throws (it must throw). */
@@ -77,10 +79,47 @@ describe("engine errors name the setting, not a flag", () => {
       () => parseSqlParams(["no-equals"]),
       'A query parameter must be name=value, got "no-equals".',
     ],
+    [
+      "period",
+      () => resolveSyncOptions({ since: "2024-03-02", until: "2024-03-01" }),
+      "The start day 2024-03-02 is after the end day 2024-03-01.",
+    ],
+    [
+      "start day",
+      () => resolveSyncOptions({ since: "2024-13-01" }),
+      'The start day must be a date YYYY-MM-DD, got "2024-13-01".',
+    ],
   ])("the %s", (setting, work, message) => {
     const error = thrown(work);
     expect(error).toBeInstanceOf(SettingError);
     expect(error).toMatchObject({ setting, message });
+  });
+
+  it("a sync start before 2015: the start day, and the setting that would allow it", () => {
+    const error = thrown(() => resolveSyncOptions({ since: "2004-03-01", until: "2024-03-01" }));
+    expect(error).toBeInstanceOf(SettingError);
+    expect(error).toMatchObject({
+      settings: ["start day"],
+      remedy: "earlier start",
+      message:
+        "The start day 2004-03-01 is before 2015-01-01, older than any console audit log; allow an earlier start explicitly if it is meant.",
+    });
+  });
+
+  it("export's missing config file: the setting, its own remedy", () => {
+    const error = thrown(() => namedSink(undefined, "siem"));
+    expect(error).toBeInstanceOf(SettingError);
+    expect(error).toMatchObject({ settings: ["config file"], remedy: "config file" });
+    expect((error as Error).message).not.toMatch(/--/);
+  });
+
+  it("entity history turned off and read alone: both settings", () => {
+    const error = thrown(() => resolveSyncOptions({ entities: false, entitiesOnly: true }));
+    expect(error).toBeInstanceOf(SettingError);
+    expect(error).toMatchObject({
+      settings: ["entity history", "entities only"],
+      message: "Entity history cannot be both turned off and read alone.",
+    });
   });
 
   it("the demo world: runDemo on a store made with another seed names the settings and gives the values", async () => {
@@ -164,7 +203,35 @@ describe("the commands name their flag", () => {
       ["daemon", "--db", db, "--tz", "Mars/Olympus", "--api-key", "console-x"],
       '--tz: The time zone "Mars/Olympus" is unknown: use an IANA name like Europe/Berlin.',
     ],
+    [
+      ["sync", "--db", db, "--since", "2024-03-02", "--until", "2024-03-01"],
+      "--since/--until: The start day 2024-03-02 is after the end day 2024-03-01.",
+    ],
+    [
+      ["sync", "--db", db, "--since", "2004-03-01", "--until", "2024-03-01"],
+      "--since: The start day 2004-03-01 is before 2015-01-01, older than any console audit log; " +
+        "allow an earlier start explicitly if it is meant (--allow-before-2015).",
+    ],
+    [
+      ["sync", "--db", db, "--no-entities", "--entities-only"],
+      "--no-entities and --entities-only: Entity history cannot be both turned off and read alone.",
+    ],
+    [
+      ["daemon", "--db", db, "--since", "2004-03-01", "--api-key", "console-x"],
+      "--since: The start day 2004-03-01 is before 2015-01-01, older than any console audit log; " +
+        "allow an earlier start explicitly if it is meant (--allow-before-2015).",
+    ],
   ];
+  it("export --sink without a config file names --config as the way to give one", async () => {
+    const empty = mkdtempSync(join(tmpdir(), "flagtrail-no-config-"));
+    const run = await runCliInProcess(["export", "--db", db, "--sink", "siem"], { cwd: empty });
+    expect(run.stderr).toBe(
+      "flagtrail: No config file: the sinks are read from flagtrail.config.json, FLAGTRAIL_CONFIG's file " +
+        "or the one given (--config).\n",
+    );
+    expect(run.code).toBe(2);
+  });
+
   it("demo: a store of another world names the flags and the values to pass", async () => {
     const demoDb = await plantedDemoWorld();
     const run = await runCliInProcess(["demo", "--db", demoDb, "--out", join(dir, "demo"), "--seed", "8"]);

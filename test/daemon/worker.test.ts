@@ -167,4 +167,27 @@ describe("daemon worker", () => {
     expect(outcome.fields.error).toBe("network down");
     expect(await readLease(other, DAEMON_LEASE)).toBeUndefined();
   });
+
+  it("a stop after the sync part (during the report) logs the cycle interrupted, its outcome too", async () => {
+    const store = tempStore();
+    const { log, events } = memoryLog();
+    const stop = new AbortController();
+    // The sync part ended ok; the signal comes while the rest of the cycle runs.
+    const cycle: Cycle = async () => {
+      stop.abort();
+      return { ok: true, fields: { runId: 1, outcome: "ok" } };
+    };
+    const outcome = await runOnce(
+      { store, log, cycle },
+      { holder: "test/z/daemon", leaseTtlMs: 5_000 },
+      stop.signal,
+    );
+    expect(outcome).toMatchObject({
+      ok: false,
+      interrupted: true,
+      fields: { runId: 1, outcome: "interrupted" },
+    });
+    const logged = events.find((e) => e.event === "cycle.interrupted") as Record<string, unknown> | undefined;
+    expect(logged).toMatchObject({ level: "warn", runId: 1, outcome: "interrupted" });
+  });
 });

@@ -1,6 +1,6 @@
 // The demo's last step turns the report into a control: an example config of controls beside the
 // reports, a check over the report's month, and hints (check, waive) that work as printed.
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -18,6 +18,7 @@ function hintArgs(stdout: string, command: "check" | "waive"): string[] {
 interface JsonFinding {
   id: string;
   control: string;
+  message: string;
   waiver: { by: string; reason: string } | null;
 }
 
@@ -48,6 +49,29 @@ describe("the demo's controls", () => {
       );
     }
     expect(first.stdout).toContain(`It exits 1 on these ${findings.length} findings`);
+
+    // The report is written with the same config: its Controls section counts what the demo printed, and
+    // the no-self-approval control's count (approvals and changes) is split on screen and in the report,
+    // whose Self-approvals list the approvals alone.
+    const md = readFileSync(
+      join(dir, "reports", readdirSync(join(dir, "reports")).find((f) => /^compliance_.*\.md$/.test(f))!),
+      "utf8",
+    );
+    expect(md).toContain("## Controls");
+    for (const control of config.controls) {
+      const open = findings.filter((f) => f.control === control.id && f.waiver === null).length;
+      expect(md).toMatch(new RegExp(`^\\| ${control.id} \\|.* \\| ${open} \\| 0 \\| ${open} \\|$`, "m"));
+    }
+    const self = findings.filter((f) => f.control === "self-approval");
+    const approvals = self.filter((f) => f.message.startsWith("review approved")).length;
+    expect(self.length).toBeGreaterThan(approvals);
+    expect(first.stdout).toContain(
+      `    ${approvals} approvals by their own requester (the report's Self-approvals) and ${self.length - approvals} changes made by the person who approved their review`,
+    );
+    expect(md).toContain(
+      `the control self-approval has ${self.length} findings: ${approvals} approvals by the requester`,
+    );
+    expect(md).toMatch(new RegExp(`\\| Self-approvals \\| \\[${approvals}\\]`));
 
     // The waive hint names an open finding; once waived, the next demo run counts it as waived.
     const waive = hintArgs(first.stdout, "waive");

@@ -38,7 +38,8 @@ describe("the demo at two times of one day", () => {
     expect(late.result.report.period).toEqual(early.result.report.period);
     expect(late.result.report.counts).toEqual(early.result.report.counts);
     expect(late.result.controls.controls).toEqual(early.result.controls.controls);
-    expect(Object.keys(late.csvs).length).toBe(3);
+    // The three data CSVs and the findings CSV of the demo's controls.
+    expect(Object.keys(late.csvs).length).toBe(4);
     expect(late.csvs).toEqual(early.csvs);
     // Later in the day, more of the demo's live activity after the anchor: none of it in the month.
     expect(late.result.liveRecords).toBeGreaterThan(early.result.liveRecords);

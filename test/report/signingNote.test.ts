@@ -50,4 +50,30 @@ describe("report and an unsigned chain head", () => {
     expect(run.stderr).not.toContain("which signs it");
     expect(run.stderr).not.toContain(KEY);
   });
+
+  // A re-run without the key replaces the signed manifest (its files now match the new one): not silently.
+  it("warns when a re-run without the key replaces a signed manifest, naming no key", async () => {
+    const { dir, dbPath, reportArgs } = scenarioOnDisk("flagtrail-signing-replaced-");
+    const db = new Database(dbPath);
+    expect(writeChainHeadSignature(db, KEY)).toBe(true);
+    db.close();
+    const out = ["--out", join(dir, "d")];
+    const signed = await runCliInProcess([...reportArgs, ...out], { env: { FLAGTRAIL_SIGNING_KEY: KEY } });
+    expect(signed.code, signed.stderr).toBe(0);
+    expect(signed.stdout).toMatch(/ {2}signed\n$/);
+    const manifest = signed.stdout.trimEnd().split("\n").at(-1)!.split(/\s+/)[1]!;
+
+    const unsigned = await runCliInProcess([...reportArgs, ...out]);
+    expect(unsigned.code, unsigned.stderr).toBe(0);
+    expect(unsigned.stdout).toMatch(/ {2}unsigned \(FLAGTRAIL_SIGNING_KEY not set\)\n$/);
+    expect(unsigned.stderr).toBe(
+      `Warning: the earlier manifest ${manifest} was signed; it is replaced by an unsigned one, as ` +
+        "FLAGTRAIL_SIGNING_KEY is not set. Run the report again with the key to sign it.\n",
+    );
+    // Unsigned over unsigned, or signed again: nothing to warn about.
+    const again = await runCliInProcess([...reportArgs, ...out]);
+    expect(again.stderr).toBe("");
+    const resigned = await runCliInProcess([...reportArgs, ...out], { env: { FLAGTRAIL_SIGNING_KEY: KEY } });
+    expect(resigned.stderr).toBe("");
+  });
 });

@@ -37,17 +37,17 @@ describe("sync options", () => {
     [
       "a malformed --since",
       ["--since", "2024-13-01"],
-      /^flagtrail: The start day must be a date YYYY-MM-DD, got "2024-13-01"\.$/m,
+      /^flagtrail: --since: The start day must be a date YYYY-MM-DD, got "2024-13-01"\.$/m,
     ],
     [
       "an impossible --until",
       ["--until", "2023-02-29"],
-      /^flagtrail: The end day must be a date YYYY-MM-DD, got "2023-02-29"\.$/m,
+      /^flagtrail: --until: The end day must be a date YYYY-MM-DD, got "2023-02-29"\.$/m,
     ],
     [
       "--since after --until",
       ["--since", "2024-05-02", "--until", "2024-05-01"],
-      /The start day 2024-05-02 is after the end day 2024-05-01/,
+      /^flagtrail: --since\/--until: The start day 2024-05-02 is after the end day 2024-05-01\.$/m,
     ],
     ["a zero page size", ["--page-size", "0"], /^flagtrail: The page size must be at least 1\.$/m],
     [

@@ -2,7 +2,7 @@
 // that names no URL (a Slack URL is a secret), no header and not the sink (the outbox row names it),
 // and whether the failure is the sink's as a whole (./failure.ts).
 import { FlagtrailError, SinkError } from "../../errors.ts";
-import { type SendFailure, statusIsSinkWide } from "./failure.ts";
+import { failureCause, type SendFailure, statusIsSinkWide } from "./failure.ts";
 
 const TIMEOUT_MS = 10_000;
 
@@ -26,7 +26,6 @@ export async function postJson(
     // alert of this sink gets through either.
     if (error instanceof SinkError) return { reason: error.reason, sinkDown: true };
     if (error instanceof FlagtrailError) return { reason: error.message, sinkDown: true };
-    const cause = (error as { cause?: { code?: string } }).cause?.code;
-    return { reason: cause ?? (error instanceof Error ? error.name : "request failed"), sinkDown: true };
+    return { reason: failureCause(error, url), sinkDown: true };
   }
 }

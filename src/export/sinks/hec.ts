@@ -72,7 +72,7 @@ export function hecTransport(sink: HecSink): Transport {
         signal: AbortSignal.timeout(timeoutMs),
       });
     } catch (error) {
-      throw networkFailure(sink.name, error);
+      throw networkFailure(sink.name, error, sink.url);
     }
     const text = await response.text().catch(() => "");
     let answer: HecAnswer = {};

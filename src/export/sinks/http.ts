@@ -30,7 +30,7 @@ export function httpTransport(sink: HttpSink): Transport {
           signal: AbortSignal.timeout(sink.timeoutSeconds * 1000),
         });
       } catch (error) {
-        throw networkFailure(sink.name, error);
+        throw networkFailure(sink.name, error, sink.url);
       }
       await response.body?.cancel();
       if (!response.ok) throw httpFailure(sink.name, response.status, "");

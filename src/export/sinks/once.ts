@@ -2,17 +2,19 @@
 // store (or one), as the daemon does after each cycle; for cron or a first backfill.
 import { isSiemSink, parseControlsConfig, type SiemSink } from "../../controls/config.ts";
 import { SinkBusyError } from "../../controls/sinkLease.ts";
-import { SinkError, sinkLabel, UsageError } from "../../errors.ts";
+import { SettingError, SinkError, sinkLabel, UsageError } from "../../errors.ts";
 import { configFileOf, readConfigText } from "../../projects.ts";
 import type { ProjectStore } from "../../store/projectStores.ts";
 import { deliverToSink } from "./deliver.ts";
 
-/** The config's SIEM sink of that name; a UsageError when there is none. */
+/** The config's SIEM sink of that name; a UsageError when there is none (a SettingError without a file). */
 export function namedSink(configOption: string | undefined, name: string): SiemSink {
   const file = configFileOf(configOption);
   if (file === undefined)
-    throw new UsageError(
-      "No config file: the sinks are read from flagtrail.config.json (or FLAGTRAIL_CONFIG).",
+    throw new SettingError(
+      "config file",
+      "No config file: the sinks are read from flagtrail.config.json, FLAGTRAIL_CONFIG's file or the one given.",
+      "config file",
     );
   const sink = parseControlsConfig(readConfigText(file), file).sinks.find((s) => s.name === name);
   if (sink === undefined) throw new UsageError(`${file} has no ${sinkLabel(name)}.`);

@@ -2,6 +2,7 @@
 // it. A failure is typed: retryable (network, 5xx, back-pressure: tried again with backoff, and on the
 // next run) or not (a refused token: one sentence naming the sink, never the secret).
 import { setTimeout as delay } from "node:timers/promises";
+import { failureCause } from "../../controls/sinks/failure.ts";
 import { SinkError } from "../../errors.ts";
 
 /** One event: its stable id (project + record or finding id) and its JSON text; a record's seq. */
@@ -30,11 +31,9 @@ export function httpFailure(name: string, status: number, detail: string, ofTheS
 }
 
 /** A network error (refused, reset, timed out) as a retryable SinkError. */
-export function networkFailure(name: string, error: unknown): SinkError {
+export function networkFailure(name: string, error: unknown, url?: string): SinkError {
   if (error instanceof SinkError) return error;
-  const cause = (error as { cause?: { code?: string } }).cause?.code ?? (error as { code?: string }).code;
-  const what = cause ?? (error instanceof Error ? error.name : "request failed");
-  return new SinkError(name, `could not be reached (${what})`, true);
+  return new SinkError(name, `could not be reached (${failureCause(error, url)})`, true);
 }
 
 /**

@@ -10,7 +10,8 @@ import type { ComplianceContext, MarkdownOut } from "./markdown.ts";
  * The caps, in one place. The demo's month (about 4,300 records; the simulated history moves with the
  * date) has 120–140 edited configs, 50–80 experiments with state changes and 50–100 config edits with a
  * before → after: uncapped, about 140 KB of Markdown, 44 KB of it the per-config table; capped, about
- * 85 KB. 20 entities (about 40% of the demo's config edits) and 30 edits keep each table a screen or
+ * 85 KB (before the Controls section the demo's report opens with, its findings listed up to 100 per
+ * control: 56 KB more in October 2026). 20 entities (about 40% of the demo's config edits) and 30 edits keep each table a screen or
  * two while still showing where the activity was.
  */
 export const MARKDOWN_CAPS = {
