@@ -2,8 +2,6 @@
 import type { AnyStore } from "./openAny.ts";
 import { onStore, type Queries, queriesOf, type SQL, sql } from "./query.ts";
 
-export const metaValueQuery = (key: string): SQL => sql`SELECT value FROM meta WHERE key = ${key}`;
-
 export const writeMetaValueQuery = (key: string, value: string, now: number): SQL =>
   writeMetaValuesQuery([[key, value]], now);
 
@@ -20,7 +18,7 @@ export type MetaEntry = readonly [key: string, value: string];
 export const deleteMetaValueQuery = (key: string): SQL => sql`DELETE FROM meta WHERE key = ${key}`;
 
 export async function readMetaValueIn(q: Queries, key: string): Promise<string | undefined> {
-  return (await q.get<{ value: string }>(metaValueQuery(key)))?.value;
+  return (await q.get<{ value: string }>(sql`SELECT value FROM meta WHERE key = ${key}`))?.value;
 }
 
 export const readMetaValue = onStore(readMetaValueIn);
