@@ -95,7 +95,9 @@ describe("a PostgreSQL sync batch while other writers commit", () => {
       ...{ invalidItems: [{ raw: { id: "bad" }, issues: [] } as never], requestPath: "/layers/layer1" },
     };
     const item = { id: "x", name: "x", status: "active", raw: { id: "x", name: "x", status: "active" } };
-    await storeExperimentSnapshots(s, "layer1", [item], { runId: null, now: AT, read });
+    // With the key, as the sync's entity part writes (it signs the entity chain's head).
+    const signing = { key: KEY, warn: () => {} };
+    await storeExperimentSnapshots(s, "layer1", [item], { runId: null, now: AT, read, signing });
     await holder.query("SELECT pg_advisory_unlock($1)", [HOLD]);
     await second;
     expect(await queryOnce(url, "SELECT id FROM quarantine ORDER BY id")).toEqual([

@@ -8,8 +8,8 @@ export function registerDoctor(program: Command): void {
     .command("doctor")
     .description(
       "Check the set-up, one ok/warn/fail line each: Node version, store, migrations, a SQLite store's free " +
-        "pages, API key (one cheap request), clock skew, free disk space, file modes, signing key, config, " +
-        "sink secrets. Exit 1 on any fail.",
+        "pages, API key (one cheap request), clock skew, free disk space, file modes, signing key, chain head " +
+        "(its signature against the key, as the next sync checks it), config, sink secrets. Exit 1 on any fail.",
     )
     .addOption(dbOption())
     .addOption(dbFileOption())
