@@ -10,7 +10,12 @@ import { readCompleteness, unreconciledDays } from "../report/sections/completen
 import { reportParamsFor, type ServerDays, serverDaysOf } from "../report/serverDays.ts";
 import { readLiveLeases } from "../store/leases.ts";
 import type { AnyStore } from "../store/openAny.ts";
-import { type ReportParams, type ReportSnapshot, readReportSnapshot } from "../store/reportQueries.ts";
+import {
+  type CoverageRow,
+  type ReportParams,
+  type ReportSnapshot,
+  readReportSnapshot,
+} from "../store/reportQueries.ts";
 import { verifyStore } from "../verify/store.ts";
 import type { Control } from "./config.ts";
 import type { ControlInputs } from "./evaluate.ts";
@@ -50,11 +55,18 @@ async function verdict(
  * Everything but verify's verdict, from one snapshot: `params` the period's (no action-type filter),
  * `now` the time the controls are judged at (a day not over then is not a gap yet), `deferredSince` when
  * the last check ran (check's default period): the emergency changes before the period it left are read.
+ * `coverage`: the period's coverage rows when the caller (a report) has read them from this snapshot.
  */
 export async function readSnapshotInputs(
   snapshot: ReportSnapshot,
   controls: readonly Control[],
-  at: { params: ReportParams; serverDays: ServerDays | null; now: number; deferredSince?: number | null },
+  at: {
+    params: ReportParams;
+    serverDays: ServerDays | null;
+    now: number;
+    deferredSince?: number | null;
+    coverage?: readonly CoverageRow[] | null;
+  },
 ): Promise<Omit<ControlInputs, "integrityFailure">> {
   const { params, serverDays, now } = at;
   const { start, end } = params;
@@ -81,7 +93,7 @@ export async function readSnapshotInputs(
       if (paired) pairs.push(paired);
     }
   }
-  const completeness = await readCompleteness({ snapshot, params, serverDays, now });
+  const completeness = await readCompleteness({ snapshot, params, serverDays, now, coverage: at.coverage });
   // A day not over (when the sync checked it, or now: today and any later day of a period that runs into
   // the future) is checked again by the next sync: not a gap yet.
   const notYet = new Set([...completeness.open, ...completeness.notOver]);
