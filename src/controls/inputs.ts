@@ -3,6 +3,7 @@
 // period's changes, the last sync. `flagtrail check` and the report's Controls section both read
 // through readSnapshotInputs; check adds verify's verdict and whether a sync runs now (its lease).
 import { IntegrityError } from "../errors.ts";
+import { pacedSnapshot } from "../report/paced.ts";
 import type { Period } from "../report/period.ts";
 import { approvalPairer, type ReviewPair } from "../report/reviewPairing.ts";
 import { REVIEW_EXEMPT_ACTION_TYPES, REVIEW_FLOWS } from "../report/reviews.ts";
@@ -118,7 +119,10 @@ async function changesOf(snapshot: ReportSnapshot, params: ReportParams) {
   return changes;
 }
 
-/** `flagtrail check`'s inputs for [start, end) of a store's project; `signingKey` see verdict. */
+/**
+ * `flagtrail check`'s inputs for [start, end) of a store's project; `signingKey` see verdict. Its reads
+ * are paced as the report's are (../report/paced.ts): a signal stops check between two batches or reads.
+ */
 export async function readInputs(
   store: AnyStore,
   controls: readonly Control[],
@@ -126,7 +130,8 @@ export async function readInputs(
   signingKey?: string | undefined,
 ): Promise<ControlInputs> {
   const { start, end, now, deferredSince } = range;
-  const fromSnapshot = await readReportSnapshot(store, async (snapshot) => {
+  const fromSnapshot = await readReportSnapshot(store, async (read) => {
+    const snapshot = pacedSnapshot(read);
     const serverDays = await serverDaysOf(snapshot, periodOf(start, end));
     const params = reportParamsFor({ start, end, days: [] }, null, serverDays);
     return readSnapshotInputs(snapshot, controls, { params, serverDays, now, deferredSince });
