@@ -3,6 +3,7 @@
 // period's changes, the last sync. `flagtrail check` and the report's Controls section both read
 // through readSnapshotInputs; check adds verify's verdict and whether a sync runs now (its lease).
 import { IntegrityError } from "../errors.ts";
+import { pacedSnapshot } from "../report/paced.ts";
 import type { Period } from "../report/period.ts";
 import { approvalPairer, type ReviewPair } from "../report/reviewPairing.ts";
 import { REVIEW_EXEMPT_ACTION_TYPES, REVIEW_FLOWS } from "../report/reviews.ts";
@@ -10,7 +11,12 @@ import { readCompleteness, unreconciledDays } from "../report/sections/completen
 import { reportParamsFor, type ServerDays, serverDaysOf } from "../report/serverDays.ts";
 import { readLiveLeases } from "../store/leases.ts";
 import type { AnyStore } from "../store/openAny.ts";
-import { type ReportParams, type ReportSnapshot, readReportSnapshot } from "../store/reportQueries.ts";
+import {
+  type CoverageRow,
+  type ReportParams,
+  type ReportSnapshot,
+  readReportSnapshot,
+} from "../store/reportQueries.ts";
 import { verifyStore } from "../verify/store.ts";
 import type { Control } from "./config.ts";
 import type { ControlInputs } from "./evaluate.ts";
@@ -50,11 +56,18 @@ async function verdict(
  * Everything but verify's verdict, from one snapshot: `params` the period's (no action-type filter),
  * `now` the time the controls are judged at (a day not over then is not a gap yet), `deferredSince` when
  * the last check ran (check's default period): the emergency changes before the period it left are read.
+ * `coverage`: the period's coverage rows when the caller (a report) has read them from this snapshot.
  */
 export async function readSnapshotInputs(
   snapshot: ReportSnapshot,
   controls: readonly Control[],
-  at: { params: ReportParams; serverDays: ServerDays | null; now: number; deferredSince?: number | null },
+  at: {
+    params: ReportParams;
+    serverDays: ServerDays | null;
+    now: number;
+    deferredSince?: number | null;
+    coverage?: readonly CoverageRow[] | null;
+  },
 ): Promise<Omit<ControlInputs, "integrityFailure">> {
   const { params, serverDays, now } = at;
   const { start, end } = params;
@@ -81,7 +94,7 @@ export async function readSnapshotInputs(
       if (paired) pairs.push(paired);
     }
   }
-  const completeness = await readCompleteness({ snapshot, params, serverDays, now });
+  const completeness = await readCompleteness({ snapshot, params, serverDays, now, coverage: at.coverage });
   // A day not over (when the sync checked it, or now: today and any later day of a period that runs into
   // the future) is checked again by the next sync: not a gap yet.
   const notYet = new Set([...completeness.open, ...completeness.notOver]);
@@ -106,7 +119,10 @@ async function changesOf(snapshot: ReportSnapshot, params: ReportParams) {
   return changes;
 }
 
-/** `flagtrail check`'s inputs for [start, end) of a store's project; `signingKey` see verdict. */
+/**
+ * `flagtrail check`'s inputs for [start, end) of a store's project; `signingKey` see verdict. Its reads
+ * are paced as the report's are (../report/paced.ts): a signal stops check between two batches or reads.
+ */
 export async function readInputs(
   store: AnyStore,
   controls: readonly Control[],
@@ -114,7 +130,8 @@ export async function readInputs(
   signingKey?: string | undefined,
 ): Promise<ControlInputs> {
   const { start, end, now, deferredSince } = range;
-  const fromSnapshot = await readReportSnapshot(store, async (snapshot) => {
+  const fromSnapshot = await readReportSnapshot(store, async (read) => {
+    const snapshot = pacedSnapshot(read);
     const serverDays = await serverDaysOf(snapshot, periodOf(start, end));
     const params = reportParamsFor({ start, end, days: [] }, null, serverDays);
     return readSnapshotInputs(snapshot, controls, { params, serverDays, now, deferredSince });

@@ -63,6 +63,7 @@ function complianceContext(part: ReportPart, args: ReportArgs): ComplianceContex
     generatedAt: args.generatedAt,
     version: VERSION,
     notice: part.notice,
+    coverage: part.coverage,
     controls: part.controls,
     csvFiles: args.formats.has("csv") ? reportFileNames(args.period) : null,
     unreviewedFromCsv: part.folds

@@ -2,6 +2,7 @@
 // without a turn of the event loop now and then, SIGINT/SIGTERM (src/cli.ts: exit 1, one sentence; the
 // exit listener removes the staging directory) waited for the whole report, ~10 s for 300k records on a
 // loaded 2-core machine. A turn at most every TURN_MS between batches and reads lets the signal in.
+// `flagtrail check` reads its controls' inputs through the same snapshot, paced the same way.
 import { setImmediate as nextTurn } from "node:timers/promises";
 import type { ReportSnapshot } from "../store/reportQueries.ts";
 

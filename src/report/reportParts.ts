@@ -1,7 +1,7 @@
 // One project's part of a report set: what is read from its snapshot before any file is written
 // (parameters, coverage, chain head, controls), and the names of the set's files.
 import type { Control } from "../controls/config.ts";
-import type { ReportParams, ReportSnapshot } from "../store/reportQueries.ts";
+import type { CoverageRow, ReportParams } from "../store/reportQueries.ts";
 import { SLOW_READS } from "./compliance.ts";
 import type { ReportFormat } from "./formats.ts";
 import type { ManifestStoreState } from "./manifest.ts";
@@ -40,6 +40,8 @@ interface CsvFolds {
 export interface ReportPart extends ProjectSnapshot {
   params: ReportParams;
   serverDays: ServerDays | null;
+  /** The coverage rows of the period's server days (null: no dated records), read once for every use. */
+  coverage: CoverageRow[] | null;
   notice: string | null;
   store: ManifestStoreState;
   counts: ReportCounts;
@@ -79,11 +81,13 @@ export async function readPart(taken: ProjectSnapshot, args: ReportArgs): Promis
   const compliance = args.formats.has("md") || args.formats.has("html");
   await snapshot.ahead?.(compliance ? SLOW_READS : [], params);
   const chainHead = await snapshot.chainHead();
+  const coverage = params.serverFromDay === null ? null : await snapshot.rows("coverage", params);
   return {
     ...taken,
     params,
     serverDays,
-    notice: await coverageNotice(snapshot, period, params),
+    coverage,
+    notice: coverageNotice(period, coverage),
     store: { records: await snapshot.storedRecords(), chainHead },
     counts: { experimentStateChanges: 0, configEdits: 0, unreviewedChanges: 0, records: 0 },
     folds: args.formats.has("csv")
@@ -91,7 +95,11 @@ export async function readPart(taken: ProjectSnapshot, args: ReportArgs): Promis
       : null,
     controls:
       args.controls && args.controls.length > 0
-        ? await readControls(snapshot, { period, serverDays, generatedAt: args.generatedAt }, args.controls)
+        ? await readControls(
+            snapshot,
+            { period, serverDays, coverage, generatedAt: args.generatedAt },
+            args.controls,
+          )
         : null,
   };
 }
@@ -100,12 +108,8 @@ export async function readPart(taken: ProjectSnapshot, args: ReportArgs): Promis
  * A period no sync ever covered (no server-day counts stored for any of its days) yields a report as
  * empty as a quiet period's: say which it is, first.
  */
-async function coverageNotice(
-  snapshot: ReportSnapshot,
-  period: Period,
-  params: ReportParams,
-): Promise<string | null> {
-  if (params.serverFromDay !== null && (await snapshot.rows("coverage", params)).length > 0) return null;
+function coverageNotice(period: Period, coverage: readonly CoverageRow[] | null): string | null {
+  if (coverage !== null && coverage.length > 0) return null;
   return (
     `No synced coverage: no day of ${period.from} to ${period.to} was ever checked by a sync, ` +
     "so an empty section here does not mean that nothing happened; sync these days first."

@@ -5,6 +5,7 @@ import { mkdtempSync, readdirSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import type { Control } from "../../src/controls/config.ts";
 import type { ReportFormat } from "../../src/report/formats.ts";
 import { resolvePeriod } from "../../src/report/period.ts";
 import { type ReportArgs, readPart } from "../../src/report/reportParts.ts";
@@ -31,15 +32,18 @@ async function all<Row>(rows: AsyncIterable<readonly Row[]>): Promise<Row[]> {
 }
 
 /** Writes the scenario's report in `formats`; returns its Markdown and every SQL text it prepared. */
-async function report(formats: ReportFormat[]): Promise<{ markdown: string; prepared: string[] }> {
+async function report(
+  formats: ReportFormat[],
+  controls: Control[] | null = null,
+): Promise<{ markdown: string; prepared: string[] }> {
   const sqlite = sqliteOf(store);
   const prepare = vi.spyOn(sqlite, "prepare");
   try {
     const outDir = mkdtempSync(join(tmpdir(), "flagtrail-one-pass-"));
-    await writeReports({ store, ...SCENARIO, outDir, formats, generatedAt: GENERATED_AT });
-    const name = readdirSync(outDir).find((f) => f.startsWith("compliance_") && f.endsWith(".md"))!;
+    await writeReports({ store, ...SCENARIO, outDir, formats, controls, generatedAt: GENERATED_AT });
+    const name = readdirSync(outDir).find((f) => f.startsWith("compliance_") && f.endsWith(".md"));
     return {
-      markdown: readFileSync(join(outDir, name), "utf8"),
+      markdown: name === undefined ? "" : readFileSync(join(outDir, name), "utf8"),
       prepared: prepare.mock.calls.map((call) => call[0]),
     };
   } finally {
@@ -63,6 +67,20 @@ describe("a report's passes over the period", () => {
     // The scenario has rule changes to count, and both documents say the same.
     expect(withCsv.markdown).toMatch(/\| Config \| Changes \| Rule changes \|/);
     expect(withCsv.markdown).toBe(alone.markdown);
+  });
+
+  it("reads the coverage rows once, for the notice, the completeness section and the controls", async () => {
+    // Each read recounts every record of the period's server days (~0.4 s on a 300k-record store).
+    const controls: Control[] = [{ id: "complete", kind: "completeness", severity: "high" }];
+    const reads = (prepared: string[]) => prepared.filter((sql) => sql === QUERIES.coverage).length;
+    for (const formats of [["csv"], ["md"], ["csv", "md", "html"]] satisfies ReportFormat[][]) {
+      expect(reads((await report(formats)).prepared), `${formats}`).toBe(1);
+      expect(reads((await report(formats, controls)).prepared), `${formats} controls`).toBe(1);
+    }
+    // The rows read once still make the verdict and the control's finding: 2024-03-31's gap (7 vs 5).
+    const { markdown } = await report(["md"], controls);
+    expect(markdown).toContain("server days not reconciled: 2024-03-28 (no coverage data), 2024-03-31 (gap)");
+    expect(markdown).toMatch(/#+ complete: 3 findings\n/);
   });
 
   it("reads the three change CSVs' rows in one pass: the rows of their three queries, in their order", async () => {

@@ -49,7 +49,7 @@ function dayRange(from: string, to: string): string[] {
 
 /** Also read by `flagtrail check`'s completeness control: one decision of what a gap day is. */
 export async function readCompleteness(
-  ctx: Pick<ComplianceContext, "snapshot" | "params" | "serverDays"> & { now: number },
+  ctx: Pick<ComplianceContext, "snapshot" | "params" | "serverDays" | "coverage"> & { now: number },
 ): Promise<Completeness> {
   const unplaced = (await run(ctx, "unplaced"))[0]?.records ?? 0;
   const entityBacklog = await run(ctx, "entityBacklog");
@@ -68,7 +68,7 @@ export async function readCompleteness(
       entityBacklog,
     };
   const quarantined = (await run(ctx, "quarantined"))[0] ?? { records: 0, maybe: 0 };
-  const rows = await run(ctx, "coverage");
+  const rows = ctx.coverage ?? (await run(ctx, "coverage"));
   const byDay = new Map<string, CoverageRow[]>();
   for (const row of rows) byDay.set(row.day, [...(byDay.get(row.day) ?? []), row]);
   const days = dayRange(serverDays.first.day, serverDays.last.day);

@@ -8,7 +8,7 @@ import type { WaiverView } from "../../controls/finding.ts";
 import { readSnapshotInputs } from "../../controls/inputs.ts";
 import { waiversInForce } from "../../controls/waivers.ts";
 import type { NewFinding } from "../../store/controls/findings.ts";
-import type { ReportSnapshot } from "../../store/reportQueries.ts";
+import type { CoverageRow, ReportSnapshot } from "../../store/reportQueries.ts";
 import type { CsvColumn } from "../csv.ts";
 import { mdTable, mdText } from "../escape.ts";
 import type { Period } from "../period.ts";
@@ -31,14 +31,24 @@ export interface ControlsRead {
 /** The controls' findings over the report's period, from its snapshot, as of `generatedAt`. */
 export async function readControls(
   snapshot: ReportSnapshot,
-  at: { period: Period; serverDays: ServerDays | null; generatedAt: string },
+  at: {
+    period: Period;
+    serverDays: ServerDays | null;
+    coverage: readonly CoverageRow[] | null;
+    generatedAt: string;
+  },
   controls: readonly Control[],
 ): Promise<ControlsRead> {
   const params = reportParamsFor(at.period, null, at.serverDays);
   const now = Date.parse(at.generatedAt);
   // No syncRunningSince (check's live lease): a report judges its snapshot, which a sync still running has
   // not brought up to date; a holder's liveness is not in the store the manifest describes (docs/controls.md).
-  const inputs = await readSnapshotInputs(snapshot, controls, { params, serverDays: at.serverDays, now });
+  const inputs = await readSnapshotInputs(snapshot, controls, {
+    params,
+    serverDays: at.serverDays,
+    coverage: at.coverage,
+    now,
+  });
   // verify walks the whole store: its judgment is `flagtrail verify`'s and check's, not the report's.
   const { rows, tickets } = evaluateControls(
     controls.filter((c) => c.kind !== "integrity"),

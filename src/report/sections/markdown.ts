@@ -3,6 +3,7 @@
 import { closeSync, fchmodSync, fsyncSync, openSync, writeSync } from "node:fs";
 import { formatSqlParams } from "../../sql/params.ts";
 import {
+  type CoverageRow,
   type ReportParams,
   type ReportQueryName,
   type ReportRows,
@@ -131,6 +132,12 @@ export interface ComplianceContext {
   version: string;
   /** A warning the report's first lines carry (a period no sync covered). */
   notice?: string | null;
+  /**
+   * The coverage rows of the period's server days, as the notice read them from this snapshot: the
+   * completeness section and the controls take them instead of recounting (~0.4 s a read over 300k
+   * records). Absent: read when needed.
+   */
+  coverage?: readonly CoverageRow[] | null;
   /**
    * The unreviewed changes as their CSV was written from this snapshot: their count and their per-entity
    * table, which the review section then takes instead of running their query (the report's dearest, a
