@@ -6,6 +6,8 @@
 import type { ChildProcess } from "node:child_process";
 import pg from "pg";
 import { describe, expect, it } from "vitest";
+import { type PgStore, pgConnectionOf } from "../../src/store/connection.ts";
+import { acquireLease, openStore, releaseLease } from "../../src/store/syncStore.ts";
 import { logEvents, spawnDaemon, waitUntil } from "../helpers/daemonProcess.ts";
 import { runCliInProcess } from "../helpers/inProcessCli.ts";
 import { runCli } from "../helpers/runCli.ts";
@@ -137,5 +139,30 @@ describe("a PostgreSQL connection lost mid-run", () => {
     expect(String(failed?.error)).toMatch(/lost the connection to the PostgreSQL server/i);
     expect(await count(url, "SELECT count(*) AS n FROM audit_logs")).toBeGreaterThan(0);
     expect((await runCliInProcess(["verify", "--db", url], { env })).code).toBe(0);
+  });
+
+  it("a lease whose session the server ended is released quietly: its lock went with the session", async () => {
+    // The race a sync's finally meets: the server ended the lease's session, the driver has not said so
+    // yet, and the unlock's query fails. A raw driver error there replaced the sync's own sentence.
+    const url = await freshDatabase("lostlease");
+    const store = await openStore(url);
+    try {
+      await acquireLease(store, "sync", "holder-1", 60_000);
+      const held = pgConnectionOf(store as PgStore).leases.get("sync")!;
+      const ended = Object.assign(new Error("terminating connection due to administrator command"), {
+        code: "57P01",
+      });
+      const query = held.client.query.bind(held.client);
+      held.client.query = (async () => {
+        await query("SELECT pg_terminate_backend(pg_backend_pid())").catch(() => {});
+        throw ended;
+      }) as never;
+      await expect(releaseLease(store, "sync", "holder-1")).resolves.toBe(true);
+      // Taken again at once: the server freed the lock with the session.
+      await acquireLease(store, "sync", "holder-2", 60_000);
+      expect(await releaseLease(store, "sync", "holder-2")).toBe(true);
+    } finally {
+      await store.close();
+    }
   });
 });

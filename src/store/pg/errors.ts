@@ -19,6 +19,14 @@ function sentence(message: string): string {
   return message.replace(/[\s.]+$/, "");
 }
 
+/** Whether the server ended the session (or its socket went away): what the session held is gone with it. */
+export function lostConnection(error: unknown): boolean {
+  const code = (error as { code?: unknown }).code;
+  return (
+    LOST.has(code) || (code === undefined && LOST_MESSAGE.test(error instanceof Error ? error.message : ""))
+  );
+}
+
 /** The driver's error as a FlagtrailError, or the error itself when it already is one. */
 export function describePgError(error: unknown, url: string): FlagtrailError {
   if (error instanceof FlagtrailError) return error;
@@ -35,7 +43,7 @@ export function describePgError(error: unknown, url: string): FlagtrailError {
   if (UNREACHABLE.has(code) || (code === undefined && /timeout/i.test(message))) {
     return fail(`Cannot reach the PostgreSQL server of ${where} (${sentence(message)}).`);
   }
-  if (LOST.has(code) || (code === undefined && LOST_MESSAGE.test(message))) {
+  if (lostConnection(error)) {
     return fail(
       `Lost the connection to the PostgreSQL server of ${where} (${sentence(message)}); what was committed is kept, run the command again.`,
     );

@@ -2,7 +2,7 @@
 import { createHash } from "node:crypto";
 import type { PoolClient } from "pg";
 import { type PgStore, pgConnectionOf } from "../connection.ts";
-import { describePgError } from "./errors.ts";
+import { describePgError, lostConnection } from "./errors.ts";
 
 /** The advisory-lock namespace (first key) of flagtrail's leases; the second key comes from the name. */
 export const LEASE_LOCK_CLASS = 0x46_54_4c_01;
@@ -78,6 +78,10 @@ export async function unlockLease(store: PgStore, name: string): Promise<void> {
   try {
     // Ending the session alone frees the lock only once the server notices: a next holder would be refused.
     await held.client.query("SELECT pg_advisory_unlock($1, $2)", [LEASE_LOCK_CLASS, lockKey(store, name)]);
+  } catch (error) {
+    // A session the server ended took its lock with it: released already (and the command's own error,
+    // the lost connection, is the one to tell).
+    if (!lostConnection(error)) throw describePgError(error, pgConnectionOf(store).url);
   } finally {
     forget(store, name, held.client);
   }
