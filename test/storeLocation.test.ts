@@ -2,6 +2,20 @@ import { describe, expect, it } from "vitest";
 import { UsageError } from "../src/errors.ts";
 import { describeLocation, maskUrl, parseStoreLocation } from "../src/storeLocation.ts";
 
+/** The usage error parseStoreLocation throws for `value` (exit 2), its message never holding the password. */
+function refusal(value: string): UsageError {
+  let caught: unknown;
+  try {
+    parseStoreLocation(value);
+  } catch (error) {
+    caught = error;
+  }
+  expect(caught).toBeInstanceOf(UsageError);
+  expect((caught as UsageError).exitCode).toBe(2);
+  expect((caught as Error).message).not.toContain("hunter2");
+  return caught as UsageError;
+}
+
 describe("parseStoreLocation", () => {
   it("reads paths as SQLite stores", () => {
     for (const path of [
@@ -32,16 +46,7 @@ describe("parseStoreLocation", () => {
       "http://example.test/ft.db",
       "postgress://u:hunter2@h/d",
     ]) {
-      let caught: unknown;
-      try {
-        parseStoreLocation(value);
-      } catch (error) {
-        caught = error;
-      }
-      expect(caught).toBeInstanceOf(UsageError);
-      expect((caught as UsageError).exitCode).toBe(2);
-      expect((caught as Error).message).not.toContain("hunter2");
-      expect((caught as Error).message).toMatch(
+      expect(refusal(value).message).toMatch(
         /^Unsupported database .*: give a SQLite file path or a postgres:\/\/ URL\.$/,
       );
     }
@@ -55,15 +60,7 @@ describe("parseStoreLocation", () => {
       "PostgreSQL:/u:hunter2@h/d",
       "postgres:",
     ]) {
-      let caught: unknown;
-      try {
-        parseStoreLocation(value);
-      } catch (error) {
-        caught = error;
-      }
-      expect(caught).toBeInstanceOf(UsageError);
-      expect((caught as Error).message).not.toContain("hunter2");
-      expect((caught as Error).message).toMatch(
+      expect(refusal(value).message).toMatch(
         /^Not a valid PostgreSQL URL: .*write postgres:\/\/user@host\/database\.$/,
       );
     }
