@@ -5,7 +5,7 @@
 // buffered file writer, so memory does not grow with the period.
 import type { ActionTypeCount, PersonCount } from "../store/reportQueries.ts";
 import { readCompleteness, writeCompleteness } from "./sections/completeness.ts";
-import { writeControls } from "./sections/controls.ts";
+import { writeControlFindingLists, writeControls } from "./sections/controls.ts";
 import { writeDaily } from "./sections/daily.ts";
 import { CONFIG_SECTION, EXPERIMENT_SECTION, writeEntitySummary } from "./sections/entities.ts";
 import { writeEntityHistory } from "./sections/entityHistory.ts";
@@ -81,6 +81,7 @@ export async function writeComplianceDocument(
   await writeEntitySummary(out, ctx, EXPERIMENT_SECTION);
   await writeEntitySummary(out, ctx, CONFIG_SECTION);
   await writeEntityHistory(out, ctx);
+  if (ctx.controls) writeControlFindingLists(out, ctx, ctx.controls);
   writeParameters(out, ctx);
   return { records: summary.records, summary };
 }

@@ -122,21 +122,27 @@ describe("flagtrail demo", () => {
     expect(md).not.toContain("Partial");
     // The readable summary stays readable: its long tables capped (141 KB before MARKDOWN_CAPS), each
     // saying so and naming the CSV that holds every row.
-    // The Controls section comes first (the demo's controls: 56 KB of 143 KB in the month its run of 2026-11-27 reported):
-    // each control lists at most 100 findings, saying so, the findings CSV holding them all. The rest
-    // keeps its budget.
+    // The Controls table comes first, each control's findings at the end (the demo's: 56 KB of 143 KB in
+    // the month its run of 2026-11-27 reported): at most 100 a control, saying so, the findings CSV
+    // holding them all. The rest keeps its budget.
     const summaryAt = md.indexOf("\n## Summary");
+    const findingsAt = md.indexOf("\n## Control findings");
+    const parametersAt = md.indexOf("\n## Report parameters");
     expect(summaryAt).toBeGreaterThan(0);
-    const controls = md.slice(0, summaryAt);
-    expect(controls).toContain("## Controls");
-    for (const part of controls.split(/\n### /).slice(1)) {
+    expect(findingsAt).toBeGreaterThan(summaryAt);
+    expect(parametersAt).toBeGreaterThan(findingsAt);
+    expect(md.slice(0, summaryAt)).toContain("## Controls");
+    for (const part of md
+      .slice(findingsAt, parametersAt)
+      .split(/\n### /)
+      .slice(1)) {
       const total = Number(part.match(/^\S+: (\d+) findings?\n/)?.[1]);
       const rows = part.split("\n").filter((line) => /^\| [\w.-]+:\S+ \|/.test(line)).length;
       expect(rows).toBe(Math.min(total, 100));
       if (total > 100)
         expect(part).toContain("The first 100 are listed; every one is a row of the findings CSV.");
     }
-    expect(Buffer.byteLength(md.slice(summaryAt))).toBeLessThanOrEqual(100_000);
+    expect(Buffer.byteLength(md.slice(0, findingsAt) + md.slice(parametersAt))).toBeLessThanOrEqual(100_000);
     expect(md).toMatch(
       new RegExp(
         `\\*\\*${MARKDOWN_CAPS.entities} of \\d+ configs shown\\*\\*.*\`config-edits_[\\d_-]+\\.csv\``,

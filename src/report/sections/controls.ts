@@ -120,7 +120,8 @@ export function writeControls(out: MarkdownOut, ctx: ComplianceContext, read: Co
   out.line();
   out.line(
     "The config's controls, judged over this period as `flagtrail check` judges them; a waiver is shown " +
-      `as in force when the report was generated. Every finding is a row of the ${FINDINGS_CSV} CSV.`,
+      `as in force when the report was generated. Every finding is a row of the ${FINDINGS_CSV} CSV, and ` +
+      "each control's are listed under Control findings, at the end.",
   );
   out.line();
   const rows = read.controls.map((control) => {
@@ -134,11 +135,18 @@ export function writeControls(out: MarkdownOut, ctx: ComplianceContext, read: Co
   });
   out.line(mdTable(["Control", "Kind", "Severity", "Parameters", "Findings", "Waived", "Open"], rows));
   out.line();
+  querySection(out, ctx, "controlChanges");
+}
+
+/** Each control's findings, after the report's own sections: the summary comes first for a reader. */
+export function writeControlFindingLists(out: MarkdownOut, ctx: ComplianceContext, read: ControlsRead): void {
+  if (read.findings.length === 0) return;
+  heading(out, ctx, 2, "Control findings");
+  out.line();
   for (const control of read.controls) {
     const mine = read.findings.filter((f) => f.control_id === control.id);
     if (mine.length > 0) writeControlFindings(out, ctx, control, mine);
   }
-  querySection(out, ctx, "controlChanges");
 }
 
 /** The findings CSV's columns. */
