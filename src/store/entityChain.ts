@@ -44,13 +44,12 @@ export interface EntityChainRow {
   copied: string;
 }
 
-/** `verify`'s read of the entity chain in its own snapshot: rows in entity_seq order, meta's head and signature. */
+/** `verify`'s read of the entity chain in its own snapshot: rows in entity_seq order, meta's head, signature and signed seq. */
 export function readEntityChain<T>(
   store: AnyStore,
   read: (
     rows: AsyncIterable<EntityChainRow>,
-    metaHead: string | null,
-    signature: string | null,
+    meta: { head: string | null; signature: string | null; signedSeq: string | null },
   ) => Promise<T>,
 ): Promise<T> {
   return inReadSnapshot(store, async (q) => {
@@ -74,7 +73,7 @@ export function readEntityChain<T>(
         "entity_seq",
       ),
     );
-    return read(rows, meta.head, meta.signature);
+    return read(rows, meta);
   });
 }
 

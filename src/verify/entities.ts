@@ -25,9 +25,12 @@ function parse(text: string): unknown {
 }
 
 export function checkEntityChain(store: AnyStore, signingKey?: string): Promise<EntityChainCheck> {
-  return readEntityChain(store, async (rows, metaHead, headSignature) => {
+  return readEntityChain(store, async (rows, meta) => {
     let previous = CHAIN_GENESIS;
     let seq = 0;
+    // The link at the seq the signature was made over, so a mismatch names it as the refused write does.
+    const signedSeq = meta.signedSeq === null ? null : Number(meta.signedSeq);
+    let signedLink = "";
     const pause = pacer();
     for await (const row of rows) {
       await pause();
@@ -53,6 +56,7 @@ export function checkEntityChain(store: AnyStore, signingKey?: string): Promise<
           );
       }
       previous = chainLink(previous, row.record_hash);
+      if (seq === signedSeq) signedLink = previous;
       if (previous !== row.entity_chain_hash)
         throw new IntegrityError(
           `${where}: the entity chain breaks here (an earlier row was changed)`,
@@ -60,11 +64,19 @@ export function checkEntityChain(store: AnyStore, signingKey?: string): Promise<
         );
     }
     const head = seq === 0 ? null : { seq, hash: previous };
-    checkEntityHead(ENTITY_CHAIN_HEAD_KEY, metaHead, head);
-    if (signingKey)
-      checkHeadSignature({ headSignature }, head && { seq, chainHash: previous }, signingKey, {
-        chain: ENTITY_CHAIN,
-      });
+    checkEntityHead(ENTITY_CHAIN_HEAD_KEY, meta.head, head);
+    if (signingKey) {
+      const signedHead = signedSeq === null ? null : { seq: signedSeq, chainHash: signedLink };
+      checkHeadSignature(
+        { headSignature: meta.signature },
+        head && { seq, chainHash: previous },
+        signingKey,
+        {
+          chain: ENTITY_CHAIN,
+          signedHead,
+        },
+      );
+    }
     return { rows: seq, head, signature: signingKey ? "valid" : "not checked" };
   });
 }

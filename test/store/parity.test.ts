@@ -327,11 +327,11 @@ describe("entity writes on both engines", () => {
       ctx,
     );
     await linkAndDiffConfig(store, "parity_config");
-    const chain = await readEntityChain(store, async (rows, metaHead) => {
+    const chain = await readEntityChain(store, async (rows, meta) => {
       const all: (Omit<EntityChainRow, "copied"> & { copied: unknown })[] = [];
       // The copied columns' JSON text differs in spacing by engine: compared parsed.
       for await (const row of rows) all.push({ ...row, copied: JSON.parse(row.copied) });
-      return { all, metaHead };
+      return { all, metaHead: meta.head };
     });
     const derived = await inTransaction(store, async (q) => ({
       changes: await q.all(

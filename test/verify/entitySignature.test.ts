@@ -100,7 +100,7 @@ for (const engine of ["sqlite", "pg"] as const) {
       expect((await verifyStore(store)).entities).toMatchObject({ rows: 4, signature: "not checked" });
       const verified = await failure(verifyStore(store, { signingKey: KEY }));
       expect(verified).toMatch(
-        /^the entity chain head's HMAC-SHA256 signature does not match the last entity row \(entity seq 4, [0-9a-f]{12}…\): entity rows were removed from or changed at the end/,
+        /^the entity chain head's HMAC-SHA256 signature does not match the entity row it was made over \(entity seq 5, no longer in the store\): entity rows were removed from or changed at the end/,
       );
       const { ctx } = context(KEY);
       const refused = await failure(storeConfigVersions(store, "limits", [version(4)], ctx));
@@ -123,7 +123,7 @@ for (const engine of ["sqlite", "pg"] as const) {
       expect(rotation.warnings).toEqual([]);
       expect((await verifyStore(store, { signingKey: KEY })).entities).toMatchObject({ rows: 6 });
       expect(await failure(verifyStore(store, { signingKey: OLD_KEY }))).toMatch(
-        /does not match the last entity row/,
+        /does not match the entity row it was made over \(entity seq 6, [0-9a-f]{12}…\)/,
       );
       // The old key left set: named, so that it is removed.
       const after = context(KEY, OLD_KEY);
@@ -159,7 +159,7 @@ for (const engine of ["sqlite", "pg"] as const) {
       // (the signature still matches the row it was made over) and signs the new head, silently.
       await storeConfigVersions(store, "limits", [version(4)], context().ctx);
       expect(await failure(verifyStore(store, { signingKey: KEY }))).toMatch(
-        /does not match the last entity row/,
+        /^the entity chain head is signed at entity seq 5, not at the last entity row \(entity seq 6\): the entity rows after it were stored by a sync without FLAGTRAIL_SIGNING_KEY/,
       );
       const next = context(KEY);
       await storeMetricSnapshots(store, "purchase", [], next.ctx);
