@@ -1,7 +1,8 @@
 // The entity chain: the four entity tables' rows linked in one hash chain of their own, in entity_seq order,
 // its head mirrored in meta and, with the key, signed there as the records' is (src/chainChecks.ts).
-import { checkEntityEnd, ENTITY_CHAIN, type EntitySigning, entityHeadEntries } from "../chainChecks.ts";
+import { checkEntityEnd, type EntitySigning, entityHeadEntries } from "../entityChainChecks.ts";
 import { type EntityChainHead, EntityChainLinks } from "../hash.ts";
+import { ENTITY_CHAIN } from "../headSignatures.ts";
 import { jsonObjectText, pagesOf, rowsOf } from "./dialect.ts";
 import { writeMetaValuesQuery } from "./metaValues.ts";
 import type { AnyStore } from "./openAny.ts";

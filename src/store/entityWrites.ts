@@ -1,7 +1,7 @@
 // Writing what the entity reads returned, each write one transaction whose rows are linked in the entity
 // chain. What is new or changed is the sync's decision (src/sync/entityChanges.ts), run inside the write.
 import type { InvalidItem } from "../api/entities.ts";
-import type { EntitySigning } from "../chainChecks.ts";
+import type { EntitySigning } from "../entityChainChecks.ts";
 import type {
   ChangedSnapshots,
   EntityFetch,

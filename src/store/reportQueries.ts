@@ -2,7 +2,7 @@
 // engine's variant (same rows) only where measured (pg/reportQueries.ts, reportQueries/sqliteVariants.ts).
 // Long results come in batches: one-row batches cost the 1M-record month ~30% more CPU than 512-row ones.
 import type Database from "better-sqlite3";
-import type { ChainHead } from "../chainChecks.ts";
+import type { ChainHead } from "../headSignatures.ts";
 import type { CopiedColumns } from "./chainRead.ts";
 import { sqliteOf } from "./connection.ts";
 import { ENTITY_REPORT_QUERIES } from "./entityReportQueries.ts";

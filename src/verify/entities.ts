@@ -2,9 +2,10 @@
 // snapshots): each row's hash against its raw record, the columns copied from it, each link, seq without
 // gaps from 1, and the head meta mirrors (rows cut off the end show there); with the key, the head's
 // signature (rows cut off the end with the mirror rewritten to match show there).
-import { checkEntityHead, checkHeadSignature, ENTITY_CHAIN } from "../chainChecks.ts";
+import { checkEntityHead } from "../entityChainChecks.ts";
 import { IntegrityError } from "../errors.ts";
 import { CHAIN_GENESIS, canonicalJson, chainLink, recordHash } from "../hash.ts";
+import { checkHeadSignature, ENTITY_CHAIN } from "../headSignatures.ts";
 import { ENTITY_CHAIN_HEAD_KEY, readEntityChain } from "../store/entityChain.ts";
 import type { AnyStore } from "../store/openAny.ts";
 import { pacer } from "./pace.ts";

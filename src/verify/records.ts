@@ -4,10 +4,10 @@
 // rule diff (rule_changes rows and summary) is recomputed from the record's changes. The first mismatch
 // is named. Not covered, because nothing in the raw record determines them: first_seen_at, sync_run_id.
 import { parseAuditTime } from "../api/auditTime.ts";
-import { type ChainHead, short } from "../chainChecks.ts";
 import { DIFF_VERSION, diffRecordChanges } from "../diff/rules.ts";
 import { IntegrityError } from "../errors.ts";
 import { CHAIN_GENESIS, canonicalJson, chainLink, recordHash } from "../hash.ts";
+import { type ChainHead, short } from "../headSignatures.ts";
 import { serverDayOfDateText } from "../records/pageTally.ts";
 import type { ChainReader, ChainRecord } from "../store/chainRead.ts";
 import { ruleChangeColumns } from "../store/ruleDiffs.ts";

@@ -1,8 +1,9 @@
 // `flagtrail verify`'s store half: every check reads the same snapshot (readChainSnapshot), so a sync
 // committing pages meanwhile cannot look like tampering. Any mismatch is an IntegrityError naming the
 // first broken thing.
-import { type ChainHead, checkHeadSignature, checkMetaHead, orphanRowsError, short } from "../chainChecks.ts";
+import { checkMetaHead, orphanRowsError } from "../chainChecks.ts";
 import { IntegrityError } from "../errors.ts";
+import { type ChainHead, checkHeadSignature, short } from "../headSignatures.ts";
 import { readChainSnapshot } from "../store/chainRead.ts";
 import type { AnyStore } from "../store/openAny.ts";
 import { checkEntityChain, type EntityChainCheck } from "./entities.ts";

@@ -1,7 +1,7 @@
 // The report's reads on PostgreSQL: each query's one text or its variant (./reportQueries.ts), all in one
 // REPEATABLE READ, READ ONLY transaction, long results through a cursor.
 import type pg from "pg";
-import type { ChainHead } from "../../chainChecks.ts";
+import type { ChainHead } from "../../headSignatures.ts";
 import { type PgStore, pgConnectionOf } from "../connection.ts";
 import type { ChangeCsvRow } from "../reportQueries/changesCsv.ts";
 import {
