@@ -30,7 +30,11 @@ export type Setting =
   /** Reading the entity history alone, without the audit log. */
   | "entities only"
   /** The config file (of projects, controls and sinks). */
-  | "config file";
+  | "config file"
+  /** A sync's records per page, requests in flight, and days re-read before the checkpoint. */
+  | "page size"
+  | "concurrency"
+  | "lookback";
 
 /**
  * A setting's value is refused. The message names the setting, never a command-line flag: the daemon and

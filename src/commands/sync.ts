@@ -71,6 +71,9 @@ export const SYNC_FLAGS: SettingFlags = {
   "earlier start": "--allow-before-2015",
   "entity history": "--no-entities",
   "entities only": "--entities-only",
+  "page size": "--page-size",
+  concurrency: "--concurrency",
+  lookback: "--lookback-days",
 };
 
 // The range itself (start after end, an end after tomorrow…) is the engine's rule: resolveSyncOptions.

@@ -1,7 +1,7 @@
 // The sync engine's options, their defaults and their checks (the one place for each), and what a run
 // reports back. Messages name the setting, never a command-line flag: only the commands know flags.
 import { z } from "zod";
-import { SettingError, UsageError } from "../errors.ts";
+import { type Setting, SettingError, UsageError } from "../errors.ts";
 import type { TimeParser } from "../records/prepare.ts";
 import type { RunCounters } from "../store/syncStore.ts";
 import { defaultUntil, isDay } from "./days.ts";
@@ -79,13 +79,20 @@ const EARLIEST_START_DAY = "2015-01-01";
 
 export type SyncOptions = z.input<typeof syncOptionsSchema>;
 
-/** A refused option's sentence; the days by their setting, so that a command names its flag. */
+/** The settings a refused option is named by, so that a command names its flag (src/commands/sync.ts). */
+const SETTINGS: Partial<Record<PropertyKey, Setting>> = {
+  since: "start day",
+  until: "end day",
+  pageSize: "page size",
+  concurrency: "concurrency",
+  lookbackDays: "lookback",
+};
+
+/** A refused option's sentence, by its setting where a command has a flag for it. */
 function optionsError(issue: z.core.$ZodIssue | undefined): UsageError {
   const message = issue?.message ?? "Invalid sync options.";
-  const key = issue?.path[0];
-  if (key === "since") return new SettingError("start day", message);
-  if (key === "until") return new SettingError("end day", message);
-  return new UsageError(message);
+  const setting = SETTINGS[issue?.path[0] ?? ""];
+  return setting === undefined ? new UsageError(message) : new SettingError(setting, message);
 }
 
 export interface ResolvedSyncOptions extends z.output<typeof syncOptionsSchema> {

@@ -216,6 +216,12 @@ describe("the commands name their flag", () => {
       ["sync", "--db", db, "--no-entities", "--entities-only"],
       "--no-entities and --entities-only: Entity history cannot be both turned off and read alone.",
     ],
+    [["sync", "--db", db, "--page-size", "0"], "--page-size: The page size must be at least 1."],
+    [["sync", "--db", db, "--concurrency", "65"], "--concurrency: The concurrency must be at most 64."],
+    [
+      ["daemon", "--db", db, "--concurrency", "0", "--api-key", "console-x"],
+      "--concurrency: The concurrency must be at least 1.",
+    ],
     [
       ["daemon", "--db", db, "--since", "2004-03-01", "--api-key", "console-x"],
       "--since: The start day 2004-03-01 is before 2015-01-01, older than any console audit log; " +

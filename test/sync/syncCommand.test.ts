@@ -49,16 +49,20 @@ describe("sync options", () => {
       ["--since", "2024-05-02", "--until", "2024-05-01"],
       /^flagtrail: --since\/--until: The start day 2024-05-02 is after the end day 2024-05-01\.$/m,
     ],
-    ["a zero page size", ["--page-size", "0"], /^flagtrail: The page size must be at least 1\.$/m],
+    [
+      "a zero page size",
+      ["--page-size", "0"],
+      /^flagtrail: --page-size: The page size must be at least 1\.$/m,
+    ],
     [
       "a page size of a billion",
       ["--page-size", "1000000000"],
-      /^flagtrail: The page size must be at most 10000\.$/m,
+      /^flagtrail: --page-size: The page size must be at most 10000\.$/m,
     ],
     [
       "a concurrency of 100000",
       ["--concurrency", "100000"],
-      /^flagtrail: The concurrency must be at most 64\.$/m,
+      /^flagtrail: --concurrency: The concurrency must be at most 64\.$/m,
     ],
     ["a non-numeric concurrency", ["--concurrency", "two"], /--concurrency: expected a whole number/],
     ["a negative lookback", ["--lookback-days", "-1"], /--lookback-days: expected a whole number/],
