@@ -22,7 +22,7 @@ export const SYNC_DEFAULTS = {
   leaseTtlMs: 60_000,
   /**
    * A write transaction holds at most this many records… (a PostgreSQL batch costs its round trips and
-   * commit whatever its size: a 50k first sync took 4.66 s at 5,000 against 5.03 s at 2,000, 3 pairs)
+   * commit whatever its size: a 50k first sync took 4.61-4.69 s at 6,000 against 4.89-5.14 s at 2,000, 3 pairs)
    */
   batchRecords: 5_000,
   /** …or the pages fetched in this many milliseconds, whichever comes first. */
